@@ -1,0 +1,63 @@
+// The primary context of a device, retained for as long as cubridge uses it, and made current on
+// whichever thread needs it. Implements: DESIGN.md "driver/" Context; close() for EMM v1 (NBEP 7).
+#pragma once
+
+#include <atomic>
+#include <memory>
+
+#include <cuda.h>
+
+#include "cubridge/driver/device.hpp"
+
+namespace cubridge {
+
+/// Owns one retain of a device's primary context. Obtain it from Context::primary(); close()
+/// releases all of them, after which every object bound to the old context reports so when used.
+class Context {
+ public:
+  /// The process-wide primary context of `device`, retained on first use.
+  static std::shared_ptr<Context> primary(Device device);
+  /// The context of the current device (device 0 unless the thread made another current).
+  static std::shared_ptr<Context> current();
+  /// Releases every primary context cubridge retained and invalidates objects bound to them;
+  /// the next use retains fresh ones (picking up a newly set memory manager).
+  static void close_all();
+
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  CUcontext handle() const noexcept { return handle_; }
+  const Device& device() const noexcept { return device_; }
+  bool valid() const noexcept { return valid_.load(std::memory_order_acquire); }
+  /// Throws CudaError(CUDA_ERROR_CONTEXT_IS_DESTROYED) naming `what` when the context was closed.
+  void ensure_valid(const char* what) const;
+  void synchronize() const;
+
+  /// Passkey-style constructor: use primary().
+  struct Token {};
+  Context(Token, Device device);
+
+ private:
+  friend class ContextRegistry;
+  void invalidate() noexcept;
+
+  Device device_;
+  CUcontext handle_ = nullptr;
+  std::atomic<bool> valid_{true};
+};
+
+/// Makes a context current on this thread for the scope's life, restoring the previous one after.
+/// Cheap when the context is already current (one cuCtxGetCurrent).
+class ScopedContext {
+ public:
+  explicit ScopedContext(const Context& context);
+  ~ScopedContext();
+  ScopedContext(const ScopedContext&) = delete;
+  ScopedContext& operator=(const ScopedContext&) = delete;
+
+ private:
+  bool pushed_ = false;
+};
+
+}  // namespace cubridge

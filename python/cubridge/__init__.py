@@ -1,0 +1,21 @@
+"""cubridge: GPU code from different libraries and languages working together, with no copies.
+
+Four faces, one system: arrays (CUDA Array Interface v3, DLPack), memory (EMM plugin interface v1),
+code (Python functions compiled to PTX / LTO-IR), calls (XLA custom calls through JAX).
+Importing cubridge never touches the GPU: the driver is loaded by the first GPU operation.
+"""
+from ._core import __version__
+from ._driver import *  # noqa: F401,F403
+from ._driver import __all__ as _driver_all
+from ._memory import *  # noqa: F401,F403
+from ._memory import __all__ as _memory_all
+from ._arrays import *  # noqa: F401,F403
+from ._arrays import __all__ as _arrays_all
+from ._linker import *  # noqa: F401,F403
+from ._linker import __all__ as _linker_all
+from ._compiler import *  # noqa: F401,F403
+from ._compiler import __all__ as _compiler_all
+from ._kernels import *  # noqa: F401,F403
+from ._kernels import __all__ as _kernels_all
+
+__all__ = ["__version__", *_driver_all, *_memory_all, *_arrays_all, *_linker_all, *_compiler_all, *_kernels_all]

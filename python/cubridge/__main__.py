@@ -1,0 +1,5 @@
+"""The `cubridge` command: `cubridge info`, `cubridge demo`, `cubridge compile ...`."""
+from ._cli import main
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,2 @@
+"""_arrays face of cubridge (see DESIGN.md)."""
+__all__: list[str] = []

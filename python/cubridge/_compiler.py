@@ -1,0 +1,2 @@
+"""_compiler face of cubridge (see DESIGN.md)."""
+__all__: list[str] = []

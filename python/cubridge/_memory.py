@@ -1,0 +1,2 @@
+"""_memory face of cubridge (see DESIGN.md)."""
+__all__: list[str] = []

@@ -1,0 +1,118 @@
+// Internal: primary contexts, one retain per device held in a registry that close_all() empties.
+#include "cubridge/driver/context.hpp"
+
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "driver/driver_api.hpp"
+
+namespace cubridge {
+
+class ContextRegistry {
+ public:
+  static ContextRegistry& instance() {
+    static ContextRegistry* r = new ContextRegistry;  // never destroyed: outlives static objects
+    return *r;
+  }
+  std::shared_ptr<Context> primary(Device device) {
+    std::lock_guard lock(mutex_);
+    auto& slot = contexts_[device.ordinal()];
+    if (!slot) slot = std::make_shared<Context>(Context::Token{}, device);
+    return slot;
+  }
+  void close_all() {
+    std::map<int, std::shared_ptr<Context>> closing;
+    {
+      std::lock_guard lock(mutex_);
+      closing.swap(contexts_);
+    }
+    for (auto& [ordinal, ctx] : closing) {
+      ctx->invalidate();
+      CUdevice dev = 0;
+      if (CUBRIDGE_CU_RESULT(cuDeviceGet, &dev, ordinal) == CUDA_SUCCESS) {
+        // Reset destroys every allocation, stream and module of the context, so the next retain
+        // starts clean (and with the memory manager that is set then).
+        CUBRIDGE_CU_RESULT(cuDevicePrimaryCtxReset, dev);
+      }
+    }
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<int, std::shared_ptr<Context>> contexts_;
+};
+
+Context::Context(Token, Device device) : device_(device) {
+  CUdevice dev = 0;
+  CUBRIDGE_CU(cuDeviceGet, &dev, device.ordinal());
+  CUBRIDGE_CU(cuDevicePrimaryCtxRetain, &handle_, dev);
+}
+
+Context::~Context() {
+  if (handle_ == nullptr || !valid()) return;
+  CUdevice dev = 0;
+  if (CUBRIDGE_CU_RESULT(cuDeviceGet, &dev, device_.ordinal()) == CUDA_SUCCESS)
+    CUBRIDGE_CU_RESULT(cuDevicePrimaryCtxRelease, dev);
+}
+
+void Context::invalidate() noexcept {
+  if (!valid_.exchange(false)) return;
+  CUdevice dev = 0;
+  if (CUBRIDGE_CU_RESULT(cuDeviceGet, &dev, device_.ordinal()) == CUDA_SUCCESS)
+    CUBRIDGE_CU_RESULT(cuDevicePrimaryCtxRelease, dev);
+}
+
+std::shared_ptr<Context> Context::primary(Device device) {
+  return ContextRegistry::instance().primary(device);
+}
+
+std::shared_ptr<Context> Context::current() {
+  CUcontext ctx = nullptr;
+  CUBRIDGE_CU(cuCtxGetCurrent, &ctx);
+  int ordinal = 0;
+  if (ctx != nullptr) {
+    CUdevice dev = 0;
+    CUBRIDGE_CU(cuCtxGetDevice, &dev);
+    ordinal = static_cast<int>(dev);
+  }
+  return primary(Device(ordinal));
+}
+
+void Context::close_all() {
+  if (!driver::available()) return;  // nothing was ever opened
+  ContextRegistry::instance().close_all();
+}
+
+void Context::ensure_valid(const char* what) const {
+  if (!valid())
+    throw CudaError(CUDA_ERROR_CONTEXT_IS_DESTROYED, "CUDA_ERROR_CONTEXT_IS_DESTROYED",
+                    std::string(what) + " belongs to the context of device " +
+                        std::to_string(device_.ordinal()) +
+                        " that cubridge.close() destroyed; create it again",
+                    what);
+}
+
+void Context::synchronize() const {
+  ensure_valid("context");
+  ScopedContext scope(*this);
+  CUBRIDGE_CU(cuCtxSynchronize);
+}
+
+ScopedContext::ScopedContext(const Context& context) {
+  CUcontext cur = nullptr;
+  CUBRIDGE_CU(cuCtxGetCurrent, &cur);
+  if (cur != context.handle()) {
+    CUBRIDGE_CU(cuCtxPushCurrent, context.handle());
+    pushed_ = true;
+  }
+}
+
+ScopedContext::~ScopedContext() {
+  if (pushed_) {
+    CUcontext popped = nullptr;
+    CUBRIDGE_CU_RESULT(cuCtxPopCurrent, &popped);
+  }
+}
+
+}  // namespace cubridge

@@ -1,0 +1,30 @@
+// Internal: the CUDA driver entry points cubridge uses, as an X-macro list. Each is resolved with
+// cuGetProcAddress at the ABI version of the cuda.h we compiled against and typed as decltype(&::cuX),
+// so no prototype is written out by hand. Add an entry here before calling a new driver function.
+#pragma once
+
+#define CUBRIDGE_DRIVER_ENTRY_POINTS(X)                                                             \
+  X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName) X(cuGetErrorString)                             \
+  X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceGetUuid) X(cuDeviceGetPCIBusId)   \
+  X(cuDeviceTotalMem) X(cuDeviceGetAttribute) X(cuDeviceCanAccessPeer)                              \
+  X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuDevicePrimaryCtxReset)               \
+  X(cuDevicePrimaryCtxGetState)                                                                     \
+  X(cuCtxGetCurrent) X(cuCtxSetCurrent) X(cuCtxPushCurrent) X(cuCtxPopCurrent) X(cuCtxGetDevice)    \
+  X(cuCtxSynchronize) X(cuCtxGetStreamPriorityRange)                                                \
+  X(cuStreamCreate) X(cuStreamCreateWithPriority) X(cuStreamDestroy) X(cuStreamSynchronize)        \
+  X(cuStreamQuery) X(cuStreamWaitEvent) X(cuStreamGetCtx) X(cuStreamGetFlags) X(cuLaunchHostFunc)   \
+  X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventQuery) X(cuEventSynchronize)         \
+  X(cuEventElapsedTime)                                                                             \
+  X(cuMemAlloc) X(cuMemFree) X(cuMemAllocAsync) X(cuMemFreeAsync) X(cuMemGetInfo)                  \
+  X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemHostRegister) X(cuMemHostUnregister)                    \
+  X(cuMemHostGetDevicePointer) X(cuMemGetAddressRange)                                              \
+  X(cuMemPoolCreate) X(cuMemPoolDestroy) X(cuMemPoolSetAttribute) X(cuMemPoolGetAttribute)          \
+  X(cuMemAllocFromPoolAsync) X(cuDeviceGetDefaultMemPool) X(cuMemPoolTrimTo)                        \
+  X(cuMemcpy) X(cuMemcpyAsync) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoD)                      \
+  X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) X(cuMemcpyPeerAsync)               \
+  X(cuMemcpy2DAsync) X(cuMemsetD8) X(cuMemsetD8Async) X(cuMemsetD32Async)                           \
+  X(cuPointerGetAttribute) X(cuPointerGetAttributes)                                                \
+  X(cuIpcGetMemHandle) X(cuIpcOpenMemHandle) X(cuIpcCloseMemHandle)                                 \
+  X(cuModuleLoadData) X(cuModuleLoadDataEx) X(cuModuleUnload) X(cuModuleGetFunction)                \
+  X(cuModuleGetGlobal) X(cuLaunchKernel) X(cuLaunchKernelEx) X(cuFuncGetAttribute)                  \
+  X(cuFuncSetAttribute) X(cuOccupancyMaxPotentialBlockSize)

@@ -1,0 +1,13 @@
+// Internal: the message format of CudaError: "<call> failed: <NAME> (<description>)".
+#include "cubridge/driver/error.hpp"
+
+namespace cubridge {
+
+CudaError::CudaError(int code, std::string name, std::string description, std::string call)
+    : std::runtime_error(call + " failed: " + name + " (" + description + ")"),
+      code_(code),
+      name_(std::move(name)),
+      description_(std::move(description)),
+      call_(std::move(call)) {}
+
+}  // namespace cubridge

@@ -1,0 +1,81 @@
+// Internal: StreamRef operations and the owning Stream's lifetime.
+#include "cubridge/driver/stream.hpp"
+
+#include <stdexcept>
+
+#include "cubridge/driver/event.hpp"
+#include "driver/driver_api.hpp"
+
+namespace cubridge {
+
+StreamRef StreamRef::from_cai(std::uintptr_t value) {
+  if (value == 0)
+    throw std::invalid_argument(
+        "stream 0 is disallowed by the CUDA Array Interface v3: use 1 for the legacy default "
+        "stream, 2 for the per-thread default stream, or a stream handle");
+  if (value == 1) return legacy();
+  if (value == 2) return per_thread();
+  return external(reinterpret_cast<CUstream>(value));
+}
+
+std::uintptr_t StreamRef::cai_value() const noexcept {
+  if (is_legacy_default()) return 1;
+  if (is_per_thread_default()) return 2;
+  return reinterpret_cast<std::uintptr_t>(handle_);
+}
+
+void StreamRef::synchronize() const { CUBRIDGE_CU(cuStreamSynchronize, handle_); }
+
+bool StreamRef::query() const {
+  CUresult r = driver::api().cuStreamQuery(handle_);
+  if (r == CUDA_SUCCESS) return true;
+  if (r == CUDA_ERROR_NOT_READY) return false;
+  driver::throw_error(r, "cuStreamQuery");
+}
+
+void StreamRef::wait(EventRef event) const {
+  CUBRIDGE_CU(cuStreamWaitEvent, handle_, event.handle(), 0u);
+}
+
+Stream::Stream(std::shared_ptr<Context> context) : Stream(std::move(context), Options{}) {}
+
+Stream::Stream(std::shared_ptr<Context> context, Options options) : context_(std::move(context)) {
+  context_->ensure_valid("stream");
+  ScopedContext scope(*context_);
+  unsigned flags = options.non_blocking ? CU_STREAM_NON_BLOCKING : CU_STREAM_DEFAULT;
+  CUBRIDGE_CU(cuStreamCreateWithPriority, &handle_, flags, options.priority);
+}
+
+Stream::~Stream() { reset(); }
+
+Stream::Stream(Stream&& other) noexcept
+    : context_(std::move(other.context_)), handle_(std::exchange(other.handle_, nullptr)) {}
+
+Stream& Stream::operator=(Stream&& other) noexcept {
+  if (this != &other) {
+    reset();
+    context_ = std::move(other.context_);
+    handle_ = std::exchange(other.handle_, nullptr);
+  }
+  return *this;
+}
+
+void Stream::reset() noexcept {
+  // A stream of a closed context died with it; destroying it again would be an error.
+  if (handle_ != nullptr && context_ && context_->valid()) {
+    try {
+      ScopedContext scope(*context_);
+      CUBRIDGE_CU_RESULT(cuStreamDestroy, handle_);
+    } catch (...) {
+    }
+  }
+  handle_ = nullptr;
+}
+
+CUstream Stream::handle() const {
+  if (handle_ == nullptr) throw std::logic_error("use of a moved-from cubridge::Stream");
+  context_->ensure_valid("stream");
+  return handle_;
+}
+
+}  // namespace cubridge
