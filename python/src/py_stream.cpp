@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include <nanobind/stl/string.h>
+
 namespace cubridge::python {
 
 namespace {

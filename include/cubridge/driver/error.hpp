@@ -18,6 +18,11 @@ class CudaError : public std::runtime_error {
   const std::string& description() const noexcept { return description_; }
   const std::string& call() const noexcept { return call_; }
 
+ protected:
+  struct FullMessage {};
+  CudaError(FullMessage, std::string what, int code, std::string name, std::string description,
+            std::string call);
+
  private:
   int code_;
   std::string name_;
@@ -29,7 +34,8 @@ class CudaError : public std::runtime_error {
 /// reports no device. Raised by the first GPU operation; CPU-only work never raises it.
 class DriverUnavailable : public CudaError {
  public:
-  using CudaError::CudaError;
+  /// what(): "no usable CUDA driver or device: <description> [<call>: <name>]".
+  DriverUnavailable(int code, std::string name, std::string description, std::string call);
 };
 
 }  // namespace cubridge
