@@ -1,4 +1,10 @@
 """Shared pytest set-up: the `gpu` marker skips, with the driver's reason, where no GPU is usable."""
+import numpy
+
+# numba-cuda 0.30 (a peer in interop tests) still calls numpy.row_stack, which numpy 2.5 removed.
+if not hasattr(numpy, "row_stack"):
+    numpy.row_stack = numpy.vstack
+
 import pytest
 
 import cubridge
