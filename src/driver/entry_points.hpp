@@ -1,5 +1,5 @@
 // Internal: the CUDA driver entry points cubridge uses, as an X-macro list. Each is resolved with
-// cuGetProcAddress at the ABI version of the cuda.h we compiled against and typed as decltype(&::cuX),
+// cuGetProcAddress at the 12.0 ABI (the signatures cuda.h declares under the plain names; see loader.cpp) and typed as decltype(&::cuX),
 // so no prototype is written out by hand. Add an entry here before calling a new driver function.
 #pragma once
 

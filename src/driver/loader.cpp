@@ -39,6 +39,8 @@ void fail(LoadState& s, CUresult code, std::string name, std::string why, std::s
   s.failure_call = std::move(call);
 }
 
+constexpr int kEntryPointAbi = 12000;
+
 void load(LoadState& s) {
   const char* lib = library_name();
   void* handle = ::dlopen(lib, RTLD_NOW | RTLD_LOCAL);
@@ -62,11 +64,14 @@ void load(LoadState& s) {
     return;
   }
   // The handle stays open for the life of the process: entry points must not dangle.
+  // Entry points are requested at the 12.0 ABI: that is the signature cuda.h declares under each plain
+  // name we use. Asking at CUDA_VERSION (13.0) returns newer variants with other signatures, e.g.
+  // cuCtxGetDevice_v2(CUdevice*, CUcontext), and calling those through the plain prototype crashes.
 #define CUBRIDGE_RESOLVE_ENTRY(name)                                                   \
   {                                                                                    \
     void* fn = nullptr;                                                                \
     CUdriverProcAddressQueryResult status{};                                           \
-    if (get_proc(#name, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) ==    \
+    if (get_proc(#name, &fn, kEntryPointAbi, CU_GET_PROC_ADDRESS_DEFAULT, &status) ==    \
             CUDA_SUCCESS &&                                                            \
         status == CU_GET_PROC_ADDRESS_SUCCESS)                                         \
       s.api.name = reinterpret_cast<decltype(s.api.name)>(fn);                         \
