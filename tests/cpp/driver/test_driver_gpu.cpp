@@ -114,6 +114,15 @@ TEST(GpuContext, UsableFromAThreadWithNoCurrentContext) {
   EXPECT_TRUE(ok);
 }
 
+TEST(GpuContext, CurrentFindsTheContextAnotherLibraryMadeCurrent) {
+  CUBRIDGE_REQUIRE_GPU();
+  auto ctx = Context::primary(Device(0));
+  ScopedContext scope(*ctx);  // as CuPy or PyTorch would leave it: the primary context current
+  auto cur = Context::current();
+  EXPECT_EQ(cur.get(), ctx.get());
+  EXPECT_EQ(cur->device().ordinal(), 0);
+}
+
 TEST(GpuStream, ExternalStreamIsNeverDestroyed) {
   CUBRIDGE_REQUIRE_GPU();
   auto ctx = Context::primary(Device(0));
