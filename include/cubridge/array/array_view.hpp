@@ -1,0 +1,111 @@
+// A strided view of GPU memory: pointer, shape, byte strides, dtype, read-only flag, the owner that
+// keeps the memory alive, and the stream the producer named. Implements: CAI v3 "shape", "strides",
+// "data", "stream" and "mask" as one C++ value; DESIGN.md "array/" ArrayView.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "cubridge/array/dtype.hpp"
+#include "cubridge/driver/stream.hpp"
+
+namespace cubridge {
+
+/// Lowest and one-past-highest byte touched by a view, relative to data(); [0, 0) when empty.
+struct ByteExtent {
+  std::int64_t begin = 0;  // <= 0 when some stride is negative
+  std::int64_t end = 0;
+  std::int64_t size() const noexcept { return end - begin; }
+};
+
+/// Copies share the owner. A view never allocates device memory; it only refers to it.
+class ArrayView {
+ public:
+  /// Everything a producer describes, checked for consistency by the constructor.
+  struct Layout {
+    void* data = nullptr;
+    DType dtype;
+    std::span<const std::int64_t> shape;
+    /// Byte strides; nullopt means C-contiguous (CAI's "strides absent or None").
+    std::optional<std::span<const std::int64_t>> strides;
+    bool read_only = false;
+  };
+
+  ArrayView() = default;
+  /// Throws std::invalid_argument (message starting with `what`) on a negative extent, strides of
+  /// the wrong length, a size that overflows, or a data pointer misaligned for the dtype.
+  ArrayView(const Layout& layout, std::shared_ptr<const void> owner, const char* what = "ArrayView");
+
+  void* data() const noexcept { return data_; }
+  std::uintptr_t address() const noexcept { return reinterpret_cast<std::uintptr_t>(data_); }
+  const DType& dtype() const noexcept { return dtype_; }
+  std::uint32_t itemsize() const noexcept { return dtype_.itemsize; }
+  int ndim() const noexcept { return static_cast<int>(dims_.size() / 2); }
+  std::span<const std::int64_t> shape() const noexcept { return {dims_.data(), dims_.size() / 2}; }
+  /// Byte strides, always filled (computed for C-contiguous producers).
+  std::span<const std::int64_t> strides() const noexcept {
+    return {dims_.data() + dims_.size() / 2, dims_.size() / 2};
+  }
+  /// True when the producer gave no strides (CAI exports them as None again).
+  bool strides_implicit() const noexcept { return strides_implicit_; }
+  bool read_only() const noexcept { return read_only_; }
+  const std::shared_ptr<const void>& owner() const noexcept { return owner_; }
+  /// CUDA ordinal of the memory, or -1 when unknown (zero-size arrays, no driver at import).
+  int device() const noexcept { return device_; }
+  ArrayView with_device(int device) const;
+
+  std::int64_t size() const noexcept { return size_; }
+  std::int64_t nbytes() const noexcept { return size_ * dtype_.itemsize; }
+  bool empty() const noexcept { return size_ == 0; }
+  bool is_c_contiguous() const noexcept;
+  bool is_f_contiguous() const noexcept;
+  bool is_contiguous() const noexcept { return is_c_contiguous() || is_f_contiguous(); }
+  ByteExtent extent() const noexcept;
+
+  /// The producer's stream (CAI v3 "stream"); work enqueued there needs no synchronisation.
+  const std::optional<StreamRef>& stream() const noexcept { return stream_; }
+  /// False when the consumer switched synchronisation off (sync=False or the environment switch).
+  bool synchronizes() const noexcept { return sync_ && stream_.has_value(); }
+  ArrayView with_stream(std::optional<StreamRef> stream, bool sync = true) const;
+
+  /// The producer's mask (CAI "mask"), if any. Operations that cannot honour it must refuse.
+  const std::shared_ptr<const ArrayView>& mask() const noexcept { return mask_; }
+  ArrayView with_mask(std::shared_ptr<const ArrayView> mask) const;
+  ArrayView with_owner(std::shared_ptr<const void> owner) const;
+  ArrayView as_read_only() const;
+
+  /// Python-style slice of one axis (negative indices count from the end; step != 0).
+  /// Throws std::out_of_range for a bad axis, std::invalid_argument for step 0.
+  ArrayView slice(int axis, std::optional<std::int64_t> start, std::optional<std::int64_t> stop,
+                  std::int64_t step = 1) const;
+  /// Selects index `i` of `axis` and drops that axis. Throws std::out_of_range naming i and the extent.
+  ArrayView index(int axis, std::int64_t i) const;
+  /// A view with a new shape over the same memory; needs a C- or F-contiguous view (element order
+  /// follows `order`: 'C' or 'F'). One entry may be -1. Throws std::invalid_argument otherwise.
+  ArrayView reshape(std::span<const std::int64_t> shape, char order = 'C') const;
+  /// Reverses the axes (a transpose) without moving data.
+  ArrayView transposed() const;
+
+ private:
+  void* data_ = nullptr;
+  DType dtype_;
+  std::vector<std::int64_t> dims_;  // shape then byte strides: one allocation for both
+  std::int64_t size_ = 0;
+  bool read_only_ = false;
+  bool strides_implicit_ = true;
+  bool sync_ = true;
+  int device_ = -1;
+  std::optional<StreamRef> stream_;
+  std::shared_ptr<const void> owner_;
+  std::shared_ptr<const ArrayView> mask_;
+};
+
+/// C-contiguous byte strides for `shape`.
+std::vector<std::int64_t> c_strides(std::span<const std::int64_t> shape, std::int64_t itemsize);
+/// F-contiguous byte strides for `shape`.
+std::vector<std::int64_t> f_strides(std::span<const std::int64_t> shape, std::int64_t itemsize);
+
+}  // namespace cubridge

@@ -1,0 +1,51 @@
+// The element type of an array, as NumPy's array-interface typestr spells it ("<f4", "|b1", "|V12").
+// Implements: CAI v3 "typestr" (NumPy __array_interface__ grammar) and its DLPack 1.x dtype mapping.
+// Kinds that make sense on a GPU: b1, i1-i8, u1-u8, f2-f8, c8-c16, V<n>; every other kind is refused.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "cubridge/c/dlpack.h"
+
+namespace cubridge {
+
+/// A parsed typestr. `byteorder` is normalised: '=' becomes the native order, and types whose byte
+/// order is meaningless (one byte wide, or 'V') use '|'.
+struct DType {
+  char kind = 'V';          // 'b', 'i', 'u', 'f', 'c' or 'V'
+  char byteorder = '|';     // '<', '>' or '|'
+  std::uint32_t itemsize = 0;
+
+  /// The canonical typestr ("<f4"); a pointer to a static string, so exporting allocates nothing.
+  const char* typestr() const noexcept;
+  /// True when the element's bytes are in this machine's order (always for '|').
+  bool native() const noexcept;
+  /// The alignment a pointer to one element needs (the component size for complex, 1 for 'V').
+  std::uint32_t alignment() const noexcept;
+
+  friend bool operator==(const DType&, const DType&) = default;
+};
+
+/// Parses a typestr. Throws std::invalid_argument whose message starts with `what` (e.g.
+/// "__cuda_array_interface__['typestr']") and names the value and what would have been accepted.
+DType parse_typestr(std::string_view typestr, std::string_view what);
+
+/// The DLPack dtype of `dtype`, or nullopt when DLPack cannot express it (non-native byte order, 'V').
+std::optional<CubridgeDLDataType> to_dlpack_dtype(const DType& dtype) noexcept;
+/// The DType of a DLPack dtype; throws std::invalid_argument naming the code/bits/lanes when it has
+/// no NumPy typestr (bfloat16, float8, vectors with lanes > 1, ...).
+DType from_dlpack_dtype(CubridgeDLDataType dtype);
+
+/// Shorthand for code: dtype_of<float>() etc.
+template <class T> DType dtype_of();
+template <> inline DType dtype_of<float>() { return parse_typestr("=f4", "dtype_of"); }
+template <> inline DType dtype_of<double>() { return parse_typestr("=f8", "dtype_of"); }
+template <> inline DType dtype_of<std::int32_t>() { return parse_typestr("=i4", "dtype_of"); }
+template <> inline DType dtype_of<std::int64_t>() { return parse_typestr("=i8", "dtype_of"); }
+template <> inline DType dtype_of<std::uint8_t>() { return parse_typestr("|u1", "dtype_of"); }
+template <> inline DType dtype_of<bool>() { return parse_typestr("|b1", "dtype_of"); }
+
+}  // namespace cubridge

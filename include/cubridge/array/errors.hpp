@@ -1,0 +1,22 @@
+// The array layer's exceptions beyond std::invalid_argument / std::out_of_range.
+// Implements: CAI v3 "mask" (operations that cannot honour one refuse clearly) and the DLPack rule
+// that a producer which cannot export raises BufferError.
+#pragma once
+
+#include <stdexcept>
+
+namespace cubridge {
+
+/// An operation cannot honour the array's mask. Python: NotImplementedError.
+class MaskNotSupported : public std::logic_error {
+ public:
+  using std::logic_error::logic_error;
+};
+
+/// The array cannot be described in the requested exchange format. Python: BufferError.
+class ExportError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+}  // namespace cubridge

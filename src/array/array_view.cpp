@@ -1,0 +1,275 @@
+// Internal: ArrayView validation, contiguity, extent and the view-making operations.
+#include "cubridge/array/array_view.hpp"
+
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace cubridge {
+
+namespace {
+
+std::string hex(std::uintptr_t v) {
+  static const char* digits = "0123456789abcdef";
+  std::string s;
+  do {
+    s.insert(s.begin(), digits[v & 0xf]);
+    v >>= 4;
+  } while (v != 0);
+  return "0x" + s;
+}
+
+std::string key(const char* what, const char* k) { return std::string(what) + "['" + k + "']"; }
+
+}  // namespace
+
+std::vector<std::int64_t> c_strides(std::span<const std::int64_t> shape, std::int64_t itemsize) {
+  std::vector<std::int64_t> s(shape.size());
+  std::int64_t step = itemsize;
+  for (std::size_t i = shape.size(); i-- > 0;) {
+    s[i] = step;
+    step *= shape[i] > 0 ? shape[i] : 1;
+  }
+  return s;
+}
+
+std::vector<std::int64_t> f_strides(std::span<const std::int64_t> shape, std::int64_t itemsize) {
+  std::vector<std::int64_t> s(shape.size());
+  std::int64_t step = itemsize;
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    s[i] = step;
+    step *= shape[i] > 0 ? shape[i] : 1;
+  }
+  return s;
+}
+
+ArrayView::ArrayView(const Layout& l, std::shared_ptr<const void> owner, const char* what)
+    : data_(l.data), dtype_(l.dtype), read_only_(l.read_only), owner_(std::move(owner)) {
+  const std::size_t n = l.shape.size();
+  if (dtype_.itemsize == 0)
+    throw std::invalid_argument(key(what, "typestr") + ": the itemsize is 0 (a dtype needs at least one byte)");
+  if (l.strides && l.strides->size() != n)
+    throw std::invalid_argument(key(what, "strides") + ": has " + std::to_string(l.strides->size()) +
+                                " entries but 'shape' has " + std::to_string(n) +
+                                " (one byte stride per dimension, or None for C-contiguous)");
+  std::int64_t size = 1;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (l.shape[i] < 0)
+      throw std::invalid_argument(key(what, "shape") + "[" + std::to_string(i) + "]: " +
+                                  std::to_string(l.shape[i]) + " is negative (extents must be >= 0)");
+    if (__builtin_mul_overflow(size, l.shape[i], &size))
+      throw std::invalid_argument(key(what, "shape") + ": the number of elements overflows 64 bits");
+  }
+  std::int64_t bytes = 0;
+  if (__builtin_mul_overflow(size, static_cast<std::int64_t>(dtype_.itemsize), &bytes))
+    throw std::invalid_argument(key(what, "shape") + ": the size in bytes overflows 64 bits");
+  size_ = size;
+  dims_.resize(2 * n);
+  for (std::size_t i = 0; i < n; ++i) dims_[i] = l.shape[i];
+  strides_implicit_ = !l.strides.has_value();
+  if (l.strides) {
+    for (std::size_t i = 0; i < n; ++i) dims_[n + i] = (*l.strides)[i];
+  } else {
+    auto s = c_strides(l.shape, dtype_.itemsize);
+    for (std::size_t i = 0; i < n; ++i) dims_[n + i] = s[i];
+  }
+  if (size_ == 0) return;  // zero-size arrays may carry any pointer; nothing is ever read from it
+  if (address() % dtype_.alignment() != 0)
+    throw std::invalid_argument(key(what, "data") + ": pointer " + hex(address()) + " is not aligned to " +
+                                std::to_string(dtype_.alignment()) + " bytes as typestr '" +
+                                dtype_.typestr() + "' requires");
+  // The extent must be representable too, or address arithmetic in kernels would wrap.
+  std::int64_t lo = 0, hi = dtype_.itemsize;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::int64_t span = 0;
+    if (__builtin_mul_overflow(dims_[n + i], dims_[i] - 1, &span) ||
+        __builtin_add_overflow(span < 0 ? lo : hi, span, span < 0 ? &lo : &hi))
+      throw std::invalid_argument(key(what, "strides") + ": the byte extent overflows 64 bits");
+  }
+}
+
+bool ArrayView::is_c_contiguous() const noexcept {
+  if (size_ == 0) return true;
+  std::int64_t expected = dtype_.itemsize;
+  auto sh = shape();
+  auto st = strides();
+  for (std::size_t i = sh.size(); i-- > 0;) {
+    if (sh[i] == 1) continue;
+    if (st[i] != expected) return false;
+    expected *= sh[i];
+  }
+  return true;
+}
+
+bool ArrayView::is_f_contiguous() const noexcept {
+  if (size_ == 0) return true;
+  std::int64_t expected = dtype_.itemsize;
+  auto sh = shape();
+  auto st = strides();
+  for (std::size_t i = 0; i < sh.size(); ++i) {
+    if (sh[i] == 1) continue;
+    if (st[i] != expected) return false;
+    expected *= sh[i];
+  }
+  return true;
+}
+
+ByteExtent ArrayView::extent() const noexcept {
+  if (size_ == 0) return {};
+  ByteExtent e{0, dtype_.itemsize};
+  auto sh = shape();
+  auto st = strides();
+  for (std::size_t i = 0; i < sh.size(); ++i) {
+    std::int64_t span = st[i] * (sh[i] - 1);
+    (span < 0 ? e.begin : e.end) += span;
+  }
+  return e;
+}
+
+ArrayView ArrayView::with_stream(std::optional<StreamRef> stream, bool sync) const {
+  ArrayView v = *this;
+  v.stream_ = stream;
+  v.sync_ = sync;
+  return v;
+}
+
+ArrayView ArrayView::with_mask(std::shared_ptr<const ArrayView> mask) const {
+  ArrayView v = *this;
+  v.mask_ = std::move(mask);
+  return v;
+}
+
+ArrayView ArrayView::with_owner(std::shared_ptr<const void> owner) const {
+  ArrayView v = *this;
+  v.owner_ = std::move(owner);
+  return v;
+}
+
+ArrayView ArrayView::with_device(int device) const {
+  ArrayView v = *this;
+  v.device_ = device;
+  return v;
+}
+
+ArrayView ArrayView::as_read_only() const {
+  ArrayView v = *this;
+  v.read_only_ = true;
+  return v;
+}
+
+namespace {
+int check_axis(int axis, int ndim, const char* op) {
+  int a = axis < 0 ? axis + ndim : axis;
+  if (a < 0 || a >= ndim)
+    throw std::out_of_range(std::string(op) + ": axis " + std::to_string(axis) +
+                            " is out of range for an array of " + std::to_string(ndim) + " dimension(s)");
+  return a;
+}
+}  // namespace
+
+ArrayView ArrayView::slice(int axis, std::optional<std::int64_t> start,
+                           std::optional<std::int64_t> stop, std::int64_t step) const {
+  int a = check_axis(axis, ndim(), "slice");
+  if (step == 0) throw std::invalid_argument("slice: step 0 is not allowed (use a non-zero step)");
+  if (step == std::numeric_limits<std::int64_t>::min())
+    throw std::invalid_argument("slice: step " + std::to_string(step) + " is too large");
+  const std::int64_t n = dims_[a];
+  std::int64_t b = 0, e = 0, len = 0;
+  auto clamp = [&](std::int64_t i, std::int64_t lo, std::int64_t hi) {
+    if (i < 0) i += n;
+    return i < lo ? lo : (i > hi ? hi : i);
+  };
+  if (step > 0) {
+    b = start ? clamp(*start, 0, n) : 0;
+    e = stop ? clamp(*stop, 0, n) : n;
+    len = e > b ? (e - b + step - 1) / step : 0;
+  } else {
+    b = start ? clamp(*start, -1, n - 1) : n - 1;
+    e = stop ? clamp(*stop, -1, n - 1) : -1;
+    len = b > e ? (b - e + (-step) - 1) / (-step) : 0;
+  }
+  ArrayView v = *this;
+  const std::size_t nd = dims_.size() / 2;
+  if (len > 0) v.data_ = static_cast<char*>(data_) + b * dims_[nd + a];
+  v.dims_[a] = len;
+  v.dims_[nd + a] = dims_[nd + a] * step;
+  v.size_ = n == 0 ? 0 : size_ / n * len;
+  v.strides_implicit_ = false;
+  if (mask_) v.mask_ = std::make_shared<const ArrayView>(mask_->slice(axis, start, stop, step));
+  return v;
+}
+
+ArrayView ArrayView::index(int axis, std::int64_t i) const {
+  int a = check_axis(axis, ndim(), "index");
+  const std::int64_t n = dims_[a];
+  std::int64_t j = i < 0 ? i + n : i;
+  if (j < 0 || j >= n)
+    throw std::out_of_range("index " + std::to_string(i) + " is out of bounds for axis " +
+                            std::to_string(a) + " with size " + std::to_string(n));
+  ArrayView v = *this;
+  const std::size_t nd = dims_.size() / 2;
+  v.data_ = static_cast<char*>(data_) + j * dims_[nd + a];
+  v.dims_.clear();
+  for (std::size_t k = 0; k < nd; ++k)
+    if (static_cast<int>(k) != a) v.dims_.push_back(dims_[k]);
+  for (std::size_t k = 0; k < nd; ++k)
+    if (static_cast<int>(k) != a) v.dims_.push_back(dims_[nd + k]);
+  v.size_ = size_ / n;
+  v.strides_implicit_ = false;
+  if (mask_) v.mask_ = std::make_shared<const ArrayView>(mask_->index(axis, i));
+  return v;
+}
+
+ArrayView ArrayView::reshape(std::span<const std::int64_t> new_shape, char order) const {
+  if (order != 'C' && order != 'F')
+    throw std::invalid_argument(std::string("reshape: order '") + order + "' is not 'C' or 'F'");
+  std::vector<std::int64_t> sh(new_shape.begin(), new_shape.end());
+  int unknown = -1;
+  std::int64_t known = 1;
+  for (std::size_t i = 0; i < sh.size(); ++i) {
+    if (sh[i] == -1) {
+      if (unknown >= 0) throw std::invalid_argument("reshape: only one dimension may be -1");
+      unknown = static_cast<int>(i);
+    } else if (sh[i] < 0) {
+      throw std::invalid_argument("reshape: extent " + std::to_string(sh[i]) + " is negative");
+    } else if (__builtin_mul_overflow(known, sh[i], &known)) {
+      throw std::invalid_argument("reshape: the new shape's size overflows 64 bits");
+    }
+  }
+  if (unknown >= 0) {
+    if (known == 0 || size_ % known != 0)
+      throw std::invalid_argument("reshape: cannot infer the -1 extent: " + std::to_string(size_) +
+                                  " elements do not divide by " + std::to_string(known));
+    sh[unknown] = size_ / known;
+    known = size_;
+  }
+  if (known != size_)
+    throw std::invalid_argument("reshape: cannot reshape " + std::to_string(size_) +
+                                " elements into a shape of " + std::to_string(known) + " elements");
+  if (mask_) throw std::invalid_argument("reshape: the view has a mask, which reshape cannot carry");
+  bool ok = order == 'C' ? is_c_contiguous() : is_f_contiguous();
+  if (!ok)
+    throw std::invalid_argument(std::string("reshape: the view is not ") +
+                                (order == 'C' ? "C" : "Fortran") +
+                                "-contiguous, so it cannot be reshaped without a copy");
+  auto st = order == 'C' ? c_strides(sh, dtype_.itemsize) : f_strides(sh, dtype_.itemsize);
+  ArrayView v = *this;
+  v.dims_ = sh;
+  v.dims_.insert(v.dims_.end(), st.begin(), st.end());
+  v.strides_implicit_ = order == 'C';
+  return v;
+}
+
+ArrayView ArrayView::transposed() const {
+  ArrayView v = *this;
+  const std::size_t nd = dims_.size() / 2;
+  for (std::size_t k = 0; k < nd; ++k) {
+    v.dims_[k] = dims_[nd - 1 - k];
+    v.dims_[nd + k] = dims_[2 * nd - 1 - k];
+  }
+  v.strides_implicit_ = nd <= 1 && strides_implicit_;
+  if (mask_) v.mask_ = std::make_shared<const ArrayView>(mask_->transposed());
+  return v;
+}
+
+}  // namespace cubridge

@@ -1,0 +1,135 @@
+// Internal: building and adopting DLPack managed tensors.
+#include "cubridge/array/dlpack_exchange.hpp"
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cubridge/array/errors.hpp"
+
+namespace cubridge {
+
+namespace {
+
+// What a managed tensor we produce owns: the shape/stride arrays it points into, and the owner.
+struct ExportContext {
+  std::vector<std::int64_t> dims;  // shape then element strides
+  std::shared_ptr<const void> owner;
+};
+
+std::unique_ptr<ExportContext> export_context(const ArrayView& v, CubridgeDLTensor& t, DLPackDeviceInfo device) {
+  if (v.mask())
+    throw MaskNotSupported("__dlpack__: the array has a mask (CAI 'mask'), which DLPack cannot carry");
+  auto dt = to_dlpack_dtype(v.dtype());
+  if (!dt)
+    throw ExportError(std::string("__dlpack__: dtype '") + v.dtype().typestr() +
+                      "' has no DLPack equivalent (DLPack has native-order bool, int, uint, float and "
+                      "complex types only)");
+  auto ctx = std::make_unique<ExportContext>();
+  const int n = v.ndim();
+  ctx->dims.resize(2 * static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    std::int64_t s = v.strides()[i];
+    if (s % static_cast<std::int64_t>(v.itemsize()) != 0)
+      throw ExportError("__dlpack__: stride " + std::to_string(s) + " of axis " + std::to_string(i) +
+                        " is not a multiple of the itemsize " + std::to_string(v.itemsize()) +
+                        " (DLPack strides count elements)");
+    ctx->dims[i] = v.shape()[i];
+    ctx->dims[n + i] = s / static_cast<std::int64_t>(v.itemsize());
+  }
+  ctx->owner = v.owner();
+  t.data = v.data();
+  t.device = CubridgeDLDevice{device.type, device.id};
+  t.ndim = n;
+  t.dtype = *dt;
+  t.shape = n > 0 ? ctx->dims.data() : nullptr;
+  t.strides = n > 0 ? ctx->dims.data() + n : nullptr;
+  t.byte_offset = 0;
+  return ctx;
+}
+
+void delete_versioned(CubridgeDLManagedTensorVersioned* self) {
+  if (self == nullptr) return;
+  delete static_cast<ExportContext*>(self->manager_ctx);
+  delete self;
+}
+
+void delete_unversioned(CubridgeDLManagedTensor* self) {
+  if (self == nullptr) return;
+  delete static_cast<ExportContext*>(self->manager_ctx);
+  delete self;
+}
+
+}  // namespace
+
+CubridgeDLManagedTensorVersioned* to_dlpack_versioned(const ArrayView& view, DLPackDeviceInfo device,
+                                                      std::uint64_t flags) {
+  auto mt = std::make_unique<CubridgeDLManagedTensorVersioned>();
+  auto ctx = export_context(view, mt->dl_tensor, device);
+  mt->version = CubridgeDLPackVersion{CUBRIDGE_DLPACK_MAJOR_VERSION, CUBRIDGE_DLPACK_MINOR_VERSION};
+  mt->flags = flags | (view.read_only() ? CUBRIDGE_DLPACK_FLAG_READ_ONLY : 0);
+  mt->deleter = &delete_versioned;
+  mt->manager_ctx = ctx.release();
+  return mt.release();
+}
+
+CubridgeDLManagedTensor* to_dlpack_unversioned(const ArrayView& view, DLPackDeviceInfo device) {
+  if (view.read_only())
+    throw ExportError(
+        "__dlpack__: the array is read-only and the pre-1.0 DLPack capsule cannot say so; pass "
+        "max_version=(1, 0) or later");
+  auto mt = std::make_unique<CubridgeDLManagedTensor>();
+  auto ctx = export_context(view, mt->dl_tensor, device);
+  mt->deleter = &delete_unversioned;
+  mt->manager_ctx = ctx.release();
+  return mt.release();
+}
+
+ArrayView view_of_dltensor(const CubridgeDLTensor& t, bool read_only, std::shared_ptr<const void> owner) {
+  const int type = t.device.device_type;
+  if (type != CUBRIDGE_DL_CUDA && type != CUBRIDGE_DL_CUDA_MANAGED && type != CUBRIDGE_DL_CUDA_HOST)
+    throw std::invalid_argument("from_dlpack: device type " + std::to_string(type) +
+                                " is not GPU-accessible (accepted: 2 CUDA, 3 CUDA host, 13 CUDA "
+                                "managed); copy host arrays with cubridge.to_device()");
+  if (t.ndim < 0 || (t.ndim > 0 && t.shape == nullptr))
+    throw std::invalid_argument("from_dlpack: ndim " + std::to_string(t.ndim) +
+                                " with " + (t.shape ? "a" : "no") + " shape array is malformed");
+  DType dtype = from_dlpack_dtype(t.dtype);
+  std::vector<std::int64_t> strides;
+  if (t.strides != nullptr) {
+    strides.resize(static_cast<std::size_t>(t.ndim));
+    for (int i = 0; i < t.ndim; ++i)
+      if (__builtin_mul_overflow(t.strides[i], static_cast<std::int64_t>(dtype.itemsize), &strides[i]))
+        throw std::invalid_argument("from_dlpack: stride " + std::to_string(t.strides[i]) + " overflows");
+  }
+  ArrayView::Layout layout;
+  layout.data = static_cast<char*>(t.data) + t.byte_offset;
+  layout.dtype = dtype;
+  layout.shape = std::span<const std::int64_t>(t.shape, static_cast<std::size_t>(t.ndim));
+  if (t.strides != nullptr) layout.strides = std::span<const std::int64_t>(strides);
+  layout.read_only = read_only;
+  return ArrayView(layout, std::move(owner), "DLPack tensor").with_device(t.device.device_id);
+}
+
+ArrayView adopt_dlpack(CubridgeDLManagedTensorVersioned* t) {
+  if (t == nullptr) throw std::invalid_argument("from_dlpack: the producer returned a null tensor");
+  std::shared_ptr<const void> owner(t, [](const void* p) {
+    auto* m = static_cast<CubridgeDLManagedTensorVersioned*>(const_cast<void*>(p));
+    if (m->deleter) m->deleter(m);
+  });
+  if (t->version.major != CUBRIDGE_DLPACK_MAJOR_VERSION)
+    throw std::invalid_argument("from_dlpack: DLPack major version " + std::to_string(t->version.major) +
+                                " is not supported (this consumer reads major version 1)");
+  return view_of_dltensor(t->dl_tensor, (t->flags & CUBRIDGE_DLPACK_FLAG_READ_ONLY) != 0, owner);
+}
+
+ArrayView adopt_dlpack(CubridgeDLManagedTensor* t) {
+  if (t == nullptr) throw std::invalid_argument("from_dlpack: the producer returned a null tensor");
+  std::shared_ptr<const void> owner(t, [](const void* p) {
+    auto* m = static_cast<CubridgeDLManagedTensor*>(const_cast<void*>(p));
+    if (m->deleter) m->deleter(m);
+  });
+  return view_of_dltensor(t->dl_tensor, false, owner);
+}
+
+}  // namespace cubridge

@@ -1,0 +1,99 @@
+// Internal: cuPointerGetAttributes, and the per-thread range cache of the import-time check.
+#include "cubridge/array/pointer_attributes.hpp"
+
+#include <array>
+#include <atomic>
+#include <stdexcept>
+#include <string>
+
+#include "cubridge/driver/context.hpp"
+#include "driver/driver_api.hpp"
+
+namespace cubridge {
+
+namespace {
+
+std::atomic<std::uint64_t> g_generation{1};
+
+// Why caching is sound: a range the driver reported as device/managed memory lies in the device
+// part of the unified address space, which host registrations never reuse; so a cached range can go
+// stale only by being freed, and a freed pointer would have failed later anyway. cubridge's own
+// frees bump the generation so that our ranges are re-queried.
+struct CachedRange {
+  std::uint64_t generation = 0;
+  PointerAttributes attributes;
+};
+
+thread_local std::array<CachedRange, 8> t_cache;
+thread_local unsigned t_next = 0;
+
+bool pageable_access(int device) {
+  if (device < 0) {
+    CUcontext ctx = nullptr;
+    if (CUBRIDGE_CU_RESULT(cuCtxGetCurrent, &ctx) != CUDA_SUCCESS || ctx == nullptr) return false;
+    CUdevice d = 0;
+    if (CUBRIDGE_CU_RESULT(cuCtxGetDevice, &d) != CUDA_SUCCESS) return false;
+    device = static_cast<int>(d);
+  }
+  int value = 0;
+  CUresult r = CUBRIDGE_CU_RESULT(cuDeviceGetAttribute, &value,
+                                  CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, static_cast<CUdevice>(device));
+  return r == CUDA_SUCCESS && value != 0;
+}
+
+std::string hex(std::uintptr_t v) {
+  static const char* digits = "0123456789abcdef";
+  std::string s;
+  do {
+    s.insert(s.begin(), digits[v & 0xf]);
+    v >>= 4;
+  } while (v != 0);
+  return "0x" + s;
+}
+
+}  // namespace
+
+PointerAttributes query_pointer_attributes(std::uintptr_t address) {
+  // Booleans and enums are written as 4-byte values; zeroed 8-byte slots read them back whatever
+  // their declared width.
+  CUcontext context = nullptr;
+  unsigned long long memory_type = 0, managed = 0, range_size = 0;
+  int device = -1;
+  CUdeviceptr range_start = 0;
+  CUpointer_attribute which[] = {CU_POINTER_ATTRIBUTE_CONTEXT, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                 CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, CU_POINTER_ATTRIBUTE_IS_MANAGED,
+                                 CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, CU_POINTER_ATTRIBUTE_RANGE_SIZE};
+  void* out[] = {&context, &memory_type, &device, &managed, &range_start, &range_size};
+  CUBRIDGE_CU(cuPointerGetAttributes, 6u, which, out, static_cast<CUdeviceptr>(address));
+  PointerAttributes a;
+  a.context = context;
+  a.memory_type = static_cast<unsigned>(memory_type);
+  a.device = context != nullptr ? device : -1;
+  a.managed = managed != 0;
+  a.range_start = static_cast<std::uintptr_t>(range_start);
+  a.range_size = static_cast<std::size_t>(range_size);
+  if (context == nullptr && !a.managed) a.pageable_access = pageable_access(-1);
+  return a;
+}
+
+PointerAttributes check_device_pointer(std::uintptr_t address, std::string_view what) {
+  const std::uint64_t gen = g_generation.load(std::memory_order_acquire);
+  for (const CachedRange& c : t_cache)
+    if (c.generation == gen && address >= c.attributes.range_start &&
+        address - c.attributes.range_start < c.attributes.range_size)
+      return c.attributes;
+  PointerAttributes a = query_pointer_attributes(address);
+  if (!a.device_accessible())
+    throw std::invalid_argument(std::string(what) + ": pointer " + hex(address) +
+                                " is not GPU-accessible memory (the driver does not know it: plain host "
+                                "memory?); pass device, managed or pinned host memory, or copy it with "
+                                "cubridge.to_device()");
+  if (a.context != nullptr && a.range_size != 0) {
+    t_cache[t_next++ % t_cache.size()] = CachedRange{gen, a};
+  }
+  return a;
+}
+
+void forget_cached_pointer_ranges() noexcept { g_generation.fetch_add(1, std::memory_order_acq_rel); }
+
+}  // namespace cubridge
