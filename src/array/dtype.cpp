@@ -186,8 +186,8 @@ DType from_dlpack_dtype(CubridgeDLDataType t) {
     case CUBRIDGE_DL_UINT: kind = 'u'; break;
     case CUBRIDGE_DL_FLOAT: kind = 'f'; break;
     case CUBRIDGE_DL_COMPLEX: kind = 'c'; break;
-    case CUBRIDGE_DL_BFLOAT: fail("bfloat16 is not a NumPy type");
-    default: fail("accepted codes are bool (6), int (0), uint (1), float (2), complex (5)");
+    case CUBRIDGE_DL_BFLOAT: fail("bfloat16 is not a NumPy type"); break;
+    default: fail("accepted codes are bool (6), int (0), uint (1), float (2), complex (5)"); break;
   }
   std::uint32_t n = t.bits / 8;
   if (!size_ok(kind, n))

@@ -1,0 +1,90 @@
+// Tests of the typestr grammar (CAI v3 "typestr") and the DLPack dtype mapping. CPU only.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "cubridge/array/dtype.hpp"
+
+using cubridge::DType;
+using cubridge::parse_typestr;
+
+namespace {
+std::string error_of(const char* t) {
+  try {
+    parse_typestr(t, "__cuda_array_interface__['typestr']");
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST(DType, AcceptsEveryGpuKindInEveryByteOrder) {
+  for (const char* t : {"|b1", "<i1", "<i2", "<i4", "<i8", "<u1", "<u2", "<u4", "<u8", "<f2", "<f4",
+                        "<f8", "<c8", "<c16", ">i4", ">f8", ">c16", "=f4", "|f4", "|V1", "|V12"}) {
+    EXPECT_NO_THROW(parse_typestr(t, "t")) << t;
+  }
+}
+
+TEST(DType, NormalisesByteOrder) {
+  EXPECT_EQ(parse_typestr("=f4", "t").byteorder, '<');  // the test machines are little-endian
+  EXPECT_EQ(parse_typestr("<u1", "t").byteorder, '|');
+  EXPECT_EQ(parse_typestr(">b1", "t").typestr(), std::string("|b1"));
+  EXPECT_EQ(parse_typestr(">f8", "t").typestr(), std::string(">f8"));
+  EXPECT_FALSE(parse_typestr(">f8", "t").native());
+  EXPECT_TRUE(parse_typestr("<f8", "t").native());
+  EXPECT_EQ(parse_typestr("<c16", "t").typestr(), std::string("<c16"));
+  EXPECT_EQ(parse_typestr("|V12", "t").typestr(), std::string("|V12"));
+  EXPECT_EQ(parse_typestr("<c16", "t").alignment(), 8u);
+  EXPECT_EQ(parse_typestr("|V12", "t").alignment(), 1u);
+}
+
+TEST(DType, ItemsizeMustMatchKind) {
+  EXPECT_EQ(error_of("<f3"),
+            "__cuda_array_interface__['typestr']: '<f3' is not a valid typestr (itemsize 3 is not one "
+            "of 2, 4, 8 for kind 'f')");
+  EXPECT_NE(error_of("|b2").find("itemsize 2 is not one of 1 for kind 'b'"), std::string::npos);
+  EXPECT_NE(error_of("<i16").find("itemsize 16 is not one of 1, 2, 4, 8"), std::string::npos);
+  EXPECT_NE(error_of("<c4").find("for kind 'c'"), std::string::npos);
+  EXPECT_NE(error_of("<f16").find("itemsize 16"), std::string::npos);  // long double
+  EXPECT_NE(error_of("|V0").find("itemsize 0"), std::string::npos);
+}
+
+TEST(DType, RefusesKindsThatCannotLiveOnTheGpu) {
+  EXPECT_NE(error_of("|O8").find("kind 'O' (Python objects cannot live in GPU memory)"), std::string::npos);
+  EXPECT_NE(error_of("<M8").find("kind 'M' (datetime) is not supported on the GPU; accepted kinds: b, i, u, f, c, V"),
+            std::string::npos);
+  EXPECT_NE(error_of("<m8").find("(timedelta)"), std::string::npos);
+  EXPECT_NE(error_of("|S5").find("(byte strings)"), std::string::npos);
+  EXPECT_NE(error_of("<U3").find("(unicode strings)"), std::string::npos);
+  EXPECT_NE(error_of("<x4").find("kind 'x'"), std::string::npos);
+}
+
+TEST(DType, RefusesMalformedGrammar) {
+  EXPECT_NE(error_of("f4").find("expected a byte order"), std::string::npos);
+  EXPECT_NE(error_of("").find("''"), std::string::npos);
+  EXPECT_NE(error_of("!f4").find("byte order '!' is not one of '<', '>', '|', '='"), std::string::npos);
+  EXPECT_NE(error_of("<f4x").find("the size '4x' is not a decimal number of bytes"), std::string::npos);
+  EXPECT_NE(error_of("<f-4").find("not a decimal number"), std::string::npos);
+  EXPECT_NE(error_of("|V99999999999").find("larger than 2**30"), std::string::npos);
+}
+
+TEST(DType, DLPackRoundTrip) {
+  for (const char* t : {"|b1", "<i1", "<i8", "<u2", "<f2", "<f4", "<f8", "<c8", "<c16"}) {
+    DType d = parse_typestr(t, "t");
+    auto dl = cubridge::to_dlpack_dtype(d);
+    ASSERT_TRUE(dl.has_value()) << t;
+    EXPECT_EQ(cubridge::from_dlpack_dtype(*dl), d) << t;
+  }
+  EXPECT_FALSE(cubridge::to_dlpack_dtype(parse_typestr(">f4", "t")).has_value());
+  EXPECT_FALSE(cubridge::to_dlpack_dtype(parse_typestr("|V8", "t")).has_value());
+  auto bf16 = CubridgeDLDataType{CUBRIDGE_DL_BFLOAT, 16, 1};
+  try {
+    cubridge::from_dlpack_dtype(bf16);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("code 4, bits 16, lanes 1) has no NumPy typestr: bfloat16"), std::string::npos);
+  }
+  EXPECT_THROW(cubridge::from_dlpack_dtype(CubridgeDLDataType{CUBRIDGE_DL_FLOAT, 32, 4}), std::invalid_argument);
+}
