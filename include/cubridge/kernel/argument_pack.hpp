@@ -1,0 +1,71 @@
+// The packed parameter buffer of one kernel: values written at the signature's precomputed offsets,
+// plus the array facts a launch needs (producer streams, devices). Implements: the Numba ABI's
+// flattened argument layout (see kernel_signature.hpp) and the argument checks done before a launch.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <vector>
+
+#include "cubridge/array/array_view.hpp"
+#include "cubridge/kernel/kernel_signature.hpp"
+#include "cubridge/kernel/scalar.hpp"
+
+namespace cubridge {
+
+/// A value of the wrong kind for its parameter (an array for a scalar, a float for an int, a
+/// float64 array for float32[:]). Python: TypeError. Range errors stay std::invalid_argument.
+class ArgumentTypeError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+/// Reusable: set every parameter, launch, set them again. Not thread-safe (one per caller/thread).
+class ArgumentPack {
+ public:
+  explicit ArgumentPack(std::shared_ptr<const KernelSignature> signature);
+  ArgumentPack(const ArgumentPack&) = delete;
+  ArgumentPack& operator=(const ArgumentPack&) = delete;
+
+  const KernelSignature& signature() const noexcept { return *signature_; }
+  const std::shared_ptr<const KernelSignature>& signature_ptr() const noexcept { return signature_; }
+
+  /// Checks the view against parameter `index` (array kind, dtype, ndim, layout, a read-only view
+  /// where the kernel writes, a mask) and writes its 5 + 2N values. The view is copied (its owner
+  /// stays alive until the next set of this parameter or clear()). Throws ArgumentTypeError or
+  /// std::invalid_argument whose message starts with "argument <index>".
+  void set_array(std::size_t index, const ArrayView& view);
+  void set_array(std::size_t index, ArrayView&& view);
+  /// Converts to the parameter's exact type (range-checked) and writes it.
+  void set_scalar(std::size_t index, const Scalar& value);
+
+  /// Throws std::invalid_argument naming the first parameter that was not set since clear().
+  void check_complete() const;
+  /// Forgets the arrays (releasing their owners) and marks every parameter unset.
+  void clear() noexcept;
+
+  /// kernelParams for cuLaunchKernel: one pointer per PTX parameter, into buffer().
+  void** params() noexcept { return pointers_.data(); }
+  std::span<const std::byte> buffer() const noexcept {
+    return {reinterpret_cast<const std::byte*>(words_.data()), words_.size() * 8};
+  }
+  /// The views set for the array parameters, in parameter order (null for unset ones).
+  std::span<const ArrayView* const> arrays() const noexcept { return array_ptrs_; }
+
+ private:
+  std::byte* slot(std::size_t index, std::uint32_t k) noexcept;
+  [[noreturn]] void type_error(std::size_t index, const std::string& got) const;
+
+  std::shared_ptr<const KernelSignature> signature_;
+  std::vector<std::uint64_t> words_;  // the packed buffer, as words so every slot is aligned
+  std::vector<void*> pointers_;
+  std::vector<std::uint32_t> array_index_;  // param index -> index into views_ (or UINT32_MAX)
+  std::vector<ArrayView> views_;
+  std::vector<const ArrayView*> array_ptrs_;
+  std::vector<std::uint8_t> filled_;
+};
+
+}  // namespace cubridge

@@ -1,0 +1,64 @@
+// One kernel (CUfunction) of a loaded module: its attributes, its dynamic shared-memory opt-in and
+// the raw launch. Implements: DESIGN.md "kernel/" Kernel (cuModuleGetFunction, cuFuncGetAttribute,
+// cuFuncSetAttribute for CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <cuda.h>
+
+#include "cubridge/kernel/launch_config.hpp"
+#include "cubridge/kernel/module.hpp"
+
+namespace cubridge {
+
+struct KernelAttributes {
+  int max_threads_per_block = 0;          // limited by the kernel's registers
+  int num_regs = 0;
+  std::int64_t static_shared = 0;         // bytes
+  std::int64_t const_bytes = 0;
+  std::int64_t local_bytes = 0;           // per thread
+  std::int64_t max_dynamic_shared = 0;    // the current opt-in value
+  int ptx_version = 0;                    // e.g. 90 for PTX ISA 9.0 (0 when unknown)
+  int binary_version = 0;                 // e.g. 90 for sm_90
+};
+
+class Kernel {
+ public:
+  /// Prefer Module::function. Throws std::invalid_argument when the module has no such entry.
+  Kernel(std::shared_ptr<const Module> module, std::string name);
+  Kernel(const Kernel&) = delete;
+  Kernel& operator=(const Kernel&) = delete;
+
+  CUfunction handle() const;
+  const std::string& name() const noexcept { return name_; }
+  const std::shared_ptr<const Module>& module() const noexcept { return module_; }
+  const KernelAttributes& attributes() const noexcept { return attributes_; }
+  const DeviceLimits& device_limits() const noexcept { return *device_limits_; }
+  KernelLimits limits() const noexcept;
+
+  /// Lets launches use up to `bytes` of dynamic shared memory (beyond the default 48 KiB).
+  /// Throws std::invalid_argument naming the value and the device's opt-in maximum.
+  void set_max_dynamic_shared_memory(std::int64_t bytes);
+  /// The block size the occupancy calculator suggests for `dynamic_shared` bytes per block.
+  int suggested_block_size(std::int64_t dynamic_shared = 0) const;
+
+  /// Throws std::invalid_argument (see validate_launch) when `config` cannot launch this kernel.
+  void validate(const LaunchConfig& config) const;
+  /// Launches on `stream` with `params` already packed; validates first and opts in to the dynamic
+  /// shared memory asked for. Context made current for the call.
+  void launch_raw(const LaunchConfig& config, StreamRef stream, void** params);
+
+ private:
+  std::shared_ptr<const Module> module_;
+  std::string name_;
+  CUfunction handle_ = nullptr;
+  KernelAttributes attributes_;
+  const DeviceLimits* device_limits_ = nullptr;
+  std::atomic<std::int64_t> opted_in_shared_{0};
+};
+
+}  // namespace cubridge

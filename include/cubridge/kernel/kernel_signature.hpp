@@ -1,0 +1,93 @@
+// The parameter list of a kernel, parsed from Numba's spelling ("void(float32[:, ::1], const int64)")
+// and flattened to the PTX parameters that the Numba ABI gives each argument. Implements: the Numba
+// kernel ABI: an N-d array is meminfo, parent, nitems, itemsize, data, shape[N], strides[N] (5 + 2N
+// parameters of 8 bytes); scalars keep their exact type; complex values are two parameters.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cubridge/array/dtype.hpp"
+
+namespace cubridge {
+
+enum class ScalarType : std::uint8_t {
+  Bool, Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64,
+  Float16, Float32, Float64, Complex64, Complex128
+};
+
+/// "float32", "int64", "bool", ... (Numba's names).
+const char* scalar_type_name(ScalarType t) noexcept;
+/// Bytes of one element (complex64: 8).
+std::uint32_t scalar_type_size(ScalarType t) noexcept;
+/// The NumPy typestr kind and size of the type, in this machine's byte order.
+DType scalar_type_dtype(ScalarType t) noexcept;
+/// The scalar type of an array element, or nullopt for dtypes no kernel parameter has ('V', swapped).
+std::optional<ScalarType> scalar_type_of(const DType& dtype) noexcept;
+
+/// One parameter as the user sees it: a scalar, or an array of `ndim` dimensions.
+struct ParamKind {
+  enum class Kind : std::uint8_t { Scalar, Array };
+  Kind kind = Kind::Scalar;
+  ScalarType type = ScalarType::Float32;  // the scalar type, or the array's element type
+  int ndim = 0;                           // arrays only
+  char layout = 'A';                      // arrays only: 'C', 'F' or 'A' (any strides)
+  bool written = true;                    // arrays only: false for `const` / `readonly` arrays
+
+  bool is_array() const noexcept { return kind == Kind::Array; }
+  /// Numba's spelling: "float32[:, ::1]", "const float32[:]", "int64".
+  std::string to_string() const;
+  friend bool operator==(const ParamKind&, const ParamKind&) = default;
+};
+
+/// One PTX parameter of the flattened list: where its bytes sit in the packed buffer.
+struct ParamSlot {
+  std::uint32_t offset = 0;  // byte offset in the buffer (aligned to `size`)
+  std::uint32_t size = 0;    // 1, 2, 4 or 8
+};
+
+/// The parameter kinds plus their precomputed flattened layout, built once per kernel so that each
+/// launch only copies values into a buffer.
+class KernelSignature {
+ public:
+  explicit KernelSignature(std::vector<ParamKind> params);
+
+  /// Parses Numba's spelling: an optional "void" return, parenthesised or bare comma-separated
+  /// parameters; each a scalar type name ("float32", "f4", "int64", "bool", "complex64", ...) or an
+  /// array ("float32[:]", "float32[:, ::1]" C, "float32[::1, :]" F, "array(float32, 2d, C)"),
+  /// optionally prefixed by "const" or "readonly" (an array the kernel does not write).
+  /// Throws std::invalid_argument naming the offending text and what would be accepted.
+  static KernelSignature parse(std::string_view text);
+
+  const std::vector<ParamKind>& params() const noexcept { return params_; }
+  std::size_t size() const noexcept { return params_.size(); }
+  const ParamKind& operator[](std::size_t i) const { return params_[i]; }
+
+  /// Every PTX parameter, in order.
+  const std::vector<ParamSlot>& slots() const noexcept { return slots_; }
+  /// Index into slots() of the first PTX parameter of user parameter `i`.
+  std::uint32_t first_slot(std::size_t i) const { return first_slot_[i]; }
+  /// Number of PTX parameters for user parameter `i` (5 + 2N for arrays, 2 for complex, else 1).
+  std::uint32_t slot_count(std::size_t i) const { return first_slot_[i + 1] - first_slot_[i]; }
+  /// Bytes of the packed buffer (a multiple of 8).
+  std::uint32_t buffer_size() const noexcept { return buffer_size_; }
+  std::size_t array_count() const noexcept { return array_count_; }
+
+  /// "void(float32[::1], const float32[:], int64)".
+  std::string to_string() const;
+  friend bool operator==(const KernelSignature& a, const KernelSignature& b) { return a.params_ == b.params_; }
+
+ private:
+  std::vector<ParamKind> params_;
+  std::vector<ParamSlot> slots_;
+  std::vector<std::uint32_t> first_slot_;  // size() + 1 entries
+  std::uint32_t buffer_size_ = 0;
+  std::size_t array_count_ = 0;
+};
+
+}  // namespace cubridge

@@ -1,0 +1,201 @@
+// Internal: checking arguments against the signature and writing them at their slots.
+#include "cubridge/kernel/argument_pack.hpp"
+
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "cubridge/array/errors.hpp"
+
+namespace cubridge {
+
+namespace {
+
+constexpr std::uint32_t kNotArray = 0xffffffffu;
+
+std::string tuple_string(std::span<const std::int64_t> v) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + (v.size() == 1 ? ",)" : ")");
+}
+
+const char* source_name(Scalar::Source s) {
+  switch (s) {
+    case Scalar::Source::Bool: return "a bool";
+    case Scalar::Source::Int:
+    case Scalar::Source::UInt: return "an int";
+    case Scalar::Source::Float: return "a float";
+    case Scalar::Source::Complex: return "a complex";
+  }
+  return "a value";
+}
+
+bool is_integer_type(ScalarType t) {
+  return t >= ScalarType::Int8 && t <= ScalarType::UInt64;
+}
+
+}  // namespace
+
+ArgumentPack::ArgumentPack(std::shared_ptr<const KernelSignature> signature)
+    : signature_(std::move(signature)),
+      words_(signature_->buffer_size() / 8, 0),
+      array_index_(signature_->size(), kNotArray),
+      views_(signature_->array_count()),
+      array_ptrs_(signature_->array_count(), nullptr),
+      filled_(signature_->size(), 0) {
+  auto* base = reinterpret_cast<std::byte*>(words_.data());
+  pointers_.reserve(signature_->slots().size());
+  for (const ParamSlot& s : signature_->slots()) pointers_.push_back(base + s.offset);
+  std::uint32_t k = 0;
+  for (std::size_t i = 0; i < signature_->size(); ++i)
+    if ((*signature_)[i].is_array()) array_index_[i] = k++;
+}
+
+std::byte* ArgumentPack::slot(std::size_t index, std::uint32_t k) noexcept {
+  const ParamSlot& s = signature_->slots()[signature_->first_slot(index) + k];
+  return reinterpret_cast<std::byte*>(words_.data()) + s.offset;
+}
+
+void ArgumentPack::type_error(std::size_t index, const std::string& got) const {
+  throw ArgumentTypeError("argument " + std::to_string(index) + ": " + got +
+                          " was passed where the signature says " + (*signature_)[index].to_string() +
+                          " (signature " + signature_->to_string() + ")");
+}
+
+void ArgumentPack::set_array(std::size_t index, const ArrayView& view) { set_array(index, ArrayView(view)); }
+
+void ArgumentPack::set_array(std::size_t index, ArrayView&& view) {
+  if (index >= signature_->size())
+    throw std::out_of_range("argument " + std::to_string(index) + ": the kernel takes " +
+                            std::to_string(signature_->size()) + " arguments");
+  const ParamKind& p = (*signature_)[index];
+  if (!p.is_array()) type_error(index, "an array");
+  auto element = scalar_type_of(view.dtype());
+  if (!element || *element != p.type)
+    type_error(index, std::string("a ") + (element ? scalar_type_name(*element) : "") +
+                          (element ? " " : "") + "array (typestr '" + view.dtype().typestr() + "')");
+  if (view.ndim() != p.ndim)
+    type_error(index, "a " + std::to_string(view.ndim()) + "-d array (shape " +
+                          tuple_string(view.shape()) + ")");
+  if (p.layout == 'C' && !view.is_c_contiguous())
+    type_error(index, "an array that is not C-contiguous (strides " + tuple_string(view.strides()) + ")");
+  if (p.layout == 'F' && !view.is_f_contiguous())
+    type_error(index, "an array that is not F-contiguous (strides " + tuple_string(view.strides()) + ")");
+  if (p.written && view.read_only())
+    throw std::invalid_argument("argument " + std::to_string(index) +
+                                ": the array is read-only but the kernel may write it (" + p.to_string() +
+                                "); pass a writable array, or declare the parameter 'const " +
+                                p.to_string() + "' if the kernel only reads it");
+  if (view.mask())
+    throw MaskNotSupported("argument " + std::to_string(index) +
+                           ": the array has a CUDA Array Interface mask, which a kernel launch cannot "
+                           "honour; pass the data without a mask");
+
+  auto put = [&](std::uint32_t k, std::int64_t v) { std::memcpy(slot(index, k), &v, 8); };
+  put(0, 0);  // meminfo: no NRT on the device
+  put(1, 0);  // parent: no Python object on the device
+  put(2, view.size());
+  put(3, view.itemsize());
+  std::uintptr_t data = view.address();
+  std::memcpy(slot(index, 4), &data, 8);
+  auto shape = view.shape();
+  auto strides = view.strides();
+  for (int d = 0; d < p.ndim; ++d) {
+    put(5 + static_cast<std::uint32_t>(d), shape[static_cast<std::size_t>(d)]);
+    put(5 + static_cast<std::uint32_t>(p.ndim + d), strides[static_cast<std::size_t>(d)]);
+  }
+  std::uint32_t a = array_index_[index];
+  views_[a] = std::move(view);
+  array_ptrs_[a] = &views_[a];
+  filled_[index] = 1;
+}
+
+void ArgumentPack::set_scalar(std::size_t index, const Scalar& value) {
+  if (index >= signature_->size())
+    throw std::out_of_range("argument " + std::to_string(index) + ": the kernel takes " +
+                            std::to_string(signature_->size()) + " arguments");
+  const ParamKind& p = (*signature_)[index];
+  if (p.is_array()) type_error(index, std::string(source_name(value.source())) + " (" + value.to_string() + ")");
+  const auto src = value.source();
+  const ScalarType t = p.type;
+
+  if (t == ScalarType::Bool || is_integer_type(t)) {
+    if (src == Scalar::Source::Float || src == Scalar::Source::Complex)
+      type_error(index, std::string(source_name(src)) + " (" + value.to_string() + ")");
+    // Range check in the widest types: signed values as int64, unsigned ones as uint64.
+    const bool is_unsigned_src = src == Scalar::Source::UInt;
+    const std::int64_t iv = value.as_int();
+    const std::uint64_t uv = value.as_uint();
+    std::int64_t lo = 0;
+    std::uint64_t hi = 1;
+    switch (t) {
+      case ScalarType::Bool: lo = 0; hi = 1; break;
+      case ScalarType::Int8: lo = INT8_MIN; hi = INT8_MAX; break;
+      case ScalarType::Int16: lo = INT16_MIN; hi = INT16_MAX; break;
+      case ScalarType::Int32: lo = INT32_MIN; hi = INT32_MAX; break;
+      case ScalarType::Int64: lo = INT64_MIN; hi = INT64_MAX; break;
+      case ScalarType::UInt8: hi = UINT8_MAX; break;
+      case ScalarType::UInt16: hi = UINT16_MAX; break;
+      case ScalarType::UInt32: hi = UINT32_MAX; break;
+      default: hi = UINT64_MAX; break;
+    }
+    bool in_range = is_unsigned_src ? uv <= hi
+                                    : (iv >= lo && (iv < 0 || static_cast<std::uint64_t>(iv) <= hi));
+    if (!in_range)
+      throw std::invalid_argument("argument " + std::to_string(index) + ": " + value.to_string() +
+                                  " is out of range for " + scalar_type_name(t) + " (" +
+                                  std::to_string(lo) + " to " + std::to_string(hi) + ")");
+    std::uint64_t bits = is_unsigned_src ? uv : static_cast<std::uint64_t>(iv);
+    // Little-endian hosts only (x86-64, aarch64): the low bytes of the word are the narrow value.
+    std::memcpy(slot(index, 0), &bits, scalar_type_size(t));
+    filled_[index] = 1;
+    return;
+  }
+
+  if (t == ScalarType::Float16 || t == ScalarType::Float32 || t == ScalarType::Float64) {
+    if (src == Scalar::Source::Complex)
+      type_error(index, std::string(source_name(src)) + " (" + value.to_string() + ")");
+    double v = value.real();
+    if (t == ScalarType::Float16) {
+      std::uint16_t h = float16_bits(v);
+      std::memcpy(slot(index, 0), &h, 2);
+    } else if (t == ScalarType::Float32) {
+      float f = static_cast<float>(v);
+      std::memcpy(slot(index, 0), &f, 4);
+    } else {
+      std::memcpy(slot(index, 0), &v, 8);
+    }
+    filled_[index] = 1;
+    return;
+  }
+
+  // Complex: two parameters, real then imaginary (Numba flattens the struct).
+  if (t == ScalarType::Complex64) {
+    float re = static_cast<float>(value.real()), im = static_cast<float>(value.imag());
+    std::memcpy(slot(index, 0), &re, 4);
+    std::memcpy(slot(index, 1), &im, 4);
+  } else {
+    double re = value.real(), im = value.imag();
+    std::memcpy(slot(index, 0), &re, 8);
+    std::memcpy(slot(index, 1), &im, 8);
+  }
+  filled_[index] = 1;
+}
+
+void ArgumentPack::check_complete() const {
+  for (std::size_t i = 0; i < filled_.size(); ++i)
+    if (!filled_[i])
+      throw std::invalid_argument("argument " + std::to_string(i) + " (" + (*signature_)[i].to_string() +
+                                  ") was not set; the kernel takes " + std::to_string(filled_.size()) +
+                                  " arguments: " + signature_->to_string());
+}
+
+void ArgumentPack::clear() noexcept {
+  for (auto& v : views_) v = ArrayView();
+  for (auto& p : array_ptrs_) p = nullptr;
+  for (auto& f : filled_) f = 0;
+}
+
+}  // namespace cubridge

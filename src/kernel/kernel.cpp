@@ -1,0 +1,95 @@
+// Internal: looking a kernel up in its module, its attributes, the shared-memory opt-in, raw launch.
+#include "cubridge/kernel/kernel.hpp"
+
+#include <stdexcept>
+
+#include "driver/driver_api.hpp"
+
+namespace cubridge {
+
+namespace {
+
+int function_attribute(CUfunction f, CUfunction_attribute a) {
+  int v = 0;
+  CUBRIDGE_CU(cuFuncGetAttribute, &v, a, f);
+  return v;
+}
+
+std::string entry_list(const Module& m) {
+  if (m.entry_names().empty()) return "the module does not list its entries (cubin/fatbin)";
+  std::string s = "its entries: ";
+  for (std::size_t i = 0; i < m.entry_names().size(); ++i) s += (i ? ", " : "") + m.entry_names()[i];
+  return s;
+}
+
+}  // namespace
+
+Kernel::Kernel(std::shared_ptr<const Module> module, std::string name)
+    : module_(std::move(module)), name_(std::move(name)) {
+  ScopedContext scope(*module_->context());
+  CUresult r = CUBRIDGE_CU_RESULT(cuModuleGetFunction, &handle_, module_->handle(), name_.c_str());
+  if (r == CUDA_ERROR_NOT_FOUND)
+    throw std::invalid_argument("kernel '" + name_ + "' is not in the module (" + entry_list(*module_) + ")");
+  if (r != CUDA_SUCCESS) driver::throw_error(r, "cuModuleGetFunction");
+  attributes_.max_threads_per_block = function_attribute(handle_, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+  attributes_.num_regs = function_attribute(handle_, CU_FUNC_ATTRIBUTE_NUM_REGS);
+  attributes_.static_shared = function_attribute(handle_, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
+  attributes_.const_bytes = function_attribute(handle_, CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES);
+  attributes_.local_bytes = function_attribute(handle_, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
+  attributes_.max_dynamic_shared = function_attribute(handle_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
+  attributes_.ptx_version = function_attribute(handle_, CU_FUNC_ATTRIBUTE_PTX_VERSION);
+  attributes_.binary_version = function_attribute(handle_, CU_FUNC_ATTRIBUTE_BINARY_VERSION);
+  opted_in_shared_.store(attributes_.max_dynamic_shared, std::memory_order_relaxed);
+  device_limits_ = &DeviceLimits::of(module_->context()->device());
+}
+
+CUfunction Kernel::handle() const {
+  module_->context()->ensure_valid("kernel");
+  return handle_;
+}
+
+KernelLimits Kernel::limits() const noexcept {
+  return KernelLimits{attributes_.max_threads_per_block, attributes_.static_shared};
+}
+
+void Kernel::set_max_dynamic_shared_memory(std::int64_t bytes) {
+  const std::int64_t max = device_limits_->max_shared_optin - attributes_.static_shared;
+  if (bytes < 0 || bytes > max)
+    throw std::invalid_argument("dynamic shared memory of " + std::to_string(bytes) + " bytes for kernel '" +
+                                name_ + "': accepted 0 to " + std::to_string(max) +
+                                " (the device's opt-in maximum " + std::to_string(device_limits_->max_shared_optin) +
+                                " minus the kernel's " + std::to_string(attributes_.static_shared) +
+                                " static bytes)");
+  CUfunction f = handle();
+  ScopedContext scope(*module_->context());
+  CUBRIDGE_CU(cuFuncSetAttribute, f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(bytes));
+  attributes_.max_dynamic_shared = bytes;
+  opted_in_shared_.store(bytes, std::memory_order_relaxed);
+}
+
+int Kernel::suggested_block_size(std::int64_t dynamic_shared) const {
+  CUfunction f = handle();
+  ScopedContext scope(*module_->context());
+  int min_grid = 0, block = 0;
+  CUBRIDGE_CU(cuOccupancyMaxPotentialBlockSize, &min_grid, &block, f, nullptr,
+              static_cast<std::size_t>(dynamic_shared), 0);
+  return block;
+}
+
+void Kernel::validate(const LaunchConfig& config) const {
+  module_->context()->ensure_valid("kernel");
+  validate_launch(config, *device_limits_, limits());
+}
+
+void Kernel::launch_raw(const LaunchConfig& config, StreamRef stream, void** params) {
+  validate(config);
+  if (config.shared_mem > opted_in_shared_.load(std::memory_order_relaxed))
+    set_max_dynamic_shared_memory(config.shared_mem);
+  ScopedContext scope(*module_->context());
+  CUBRIDGE_CU(cuLaunchKernel, handle_, static_cast<unsigned>(config.grid.x), static_cast<unsigned>(config.grid.y),
+              static_cast<unsigned>(config.grid.z), static_cast<unsigned>(config.block.x),
+              static_cast<unsigned>(config.block.y), static_cast<unsigned>(config.block.z),
+              static_cast<unsigned>(config.shared_mem), stream.handle(), params, nullptr);
+}
+
+}  // namespace cubridge

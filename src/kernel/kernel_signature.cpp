@@ -1,0 +1,288 @@
+// Internal: parsing Numba's signature spelling and flattening it to PTX parameter slots.
+#include "cubridge/kernel/kernel_signature.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cctype>
+#include <stdexcept>
+#include <string>
+
+namespace cubridge {
+
+namespace {
+
+struct TypeName {
+  const char* name;
+  ScalarType type;
+};
+
+// Numba's names first (they are what to_string prints), then NumPy's short typestr spellings.
+constexpr TypeName kTypeNames[] = {
+    {"bool", ScalarType::Bool},         {"int8", ScalarType::Int8},
+    {"int16", ScalarType::Int16},       {"int32", ScalarType::Int32},
+    {"int64", ScalarType::Int64},       {"uint8", ScalarType::UInt8},
+    {"uint16", ScalarType::UInt16},     {"uint32", ScalarType::UInt32},
+    {"uint64", ScalarType::UInt64},     {"float16", ScalarType::Float16},
+    {"float32", ScalarType::Float32},   {"float64", ScalarType::Float64},
+    {"complex64", ScalarType::Complex64}, {"complex128", ScalarType::Complex128},
+    {"boolean", ScalarType::Bool},      {"b1", ScalarType::Bool},
+    {"i1", ScalarType::Int8},           {"i2", ScalarType::Int16},
+    {"i4", ScalarType::Int32},          {"i8", ScalarType::Int64},
+    {"intp", ScalarType::Int64},        {"u1", ScalarType::UInt8},
+    {"u2", ScalarType::UInt16},         {"u4", ScalarType::UInt32},
+    {"u8", ScalarType::UInt64},         {"uintp", ScalarType::UInt64},
+    {"f2", ScalarType::Float16},        {"f4", ScalarType::Float32},
+    {"f8", ScalarType::Float64},        {"c8", ScalarType::Complex64},
+    {"c16", ScalarType::Complex128},    {"half", ScalarType::Float16},
+};
+
+constexpr const char* kAccepted =
+    "bool, int8..int64, uint8..uint64, float16, float32, float64, complex64, complex128 (or i4, f8, "
+    "...), optionally followed by [:] dimensions, e.g. float32[:, ::1]";
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+[[noreturn]] void fail(std::string_view whole, const std::string& why) {
+  throw std::invalid_argument("kernel signature '" + std::string(whole) + "': " + why);
+}
+
+std::optional<ScalarType> lookup(std::string_view name) {
+  for (const auto& t : kTypeNames)
+    if (name == t.name) return t.type;
+  return std::nullopt;
+}
+
+ScalarType scalar_named(std::string_view whole, std::string_view name) {
+  if (auto t = lookup(name)) return *t;
+  fail(whole, "'" + std::string(name) + "' is not a type; accepted: " + kAccepted);
+}
+
+// Splits at commas that are not inside brackets or parentheses.
+std::vector<std::string_view> split_top(std::string_view whole, std::string_view s) {
+  std::vector<std::string_view> parts;
+  int depth = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (c == '[' || c == '(') ++depth;
+    if (c == ']' || c == ')') {
+      if (--depth < 0) fail(whole, "unbalanced '" + std::string(1, c) + "'");
+    }
+    if (c == ',' && depth == 0) {
+      parts.push_back(trim(s.substr(start, i - start)));
+      start = i + 1;
+    }
+  }
+  if (depth != 0) fail(whole, "unbalanced brackets");
+  parts.push_back(trim(s.substr(start)));
+  return parts;
+}
+
+std::string without_spaces(std::string_view s) {
+  std::string out;
+  for (char c : s)
+    if (!std::isspace(static_cast<unsigned char>(c))) out += c;
+  return out;
+}
+
+// "[:, ::1]" -> ndim and layout.
+void parse_dims(std::string_view whole, std::string_view dims, ParamKind& p) {
+  auto parts = split_top(whole, dims);
+  const auto n = static_cast<int>(parts.size());
+  int contiguous_at = -1;
+  for (int i = 0; i < n; ++i) {
+    std::string d = without_spaces(parts[static_cast<std::size_t>(i)]);
+    if (d == ":") continue;
+    if (d == "::1") {
+      if (contiguous_at >= 0) fail(whole, "'::1' may appear only once in '[" + std::string(dims) + "]'");
+      contiguous_at = i;
+      continue;
+    }
+    fail(whole, "'" + std::string(parts[static_cast<std::size_t>(i)]) +
+                    "' is not a dimension; write ':' (any stride) or '::1' (contiguous)");
+  }
+  p.ndim = n;
+  if (contiguous_at < 0) p.layout = 'A';
+  else if (contiguous_at == n - 1) p.layout = 'C';
+  else if (contiguous_at == 0) p.layout = 'F';
+  else fail(whole, "'::1' must be the last dimension (C order) or the first (F order), not dimension " +
+                       std::to_string(contiguous_at) + " of '[" + std::string(dims) + "]'");
+}
+
+// Numba's str() of an array type: "array(float32, 2d, C)".
+void parse_array_call(std::string_view whole, std::string_view inner, ParamKind& p) {
+  auto parts = split_top(whole, inner);
+  if (parts.size() != 3)
+    fail(whole, "'array(" + std::string(inner) + ")' needs three fields: array(float32, 2d, C)");
+  p.type = scalar_named(whole, parts[0]);
+  std::string_view nd = parts[1];
+  if (nd.size() < 2 || nd.back() != 'd')
+    fail(whole, "'" + std::string(nd) + "' is not a rank; write it as 1d, 2d, ...");
+  int ndim = 0;
+  for (char c : nd.substr(0, nd.size() - 1)) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) fail(whole, "'" + std::string(nd) + "' is not a rank; write it as 1d, 2d, ...");
+    ndim = ndim * 10 + (c - '0');
+    if (ndim > 1000) break;
+  }
+  p.ndim = ndim;
+  if (parts[2] != "C" && parts[2] != "F" && parts[2] != "A")
+    fail(whole, "layout '" + std::string(parts[2]) + "' is not one of C, F, A");
+  p.layout = parts[2][0];
+}
+
+ParamKind parse_param(std::string_view whole, std::string_view text) {
+  ParamKind p;
+  std::string_view s = trim(text);
+  if (s.empty()) fail(whole, "an empty parameter");
+  bool read_only = false;
+  for (std::string_view prefix : {std::string_view("const "), std::string_view("readonly ")}) {
+    if (s.substr(0, prefix.size()) == prefix) {
+      read_only = true;
+      s = trim(s.substr(prefix.size()));
+    }
+  }
+  if (s.substr(0, 6) == "array(" && s.back() == ')') {
+    p.kind = ParamKind::Kind::Array;
+    parse_array_call(whole, s.substr(6, s.size() - 7), p);
+  } else if (auto open = s.find('['); open != std::string_view::npos) {
+    if (s.back() != ']') fail(whole, "'" + std::string(s) + "': text after the closing ']'");
+    p.kind = ParamKind::Kind::Array;
+    p.type = scalar_named(whole, trim(s.substr(0, open)));
+    std::string_view dims = s.substr(open + 1, s.size() - open - 2);
+    if (trim(dims).empty()) fail(whole, "'" + std::string(s) + "' has no dimensions; write float32[:] for 1-d");
+    parse_dims(whole, dims, p);
+  } else {
+    p.type = scalar_named(whole, s);
+  }
+  p.written = p.is_array() && !read_only;
+  return p;
+}
+
+std::uint32_t align_up(std::uint32_t v, std::uint32_t a) { return (v + a - 1) / a * a; }
+
+}  // namespace
+
+const char* scalar_type_name(ScalarType t) noexcept {
+  for (const auto& n : kTypeNames)
+    if (n.type == t) return n.name;
+  return "?";
+}
+
+std::uint32_t scalar_type_size(ScalarType t) noexcept {
+  switch (t) {
+    case ScalarType::Bool: case ScalarType::Int8: case ScalarType::UInt8: return 1;
+    case ScalarType::Int16: case ScalarType::UInt16: case ScalarType::Float16: return 2;
+    case ScalarType::Int32: case ScalarType::UInt32: case ScalarType::Float32: return 4;
+    case ScalarType::Int64: case ScalarType::UInt64: case ScalarType::Float64:
+    case ScalarType::Complex64: return 8;
+    case ScalarType::Complex128: return 16;
+  }
+  return 0;
+}
+
+DType scalar_type_dtype(ScalarType t) noexcept {
+  DType d;
+  d.itemsize = scalar_type_size(t);
+  switch (t) {
+    case ScalarType::Bool: d.kind = 'b'; break;
+    case ScalarType::Int8: case ScalarType::Int16: case ScalarType::Int32: case ScalarType::Int64: d.kind = 'i'; break;
+    case ScalarType::UInt8: case ScalarType::UInt16: case ScalarType::UInt32: case ScalarType::UInt64: d.kind = 'u'; break;
+    case ScalarType::Float16: case ScalarType::Float32: case ScalarType::Float64: d.kind = 'f'; break;
+    case ScalarType::Complex64: case ScalarType::Complex128: d.kind = 'c'; break;
+  }
+  d.byteorder = d.itemsize == 1 ? '|' : (std::endian::native == std::endian::little ? '<' : '>');
+  return d;
+}
+
+std::optional<ScalarType> scalar_type_of(const DType& dtype) noexcept {
+  if (!dtype.native()) return std::nullopt;
+  for (const auto& n : kTypeNames) {
+    DType d = scalar_type_dtype(n.type);
+    if (d.kind == dtype.kind && d.itemsize == dtype.itemsize) return n.type;
+  }
+  return std::nullopt;
+}
+
+std::string ParamKind::to_string() const {
+  std::string s = scalar_type_name(type);
+  if (!is_array()) return s;
+  if (!written) s = "const " + s;
+  s += '[';
+  for (int i = 0; i < ndim; ++i) {
+    if (i) s += ", ";
+    bool contiguous = (layout == 'C' && i == ndim - 1) || (layout == 'F' && i == 0);
+    s += contiguous ? "::1" : ":";
+  }
+  return s + ']';
+}
+
+KernelSignature::KernelSignature(std::vector<ParamKind> params) : params_(std::move(params)) {
+  first_slot_.reserve(params_.size() + 1);
+  std::uint32_t offset = 0;
+  auto add = [&](std::uint32_t size) {
+    offset = align_up(offset, size);
+    slots_.push_back({offset, size});
+    offset += size;
+  };
+  for (std::size_t i = 0; i < params_.size(); ++i) {
+    ParamKind& p = params_[i];
+    first_slot_.push_back(static_cast<std::uint32_t>(slots_.size()));
+    if (p.is_array()) {
+      if (p.ndim < 1 || p.ndim > 32)
+        throw std::invalid_argument("kernel signature: parameter " + std::to_string(i) + " has " +
+                                    std::to_string(p.ndim) + " dimensions; arrays have 1 to 32");
+      if (p.layout != 'C' && p.layout != 'F' && p.layout != 'A')
+        throw std::invalid_argument("kernel signature: parameter " + std::to_string(i) + " has layout '" +
+                                    std::string(1, p.layout) + "'; accepted: 'C', 'F', 'A'");
+      if (p.ndim == 1 && p.layout == 'F') p.layout = 'C';  // one axis: both orders are the same
+      ++array_count_;
+      for (int k = 0; k < 5 + 2 * p.ndim; ++k) add(8);  // meminfo parent nitems itemsize data shape strides
+    } else {
+      p.ndim = 0;
+      p.layout = 'A';
+      p.written = false;
+      std::uint32_t size = scalar_type_size(p.type);
+      if (p.type == ScalarType::Complex64 || p.type == ScalarType::Complex128) {
+        add(size / 2);  // real
+        add(size / 2);  // imaginary
+      } else {
+        add(size);
+      }
+    }
+  }
+  first_slot_.push_back(static_cast<std::uint32_t>(slots_.size()));
+  buffer_size_ = align_up(offset, 8);
+}
+
+KernelSignature KernelSignature::parse(std::string_view text) {
+  std::string_view s = trim(text);
+  if (auto open = s.find('('); open != std::string_view::npos && s.back() == ')' &&
+                                s.substr(0, 6) != "array(" && s.find("array(") != 0) {
+    std::string_view ret = trim(s.substr(0, open));
+    bool starts_const = ret.substr(0, 6) == "const " || ret.substr(0, 9) == "readonly ";
+    if (!starts_const && ret.find('[') == std::string_view::npos && ret.find(',') == std::string_view::npos) {
+      if (!ret.empty() && ret != "void" && ret != "none")
+        fail(text, "a kernel returns void, but the signature says '" + std::string(ret) + "'");
+      s = trim(s.substr(open + 1, s.size() - open - 2));
+    }
+  }
+  std::vector<ParamKind> params;
+  if (!s.empty())
+    for (std::string_view part : split_top(text, s)) params.push_back(parse_param(text, part));
+  return KernelSignature(std::move(params));
+}
+
+std::string KernelSignature::to_string() const {
+  std::string s = "void(";
+  for (std::size_t i = 0; i < params_.size(); ++i) {
+    if (i) s += ", ";
+    s += params_[i].to_string();
+  }
+  return s + ')';
+}
+
+}  // namespace cubridge

@@ -1,0 +1,75 @@
+// Internal: device checks, CAI v3 stream ordering around a launch, and the launch itself.
+#include "cubridge/kernel/launch.hpp"
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cubridge/array/pointer_attributes.hpp"
+#include "cubridge/array/stream_order.hpp"
+
+namespace cubridge {
+
+namespace {
+
+bool same_stream(StreamRef a, StreamRef b) {
+  return a == b || (a.is_legacy_default() && b.is_legacy_default());
+}
+
+// The device of a view's memory: the importer's answer, else the driver's (cached by the array layer).
+int device_of(const ArrayView& view, std::size_t index) {
+  if (view.device() >= 0) return view.device();
+  std::string what = "argument " + std::to_string(index);
+  PointerAttributes attrs = check_device_pointer(view.address(), what);
+  return attrs.managed ? -1 : attrs.device;  // managed memory is reachable from every device
+}
+
+// One view per distinct producer stream that differs from `launch` (each needs one event, not one
+// per array).
+std::vector<const ArrayView*> producers_to_order(const ArgumentPack& args, StreamRef launch) {
+  std::vector<const ArrayView*> out;
+  for (const ArrayView* v : args.arrays()) {
+    if (v == nullptr || !v->synchronizes() || same_stream(*v->stream(), launch)) continue;
+    bool seen = false;
+    for (const ArrayView* o : out) seen = seen || same_stream(*o->stream(), *v->stream());
+    if (!seen) out.push_back(v);
+  }
+  return out;
+}
+
+}  // namespace
+
+StreamRef launch_stream(const LaunchConfig& config, const ArgumentPack& args) {
+  if (config.stream) return *config.stream;
+  for (const ArrayView* v : args.arrays())
+    if (v != nullptr && v->synchronizes()) return *v->stream();
+  return StreamRef::legacy();
+}
+
+StreamRef launch(Kernel& kernel, const LaunchConfig& config, ArgumentPack& args) {
+  args.check_complete();
+  kernel.validate(config);
+  const int device = kernel.module()->context()->device().ordinal();
+  const KernelSignature& sig = args.signature();
+  std::size_t a = 0;
+  for (std::size_t i = 0; i < sig.size(); ++i) {
+    if (!sig[i].is_array()) continue;
+    const ArrayView& v = *args.arrays()[a++];
+    if (v.empty()) continue;  // nothing will be dereferenced
+    int d = device_of(v, i);
+    if (d >= 0 && d != device)
+      throw std::invalid_argument("argument " + std::to_string(i) + ": the array is on device " +
+                                  std::to_string(d) + " but kernel '" + kernel.name() +
+                                  "' was loaded on device " + std::to_string(device) +
+                                  "; copy the array to device " + std::to_string(device) +
+                                  " or load the kernel there");
+  }
+  const StreamRef stream = launch_stream(config, args);
+  const std::vector<const ArrayView*> producers = producers_to_order(args, stream);
+  ScopedStreamUse use(producers, stream);  // the launch stream waits for each producer
+  kernel.launch_raw(config, stream, args.params());
+  use.finish();  // each producer waits for the launch
+  return stream;
+}
+
+}  // namespace cubridge

@@ -1,0 +1,304 @@
+// Kernel layer without a GPU: signature parsing, the Numba-ABI buffer layout, argument packing and
+// its errors, launch-configuration validation, float16 rounding, code-image recognition.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "cubridge/array/errors.hpp"
+#include "cubridge/kernel.hpp"
+
+namespace cubridge {
+namespace {
+
+template <class T>
+T read_at(const ArgumentPack& pack, std::uint32_t offset) {
+  T v{};
+  std::memcpy(&v, pack.buffer().data() + offset, sizeof(T));
+  return v;
+}
+
+ArrayView fake_view(std::uintptr_t address, const char* typestr, std::vector<std::int64_t> shape,
+                    std::optional<std::vector<std::int64_t>> strides = std::nullopt, bool read_only = false) {
+  static std::vector<std::vector<std::int64_t>> keep;  // spans in Layout must outlive the call only
+  ArrayView::Layout l;
+  l.data = reinterpret_cast<void*>(address);
+  l.dtype = parse_typestr(typestr, "test");
+  l.shape = shape;
+  if (strides) l.strides = std::span<const std::int64_t>(*strides);
+  l.read_only = read_only;
+  return ArrayView(l, nullptr, "test");
+}
+
+#define EXPECT_THROW_MSG(stmt, type, text)                                        \
+  do {                                                                            \
+    try {                                                                         \
+      stmt;                                                                       \
+      ADD_FAILURE() << "no exception from " #stmt;                                \
+    } catch (const type& e) {                                                     \
+      EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what(); \
+    }                                                                             \
+  } while (0)
+
+TEST(KernelSignature, ParsesNumbaSpellings) {
+  auto s = KernelSignature::parse("void(float32[:], float32[:, ::1], int64[::1, :], const f8[:,:,:], int32)");
+  ASSERT_EQ(s.size(), 5u);
+  EXPECT_EQ(s[0], (ParamKind{ParamKind::Kind::Array, ScalarType::Float32, 1, 'A', true}));
+  EXPECT_EQ(s[1].layout, 'C');
+  EXPECT_EQ(s[1].ndim, 2);
+  EXPECT_EQ(s[2].layout, 'F');
+  EXPECT_EQ(s[3].type, ScalarType::Float64);
+  EXPECT_FALSE(s[3].written);
+  EXPECT_EQ(s[3].ndim, 3);
+  EXPECT_FALSE(s[4].is_array());
+  EXPECT_EQ(s.to_string(), "void(float32[:], float32[:, ::1], int64[::1, :], const float64[:, :, :], int32)");
+  EXPECT_EQ(KernelSignature::parse(s.to_string()), s);
+}
+
+TEST(KernelSignature, AcceptsBareListsNumbaArrayStrAndEmpty) {
+  EXPECT_EQ(KernelSignature::parse("float32[::1], int64").to_string(), "void(float32[::1], int64)");
+  EXPECT_EQ(KernelSignature::parse("(float32[::1], int64)").to_string(), "void(float32[::1], int64)");
+  EXPECT_EQ(KernelSignature::parse("array(float32, 2d, C), readonly array(int8, 1d, A), boolean").to_string(),
+            "void(float32[:, ::1], const int8[:], bool)");
+  EXPECT_EQ(KernelSignature::parse("void()").size(), 0u);
+  EXPECT_EQ(KernelSignature::parse("").size(), 0u);
+  EXPECT_EQ(KernelSignature::parse("float32[::1, :]").to_string(), "void(float32[::1, :])");
+  EXPECT_EQ(KernelSignature::parse("f4[::1]")[0].layout, 'C');  // 1-d: C and F coincide
+}
+
+TEST(KernelSignature, RejectsWithTheOffendingText) {
+  EXPECT_THROW_MSG(KernelSignature::parse("void(float31[:])"), std::invalid_argument, "'float31' is not a type");
+  EXPECT_THROW_MSG(KernelSignature::parse("float32(float32[:])"), std::invalid_argument,
+                   "a kernel returns void, but the signature says 'float32'");
+  EXPECT_THROW_MSG(KernelSignature::parse("float32[:, ::1, :]"), std::invalid_argument,
+                   "'::1' must be the last dimension (C order) or the first (F order)");
+  EXPECT_THROW_MSG(KernelSignature::parse("float32[::2]"), std::invalid_argument, "'::2' is not a dimension");
+  EXPECT_THROW_MSG(KernelSignature::parse("float32[]"), std::invalid_argument, "has no dimensions");
+  EXPECT_THROW_MSG(KernelSignature::parse("float32[:"), std::invalid_argument, "unbalanced");
+  EXPECT_THROW_MSG(KernelSignature::parse("int32, , int32"), std::invalid_argument, "an empty parameter");
+  EXPECT_THROW_MSG(KernelSignature::parse("array(float32, xd, C)"), std::invalid_argument, "'xd' is not a rank");
+  EXPECT_THROW_MSG(KernelSignature::parse("array(float32, 1d, Q)"), std::invalid_argument, "layout 'Q'");
+}
+
+TEST(KernelSignature, ArrayLayoutIsFivePlusTwoNSlotsOfEightBytes) {
+  for (int n = 1; n <= 3; ++n) {
+    std::string dims = ":";
+    for (int i = 1; i < n; ++i) dims += ", :";
+    auto s = KernelSignature::parse("float32[" + dims + "], int64");
+    ASSERT_EQ(s.slot_count(0), static_cast<std::uint32_t>(5 + 2 * n));
+    for (std::uint32_t k = 0; k < s.slot_count(0); ++k) {
+      EXPECT_EQ(s.slots()[k].offset, 8 * k);
+      EXPECT_EQ(s.slots()[k].size, 8u);
+    }
+    EXPECT_EQ(s.first_slot(1), static_cast<std::uint32_t>(5 + 2 * n));
+    EXPECT_EQ(s.slots()[s.first_slot(1)].offset, static_cast<std::uint32_t>(8 * (5 + 2 * n)));
+    EXPECT_EQ(s.buffer_size(), static_cast<std::uint32_t>(8 * (6 + 2 * n)));
+  }
+}
+
+TEST(KernelSignature, ScalarSlotsAreNaturallyAlignedAndComplexIsTwo) {
+  auto s = KernelSignature::parse("bool, int16, int32, int64, complex64, float16, complex128, uint8, float32");
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> got;
+  for (auto sl : s.slots()) got.emplace_back(sl.offset, sl.size);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> want = {
+      {0, 1}, {2, 2}, {4, 4}, {8, 8}, {16, 4}, {20, 4}, {24, 2}, {32, 8}, {40, 8}, {48, 1}, {52, 4}};
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(s.slot_count(4), 2u);
+  EXPECT_EQ(s.slot_count(6), 2u);
+  EXPECT_EQ(s.buffer_size(), 56u);
+}
+
+TEST(ArgumentPack, WritesTheNumbaArrayFields) {
+  auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("float32[:, :], int32[:, :, ::1]"));
+  ArgumentPack pack(sig);
+  pack.set_array(0, fake_view(0x10000, "<f4", {3, 4}, std::vector<std::int64_t>{4, 12}));  // F order
+  pack.set_array(1, fake_view(0x20000, "<i4", {2, 3, 5}));
+  EXPECT_EQ(read_at<std::int64_t>(pack, 0), 0);     // meminfo
+  EXPECT_EQ(read_at<std::int64_t>(pack, 8), 0);     // parent
+  EXPECT_EQ(read_at<std::int64_t>(pack, 16), 12);   // nitems
+  EXPECT_EQ(read_at<std::int64_t>(pack, 24), 4);    // itemsize
+  EXPECT_EQ(read_at<std::uint64_t>(pack, 32), 0x10000u);
+  EXPECT_EQ(read_at<std::int64_t>(pack, 40), 3);
+  EXPECT_EQ(read_at<std::int64_t>(pack, 48), 4);
+  EXPECT_EQ(read_at<std::int64_t>(pack, 56), 4);    // strides in bytes
+  EXPECT_EQ(read_at<std::int64_t>(pack, 64), 12);
+  const std::uint32_t b = 72;
+  EXPECT_EQ(read_at<std::int64_t>(pack, b + 16), 30);
+  EXPECT_EQ(read_at<std::uint64_t>(pack, b + 32), 0x20000u);
+  EXPECT_EQ(read_at<std::int64_t>(pack, b + 40), 2);
+  EXPECT_EQ(read_at<std::int64_t>(pack, b + 56), 5);
+  EXPECT_EQ(read_at<std::int64_t>(pack, b + 64), 60);
+  EXPECT_EQ(read_at<std::int64_t>(pack, b + 72), 20);
+  EXPECT_EQ(read_at<std::int64_t>(pack, b + 80), 4);
+  EXPECT_EQ(pack.buffer().size(), 160u);
+  // kernelParams point at the slots.
+  EXPECT_EQ(static_cast<std::byte*>(pack.params()[4]) - pack.buffer().data(), 32);
+  EXPECT_EQ(static_cast<std::byte*>(pack.params()[9]) - pack.buffer().data(), 72);
+  pack.check_complete();
+  ASSERT_EQ(pack.arrays().size(), 2u);
+  EXPECT_EQ(pack.arrays()[1]->address(), 0x20000u);
+}
+
+TEST(ArgumentPack, WritesEveryScalarTypeExactly) {
+  auto sig = std::make_shared<KernelSignature>(KernelSignature::parse(
+      "bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, float32, float64, complex64, complex128"));
+  ArgumentPack pack(sig);
+  std::size_t i = 0;
+  pack.set_scalar(i++, true);
+  pack.set_scalar(i++, std::int64_t{-5});
+  pack.set_scalar(i++, std::int64_t{-300});
+  pack.set_scalar(i++, std::int64_t{-70000});
+  pack.set_scalar(i++, std::int64_t{-(std::int64_t{1} << 40)});
+  pack.set_scalar(i++, std::int64_t{255});
+  pack.set_scalar(i++, std::int64_t{65535});
+  pack.set_scalar(i++, std::int64_t{4000000000});
+  pack.set_scalar(i++, std::uint64_t{18446744073709551615u});
+  pack.set_scalar(i++, 1.5);
+  pack.set_scalar(i++, 0.1);
+  pack.set_scalar(i++, std::int64_t{3});  // an int where a float is expected is fine
+  pack.set_scalar(i++, std::complex<double>(1.5, -2.0));
+  pack.set_scalar(i++, std::complex<double>(0.25, 4.0));
+  pack.check_complete();
+  const auto& s = *sig;
+  auto off = [&](std::size_t p, std::uint32_t k = 0) { return s.slots()[s.first_slot(p) + k].offset; };
+  EXPECT_EQ(read_at<std::uint8_t>(pack, off(0)), 1);
+  EXPECT_EQ(read_at<std::int8_t>(pack, off(1)), -5);
+  EXPECT_EQ(read_at<std::int16_t>(pack, off(2)), -300);
+  EXPECT_EQ(read_at<std::int32_t>(pack, off(3)), -70000);
+  EXPECT_EQ(read_at<std::int64_t>(pack, off(4)), -(std::int64_t{1} << 40));
+  EXPECT_EQ(read_at<std::uint8_t>(pack, off(5)), 255);
+  EXPECT_EQ(read_at<std::uint16_t>(pack, off(6)), 65535);
+  EXPECT_EQ(read_at<std::uint32_t>(pack, off(7)), 4000000000u);
+  EXPECT_EQ(read_at<std::uint64_t>(pack, off(8)), 18446744073709551615u);
+  EXPECT_EQ(read_at<std::uint16_t>(pack, off(9)), 0x3e00);
+  EXPECT_EQ(read_at<float>(pack, off(10)), 0.1f);
+  EXPECT_EQ(read_at<double>(pack, off(11)), 3.0);
+  EXPECT_EQ(read_at<float>(pack, off(12, 0)), 1.5f);
+  EXPECT_EQ(read_at<float>(pack, off(12, 1)), -2.0f);
+  EXPECT_EQ(read_at<double>(pack, off(13, 0)), 0.25);
+  EXPECT_EQ(read_at<double>(pack, off(13, 1)), 4.0);
+}
+
+TEST(ArgumentPack, RejectsMismatchedArraysBeforeLaunch) {
+  auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("float32[:, ::1], const float32[:], int32"));
+  ArgumentPack pack(sig);
+  EXPECT_THROW_MSG(pack.set_array(0, fake_view(0x1000, "<f8", {2, 2})), ArgumentTypeError,
+                   "argument 0: a float64 array (typestr '<f8') was passed where the signature says float32[:, ::1]");
+  EXPECT_THROW_MSG(pack.set_array(0, fake_view(0x1000, "<f4", {4})), ArgumentTypeError,
+                   "argument 0: a 1-d array (shape (4,)) was passed");
+  EXPECT_THROW_MSG(pack.set_array(0, fake_view(0x1000, "<f4", {2, 3}, std::vector<std::int64_t>{4, 8})),
+                   ArgumentTypeError, "not C-contiguous (strides (4, 8))");
+  EXPECT_THROW_MSG(pack.set_array(0, fake_view(0x1000, "<f4", {2, 2}, std::nullopt, true)), std::invalid_argument,
+                   "argument 0: the array is read-only but the kernel may write it (float32[:, ::1])");
+  pack.set_array(1, fake_view(0x1000, "<f4", {4}, std::nullopt, true));  // const: read-only is fine
+  EXPECT_THROW_MSG(pack.set_array(2, fake_view(0x1000, "<i4", {4})), ArgumentTypeError,
+                   "argument 2: an array was passed where the signature says int32");
+  EXPECT_THROW_MSG(pack.set_array(3, fake_view(0x1000, "<i4", {4})), std::out_of_range, "the kernel takes 3 arguments");
+  EXPECT_THROW_MSG(pack.set_array(1, fake_view(0x1000, ">f4", {4})), ArgumentTypeError, "typestr '>f4'");
+  EXPECT_THROW_MSG(pack.check_complete(), std::invalid_argument, "argument 0 (float32[:, ::1]) was not set");
+  auto masked = fake_view(0x1000, "<f4", {4}).with_mask(std::make_shared<ArrayView>(fake_view(0x2000, "|b1", {4})));
+  EXPECT_THROW_MSG(pack.set_array(1, masked), MaskNotSupported, "mask");
+}
+
+TEST(ArgumentPack, RejectsMismatchedScalars) {
+  auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("int8, uint32, float32, bool, float32[:]"));
+  ArgumentPack pack(sig);
+  EXPECT_THROW_MSG(pack.set_scalar(0, std::int64_t{300}), std::invalid_argument,
+                   "argument 0: 300 is out of range for int8 (-128 to 127)");
+  EXPECT_THROW_MSG(pack.set_scalar(1, std::int64_t{-1}), std::invalid_argument, "-1 is out of range for uint32");
+  EXPECT_THROW_MSG(pack.set_scalar(0, 1.5), ArgumentTypeError,
+                   "argument 0: a float (1.5) was passed where the signature says int8");
+  EXPECT_THROW_MSG(pack.set_scalar(2, std::complex<double>(1, 2)), ArgumentTypeError, "a complex ((1+2j))");
+  EXPECT_THROW_MSG(pack.set_scalar(3, std::int64_t{2}), std::invalid_argument, "2 is out of range for bool");
+  EXPECT_THROW_MSG(pack.set_scalar(4, std::int64_t{2}), ArgumentTypeError,
+                   "argument 4: an int (2) was passed where the signature says float32[:]");
+  pack.set_scalar(1, std::uint64_t{4294967295u});
+}
+
+TEST(Float16, RoundsToNearestEvenLikeNumPy) {
+  EXPECT_EQ(float16_bits(0.0), 0x0000);
+  EXPECT_EQ(float16_bits(-0.0), 0x8000);
+  EXPECT_EQ(float16_bits(1.0), 0x3c00);
+  EXPECT_EQ(float16_bits(-2.0), 0xc000);
+  EXPECT_EQ(float16_bits(65504.0), 0x7bff);
+  EXPECT_EQ(float16_bits(65519.0), 0x7bff);
+  EXPECT_EQ(float16_bits(65520.0), 0x7c00);  // halfway to the next, ties to even: infinity
+  EXPECT_EQ(float16_bits(1e300), 0x7c00);
+  EXPECT_EQ(float16_bits(5.960464477539063e-08), 0x0001);  // 2^-24, the smallest subnormal
+  EXPECT_EQ(float16_bits(2.9802322387695312e-08), 0x0000);  // 2^-25: a tie, rounds to even (zero)
+  EXPECT_EQ(float16_bits(6.103515625e-05), 0x0400);  // 2^-14, the smallest normal
+  EXPECT_EQ(float16_bits(1.0 + 1.0 / 2048), 0x3c00);  // tie between 1 and 1+2^-10: even (1)
+  EXPECT_EQ(float16_bits(1.0 + 3.0 / 2048), 0x3c02);  // tie: rounds up to even
+  EXPECT_EQ(float16_bits(0.1), 0x2e66);
+  EXPECT_EQ(float16_bits(std::numeric_limits<double>::infinity()), 0x7c00);
+  EXPECT_EQ(float16_bits(std::numeric_limits<double>::quiet_NaN()) & 0x7e00, 0x7e00);
+}
+
+TEST(LaunchConfig, ValidatesEveryLimitWithTheValueAndTheLimit) {
+  DeviceLimits dev;  // the H100's numbers
+  dev.max_shared_optin = 232448;
+  KernelLimits k{1024, 1024};
+  auto cfg = [](std::vector<std::int64_t> g, std::vector<std::int64_t> b, std::int64_t smem = 0) {
+    LaunchConfig c;
+    c.grid = Extent3::of(g, "griddim");
+    c.block = Extent3::of(b, "blockdim");
+    c.shared_mem = smem;
+    return c;
+  };
+  validate_launch(cfg({1}, {1024}), dev, k);
+  validate_launch(cfg({2147483647, 65535, 65535}, {32, 32, 1}, 231424), dev, k);
+  EXPECT_THROW_MSG(validate_launch(cfg({0}, {32}), dev, k), std::invalid_argument,
+                   "griddim 0: extent x is 0; every extent must be at least 1");
+  EXPECT_THROW_MSG(validate_launch(cfg({4, -1}, {32}), dev, k), std::invalid_argument,
+                   "griddim (4, -1): extent y is -1");
+  EXPECT_THROW_MSG(validate_launch(cfg({1}, {2048}), dev, k), std::invalid_argument,
+                   "blockdim 2048: extent x is 2048, above the device's limit of 1024");
+  EXPECT_THROW_MSG(validate_launch(cfg({1}, {1, 1, 65}), dev, k), std::invalid_argument,
+                   "blockdim (1, 1, 65): extent z is 65, above the device's limit of 64");
+  EXPECT_THROW_MSG(validate_launch(cfg({1, 65536}, {1}), dev, k), std::invalid_argument,
+                   "griddim (1, 65536): extent y is 65536, above the device's limit of 65535");
+  EXPECT_THROW_MSG(validate_launch(cfg({2147483648}, {1}), dev, k), std::invalid_argument,
+                   "griddim 2147483648: extent x is 2147483648, above the device's limit of 2147483647");
+  EXPECT_THROW_MSG(validate_launch(cfg({1}, {64, 32}), dev, k), std::invalid_argument,
+                   "blockdim (64, 32): 2048 threads per block exceed the limit of 1024");
+  EXPECT_THROW_MSG(validate_launch(cfg({1}, {1024}), dev, KernelLimits{512, 0}), std::invalid_argument,
+                   "1024 threads per block exceed the limit of 512 (the device allows 1024, this kernel 512");
+  EXPECT_THROW_MSG(validate_launch(cfg({1}, {32}, 231425), dev, k), std::invalid_argument,
+                   "sharedmem 231425: 231425 bytes of dynamic shared memory plus the kernel's 1024 static "
+                   "bytes exceed the device's maximum of 232448 bytes per block");
+  EXPECT_THROW_MSG(validate_launch(cfg({1}, {32}, -1), dev, k), std::invalid_argument,
+                   "sharedmem -1: dynamic shared memory must be 0 or more bytes");
+  std::vector<std::int64_t> four = {1, 1, 1, 1};
+  EXPECT_THROW_MSG(Extent3::of(four, "griddim"), std::invalid_argument,
+                   "griddim: 4 extents given; give an int or a tuple of 1 to 3 ints");
+  EXPECT_EQ(blocks_for(1000, 256), 4);
+  EXPECT_EQ(blocks_for(1024, 256), 4);
+}
+
+std::string test_ptx() {
+  const char* root = std::getenv("CUBRIDGE_SOURCE_DIR");
+  std::ifstream f(std::string(root ? root : ".") + "/tests/cpp/kernel/numba_abi_kernels.ptx");
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+TEST(CodeImage, RecognisesPtxCubinFatbinAndRefusesTheRest) {
+  std::string ptx = test_ptx();
+  ASSERT_FALSE(ptx.empty()) << "set CUBRIDGE_SOURCE_DIR to the repository";
+  auto bytes = [](std::string_view s) { return std::as_bytes(std::span(s.data(), s.size())); };
+  EXPECT_EQ(detect_image_format(bytes(ptx)), ImageFormat::Ptx);
+  EXPECT_EQ(detect_image_format(bytes(std::string_view("\x7f" "ELF\x02\x01", 6))), ImageFormat::Cubin);
+  EXPECT_EQ(detect_image_format(bytes(std::string_view("\x50\xed\x55\xba\x01\x00", 6))), ImageFormat::Fatbin);
+  EXPECT_THROW_MSG(detect_image_format(bytes(std::string_view("BC\xc0\xde\x35\x14", 6))), std::invalid_argument,
+                   "LLVM bitcode");
+  EXPECT_THROW_MSG(detect_image_format(bytes("hello")), std::invalid_argument,
+                   "5 bytes starting with 68 65 6c 6c 6f are neither PTX text");
+  EXPECT_THROW_MSG(detect_image_format({}), std::invalid_argument, "empty");
+  EXPECT_EQ(ptx_entry_names(ptx), (std::vector<std::string>{"add_f32", "scale_2d", "fill_3d", "scalars",
+                                                            "reverse_block", "slow_fill"}));
+}
+
+}  // namespace
+}  // namespace cubridge
