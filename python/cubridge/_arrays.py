@@ -1,2 +1,141 @@
-"""_arrays face of cubridge (see DESIGN.md)."""
-__all__: list[str] = []
+"""The arrays face: CUDA Array Interface v3 and DLPack 1.x, both directions (see DESIGN.md).
+
+The hot paths (`as_cuda_array`, `from_cuda_array_interface`, `DeviceArray.__cuda_array_interface__`)
+are C++ (src/array/, src/array/python/); this module adds the NumPy-facing conveniences.
+"""
+from __future__ import annotations
+
+from . import _core
+from ._core import DeviceArray, array_options, as_cuda_array, from_cuda_array_interface, from_dlpack
+
+__all__ = ["DeviceArray", "as_cuda_array", "from_cuda_array_interface", "from_dlpack", "device_array",
+           "device_array_like", "to_device", "is_cuda_array", "array_options"]
+
+
+def _np():
+    import numpy  # imported on first use: importing cubridge must stay cheap
+    return numpy
+
+
+def is_cuda_array(obj) -> bool:
+    """True when `obj` exposes `__cuda_array_interface__` (numba.cuda.is_cuda_array)."""
+    return hasattr(obj, "__cuda_array_interface__")
+
+
+def _dtype_args(dtype):
+    np = _np()
+    try:
+        dt = np.dtype(dtype)
+    except TypeError as e:
+        raise TypeError(f"device_array: {dtype!r} is not a NumPy dtype ({e})") from None
+    return dt, dt.str, (dt.descr if dt.fields is not None else None)
+
+
+def _shape_args(shape):
+    if isinstance(shape, int) and not isinstance(shape, bool):
+        return (shape,)
+    try:
+        return tuple(shape)
+    except TypeError:
+        raise TypeError(f"device_array: shape must be an int or a tuple of int, got {shape!r}") from None
+
+
+def device_array(shape, dtype=float, order="C", stream=None) -> DeviceArray:
+    """Uninitialised device memory (numba.cuda.device_array). `stream` becomes the array's default
+    stream, which its `__cuda_array_interface__` names; without one it exports `stream: None`."""
+    _, typestr, descr = _dtype_args(dtype)
+    return _core._empty(_shape_args(shape), typestr, order, stream, descr)
+
+
+def device_array_like(ary, stream=None) -> DeviceArray:
+    """An uninitialised array with `ary`'s shape, dtype and (C or F) order."""
+    np = _np()
+    host = ary if hasattr(ary, "dtype") else np.asarray(ary)
+    f = bool(getattr(getattr(host, "flags", None), "f_contiguous", False)) and not \
+        bool(getattr(getattr(host, "flags", None), "c_contiguous", True))
+    return device_array(host.shape, host.dtype, "F" if f else "C", stream)
+
+
+def to_device(obj, stream=None, copy=True, to=None) -> DeviceArray:
+    """Copies a host array (anything numpy.asarray accepts) to the GPU (numba.cuda.to_device).
+    C- and Fortran-ordered arrays keep their order; other layouts are made C-contiguous first."""
+    np = _np()
+    host = np.asarray(obj)
+    if not (host.flags.c_contiguous or host.flags.f_contiguous):
+        host = np.ascontiguousarray(host)
+    order = "F" if host.flags.f_contiguous and not host.flags.c_contiguous else "C"
+    if to is None:
+        to = device_array(host.shape, host.dtype, order, stream)
+    elif tuple(to.shape) != host.shape or to.typestr != host.dtype.str:
+        raise ValueError(f"to_device: `to` has shape {to.shape} and typestr {to.typestr!r}; the host array "
+                         f"has {host.shape} and {host.dtype.str!r}")
+    if copy:
+        _copy_host_into(to, host, stream)
+    return to
+
+
+def _copy_host_into(dev: DeviceArray, host, stream) -> None:
+    np = _np()
+    if dev.is_c_contiguous():
+        src = np.ascontiguousarray(host)
+    elif dev.is_f_contiguous():
+        src = np.asfortranarray(host)
+    else:
+        raise ValueError("copy_to_device: the destination is not contiguous; copy into a contiguous array")
+    dev._copy_from_host(src.reshape(-1, order="K").view(np.uint8), stream)
+
+
+def _host_view(self: DeviceArray, buf):
+    np = _np()
+    begin, _ = self._extent
+    return np.ndarray(self.shape, dtype=self.dtype, buffer=buf, offset=-begin, strides=self.strides)
+
+
+def _copy_to_host(self: DeviceArray, ary=None, stream=None):
+    """Copies to host memory and returns it (numba's DeviceNDArray.copy_to_host). Stream-ordered
+    after the array's producer; returns once the data is on the host."""
+    np = _np()
+    _, nbytes = self._extent
+    buf = np.empty(nbytes, dtype=np.uint8)
+    self._copy_extent_to_host(buf, stream)
+    view = _host_view(self, buf)
+    if ary is None:
+        if self.is_c_contiguous() or self.is_f_contiguous():
+            return view
+        return np.ascontiguousarray(view)
+    if ary.shape != view.shape or ary.dtype != view.dtype:
+        raise ValueError(f"copy_to_host: `ary` has shape {ary.shape} and dtype {ary.dtype}; the array has "
+                         f"{view.shape} and {view.dtype}")
+    ary[...] = view
+    return ary
+
+
+def _copy_to_device(self: DeviceArray, ary, stream=None) -> None:
+    """Copies `ary` (a host array or any GPU array) into this array."""
+    if isinstance(ary, DeviceArray) or is_cuda_array(ary) or hasattr(ary, "__dlpack__") and \
+            not hasattr(ary, "__array_interface__"):
+        self.copy_from(ary, stream)
+        return
+    np = _np()
+    host = np.asarray(ary, dtype=self.dtype)
+    if host.shape != tuple(self.shape):
+        raise ValueError(f"copy_to_device: shape {host.shape} differs from the array's {self.shape}")
+    _copy_host_into(self, host, stream)
+
+
+_DTYPES: dict = {}
+
+
+def _dtype(self: DeviceArray):
+    key = (self.typestr, repr(self.descr))
+    dt = _DTYPES.get(key)
+    if dt is None:
+        np = _np()
+        dt = np.dtype(self.descr) if self.descr is not None else np.dtype(self.typestr)
+        _DTYPES[key] = dt
+    return dt
+
+
+DeviceArray.copy_to_host = _copy_to_host
+DeviceArray.copy_to_device = _copy_to_device
+DeviceArray.dtype = property(_dtype, doc="The NumPy dtype (from typestr, or descr for structured types).")

@@ -1,0 +1,216 @@
+// Internal (Python glue of the array face): the C function tables: cubridge's own array C API
+// (include/cubridge/c/array.h, capsule "cubridge.array_c_api") and the DLPack 1.3 exchange table that
+// DeviceArray publishes as `__dlpack_c_exchange_api__`. No C++ exception crosses these functions.
+// Implements: the C-side interface CAI v3 anticipates; DLPack 1.3 DLPackExchangeAPI (producer side).
+#pragma once
+
+#include <cstring>
+
+#include "cubridge/c/array.h"
+#include "py_cai.hpp"
+#include "py_dlpack.hpp"
+
+namespace cubridge::python {
+
+/// Converts the in-flight C++ exception into a Python exception (for functions returning -1).
+inline void set_python_error() noexcept {
+  try {
+    throw;
+  } catch (nb::python_error& e) {
+    e.restore();
+  } catch (const nb::builtin_exception& e) {
+    PyObject* t = PyExc_RuntimeError;
+    switch (e.type()) {
+      case nb::exception_type::value_error: t = PyExc_ValueError; break;
+      case nb::exception_type::type_error: t = PyExc_TypeError; break;
+      case nb::exception_type::buffer_error: t = PyExc_BufferError; break;
+      case nb::exception_type::index_error: t = PyExc_IndexError; break;
+      default: break;
+    }
+    PyErr_SetString(t, e.what());
+  } catch (const MaskNotSupported& e) {
+    PyErr_SetString(PyExc_NotImplementedError, e.what());
+  } catch (const ExportError& e) {
+    PyErr_SetString(PyExc_BufferError, e.what());
+  } catch (const std::invalid_argument& e) {
+    PyErr_SetString(PyExc_ValueError, e.what());
+  } catch (const std::out_of_range& e) {
+    PyErr_SetString(PyExc_IndexError, e.what());
+  } catch (const std::bad_alloc&) {
+    PyErr_NoMemory();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (...) {
+    PyErr_SetString(PyExc_RuntimeError, "cubridge: unknown C++ exception");
+  }
+}
+
+inline bool per_thread_default_stream() {
+  static const bool v = [] {
+    const char* e = std::getenv("CUBRIDGE_PER_THREAD_DEFAULT_STREAM");
+    return e != nullptr && *e != '\0' && std::strcmp(e, "0") != 0;
+  }();
+  return v;
+}
+
+namespace c_api_detail {
+
+/// Fills `out` from a view; `owner` and `mask` become new strong references.
+inline void fill(const ArrayView& v, PyObject* owner, PyObject* mask, CubridgeArray* out) {
+  if (v.ndim() > CUBRIDGE_ARRAY_MAX_NDIM)
+    throw nb::value_error(("cubridge array C API: ndim " + std::to_string(v.ndim()) + " exceeds " +
+                           std::to_string(CUBRIDGE_ARRAY_MAX_NDIM)).c_str());
+  out->version = CUBRIDGE_ARRAY_VERSION;
+  out->flags = (v.read_only() ? CUBRIDGE_ARRAY_READ_ONLY : 0u) |
+               (v.is_c_contiguous() ? CUBRIDGE_ARRAY_C_CONTIGUOUS : 0u) |
+               (v.is_f_contiguous() ? CUBRIDGE_ARRAY_F_CONTIGUOUS : 0u);
+  out->data = v.data();
+  out->ndim = v.ndim();
+  out->device_id = v.device();
+  const char* ts = v.dtype().typestr();
+  std::strncpy(out->typestr, ts, sizeof(out->typestr) - 1);
+  out->typestr[sizeof(out->typestr) - 1] = '\0';
+  out->itemsize = v.itemsize();
+  out->kind = v.dtype().kind;
+  out->byteorder = v.dtype().byteorder;
+  out->reserved0 = 0;
+  out->stream = 0;
+  if (v.stream()) {
+    out->flags |= CUBRIDGE_ARRAY_HAS_STREAM;
+    out->stream = v.stream()->cai_value();
+  }
+  if (v.synchronizes()) out->flags |= CUBRIDGE_ARRAY_SYNC;
+  for (auto& r : out->reserved) r = 0;
+  for (int i = 0; i < v.ndim(); ++i) {
+    out->shape[i] = v.shape()[i];
+    out->strides[i] = v.strides()[i];
+  }
+  Py_XINCREF(owner);
+  out->owner = owner;
+  out->mask = nullptr;
+  if (mask != nullptr && mask != Py_None) {
+    Py_INCREF(mask);
+    out->mask = mask;
+    out->flags |= CUBRIDGE_ARRAY_HAS_MASK;
+  }
+}
+
+}  // namespace c_api_detail
+
+/// Implemented in bind_array.cpp (it needs the registered DeviceArray type): our own arrays, the
+/// exchange table, `__dlpack__`, then `__cuda_array_interface__`.
+int c_array_from_pyobject(void* obj, std::uint32_t flags, std::uintptr_t consumer_stream, CubridgeArray* out) noexcept;
+
+inline void c_array_release(CubridgeArray* a) noexcept {
+  if (a == nullptr) return;
+  Py_XDECREF(static_cast<PyObject*>(a->owner));
+  Py_XDECREF(static_cast<PyObject*>(a->mask));
+  a->owner = nullptr;
+  a->mask = nullptr;
+}
+
+inline const CubridgeArrayAPI* array_c_api_table() {
+  static const CubridgeArrayAPI table{CUBRIDGE_ARRAY_API_VERSION, sizeof(CubridgeArrayAPI),
+                                      &c_array_from_pyobject, &c_array_release};
+  return &table;
+}
+
+// ---- DLPack 1.3 exchange table of cubridge.DeviceArray (producer side; no synchronisation) ----
+
+namespace exchange_detail {
+
+inline int allocator(CubridgeDLTensor* proto, CubridgeDLManagedTensorVersioned** out, void* error_ctx,
+                     void (*set_error)(void*, const char*, const char*)) noexcept {
+  try {
+    DType dtype = from_dlpack_dtype(proto->dtype);
+    std::span<const std::int64_t> shape(proto->shape, static_cast<std::size_t>(proto->ndim));
+    std::int64_t n = 1;
+    for (std::int64_t d : shape) n *= d;
+    auto context = Context::primary(Device(proto->device.device_id));
+    auto mem = array_detail::allocate_device(static_cast<std::size_t>(n) * dtype.itemsize, context);
+    ArrayView::Layout l{mem.get(), dtype, shape, std::nullopt, false};
+    ArrayView v = ArrayView(l, mem).with_device(proto->device.device_id);
+    *out = to_dlpack_versioned(v, {CUBRIDGE_DL_CUDA, proto->device.device_id});
+    return 0;
+  } catch (const std::bad_alloc&) {
+    if (set_error) set_error(error_ctx, "MemoryError", "cubridge: out of host memory");
+  } catch (const std::exception& e) {
+    if (set_error) set_error(error_ctx, "RuntimeError", e.what());
+  }
+  return -1;
+}
+
+inline int from_py_object(void* obj, CubridgeDLManagedTensorVersioned** out) noexcept {
+  try {
+    nb::handle h(static_cast<PyObject*>(obj));
+    PyDeviceArray& a = nb::cast<PyDeviceArray&>(h);
+    *out = to_dlpack_versioned(a.view.with_owner(py_ref_owner(h)), dlpack_device_of(a));
+    return 0;
+  } catch (...) {
+    set_python_error();
+    return -1;
+  }
+}
+
+inline int to_py_object(CubridgeDLManagedTensorVersioned* t, void** out) noexcept {
+  try {
+    PyDeviceArray a;
+    a.view = adopt_dlpack(t);
+    *out = wrap(std::move(a)).release().ptr();
+    return 0;
+  } catch (...) {
+    set_python_error();
+    return -1;
+  }
+}
+
+inline int dltensor_from_py_object(void* obj, CubridgeDLTensor* out) noexcept {
+  try {
+    nb::handle h(static_cast<PyObject*>(obj));
+    PyDeviceArray& a = nb::cast<PyDeviceArray&>(h);
+    const ArrayView& v = a.view;
+    auto dt = to_dlpack_dtype(v.dtype());
+    if (!dt) throw ExportError(std::string("dtype '") + v.dtype().typestr() + "' has no DLPack equivalent");
+    if (a.dl_strides.size() != static_cast<std::size_t>(v.ndim())) {
+      std::vector<std::int64_t> s(static_cast<std::size_t>(v.ndim()));
+      for (int i = 0; i < v.ndim(); ++i) {
+        if (v.strides()[i] % v.itemsize() != 0)
+          throw ExportError("stride " + std::to_string(v.strides()[i]) + " is not a multiple of the itemsize");
+        s[i] = v.strides()[i] / v.itemsize();
+      }
+      a.dl_strides = std::move(s);
+    }
+    out->data = v.data();
+    out->device = CubridgeDLDevice{CUBRIDGE_DL_CUDA, v.device() >= 0 ? v.device() : 0};
+    out->ndim = v.ndim();
+    out->dtype = *dt;
+    out->shape = const_cast<std::int64_t*>(v.shape().data());
+    out->strides = a.dl_strides.data();
+    out->byte_offset = 0;
+    return 0;
+  } catch (...) {
+    set_python_error();
+    return -1;
+  }
+}
+
+inline int current_work_stream(std::int32_t type, std::int32_t, void** out) noexcept {
+  if (type == CUBRIDGE_DL_CPU) *out = nullptr;
+  else *out = per_thread_default_stream() ? CU_STREAM_PER_THREAD : CU_STREAM_LEGACY;
+  return 0;
+}
+
+}  // namespace exchange_detail
+
+inline const CubridgeDLPackExchangeAPI* dlpack_exchange_table() {
+  static const CubridgeDLPackExchangeAPI table{
+      {{CUBRIDGE_DLPACK_MAJOR_VERSION, CUBRIDGE_DLPACK_MINOR_VERSION}, nullptr},
+      &exchange_detail::allocator,
+      &exchange_detail::from_py_object,
+      &exchange_detail::to_py_object,
+      &exchange_detail::dltensor_from_py_object,
+      &exchange_detail::current_work_stream};
+  return &table;
+}
+
+}  // namespace cubridge::python

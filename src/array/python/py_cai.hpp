@@ -1,0 +1,290 @@
+// Internal (Python glue of the array face): reading a `__cuda_array_interface__` dict into a view with
+// cached interned keys and no Python-level code, and writing one for our arrays. Implements: CAI v3
+// (every key's type rule; the value rules live in src/array/array_interface.cpp) and its export.
+#pragma once
+
+#include <algorithm>
+#include <cstring>
+
+#include "cubridge/array/array_interface.hpp"
+#include "py_device_array.hpp"
+
+namespace cubridge::python {
+
+namespace cai_detail {
+
+constexpr const char* kWhat = "__cuda_array_interface__";
+
+[[noreturn]] inline void type_error(const std::string& key, const char* expected, nb::handle got) {
+  throw nb::type_error((std::string(kWhat) + key + ": expected " + expected + ", got " + py_repr(got) +
+                        " (" + py_type_name(got) + ")")
+                           .c_str());
+}
+
+/// An int (not a bool) that fits int64; numpy integers pass through __index__.
+inline bool to_int64(PyObject* o, std::int64_t& out) {
+  if (PyBool_Check(o)) return false;
+  if (!PyLong_Check(o)) {
+    if (!PyIndex_Check(o)) return false;
+    PyObject* i = PyNumber_Index(o);
+    if (i == nullptr) {
+      PyErr_Clear();
+      return false;
+    }
+    bool ok = to_int64(i, out);
+    Py_DECREF(i);
+    return ok;
+  }
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+  if (overflow != 0 || (v == -1 && PyErr_Occurred())) {
+    PyErr_Clear();
+    throw nb::value_error((std::string(kWhat) + ": integer " + py_repr(o) + " does not fit in 64 bits").c_str());
+  }
+  out = v;
+  return true;
+}
+
+/// A tuple (or list) of ints into `buf`; returns the count. Throws TypeError naming `key`.
+inline std::size_t int_sequence(PyObject* o, const char* key, std::vector<std::int64_t>& buf) {
+  if (!PyTuple_Check(o) && !PyList_Check(o)) type_error(key, "a tuple of int", o);
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+  PyObject** items = PySequence_Fast_ITEMS(o);
+  buf.resize(static_cast<std::size_t>(n));
+  for (Py_ssize_t i = 0; i < n; ++i)
+    if (!to_int64(items[i], buf[static_cast<std::size_t>(i)])) type_error(key, "a tuple of int", o);
+  return static_cast<std::size_t>(n);
+}
+
+inline PyObject* required(PyObject* d, PyObject* key, const char* name) {
+  PyObject* v = PyDict_GetItemWithError(d, key);
+  if (v == nullptr) {
+    if (PyErr_Occurred()) throw nb::python_error();
+    throw nb::value_error((std::string(kWhat) + ": the required key '" + name +
+                           "' is missing (required: 'shape', 'typestr', 'data', 'version')")
+                              .c_str());
+  }
+  return v;
+}
+
+inline PyObject* optional(PyObject* d, PyObject* key) {
+  PyObject* v = PyDict_GetItemWithError(d, key);
+  if (v == nullptr && PyErr_Occurred()) throw nb::python_error();
+  return (v == nullptr || v == Py_None) ? nullptr : v;
+}
+
+/// Bytes described by a descr list (NumPy's __array_interface__ 'descr' grammar), checked on the way.
+inline std::int64_t descr_size(PyObject* descr, const std::string& path) {
+  const char* expected = "a list of (name, typestr or descr[, shape]) tuples";
+  if (!PyList_Check(descr) || PyList_GET_SIZE(descr) == 0) type_error(path.substr(std::strlen(kWhat)), expected, descr);
+  std::int64_t total = 0;
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(descr); ++i) {
+    PyObject* f = PyList_GET_ITEM(descr, i);
+    std::string here = path + "[" + std::to_string(i) + "]";
+    std::string key = here.substr(std::strlen(kWhat));
+    if (!PyTuple_Check(f) || (PyTuple_GET_SIZE(f) != 2 && PyTuple_GET_SIZE(f) != 3))
+      type_error(key, "a (name, typestr or descr[, shape]) tuple", f);
+    PyObject* name = PyTuple_GET_ITEM(f, 0);
+    bool name_ok = PyUnicode_Check(name) ||
+                   (PyTuple_Check(name) && PyTuple_GET_SIZE(name) == 2 &&
+                    PyUnicode_Check(PyTuple_GET_ITEM(name, 0)) && PyUnicode_Check(PyTuple_GET_ITEM(name, 1)));
+    if (!name_ok) type_error(key + "[0]", "a field name (str, or a (title, name) pair of str)", name);
+    PyObject* type = PyTuple_GET_ITEM(f, 1);
+    std::int64_t size = 0;
+    if (PyUnicode_Check(type)) {
+      Py_ssize_t n = 0;
+      const char* s = PyUnicode_AsUTF8AndSize(type, &n);
+      if (s == nullptr) throw nb::python_error();
+      size = parse_typestr(std::string_view(s, static_cast<std::size_t>(n)), here + "[1]").itemsize;
+    } else if (PyList_Check(type)) {
+      size = descr_size(type, here + "[1]");
+    } else {
+      type_error(key + "[1]", "a typestr or a nested descr list", type);
+    }
+    if (PyTuple_GET_SIZE(f) == 3) {
+      PyObject* shape = PyTuple_GET_ITEM(f, 2);
+      std::vector<std::int64_t> dims;
+      std::int64_t one = 0;
+      if (to_int64(shape, one)) dims.push_back(one);
+      else int_sequence(shape, (key + "[2]").c_str(), dims);
+      for (std::int64_t d : dims) {
+        if (d < 0) throw nb::value_error((here + "[2]: extent " + std::to_string(d) + " is negative").c_str());
+        size *= d;
+      }
+    }
+    total += size;
+  }
+  return total;
+}
+
+}  // namespace cai_detail
+
+/// Reads `desc` (a CAI dict). `owner` (may be None) is kept alive by the result; `sync` follows the
+/// consumer rule of CAI v3 "stream". Every malformed value raises TypeError/ValueError naming the key.
+inline PyDeviceArray array_from_cai(nb::handle desc, nb::handle owner, bool sync) {
+  using namespace cai_detail;
+  const Keys& k = Keys::get();
+  PyObject* d = desc.ptr();
+  if (!PyDict_Check(d)) type_error("", "a dict", desc);
+
+  ArrayInterface ai;
+  std::int64_t version = 0;
+  PyObject* v = required(d, k.version, "version");
+  if (!to_int64(v, version)) type_error("['version']", "an int (3)", v);
+  if (version < 0 || version > kCudaArrayInterfaceVersion)
+    throw nb::value_error((std::string(kWhat) + "['version']: " + std::to_string(version) +
+                           " is not a version this consumer understands (accepted: 0, 1, 2, 3)")
+                              .c_str());
+  ai.version = static_cast<int>(version);
+
+  std::vector<std::int64_t> shape, strides;
+  int_sequence(required(d, k.shape, "shape"), "['shape']", shape);
+  ai.shape = shape;
+
+  PyObject* t = required(d, k.typestr, "typestr");
+  if (!PyUnicode_Check(t)) type_error("['typestr']", "a str such as '<f4'", t);
+  Py_ssize_t tn = 0;
+  const char* ts = PyUnicode_AsUTF8AndSize(t, &tn);
+  if (ts == nullptr) throw nb::python_error();
+  ai.typestr = std::string_view(ts, static_cast<std::size_t>(tn));
+
+  PyObject* data = required(d, k.data, "data");
+  if (!(PyTuple_Check(data) || PyList_Check(data)) || PySequence_Fast_GET_SIZE(data) != 2)
+    type_error("['data']", "a 2-tuple (pointer: int, read_only: bool)", data);
+  PyObject* ptr = PySequence_Fast_ITEMS(data)[0];
+  PyObject* ro = PySequence_Fast_ITEMS(data)[1];
+  if (PyBool_Check(ptr) || !PyLong_Check(ptr)) type_error("['data'][0]", "an int device pointer", ptr);
+  unsigned long long up = PyLong_AsUnsignedLongLong(ptr);
+  if (PyErr_Occurred()) {
+    PyErr_Clear();
+    throw nb::value_error((std::string(kWhat) + "['data'][0]: " + py_repr(ptr) +
+                           " is not a valid pointer (expected an int in 0 .. 2**64-1)")
+                              .c_str());
+  }
+  if (!PyBool_Check(ro)) type_error("['data'][1]", "a bool read-only flag", ro);
+  ai.data = static_cast<std::uintptr_t>(up);
+  ai.read_only = ro == Py_True;
+
+  if (PyObject* s = optional(d, k.strides)) {
+    int_sequence(s, "['strides']", strides);
+    ai.strides = std::span<const std::int64_t>(strides);
+  }
+  if (ai.version >= 3) {
+    if (PyObject* st = optional(d, k.stream)) {
+      std::int64_t sv = 0;
+      if (!to_int64(st, sv)) type_error("['stream']", "None or an int (1 legacy, 2 per-thread, or a handle)", st);
+      if (sv < 0)
+        throw nb::value_error((std::string(kWhat) + "['stream']: " + std::to_string(sv) +
+                               " is negative (expected None, 1, 2 or a stream handle)")
+                                  .c_str());
+      ai.stream = static_cast<std::uintptr_t>(sv);
+    }
+  }
+  PyObject* mask = optional(d, k.mask);
+  ai.has_mask = mask != nullptr;
+  PyObject* descr = optional(d, k.descr);
+
+  PyDeviceArray out;
+  out.view = view_from_interface(ai, nullptr, ImportOptions{sync, true});
+  if (descr != nullptr) {
+    std::int64_t size = descr_size(descr, std::string(kWhat) + "['descr']");
+    if (size != out.view.itemsize())
+      throw nb::value_error((std::string(kWhat) + "['descr']: describes " + std::to_string(size) +
+                             " bytes per element but typestr '" + out.view.dtype().typestr() + "' has " +
+                             std::to_string(out.view.itemsize()))
+                                .c_str());
+    out.descr = nb::borrow(descr);
+  }
+  if (mask != nullptr) {
+    PyObject* mcai = PyObject_GetAttr(mask, k.cai);
+    if (mcai == nullptr) {
+      PyErr_Clear();
+      type_error("['mask']", "None or an object exposing __cuda_array_interface__", mask);
+    }
+    nb::object mdesc = nb::steal(mcai);
+    PyDeviceArray m = array_from_cai(mdesc, mask, sync);
+    auto ms = m.view.shape();
+    auto vs = out.view.shape();
+    if (!std::equal(ms.begin(), ms.end(), vs.begin(), vs.end()))
+      throw nb::value_error((std::string(kWhat) + "['mask']: the mask's shape differs from 'shape' (a mask "
+                             "has one entry per element)")
+                                .c_str());
+    out.view = out.view.with_mask(std::make_shared<const ArrayView>(m.view));
+    out.mask = wrap(std::move(m));
+  }
+  out.producer = nb::borrow(owner);
+  return out;
+}
+
+namespace cai_detail {
+inline PyObject* int_tuple(std::span<const std::int64_t> v) {
+  PyObject* t = PyTuple_New(static_cast<Py_ssize_t>(v.size()));
+  if (t == nullptr) throw nb::python_error();
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    PyObject* x = PyLong_FromLongLong(v[i]);
+    if (x == nullptr) {
+      Py_DECREF(t);
+      throw nb::python_error();
+    }
+    PyTuple_SET_ITEM(t, static_cast<Py_ssize_t>(i), x);
+  }
+  return t;
+}
+inline void set(PyObject* d, PyObject* key, PyObject* value) {
+  if (PyDict_SetItem(d, key, value) != 0) throw nb::python_error();
+}
+}  // namespace cai_detail
+
+inline const nb::object& shape_tuple(PyDeviceArray& a) {
+  if (!a.shape_cache.is_valid()) a.shape_cache = nb::steal(cai_detail::int_tuple(a.view.shape()));
+  return a.shape_cache;
+}
+
+inline const nb::object& strides_tuple(PyDeviceArray& a) {
+  if (!a.strides_cache.is_valid()) a.strides_cache = nb::steal(cai_detail::int_tuple(a.view.strides()));
+  return a.strides_cache;
+}
+
+inline const nb::object& typestr_str(PyDeviceArray& a) {
+  if (!a.typestr_cache.is_valid()) a.typestr_cache = nb::steal(PyUnicode_InternFromString(a.view.dtype().typestr()));
+  return a.typestr_cache;
+}
+
+/// The export: version 3; "stream" is 1, 2, a handle, or None (never 0); strides None when implicit.
+inline nb::object cai_dict(PyDeviceArray& a) {
+  using namespace cai_detail;
+  const Keys& k = Keys::get();
+  if (!a.data_cache.is_valid()) {
+    PyObject* p = PyLong_FromVoidPtr(a.view.data());
+    if (p == nullptr) throw nb::python_error();
+    a.data_cache = nb::steal(PyTuple_Pack(2, p, a.view.read_only() ? Py_True : Py_False));
+    Py_DECREF(p);
+    if (!a.data_cache.is_valid()) throw nb::python_error();
+  }
+  nb::object d = nb::steal(PyDict_New());
+  if (!d.is_valid()) throw nb::python_error();
+  set(d.ptr(), k.shape, shape_tuple(a).ptr());
+  set(d.ptr(), k.typestr, typestr_str(a).ptr());
+  set(d.ptr(), k.data, a.data_cache.ptr());
+  static PyObject* three = PyLong_FromLong(kCudaArrayInterfaceVersion);
+  set(d.ptr(), k.version, three);
+  set(d.ptr(), k.strides, a.view.strides_implicit() ? Py_None : strides_tuple(a).ptr());
+  if (a.descr.is_valid() && !a.descr.is_none()) set(d.ptr(), k.descr, a.descr.ptr());
+  if (a.mask.is_valid() && !a.mask.is_none()) set(d.ptr(), k.mask, a.mask.ptr());
+  // An array on no particular stream exports None, unless our own work on it is still pending on some
+  // stream: then those are joined into the legacy default stream, which is what it names.
+  if ((a.view.stream() || !a.pending.empty()) && export_stream_enabled()) {
+    settle_pending(a);
+    retain_exported_stream(a);
+    PyObject* s = PyLong_FromSize_t(a.view.stream() ? a.view.stream()->cai_value() : 1u);
+    if (s == nullptr) throw nb::python_error();
+    int rc = PyDict_SetItem(d.ptr(), k.stream, s);
+    Py_DECREF(s);
+    if (rc != 0) throw nb::python_error();
+  } else {
+    set(d.ptr(), k.stream, Py_None);
+  }
+  return d;
+}
+
+}  // namespace cubridge::python

@@ -1,0 +1,107 @@
+// Internal (Python glue of the array face): the object behind cubridge.DeviceArray and the helpers the
+// other glue headers share. Included only by python/src/bind_array.cpp, so it may use nanobind; it lives
+// with the array layer because the array face owns it. Implements: CAI v3 "Lifetime" (the producer is
+// kept alive by the view) and the producer-side stream bookkeeping of "stream".
+#pragma once
+
+#include <Python.h>
+#include <nanobind/nanobind.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cubridge/array/array_view.hpp"
+#include "cubridge/array/stream_order.hpp"
+#include "py_stream.hpp"
+
+namespace cubridge::python {
+namespace nb = nanobind;
+
+/// cubridge.DeviceArray: a view plus what only Python needs (the producer object, the mask and descr
+/// objects, the stream object it was made on) and caches for a fast __cuda_array_interface__.
+struct PyDeviceArray {
+  ArrayView view;
+  nb::object producer;     // the Python object whose memory this is (CAI/DLPack producer), or None
+  nb::object mask;         // a DeviceArray over the producer's mask, or None
+  nb::object descr;        // the producer's descr list (structured 'V' types), or None
+  std::shared_ptr<Stream> owned_stream;  // set when the default stream is a cubridge-created Stream
+  std::vector<StreamRef> pending;        // other streams with our work on this data not yet joined
+  // Caches: the view never changes after construction.
+  nb::object shape_cache, strides_cache, data_cache, typestr_cache;
+  std::vector<std::int64_t> dl_strides;  // element strides for the borrowed DLPack export
+  bool stream_retained = false;
+};
+
+/// Keeps a cubridge-created stream alive for the rest of the process once an array exported it:
+/// CAI v3 requires exported streams to outlive the exporting object, and a consumer may hold the
+/// bare handle. Streams of a closed context are skipped at destruction (Stream::reset).
+inline void retain_exported_stream(PyDeviceArray& a) {
+  if (a.stream_retained || !a.owned_stream) return;
+  static std::vector<std::shared_ptr<Stream>>* kept = new std::vector<std::shared_ptr<Stream>>();
+  for (const auto& s : *kept)
+    if (s == a.owned_stream) {
+      a.stream_retained = true;
+      return;
+    }
+  kept->push_back(a.owned_stream);
+  a.stream_retained = true;
+}
+
+/// Interned Python strings used on every hot path (created once, immortal for our purposes).
+struct Keys {
+  PyObject *shape, *typestr, *data, *version, *strides, *descr, *mask, *stream, *cai, *dlpack,
+      *dlpack_device, *exchange_api, *max_version, *dl_device, *copy;
+  static const Keys& get() {
+    static const Keys k = [] {
+      auto s = [](const char* t) { return PyUnicode_InternFromString(t); };
+      return Keys{s("shape"), s("typestr"), s("data"), s("version"), s("strides"), s("descr"), s("mask"),
+                  s("stream"), s("__cuda_array_interface__"), s("__dlpack__"), s("__dlpack_device__"),
+                  s("__dlpack_c_exchange_api__"), s("max_version"), s("dl_device"), s("copy")};
+    }();
+    return k;
+  }
+};
+
+inline std::string py_repr(nb::handle h) {
+  PyObject* r = PyObject_Repr(h.ptr());
+  if (r == nullptr) {
+    PyErr_Clear();
+    return "<unprintable>";
+  }
+  Py_ssize_t n = 0;
+  const char* s = PyUnicode_AsUTF8AndSize(r, &n);
+  std::string out = s ? std::string(s, static_cast<std::size_t>(n)) : "<unprintable>";
+  Py_DECREF(r);
+  if (out.size() > 200) out = out.substr(0, 197) + "...";
+  return out;
+}
+
+inline std::string py_type_name(nb::handle h) { return Py_TYPE(h.ptr())->tp_name; }
+
+/// A shared_ptr owner holding a strong reference to a Python object; its last release takes the GIL,
+/// so C++ code (DLPack deleters, other threads) may drop it anywhere.
+inline std::shared_ptr<const void> py_ref_owner(nb::handle h) {
+  Py_INCREF(h.ptr());
+  return std::shared_ptr<const void>(h.ptr(), [](const void* p) {
+    if (!Py_IsInitialized()) return;  // the interpreter is gone; so is the object
+    PyGILState_STATE g = PyGILState_Ensure();
+    Py_DECREF(static_cast<PyObject*>(const_cast<void*>(p)));
+    PyGILState_Release(g);
+  });
+}
+
+/// Turns a PyDeviceArray into a Python object (moved into a new cubridge.DeviceArray).
+inline nb::object wrap(PyDeviceArray&& a) { return nb::cast(std::move(a), nb::rv_policy::move); }
+
+/// Makes the array's default stream wait for the other streams our work on it is pending on (the
+/// producer rule of CAI v3 "stream"), then forgets them.
+inline void settle_pending(PyDeviceArray& a) {
+  if (a.pending.empty()) return;
+  StreamRef target = a.view.stream() ? *a.view.stream() : StreamRef::legacy();
+  join_streams(target, a.pending, a.view.device());
+  a.pending.clear();
+}
+
+}  // namespace cubridge::python
