@@ -1,0 +1,98 @@
+// Internal: the toolkit libraries' entry points (libNVVM, nvJitLink, NVRTC), typed from the toolkit's own
+// headers with decltype and resolved once per process by toolkit_loader.cpp, the only compiler file that
+// calls dlopen/dlsym (the driver keeps its own loader: these libraries are not libcuda and need no driver).
+#pragma once
+
+#include <nvJitLink.h>
+#include <nvrtc.h>
+#include <nvvm.h>
+
+#include <string>
+#include <vector>
+
+#include "cubridge/compiler/toolkit.hpp"
+
+// nvJitLink's header maps each name onto a versioned symbol (__nvJitLinkCreate_13_0) through static inline
+// wrappers; the library also exports the plain names with the same signatures, which stay stable across
+// minor releases, so we resolve those and take the types from the wrappers.
+#define CUBRIDGE_NVVM_ENTRY_POINTS(X)                                                          \
+  X(nvvmGetErrorString) X(nvvmVersion) X(nvvmIRVersion) X(nvvmCreateProgram)                    \
+  X(nvvmDestroyProgram) X(nvvmAddModuleToProgram) X(nvvmLazyAddModuleToProgram)                \
+  X(nvvmCompileProgram) X(nvvmVerifyProgram) X(nvvmGetCompiledResultSize)                      \
+  X(nvvmGetCompiledResult) X(nvvmGetProgramLogSize) X(nvvmGetProgramLog)
+
+#define CUBRIDGE_NVJITLINK_ENTRY_POINTS(X)                                                     \
+  X(nvJitLinkCreate) X(nvJitLinkDestroy) X(nvJitLinkAddData) X(nvJitLinkComplete)             \
+  X(nvJitLinkGetLinkedCubinSize) X(nvJitLinkGetLinkedCubin) X(nvJitLinkGetLinkedPtxSize)       \
+  X(nvJitLinkGetLinkedPtx) X(nvJitLinkGetErrorLogSize) X(nvJitLinkGetErrorLog)                 \
+  X(nvJitLinkGetInfoLogSize) X(nvJitLinkGetInfoLog) X(nvJitLinkVersion)
+
+#define CUBRIDGE_NVRTC_ENTRY_POINTS(X)                                                         \
+  X(nvrtcGetErrorString) X(nvrtcVersion) X(nvrtcGetNumSupportedArchs) X(nvrtcGetSupportedArchs) \
+  X(nvrtcCreateProgram) X(nvrtcDestroyProgram) X(nvrtcCompileProgram) X(nvrtcGetPTXSize)        \
+  X(nvrtcGetPTX) X(nvrtcGetCUBINSize) X(nvrtcGetCUBIN) X(nvrtcGetLTOIRSize) X(nvrtcGetLTOIR)    \
+  X(nvrtcGetProgramLogSize) X(nvrtcGetProgramLog) X(nvrtcAddNameExpression)                  \
+  X(nvrtcGetLoweredName)
+
+namespace cubridge::toolkit_detail {
+
+#define CUBRIDGE_DECLARE_ENTRY(name) decltype(&::name) name = nullptr;
+struct NvvmApi {
+  CUBRIDGE_NVVM_ENTRY_POINTS(CUBRIDGE_DECLARE_ENTRY)
+  std::string path;
+  std::vector<std::string> searched;
+};
+struct NvJitLinkApi {
+  CUBRIDGE_NVJITLINK_ENTRY_POINTS(CUBRIDGE_DECLARE_ENTRY)
+  std::string path;
+  std::vector<std::string> searched;
+};
+struct NvrtcApi {
+  CUBRIDGE_NVRTC_ENTRY_POINTS(CUBRIDGE_DECLARE_ENTRY)
+  std::string path;
+  std::vector<std::string> searched;
+};
+#undef CUBRIDGE_DECLARE_ENTRY
+
+/// Each loads its library on first use (thread-safe) and throws ToolkitError, with the file and every
+/// place searched, on this and every later call when it cannot.
+const NvvmApi& nvvm_api();
+const NvJitLinkApi& nvjitlink_api();
+const NvrtcApi& nvrtc_api();
+
+/// The outcome of loading one library, without throwing (for Toolkit::components()).
+struct LibraryReport {
+  bool loaded = false;
+  std::string path;
+  std::string error;
+  std::vector<std::string> searched;
+};
+LibraryReport nvvm_api_report() noexcept;
+LibraryReport nvjitlink_api_report() noexcept;
+LibraryReport nvrtc_api_report() noexcept;
+
+/// What a search for one file looks like; pure, so tests can point it at a scratch directory.
+struct FileSearch {
+  std::vector<std::string> names;    ///< file names, preferred first (e.g. libnvvm.so.4, libnvvm.so)
+  std::vector<std::string> subdirs;  ///< relative to each home; "targets/*/lib" expands the glob
+  std::string probe_symbol = {};     ///< a symbol of the library, to learn which file the loader chose
+};
+struct Located {
+  std::string path;                   ///< empty when not found
+  std::vector<std::string> searched;  ///< every candidate path tried, in order
+};
+/// The first existing `home/subdir/name`, trying homes in order, subdirs in order, names in order.
+Located locate(const std::vector<std::string>& homes, const FileSearch& search);
+
+FileSearch nvvm_search();
+FileSearch nvjitlink_search();
+FileSearch nvrtc_search();
+
+/// The CUDA homes from the environment (see Toolkit::cuda_homes), computed fresh (not cached).
+std::vector<std::string> discover_cuda_homes();
+
+/// "cannot find <what> (<file>): looked in <a>, <b>, ...; set CUBRIDGE_CUDA_HOME ..." .
+std::string not_found_message(const std::string& what, const std::string& file,
+                              const std::vector<std::string>& searched);
+
+}  // namespace cubridge::toolkit_detail
