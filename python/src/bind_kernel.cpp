@@ -1,6 +1,116 @@
-// Internal: bindings of the kernel layer (only .def lines; the work lives in src/kernel/).
+// Internal: bindings of the kernel layer (only .def lines and tiny lambdas; the work lives in
+// src/kernel/ and its Python glue src/kernel/python/).
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
 #include "bindings.hpp"
+#include "kernel/python/py_kernel.hpp"
 
 namespace cubridge::python {
-void bind_kernel(nb::module_& m) { (void)m; }
+
+namespace {
+
+using namespace kernel_glue;
+
+void translate(const std::exception_ptr& p, void*) {
+  try {
+    std::rethrow_exception(p);
+  } catch (const ArgumentTypeError& e) {
+    PyErr_SetString(PyExc_TypeError, e.what());
+  }
+}
+
+const char* format_name(ImageFormat f) {
+  return f == ImageFormat::Ptx ? "ptx" : f == ImageFormat::Cubin ? "cubin" : "fatbin";
+}
+
+std::vector<std::pair<std::uint32_t, std::uint32_t>> slots_of(const KernelSignature& s) {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> out;
+  for (const ParamSlot& sl : s.slots()) out.emplace_back(sl.offset, sl.size);
+  return out;
+}
+
+std::vector<std::string> params_of(const KernelSignature& s) {
+  std::vector<std::string> out;
+  for (const ParamKind& p : s.params()) out.push_back(p.to_string());
+  return out;
+}
+
+}  // namespace
+
+void bind_kernel(nb::module_& m) {
+  nb::register_exception_translator(translate);
+  g_performance_warning = PyErr_NewExceptionWithDoc(
+      "cubridge.PerformanceWarning",
+      "A launch had to copy host (NumPy) arrays to the device and back; pass device arrays instead.",
+      PyExc_UserWarning, nullptr);
+  m.attr("PerformanceWarning") = nb::handle(g_performance_warning);
+
+  nb::class_<KernelSignature>(m, "KernelSignature",
+      "A kernel's parameters in Numba's spelling, flattened to the Numba ABI's PTX parameters.")
+      .def("__init__", [](KernelSignature* s, const std::string& text) { new (s) KernelSignature(KernelSignature::parse(text)); },
+           nb::arg("text"))
+      .def_prop_ro("params", &params_of, "Each parameter as text ('const float32[:, ::1]', 'int64').")
+      .def_prop_ro("slots", &slots_of, "(byte offset, size) of every PTX parameter in the packed buffer.")
+      .def("slot_range", [](const KernelSignature& s, std::size_t i) {
+             if (i >= s.size()) throw nb::index_error(("parameter " + std::to_string(i) + " of " + std::to_string(s.size())).c_str());
+             return std::make_pair(s.first_slot(i), s.slot_count(i)); },
+           nb::arg("index"), "(first slot, slot count) of parameter `index`.")
+      .def_prop_ro("buffer_size", &KernelSignature::buffer_size)
+      .def("written", [](const KernelSignature& s, std::size_t i) { return i < s.size() && s[i].written; }, nb::arg("index"))
+      .def("pack", &pack_for_inspection, "The packed parameter buffer for these arguments, without launching.")
+      .def("__len__", &KernelSignature::size)
+      .def("__eq__", [](const KernelSignature& a, nb::handle b) { return nb::isinstance<KernelSignature>(b) && a == nb::cast<const KernelSignature&>(b); })
+      .def("__str__", &KernelSignature::to_string)
+      .def("__repr__", [](const KernelSignature& s) { return "cubridge.KernelSignature('" + s.to_string() + "')"; });
+
+  nb::class_<Module>(m, "Module", "A loaded code image (PTX, cubin or fatbin), bound to its context.")
+      .def_prop_ro("entry_names", &Module::entry_names)
+      .def_prop_ro("format", [](const Module& mod) { return format_name(mod.format()); })
+      .def_prop_ro("info_log", &Module::info_log)
+      .def_prop_ro("valid", &Module::valid)
+      .def_prop_ro("context", [](const Module& mod) { return mod.context(); })
+      .def("__repr__", [](const Module& mod) { return std::string("<cubridge.Module ") + format_name(mod.format()) + (mod.valid() ? "" : " closed") + ">"; });
+
+  nb::class_<PyLaunch>(m, "KernelLaunch", "A kernel with its launch configuration; call it with the arguments.")
+      .def("__call__", &call)
+      .def_prop_ro("griddim", [](const PyLaunch& l) { return nb::make_tuple(l.config.grid.x, l.config.grid.y, l.config.grid.z); })
+      .def_prop_ro("blockdim", [](const PyLaunch& l) { return nb::make_tuple(l.config.block.x, l.config.block.y, l.config.block.z); })
+      .def_prop_ro("sharedmem", [](const PyLaunch& l) { return l.config.shared_mem; });
+
+  nb::class_<PyKernel>(m, "Kernel",
+      "A loaded kernel with its signature: kernel[griddim, blockdim, stream, sharedmem](*args), kernel.forall(n)(*args).")
+      .def("__getitem__", &configure, nb::arg("config"))
+      .def("forall", &forall, nb::arg("ntasks"), nb::arg("stream").none() = nb::none(), nb::arg("sharedmem") = 0)
+      .def("__call__", [](const PyKernel& k, nb::args) {
+             throw nb::type_error(("kernel '" + k.kernel->name() + "' needs a launch configuration: "
+                                   "kernel[griddim, blockdim](*args) or kernel.forall(n)(*args)").c_str()); })
+      .def_prop_ro("name", [](const PyKernel& k) { return k.kernel->name(); })
+      .def_prop_ro("signature", [](const PyKernel& k) { return k.signature; })
+      .def_prop_ro("module", [](const PyKernel& k) { return std::const_pointer_cast<Module>(k.kernel->module()); })
+      .def_prop_ro("max_threads_per_block", [](const PyKernel& k) { return k.kernel->attributes().max_threads_per_block; })
+      .def_prop_ro("registers", [](const PyKernel& k) { return k.kernel->attributes().num_regs; })
+      .def_prop_ro("shared_memory", [](const PyKernel& k) { return k.kernel->attributes().static_shared; },
+                   "Static shared memory per block, in bytes.")
+      .def_prop_ro("local_memory", [](const PyKernel& k) { return k.kernel->attributes().local_bytes; })
+      .def_prop_ro("const_memory", [](const PyKernel& k) { return k.kernel->attributes().const_bytes; })
+      .def_prop_ro("max_dynamic_shared_memory", [](const PyKernel& k) { return k.kernel->attributes().max_dynamic_shared; })
+      .def_prop_ro("ptx_version", [](const PyKernel& k) { return k.kernel->attributes().ptx_version; })
+      .def_prop_ro("binary_version", [](const PyKernel& k) { return k.kernel->attributes().binary_version; })
+      .def("set_max_dynamic_shared_memory", [](PyKernel& k, std::int64_t bytes) { k.kernel->set_max_dynamic_shared_memory(bytes); },
+           nb::arg("nbytes"), "Opt in to more than 48 KiB of dynamic shared memory (launches do it when needed).")
+      .def("suggested_block_size", [](const PyKernel& k, std::int64_t smem) { return k.kernel->suggested_block_size(smem); },
+           nb::arg("sharedmem") = 0)
+      .def("__repr__", [](const PyKernel& k) { return "<cubridge.Kernel " + k.kernel->name() + " " + k.signature->to_string() + ">"; });
+
+  m.def("_load_kernel", &load, nb::arg("code"), nb::arg("name").none(), nb::arg("signature"), nb::arg("device").none(),
+        nb::arg("cache") = true);
+  m.def("ptx_entry_names", [](const std::string& ptx) { return ptx_entry_names(ptx); }, nb::arg("ptx"),
+        "The .entry names of PTX text, in order (e.g. numba-cuda's mangled kernel names).");
+  m.def("clear_kernel_cache", &clear_module_cache, "Drops the loaded-module cache; returns how many modules it held.");
+  m.def("kernel_cache_size", &module_cache_size);
+}
+
 }  // namespace cubridge::python

@@ -1,0 +1,262 @@
+// Internal (Python glue of the kernel face): turning Python launch configurations and arguments into
+// LaunchConfig, ArrayView and Scalar values. Header-only, included only by python/src/bind_kernel.cpp;
+// arrays are imported by the array face's own glue (src/array/python/), never parsed here.
+// Implements: the argument rules of DESIGN.md "kernel/" (any CAI or DLPack array, NumPy arrays staged
+// through the device with a warning, Python and NumPy scalars) and numba-cuda's launch spelling.
+#pragma once
+
+#include <Python.h>
+#include <nanobind/nanobind.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "array/device_allocation.hpp"
+#include "array/python/py_cai.hpp"
+#include "array/python/py_dlpack.hpp"
+#include "cubridge/array/array_copy.hpp"
+#include "cubridge/array/array_interface.hpp"
+#include "cubridge/kernel.hpp"
+#include "py_stream.hpp"
+
+namespace cubridge::python::kernel_glue {
+
+namespace nb = nanobind;
+
+/// The Python type's name, for messages.
+inline std::string type_of(nb::handle h) { return Py_TYPE(h.ptr())->tp_name; }
+
+inline std::string arg_name(std::size_t i) { return "argument " + std::to_string(i); }
+
+/// An int (not bool; NumPy integers through __index__) as int64; nullopt when `o` is not an int.
+inline std::optional<std::int64_t> as_int64(PyObject* o, const std::string& what) {
+  if (PyBool_Check(o) || (!PyLong_Check(o) && !PyIndex_Check(o))) return std::nullopt;
+  nb::object i = nb::steal(PyNumber_Index(o));
+  if (!i.is_valid()) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+  if (overflow != 0)
+    throw nb::value_error((what + ": " + py_repr(o) + " does not fit in 64 bits").c_str());
+  return v;
+}
+
+/// griddim / blockdim: an int or a tuple/list of 1 to 3 ints.
+inline Extent3 extent_of(nb::handle value, const char* what) {
+  std::int64_t vals[3];
+  std::size_t n = 0;
+  if (auto v = as_int64(value.ptr(), what)) {
+    vals[n++] = *v;
+  } else if (PyTuple_Check(value.ptr()) || PyList_Check(value.ptr())) {
+    Py_ssize_t len = PySequence_Fast_GET_SIZE(value.ptr());
+    if (len < 1 || len > 3)
+      throw nb::value_error((std::string(what) + ": " + py_repr(value) + " has " + std::to_string(len) +
+                             " extents; give an int or a tuple of 1 to 3 ints")
+                                .c_str());
+    for (Py_ssize_t i = 0; i < len; ++i) {
+      auto v = as_int64(PySequence_Fast_ITEMS(value.ptr())[i], what);
+      if (!v)
+        throw nb::type_error((std::string(what) + ": " + py_repr(value) +
+                              " is not an int or a tuple of 1 to 3 ints").c_str());
+      vals[n++] = *v;
+    }
+  } else {
+    throw nb::type_error((std::string(what) + ": " + py_repr(value) + " (" + type_of(value) +
+                          ") is not an int or a tuple of 1 to 3 ints").c_str());
+  }
+  return Extent3::of(std::span<const std::int64_t>(vals, n), what);
+}
+
+/// The launch stream a user named: None → not given; 0 → the default stream, as numba-cuda reads it.
+inline std::optional<StreamRef> stream_of(nb::handle stream) {
+  if (stream.is_none()) return std::nullopt;
+  if (PyLong_Check(stream.ptr()) && !PyBool_Check(stream.ptr()) && PyLong_AsLongLong(stream.ptr()) == 0)
+    return StreamRef::legacy();
+  if (PyErr_Occurred()) PyErr_Clear();
+  return to_stream_ref(stream, StreamRef::legacy(), "stream");
+}
+
+/// kernel[griddim, blockdim, stream, sharedmem] with the last two optional.
+inline LaunchConfig config_of(nb::handle key, nb::object& stream_keepalive) {
+  if (!PyTuple_Check(key.ptr()) || PyTuple_GET_SIZE(key.ptr()) < 2 || PyTuple_GET_SIZE(key.ptr()) > 4)
+    throw nb::type_error(("kernel[...]: expected [griddim, blockdim], [griddim, blockdim, stream] or "
+                          "[griddim, blockdim, stream, sharedmem], got [" + py_repr(key) + "]").c_str());
+  const Py_ssize_t n = PyTuple_GET_SIZE(key.ptr());
+  LaunchConfig c;
+  c.grid = extent_of(PyTuple_GET_ITEM(key.ptr(), 0), "griddim");
+  c.block = extent_of(PyTuple_GET_ITEM(key.ptr(), 1), "blockdim");
+  if (n > 2) {
+    nb::handle s = PyTuple_GET_ITEM(key.ptr(), 2);
+    c.stream = stream_of(s);
+    stream_keepalive = nb::borrow(s);
+  }
+  if (n > 3) {
+    auto smem = as_int64(PyTuple_GET_ITEM(key.ptr(), 3), "sharedmem");
+    if (!smem)
+      throw nb::type_error(("sharedmem: " + py_repr(PyTuple_GET_ITEM(key.ptr(), 3)) +
+                            " is not an int number of bytes").c_str());
+    c.shared_mem = *smem;
+  }
+  return c;
+}
+
+/// True for NumPy scalar objects (numpy.generic), without importing NumPy when nobody else has.
+inline bool is_numpy_scalar(PyObject* o) {
+  static PyObject* generic = nullptr;
+  if (generic == nullptr) {
+    PyObject* np = PyImport_GetModule(nb::str("numpy").ptr());
+    if (np == nullptr) {
+      PyErr_Clear();
+      return false;
+    }
+    generic = PyObject_GetAttrString(np, "generic");  // kept for the process
+    Py_DECREF(np);
+    if (generic == nullptr) {
+      PyErr_Clear();
+      return false;
+    }
+  }
+  return PyObject_IsInstance(o, generic) == 1;
+}
+
+/// A Python or NumPy number as a Scalar; nullopt when `o` is not a number.
+inline std::optional<Scalar> scalar_of(PyObject* o, std::size_t index) {
+  if (PyBool_Check(o)) return Scalar(o == Py_True);
+  if (PyLong_Check(o)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow == 0) return Scalar(static_cast<std::int64_t>(v));
+    if (overflow > 0) {
+      unsigned long long u = PyLong_AsUnsignedLongLong(o);
+      if (!PyErr_Occurred()) return Scalar(static_cast<std::uint64_t>(u));
+      PyErr_Clear();
+    }
+    throw nb::value_error((arg_name(index) + ": " + py_repr(o) +
+                           " is out of range for every integer parameter type (int64 / uint64)").c_str());
+  }
+  if (PyFloat_Check(o)) return Scalar(PyFloat_AS_DOUBLE(o));
+  if (PyComplex_Check(o)) return Scalar(std::complex<double>(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o)));
+  // NumPy scalars (np.int32, np.float16, np.bool_, np.complex64, ...): by their dtype kind.
+  if (is_numpy_scalar(o)) {
+    nb::object kind = nb::steal(PyObject_GetAttrString(o, "dtype"));
+    if (kind.is_valid()) kind = nb::steal(PyObject_GetAttrString(kind.ptr(), "kind"));
+    if (!kind.is_valid() || !PyUnicode_Check(kind.ptr())) {
+      PyErr_Clear();
+      return std::nullopt;
+    }
+    const std::string k = PyUnicode_AsUTF8(kind.ptr());
+    if (k == "b") return Scalar(PyObject_IsTrue(o) == 1);
+    if (k == "i" || k == "u") {
+      nb::object i = nb::steal(PyNumber_Index(o));
+      if (!i.is_valid()) throw nb::python_error();
+      return scalar_of(i.ptr(), index);
+    }
+    if (k == "f") {
+      double d = PyFloat_AsDouble(o);
+      if (d == -1.0 && PyErr_Occurred()) throw nb::python_error();
+      return Scalar(d);
+    }
+    if (k == "c") {
+      Py_complex c = PyComplex_AsCComplex(o);
+      if (c.real == -1.0 && PyErr_Occurred()) throw nb::python_error();
+      return Scalar(std::complex<double>(c.real, c.imag));
+    }
+  }
+  return std::nullopt;
+}
+
+/// A NumPy (host) array copied to the device for one launch, and back after it when written.
+struct StagedArray {
+  std::size_t index = 0;
+  ArrayView device;
+  std::shared_ptr<void> allocation;
+  std::byte* host_first = nullptr;  // the host's lowest byte, matching the device extent's
+  std::size_t bytes = 0;
+  bool copy_back = false;
+  nb::object keepalive;
+};
+
+/// The host view of an object with __array_interface__ (NumPy), or nullopt when it has none.
+inline std::optional<ArrayView> host_view_of(nb::handle obj, std::size_t index) {
+  PyObject* ai = PyObject_GetAttrString(obj.ptr(), "__array_interface__");
+  if (ai == nullptr) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  nb::object d = nb::steal(ai);
+  if (!PyDict_Check(d.ptr())) return std::nullopt;
+  PyObject* data = PyDict_GetItemString(d.ptr(), "data");
+  PyObject* shape_obj = PyDict_GetItemString(d.ptr(), "shape");
+  PyObject* typestr = PyDict_GetItemString(d.ptr(), "typestr");
+  PyObject* strides_obj = PyDict_GetItemString(d.ptr(), "strides");
+  if (data == nullptr || !PyTuple_Check(data) || PyTuple_GET_SIZE(data) != 2 || shape_obj == nullptr ||
+      typestr == nullptr || !PyUnicode_Check(typestr))
+    throw nb::type_error((arg_name(index) + ": " + type_of(obj) +
+                          " has an __array_interface__ without a (pointer, read_only) 'data' tuple, "
+                          "'shape' and 'typestr'; pass a NumPy array or a GPU array")
+                             .c_str());
+  std::vector<std::int64_t> shape, strides;
+  cai_detail::int_sequence(shape_obj, "['shape']", shape);
+  ArrayView::Layout l;
+  unsigned long long ptr = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(data, 0));
+  if (PyErr_Occurred()) throw nb::python_error();
+  l.data = reinterpret_cast<void*>(static_cast<std::uintptr_t>(ptr));
+  l.read_only = PyObject_IsTrue(PyTuple_GET_ITEM(data, 1)) == 1;
+  l.dtype = parse_typestr(PyUnicode_AsUTF8(typestr), "__array_interface__['typestr']");
+  l.shape = shape;
+  if (strides_obj != nullptr && strides_obj != Py_None) {
+    cai_detail::int_sequence(strides_obj, "['strides']", strides);
+    l.strides = std::span<const std::int64_t>(strides);
+  }
+  return ArrayView(l, nullptr, "__array_interface__");
+}
+
+/// Copies a host array to new device memory on `stream` (ordered like any other work there).
+inline StagedArray stage_host_array(nb::handle obj, const ArrayView& host, std::size_t index, bool written,
+                                    const std::shared_ptr<Context>& context, StreamRef stream) {
+  StagedArray s;
+  s.index = index;
+  s.keepalive = nb::borrow(obj);
+  const ByteExtent e = host.extent();
+  s.bytes = static_cast<std::size_t>(e.size());
+  s.host_first = static_cast<std::byte*>(host.data()) + e.begin;
+  s.allocation = array_detail::allocate_device(s.bytes, context);
+  std::vector<std::int64_t> shape(host.shape().begin(), host.shape().end());
+  std::vector<std::int64_t> strides(host.strides().begin(), host.strides().end());
+  ArrayView::Layout l;
+  l.data = s.allocation ? static_cast<std::byte*>(s.allocation.get()) - e.begin : nullptr;
+  l.dtype = host.dtype();
+  l.shape = shape;
+  l.strides = std::span<const std::int64_t>(strides);
+  s.device = ArrayView(l, s.allocation, "host array copy").with_device(context->device().ordinal());
+  copy_extent_from_host(s.device, s.host_first, s.bytes, stream);
+  if (host.read_only()) s.device = s.device.as_read_only();
+  s.copy_back = written && !host.read_only();
+  return s;
+}
+
+/// Our DeviceArray's view, or a CAI producer's (the array face's reader); nullopt for anything else.
+inline std::optional<ArrayView> device_view_of(nb::handle obj) {
+  if (nb::isinstance<PyDeviceArray>(obj)) return nb::cast<const PyDeviceArray&>(obj).view;
+  PyObject* cai = PyObject_GetAttr(obj.ptr(), Keys::get().cai);
+  if (cai == nullptr) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  nb::object desc = nb::steal(cai);
+  return array_from_cai(desc, nb::handle(), consumer_sync_default()).view;
+}
+
+inline bool is_dlpack_producer(nb::handle obj) {
+  return PyObject_HasAttr(obj.ptr(), Keys::get().dlpack) || exchange_api_of(Py_TYPE(obj.ptr())) != nullptr;
+}
+
+/// A DLPack producer's view, produced for `stream` (the producer orders its work before it).
+inline ArrayView dlpack_view_of(nb::handle obj, StreamRef stream) {
+  return array_from_dlpack(obj, nb::int_(stream.cai_value()), consumer_sync_default()).view;
+}
+
+}  // namespace cubridge::python::kernel_glue

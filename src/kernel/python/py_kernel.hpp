@@ -1,0 +1,245 @@
+// Internal (Python glue of the kernel face): cubridge.Kernel (a loaded kernel with its signature and
+// a reusable argument buffer), the configured launch `kernel[griddim, blockdim, stream, sharedmem]`
+// and its call. Header-only, included only by python/src/bind_kernel.cpp.
+// Implements: DESIGN.md "kernel/" launch from Python (numba-cuda's spelling, CAI v3 stream rules).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "py_arguments.hpp"
+
+namespace cubridge::python::kernel_glue {
+
+/// cubridge.PerformanceWarning (set by bind_kernel).
+inline PyObject* g_performance_warning = nullptr;
+
+struct PyKernel {
+  std::shared_ptr<Kernel> kernel;
+  std::shared_ptr<KernelSignature> signature;
+  std::unique_ptr<ArgumentPack> pack;  // reused by every launch unless one is already filling it
+  bool busy = false;
+  int forall_block = 0;  // the occupancy-suggested block size, found on the first forall()
+};
+
+struct PyLaunch {
+  nb::object owner;  // the cubridge.Kernel, kept alive
+  PyKernel* kernel = nullptr;
+  LaunchConfig config;
+  nb::object stream_keepalive;  // a foreign stream object named in the configuration
+  bool nothing_to_do = false;   // forall(0)
+};
+
+inline std::string parameter_text(const KernelSignature& sig, std::size_t i) {
+  return sig[i].to_string() + " (signature " + sig.to_string() + ")";
+}
+
+/// Pass 1 of argument conversion: scalars, our arrays and CAI arrays go into `pack`; NumPy and
+/// DLPack arrays wait in `deferred` until the launch stream is known.
+inline void convert_immediate(ArgumentPack& pack, nb::handle args, std::vector<std::size_t>& deferred) {
+  const KernelSignature& sig = pack.signature();
+  for (std::size_t i = 0; i < sig.size(); ++i) {
+    PyObject* obj = PyTuple_GET_ITEM(args.ptr(), static_cast<Py_ssize_t>(i));
+    if (sig[i].is_array()) {
+      if (auto v = device_view_of(obj)) pack.set_array(i, std::move(*v));
+      else deferred.push_back(i);
+      continue;
+    }
+    if (auto s = scalar_of(obj, i)) {
+      pack.set_scalar(i, *s);
+      continue;
+    }
+    bool array_like = PyObject_HasAttr(obj, Keys::get().cai) || PyObject_HasAttr(obj, Keys::get().dlpack) ||
+                      PyObject_HasAttrString(obj, "__array_interface__");
+    throw ArgumentTypeError(arg_name(i) + ": " + (array_like ? "an array" : py_repr(obj) + " (" + type_of(obj) + ")") +
+                            " was passed where the signature says " + parameter_text(sig, i) +
+                            (array_like ? "" : "; expected a number"));
+  }
+}
+
+inline void check_count(const PyKernel& k, nb::handle args) {
+  const std::size_t n = static_cast<std::size_t>(PyTuple_GET_SIZE(args.ptr()));
+  if (n != k.signature->size())
+    throw nb::type_error(("kernel '" + k.kernel->name() + "' takes " + std::to_string(k.signature->size()) +
+                          " arguments (" + k.signature->to_string() + "), got " + std::to_string(n))
+                             .c_str());
+}
+
+inline void launch_with(PyKernel& k, const LaunchConfig& config, nb::handle args) {
+  check_count(k, args);
+  std::unique_ptr<ArgumentPack> own;
+  ArgumentPack* pack = k.pack.get();
+  const bool reuse = !k.busy;  // a CAI getter may run Python that launches this kernel again
+  if (!reuse) {
+    own = std::make_unique<ArgumentPack>(k.signature);
+    pack = own.get();
+  }
+  k.busy = true;
+  struct Reset {
+    ArgumentPack* pack;
+    PyKernel& k;
+    bool reuse;
+    ~Reset() {
+      pack->clear();
+      if (reuse) k.busy = false;
+    }
+  } reset{pack, k, reuse};
+
+  std::vector<std::size_t> deferred;
+  convert_immediate(*pack, args, deferred);
+  std::vector<StagedArray> staged;
+  if (!deferred.empty()) {
+    const StreamRef stream = launch_stream(config, *pack);
+    for (std::size_t i : deferred) {
+      nb::handle obj = PyTuple_GET_ITEM(args.ptr(), static_cast<Py_ssize_t>(i));
+      if (auto host = host_view_of(obj, i)) {
+        pack->set_array(i, *host);  // every check before anything is copied
+        if (PyErr_WarnEx(g_performance_warning,
+                         (arg_name(i) + ": a host (NumPy) array is copied to the device before the launch "
+                          "and back after it; pass a device array to avoid the copies").c_str(), 1) != 0)
+          throw nb::python_error();
+        staged.push_back(stage_host_array(obj, *host, i, (*k.signature)[i].written,
+                                          k.kernel->module()->context(), stream));
+        pack->set_array(i, staged.back().device);
+      } else if (is_dlpack_producer(obj)) {
+        pack->set_array(i, dlpack_view_of(obj, stream));
+      } else {
+        throw ArgumentTypeError(arg_name(i) + ": " + py_repr(obj) + " (" + type_of(obj) +
+                                ") is not an array, but the signature says " + parameter_text(*k.signature, i) +
+                                "; accepted: cubridge.DeviceArray, objects with __cuda_array_interface__ or "
+                                "__dlpack__ (CuPy, PyTorch, Numba, JAX), NumPy arrays");
+      }
+    }
+  }
+  const StreamRef used = launch(*k.kernel, config, *pack);
+  if (!staged.empty()) {
+    for (const StagedArray& s : staged)
+      if (s.copy_back) copy_extent_to_host(s.device, s.host_first, s.bytes, used);
+    used.synchronize();  // the device copies are freed on return: the kernel must be done with them
+  }
+}
+
+/// kernel.forall(n): one thread per task, blocks of the occupancy calculator's suggested size.
+inline PyLaunch forall(nb::handle self, std::int64_t n, nb::handle stream, std::int64_t sharedmem) {
+  PyKernel& k = nb::cast<PyKernel&>(self);
+  if (n < 0)
+    throw nb::value_error(("forall: " + std::to_string(n) + " tasks; the count must be 0 or more").c_str());
+  PyLaunch l;
+  l.owner = nb::borrow(self);
+  l.kernel = &k;
+  l.config.stream = stream_of(stream);
+  l.stream_keepalive = nb::borrow(stream);
+  l.config.shared_mem = sharedmem;
+  if (n == 0) {
+    l.nothing_to_do = true;
+    return l;
+  }
+  int block = sharedmem == 0 && k.forall_block > 0 ? k.forall_block : k.kernel->suggested_block_size(sharedmem);
+  if (sharedmem == 0) k.forall_block = block;
+  l.config.block.x = std::min<std::int64_t>(block, n);
+  l.config.grid.x = blocks_for(n, l.config.block.x);
+  k.kernel->validate(l.config);
+  return l;
+}
+
+inline PyLaunch configure(nb::handle self, nb::handle key) {
+  PyKernel& k = nb::cast<PyKernel&>(self);
+  PyLaunch l;
+  l.owner = nb::borrow(self);
+  l.kernel = &k;
+  l.config = config_of(key, l.stream_keepalive);
+  k.kernel->validate(l.config);  // a bad configuration fails here, before any launch
+  return l;
+}
+
+inline void call(PyLaunch& l, nb::args args) {
+  if (l.nothing_to_do) {
+    check_count(*l.kernel, args);
+    return;
+  }
+  launch_with(*l.kernel, l.config, args);
+}
+
+inline std::shared_ptr<KernelSignature> signature_of(nb::handle signature) {
+  if (nb::isinstance<KernelSignature>(signature)) return nb::cast<std::shared_ptr<KernelSignature>>(signature);
+  if (PyUnicode_Check(signature.ptr()))
+    return std::make_shared<KernelSignature>(KernelSignature::parse(nb::cast<std::string>(signature)));
+  throw nb::type_error(("signature: " + py_repr(signature) + " (" + type_of(signature) +
+                        ") is neither a str such as 'void(float32[:], int64)' nor a cubridge.KernelSignature")
+                           .c_str());
+}
+
+inline PyKernel load(nb::handle code, nb::handle name, nb::handle signature, nb::handle device, bool cache) {
+  std::string text;
+  std::span<const std::byte> image;
+  Py_buffer view{};
+  bool have_view = false;
+  if (PyUnicode_Check(code.ptr())) {
+    text = nb::cast<std::string>(code);
+    image = std::as_bytes(std::span(text.data(), text.size()));
+  } else if (PyObject_GetBuffer(code.ptr(), &view, PyBUF_CONTIG_RO) == 0) {
+    have_view = true;
+    image = std::span(static_cast<const std::byte*>(view.buf), static_cast<std::size_t>(view.len));
+  } else {
+    PyErr_Clear();
+    throw nb::type_error(("load_kernel: code must be PTX text (str) or a cubin/fatbin/PTX image (bytes), got " +
+                          type_of(code)).c_str());
+  }
+  struct Release {
+    Py_buffer* v;
+    bool on;
+    ~Release() { if (on) PyBuffer_Release(v); }
+  } release{&view, have_view};
+
+  auto sig = signature_of(signature);
+  std::shared_ptr<Context> context;
+  if (device.is_none()) {
+    context = Context::current();
+  } else {
+    auto ordinal = as_int64(device.ptr(), "device");
+    if (!ordinal) throw nb::type_error(("device: " + py_repr(device) + " is not an int ordinal or None").c_str());
+    context = Context::primary(Device(static_cast<int>(*ordinal)));
+  }
+  auto module = cache ? Module::cached(context, image) : Module::load(context, image);
+  std::string entry;
+  if (name.is_none()) {
+    const auto& names = module->entry_names();
+    if (names.size() != 1) {
+      std::string list;
+      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+      throw nb::value_error(("load_kernel: name=None needs a module with exactly one kernel; this one has " +
+                             std::to_string(names.size()) + (names.empty() ? "" : " (" + list + ")") +
+                             "; pass name=").c_str());
+    }
+    entry = names[0];
+  } else {
+    entry = nb::cast<std::string>(name);
+  }
+  PyKernel k;
+  k.kernel = module->function(entry);
+  k.signature = std::move(sig);
+  k.pack = std::make_unique<ArgumentPack>(k.signature);
+  return k;
+}
+
+/// The packed buffer for `args` without launching (tests and debugging): arrays must be device arrays
+/// (or NumPy arrays, whose host pointers are packed as they are).
+inline nb::bytes pack_for_inspection(const std::shared_ptr<KernelSignature>& sig, nb::args args) {
+  if (static_cast<std::size_t>(PyTuple_GET_SIZE(args.ptr())) != sig->size())
+    throw nb::type_error(("pack: the signature " + sig->to_string() + " takes " + std::to_string(sig->size()) +
+                          " arguments, got " + std::to_string(PyTuple_GET_SIZE(args.ptr()))).c_str());
+  ArgumentPack pack(sig);
+  std::vector<std::size_t> deferred;
+  convert_immediate(pack, args, deferred);
+  for (std::size_t i : deferred) {
+    nb::handle obj = PyTuple_GET_ITEM(args.ptr(), static_cast<Py_ssize_t>(i));
+    auto host = host_view_of(obj, i);
+    if (!host) throw ArgumentTypeError(arg_name(i) + ": " + type_of(obj) + " is not an array this can pack");
+    pack.set_array(i, *host);
+  }
+  auto b = pack.buffer();
+  return nb::bytes(reinterpret_cast<const char*>(b.data()), b.size());
+}
+
+}  // namespace cubridge::python::kernel_glue
