@@ -22,7 +22,7 @@ constexpr const char* kWhat = "__cuda_array_interface__";
 }
 
 /// An int (not a bool) that fits int64; numpy integers pass through __index__.
-inline bool to_int64(PyObject* o, std::int64_t& out) {
+inline bool to_int64(PyObject* o, std::int64_t& out, const char* key = "") {
   if (PyBool_Check(o)) return false;
   if (!PyLong_Check(o)) {
     if (!PyIndex_Check(o)) return false;
@@ -31,7 +31,7 @@ inline bool to_int64(PyObject* o, std::int64_t& out) {
       PyErr_Clear();
       return false;
     }
-    bool ok = to_int64(i, out);
+    bool ok = to_int64(i, out, key);
     Py_DECREF(i);
     return ok;
   }
@@ -39,7 +39,7 @@ inline bool to_int64(PyObject* o, std::int64_t& out) {
   long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
   if (overflow != 0 || (v == -1 && PyErr_Occurred())) {
     PyErr_Clear();
-    throw nb::value_error((std::string(kWhat) + ": integer " + py_repr(o) + " does not fit in 64 bits").c_str());
+    throw nb::value_error((std::string(kWhat) + key + ": integer " + py_repr(o) + " does not fit in 64 bits").c_str());
   }
   out = v;
   return true;
@@ -52,7 +52,7 @@ inline std::size_t int_sequence(PyObject* o, const char* key, std::vector<std::i
   PyObject** items = PySequence_Fast_ITEMS(o);
   buf.resize(static_cast<std::size_t>(n));
   for (Py_ssize_t i = 0; i < n; ++i)
-    if (!to_int64(items[i], buf[static_cast<std::size_t>(i)])) type_error(key, "a tuple of int", o);
+    if (!to_int64(items[i], buf[static_cast<std::size_t>(i)], key)) type_error(key, "a tuple of int", o);
   return static_cast<std::size_t>(n);
 }
 
@@ -130,7 +130,7 @@ inline PyDeviceArray array_from_cai(nb::handle desc, nb::handle owner, bool sync
   ArrayInterface ai;
   std::int64_t version = 0;
   PyObject* v = required(d, k.version, "version");
-  if (!to_int64(v, version)) type_error("['version']", "an int (3)", v);
+  if (!to_int64(v, version, "['version']")) type_error("['version']", "an int (3)", v);
   if (version < 0 || version > kCudaArrayInterfaceVersion)
     throw nb::value_error((std::string(kWhat) + "['version']: " + std::to_string(version) +
                            " is not a version this consumer understands (accepted: 0, 1, 2, 3)")
@@ -172,7 +172,7 @@ inline PyDeviceArray array_from_cai(nb::handle desc, nb::handle owner, bool sync
   if (ai.version >= 3) {
     if (PyObject* st = optional(d, k.stream)) {
       std::int64_t sv = 0;
-      if (!to_int64(st, sv)) type_error("['stream']", "None or an int (1 legacy, 2 per-thread, or a handle)", st);
+      if (!to_int64(st, sv, "['stream']")) type_error("['stream']", "None or an int (1 legacy, 2 per-thread, or a handle)", st);
       if (sv < 0)
         throw nb::value_error((std::string(kWhat) + "['stream']: " + std::to_string(sv) +
                                " is negative (expected None, 1, 2 or a stream handle)")
