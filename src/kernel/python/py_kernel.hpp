@@ -35,6 +35,13 @@ inline std::string parameter_text(const KernelSignature& sig, std::size_t i) {
   return sig[i].to_string() + " (signature " + sig.to_string() + ")";
 }
 
+[[noreturn]] inline void throw_not_an_array(nb::handle obj, std::size_t i, const KernelSignature& sig) {
+  throw ArgumentTypeError(arg_name(i) + ": " + py_repr(obj) + " (" + type_of(obj) +
+                          ") is not an array, but the signature says " + parameter_text(sig, i) +
+                          "; accepted: cubridge.DeviceArray, objects with __cuda_array_interface__ or "
+                          "__dlpack__ (CuPy, PyTorch, Numba, JAX), NumPy arrays");
+}
+
 /// Pass 1 of argument conversion: scalars, our arrays and CAI arrays go into `pack`; NumPy and
 /// DLPack arrays wait in `deferred` until the launch stream is known.
 inline void convert_immediate(ArgumentPack& pack, nb::handle args, std::vector<std::size_t>& deferred) {
@@ -105,10 +112,7 @@ inline void launch_with(PyKernel& k, const LaunchConfig& config, nb::handle args
       } else if (is_dlpack_producer(obj)) {
         pack->set_array(i, dlpack_view_of(obj, stream));
       } else {
-        throw ArgumentTypeError(arg_name(i) + ": " + py_repr(obj) + " (" + type_of(obj) +
-                                ") is not an array, but the signature says " + parameter_text(*k.signature, i) +
-                                "; accepted: cubridge.DeviceArray, objects with __cuda_array_interface__ or "
-                                "__dlpack__ (CuPy, PyTorch, Numba, JAX), NumPy arrays");
+        throw_not_an_array(obj, i, *k.signature);
       }
     }
   }
@@ -235,7 +239,7 @@ inline nb::bytes pack_for_inspection(const std::shared_ptr<KernelSignature>& sig
   for (std::size_t i : deferred) {
     nb::handle obj = PyTuple_GET_ITEM(args.ptr(), static_cast<Py_ssize_t>(i));
     auto host = host_view_of(obj, i);
-    if (!host) throw ArgumentTypeError(arg_name(i) + ": " + type_of(obj) + " is not an array this can pack");
+    if (!host) throw_not_an_array(obj, i, *sig);
     pack.set_array(i, *host);
   }
   auto b = pack.buffer();
