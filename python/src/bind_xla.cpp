@@ -1,6 +1,57 @@
-// Internal: bindings of the xla layer (only .def lines; the work lives in src/xla/).
+// Internal: bindings of the xla layer (only .def lines and tiny lambdas; the work lives in src/xla/).
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+
+#include <cstdint>
+
 #include "bindings.hpp"
+#include "cubridge/xla/ffi_adapter.hpp"
+#include "cubridge/xla/opaque.hpp"
+#include "cubridge/xla/registry.hpp"
 
 namespace cubridge::python {
-void bind_xla(nb::module_& m) { (void)m; }
+
+namespace {
+xla::Target make_target(const std::string& name, const std::string& platform, int api_version,
+                        std::uintptr_t function, bool command_buffer_compatible) {
+  xla::Target t;
+  t.name = name;
+  t.platform = xla::parse_platform(platform);
+  t.api_version = api_version;
+  t.function = reinterpret_cast<void (*)(void)>(function);
+  t.command_buffer_compatible = command_buffer_compatible;
+  return t;
+}
+}  // namespace
+
+void bind_xla(nb::module_& m) {
+  m.def("_xla_adapter_available", &xla::ffi_adapter_available);
+  m.def("_xla_ffi_api_version", &xla::ffi_api_version);
+  m.def("_xla_max_adapted_targets", [] { return xla::kMaxAdaptedTargets; });
+  m.def("_xla_platform_name", [](const std::string& p) { return std::string(xla::platform_name(xla::parse_platform(p))); });
+  // Adapts first (a repeated identical target gets its handler back), then records the registration.
+  m.def("_xla_register_adapted",
+        [](const std::string& name, const std::string& platform, int api_version, std::uintptr_t fn, bool graphs) {
+          xla::Target t = make_target(name, platform, api_version, fn, graphs);
+          void* handler = xla::ffi_handler_for(t);
+          xla::Registry::global().add(t);
+          return reinterpret_cast<std::uintptr_t>(handler);
+        });
+  m.def("_xla_register_classic",
+        [](const std::string& name, const std::string& platform, int api_version, std::uintptr_t fn) {
+          xla::Registry::global().add(make_target(name, platform, api_version, fn, true));
+        });
+  m.def("_xla_is_registered", [](const std::string& name, const std::string& platform) {
+    return xla::Registry::global().find(name, xla::parse_platform(platform)).has_value();
+  });
+  m.def("_xla_read_descriptor", [](std::uintptr_t address) {
+    xla::Target t = xla::target_from_descriptor(*reinterpret_cast<const CubridgeXlaTargetDescriptor*>(address));
+    return std::make_tuple(t.name, std::string(xla::platform_name(t.platform)), t.api_version,
+                           reinterpret_cast<std::uintptr_t>(t.function), t.command_buffer_compatible);
+  });
+  m.def("_xla_opaque_validate", [](nb::bytes data) {
+    return xla::OpaqueReader(std::string_view(data.c_str(), data.size())).size();
+  });
+}
+
 }  // namespace cubridge::python
