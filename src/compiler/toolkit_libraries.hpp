@@ -91,6 +91,18 @@ FileSearch nvrtc_search();
 /// The CUDA homes from the environment (see Toolkit::cuda_homes), computed fresh (not cached).
 std::vector<std::string> discover_cuda_homes();
 
+/// A library opened with dlopen (never closed), or why it could not be.
+struct LoadedLibrary {
+  void* handle = nullptr;
+  std::string path;
+  std::vector<std::string> searched;
+  std::string error;  // set when handle is null: names the file and every place searched
+};
+/// Tries `homes` (through locate) first, so the library matches that toolkit's headers and libdevice,
+/// then the dynamic loader's own search path under each of `search.names`.
+LoadedLibrary open_library(const std::string& what, const FileSearch& search,
+                           const std::vector<std::string>& homes);
+
 /// "cannot find <what> (<file>): looked in <a>, <b>, ...; set CUBRIDGE_CUDA_HOME ..." .
 std::string not_found_message(const std::string& what, const std::string& file,
                               const std::vector<std::string>& searched);

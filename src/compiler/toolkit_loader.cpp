@@ -42,18 +42,12 @@ std::string env(const char* name) {
   return v == nullptr ? std::string() : std::string(v);
 }
 
-struct LoadedLibrary {
-  void* handle = nullptr;
-  std::string path;
-  std::vector<std::string> searched;
-  std::string error;  // set when handle is null
-};
+}  // namespace
 
-// Tries the toolkit homes first (so the library matches the headers and libdevice of that toolkit),
-// then the dynamic loader's own search path under each soname.
-LoadedLibrary open_library(const char* what, const FileSearch& search) {
+LoadedLibrary open_library(const std::string& what, const FileSearch& search,
+                           const std::vector<std::string>& homes) {
   LoadedLibrary lib;
-  Located found = locate(discover_cuda_homes(), search);
+  Located found = locate(homes, search);
   std::vector<std::string> searched = found.searched;
   std::string dl_errors;
   if (!found.path.empty()) {
@@ -84,6 +78,8 @@ LoadedLibrary open_library(const char* what, const FileSearch& search) {
   lib.searched = std::move(searched);
   return lib;
 }
+
+namespace {
 
 template <class Api>
 struct LoadState {
@@ -182,7 +178,7 @@ FileSearch nvrtc_search() {
   static LoadState<Api>& fn##_state() {                                       \
     static LoadState<Api> s;                                                  \
     std::call_once(s.once, [] {                                               \
-      LoadedLibrary lib = open_library(label, search_fn());                   \
+      LoadedLibrary lib = open_library(label, search_fn(), discover_cuda_homes());                   \
       s.api.searched = lib.searched;                                          \
       if (lib.handle == nullptr) {                                            \
         s.error = lib.error;                                                  \

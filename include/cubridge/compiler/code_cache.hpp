@@ -1,0 +1,59 @@
+// A persistent on-disk cache of compiled code (PTX, LTO-IR, cubin), shared by every process of a user.
+// Implements: the code face's "persistent on-disk cache (keyed by source, signature, options and toolkit
+// version)". Entries are written atomically (rename); a corrupt or foreign entry reads as a miss.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace cubridge {
+
+/// Which toolkit libraries' versions a key includes (each one named is loaded to read its version).
+struct CacheKeyTools {
+  bool nvvm = true;
+  bool nvjitlink = false;
+  bool nvrtc = false;
+};
+
+class CodeCache {
+ public:
+  /// $CUBRIDGE_CACHE_DIR, else $XDG_CACHE_HOME/cubridge, else $HOME/.cache/cubridge, else
+  /// <temp>/cubridge-cache-<uid>.
+  static std::filesystem::path default_directory();
+  /// False when $CUBRIDGE_DISABLE_CACHE is set to anything but "" or "0": get() then always misses
+  /// and put() writes nothing.
+  static bool enabled_by_environment();
+
+  /// The default directory (not created until the first put).
+  CodeCache();
+  explicit CodeCache(std::filesystem::path directory);
+
+  const std::filesystem::path& directory() const noexcept { return directory_; }
+
+  /// A key from `parts` (source, signature, options, ...), each length-prefixed so that ("ab", "c")
+  /// and ("a", "bc") differ, followed by cubridge's version and the versions of the `tools` named.
+  static std::string make_key(std::initializer_list<std::string_view> parts, CacheKeyTools tools = {});
+
+  /// The bytes stored under `key`, or nullopt on a miss, a corrupt entry, or any I/O error.
+  std::optional<std::string> get(std::string_view key) const;
+  /// Stores `bytes` under `key` (atomically: other processes see the old entry or the new one).
+  /// Returns false, without throwing, when the entry cannot be written (read-only directory, full disk).
+  bool put(std::string_view key, std::string_view bytes) const;
+  /// Removes the entry for `key`; true when one was there.
+  bool remove(std::string_view key) const;
+  /// Removes every entry of this cache (files it did not write are left alone); returns how many.
+  std::size_t clear() const;
+
+  /// The file an entry for `key` lives in (whether or not it exists).
+  std::filesystem::path path_for(std::string_view key) const;
+
+ private:
+  std::filesystem::path directory_;
+  bool enabled_;
+};
+
+}  // namespace cubridge
