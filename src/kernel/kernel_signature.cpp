@@ -46,6 +46,14 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+// 'text' built by appending: GCC 12 warns falsely on "'" + std::string (PR 105329).
+std::string quoted(std::string_view text, bool close = true) {
+  std::string s(1, '\'');
+  s += text;
+  if (close) s += '\'';
+  return s;
+}
+
 [[noreturn]] void fail(std::string_view whole, const std::string& why) {
   throw std::invalid_argument("kernel signature '" + std::string(whole) + "': " + why);
 }
@@ -58,7 +66,7 @@ std::optional<ScalarType> lookup(std::string_view name) {
 
 ScalarType scalar_named(std::string_view whole, std::string_view name) {
   if (auto t = lookup(name)) return *t;
-  fail(whole, "'" + std::string(name) + "' is not a type; accepted: " + kAccepted);
+  fail(whole, quoted(name) + " is not a type; accepted: " + kAccepted);
 }
 
 // Splits at commas that are not inside brackets or parentheses.
@@ -102,7 +110,7 @@ void parse_dims(std::string_view whole, std::string_view dims, ParamKind& p) {
       contiguous_at = i;
       continue;
     }
-    fail(whole, "'" + std::string(parts[static_cast<std::size_t>(i)]) +
+    fail(whole, quoted(parts[static_cast<std::size_t>(i)], false) +
                     "' is not a dimension; write ':' (any stride) or '::1' (contiguous)");
   }
   p.ndim = n;
@@ -121,10 +129,10 @@ void parse_array_call(std::string_view whole, std::string_view inner, ParamKind&
   p.type = scalar_named(whole, parts[0]);
   std::string_view nd = parts[1];
   if (nd.size() < 2 || nd.back() != 'd')
-    fail(whole, "'" + std::string(nd) + "' is not a rank; write it as 1d, 2d, ...");
+    fail(whole, quoted(nd) + " is not a rank; write it as 1d, 2d, ...");
   int ndim = 0;
   for (char c : nd.substr(0, nd.size() - 1)) {
-    if (!std::isdigit(static_cast<unsigned char>(c))) fail(whole, "'" + std::string(nd) + "' is not a rank; write it as 1d, 2d, ...");
+    if (!std::isdigit(static_cast<unsigned char>(c))) fail(whole, quoted(nd) + " is not a rank; write it as 1d, 2d, ...");
     ndim = ndim * 10 + (c - '0');
     if (ndim > 1000) break;
   }
@@ -149,11 +157,11 @@ ParamKind parse_param(std::string_view whole, std::string_view text) {
     p.kind = ParamKind::Kind::Array;
     parse_array_call(whole, s.substr(6, s.size() - 7), p);
   } else if (auto open = s.find('['); open != std::string_view::npos) {
-    if (s.back() != ']') fail(whole, "'" + std::string(s) + "': text after the closing ']'");
+    if (s.back() != ']') fail(whole, quoted(s) + ": text after the closing ']'");
     p.kind = ParamKind::Kind::Array;
     p.type = scalar_named(whole, trim(s.substr(0, open)));
     std::string_view dims = s.substr(open + 1, s.size() - open - 2);
-    if (trim(dims).empty()) fail(whole, "'" + std::string(s) + "' has no dimensions; write float32[:] for 1-d");
+    if (trim(dims).empty()) fail(whole, quoted(s) + " has no dimensions; write float32[:] for 1-d");
     parse_dims(whole, dims, p);
   } else {
     p.type = scalar_named(whole, s);

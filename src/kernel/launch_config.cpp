@@ -25,7 +25,8 @@ Extent3 Extent3::of(std::span<const std::int64_t> values, const char* what) {
 
 std::string Extent3::to_string() const {
   if (rank == 1) return std::to_string(x);
-  std::string s = "(" + std::to_string(x) + ", " + std::to_string(y);
+  std::string s(1, '(');  // appending, not prepending: GCC 12 warns falsely on "(" + string (PR 105329)
+  s += std::to_string(x) + ", " + std::to_string(y);
   if (rank == 3) s += ", " + std::to_string(z);
   return s + ")";
 }

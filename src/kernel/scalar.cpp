@@ -30,7 +30,12 @@ std::string Scalar::to_string() const {
     case Source::Int: return std::to_string(i_);
     case Source::UInt: return std::to_string(u_);
     case Source::Float: return repr_double(re_);
-    case Source::Complex: return "(" + repr_double(re_) + (im_ < 0 ? "" : "+") + repr_double(im_) + "j)";
+    case Source::Complex: {
+      std::string s(1, '(');  // appending, not prepending: GCC 12 warns falsely on "(" + string (PR 105329)
+      s += repr_double(re_);
+      s += im_ < 0 ? "" : "+";
+      return s + repr_double(im_) + "j)";
+    }
   }
   return "?";
 }
