@@ -1,6 +1,7 @@
 // The XLA documentation's GPU custom calls in the classic signature: the callback runs on the host and
 // enqueues a kernel on XLA's stream. The kernels are PTX text, loaded once per CUDA context through
 // cubridge's driver layer (no nvcc at build time; one context per device under jax.shard_map).
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <exception>
@@ -223,6 +224,41 @@ extern "C" void cubridge_example_tuple_gpu(CUstream stream, void** buffers, cons
   }
 }
 CUBRIDGE_REGISTER_CUSTOM_CALL_TARGET(cubridge_example_tuple_gpu, "CUDA");
+
+// Loads the kernels into every device's primary context (the contexts XLA runs in) ahead of time, so
+// the first call never loads a module while XLA is capturing a CUDA graph. Returns 0, or -1 with the
+// reason in `error`. Optional: without it the kernels load on first use.
+extern "C" int cubridge_example_gpu_prepare(char* error, std::size_t error_len) {
+  try {
+    int count = 0;
+    CUBRIDGE_CU(cuDeviceGetCount, &count);
+    for (int ordinal = 0; ordinal < count; ++ordinal) {
+      CUdevice device = 0;
+      CUBRIDGE_CU(cuDeviceGet, &device, ordinal);
+      CUcontext ctx = nullptr;
+      // Retained for the life of the process: the cached functions belong to this context.
+      CUBRIDGE_CU(cuDevicePrimaryCtxRetain, &ctx, device);
+      CUBRIDGE_CU(cuCtxPushCurrent, ctx);
+      try {
+        kernels_for(CU_STREAM_LEGACY);
+      } catch (...) {
+        CUcontext popped = nullptr;
+        CUBRIDGE_CU_RESULT(cuCtxPopCurrent, &popped);
+        throw;
+      }
+      CUcontext popped = nullptr;
+      CUBRIDGE_CU(cuCtxPopCurrent, &popped);
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    if (error != nullptr && error_len > 0) {
+      std::size_t n = std::min(error_len - 1, std::strlen(e.what()));
+      std::memcpy(error, e.what(), n);
+      error[n] = '\0';
+    }
+    return -1;
+  }
+}
 
 // The PTX of the kernels above, so tests can assemble it with ptxas on a machine without a GPU.
 extern "C" const char* cubridge_example_gpu_ptx() { return kPtx; }

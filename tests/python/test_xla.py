@@ -30,6 +30,13 @@ def targets():
         cx.register(LIB, name, "cpu")
 
 
+@pytest.fixture(autouse=True)
+def on_the_cpu():
+    # The targets here are registered for the CPU; on a GPU machine jax would otherwise pick the GPU.
+    with jax.default_device(jax.devices("cpu")[0]):
+        yield
+
+
 def add_mod_expected(b, c):
     b, c = np.asarray(b), np.asarray(c)
     return b[np.arange(c.size) % b.size] + c
