@@ -36,7 +36,16 @@ ffi::Error add_mod_gpu(CUstream stream, ffi::Buffer<ffi::F32> b, ffi::Buffer<ffi
   return ffi::Error::Success();
 }
 
+// The per-call overhead reference: copies one float, like cubridge_example_copy1.
+ffi::Error copy1_cpu(ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {
+  *y->typed_data() = *x.typed_data();
+  return ffi::Error::Success();
+}
+
 }  // namespace
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(cubridge_example_typed_copy1_cpu, copy1_cpu,
+                              ffi::Ffi::Bind().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(cubridge_example_typed_add_mod_cpu, add_mod_cpu,
                               ffi::Ffi::Bind()
