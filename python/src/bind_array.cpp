@@ -84,7 +84,7 @@ PyDeviceArray empty(nb::handle shape_obj, const std::string& typestr, const std:
   auto mem = array_detail::allocate_device(static_cast<std::size_t>(probe.nbytes()), context);
   l.data = mem.get();
   a.view = ArrayView(l, mem, "device_array").with_device(context->device().ordinal());
-  if (!stream.is_none()) a.view = a.view.with_stream(to_stream_ref(stream, StreamRef::legacy()), true);
+  if (!stream.is_none()) a.view = std::move(a.view).with_stream(to_stream_ref(stream, StreamRef::legacy()), true);
   if (!descr.is_none()) {
     std::int64_t size = cai_detail::descr_size(descr.ptr(), "device_array: descr");
     if (size != dtype.itemsize)

@@ -20,6 +20,13 @@ constexpr const char* kWhat = "__cuda_array_interface__";
 std::atomic<int> g_sync{-1};
 std::atomic<bool> g_export_stream{true};
 
+// The loader decides once per process, so the answer can be cached (driver::available() on a machine
+// without a driver costs a thrown exception per call).
+bool driver_present() noexcept {
+  static const bool present = driver::available();
+  return present;
+}
+
 }  // namespace
 
 bool consumer_sync_default() noexcept {
@@ -57,14 +64,14 @@ ArrayView view_from_interface(const ArrayInterface& d, std::shared_ptr<const voi
                                   "stream, a stream handle, or None)");
     stream = StreamRef::from_cai(*d.stream);
   }
-  DType dtype = parse_typestr(d.typestr, std::string(kWhat) + "['typestr']");
+  DType dtype = parse_typestr(d.typestr, "__cuda_array_interface__['typestr']");
   ArrayView::Layout layout{reinterpret_cast<void*>(d.data), dtype, d.shape, d.strides, d.read_only};
   ArrayView view(layout, std::move(owner), kWhat);
-  if (options.check_pointer && !view.empty() && driver::available()) {
-    PointerAttributes a = check_device_pointer(d.data, std::string(kWhat) + "['data']");
-    view = view.with_device(a.device);
+  if (options.check_pointer && !view.empty() && driver_present()) {
+    PointerAttributes a = check_device_pointer(d.data, "__cuda_array_interface__['data']");
+    view = std::move(view).with_device(a.device);
   }
-  if (stream) view = view.with_stream(stream, options.sync);
+  if (stream) view = std::move(view).with_stream(stream, options.sync);
   return view;
 }
 

@@ -126,11 +126,14 @@ ByteExtent ArrayView::extent() const noexcept {
   return e;
 }
 
-ArrayView ArrayView::with_stream(std::optional<StreamRef> stream, bool sync) const {
-  ArrayView v = *this;
-  v.stream_ = stream;
-  v.sync_ = sync;
-  return v;
+ArrayView ArrayView::with_stream(std::optional<StreamRef> stream, bool sync) const& {
+  return ArrayView(*this).with_stream(stream, sync);
+}
+
+ArrayView ArrayView::with_stream(std::optional<StreamRef> stream, bool sync) && {
+  stream_ = stream;
+  sync_ = sync;
+  return std::move(*this);
 }
 
 ArrayView ArrayView::with_mask(std::shared_ptr<const ArrayView> mask) const {
@@ -139,16 +142,20 @@ ArrayView ArrayView::with_mask(std::shared_ptr<const ArrayView> mask) const {
   return v;
 }
 
-ArrayView ArrayView::with_owner(std::shared_ptr<const void> owner) const {
-  ArrayView v = *this;
-  v.owner_ = std::move(owner);
-  return v;
+ArrayView ArrayView::with_owner(std::shared_ptr<const void> owner) const& {
+  return ArrayView(*this).with_owner(std::move(owner));
 }
 
-ArrayView ArrayView::with_device(int device) const {
-  ArrayView v = *this;
-  v.device_ = device;
-  return v;
+ArrayView ArrayView::with_owner(std::shared_ptr<const void> owner) && {
+  owner_ = std::move(owner);
+  return std::move(*this);
+}
+
+ArrayView ArrayView::with_device(int device) const& { return ArrayView(*this).with_device(device); }
+
+ArrayView ArrayView::with_device(int device) && {
+  device_ = device;
+  return std::move(*this);
 }
 
 ArrayView ArrayView::as_read_only() const {

@@ -55,7 +55,8 @@ class ArrayView {
   const std::shared_ptr<const void>& owner() const noexcept { return owner_; }
   /// CUDA ordinal of the memory, or -1 when unknown (zero-size arrays, no driver at import).
   int device() const noexcept { return device_; }
-  ArrayView with_device(int device) const;
+  ArrayView with_device(int device) const&;
+  ArrayView with_device(int device) &&;
 
   std::int64_t size() const noexcept { return size_; }
   std::int64_t nbytes() const noexcept { return size_ * dtype_.itemsize; }
@@ -69,12 +70,14 @@ class ArrayView {
   const std::optional<StreamRef>& stream() const noexcept { return stream_; }
   /// False when the consumer switched synchronisation off (sync=False or the environment switch).
   bool synchronizes() const noexcept { return sync_ && stream_.has_value(); }
-  ArrayView with_stream(std::optional<StreamRef> stream, bool sync = true) const;
+  ArrayView with_stream(std::optional<StreamRef> stream, bool sync = true) const&;
+  ArrayView with_stream(std::optional<StreamRef> stream, bool sync = true) &&;
 
   /// The producer's mask (CAI "mask"), if any. Operations that cannot honour it must refuse.
   const std::shared_ptr<const ArrayView>& mask() const noexcept { return mask_; }
   ArrayView with_mask(std::shared_ptr<const ArrayView> mask) const;
-  ArrayView with_owner(std::shared_ptr<const void> owner) const;
+  ArrayView with_owner(std::shared_ptr<const void> owner) const&;
+  ArrayView with_owner(std::shared_ptr<const void> owner) &&;
   ArrayView as_read_only() const;
 
   /// Python-style slice of one axis (negative indices count from the end; step != 0).

@@ -56,6 +56,29 @@ inline std::size_t int_sequence(PyObject* o, const char* key, std::vector<std::i
   return static_cast<std::size_t>(n);
 }
 
+/// Extents read on the hot path: up to 8 inline, so a typical import allocates nothing for them.
+struct Dims {
+  std::int64_t small[8];
+  std::vector<std::int64_t> large;
+  std::size_t n = 0;
+  std::int64_t* resize(std::size_t k) {
+    n = k;
+    if (k <= 8) return small;
+    large.resize(k);
+    return large.data();
+  }
+  std::span<const std::int64_t> span() const { return {n <= 8 ? small : large.data(), n}; }
+};
+
+inline void int_sequence(PyObject* o, const char* key, Dims& dims) {
+  if (!PyTuple_Check(o) && !PyList_Check(o)) type_error(key, "a tuple of int", o);
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+  PyObject** items = PySequence_Fast_ITEMS(o);
+  std::int64_t* out = dims.resize(static_cast<std::size_t>(n));
+  for (Py_ssize_t i = 0; i < n; ++i)
+    if (!to_int64(items[i], out[i], key)) type_error(key, "a tuple of int", o);
+}
+
 inline PyObject* required(PyObject* d, PyObject* key, const char* name) {
   PyObject* v = PyDict_GetItemWithError(d, key);
   if (v == nullptr) {
@@ -137,9 +160,9 @@ inline PyDeviceArray array_from_cai(nb::handle desc, nb::handle owner, bool sync
                               .c_str());
   ai.version = static_cast<int>(version);
 
-  std::vector<std::int64_t> shape, strides;
+  Dims shape, strides;
   int_sequence(required(d, k.shape, "shape"), "['shape']", shape);
-  ai.shape = shape;
+  ai.shape = shape.span();
 
   PyObject* t = required(d, k.typestr, "typestr");
   if (!PyUnicode_Check(t)) type_error("['typestr']", "a str such as '<f4'", t);
@@ -167,7 +190,7 @@ inline PyDeviceArray array_from_cai(nb::handle desc, nb::handle owner, bool sync
 
   if (PyObject* s = optional(d, k.strides)) {
     int_sequence(s, "['strides']", strides);
-    ai.strides = std::span<const std::int64_t>(strides);
+    ai.strides = strides.span();
   }
   if (ai.version >= 3) {
     if (PyObject* st = optional(d, k.stream)) {

@@ -180,7 +180,7 @@ inline PyDeviceArray array_from_dlpack(nb::handle obj, nb::handle stream, bool s
     const CubridgeDLDevice dev = mt->dl_tensor.device;
     StreamRef work = stream.is_none() ? exchange_work_stream(api, dev.device_type, dev.device_id)
                                       : to_stream_ref(stream, StreamRef::legacy(), "from_dlpack: stream");
-    out.view = out.view.with_stream(work, sync);
+    out.view = std::move(out.view).with_stream(work, sync);
     return out;
   }
   const Keys& k = Keys::get();
@@ -223,7 +223,7 @@ inline PyDeviceArray array_from_dlpack(nb::handle obj, nb::handle stream, bool s
                           ", not an unused 'dltensor' or 'dltensor_versioned' capsule").c_str());
   }
   // The producer ordered its work before `consumer`, so that stream is where the data is ready.
-  out.view = out.view.with_stream(consumer, sync);
+  out.view = std::move(out.view).with_stream(consumer, sync);
   return out;
 }
 
