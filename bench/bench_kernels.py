@@ -107,8 +107,7 @@ def main() -> int:
     b = cp.ones(N_SMALL, dtype=cp.float32)
     out = cp.zeros(N_SMALL, dtype=cp.float32)
 
-    ptx, _ = cuda.compile_ptx(add, SIG, cc=cp.cuda.Device().compute_capability and
-                              tuple(int(c) for c in cp.cuda.Device().compute_capability))
+    ptx, _ = cuda.compile_ptx(add, SIG, cc=divmod(int(cp.cuda.Device().compute_capability), 10))
     (entry,) = cubridge.ptx_entry_names(ptx)
     ours_kernel = cubridge.load_kernel(ptx, entry, SIG)
     ours_launch = ours_kernel[1, 32]
