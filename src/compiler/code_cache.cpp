@@ -78,6 +78,11 @@ CodeCache::CodeCache(fs::path directory)
     : directory_(std::move(directory)), enabled_(enabled_by_environment()) {}
 
 std::string CodeCache::make_key(std::initializer_list<std::string_view> parts, CacheKeyTools tools) {
+  std::vector<std::string> copies(parts.begin(), parts.end());
+  return make_key(std::span<const std::string>(copies), tools);
+}
+
+std::string CodeCache::make_key(std::span<const std::string> parts, CacheKeyTools tools) {
   std::string key;
   auto add = [&key](std::string_view part) {
     key += std::to_string(part.size());
@@ -85,7 +90,7 @@ std::string CodeCache::make_key(std::initializer_list<std::string_view> parts, C
     key += part;
     key += ';';
   };
-  for (std::string_view p : parts) add(p);
+  for (const std::string& p : parts) add(p);
   add(std::string("cubridge ") + CUBRIDGE_VERSION);
   if (tools.nvvm) {
     auto [major, minor] = nvvm::version();

@@ -166,6 +166,12 @@ std::string compile(std::string_view ir, const Options& options) {
   return compile(std::span<const Module>(&m, 1), options);
 }
 
+std::string compile(const std::vector<std::string>& modules, const Options& options) {
+  std::vector<Module> ms;
+  for (size_t i = 0; i < modules.size(); ++i) ms.push_back({modules[i], "module" + std::to_string(i)});
+  return compile(std::span<const Module>(ms), options);
+}
+
 void verify(std::span<const Module> modules, const Options& options) {
   if (modules.empty())
     throw std::invalid_argument("nvvm::verify: no modules given; expected at least one NVVM IR module");

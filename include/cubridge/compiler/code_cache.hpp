@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -37,6 +38,7 @@ class CodeCache {
   /// A key from `parts` (source, signature, options, ...), each length-prefixed so that ("ab", "c")
   /// and ("a", "bc") differ, followed by cubridge's version and the versions of the `tools` named.
   static std::string make_key(std::initializer_list<std::string_view> parts, CacheKeyTools tools = {});
+  static std::string make_key(std::span<const std::string> parts, CacheKeyTools tools = {});
 
   /// The bytes stored under `key`, or nullopt on a miss, a corrupt entry, or any I/O error.
   std::optional<std::string> get(std::string_view key) const;

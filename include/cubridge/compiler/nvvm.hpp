@@ -58,6 +58,8 @@ std::vector<std::string> option_strings(const Options& options);
 std::string compile(std::span<const Module> modules, const Options& options);
 /// One module.
 std::string compile(std::string_view ir, const Options& options);
+/// Several modules given as texts (named module0, module1, ... in libNVVM's log).
+std::string compile(const std::vector<std::string>& modules, const Options& options);
 
 /// Checks the modules without generating code (nvvmVerifyProgram); throws NvvmError with the log.
 void verify(std::span<const Module> modules, const Options& options);
