@@ -62,6 +62,16 @@ void note_use(PyDeviceArray& a, StreamRef s) {
   a.pending.push_back(s);
 }
 
+/// Before work on `s`: order it after our other pending streams (producer rule), and forget them.
+void prepare_use(PyDeviceArray& a, StreamRef s) {
+  if (a.pending.empty()) return;
+  std::vector<StreamRef> others;
+  for (StreamRef p : a.pending)
+    if (!(p == s)) others.push_back(p);
+  join_streams(s, others, a.view.device());
+  a.pending.clear();
+}
+
 PyDeviceArray empty(nb::handle shape_obj, const std::string& typestr, const std::string& order,
                     nb::handle stream, nb::handle descr) {
   std::vector<std::int64_t> shape;
@@ -167,6 +177,7 @@ struct HostBuffer {
 void copy_extent_to_host_py(PyDeviceArray& a, nb::handle buffer, nb::handle stream) {
   StreamRef s = work_stream(a, stream);
   HostBuffer b(buffer, true);
+  prepare_use(a, s);
   {
     nb::gil_scoped_release release;
     copy_extent_to_host(a.view, b.view.buf, static_cast<std::size_t>(b.view.len), s);
@@ -176,6 +187,7 @@ void copy_extent_to_host_py(PyDeviceArray& a, nb::handle buffer, nb::handle stre
 void copy_from_host_py(PyDeviceArray& a, nb::handle buffer, nb::handle stream) {
   StreamRef s = work_stream(a, stream);
   HostBuffer b(buffer, false);
+  prepare_use(a, s);
   copy_extent_from_host(a.view, b.view.buf, static_cast<std::size_t>(b.view.len), s);
   note_use(a, s);
 }
@@ -184,8 +196,11 @@ void copy_from_device_py(PyDeviceArray& a, nb::handle src, nb::handle stream) {
   nb::object other = as_cuda_array(src, nb::none());
   PyDeviceArray& b = nb::cast<PyDeviceArray&>(other);
   StreamRef s = work_stream(a, stream);
+  prepare_use(a, s);
+  if (&a != &b) prepare_use(b, s);
   copy_between_views(a.view, b.view, s);
   note_use(a, s);
+  note_use(b, s);
 }
 
 nb::dict pointer_attributes_of(const PyDeviceArray& a) {
