@@ -8,4 +8,3 @@
 #include "cubridge/array/errors.hpp"
 #include "cubridge/array/pointer_attributes.hpp"
 #include "cubridge/array/stream_order.hpp"
-// cubridge/array/python_array.hpp (needs <Python.h>) is included on purpose only where wanted.
