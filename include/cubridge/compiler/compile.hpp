@@ -1,0 +1,116 @@
+// Compiling a Python function (source text, parsed by our own front end) to NVVM IR and, through
+// libNVVM, to PTX or LTO-IR, with the C or the Numba ABI.
+// Implements: issue 5 / DESIGN.md "code" face: compile(pyfunc, sig, debug, lineinfo, device, fastmath,
+// cc, opt, abi, abi_info, output) -> (code, resty).
+#pragma once
+
+#include <chrono>
+#include <complex>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cubridge/compiler/toolkit.hpp"
+#include "cubridge/compiler/types.hpp"
+
+namespace cubridge {
+
+/// Source outside the supported subset, or a typing error. what() is "file:line:col: message" and
+/// says what is supported; it is a std::invalid_argument (Python: ValueError).
+class CompileError : public std::invalid_argument {
+ public:
+  CompileError(const std::string& what, std::string file, int line, int column)
+      : std::invalid_argument(what), file_(std::move(file)), line_(line), column_(column) {}
+  const std::string& file() const noexcept { return file_; }
+  int line() const noexcept { return line_; }
+  int column() const noexcept { return column_; }
+
+ private:
+  std::string file_;
+  int line_ = 0;
+  int column_ = 0;
+};
+
+namespace compiler {
+
+/// A value folded into the code as a constant: a module-level or closure variable.
+struct Constant {
+  Type type;                       ///< a scalar type or a tuple of them
+  std::int64_t i = 0;              ///< Bool and signed Int
+  std::uint64_t u = 0;             ///< unsigned Int
+  double re = 0, im = 0;           ///< Float (re) and Complex
+  std::vector<Constant> elements;  ///< Tuple
+};
+
+enum class Abi { c, numba };
+enum class Output { ptx, ltoir };
+
+struct CompileOptions {
+  bool debug = false;
+  bool lineinfo = false;
+  /// Only device functions are supported by this front end (kernels come with arrays, issue 6).
+  bool device = true;
+  bool fastmath = false;
+  /// Empty: the lowest compute capability libNVVM accepts (the spec's 5.0, raised).
+  std::optional<ComputeCapability> cc;
+  bool opt = true;
+  Abi abi = Abi::c;
+  /// The exported name; empty: the function's own name (C ABI) or its mangled name (Numba ABI).
+  std::string abi_name;
+  Output output = Output::ptx;
+  /// The file name for messages and line info.
+  std::string filename = "<string>";
+  /// Line of the first line of `source` in `filename` (when the source is a slice of a file).
+  int first_line = 1;
+  /// Module name used in Numba-ABI mangled names.
+  std::string module_name = "__main__";
+  /// Names bound outside the source: module globals and closure cells of the Python function.
+  std::map<std::string, Constant, std::less<>> constants;
+  /// Extra source units (other functions the compiled one calls), each with its file and first line.
+  struct Unit {
+    std::string source;
+    std::string filename;
+    int first_line = 1;
+  };
+  std::vector<Unit> extra_units;
+};
+
+/// Where the time went, in seconds.
+struct CompileTimings {
+  double parse = 0, type = 0, emit = 0, nvvm = 0;
+};
+
+struct CompileResult {
+  std::string code;       ///< PTX text or LTO-IR bytes
+  Type result_type;       ///< the return type (declared or inferred)
+  std::string name;       ///< the exported symbol
+  std::string nvvm_ir;    ///< the NVVM IR given to libNVVM
+  bool uses_libdevice = false;
+  CompileTimings timings;
+};
+
+/// Front end only: the NVVM IR text for `function_name` in `source` with `signature`. Throws
+/// CompileError for unsupported or ill-typed source, std::invalid_argument for a bad signature.
+CompileResult compile_to_nvvm_ir(std::string_view source, std::string_view function_name,
+                                 const Signature& signature, const CompileOptions& options);
+
+/// The whole path: front end, then libNVVM. Also throws ToolkitError/NvvmError from libNVVM, and
+/// std::invalid_argument naming the supported range for a `cc` libNVVM cannot target.
+CompileResult compile(std::string_view source, std::string_view function_name, const Signature& signature,
+                      const CompileOptions& options);
+/// Same, with the signature as text ("float32(float32, float32)").
+CompileResult compile(std::string_view source, std::string_view function_name, std::string_view signature,
+                      const CompileOptions& options);
+
+/// The Numba-ABI symbol: Itanium-style `_ZN<module parts><qualname parts>E<arg types>`.
+std::string mangle_numba_abi(std::string_view module_name, std::string_view qualname, const std::vector<Type>& args);
+
+}  // namespace compiler
+
+using compiler::compile;
+
+}  // namespace cubridge

@@ -1,0 +1,87 @@
+// The types of the Python-subset compiler: Numba's scalar types (bool, int8..uint64, float16/32/64,
+// complex64/128), tuples of them and none, with Numba's names ("int32", "UniTuple(int64 x 2)").
+// Implements: issue 5 "The language" (numbers and tuples); later kinds (arrays, pointers) add a TypeKind.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cubridge::compiler {
+
+/// Extensible on purpose: a new kind (array, pointer, record) adds an enumerator plus its cases in
+/// typing_rules.cpp and the emitter; nothing here depends on the set being closed.
+enum class TypeKind : std::uint8_t { Unknown, None, Bool, Int, Float, Complex, Tuple };
+
+class Type {
+ public:
+  Type() = default;
+  static Type unknown() { return Type(); }
+  static Type none() { return Type(TypeKind::None, 0, false); }
+  static Type boolean() { return Type(TypeKind::Bool, 1, false); }
+  static Type integer(int bits, bool is_signed) { return Type(TypeKind::Int, bits, is_signed); }
+  static Type floating(int bits) { return Type(TypeKind::Float, bits, true); }
+  static Type complex(int bits) { return Type(TypeKind::Complex, bits, true); }
+  static Type tuple(std::vector<Type> elements);
+
+  TypeKind kind() const noexcept { return kind_; }
+  /// Width in bits: 1 for bool, the integer or float width, the whole width of a complex (64, 128).
+  int bits() const noexcept { return bits_; }
+  bool is_signed() const noexcept { return signed_; }
+  const std::vector<Type>& elements() const noexcept { return elements_; }
+
+  bool is_unknown() const noexcept { return kind_ == TypeKind::Unknown; }
+  bool is_bool() const noexcept { return kind_ == TypeKind::Bool; }
+  bool is_int() const noexcept { return kind_ == TypeKind::Int; }
+  bool is_float() const noexcept { return kind_ == TypeKind::Float; }
+  bool is_complex() const noexcept { return kind_ == TypeKind::Complex; }
+  bool is_tuple() const noexcept { return kind_ == TypeKind::Tuple; }
+  bool is_none() const noexcept { return kind_ == TypeKind::None; }
+  /// bool, ints, floats and complex: what Numba calls types.Number plus Boolean.
+  bool is_scalar() const noexcept {
+    return kind_ == TypeKind::Bool || kind_ == TypeKind::Int || kind_ == TypeKind::Float ||
+           kind_ == TypeKind::Complex;
+  }
+  bool is_real() const noexcept { return kind_ == TypeKind::Int || kind_ == TypeKind::Float || kind_ == TypeKind::Bool; }
+  /// For complex, the float type of each part.
+  Type component() const { return floating(bits_ / 2); }
+
+  /// Numba's spelling: "int32", "float64", "complex128", "bool", "none", "UniTuple(int64 x 2)",
+  /// "Tuple(int64, float64)".
+  std::string name() const;
+
+  friend bool operator==(const Type& a, const Type& b) {
+    return a.kind_ == b.kind_ && a.bits_ == b.bits_ && a.signed_ == b.signed_ && a.elements_ == b.elements_;
+  }
+  friend bool operator!=(const Type& a, const Type& b) { return !(a == b); }
+
+ private:
+  Type(TypeKind k, int bits, bool s) : kind_(k), bits_(bits), signed_(s) {}
+  TypeKind kind_ = TypeKind::Unknown;
+  int bits_ = 0;
+  bool signed_ = false;
+  std::vector<Type> elements_;
+};
+
+/// Parses one type name: the Numba names ("int32", "float32", "complex64", "bool", "boolean",
+/// "intp", "uintp", "float"= float64, "double", "int" = int64, "f4", "i8", ...), "UniTuple(T x N)",
+/// "Tuple(T, ...)" and "(T, ...)". std::nullopt when it is none of them.
+std::optional<Type> parse_type_name(std::string_view name);
+
+/// A function signature: argument types and, when declared, a return type.
+struct Signature {
+  std::vector<Type> args;
+  std::optional<Type> result;  ///< empty: inferred
+  std::string str() const;
+};
+
+/// Parses "int32(int32, int32)", "(float32, float32)" or "float32, float32" (argument types only).
+/// Throws std::invalid_argument naming the bad part and the accepted type names.
+Signature parse_signature(std::string_view text);
+
+/// The type names accepted in signatures, for error messages.
+std::string accepted_type_names();
+
+}  // namespace cubridge::compiler

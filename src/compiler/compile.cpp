@@ -1,0 +1,76 @@
+// Internal: the compile driver (include/cubridge/compiler/compile.hpp): parse, type, emit, libNVVM.
+#include "cubridge/compiler/compile.hpp"
+
+#include <chrono>
+
+#include "ast.hpp"
+#include "cubridge/compiler/nvvm.hpp"
+#include "emitter.hpp"
+#include "typer.hpp"
+
+namespace cubridge::compiler {
+
+namespace {
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace
+
+CompileResult compile_to_nvvm_ir(std::string_view source, std::string_view function_name, const Signature& signature,
+                                 const CompileOptions& options) {
+  if (!options.device)
+    throw std::invalid_argument("device=False (a kernel) is not supported by compile() for scalar functions; "
+                                "compile device functions (device=True) and launch them from a kernel");
+  CompileResult result;
+  auto t0 = std::chrono::steady_clock::now();
+  SourceSet sources;
+  sources.units.push_back(parse_module(source, options.filename, options.first_line));
+  for (const auto& u : options.extra_units) sources.units.push_back(parse_module(u.source, u.filename, u.first_line));
+  result.timings.parse = seconds_since(t0);
+
+  auto t1 = std::chrono::steady_clock::now();
+  TypedModule typed = type_program(sources, function_name, signature, options);
+  result.timings.type = seconds_since(t1);
+
+  auto t2 = std::chrono::steady_clock::now();
+  EmittedModule em = emit_module(typed, options);
+  result.timings.emit = seconds_since(t2);
+  result.nvvm_ir = std::move(em.ir);
+  result.name = std::move(em.symbol);
+  result.uses_libdevice = em.uses_libdevice;
+  result.result_type = typed.functions[0]->return_type;
+  return result;
+}
+
+CompileResult compile(std::string_view source, std::string_view function_name, const Signature& signature,
+                      const CompileOptions& options) {
+  nvvm::Options no;
+  const nvvm::ArchRange& archs = nvvm::supported_archs();
+  if (options.cc) {
+    if (!archs.contains(*options.cc))
+      throw std::invalid_argument("cc " + options.cc->to_string() + " cannot be targeted by this toolkit's libNVVM; it accepts " +
+                                  archs.to_string());
+    no.cc = *options.cc;
+  } else {
+    // The specification's default, (5, 0), raised to the lowest compute capability libNVVM accepts.
+    no.cc = std::max(ComputeCapability{5, 0}, archs.lowest);
+  }
+  CompileResult r = compile_to_nvvm_ir(source, function_name, signature, options);
+  no.opt_level = options.opt ? 3 : 0;
+  no.set_fastmath(options.fastmath);
+  no.debug = options.debug;
+  no.lineinfo = options.lineinfo && !options.debug;
+  no.output = options.output == Output::ltoir ? nvvm::Output::ltoir : nvvm::Output::ptx;
+  no.libdevice = r.uses_libdevice;
+  auto t = std::chrono::steady_clock::now();
+  r.code = nvvm::compile(r.nvvm_ir, no);
+  r.timings.nvvm = seconds_since(t);
+  return r;
+}
+
+CompileResult compile(std::string_view source, std::string_view function_name, std::string_view signature,
+                      const CompileOptions& options) {
+  return compile(source, function_name, parse_signature(signature), options);
+}
+
+}  // namespace cubridge::compiler

@@ -1,0 +1,260 @@
+// Internal: calls: builtins, math functions (libdevice or LLVM intrinsics), scalar casts and module
+// functions (see emitter.hpp).
+#include <cmath>
+
+#include "emitter.hpp"
+
+namespace cubridge::compiler {
+
+namespace {
+std::string suffix(const Type& t) { return t.bits() == 16 ? "f16" : t.bits() == 32 ? "f32" : "f64"; }
+}  // namespace
+
+std::string FunctionEmitter::libdevice(const std::string& base, const Type& t, int nargs) {
+  std::string ty = llvm_value_type(t);
+  std::string name = "__nv_" + base + (t.bits() == 32 ? "f" : "");
+  std::string decl = "declare " + ty + " @" + name + "(";
+  for (int i = 0; i < nargs; ++i) decl += (i ? ", " : "") + ty;
+  m_.declare(decl + ")");
+  m_.uses_libdevice = true;
+  return "@" + name;
+}
+
+std::string FunctionEmitter::intrinsic(const std::string& base, const Type& t, int nargs) {
+  std::string ty = llvm_value_type(t);
+  std::string name = "llvm." + base + "." + suffix(t);
+  std::string decl = "declare " + ty + " @" + name + "(";
+  for (int i = 0; i < nargs; ++i) decl += (i ? ", " : "") + ty;
+  m_.declare(decl + ")");
+  return "@" + name;
+}
+
+Value FunctionEmitter::call(const Expr& e) {
+  std::vector<Value> args;
+  for (std::size_t i = 1; i < e.kids.size(); ++i) args.push_back(expr(*e.kids[i]));
+  switch (e.callee) {
+    case Callee::Math: return math(e, args);
+    case Callee::TypeCast: return convert(args[0], e.type);
+    case Callee::Builtin:
+      if (e.target == "conjugate") {
+        Value base = expr(*e.kids[0]->kids[0]);
+        if (!base.t.is_complex()) return base;
+        Type c = base.t.component();
+        Value im = extract(base, 1);
+        Value neg{ins("fsub " + llvm_value_type(c) + " " + float_const(-0.0, c).v + ", " + im.v), c};
+        return make_aggregate(base.t, {extract(base, 0), neg});
+      }
+      return builtin(e, args);
+    case Callee::UserFunction: {
+      TypedFunction& callee = *m_.module.functions[static_cast<std::size_t>(e.callee_index)];
+      const std::string& sym = m_.function_symbol(e.callee_index);
+      std::string rty = callee.return_type.is_none() ? "i8" : llvm_data_type(callee.return_type);
+      std::string slot = alloca(rty);
+      std::string text = "call i32 @" + sym + "(" + rty + "* " + slot;
+      auto flatten = [&](auto&& self, const Value& v) -> void {
+        if (v.t.is_complex() || v.t.is_tuple()) {
+          std::size_t n = v.t.is_complex() ? 2 : v.t.elements().size();
+          for (std::size_t i = 0; i < n; ++i) self(self, extract(v, i));
+          return;
+        }
+        Value d = to_data(v);
+        text += ", " + llvm_data_type(v.t) + " " + d.v;
+      };
+      for (std::size_t i = 0; i < args.size(); ++i) flatten(flatten, convert(args[i], callee.arg_types[i]));
+      std::string status = ins(text + ")");
+      if (callee.can_raise) {
+        std::string ok = label("call_ok"), fail = label("call_raised");
+        std::string c = ins("icmp eq i32 " + status + ", 0");
+        cond_br(c, ok, fail);
+        start_block(fail);
+        line("ret i32 " + status);
+        terminated_ = true;
+        start_block(ok);
+      }
+      if (callee.return_type.is_none()) return {"undef", callee.return_type};
+      std::string raw = ins("load " + rty + ", " + rty + "* " + slot);
+      return from_data(raw, callee.return_type);
+    }
+    default: return {"undef", e.type};
+  }
+}
+
+Value FunctionEmitter::builtin(const Expr& e, const std::vector<Value>& args) {
+  const std::string& f = e.target;
+  const Type& R = e.type;
+  std::string rty = llvm_value_type(R);
+  if (args.empty()) {
+    if (R.is_bool()) return {"false", R};
+    if (R.is_int()) return {"0", R};
+    return float_const(0, R);
+  }
+  if (f == "abs") {
+    Value a = args[0];
+    if (a.t.is_complex()) {
+      Type c = a.t.component();
+      std::string h = libdevice("hypot", c, 2);
+      std::string cty = llvm_value_type(c);
+      return {ins("call " + cty + " " + h + "(" + cty + " " + extract(a, 0).v + ", " + cty + " " + extract(a, 1).v + ")"), c};
+    }
+    a = convert(a, R);
+    if (R.is_float()) {
+      if (R.bits() == 16) {
+        Value w = convert(a, Type::floating(32));
+        std::string i = intrinsic("fabs", w.t, 1);
+        return convert({ins("call float " + i + "(float " + w.v + ")"), w.t}, R);
+      }
+      return {ins("call " + rty + " " + intrinsic("fabs", R, 1) + "(" + rty + " " + a.v + ")"), R};
+    }
+    if (!R.is_signed()) return a;
+    std::string neg = ins("icmp slt " + rty + " " + a.v + ", 0");
+    std::string m = ins("sub " + rty + " 0, " + a.v);
+    return {ins("select i1 " + neg + ", " + rty + " " + m + ", " + rty + " " + a.v), R};
+  }
+  if (f == "int" || f == "float" || (f == "complex" && args.size() == 1)) return convert(args[0], R);
+  if (f == "bool") return {truth(args[0]), R};
+  if (f == "complex") return make_aggregate(R, {args[0], args[1]});
+  if (f == "pow") return binary(BinOp::Pow, args[0], args[1], e.formals, R);
+  if (f == "len") return {std::to_string(args[0].t.elements().size()), R};
+  if (f == "divmod") {
+    Value q = binary(BinOp::FloorDiv, args[0], args[1], e.formals, R.elements()[0]);
+    Value r = binary(BinOp::Mod, args[0], args[1], e.formals, R.elements()[0]);
+    return make_aggregate(R, {q, r});
+  }
+  if (f == "round") {
+    if (args.size() == 2) return round_ndigits(args[0], args[1], R);
+    Value a = args[0];
+    if (a.t.is_int() || a.t.is_bool()) return convert(a, R);
+    Type w = a.t.bits() == 16 ? Type::floating(32) : a.t;
+    Value x = convert(a, w);
+    std::string wty = llvm_value_type(w);
+    Value r{ins("call " + wty + " " + intrinsic("rint", w, 1) + "(" + wty + " " + x.v + ")"), w};
+    return convert(r, R);
+  }
+  if (f == "min" || f == "max") {
+    std::vector<Value> items = args;
+    if (args.size() == 1) {
+      items.clear();
+      for (std::size_t i = 0; i < args[0].t.elements().size(); ++i) items.push_back(extract(args[0], i));
+    }
+    Value acc = convert(items[0], R);
+    for (std::size_t i = 1; i < items.size(); ++i) {
+      Value x = convert(items[i], R);
+      if (R.is_float()) {
+        Type w = R.bits() == 16 ? Type::floating(32) : R;
+        Value p = convert(acc, w), q = convert(x, w);
+        std::string wty = llvm_value_type(w);
+        std::string fn = intrinsic(f == "min" ? "minnum" : "maxnum", w, 2);
+        acc = convert({ins("call " + wty + " " + fn + "(" + wty + " " + p.v + ", " + wty + " " + q.v + ")"), w}, R);
+      } else {
+        bool s = R.is_int() && R.is_signed();
+        std::string pred = f == "min" ? (s ? "slt" : "ult") : (s ? "sgt" : "ugt");
+        // Python keeps the first of equal items; for numbers that is unobservable.
+        std::string c = ins("icmp " + pred + " " + rty + " " + x.v + ", " + acc.v);
+        acc = {ins("select i1 " + c + ", " + rty + " " + x.v + ", " + rty + " " + acc.v), R};
+      }
+    }
+    return acc;
+  }
+  return {"undef", R};
+}
+
+Value FunctionEmitter::round_ndigits(const Value& x0, const Value& nd0, const Type& R) {
+  // Numba's round(x, ndigits) (CPython's old fallback): scale by 10**ndigits, round half to even, and
+  // re-round exact halves on y/2; computed in float64.
+  Type d = Type::floating(64);
+  Value x = convert(x0, d);
+  Value nd = convert(nd0, Type::integer(64, true));
+  std::string pw = m_.helper("fpowi", d);
+  std::string rint = intrinsic("rint", d, 1);
+  std::string fabs = intrinsic("fabs", d, 1);
+  std::string nonneg = ins("icmp sge i64 " + nd.v + ", 0");
+  std::string negnd = ins("sub i64 0, " + nd.v);
+  std::string absn = ins("select i1 " + nonneg + ", i64 " + nd.v + ", i64 " + negnd);
+  std::string big = ins("icmp sgt i64 " + absn + ", 22");
+  std::string e1 = ins("sub i64 " + absn + ", 22");
+  std::string e = ins("select i1 " + big + ", i64 " + e1 + ", i64 " + absn);
+  std::string pow1 = ins("call double " + pw + "(double 0x4024000000000000, i64 " + e + ")");
+  std::string big_pos = ins("and i1 " + big + ", " + nonneg);
+  std::string pow2 = ins("select i1 " + big_pos + ", double 1.0e22, double 1.0");
+  std::string m1 = ins("fmul double " + x.v + ", " + pow1);
+  std::string m2 = ins("fmul double " + m1 + ", " + pow2);
+  std::string dv = ins("fdiv double " + x.v + ", " + pow1);
+  std::string y = ins("select i1 " + nonneg + ", double " + m2 + ", double " + dv);
+  std::string z0 = ins("call double " + rint + "(double " + y + ")");
+  std::string diff = ins("fsub double " + y + ", " + z0);
+  std::string ad = ins("call double " + fabs + "(double " + diff + ")");
+  std::string half = ins("fcmp oeq double " + ad + ", 0x3FE0000000000000");
+  std::string y2 = ins("fmul double " + y + ", 0x3FE0000000000000");
+  std::string r2 = ins("call double " + rint + "(double " + y2 + ")");
+  std::string z2 = ins("fmul double " + r2 + ", 0x4000000000000000");
+  std::string z = ins("select i1 " + half + ", double " + z2 + ", double " + z0);
+  std::string q1 = ins("fdiv double " + z + ", " + pow2);
+  std::string q2 = ins("fdiv double " + q1 + ", " + pow1);
+  std::string q3 = ins("fmul double " + z + ", " + pow1);
+  std::string r = ins("select i1 " + nonneg + ", double " + q2 + ", double " + q3);
+  // inf/nan inputs and overflowing scalings return x unchanged.
+  std::string yinf = ins("fcmp oeq double " + ins("call double " + fabs + "(double " + y + ")") + ", 0x7FF0000000000000");
+  std::string xbad = ins("fcmp uno double " + x.v + ", " + x.v);
+  std::string xinf = ins("fcmp oeq double " + ins("call double " + fabs + "(double " + x.v + ")") + ", 0x7FF0000000000000");
+  std::string keep = ins("or i1 " + ins("or i1 " + yinf + ", " + xbad) + ", " + xinf);
+  std::string out = ins("select i1 " + keep + ", double " + x.v + ", double " + r);
+  return convert({out, d}, R);
+}
+
+Value FunctionEmitter::math(const Expr& e, const std::vector<Value>& args) {
+  const std::string& f = e.target;
+  const Type& R = e.type;
+  if (f == "isnan" || f == "isinf" || f == "isfinite") {
+    const Value& a = args[0];
+    if (!a.t.is_float()) return {f == "isfinite" ? "true" : "false", R};
+    std::string ty = llvm_value_type(a.t);
+    if (f == "isnan") return {ins("fcmp uno " + ty + " " + a.v + ", " + a.v), R};
+    std::string abs = ins("call " + ty + " " + intrinsic("fabs", a.t, 1) + "(" + ty + " " + a.v + ")");
+    std::string inf = float_const(INFINITY, a.t).v;
+    if (f == "isinf") return {ins("fcmp oeq " + ty + " " + abs + ", " + inf), R};
+    return {ins("fcmp olt " + ty + " " + abs + ", " + inf), R};
+  }
+  if (args.size() == 2) {
+    Value a = convert(args[0], e.formals[0]);
+    Value b = convert(args[1], e.formals[1]);
+    const Type& T = e.formals[0];
+    std::string ty = llvm_value_type(T);
+    if (f == "ldexp") {
+      std::string name = T.bits() == 32 ? "__nv_ldexpf" : "__nv_ldexp";
+      m_.declare("declare " + ty + " @" + name + "(" + ty + ", i32)");
+      m_.uses_libdevice = true;
+      return convert({ins("call " + ty + " @" + name + "(" + ty + " " + a.v + ", i32 " + b.v + ")"), T}, R);
+    }
+    if (f == "pow" && e.formals[1].is_int()) {
+      std::string name = T.bits() == 32 ? "__nv_powif" : "__nv_powi";
+      m_.declare("declare " + ty + " @" + name + "(" + ty + ", i32)");
+      m_.uses_libdevice = true;
+      return convert({ins("call " + ty + " @" + name + "(" + ty + " " + a.v + ", i32 " + b.v + ")"), T}, R);
+    }
+    if (f == "fmod") return convert({ins("frem " + ty + " " + a.v + ", " + b.v), T}, R);
+    if (f == "copysign") {
+      std::string fn = intrinsic("copysign", T, 2);
+      return convert({ins("call " + ty + " " + fn + "(" + ty + " " + a.v + ", " + ty + " " + b.v + ")"), T}, R);
+    }
+    std::string fn = libdevice(f, T, 2);  // atan2, hypot, pow
+    return convert({ins("call " + ty + " " + fn + "(" + ty + " " + a.v + ", " + ty + " " + b.v + ")"), T}, R);
+  }
+  // One argument: computed in the result's float type (float16 through float32).
+  Type T = R.bits() == 16 ? Type::floating(32) : R;
+  Value a = convert(args[0], T);
+  std::string ty = llvm_value_type(T);
+  auto call1 = [&](const std::string& fn) { return Value{ins("call " + ty + " " + fn + "(" + ty + " " + a.v + ")"), T}; };
+  Value r;
+  if (f == "sqrt" || f == "floor" || f == "ceil" || f == "trunc" || f == "fabs") {
+    r = call1(intrinsic(f, T, 1));
+  } else if (f == "degrees" || f == "radians") {
+    double k = f == "degrees" ? 180.0 / M_PI : M_PI / 180.0;
+    r = {ins("fmul " + ty + " " + a.v + ", " + float_const(k, T).v), T};
+  } else {
+    std::string base = f == "gamma" ? "tgamma" : f;
+    r = call1(libdevice(base, T, 1));
+  }
+  return convert(r, R);
+}
+
+}  // namespace cubridge::compiler

@@ -1,0 +1,261 @@
+// Internal: function bodies and statements (see emitter.hpp).
+#include <cstring>
+
+#include "emitter.hpp"
+
+namespace cubridge::compiler {
+
+std::string FunctionEmitter::ins(const std::string& text) {
+  std::string t = tmp();
+  body_ += "  " + t + " = " + text + "\n";
+  return t;
+}
+
+void FunctionEmitter::line(const std::string& text) { body_ += "  " + text + "\n"; }
+
+void FunctionEmitter::start_block(const std::string& l) {
+  if (!terminated_) br(l);
+  body_ += l + ":\n";
+  terminated_ = false;
+}
+
+void FunctionEmitter::br(const std::string& l) {
+  if (terminated_) return;
+  body_ += "  br label %" + l + "\n";
+  terminated_ = true;
+}
+
+void FunctionEmitter::cond_br(const std::string& c, const std::string& t, const std::string& f) {
+  if (terminated_) return;
+  body_ += "  br i1 " + c + ", label %" + t + ", label %" + f + "\n";
+  terminated_ = true;
+}
+
+std::string FunctionEmitter::alloca(const std::string& ty) {
+  std::string p = "%a" + std::to_string(next_tmp_++);
+  allocas_ += "  " + p + " = alloca " + ty + "\n";
+  return p;
+}
+
+Value FunctionEmitter::load(const std::string& ptr, const Type& t) {
+  std::string ty = llvm_value_type(t);
+  return {ins("load " + ty + ", " + ty + "* " + ptr), t};
+}
+
+namespace {
+// Flattened Numba-ABI parameters of one argument type.
+void flatten_types(const Type& t, std::vector<Type>& out) {
+  if (t.is_complex()) {
+    out.push_back(t.component());
+    out.push_back(t.component());
+  } else if (t.is_tuple()) {
+    for (const Type& e : t.elements()) flatten_types(e, out);
+  } else {
+    out.push_back(t);
+  }
+}
+}  // namespace
+
+void FunctionEmitter::emit_core(const std::string& symbol, bool exported) {
+  std::vector<Type> flat;
+  for (const Type& a : fn_.arg_types) flatten_types(a, flat);
+  std::string ret_data = fn_.return_type.is_none() ? "i8" : llvm_data_type(fn_.return_type);
+  std::string head = std::string("define ") + (exported ? "" : "internal ") + "i32 @" + symbol + "(" + ret_data +
+                     "* noalias nocapture %retptr";
+  for (std::size_t i = 0; i < flat.size(); ++i) head += ", " + llvm_data_type(flat[i]) + " %p" + std::to_string(i);
+  head += exported ? ") {\n" : ") alwaysinline {\n";
+
+  // Locals, then the parameters rebuilt from their flattened pieces and stored in their slots.
+  slot_ptr_.clear();
+  for (std::size_t i = 0; i < fn_.local_names.size(); ++i) {
+    const Type& t = fn_.local_types[i];
+    slot_ptr_.push_back(t.is_unknown() ? "" : alloca(llvm_value_type(t)));
+  }
+  std::size_t k = 0;
+  auto take = [&](auto&& self, const Type& t) -> Value {
+    if (t.is_complex() || t.is_tuple()) {
+      std::vector<Value> parts;
+      if (t.is_complex()) {
+        parts.push_back(self(self, t.component()));
+        parts.push_back(self(self, t.component()));
+      } else {
+        for (const Type& e : t.elements()) parts.push_back(self(self, e));
+      }
+      return make_aggregate(t, parts);
+    }
+    std::string p = "%p" + std::to_string(k++);
+    return from_data(p, t);
+  };
+  for (std::size_t i = 0; i < fn_.arg_types.size(); ++i) {
+    Value v = take(take, fn_.arg_types[i]);
+    if (!slot_ptr_[i].empty()) store_local(static_cast<int>(i), v);
+  }
+  statements(fn_.body);
+  if (!terminated_) line("ret i32 0");
+  out_ += head + "entry:\n" + allocas_ + body_ + "}\n\n";
+}
+
+void FunctionEmitter::statements(const std::vector<StmtPtr>& body) {
+  for (const StmtPtr& s : body) {
+    if (terminated_) start_block(label("dead"));
+    statement(*s);
+  }
+}
+
+void FunctionEmitter::store_local(int slot, const Value& v) {
+  const Type& t = fn_.local_types[static_cast<std::size_t>(slot)];
+  Value c = convert(v, t);
+  std::string ty = llvm_value_type(t);
+  line("store " + ty + " " + c.v + ", " + ty + "* " + slot_ptr_[static_cast<std::size_t>(slot)]);
+}
+
+void FunctionEmitter::assign(const Expr& target, const Value& v) {
+  if (target.kind == ExprKind::Name) {
+    store_local(target.slot, v);
+    return;
+  }
+  for (std::size_t i = 0; i < target.kids.size(); ++i) assign(*target.kids[i], extract(v, i));
+}
+
+void FunctionEmitter::ret_value(const Value& v) {
+  if (!fn_.return_type.is_none()) {
+    Value d = to_data(convert(v, fn_.return_type));
+    std::string ty = llvm_data_type(fn_.return_type);
+    line("store " + ty + " " + d.v + ", " + ty + "* %retptr");
+  }
+  line("ret i32 0");
+  terminated_ = true;
+}
+
+void FunctionEmitter::raise_status(int code) {
+  line("ret i32 " + std::to_string(code));
+  terminated_ = true;
+}
+
+void FunctionEmitter::statement(const Stmt& s) {
+  switch (s.kind) {
+    case StmtKind::Pass: return;
+    case StmtKind::Expr:
+      if (s.value->kind != ExprKind::Str) expr(*s.value);
+      return;
+    case StmtKind::Assign: {
+      Value v = expr(*s.value);
+      for (const auto& t : s.targets) assign(*t, v);
+      return;
+    }
+    case StmtKind::AugAssign: {
+      const Expr& target = *s.targets[0];
+      Value cur = expr(target);
+      Value rhs = expr(*s.value);
+      auto r = resolve_binop(s.aug_op, cur.t, rhs.t);
+      store_local(target.slot, binary(s.aug_op, cur, rhs, {r->lhs, r->rhs}, r->result));
+      return;
+    }
+    case StmtKind::If: {
+      std::string c = truth(expr(*s.test));
+      std::string then_l = label("then"), else_l = label("else"), end_l = label("endif");
+      cond_br(c, then_l, s.orelse.empty() ? end_l : else_l);
+      start_block(then_l);
+      statements(s.body);
+      br(end_l);
+      if (!s.orelse.empty()) {
+        start_block(else_l);
+        statements(s.orelse);
+        br(end_l);
+      }
+      start_block(end_l);
+      return;
+    }
+    case StmtKind::While: {
+      std::string head = label("while"), body = label("body"), els = label("whileelse"), end = label("endwhile");
+      br(head);
+      start_block(head);
+      std::string c = truth(expr(*s.test));
+      cond_br(c, body, els);
+      start_block(body);
+      loops_.push_back({head, end});
+      statements(s.body);
+      loops_.pop_back();
+      br(head);
+      start_block(els);
+      statements(s.orelse);
+      br(end);
+      start_block(end);
+      return;
+    }
+    case StmtKind::For: for_range(s); return;
+    case StmtKind::Break: br(loops_.back().brk); return;
+    case StmtKind::Continue: br(loops_.back().cont); return;
+    case StmtKind::Return:
+      if (s.value) ret_value(expr(*s.value));
+      else ret_value(Value{"", Type::none()});
+      return;
+    case StmtKind::Assert: {
+      // Under the C ABI there is no exception channel: asserts are ignored, or trap with debug.
+      if (m_.options.abi == Abi::c && !m_.options.debug) return;
+      std::string c = truth(expr(*s.test));
+      std::string ok = label("assert_ok"), bad = label("assert_fail");
+      cond_br(c, ok, bad);
+      start_block(bad);
+      if (m_.options.abi == Abi::c) line("call void @llvm.trap()"), m_.declare("declare void @llvm.trap() noreturn nounwind");
+      raise_status(1);  // the first user exception (AssertionError), as Numba numbers them
+      start_block(ok);
+      return;
+    }
+    case StmtKind::Unsupported: return;
+  }
+}
+
+void FunctionEmitter::for_range(const Stmt& s) {
+  const Expr& it = *s.value;
+  const Type& T = it.type;
+  std::string ty = llvm_value_type(T);
+  std::size_t n = it.kids.size() - 1;
+  Value start{"0", T}, stop, step{"1", T};
+  if (n == 1) {
+    stop = convert(expr(*it.kids[1]), T);
+  } else {
+    start = convert(expr(*it.kids[1]), T);
+    stop = convert(expr(*it.kids[2]), T);
+    if (n == 3) step = convert(expr(*it.kids[3]), T);
+  }
+  std::string counter = alloca(ty);
+  line("store " + ty + " " + start.v + ", " + ty + "* " + counter);
+  std::string head = label("for"), body = label("forbody"), latch = label("forlatch"), els = label("forelse"),
+              end = label("endfor");
+  br(head);
+  start_block(head);
+  Value i = load(counter, T);
+  std::string c;
+  if (T.is_signed()) {
+    // range() with a negative step counts down; a zero step (ValueError in Python) runs no iterations.
+    std::string up = ins("icmp sgt " + ty + " " + step.v + ", 0");
+    std::string lt = ins("icmp slt " + ty + " " + i.v + ", " + stop.v);
+    std::string gt = ins("icmp sgt " + ty + " " + i.v + ", " + stop.v);
+    std::string down = ins("icmp slt " + ty + " " + step.v + ", 0");
+    std::string gtd = ins("and i1 " + down + ", " + gt);
+    c = ins("select i1 " + up + ", i1 " + lt + ", i1 " + gtd);
+  } else {
+    std::string nz = ins("icmp ne " + ty + " " + step.v + ", 0");
+    std::string lt = ins("icmp ult " + ty + " " + i.v + ", " + stop.v);
+    c = ins("and i1 " + nz + ", " + lt);
+  }
+  cond_br(c, body, els);
+  start_block(body);
+  assign(*s.targets[0], i);
+  loops_.push_back({latch, end});
+  statements(s.body);
+  loops_.pop_back();
+  br(latch);
+  start_block(latch);
+  Value cur = load(counter, T);
+  std::string next = ins("add " + ty + " " + cur.v + ", " + step.v);
+  line("store " + ty + " " + next + ", " + ty + "* " + counter);
+  br(head);
+  start_block(els);
+  statements(s.orelse);
+  br(end);
+  start_block(end);
+}
+
+}  // namespace cubridge::compiler

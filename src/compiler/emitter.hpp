@@ -1,0 +1,115 @@
+// Internal: NVVM IR (LLVM 7 text, typed pointers) from a typed module. Every function body becomes an
+// internal "core" with the Numba calling convention (i32 status; first parameter the return slot;
+// aggregates flattened); the exported entry is that core under the Numba ABI, or a C-ABI wrapper.
+// Locals live in allocas (libNVVM's optimiser promotes them), so control flow needs no phi bookkeeping.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "typer.hpp"
+
+namespace cubridge::compiler {
+
+struct EmittedModule {
+  std::string ir;
+  std::string symbol;
+  bool uses_libdevice = false;
+};
+
+EmittedModule emit_module(TypedModule& module, const CompileOptions& options);
+
+/// The LLVM type of a value of `t` in registers (bool is i1) and in memory/at ABI boundaries (bool is i8).
+std::string llvm_value_type(const Type& t);
+std::string llvm_data_type(const Type& t);
+
+struct Value {
+  std::string v;  ///< an SSA name ("%t3") or a constant ("42", "0x3FF0000000000000")
+  Type t;
+};
+
+class ModuleEmitter;
+
+class FunctionEmitter {
+ public:
+  FunctionEmitter(ModuleEmitter& m, TypedFunction& fn, std::string& out) : m_(m), fn_(fn), out_(out) {}
+  void emit_core(const std::string& symbol, bool exported);
+
+  // Instructions (emit_expr.cpp, emit_ops.cpp, emit_calls.cpp).
+  std::string tmp() { return "%t" + std::to_string(next_tmp_++); }
+  std::string label(const char* what) { return std::string(what) + "." + std::to_string(next_label_++); }
+  std::string ins(const std::string& text);  ///< emits "%tN = text", returns %tN
+  void line(const std::string& text);        ///< emits one instruction without a result
+  void start_block(const std::string& l);
+  void br(const std::string& l);
+  void cond_br(const std::string& c, const std::string& t, const std::string& f);
+  bool terminated() const { return terminated_; }
+  std::string alloca(const std::string& llvm_type);  ///< an entry-block alloca
+  Value load(const std::string& ptr, const Type& t);
+  Value to_data(const Value& v);
+  Value from_data(const std::string& v, const Type& t);
+
+  Value expr(const Expr& e);
+  Value convert(const Value& v, const Type& to);
+  std::string truth(const Value& v);
+  Value constant(const Constant& c);
+  Value binary(BinOp op, const Value& a, const Value& b, const std::vector<Type>& formals, const Type& result);
+  std::string compare(CmpOp op, const Value& a, const Value& b, const Type& formal);
+  Value call(const Expr& e);
+  Value math(const Expr& e, const std::vector<Value>& args);
+  Value builtin(const Expr& e, const std::vector<Value>& args);
+  Value complex_op(BinOp op, const Value& a, const Value& b);
+  Value make_aggregate(const Type& t, const std::vector<Value>& parts);
+  Value extract(const Value& agg, std::size_t i);
+  Value float_const(double v, const Type& t);
+  Value int_const(std::int64_t v, const Type& t);
+  std::string libdevice(const std::string& base, const Type& t, int nargs);  ///< "@__nv_sinf"
+  std::string intrinsic(const std::string& base, const Type& t, int nargs);  ///< "@llvm.floor.f32"
+  Value round_ndigits(const Value& x, const Value& nd, const Type& result);
+
+ private:
+  ModuleEmitter& m_;
+  TypedFunction& fn_;
+  std::string& out_;
+  std::string body_;
+  std::string allocas_;
+  int next_tmp_ = 0;
+  int next_label_ = 0;
+  bool terminated_ = false;
+  struct Loop {
+    std::string cont, brk;
+  };
+  std::vector<Loop> loops_;
+  std::vector<std::string> slot_ptr_;
+
+  void statements(const std::vector<StmtPtr>& body);
+  void statement(const Stmt& s);
+  void assign(const Expr& target, const Value& v);
+  void store_local(int slot, const Value& v);
+  void ret_value(const Value& v);
+  void raise_status(int code);
+  void for_range(const Stmt& s);
+};
+
+class ModuleEmitter {
+ public:
+  ModuleEmitter(TypedModule& m, const CompileOptions& o) : module(m), options(o) {}
+  TypedModule& module;
+  const CompileOptions& options;
+  std::set<std::string> declarations;  ///< "declare ..." lines
+  std::set<std::string> helpers;       ///< names of emitted helper functions
+  std::string helper_text;
+  std::vector<int> pending;            ///< function indices still to emit
+  std::vector<std::string> symbols;    ///< per function index: its core symbol ("" until requested)
+  bool uses_libdevice = false;
+
+  void declare(const std::string& decl) { declarations.insert(decl); }
+  /// The core symbol of function `index`, queued for emission on first request.
+  const std::string& function_symbol(int index);
+  /// Ensures the named helper (integer power, Python float floor division, complex division, ...) is
+  /// defined; returns its "@name".
+  std::string helper(const std::string& name, const Type& t);
+};
+
+}  // namespace cubridge::compiler

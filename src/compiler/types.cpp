@@ -1,0 +1,182 @@
+// Internal: Type names, type-name parsing and signature parsing (include/cubridge/compiler/types.hpp).
+#include "cubridge/compiler/types.hpp"
+
+#include <stdexcept>
+
+namespace cubridge::compiler {
+
+Type Type::tuple(std::vector<Type> elements) {
+  Type t(TypeKind::Tuple, 0, false);
+  t.elements_ = std::move(elements);
+  return t;
+}
+
+std::string Type::name() const {
+  switch (kind_) {
+    case TypeKind::Unknown: return "unknown";
+    case TypeKind::None: return "none";
+    case TypeKind::Bool: return "bool";
+    case TypeKind::Int: return (signed_ ? "int" : "uint") + std::to_string(bits_);
+    case TypeKind::Float: return "float" + std::to_string(bits_);
+    case TypeKind::Complex: return "complex" + std::to_string(bits_);
+    case TypeKind::Tuple: {
+      bool uniform = !elements_.empty();
+      for (const Type& e : elements_) uniform = uniform && e == elements_[0];
+      if (uniform) return "UniTuple(" + elements_[0].name() + " x " + std::to_string(elements_.size()) + ")";
+      std::string s = "Tuple(";
+      for (std::size_t i = 0; i < elements_.size(); ++i) s += (i ? ", " : "") + elements_[i].name();
+      return s + ")";
+    }
+  }
+  return "?";
+}
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n')) s.remove_suffix(1);
+  return s;
+}
+
+// Splits at top-level commas (not inside parentheses).
+std::vector<std::string_view> split_commas(std::string_view s) {
+  std::vector<std::string_view> out;
+  int depth = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '(') ++depth;
+    else if (s[i] == ')') --depth;
+    else if (s[i] == ',' && depth == 0) {
+      out.push_back(trim(s.substr(start, i - start)));
+      start = i + 1;
+    }
+  }
+  std::string_view last = trim(s.substr(start));
+  if (!last.empty() || !out.empty()) out.push_back(last);
+  return out;
+}
+
+std::optional<Type> scalar_by_name(std::string_view n) {
+  struct Entry { std::string_view name; Type type; };
+  static const Entry table[] = {
+      {"bool", Type::boolean()},          {"boolean", Type::boolean()},      {"b1", Type::boolean()},
+      {"int8", Type::integer(8, true)},   {"int16", Type::integer(16, true)}, {"int32", Type::integer(32, true)},
+      {"int64", Type::integer(64, true)}, {"uint8", Type::integer(8, false)}, {"uint16", Type::integer(16, false)},
+      {"uint32", Type::integer(32, false)}, {"uint64", Type::integer(64, false)},
+      {"i1", Type::integer(8, true)},     {"i2", Type::integer(16, true)},    {"i4", Type::integer(32, true)},
+      {"i8", Type::integer(64, true)},    {"u1", Type::integer(8, false)},    {"u2", Type::integer(16, false)},
+      {"u4", Type::integer(32, false)},   {"u8", Type::integer(64, false)},   {"intp", Type::integer(64, true)},
+      {"uintp", Type::integer(64, false)}, {"int_", Type::integer(64, true)}, {"int", Type::integer(64, true)},
+      {"byte", Type::integer(8, false)},  {"float16", Type::floating(16)},    {"half", Type::floating(16)},
+      {"f2", Type::floating(16)},         {"float32", Type::floating(32)},    {"f4", Type::floating(32)},
+      {"float64", Type::floating(64)},    {"f8", Type::floating(64)},         {"double", Type::floating(64)},
+      {"float", Type::floating(64)},      {"float_", Type::floating(64)},     {"complex64", Type::complex(64)},
+      {"c8", Type::complex(64)},          {"complex128", Type::complex(128)}, {"c16", Type::complex(128)},
+      {"complex", Type::complex(128)},    {"none", Type::none()},
+  };
+  for (const Entry& e : table)
+    if (e.name == n) return e.type;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string accepted_type_names() {
+  return "bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, float32, float64, "
+         "complex64, complex128 (aliases: intp, uintp, i1..i8, u1..u8, f2, f4, f8, c8, c16, double, half), "
+         "UniTuple(T x N), Tuple(T, ...)";
+}
+
+std::optional<Type> parse_type_name(std::string_view name) {
+  name = trim(name);
+  if (name.empty()) return std::nullopt;
+  if (auto t = scalar_by_name(name)) return t;
+  auto parse_args = [](std::string_view inner) -> std::optional<std::vector<Type>> {
+    std::vector<Type> elems;
+    for (std::string_view part : split_commas(inner)) {
+      if (part.empty()) continue;  // "(int32,)"
+      auto t = parse_type_name(part);
+      if (!t) return std::nullopt;
+      elems.push_back(*t);
+    }
+    return elems;
+  };
+  if (name.starts_with("UniTuple(") && name.back() == ')') {
+    std::string_view inner = name.substr(9, name.size() - 10);
+    std::size_t x = inner.rfind(" x ");
+    std::size_t comma = inner.rfind(',');
+    std::size_t cut = x != std::string_view::npos ? x : comma;
+    if (cut == std::string_view::npos) return std::nullopt;
+    auto elem = parse_type_name(inner.substr(0, cut));
+    std::string_view count = trim(inner.substr(cut + (x != std::string_view::npos ? 3 : 1)));
+    int n = 0;
+    for (char c : count) {
+      if (c < '0' || c > '9' || n > 1000) return std::nullopt;
+      n = n * 10 + (c - '0');
+    }
+    if (!elem || count.empty() || n < 1) return std::nullopt;
+    return Type::tuple(std::vector<Type>(static_cast<std::size_t>(n), *elem));
+  }
+  if (name.starts_with("Tuple(") && name.back() == ')') {
+    auto e = parse_args(name.substr(6, name.size() - 7));
+    if (!e || e->empty()) return std::nullopt;
+    return Type::tuple(std::move(*e));
+  }
+  if (name.front() == '(' && name.back() == ')') {
+    auto e = parse_args(name.substr(1, name.size() - 2));
+    if (!e || e->empty()) return std::nullopt;
+    return Type::tuple(std::move(*e));
+  }
+  return std::nullopt;
+}
+
+std::string Signature::str() const {
+  std::string s = result ? result->name() : std::string();
+  s += "(";
+  for (std::size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i].name();
+  return s + ")";
+}
+
+Signature parse_signature(std::string_view text) {
+  std::string_view s = trim(text);
+  Signature sig;
+  std::string_view args = s;
+  // "resty(args)": the result is everything before the first top-level '(' when the text ends in ')'.
+  std::size_t open = s.find('(');
+  if (!s.empty() && s.back() == ')' && open != std::string_view::npos) {
+    std::string_view head = trim(s.substr(0, open));
+    // "UniTuple(int32 x 2)(int32)" or "Tuple(...)(...)": find the matching ')' of the head's own '('.
+    if (head == "UniTuple" || head == "Tuple") {
+      int depth = 0;
+      std::size_t i = open;
+      for (; i < s.size(); ++i) {
+        if (s[i] == '(') ++depth;
+        if (s[i] == ')' && --depth == 0) break;
+      }
+      head = trim(s.substr(0, i + 1));
+      open = s.find('(', i + 1);
+      if (open == std::string_view::npos)
+        throw std::invalid_argument("signature '" + std::string(text) + "' has no argument list after its return type");
+    }
+    if (!head.empty()) {
+      auto r = parse_type_name(head);
+      if (!r)
+        throw std::invalid_argument("signature '" + std::string(text) + "': unknown return type '" +
+                                    std::string(head) + "'; accepted: " + accepted_type_names());
+      sig.result = *r;
+    }
+    args = s.substr(open + 1, s.size() - open - 2);
+  }
+  for (std::string_view part : split_commas(args)) {
+    if (part.empty()) continue;
+    auto t = parse_type_name(part);
+    if (!t || t->is_none())
+      throw std::invalid_argument("signature '" + std::string(text) + "': unknown argument type '" +
+                                  std::string(part) + "'; accepted: " + accepted_type_names());
+    sig.args.push_back(*t);
+  }
+  return sig;
+}
+
+}  // namespace cubridge::compiler
