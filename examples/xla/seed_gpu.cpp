@@ -16,7 +16,8 @@
 
 namespace {
 
-// add_mod: out[i] = b[i % m] + c[i] for i < n (u64 n, m). tuple: the documentation's six-buffer example
+// add_mod: out[i] = b[i % m] + c[i] for i < n (u64 n, m; the modulo is 32-bit when n and m fit, since a
+// 64-bit one is emulated and would make the kernel compute-bound). tuple: the documentation's six-buffer example
 // (see seed_cpu.cpp for the formula); one thread per out0 element, each owning scratch[i], scratch[i+512].
 // .rn on every operation keeps ptxas from contracting into FMAs, so results match the CPU bit for bit.
 constexpr const char* kPtx = R"PTX(
@@ -27,8 +28,8 @@ constexpr const char* kPtx = R"PTX(
 .visible .entry cubridge_add_mod(
   .param .u64 p_out, .param .u64 p_b, .param .u64 p_c, .param .u64 p_n, .param .u64 p_m)
 {
-  .reg .pred %p<2>;
-  .reg .b32 %r<4>;
+  .reg .pred %p<3>;
+  .reg .b32 %r<8>;
   .reg .b64 %rd<16>;
   .reg .f32 %f<4>;
   ld.param.u64 %rd1, [p_out];
@@ -44,7 +45,17 @@ constexpr const char* kPtx = R"PTX(
   add.u64 %rd8, %rd6, %rd7;
   setp.ge.u64 %p1, %rd8, %rd4;
   @%p1 bra ADD_MOD_DONE;
+  or.b64 %rd15, %rd4, %rd5;
+  setp.gt.u64 %p2, %rd15, 4294967295;
+  @%p2 bra ADD_MOD_WIDE;
+  cvt.u32.u64 %r4, %rd8;
+  cvt.u32.u64 %r5, %rd5;
+  rem.u32 %r6, %r4, %r5;
+  cvt.u64.u32 %rd9, %r6;
+  bra.uni ADD_MOD_INDEXED;
+ADD_MOD_WIDE:
   rem.u64 %rd9, %rd8, %rd5;
+ADD_MOD_INDEXED:
   cvta.to.global.u64 %rd1, %rd1;
   cvta.to.global.u64 %rd2, %rd2;
   cvta.to.global.u64 %rd3, %rd3;

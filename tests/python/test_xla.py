@@ -209,3 +209,19 @@ def test_kernel_call_says_it_is_not_built_yet():
     import cubridge.jax
     with pytest.raises(NotImplementedError, match="cubridge.jax.kernel_call is not built yet"):
         cubridge.jax.kernel_call(None, spec(1), 1, 1)
+
+
+def test_example_gpu_kernels_assemble_with_ptxas(tmp_path):
+    import os
+    import shutil
+    import subprocess
+    ptxas = shutil.which("ptxas") or next((p for p in ("/usr/local/cuda/bin/ptxas",) if os.path.exists(p)), None)
+    if ptxas is None:
+        pytest.skip("ptxas is not installed here")
+    CDLL.cubridge_example_gpu_ptx.restype = ctypes.c_char_p
+    ptx = tmp_path / "seed.ptx"
+    ptx.write_bytes(CDLL.cubridge_example_gpu_ptx())
+    for arch in ("sm_75", "sm_90"):
+        run = subprocess.run([ptxas, f"-arch={arch}", str(ptx), "-o", str(tmp_path / f"{arch}.cubin")],
+                             capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr

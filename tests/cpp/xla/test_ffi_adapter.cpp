@@ -10,9 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "cubridge/driver.hpp"
 #include "cubridge/xla/custom_call.h"
 #include "cubridge/xla/opaque.hpp"
 #include "cubridge/xla/tuple_layout.hpp"
+#include "driver/driver_api.hpp"
+#include "gpu.hpp"
 #include "xla/ffi/api/c_api.h"
 
 using namespace cubridge::xla;
@@ -24,8 +27,9 @@ XLA_FFI_Error* fake_error_create(XLA_FFI_Error_Create_Args* args) {
   return reinterpret_cast<XLA_FFI_Error*>(new std::string(args->message));
 }
 CUstream_st* const kFakeStream = reinterpret_cast<CUstream_st*>(0x5eed);
+CUstream_st* g_stream_to_give = kFakeStream;  // what "XLA" hands out as the call's stream
 XLA_FFI_Error* fake_stream_get(XLA_FFI_Stream_Get_Args* args) {
-  args->stream = kFakeStream;
+  args->stream = g_stream_to_give;
   return nullptr;
 }
 std::string take_message(XLA_FFI_Error* e) {
@@ -284,6 +288,56 @@ TEST(FfiAdapter, BadAttributesAndLayoutsAreErrors) {
   XLA_FFI_CallFrame* frame = old.build();
   frame->struct_size = 8;
   EXPECT_NE(take_message(h(frame)).find("the call frame is older"), std::string::npos);
+}
+
+// A GPU target that fills its result with 1.0f on the stream it is given, n from opaque.
+extern "C" void adapter_fill_gpu(CUstream stream, void** buffers, const char* opaque, size_t len,
+                                 XlaCustomCallStatus* status) {
+  try {
+    auto n = static_cast<std::size_t>(OpaqueReader({opaque, len}).get_int("n"));
+    CUBRIDGE_CU(cuMemsetD32Async, reinterpret_cast<CUdeviceptr>(buffers[1]), 0x3f800000u, n, stream);
+  } catch (const std::exception& e) {
+    XlaCustomCallStatusSetFailure(status, e.what(), std::strlen(e.what()));
+  }
+}
+
+TEST(FfiAdapter, GpuTargetEnqueuesOnTheStreamXlaGives) {
+  CUBRIDGE_REQUIRE_GPU();
+  using namespace cubridge;
+  auto ctx = Context::primary(Device(0));
+  ScopedContext scope(*ctx);
+  Stream stream(ctx);
+  constexpr std::size_t n = 1 << 20;
+  CUdeviceptr in = 0, out = 0;
+  CUBRIDGE_CU(cuMemAlloc, &in, n * 4);
+  CUBRIDGE_CU(cuMemAlloc, &out, n * 4);
+  CUBRIDGE_CU(cuMemsetD32Async, out, 0u, n, stream.handle());
+  auto* h = handler("adapter_fill_gpu", Platform::cuda, 2, generic(&adapter_fill_gpu));
+  Frame f;
+  f.arg(reinterpret_cast<void*>(in));
+  f.ret(reinterpret_cast<void*>(out));
+  f.opaque(OpaqueWriter().add_int("n", static_cast<std::int64_t>(n)).bytes());
+  g_stream_to_give = stream.handle();
+  std::string message = take_message(h(f.build()));
+  g_stream_to_give = kFakeStream;
+  EXPECT_EQ(message, "");
+  std::vector<float> host(n);
+  CUBRIDGE_CU(cuMemcpyDtoHAsync, host.data(), out, n * 4, stream.handle());
+  stream.ref().synchronize();
+  EXPECT_EQ(host.front(), 1.0f);
+  EXPECT_EQ(host.back(), 1.0f);
+  // A failure inside the target (here: opaque without "n") comes back as the call's error.
+  Frame bad;
+  bad.arg(reinterpret_cast<void*>(in));
+  bad.ret(reinterpret_cast<void*>(out));
+  bad.opaque(OpaqueWriter().add_int("m", 4).bytes());
+  g_stream_to_give = stream.handle();
+  message = take_message(h(bad.build()));
+  g_stream_to_give = kFakeStream;
+  EXPECT_EQ(message, "custom call 'adapter_fill_gpu' (CUDA) failed: opaque has no entry 'n' (entries: 'm')");
+  stream.ref().synchronize();
+  CUBRIDGE_CU(cuMemFree, in);
+  CUBRIDGE_CU(cuMemFree, out);
 }
 
 #else
