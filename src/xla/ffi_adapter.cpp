@@ -4,6 +4,7 @@
 #include "cubridge/xla/ffi_adapter.hpp"
 
 #include <stdexcept>
+#include <type_traits>
 
 #ifndef CUBRIDGE_HAVE_XLA_FFI
 
@@ -66,7 +67,11 @@ void store_message(XlaCustomCallStatus* status, const char* message, std::size_t
   }
 }
 
-XLA_FFI_Error* answer_metadata(const Slot& slot, const XLA_FFI_Api* api, XLA_FFI_Extension_Base* base) {
+// jaxlib 0.10 names the call frame's extension header XLA_FFI_Extension_Base, 0.11 renames it
+// XLA_FFI_InternalExtension with the same layout; take the type from the frame to build with both.
+using FrameExtension = std::remove_pointer_t<decltype(XLA_FFI_CallFrame{}.extension_start)>;
+
+XLA_FFI_Error* answer_metadata(const Slot& slot, const XLA_FFI_Api* api, FrameExtension* base) {
   auto* ext = reinterpret_cast<XLA_FFI_Metadata_Extension*>(base);
   if (ext->extension_base.struct_size < XLA_FFI_Metadata_Extension_STRUCT_SIZE || ext->metadata == nullptr ||
       ext->metadata->struct_size < XLA_FFI_Metadata_STRUCT_SIZE) {
