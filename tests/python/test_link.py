@@ -1,0 +1,84 @@
+"""nvJitLink from Python and the link example: NVRTC LTO-IR of a CUDA C++ kernel + libNVVM LTO-IR of
+f(x, y) = x*y + 1, linked with LTO (f inlined); on a GPU, run through CuPy over a large array."""
+import os
+import sys
+
+import pytest
+
+import cubridge
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "link"))
+import link_example as ex  # noqa: E402
+
+ARCH = (9, 0)
+
+
+def test_link_example_inlines_f():
+    body = ex.entry_body(ex.linked_ptx(ARCH))
+    assert "call" not in body, body
+    assert "fma.rn.f32" in body
+    cubin = ex.linked_cubin(ARCH)
+    assert cubin[:4] == b"\x7fELF"
+
+
+def test_linker_class_and_kinds(tmp_path):
+    k = ex.kernel_ltoir(ARCH)
+    f = ex.f_ltoir(ARCH)
+    path = tmp_path / "f.ltoir"
+    path.write_bytes(f)
+    linker = cubridge.Linker(ARCH).add(k).add(path)  # NvrtcResult; a path (kind from the extension)
+    assert linker.input_count == 2
+    assert linker.options == ["-arch=sm_90", "-O3", "-lto", "-ftz=0", "-prec-div=1", "-prec-sqrt=1", "-fma=1"]
+    r = linker.link(ptx=True)
+    assert r.cubin[:4] == b"\x7fELF" and ".entry transform" in r.ptx
+    assert "inputs=2" in repr(linker)
+    fast = cubridge.Linker("sm_90", fastmath=True, lto=True)
+    assert "-ftz=1" in fast.options and "-prec-div=0" in fast.options
+
+
+def test_link_ptx_inputs_without_lto():
+    f_ptx = cubridge.nvvm_compile(ex.F_NVVM_IR + cubridge._core._nvvm_ir_version_metadata(), ARCH)
+    k_ptx = cubridge.nvrtc_compile(ex.KERNEL_SOURCE, "t.cu", ARCH, relocatable=True).code
+    cubin = cubridge.link([k_ptx, ("ptx", f_ptx, "f.ptx")], ARCH, lto=False)
+    assert cubin[:4] == b"\x7fELF"
+
+
+def test_link_errors_carry_the_log():
+    with pytest.raises(cubridge.LinkError, match="nvJitLink failed: nvJitLinkComplete returned") as info:
+        cubridge.link([ex.kernel_ltoir(ARCH)], ARCH)
+    assert info.value.log
+    with pytest.raises(ValueError, match="cannot tell what kind of link input"):
+        cubridge.link([b"\x01\x02\x03 not code"], ARCH)
+    with pytest.raises(ValueError, match="kind 'elf' is not valid; expected one of 'ptx', 'ltoir'"):
+        cubridge.Linker(ARCH).add(b"x", "elf")
+    with pytest.raises(ValueError, match="output 'sass' is not valid; expected 'cubin' or 'ptx'"):
+        cubridge.link([], ARCH, output="sass")
+    with pytest.raises(ValueError, match="opt level 2 is not valid; nvJitLink accepts 0 or 3"):
+        cubridge.Linker(ARCH, opt=2)
+    with pytest.raises(ValueError, match="no inputs"):
+        cubridge.Linker(ARCH).link()
+    with pytest.raises(ValueError, match=r"linked PTX exists only with LTO \(lto=true\); got lto=false"):
+        cubridge.Linker(ARCH, lto=False).add_ptx(".version 8.0\n").link(ptx=True)
+
+
+def test_link_needs_an_arch_without_a_gpu():
+    if cubridge.driver_available():
+        pytest.skip("a GPU is present: arch defaults to its compute capability")
+    with pytest.raises(ValueError, match="Linker: arch is required on a machine without a usable GPU"):
+        cubridge.Linker()
+
+
+@pytest.mark.gpu
+def test_gpu_link_example_runs_and_is_fast():
+    pytest.importorskip("cupy")
+    m = ex.measure(1 << 24, repeats=11)  # checks the result itself; figures asserted by the C++ test
+    print(f"linked {m['linked']:.4f} ms, CUDA C++ {m['reference']:.4f} ms, "
+          f"{m['kernel_gbs']:.0f} GB/s vs copy {m['copy_gbs']:.0f} GB/s")
+    assert m["linked"] <= 1.10 * m["reference"]
+    assert m["kernel_gbs"] >= 0.80 * m["copy_gbs"]
+
+
+@pytest.mark.gpu
+def test_gpu_link_default_arch_is_the_device():
+    cc = tuple(cubridge.Device(0).compute_capability)
+    assert cubridge.Linker().arch == cc
