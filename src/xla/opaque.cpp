@@ -218,8 +218,8 @@ const OpaqueReader::Entry& OpaqueReader::find_any(std::string_view name) const {
 const OpaqueReader::Entry& OpaqueReader::find(std::string_view name, OpaqueKind expected) const {
   const Entry& e = find_any(name);
   if (e.kind != expected) {
-    throw std::invalid_argument("opaque entry " + quoted(name) + " is a " + opaque_kind_name(e.kind) +
-                                ", not a " + opaque_kind_name(expected));
+    throw std::invalid_argument("opaque entry " + quoted(name) + " is of kind " + opaque_kind_name(e.kind) +
+                                ", not " + opaque_kind_name(expected));
   }
   return e;
 }

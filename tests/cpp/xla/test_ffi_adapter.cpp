@@ -59,8 +59,8 @@ struct Frame {
     api.struct_size = XLA_FFI_Api_STRUCT_SIZE;
     api.XLA_FFI_Error_Create = &fake_error_create;
     api.XLA_FFI_Stream_Get = &fake_stream_get;
-    args_buffers.reserve(16);
-    rets_buffers.reserve(16);
+    args_buffers.reserve(64);
+    rets_buffers.reserve(64);
     names_storage.reserve(4);
     arrays.reserve(4);
     keep.reserve(4);
@@ -259,6 +259,26 @@ TEST(FfiAdapter, CpuTupleLayoutFromTheAttribute) {
   // pointers differ from the flat buffers because they are tables.
   EXPECT_NE(g_tuple_in0, static_cast<const void*>(&x[0]));
   EXPECT_NE(g_tuple_out, static_cast<void*>(&x[4]));
+}
+
+extern "C" void adapter_sum_firsts(void* out, const void** in) {
+  float sum = 0;
+  for (int i = 0; i < 40; ++i) sum += *static_cast<const float*>(in[i]);
+  *static_cast<float*>(out) = sum;
+}
+
+TEST(FfiAdapter, ManyBuffersSpillToTheHeap) {
+  auto* h = handler("adapter_sum_firsts", Platform::host, 1, generic(&adapter_sum_firsts));
+  std::vector<float> values(40);
+  float out = 0;
+  Frame f;
+  for (int i = 0; i < 40; ++i) {
+    values[i] = float(i);
+    f.arg(&values[i]);
+  }
+  f.ret(&out);
+  EXPECT_EQ(take_message(h(f.build())), "");
+  EXPECT_EQ(out, 780.0f);
 }
 
 TEST(FfiAdapter, BadAttributesAndLayoutsAreErrors) {

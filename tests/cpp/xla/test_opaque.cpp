@@ -61,7 +61,7 @@ TEST(Opaque, MissingAndMistypedEntriesNameThemselves) {
     r.get_int("scale");
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "opaque entry 'scale' is a float64, not a int64");
+    EXPECT_STREQ(e.what(), "opaque entry 'scale' is of kind float64, not int64");
   }
 }
 
