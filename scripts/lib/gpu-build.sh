@@ -4,8 +4,12 @@
 set -euo pipefail
 cubridge_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$cubridge_root"
-log_dir="${1:-${CUBRIDGE_LOG_DIR:-${OUT:-$cubridge_root/build/gpu-logs}}}"
-mkdir -p "$log_dir"
+out_dir="${1:-${CUBRIDGE_LOG_DIR:-${OUT:-$cubridge_root/build/gpu-logs}}}"
+# Logs are written to log_dir and packed into one logs.tgz in out_dir at exit (the device tool
+# returns at most 8 files), next to the summary the scripts print.
+log_dir="$(mktemp -d /tmp/cubridge-logs.XXXX)"
+mkdir -p "$out_dir"
+trap 'tar czf "$out_dir/logs.tgz" -C "$log_dir" . 2>/dev/null || true' EXIT
 export PATH="$PATH:/usr/local/cuda/bin"
 export PYTHONUNBUFFERED=1
 py="${CUBRIDGE_PYTHON:-python3}"
