@@ -13,6 +13,8 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
+import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -94,12 +96,13 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
+    raw = Path(tempfile.mkdtemp(prefix="cubridge-bench-"))  # per-script JSON and logs
     extra = ["--quick"] if args.quick else []
     rows: list[dict] = []
     for script in sorted(HERE.glob("bench_*.py")):
         if args.only and script.stem not in args.only:
             continue
-        rows += run_script(script, args.out, args.timeout, extra)
+        rows += run_script(script, raw, args.timeout, extra)
     for r in rows:
         ours, peer = r.get("ours"), r.get("peer_value")
         r["ratio"] = round(ours / peer, 3) if ours is not None and peer else None
@@ -116,11 +119,15 @@ def main() -> int:
         png = results / f"{name}-{face}.png"
         if chart(face, [r for r in rows if r["face"] == face], png):
             md.append(f"![{face}]({png.name})")
-            shutil.copy(png, args.out / png.name)
     report = results / f"{name}.md"
     report.write_text("\n".join(md) + "\n")
+    (results / f"{name}.json").write_text(json.dumps(rows, indent=1))
     shutil.copy(report, args.out / "report.md")
-    (args.out / "rows.json").write_text(json.dumps(rows, indent=1))
+    # One archive back to the caller (the device tool returns few files): report, charts, rows, raw logs.
+    with tarfile.open(args.out / "bench-results.tgz", "w:gz") as tar:
+        for p in results.glob(f"{name}*"):
+            tar.add(p, arcname=f"results/{p.name}")
+        tar.add(raw, arcname="raw")
     print(table(rows))
     return 0
 
