@@ -238,9 +238,13 @@ inline StagedArray stage_host_array(nb::handle obj, const ArrayView& host, std::
   return s;
 }
 
-/// Our DeviceArray's view, or a CAI producer's (the array face's reader); nullopt for anything else.
+/// Our DeviceArray's view; else, from a producer whose type publishes the DLPack C exchange table
+/// (PyTorch), the table's view on the producer's current stream (no Python-level call); else a CAI
+/// producer's view (the array face's reader); nullopt for anything else.
 inline std::optional<ArrayView> device_view_of(nb::handle obj) {
   if (nb::isinstance<PyDeviceArray>(obj)) return nb::cast<const PyDeviceArray&>(obj).view;
+  if (exchange_api_of(Py_TYPE(obj.ptr())) != nullptr)
+    return array_from_dlpack(obj, nb::none(), consumer_sync_default()).view;
   PyObject* cai = PyObject_GetAttr(obj.ptr(), Keys::get().cai);
   if (cai == nullptr) {
     PyErr_Clear();
