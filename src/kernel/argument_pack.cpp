@@ -93,13 +93,15 @@ void ArgumentPack::set_array(std::size_t index, ArrayView&& view) {
                            ": the array has a CUDA Array Interface mask, which a kernel launch cannot "
                            "honour; pass the data without a mask");
 
-  auto put = [&](std::uint32_t k, std::int64_t v) { std::memcpy(slot(index, k), &v, 8); };
+  // Array slots are consecutive 8-byte words (see KernelSignature), so one base pointer serves all.
+  std::byte* base = slot(index, 0);
+  auto put = [base](std::uint32_t k, std::int64_t v) { std::memcpy(base + 8 * k, &v, 8); };
   put(0, 0);  // meminfo: no NRT on the device
   put(1, 0);  // parent: no Python object on the device
   put(2, view.size());
   put(3, view.itemsize());
   std::uintptr_t data = view.address();
-  std::memcpy(slot(index, 4), &data, 8);
+  std::memcpy(base + 32, &data, 8);
   auto shape = view.shape();
   auto strides = view.strides();
   for (int d = 0; d < p.ndim; ++d) {

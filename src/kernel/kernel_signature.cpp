@@ -207,10 +207,38 @@ DType scalar_type_dtype(ScalarType t) noexcept {
 }
 
 std::optional<ScalarType> scalar_type_of(const DType& dtype) noexcept {
-  if (!dtype.native()) return std::nullopt;
-  for (const auto& n : kTypeNames) {
-    DType d = scalar_type_dtype(n.type);
-    if (d.kind == dtype.kind && d.itemsize == dtype.itemsize) return n.type;
+  if (!dtype.native()) return std::nullopt;  // on every launch: a switch, not a table walk
+  switch (dtype.kind) {
+    case 'b': return dtype.itemsize == 1 ? std::optional(ScalarType::Bool) : std::nullopt;
+    case 'i':
+      switch (dtype.itemsize) {
+        case 1: return ScalarType::Int8;
+        case 2: return ScalarType::Int16;
+        case 4: return ScalarType::Int32;
+        case 8: return ScalarType::Int64;
+      }
+      return std::nullopt;
+    case 'u':
+      switch (dtype.itemsize) {
+        case 1: return ScalarType::UInt8;
+        case 2: return ScalarType::UInt16;
+        case 4: return ScalarType::UInt32;
+        case 8: return ScalarType::UInt64;
+      }
+      return std::nullopt;
+    case 'f':
+      switch (dtype.itemsize) {
+        case 2: return ScalarType::Float16;
+        case 4: return ScalarType::Float32;
+        case 8: return ScalarType::Float64;
+      }
+      return std::nullopt;
+    case 'c':
+      switch (dtype.itemsize) {
+        case 8: return ScalarType::Complex64;
+        case 16: return ScalarType::Complex128;
+      }
+      return std::nullopt;
   }
   return std::nullopt;
 }
