@@ -96,6 +96,51 @@ inline PyObject* optional(PyObject* d, PyObject* key) {
   return (v == nullptr || v == Py_None) ? nullptr : v;
 }
 
+/// The values of one CAI dict, read in a single pass over its items: producers' keys are interned
+/// strings, so an identity test usually decides; other str keys are compared by content.
+struct CaiItems {
+  PyObject *shape = nullptr, *typestr = nullptr, *data = nullptr, *version = nullptr, *strides = nullptr,
+           *stream = nullptr, *mask = nullptr, *descr = nullptr;
+
+  explicit CaiItems(PyObject* d) {
+    const Keys& k = Keys::get();
+    PyObject* slots_keys[8] = {k.shape, k.typestr, k.data, k.version, k.strides, k.stream, k.mask, k.descr};
+    PyObject** slots[8] = {&shape, &typestr, &data, &version, &strides, &stream, &mask, &descr};
+    Py_ssize_t pos = 0;
+    PyObject *key = nullptr, *value = nullptr;
+    while (PyDict_Next(d, &pos, &key, &value)) {
+      int i = 0;
+      while (i < 8 && key != slots_keys[i]) ++i;
+      if (i == 8 && PyUnicode_Check(key)) {
+        for (i = 0; i < 8; ++i) {
+          int eq = PyUnicode_Compare(key, slots_keys[i]);
+          if (eq == 0) break;
+          if (eq == -1 && PyErr_Occurred()) PyErr_Clear();
+        }
+      }
+      if (i < 8) {
+        Py_INCREF(value);  // strong: an __index__ run later could mutate the dict
+        *slots[i] = value;
+      }
+    }
+  }
+  ~CaiItems() {
+    for (PyObject* v : {shape, typestr, data, version, strides, stream, mask, descr}) Py_XDECREF(v);
+  }
+  CaiItems(const CaiItems&) = delete;
+  CaiItems& operator=(const CaiItems&) = delete;
+};
+
+inline PyObject* require(PyObject* v, const char* name) {
+  if (v == nullptr)
+    throw nb::value_error((std::string(kWhat) + ": the required key '" + name +
+                           "' is missing (required: 'shape', 'typestr', 'data', 'version')")
+                              .c_str());
+  return v;
+}
+
+inline PyObject* unless_none(PyObject* v) { return v == Py_None ? nullptr : v; }
+
 /// Bytes described by a descr list (NumPy's __array_interface__ 'descr' grammar), checked on the way.
 inline std::int64_t descr_size(PyObject* descr, const std::string& path) {
   const char* expected = "a list of (name, typestr or descr[, shape]) tuples";
@@ -152,7 +197,8 @@ inline PyDeviceArray array_from_cai(nb::handle desc, nb::handle owner, bool sync
 
   ArrayInterface ai;
   std::int64_t version = 0;
-  PyObject* v = required(d, k.version, "version");
+  const CaiItems items(d);
+  PyObject* v = require(items.version, "version");
   if (!to_int64(v, version, "['version']")) type_error("['version']", "an int (3)", v);
   if (version < 0 || version > kCudaArrayInterfaceVersion)
     throw nb::value_error((std::string(kWhat) + "['version']: " + std::to_string(version) +
@@ -161,24 +207,27 @@ inline PyDeviceArray array_from_cai(nb::handle desc, nb::handle owner, bool sync
   ai.version = static_cast<int>(version);
 
   Dims shape, strides;
-  int_sequence(required(d, k.shape, "shape"), "['shape']", shape);
+  int_sequence(require(items.shape, "shape"), "['shape']", shape);
   ai.shape = shape.span();
 
-  PyObject* t = required(d, k.typestr, "typestr");
+  PyObject* t = require(items.typestr, "typestr");
   if (!PyUnicode_Check(t)) type_error("['typestr']", "a str such as '<f4'", t);
   Py_ssize_t tn = 0;
   const char* ts = PyUnicode_AsUTF8AndSize(t, &tn);
   if (ts == nullptr) throw nb::python_error();
   ai.typestr = std::string_view(ts, static_cast<std::size_t>(tn));
 
-  PyObject* data = required(d, k.data, "data");
+  PyObject* data = require(items.data, "data");
   if (!(PyTuple_Check(data) || PyList_Check(data)) || PySequence_Fast_GET_SIZE(data) != 2)
     type_error("['data']", "a 2-tuple (pointer: int, read_only: bool)", data);
   PyObject* ptr = PySequence_Fast_ITEMS(data)[0];
   PyObject* ro = PySequence_Fast_ITEMS(data)[1];
   if (PyBool_Check(ptr) || !PyLong_Check(ptr)) type_error("['data'][0]", "an int device pointer", ptr);
-  unsigned long long up = PyLong_AsUnsignedLongLong(ptr);
-  if (PyErr_Occurred()) {
+  // User-space addresses fit in a signed 64-bit value; the unsigned path is for the rare rest.
+  int overflow = 0;
+  long long sp = PyLong_AsLongLongAndOverflow(ptr, &overflow);
+  unsigned long long up = overflow > 0 ? PyLong_AsUnsignedLongLong(ptr) : static_cast<unsigned long long>(sp);
+  if (overflow < 0 || (overflow == 0 && sp < 0) || PyErr_Occurred()) {
     PyErr_Clear();
     throw nb::value_error((std::string(kWhat) + "['data'][0]: " + py_repr(ptr) +
                            " is not a valid pointer (expected an int in 0 .. 2**64-1)")
@@ -188,12 +237,12 @@ inline PyDeviceArray array_from_cai(nb::handle desc, nb::handle owner, bool sync
   ai.data = static_cast<std::uintptr_t>(up);
   ai.read_only = ro == Py_True;
 
-  if (PyObject* s = optional(d, k.strides)) {
+  if (PyObject* s = unless_none(items.strides)) {
     int_sequence(s, "['strides']", strides);
     ai.strides = strides.span();
   }
   if (ai.version >= 3) {
-    if (PyObject* st = optional(d, k.stream)) {
+    if (PyObject* st = unless_none(items.stream)) {
       std::int64_t sv = 0;
       if (!to_int64(st, sv, "['stream']")) type_error("['stream']", "None or an int (1 legacy, 2 per-thread, or a handle)", st);
       if (sv < 0)
@@ -203,9 +252,9 @@ inline PyDeviceArray array_from_cai(nb::handle desc, nb::handle owner, bool sync
       ai.stream = static_cast<std::uintptr_t>(sv);
     }
   }
-  PyObject* mask = optional(d, k.mask);
+  PyObject* mask = unless_none(items.mask);
   ai.has_mask = mask != nullptr;
-  PyObject* descr = optional(d, k.descr);
+  PyObject* descr = unless_none(items.descr);
 
   PyDeviceArray out;
   out.view = view_from_interface(ai, nullptr, ImportOptions{sync, true});
