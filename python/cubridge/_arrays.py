@@ -82,7 +82,7 @@ def _copy_host_into(dev: DeviceArray, host, stream) -> None:
         src = np.asfortranarray(host)
     else:
         raise ValueError("copy_to_device: the destination is not contiguous; copy into a contiguous array")
-    dev._copy_from_host(src.reshape(-1, order="K").view(np.uint8), stream)
+    dev._copy_from_host(src.ravel(order="K").view(np.uint8), stream)
 
 
 def _host_view(self: DeviceArray, buf):
@@ -131,7 +131,10 @@ def _dtype(self: DeviceArray):
     dt = _DTYPES.get(key)
     if dt is None:
         np = _np()
-        dt = np.dtype(self.descr) if self.descr is not None else np.dtype(self.typestr)
+        # Producers send descr [('', typestr)] for plain types too (CuPy does); only a 'V' typestr
+        # needs descr, and np.dtype of that default descr would be a one-field structured type.
+        structured = self.descr is not None and self.typestr[1:2] == "V"
+        dt = np.dtype(self.descr) if structured else np.dtype(self.typestr)
         _DTYPES[key] = dt
     return dt
 
