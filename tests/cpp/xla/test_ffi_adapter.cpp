@@ -171,10 +171,13 @@ TEST(FfiAdapter, AnswersTheMetadataCall) {
     Frame f;
     XLA_FFI_Metadata metadata{};
     metadata.struct_size = XLA_FFI_Metadata_STRUCT_SIZE;
-    XLA_FFI_Metadata_Extension ext{{XLA_FFI_Metadata_Extension_STRUCT_SIZE, XLA_FFI_Extension_Metadata, nullptr},
-                                   &metadata};
+    // Field by field: jaxlib 0.11 renamed the extension header's type (same layout and field names).
+    XLA_FFI_Metadata_Extension ext{};
+    ext.extension_base.struct_size = XLA_FFI_Metadata_Extension_STRUCT_SIZE;
+    ext.extension_base.type = XLA_FFI_Extension_Metadata;
+    ext.metadata = &metadata;
     XLA_FFI_CallFrame* frame = f.build();
-    frame->extension_start = &ext.extension_base;
+    frame->extension_start = reinterpret_cast<decltype(frame->extension_start)>(&ext.extension_base);
     EXPECT_EQ(take_message(h(frame)), "");
     EXPECT_EQ(metadata.api_version.major_version, XLA_FFI_API_MAJOR);
     EXPECT_EQ(metadata.api_version.minor_version, XLA_FFI_API_MINOR);
