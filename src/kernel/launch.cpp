@@ -43,7 +43,7 @@ StreamRef launch_stream(const LaunchConfig& config, const ArgumentPack& args) {
   if (config.stream) return *config.stream;
   for (const ArrayView* v : args.arrays())
     if (v != nullptr && v->synchronizes()) return *v->stream();
-  return StreamRef::legacy();
+  return config.default_stream;
 }
 
 StreamRef launch(Kernel& kernel, const LaunchConfig& config, ArgumentPack& args) {

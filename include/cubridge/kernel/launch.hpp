@@ -11,7 +11,7 @@
 namespace cubridge {
 
 /// The stream a launch runs on: config.stream if set, else the first array's producer stream
-/// (among those that synchronise), else the legacy default stream.
+/// (among those that synchronise), else config.default_stream.
 StreamRef launch_stream(const LaunchConfig& config, const ArgumentPack& args);
 
 /// Checks completeness, the arrays' devices against the kernel's, and the configuration; orders the

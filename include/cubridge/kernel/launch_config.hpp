@@ -31,7 +31,10 @@ struct LaunchConfig {
   Extent3 grid;
   Extent3 block;
   std::int64_t shared_mem = 0;      // dynamic shared memory in bytes
-  std::optional<StreamRef> stream;  // nullopt: the arrays' stream, else the default stream
+  std::optional<StreamRef> stream;  // nullopt: the arrays' stream, else `default_stream`
+  /// Used when neither `stream` nor any array names one (the per-thread default stream where the
+  /// process asked for it: CUBRIDGE_PER_THREAD_DEFAULT_STREAM=1 in Python).
+  StreamRef default_stream = StreamRef::legacy();
 };
 
 /// The device attributes a launch is checked against (read once per device and cached).

@@ -8,8 +8,10 @@
 #include <Python.h>
 #include <nanobind/nanobind.h>
 
+#include <cstdlib>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "array/device_allocation.hpp"
@@ -70,11 +72,21 @@ inline Extent3 extent_of(nb::handle value, const char* what) {
   return Extent3::of(std::span<const std::int64_t>(vals, n), what);
 }
 
+/// The default stream of Python launches: legacy, or per-thread with CUBRIDGE_PER_THREAD_DEFAULT_STREAM=1
+/// (the switch cubridge.default_stream() reads too).
+inline StreamRef default_stream() {
+  static const bool per_thread = [] {
+    const char* v = std::getenv("CUBRIDGE_PER_THREAD_DEFAULT_STREAM");
+    return v != nullptr && *v != '\0' && std::string_view(v) != "0";
+  }();
+  return per_thread ? StreamRef::per_thread() : StreamRef::legacy();
+}
+
 /// The launch stream a user named: None → not given; 0 → the default stream, as numba-cuda reads it.
 inline std::optional<StreamRef> stream_of(nb::handle stream) {
   if (stream.is_none()) return std::nullopt;
   if (PyLong_Check(stream.ptr()) && !PyBool_Check(stream.ptr()) && PyLong_AsLongLong(stream.ptr()) == 0)
-    return StreamRef::legacy();
+    return default_stream();
   if (PyErr_Occurred()) PyErr_Clear();
   return to_stream_ref(stream, StreamRef::legacy(), "stream");
 }
@@ -86,6 +98,7 @@ inline LaunchConfig config_of(nb::handle key, nb::object& stream_keepalive) {
                           "[griddim, blockdim, stream, sharedmem], got [" + py_repr(key) + "]").c_str());
   const Py_ssize_t n = PyTuple_GET_SIZE(key.ptr());
   LaunchConfig c;
+  c.default_stream = default_stream();
   c.grid = extent_of(PyTuple_GET_ITEM(key.ptr(), 0), "griddim");
   c.block = extent_of(PyTuple_GET_ITEM(key.ptr(), 1), "blockdim");
   if (n > 2) {

@@ -132,6 +132,7 @@ inline PyLaunch forall(nb::handle self, std::int64_t n, nb::handle stream, std::
   PyLaunch l;
   l.owner = nb::borrow(self);
   l.kernel = &k;
+  l.config.default_stream = default_stream();
   l.config.stream = stream_of(stream);
   l.stream_keepalive = nb::borrow(stream);
   l.config.shared_mem = sharedmem;
