@@ -276,6 +276,25 @@ TEST(LaunchConfig, ValidatesEveryLimitWithTheValueAndTheLimit) {
   EXPECT_EQ(blocks_for(1024, 256), 4);
 }
 
+TEST(LaunchStream, ExplicitElseFirstSynchronisingArrayElseTheDefault) {
+  auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("float32[:], float32[:], int32"));
+  ArgumentPack pack(sig);
+  const StreamRef p = StreamRef::external(reinterpret_cast<CUstream>(0x1000));
+  const StreamRef q = StreamRef::external(reinterpret_cast<CUstream>(0x2000));
+  pack.set_array(0, fake_view(0x1000, "<f4", {4}).with_stream(p, /*sync=*/false));  // sync off: ignored
+  pack.set_array(1, fake_view(0x2000, "<f4", {4}).with_stream(q));
+  pack.set_scalar(2, std::int64_t{1});
+  LaunchConfig c;
+  EXPECT_EQ(launch_stream(c, pack), q);
+  c.stream = p;
+  EXPECT_EQ(launch_stream(c, pack), p);
+  c.stream.reset();
+  pack.set_array(1, fake_view(0x2000, "<f4", {4}));
+  EXPECT_EQ(launch_stream(c, pack), StreamRef::legacy());
+  c.default_stream = StreamRef::per_thread();
+  EXPECT_EQ(launch_stream(c, pack), StreamRef::per_thread());
+}
+
 std::string test_ptx() {
   const char* root = std::getenv("CUBRIDGE_SOURCE_DIR");
   std::ifstream f(std::string(root ? root : ".") + "/tests/cpp/kernel/numba_abi_kernels.ptx");
