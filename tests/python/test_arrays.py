@@ -499,3 +499,23 @@ def test_c_api_from_cai_and_dlpack_producers(ptr):
     assert d["shape"] == (2, 3) and d["flags"] & 0x8
     with pytest.raises(TypeError, match="as_cuda_array: object is not a GPU array"):
         cubridge._core._c_import(object())
+
+
+# ---- the C++ helper for extension authors (cubridge/array/python_array.hpp) ------------------------
+
+def test_cpp_helper_views_any_array_with_requirements(ptr):
+    a = imp(desc(ptr, shape=(4, 6), stream=2))
+    h = cubridge._core._cpp_helper_import(a, typestr="<f4", ndim=2, order="C")
+    assert (h["ptr"], h["shape"], h["strides"], h["typestr"], h["stream"]) == (ptr, (4, 6), (24, 4), "<f4", 2)
+    h = cubridge._core._cpp_helper_import(Producer(desc(ptr, shape=(3,), typestr="<i8")))
+    assert h["shape"] == (3,) and h["typestr"] == "<i8" and h["stream"] is None
+    with pytest.raises(ValueError, match=r"array_from_python: dtype '<f4' is not the required '<f8'"):
+        cubridge._core._cpp_helper_import(a, typestr="<f8")
+    with pytest.raises(ValueError, match=r"array_from_python: the array has 2 dimension\(s\), 3 required"):
+        cubridge._core._cpp_helper_import(a, ndim=3)
+    with pytest.raises(ValueError, match="not contiguous in the required order"):
+        cubridge._core._cpp_helper_import(a.T, order="C")
+    with pytest.raises(ValueError, match="read-only but CUBRIDGE_IMPORT_WRITABLE"):
+        cubridge._core._cpp_helper_import(imp(desc(ptr, data=(ptr, True))), writable=True)
+    with pytest.raises(ValueError, match=r"TypeError: as_cuda_array: int is not a GPU array"):
+        cubridge._core._cpp_helper_import(3)

@@ -259,3 +259,37 @@ def test_load_kernel_without_a_gpu_raises_the_clear_error():
 
 def test_performance_warning_is_a_user_warning():
     assert issubclass(cubridge.PerformanceWarning, UserWarning)
+
+
+# ---------------------------------------------------------------- the GPU tests' PTX, checked here
+
+TEST_PTX = __import__("pathlib").Path(__file__).resolve().parents[1] / "cpp" / "kernel" / "numba_abi_kernels.ptx"
+TEST_KERNELS = {
+    "add_f32": "const float32[:], const float32[:], float32[:]",
+    "scale_2d": "float64[:, :], float64",
+    "fill_3d": "int32[:, :, ::1], int64[:]",
+    "scalars": "uint64[:], bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, float32, "
+               "float64, complex64, complex128",
+    "reverse_block": "float32[:], float32[:]",
+    "slow_fill": "float32[:], float32, int64",
+}
+
+
+@pytest.mark.parametrize("name", sorted(TEST_KERNELS))
+def test_gpu_test_kernels_have_the_layout_their_signatures_say(name):
+    ptx = TEST_PTX.read_text()
+    assert cubridge.ptx_entry_names(ptx) == list(TEST_KERNELS)
+    assert [size for _, size in KernelSignature(TEST_KERNELS[name]).slots] == _entry_param_sizes(ptx, name)
+
+
+def test_gpu_test_ptx_is_current_with_its_source():
+    nvrtc_compile = getattr(cubridge, "nvrtc_compile", None)
+    if nvrtc_compile is None:
+        pytest.skip("no NVRTC wrapper in this build")
+    source = (TEST_PTX.parent / "numba_abi_kernels.cu").read_text()
+    try:
+        fresh = nvrtc_compile(source, "numba_abi_kernels.cu", (7, 5)).code
+    except Exception as e:  # no NVRTC library here
+        pytest.skip(f"NVRTC unavailable: {type(e).__name__}: {str(e)[:200]}")
+    for name, sig in TEST_KERNELS.items():
+        assert _entry_param_sizes(fresh, name) == [size for _, size in KernelSignature(sig).slots], name

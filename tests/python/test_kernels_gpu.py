@@ -63,6 +63,20 @@ def test_jit_failure_carries_the_log():
     assert e.value.call == "cuModuleLoadDataEx"
 
 
+def test_cubin_from_nvrtc_loads_and_launches():
+    cp = cupy()
+    source = (pathlib.Path(__file__).resolve().parents[1] / "cpp" / "kernel" / "numba_abi_kernels.cu").read_text()
+    cc = cubridge.Device(0).compute_capability
+    cubin = cubridge.nvrtc_compile(source, "numba_abi_kernels.cu", cc, output="cubin").code
+    k = cubridge.load_kernel(cubin, "add_f32", ADD)
+    assert k.module.format == "cubin" and k.binary_version == 10 * cc[0] + cc[1]
+    a = cp.arange(64, dtype=cp.float32)
+    out = cp.zeros(64, dtype=cp.float32)
+    k[1, 64](a, a, out)
+    cp.cuda.Device().synchronize()
+    np.testing.assert_array_equal(out.get(), 2 * np.arange(64, dtype=np.float32))
+
+
 # ---------------------------------------------------------------- arrays of every library
 
 
