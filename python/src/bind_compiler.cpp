@@ -1,6 +1,65 @@
-// Internal: bindings of the compiler layer (only .def lines; the work lives in src/compiler/).
+// Internal: bindings of the Python-function compiler (only .def lines and tiny lambdas; the work lives
+// in src/compiler/). The Pythonic layer (signatures, type objects, inspect) is python/cubridge/_compiler.py.
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
+#include <nanobind/stl/vector.h>
+
 #include "bindings.hpp"
+#include "cubridge/compiler/compile.hpp"
 
 namespace cubridge::python {
-void bind_compiler(nb::module_& m) { (void)m; }
+
+void bind_compiler(nb::module_& m) {
+  using namespace cubridge::compiler;
+  nb::exception<CompileError>(m, "CompileError", PyExc_ValueError);
+
+  nb::class_<CompileOptions>(m, "_CompileOptions")
+      .def(nb::init<>())
+      .def_rw("debug", &CompileOptions::debug)
+      .def_rw("lineinfo", &CompileOptions::lineinfo)
+      .def_rw("device", &CompileOptions::device)
+      .def_rw("fastmath", &CompileOptions::fastmath)
+      .def_rw("opt", &CompileOptions::opt)
+      .def_rw("abi_name", &CompileOptions::abi_name)
+      .def_rw("filename", &CompileOptions::filename)
+      .def_rw("first_line", &CompileOptions::first_line)
+      .def_rw("module_name", &CompileOptions::module_name)
+      .def("set_abi", [](CompileOptions& o, bool numba) { o.abi = numba ? Abi::numba : Abi::c; })
+      .def("set_ltoir", [](CompileOptions& o, bool lto) { o.output = lto ? Output::ltoir : Output::ptx; })
+      .def("set_cc", [](CompileOptions& o, int major, int minor) { o.cc = ComputeCapability{major, minor}; })
+      .def("add_constant", [](CompileOptions& o, const std::string& name, std::string_view type, std::string_view text) {
+        o.constants[name] = constant_from_text(type, text);
+      })
+      .def("add_unit", [](CompileOptions& o, std::string source, std::string filename, int first_line) {
+        o.extra_units.push_back({std::move(source), std::move(filename), first_line});
+      });
+
+  nb::class_<CompileResult>(m, "_CompileResult")
+      .def_prop_ro("code", [](const CompileResult& r) { return nb::bytes(r.code.data(), r.code.size()); })
+      .def_prop_ro("result_type", [](const CompileResult& r) { return r.result_type.name(); })
+      .def_ro("name", &CompileResult::name)
+      .def_ro("nvvm_ir", &CompileResult::nvvm_ir)
+      .def_ro("uses_libdevice", &CompileResult::uses_libdevice)
+      .def_prop_ro("timings", [](const CompileResult& r) {
+        return std::vector<double>{r.timings.parse, r.timings.type, r.timings.emit, r.timings.nvvm};
+      });
+
+  m.def("_compile_source",
+        [](std::string_view source, std::string_view name, std::string_view sig, const CompileOptions& o) {
+          return compile(source, name, sig, o);
+        },
+        nb::arg("source"), nb::arg("function_name"), nb::arg("signature"), nb::arg("options"));
+  m.def("_compile_source_to_ir",
+        [](std::string_view source, std::string_view name, std::string_view sig, const CompileOptions& o) {
+          return compile_to_nvvm_ir(source, name, parse_signature(sig), o);
+        },
+        nb::arg("source"), nb::arg("function_name"), nb::arg("signature"), nb::arg("options"));
+  m.def("_parse_signature", [](std::string_view s) {
+    Signature sig = parse_signature(s);
+    std::vector<std::string> args;
+    for (const Type& t : sig.args) args.push_back(t.name());
+    return nb::make_tuple(sig.result ? nb::object(nb::str(sig.result->name().c_str())) : nb::none(), args);
+  });
+}
+
 }  // namespace cubridge::python

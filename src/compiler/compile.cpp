@@ -18,9 +18,6 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 CompileResult compile_to_nvvm_ir(std::string_view source, std::string_view function_name, const Signature& signature,
                                  const CompileOptions& options) {
-  if (!options.device)
-    throw std::invalid_argument("device=False (a kernel) is not supported by compile() for scalar functions; "
-                                "compile device functions (device=True) and launch them from a kernel");
   CompileResult result;
   auto t0 = std::chrono::steady_clock::now();
   SourceSet sources;

@@ -190,12 +190,14 @@ EmittedModule emit_module(TypedModule& module, const CompileOptions& options) {
   std::string body;
   m.symbols.resize(module.functions.size());
   // Under the Numba ABI the entry's core is the exported function itself.
-  std::string entry_core = options.abi == Abi::numba ? name : "__cb_fn0_" + escape_identifier(entry.def->name);
+  bool kernel = !options.device;
+  bool wrapper = options.abi == Abi::c || kernel;
+  std::string entry_core = !wrapper ? name : "__cb_fn0_" + escape_identifier(entry.def->name);
   m.symbols[0] = entry_core;
   entry.symbol = entry_core;
   {
     FunctionEmitter fe(m, entry, body);
-    fe.emit_core(entry_core, options.abi == Abi::numba);
+    fe.emit_core(entry_core, !wrapper);
   }
   while (!m.pending.empty()) {
     int idx = m.pending.back();
@@ -204,8 +206,8 @@ EmittedModule emit_module(TypedModule& module, const CompileOptions& options) {
     FunctionEmitter fe(m, f, body);
     fe.emit_core(m.symbols[static_cast<std::size_t>(idx)], false);
   }
-  if (options.abi == Abi::c) {
-    // The C ABI: the function's own arguments (aggregates by value) and its value as the result.
+  if (wrapper) {
+    // The C ABI (and kernels, which return nothing): the function's own arguments (aggregates by value) and its value as the result.
     const Type& R = entry.return_type;
     std::string rty = R.is_none() ? "void" : llvm_data_type(R);
     std::string slot_ty = R.is_none() ? "i8" : rty;
@@ -250,6 +252,11 @@ EmittedModule emit_module(TypedModule& module, const CompileOptions& options) {
   out.ir += m.helper_text;
   for (const std::string& d : m.declarations) out.ir += d + "\n";
   out.ir += "\n!nvvmir.version = !{!0}\n!0 = !{i32 2, i32 0, i32 3, i32 2}\n";
+  if (kernel) {
+    std::string fty = "void (";
+    for (std::size_t i = 0; i < entry.arg_types.size(); ++i) fty += (i ? ", " : "") + llvm_data_type(entry.arg_types[i]);
+    out.ir += "!nvvm.annotations = !{!1}\n!1 = !{" + fty + ")* @" + name + ", !\"kernel\", i32 1}\n";
+  }
   return out;
 }
 

@@ -781,6 +781,9 @@ void type_function(Program& prog, TypedFunction& fn) {
     fail(def.file, none_loc, "'" + def.name + "' returns a value (line " + std::to_string(value_loc.line) +
                                  ") on some paths and None on others (here); Optional results are not supported");
   Type inferred = result ? *result : Type::none();
+  if (&fn == prog.out.functions[0].get() && !prog.options.device && !inferred.is_none())
+    fail(def.file, value_loc, "a kernel (device=False) must not return a value, but '" + def.name + "' returns " +
+                                  inferred.name() + "; compile it with device=True");
   if (fn.declared_return) {
     if (fn.return_type.is_none() != inferred.is_none() ||
         (!inferred.is_none() && can_convert(inferred, fn.return_type) == Conversion::None))

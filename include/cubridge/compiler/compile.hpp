@@ -46,6 +46,11 @@ struct Constant {
   std::vector<Constant> elements;  ///< Tuple
 };
 
+/// A constant from text: the scalar leaves of `type` in order, separated by spaces (a complex takes
+/// two: real and imaginary part). Integers in decimal, floats as C99 hex or decimal, "inf", "-inf",
+/// "nan"; bools as 0/1. Throws std::invalid_argument naming the bad text.
+Constant constant_from_text(std::string_view type_name, std::string_view text);
+
 enum class Abi { c, numba };
 enum class Output { ptx, ltoir };
 
