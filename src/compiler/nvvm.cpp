@@ -2,11 +2,15 @@
 // capabilities this libNVVM accepts.
 #include "cubridge/compiler/nvvm.hpp"
 
+#include <filesystem>
+#include <algorithm>
 #include <fstream>
+#include <sstream>
 #include <mutex>
 #include <stdexcept>
 
 #include "compiler/toolkit_libraries.hpp"
+#include "cubridge/compiler/code_cache.hpp"
 
 namespace cubridge::nvvm {
 namespace {
@@ -103,16 +107,49 @@ std::string probe_module() {
          ir_version_metadata();
 }
 
-bool accepts(const std::string& ir, ComputeCapability cc) {
-  const NvvmApi& api = nvvm_api();
-  Program prog(api);
-  prog.add({ir, "probe"});
+// One program verified once per arch: an unsupported -arch fails option parsing, before any IR work.
+bool accepts(Program& prog, ComputeCapability cc) {
   try {
     prog.verify({"-arch=compute_" + cc.digits()});
     return true;
   } catch (const NvvmError&) {
     return false;
   }
+}
+
+// The probe costs ~15 ms (one verification per arch), a large part of a cold compile, so its answer is
+// kept in the code cache, keyed by the library file itself (path, size, mtime) and its versions.
+std::string probe_cache_key() {
+  namespace fs = std::filesystem;
+  const std::string& path = nvvm_api().path;
+  std::error_code ec;
+  auto size = fs::file_size(path, ec);
+  auto mtime = fs::last_write_time(path, ec).time_since_epoch().count();
+  return CodeCache::make_key({"libNVVM supported archs v1", path, std::to_string(size), std::to_string(mtime)});
+}
+
+std::string archs_text(const std::vector<ComputeCapability>& all) {
+  std::string s;
+  for (const ComputeCapability& cc : all) s += cc.to_string() + " ";
+  return s;
+}
+
+std::vector<ComputeCapability> parse_archs(const std::string& text) {
+  std::vector<ComputeCapability> out;
+  std::istringstream in(text);
+  for (std::string word; in >> word;) out.push_back(ComputeCapability::parse(word));
+  if (out.empty() || !std::is_sorted(out.begin(), out.end())) throw std::invalid_argument("bad list");
+  return out;
+}
+
+std::vector<ComputeCapability> probe_archs() {
+  Program prog(nvvm_api());
+  std::string ir = probe_module();
+  prog.add({ir, "probe"});
+  std::vector<ComputeCapability> all;
+  for (const ComputeCapability& cc : kKnownArchs)
+    if (accepts(prog, cc)) all.push_back(cc);
+  return all;
 }
 
 }  // namespace
@@ -198,9 +235,19 @@ std::string ArchRange::to_string() const {
 const ArchRange& supported_archs() {
   static const ArchRange range = [] {
     ArchRange r;
-    std::string ir = probe_module();
-    for (const ComputeCapability& cc : kKnownArchs)
-      if (accepts(ir, cc)) r.all.push_back(cc);
+    CodeCache cache;
+    std::string key = probe_cache_key();
+    if (std::optional<std::string> cached = cache.get(key)) {
+      try {
+        r.all = parse_archs(*cached);
+      } catch (const std::invalid_argument&) {
+        r.all.clear();  // unreadable: probe again and overwrite it
+      }
+    }
+    if (r.all.empty()) {
+      r.all = probe_archs();
+      if (!r.all.empty()) cache.put(key, archs_text(r.all));
+    }
     if (r.all.empty())
       throw ToolkitError("libNVVM (" + nvvm_api().path +
                          ") accepted none of the known compute capabilities 3.0 to 12.1");
