@@ -82,6 +82,10 @@ void bind_kernel(nb::module_& m) {
 
   nb::class_<PyKernel>(m, "Kernel",
       "A loaded kernel with its signature: kernel[griddim, blockdim, stream, sharedmem](*args), kernel.forall(n)(*args).")
+      .def("__init__", [](PyKernel* k, nb::handle code, nb::handle name, nb::handle signature, nb::handle device, bool cache) {
+             new (k) PyKernel(load(code, name, signature, device, cache)); },
+           nb::arg("code"), nb::arg("name").none(), nb::arg("signature"), nb::kw_only(), nb::arg("device").none() = nb::none(),
+           nb::arg("cache") = true, "Same as cubridge.load_kernel (signature as text or a KernelSignature).")
       .def("__getitem__", &configure, nb::arg("config"))
       .def("forall", &forall, nb::arg("ntasks"), nb::arg("stream").none() = nb::none(), nb::arg("sharedmem") = 0)
       .def("__call__", [](const PyKernel& k, nb::args) {

@@ -249,6 +249,10 @@ def test_load_kernel_checks_its_inputs_before_the_driver():
         cubridge.load_kernel(".version 8.0", "k", "float31[:]")
     with pytest.raises(TypeError, match="code must be PTX text"):
         cubridge.load_kernel(12, "k", "float32[:]")
+    with pytest.raises(TypeError, match="is neither a str such as 'void.float32.:., int64.' nor a cubridge.KernelSignature"):
+        cubridge.Kernel(".version 8.0", "k", 3)
+    with pytest.raises(ValueError, match="neither PTX text"):
+        cubridge.Kernel(b"\x01\x02", "k", "float32[:]")
 
 
 @pytest.mark.skipif(GPU_REASON is None, reason="a GPU is usable here")

@@ -198,6 +198,7 @@ inline PyKernel load(nb::handle code, nb::handle name, nb::handle signature, nb:
   } release{&view, have_view};
 
   auto sig = signature_of(signature);
+  detect_image_format(image);  // a bad image is reported without touching the driver
   std::shared_ptr<Context> context;
   if (device.is_none()) {
     context = Context::current();
