@@ -183,6 +183,15 @@ def test_pack_reads_cuda_array_interface_producers():
         KernelSignature("float32[:]").pack(FakeDeviceArray((3,), "<i4"))
 
 
+def test_a_failing_cuda_array_interface_getter_is_reported():
+    class Broken:
+        @property
+        def __cuda_array_interface__(self):
+            raise RuntimeError("producer is gone")
+    with pytest.raises(RuntimeError, match="producer is gone"):
+        KernelSignature("float32[:]").pack(Broken())
+
+
 # ---------------------------------------------------------------- numba's own ABI
 
 

@@ -260,6 +260,7 @@ inline std::optional<ArrayView> device_view_of(nb::handle obj) {
     return array_from_dlpack(obj, nb::none(), consumer_sync_default()).view;
   PyObject* cai = PyObject_GetAttr(obj.ptr(), Keys::get().cai);
   if (cai == nullptr) {
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw nb::python_error();  // the getter failed
     PyErr_Clear();
     return std::nullopt;
   }
