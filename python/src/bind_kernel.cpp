@@ -22,22 +22,6 @@ void translate(const std::exception_ptr& p, void*) {
   }
 }
 
-const char* format_name(ImageFormat f) {
-  return f == ImageFormat::Ptx ? "ptx" : f == ImageFormat::Cubin ? "cubin" : "fatbin";
-}
-
-std::vector<std::pair<std::uint32_t, std::uint32_t>> slots_of(const KernelSignature& s) {
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> out;
-  for (const ParamSlot& sl : s.slots()) out.emplace_back(sl.offset, sl.size);
-  return out;
-}
-
-std::vector<std::string> params_of(const KernelSignature& s) {
-  std::vector<std::string> out;
-  for (const ParamKind& p : s.params()) out.push_back(p.to_string());
-  return out;
-}
-
 }  // namespace
 
 void bind_kernel(nb::module_& m) {

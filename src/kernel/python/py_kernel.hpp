@@ -229,6 +229,22 @@ inline PyKernel load(nb::handle code, nb::handle name, nb::handle signature, nb:
   return k;
 }
 
+inline const char* format_name(ImageFormat f) {
+  return f == ImageFormat::Ptx ? "ptx" : f == ImageFormat::Cubin ? "cubin" : "fatbin";
+}
+
+inline std::vector<std::pair<std::uint32_t, std::uint32_t>> slots_of(const KernelSignature& s) {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> out;
+  for (const ParamSlot& sl : s.slots()) out.emplace_back(sl.offset, sl.size);
+  return out;
+}
+
+inline std::vector<std::string> params_of(const KernelSignature& s) {
+  std::vector<std::string> out;
+  for (const ParamKind& p : s.params()) out.push_back(p.to_string());
+  return out;
+}
+
 /// The packed buffer for `args` without launching (tests and debugging): arrays must be device arrays
 /// (or NumPy arrays, whose host pointers are packed as they are).
 inline nb::bytes pack_for_inspection(const std::shared_ptr<KernelSignature>& sig, nb::args args) {
