@@ -91,6 +91,8 @@ def cuda_core_launcher(a, b, out, n):
 
         def go():
             launch(stream, cfg, kernel, *args)
+        go()  # fail here, inside the try, if this release spells something differently
+        stream.sync()
         return go, None
     except Exception as e:  # API drift between cuda.core releases: report, keep going
         return None, f"{type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else ''}"
