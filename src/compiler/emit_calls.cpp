@@ -245,7 +245,10 @@ Value FunctionEmitter::math(const Expr& e, const std::vector<Value>& args) {
   std::string ty = llvm_value_type(T);
   auto call1 = [&](const std::string& fn) { return Value{ins("call " + ty + " " + fn + "(" + ty + " " + a.v + ")"), T}; };
   Value r;
-  if (f == "sqrt" || f == "floor" || f == "ceil" || f == "trunc" || f == "fabs") {
+  if (f == "sqrt" && m_.options.fastmath) {
+    // libdevice's sqrt honours prec-sqrt=0 (an approximate square root); the intrinsic stays IEEE.
+    r = call1(libdevice("sqrt", T, 1));
+  } else if (f == "sqrt" || f == "floor" || f == "ceil" || f == "trunc" || f == "fabs") {
     r = call1(intrinsic(f, T, 1));
   } else if (f == "degrees" || f == "radians") {
     double k = f == "degrees" ? 180.0 / M_PI : M_PI / 180.0;

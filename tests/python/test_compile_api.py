@@ -1,0 +1,188 @@
+"""The code face's Python API: compile / compile_ptx, signatures, ABIs, outputs, constants from globals and
+closures, errors naming file, line and column, and the `cubridge compile` command."""
+import math
+import math as m2
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import cubridge
+from cubridge import float32, int32, int64
+
+HALF = np.float32(0.5)
+LIMIT = 10
+
+
+def add(x, y):
+    return x + y
+
+
+def uses_globals(x):
+    return x * HALF + LIMIT
+
+
+def uses_alias(x):
+    return m2.sqrt(x) + math.floor(x)
+
+
+def calls_add(x):
+    return add(x, 1) * 2
+
+
+def pair(a, b):
+    return a + b, a * b
+
+
+def bad_list(x):
+    return [x]
+
+
+def kernel_like(x):
+    y = x + 1
+
+
+def flat(ptx):
+    return " ".join(ptx.split()).replace("( ", "(").replace(" )", ")")
+
+
+def test_c_abi_prototype_is_exact():
+    ptx, resty = cubridge.compile(add, int32(int32, int32))
+    assert (".visible .func (.param .b32 func_retval0) add(.param .b32 add_param_0, .param .b32 add_param_1)"
+            in flat(ptx))
+    assert resty == int32
+
+
+def test_string_and_tuple_signatures_and_inference():
+    _, r1 = cubridge.compile(add, "int32(int32, int32)")
+    _, r2 = cubridge.compile(add, (int32, int32))
+    _, r3 = cubridge.compile(add, ("float32", "float32"))
+    _, r4 = cubridge.compile(add, "(uint8, uint8)")
+    assert (r1, r2, r3, r4) == (int32, int64, float32, cubridge.uint64)
+    _, rt = cubridge.compile(pair, (int32, float32))
+    assert isinstance(rt, cubridge.TupleType) and rt.name == "UniTuple(float64 x 2)"  # int32 op float32 -> float64
+    _, rt = cubridge.compile(pair, (int32, int32))
+    assert rt == cubridge.UniTuple(int64, 2)
+
+
+def test_abi_name_renames():
+    ptx, _ = cubridge.compile(add, float32(float32, float32), abi_info={"abi_name": "add_f32"})
+    assert ") add_f32(.param .b32 add_f32_param_0" in flat(ptx)
+
+
+def test_numba_abi_mangled_name_status_and_return_slot():
+    ptx, resty = cubridge.compile(add, (int32, int32), abi="numba")
+    name = f"_ZN{len(__name__)}{__name__}3addEii"
+    assert f".visible .func (.param .b32 func_retval0) {name}(.param .b64 {name}_param_0," in flat(ptx)
+    assert resty == int64
+
+
+def test_ltoir_output_is_bytes():
+    code, resty = cubridge.compile(add, (float32, float32), output="ltoir")
+    assert isinstance(code, bytes) and len(code) > 100 and resty == float32
+
+
+def test_constants_from_globals_and_closures():
+    _, resty = cubridge.compile(uses_globals, (float32,))
+    assert resty == cubridge.float64  # float32 * float32 + Literal[int] -> float64
+    k = 3
+
+    def closure(x):
+        return x * k
+
+    ptx, resty = cubridge.compile(closure, (int32,))
+    assert resty == int64 and "closure" in ptx
+    ptx, resty = cubridge.compile(uses_alias, (cubridge.float64,))
+    assert resty == cubridge.float64
+    _, resty = cubridge.compile(calls_add, (int32,))
+    assert resty == int64
+
+
+def test_options_fastmath_debug_lineinfo_opt():
+    fast, _ = cubridge.compile(uses_alias, (float32,), fastmath=True)
+    assert "sqrt.approx" in fast or "rsqrt" in fast
+    slow, _ = cubridge.compile(uses_alias, (float32,), opt=False)
+    assert "sqrt.rn.f32" in slow
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"output": "cubin"}, "output must be 'ptx' or 'ltoir', got 'cubin'"),
+    ({"abi": "fortran"}, "abi must be 'c' or 'numba', got 'fortran'"),
+    ({"abi_info": {"name": "x"}}, "abi_info must be a dict with the key 'abi_name' only"),
+    ({"abi_info": {"abi_name": "1x"}}, r"abi_info\['abi_name'\] must be an identifier"),
+    ({"cc": (5, 0)}, r"cc 5.0 cannot be targeted by this toolkit's libNVVM; it accepts compute capabilities 7.5 to"),
+    ({"cc": "nine"}, "invalid literal|cc must be"),
+])
+def test_bad_options_are_named(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        cubridge.compile(add, (int32, int32), **kwargs)
+
+
+def test_bad_signatures():
+    with pytest.raises(ValueError, match="unknown argument type 'int33'"):
+        cubridge.compile(add, "(int33, int32)")
+    with pytest.raises(TypeError, match="is not a type the compiler accepts"):
+        cubridge.compile(add, (object, int32))
+    with pytest.raises(cubridge.CompileError, match="takes 2 argument"):
+        cubridge.compile(add, (int32,))
+
+
+def test_unsupported_construct_names_file_line_column():
+    with pytest.raises(cubridge.CompileError) as info:
+        cubridge.compile(bad_list, (int32,))
+    msg = str(info.value)
+    line = bad_list.__code__.co_firstlineno + 1
+    assert f"{__file__}:{line}:12: a list" in msg and "supported" in msg
+    assert isinstance(info.value, ValueError)
+
+
+def test_compile_ptx_defaults_to_kernel_and_numba_abi():
+    ptx, resty = cubridge.compile_ptx(kernel_like, (int32,))
+    assert ".entry _ZN" in ptx and resty is None
+    with pytest.raises(cubridge.CompileError, match="a kernel \\(device=False\\) must not return a value"):
+        cubridge.compile_ptx(add, (int32, int32))
+    ptx, resty = cubridge.compile_ptx(add, (int32, int32), device=True)
+    assert ".visible .func" in ptx and resty == int64
+
+
+def test_cli_compile(tmp_path):
+    src = tmp_path / "mod.py"
+    src.write_text("def mul(x, y):\n    return x * y\n")
+    out = tmp_path / "mul.ptx"
+    from cubridge._compiler import cli_compile
+    assert cli_compile([f"{src}:mul", "--sig", "float32(float32, float32)", "--abi-name", "mul_f32",
+                        "--cc", "9.0", "-o", str(out)]) == 0
+    assert ") mul_f32(.param .b32 mul_f32_param_0" in flat(out.read_text())
+    assert cli_compile([f"{src}:mul", "--sig", "(int32, int32)", "--abi", "numba", "--output", "ltoir", "-O0",
+                        "-o", str(tmp_path / "mul.ltoir")]) == 0
+    assert (tmp_path / "mul.ltoir").stat().st_size > 100
+
+
+def test_cli_compile_errors(tmp_path, capsys):
+    from cubridge._compiler import cli_compile
+    src = tmp_path / "bad.py"
+    src.write_text("def f(x):\n    return {x}\n")
+    assert cli_compile([f"{src}:f", "--sig", "(int32,)", "-o", str(tmp_path / "f.ptx")]) == 1
+    assert f"{src}:2:12: a dict or set" in capsys.readouterr().err
+    assert cli_compile(["nofunc.py", "--sig", "(int32,)", "-o", "x"]) == 2
+    assert "expected FILE.py:FUNC" in capsys.readouterr().err
+
+
+def test_cli_runs_as_a_process(tmp_path):
+    src = tmp_path / "m.py"
+    src.write_text("def f(x):\n    return x + 1\n")
+    r = subprocess.run([sys.executable, "-m", "cubridge", "compile", f"{src}:f", "--sig", "(int32,)", "-o", "-"],
+                       capture_output=True, text=True, env={**os.environ})
+    assert r.returncode == 0, r.stderr
+    assert ".visible .func" in r.stdout
+
+
+@pytest.mark.gpu
+def test_compile_for_current_device():
+    ptx, resty = cubridge.compile_for_current_device(add, (int32, int32))
+    major, minor = cubridge.devices[0].compute_capability
+    assert f".target sm_{major}{minor}" in ptx and resty == int64
+    ptx, _ = cubridge.compile_ptx_for_current_device(add, (int32, int32), device=True)
+    assert ".visible .func" in ptx
