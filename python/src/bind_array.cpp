@@ -7,6 +7,7 @@
 #include "array/python/py_c_api.hpp"
 #include "bindings.hpp"
 #include "cubridge/array.hpp"
+#include "cubridge/array/python_array.hpp"
 
 namespace cubridge::python {
 
@@ -250,6 +251,29 @@ double c_import_ns(nb::handle obj, int repeat) {
   return std::chrono::duration<double, std::nano>(t1 - t0).count() / repeat;
 }
 
+/// Exercises the header-only extension-author helper (cubridge/array/python_array.hpp) from Python tests.
+nb::dict cpp_helper_import(nb::handle obj, nb::handle typestr, int ndim, const std::string& order, bool writable,
+                           std::uintptr_t consumer_stream) {
+  ArrayRequirements req;
+  if (!typestr.is_none()) req.dtype = parse_typestr(nb::cast<std::string>(typestr), "typestr");
+  req.ndim = ndim;
+  req.order = order == "C" ? ArrayRequirements::Order::c : order == "F" ? ArrayRequirements::Order::f
+              : order == "CF" ? ArrayRequirements::Order::c_or_f : ArrayRequirements::Order::any;
+  req.writable = writable;
+  std::optional<StreamRef> consumer;
+  if (consumer_stream != 0) consumer = StreamRef::from_cai(consumer_stream);
+  ArrayView v = array_from_python(obj.ptr(), req, consumer);
+  nb::dict d;
+  d["ptr"] = v.address();
+  d["shape"] = nb::steal(cai_detail::int_tuple(v.shape()));
+  d["strides"] = nb::steal(cai_detail::int_tuple(v.strides()));
+  d["typestr"] = std::string(v.dtype().typestr());
+  d["readonly"] = v.read_only();
+  d["stream"] = v.stream() ? nb::object(nb::int_(v.stream()->cai_value())) : nb::object(nb::none());
+  d["owner_count"] = v.owner().use_count();
+  return d;
+}
+
 void translate(const std::exception_ptr& p, void*) {
   try {
     std::rethrow_exception(p);
@@ -257,6 +281,8 @@ void translate(const std::exception_ptr& p, void*) {
     PyErr_SetString(PyExc_NotImplementedError, e.what());
   } catch (const ExportError& e) {
     PyErr_SetString(PyExc_BufferError, e.what());
+  } catch (const PythonArrayError& e) {
+    PyErr_SetString(PyExc_ValueError, e.what());
   }
 }
 
@@ -429,6 +455,8 @@ void bind_array(nb::module_& m) {
         return d; }, nb::arg("sync").none() = nb::none(), nb::arg("export_stream").none() = nb::none(),
         "Process-wide array switches: consumer sync (default on) and whether exports name their stream.");
   m.def("_c_import", &c_import_for_tests, nb::arg("obj"), nb::arg("flags") = 0, nb::arg("consumer_stream") = 0);
+  m.def("_cpp_helper_import", &cpp_helper_import, nb::arg("obj"), nb::arg("typestr").none() = nb::none(),
+        nb::arg("ndim") = -1, nb::arg("order") = "any", nb::arg("writable") = false, nb::arg("consumer_stream") = 0);
   m.def("_c_import_ns", &c_import_ns, nb::arg("obj"), nb::arg("repeat") = 100000);
   m.attr("_array_c_api") = nb::capsule(array_c_api_table(), CUBRIDGE_ARRAY_API_CAPSULE);
 }
