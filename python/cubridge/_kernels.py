@@ -11,7 +11,7 @@ shape[N], strides[N]), so PTX from numba-cuda's ``compile_ptx`` runs here unchan
 from __future__ import annotations
 
 from . import _core
-from ._core import (Kernel, KernelLaunch, KernelSignature, Module, PerformanceWarning,
+from ._core import (Kernel, KernelLaunch, KernelSignature, PerformanceWarning,
                     clear_kernel_cache, kernel_cache_size, ptx_entry_names)
 
 __all__ = ["Kernel", "KernelLaunch", "KernelSignature", "PerformanceWarning", "load_kernel",
