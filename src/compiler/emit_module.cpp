@@ -180,6 +180,48 @@ std::string ModuleEmitter::helper(const std::string& name, const Type& t) {
   return "@" + sym;
 }
 
+int ModuleEmitter::subprogram(const FunctionDef& def, const std::string& linkage_name) {
+  if (!options.lineinfo && !options.debug) return -1;
+  auto file_id = [&](const std::string& path) {
+    auto it = files.find(path);
+    if (it != files.end()) return it->second;
+    std::size_t slash = path.rfind('/');
+    std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
+    std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+    int id = next_metadata++;
+    metadata += "!" + std::to_string(id) + " = !DIFile(filename: \"" + name + "\", directory: \"" + dir + "\")\n";
+    files[path] = id;
+    return id;
+  };
+  int file = file_id(def.file);
+  if (compile_unit < 0) {
+    compile_unit = next_metadata++;
+    metadata += "!" + std::to_string(compile_unit) + " = distinct !DICompileUnit(language: DW_LANG_Python, file: !" +
+                std::to_string(file) + ", producer: \"cubridge\", isOptimized: " + (options.opt ? "true" : "false") +
+                ", runtimeVersion: 0, emissionKind: " + (options.debug ? "FullDebug" : "LineTablesOnly") + ")\n";
+  }
+  int type = next_metadata++;
+  metadata += "!" + std::to_string(type) + " = !DISubroutineType(types: !{})\n";
+  int sp = next_metadata++;
+  std::string line = std::to_string(def.loc.line);
+  metadata += "!" + std::to_string(sp) + " = distinct !DISubprogram(name: \"" + def.name + "\", linkageName: \"" +
+              linkage_name + "\", scope: !" + std::to_string(file) + ", file: !" + std::to_string(file) + ", line: " +
+              line + ", type: !" + std::to_string(type) + ", isLocal: false, isDefinition: true, scopeLine: " + line +
+              ", isOptimized: " + (options.opt ? "true" : "false") + ", unit: !" + std::to_string(compile_unit) + ")\n";
+  return sp;
+}
+
+int ModuleEmitter::location(SourceLoc loc, int scope) {
+  auto key = std::make_tuple(loc.line, loc.col, scope);
+  auto it = locations.find(key);
+  if (it != locations.end()) return it->second;
+  int id = next_metadata++;
+  metadata += "!" + std::to_string(id) + " = !DILocation(line: " + std::to_string(loc.line) + ", column: " +
+              std::to_string(loc.col) + ", scope: !" + std::to_string(scope) + ")\n";
+  locations[key] = id;
+  return id;
+}
+
 EmittedModule emit_module(TypedModule& module, const CompileOptions& options) {
   ModuleEmitter m(module, options);
   TypedFunction& entry = *module.functions[0];
@@ -214,7 +256,11 @@ EmittedModule emit_module(TypedModule& module, const CompileOptions& options) {
     std::string w = "define " + rty + " @" + name + "(";
     for (std::size_t i = 0; i < entry.arg_types.size(); ++i)
       w += (i ? ", " : "") + llvm_data_type(entry.arg_types[i]) + " %arg" + std::to_string(i);
-    w += ") {\nentry:\n  %ret = alloca " + slot_ty + "\n";
+    // With line info the wrapper needs its own subprogram, or inlining the core drops the locations.
+    int sp = m.subprogram(*entry.def, name);
+    std::string dbg = sp >= 0 ? ", !dbg !" + std::to_string(m.location(entry.def->loc, sp)) : "";
+    w += sp >= 0 ? ") !dbg !" + std::to_string(sp) + " {\n" : ") {\n";
+    w += "entry:\n  %ret = alloca " + slot_ty + "\n";
     std::string call = "  %status = call i32 @" + entry_core + "(" + slot_ty + "* %ret";
     int n = 0;
     for (std::size_t i = 0; i < entry.arg_types.size(); ++i) {
@@ -226,7 +272,7 @@ EmittedModule emit_module(TypedModule& module, const CompileOptions& options) {
           for (std::size_t j = 0; j < k; ++j) {
             const Type& et = ty.is_complex() ? ty.component() : ty.elements()[j];
             std::string e = "%x" + std::to_string(n++);
-            w += "  " + e + " = extractvalue " + llvm_data_type(ty) + " " + v + ", " + std::to_string(j) + "\n";
+            w += "  " + e + " = extractvalue " + llvm_data_type(ty) + " " + v + ", " + std::to_string(j) + dbg + "\n";
             self(self, et, e);
           }
           return;
@@ -235,11 +281,11 @@ EmittedModule emit_module(TypedModule& module, const CompileOptions& options) {
       };
       flat(flat, t, a);
     }
-    w += call + ")\n";
+    w += call + ")" + dbg + "\n";
     if (R.is_none()) {
-      w += "  ret void\n}\n\n";
+      w += "  ret void" + dbg + "\n}\n\n";
     } else {
-      w += "  %v = load " + rty + ", " + rty + "* %ret\n  ret " + rty + " %v\n}\n\n";
+      w += "  %v = load " + rty + ", " + rty + "* %ret" + dbg + "\n  ret " + rty + " %v" + dbg + "\n}\n\n";
     }
     body += w;
   }
@@ -252,6 +298,12 @@ EmittedModule emit_module(TypedModule& module, const CompileOptions& options) {
   out.ir += m.helper_text;
   for (const std::string& d : m.declarations) out.ir += d + "\n";
   out.ir += "\n!nvvmir.version = !{!0}\n!0 = !{i32 2, i32 0, i32 3, i32 2}\n";
+  if (m.compile_unit >= 0) {
+    out.ir += "!llvm.dbg.cu = !{!" + std::to_string(m.compile_unit) + "}\n!llvm.module.flags = !{!" +
+              std::to_string(m.next_metadata) + "}\n!" + std::to_string(m.next_metadata) +
+              " = !{i32 2, !\"Debug Info Version\", i32 3}\n" + m.metadata;
+    ++m.next_metadata;
+  }
   if (kernel) {
     std::string fty = "void (";
     for (std::size_t i = 0; i < entry.arg_types.size(); ++i) fty += (i ? ", " : "") + llvm_data_type(entry.arg_types[i]);

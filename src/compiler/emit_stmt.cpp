@@ -7,11 +7,11 @@ namespace cubridge::compiler {
 
 std::string FunctionEmitter::ins(const std::string& text) {
   std::string t = tmp();
-  body_ += "  " + t + " = " + text + "\n";
+  body_ += "  " + t + " = " + text + dbg_ + "\n";
   return t;
 }
 
-void FunctionEmitter::line(const std::string& text) { body_ += "  " + text + "\n"; }
+void FunctionEmitter::line(const std::string& text) { body_ += "  " + text + dbg_ + "\n"; }
 
 void FunctionEmitter::start_block(const std::string& l) {
   if (!terminated_) br(l);
@@ -21,13 +21,13 @@ void FunctionEmitter::start_block(const std::string& l) {
 
 void FunctionEmitter::br(const std::string& l) {
   if (terminated_) return;
-  body_ += "  br label %" + l + "\n";
+  body_ += "  br label %" + l + dbg_ + "\n";
   terminated_ = true;
 }
 
 void FunctionEmitter::cond_br(const std::string& c, const std::string& t, const std::string& f) {
   if (terminated_) return;
-  body_ += "  br i1 " + c + ", label %" + t + ", label %" + f + "\n";
+  body_ += "  br i1 " + c + ", label %" + t + ", label %" + f + dbg_ + "\n";
   terminated_ = true;
 }
 
@@ -63,7 +63,14 @@ void FunctionEmitter::emit_core(const std::string& symbol, bool exported) {
   std::string head = std::string("define ") + (exported ? "" : "internal ") + "i32 @" + symbol + "(" + ret_data +
                      "* noalias nocapture %retptr";
   for (std::size_t i = 0; i < flat.size(); ++i) head += ", " + llvm_data_type(flat[i]) + " %p" + std::to_string(i);
-  head += exported ? ") {\n" : ") alwaysinline {\n";
+  head += exported ? ")" : ") alwaysinline";
+  int sp = m_.subprogram(*fn_.def, symbol);
+  if (sp >= 0) {
+    head += " !dbg !" + std::to_string(sp);
+    subprogram_ = sp;
+    set_location(fn_.def->loc);
+  }
+  head += " {\n";
 
   // Locals, then the parameters rebuilt from their flattened pieces and stored in their slots.
   slot_ptr_.clear();
@@ -132,7 +139,12 @@ void FunctionEmitter::raise_status(int code) {
   terminated_ = true;
 }
 
+void FunctionEmitter::set_location(SourceLoc loc) {
+  if (subprogram_ >= 0) dbg_ = ", !dbg !" + std::to_string(m_.location(loc, subprogram_));
+}
+
 void FunctionEmitter::statement(const Stmt& s) {
+  set_location(s.loc);
   switch (s.kind) {
     case StmtKind::Pass: return;
     case StmtKind::Expr:

@@ -4,7 +4,9 @@
 // Locals live in allocas (libNVVM's optimiser promotes them), so control flow needs no phi bookkeeping.
 #pragma once
 
+#include <map>
 #include <set>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -82,6 +84,9 @@ class FunctionEmitter {
   };
   std::vector<Loop> loops_;
   std::vector<std::string> slot_ptr_;
+  int subprogram_ = -1;  ///< metadata id of this function's DISubprogram (-1: no debug info)
+  std::string dbg_;      ///< ", !dbg !N" appended to each instruction (empty without debug info)
+  void set_location(SourceLoc loc);
 
   void statements(const std::vector<StmtPtr>& body);
   void statement(const Stmt& s);
@@ -105,6 +110,16 @@ class ModuleEmitter {
   bool uses_libdevice = false;
 
   void declare(const std::string& decl) { declarations.insert(decl); }
+
+  // Debug metadata (lineinfo or debug): a compile unit, one DISubprogram per function, DILocations.
+  std::string metadata;
+  int next_metadata = 2;
+  int compile_unit = -1;
+  std::map<std::tuple<int, int, int>, int> locations;
+  std::map<std::string, int> files;
+  /// -1 when neither lineinfo nor debug is on.
+  int subprogram(const FunctionDef& def, const std::string& linkage_name);
+  int location(SourceLoc loc, int scope);
   /// The core symbol of function `index`, queued for emission on first request.
   const std::string& function_symbol(int index);
   /// Ensures the named helper (integer power, Python float floor division, complex division, ...) is

@@ -105,6 +105,12 @@ def test_options_fastmath_debug_lineinfo_opt():
     assert "sqrt.approx" in fast or "rsqrt" in fast
     slow, _ = cubridge.compile(uses_alias, (float32,), opt=False)
     assert "sqrt.rn.f32" in slow
+    plain, _ = cubridge.compile(uses_alias, (float32,))
+    assert ".loc" not in plain
+    for kw in ({"lineinfo": True}, {"debug": True}):
+        code, _ = cubridge.compile(uses_alias, (float32,), **kw)
+        line = uses_alias.__code__.co_firstlineno + 1
+        assert f'.file\t1 "{__file__}"' in code and f".loc\t1 {line} " in code, kw
 
 
 @pytest.mark.parametrize("kwargs,message", [

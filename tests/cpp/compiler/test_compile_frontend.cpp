@@ -208,6 +208,15 @@ TEST(CompileFrontend, OptionsReachLibnvvm) {
   o.opt = false;
   CompileResult slow = compile("def f(x, y):\n    return x / y\n", "f", "(float32, float32)", o);
   EXPECT_NE(slow.code.find("div.rn.f32"), std::string::npos);
+  CompileOptions li = opts();
+  li.lineinfo = true;
+  li.filename = "/src/kernels.py";
+  CompileResult lines = compile(kSource, "loops", "(int64,)", li);
+  EXPECT_NE(lines.code.find(".file\t1 \"/src/kernels.py\""), std::string::npos) << lines.code;
+  EXPECT_NE(lines.code.find(".loc\t1 19 "), std::string::npos) << lines.code;
+  li.abi = Abi::numba;
+  li.debug = true;
+  EXPECT_NE(compile(kSource, "loops", "(int64,)", li).code.find(".section\t.debug_info"), std::string::npos);
   CompileOptions k = opts();
   k.device = false;
   CompileResult kern = compile("def k(x):\n    y = x + 1\n", "k", "(int32,)", k);
