@@ -21,9 +21,16 @@ bool sync_arg(nb::handle sync) {
   return sync.ptr() == Py_True;
 }
 
-/// as_cuda_array: our arrays as they are; else the CAI (what the name promises), else DLPack.
+/// as_cuda_array: our arrays as they are; a type publishing the DLPack C exchange table through it (it
+/// names the producer's current stream, where PyTorch's CAI is version 2 without one); else the CAI;
+/// else `__dlpack__`.
 nb::object as_cuda_array(nb::handle obj, nb::handle sync) {
   if (nb::isinstance<PyDeviceArray>(obj)) return nb::borrow(obj);
+  if (exchange_api_of(Py_TYPE(obj.ptr())) != nullptr) {
+    PyDeviceArray a = array_from_dlpack(obj, nb::none(), sync_arg(sync));
+    a.producer = nb::borrow(obj);
+    return wrap(std::move(a));
+  }
   PyObject* cai = PyObject_GetAttr(obj.ptr(), Keys::get().cai);
   if (cai != nullptr) {
     nb::object desc = nb::steal(cai);
@@ -31,7 +38,7 @@ nb::object as_cuda_array(nb::handle obj, nb::handle sync) {
   }
   if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw nb::python_error();
   PyErr_Clear();
-  if (PyObject_HasAttr(obj.ptr(), Keys::get().dlpack) || exchange_api_of(Py_TYPE(obj.ptr())) != nullptr) {
+  if (PyObject_HasAttr(obj.ptr(), Keys::get().dlpack)) {
     PyDeviceArray a = array_from_dlpack(obj, nb::none(), sync_arg(sync));
     a.producer = nb::borrow(obj);
     return wrap(std::move(a));

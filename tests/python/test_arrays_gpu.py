@@ -229,7 +229,7 @@ def test_torch_into_cubridge_and_back(name):
     host = base.cpu().numpy()
     for t, h in [(base, host), (base.transpose(0, 2), host.transpose(2, 1, 0)), (base[:, ::2], host[:, ::2]),
                  (base[:0], host[:0])]:
-        a = cubridge.as_cuda_array(t)  # PyTorch's CAI
+        a = cubridge.as_cuda_array(t)  # the exchange table when PyTorch publishes it, else its CAI (v2)
         assert a.ptr == t.data_ptr() and a.shape == tuple(t.shape)
         assert a.strides == tuple(s * t.element_size() for s in t.stride()) or t.numel() == 0
         np.testing.assert_array_equal(a.copy_to_host(), h)

@@ -137,7 +137,14 @@ inline nb::object dlpack_export(nb::handle self, PyDeviceArray& a, nb::handle st
 /// Null when the type offers none or only a major version other than 1.
 inline const CubridgeDLPackExchangeAPI* exchange_api_of(PyTypeObject* tp) {
   static std::unordered_map<PyTypeObject*, const CubridgeDLPackExchangeAPI*> cache;  // guarded by the GIL
+  static PyTypeObject* last_type = nullptr;  // imports come in runs of one type: skip the hash
+  static const CubridgeDLPackExchangeAPI* last_api = nullptr;
+  if (tp == last_type) return last_api;
   auto it = cache.find(tp);
+  if (it != cache.end()) {
+    last_type = tp;
+    last_api = it->second;
+  }
   if (it != cache.end()) return it->second;
   const CubridgeDLPackExchangeAPI* api = nullptr;
   PyObject* attr = PyObject_GetAttr(reinterpret_cast<PyObject*>(tp), Keys::get().exchange_api);
@@ -157,6 +164,8 @@ inline const CubridgeDLPackExchangeAPI* exchange_api_of(PyTypeObject* tp) {
   }
   Py_INCREF(tp);
   cache.emplace(tp, api);
+  last_type = tp;
+  last_api = api;
   return api;
 }
 
