@@ -195,6 +195,73 @@ def test_numpy_arrays_are_copied_there_and_back_with_a_warning():
     np.testing.assert_array_equal(strided, 2 * a)
 
 
+# ---------------------------------------------------------------- cubridge's own arrays (no peer needed)
+
+
+def test_add_on_cubridge_arrays_on_a_cubridge_stream():
+    k = kernel("add_f32", ADD)
+    s = cubridge.stream()
+    a = cubridge.to_device(np.arange(300, dtype=np.float32), stream=s)
+    out = cubridge.device_array(300, np.float32, stream=s)
+    k[3, 128](a, a, out)  # the arrays name `s`: the launch goes there
+    np.testing.assert_array_equal(out.copy_to_host(stream=s), 2 * np.arange(300, dtype=np.float32))
+    k.forall(300, stream=s)(a, a, out)
+    np.testing.assert_array_equal(out.copy_to_host(stream=s), 2 * np.arange(300, dtype=np.float32))
+
+
+def test_cubridge_arrays_slices_scalars_and_3d_grids():
+    scale = kernel("scale_2d", "float64[:, :], float64")
+    x = cubridge.to_device(np.arange(24, dtype=np.float64).reshape(4, 6))
+    scale[(1, 1), (8, 8)](x[:, ::2], np.float64(3))
+    want = np.arange(24, dtype=np.float64).reshape(4, 6)
+    want[:, ::2] *= 3
+    np.testing.assert_array_equal(x.copy_to_host(), want)
+
+    fill = kernel("fill_3d", "int32[:, :, ::1], int64[:]")
+    y = cubridge.device_array((3, 4, 5), np.int32)
+    info = cubridge.device_array(3, np.int64)
+    fill[(1, 2, 3), (5, 2, 1)](y, info)
+    i, j, l = np.indices((3, 4, 5))
+    np.testing.assert_array_equal(y.copy_to_host(), 100 * i + 10 * j + l)
+    assert info.copy_to_host().tolist() == [60, 4, 0]
+
+    scalars = kernel("scalars", "uint64[:], bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, "
+                                "float16, float32, float64, complex64, complex128")
+    out = cubridge.device_array(16, np.uint64)
+    scalars[1, 1](out, np.bool_(True), np.int8(-7), -3000, np.int32(-100000), -(1 << 50), 200, 60000,
+                  4000000000, 1 << 63, np.float16(-1.5), 0.1, 1e100, np.complex64(1.25 - 3.5j), 2j)
+    got = out.copy_to_host().tolist()
+    assert got[:9] == [1, (1 << 64) - 7, (1 << 64) - 3000, (1 << 64) - 100000, (1 << 64) - (1 << 50), 200, 60000,
+                       4000000000, 1 << 63]
+    assert got[9] == int(np.float16(-1.5).view(np.uint16))
+    assert got[10] == int(np.float32(0.1).view(np.uint32))
+    assert got[11] == int(np.float64(1e100).view(np.uint64))
+    assert got[12:14] == [int(np.float32(1.25).view(np.uint32)), int(np.float32(-3.5).view(np.uint32))]
+    assert got[14:16] == [0, int(np.float64(2).view(np.uint64))]
+
+
+def test_dynamic_shared_memory_on_cubridge_arrays():
+    k = kernel("reverse_block", "float32[:], float32[:]")
+    x = cubridge.to_device(np.arange(2048, dtype=np.float32))
+    out = cubridge.device_array(2048, np.float32)
+    k[2, 1024, 0, 100 * 1024](x, out)
+    want = np.arange(2048, dtype=np.float32).reshape(2, 1024)[:, ::-1].ravel()
+    np.testing.assert_array_equal(out.copy_to_host(), want)
+    assert k.max_dynamic_shared_memory >= 100 * 1024
+
+
+def test_cubridge_producer_stream_and_launch_stream_are_ordered_both_ways():
+    fill = kernel("slow_fill", "float32[:], float32, int64")
+    add = kernel("add_f32", ADD)
+    P, L = cubridge.stream(), cubridge.stream()
+    x = cubridge.device_array(256, np.float32, stream=P)
+    zero = cubridge.to_device(np.zeros(256, np.float32), stream=P)
+    out = cubridge.to_device(np.zeros(256, np.float32), stream=P)
+    fill[1, 256](x, 7.0, 200_000_000)  # on P: the arrays name it
+    add[1, 256, L](x, zero, out)       # on L, after P's fill; P waits for it in turn
+    np.testing.assert_array_equal(out.copy_to_host(stream=P), np.full(256, 7, np.float32))
+
+
 # ---------------------------------------------------------------- layouts, scalars, grids
 
 
