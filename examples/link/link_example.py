@@ -42,6 +42,17 @@ extern "C" __global__ void transform(const float* __restrict__ a, const float* _
 REFERENCE_SOURCE = 'extern "C" __device__ float f(float x, float y) { return x * y + 1.0f; }\n' + KERNEL_SOURCE
 
 
+def python_f(x, y):
+    return x * y + 1.0
+
+
+def python_f_ltoir(arch) -> bytes:
+    """f from Python source through the front end (C ABI keeps the name f)."""
+    code, _ = cubridge.compile(python_f, "float32(float32, float32)", abi="c", abi_info={"abi_name": "f"},
+                               output="ltoir", cc=arch)
+    return code
+
+
 def f_ltoir(arch) -> bytes:
     ir = F_NVVM_IR + cubridge._core._nvvm_ir_version_metadata()
     return cubridge.nvvm_compile(ir, arch, output="ltoir")
@@ -98,14 +109,15 @@ def launch(kernel, a, b, out):
     kernel(((n + 255) // 256,), (256,), (a, b, out, np.uint64(n)))
 
 
-def measure(n: int, repeats: int = 31) -> dict:
-    """Runs the linked and the reference kernel and a D2D copy over n floats, interleaved; medians in ms."""
+def measure(n: int, repeats: int = 31, f=None) -> dict:
+    """Runs the linked and the reference kernel and a D2D copy over n floats, interleaved; medians in ms.
+    ``f``: LTO-IR of f to link instead of the hand-written NVVM IR (e.g. from cubridge.compile)."""
     import tempfile
 
     import cupy as cp
     arch = tuple(cubridge.Device(0).compute_capability)
     with tempfile.TemporaryDirectory() as tmp:
-        k_linked, k_ref = load(linked_cubin(arch), tmp), load(reference_cubin(arch), tmp)
+        k_linked, k_ref = load(linked_cubin(arch, f), tmp), load(reference_cubin(arch), tmp)
     i = cp.arange(n, dtype=cp.int64)
     a = ((i % 1024) - 512).astype(cp.float32) * 0.5
     b = (i % 77).astype(cp.float32) * 0.25
@@ -141,18 +153,22 @@ def measure(n: int, repeats: int = 31) -> dict:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--n", type=int, default=1 << 26, help="number of floats (default 64M)")
+    p.add_argument("--python", action="store_true",
+                   help="take f from the Python function below through cubridge.compile instead of NVVM IR")
     args = p.parse_args(argv)
     reason = gpu_reason()
     arch = (9, 0) if reason else tuple(cubridge.Device(0).compute_capability)
-    body = entry_body(linked_ptx(arch))
+    f = python_f_ltoir(arch) if args.python else None
+    body = entry_body(cubridge.link([kernel_ltoir(arch), f if f is not None else f_ltoir(arch)], arch,
+                                    output="ptx"))
     print(f"linked PTX of the transform kernel for sm_{arch[0]}{arch[1]} (f inlined: {'call' not in body}):")
     print(body)
-    cubin = linked_cubin(arch)
+    cubin = linked_cubin(arch, f)
     print(f"linked cubin: {len(cubin)} bytes")
     if reason:
         print(f"GPU steps skipped: {reason}")
         return 0
-    m = measure(args.n)
+    m = measure(args.n, f=f)
     print(f"{args.n} floats: linked {m['linked']:.4f} ms, CUDA C++ {m['reference']:.4f} ms "
           f"(ratio {m['linked'] / m['reference']:.4f}); kernel {m['kernel_gbs']:.0f} GB/s = "
           f"{100 * m['kernel_gbs'] / m['copy_gbs']:.1f}% of the device copy ({m['copy_gbs']:.0f} GB/s)")

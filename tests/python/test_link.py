@@ -21,6 +21,13 @@ def test_link_example_inlines_f():
     assert cubin[:4] == b"\x7fELF"
 
 
+def test_python_function_links_into_the_cuda_kernel():
+    if not hasattr(cubridge, "compile"):
+        pytest.skip("the front end (cubridge.compile) is not part of this build")
+    body = ex.entry_body(cubridge.link([ex.kernel_ltoir(ARCH), ex.python_f_ltoir(ARCH)], ARCH, output="ptx"))
+    assert "call" not in body, body
+
+
 def test_linker_class_and_kinds(tmp_path):
     k = ex.kernel_ltoir(ARCH)
     f = ex.f_ltoir(ARCH)
@@ -76,6 +83,16 @@ def test_gpu_link_example_runs_and_is_fast():
           f"{m['kernel_gbs']:.0f} GB/s vs copy {m['copy_gbs']:.0f} GB/s")
     assert m["linked"] <= 1.10 * m["reference"]
     assert m["kernel_gbs"] >= 0.80 * m["copy_gbs"]
+
+
+@pytest.mark.gpu
+def test_gpu_python_function_in_the_cuda_kernel():
+    pytest.importorskip("cupy")
+    if not hasattr(cubridge, "compile"):
+        pytest.skip("the front end (cubridge.compile) is not part of this build")
+    arch = tuple(cubridge.Device(0).compute_capability)
+    m = ex.measure(1 << 22, repeats=5, f=ex.python_f_ltoir(arch))  # asserts out == a * b + 1
+    assert m["linked"] > 0
 
 
 @pytest.mark.gpu
