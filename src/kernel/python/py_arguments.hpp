@@ -256,7 +256,10 @@ inline StagedArray stage_host_array(nb::handle obj, const ArrayView& host, std::
 /// producer's view (the array face's reader); nullopt for anything else.
 inline std::optional<ArrayView> device_view_of(nb::handle obj) {
   if (nb::isinstance<PyDeviceArray>(obj)) return nb::cast<const PyDeviceArray&>(obj).view;
-  if (exchange_api_of(Py_TYPE(obj.ptr())) != nullptr)
+  // Looked up on the type first (MRO cache, no exception): exchange_api_of keeps every type it is
+  // asked about alive, which must not happen to each argument type a user passes.
+  if (_PyType_Lookup(Py_TYPE(obj.ptr()), Keys::get().exchange_api) != nullptr &&
+      exchange_api_of(Py_TYPE(obj.ptr())) != nullptr)
     return array_from_dlpack(obj, nb::none(), consumer_sync_default()).view;
   PyObject* cai = PyObject_GetAttr(obj.ptr(), Keys::get().cai);
   if (cai == nullptr) {
@@ -269,7 +272,8 @@ inline std::optional<ArrayView> device_view_of(nb::handle obj) {
 }
 
 inline bool is_dlpack_producer(nb::handle obj) {
-  return PyObject_HasAttr(obj.ptr(), Keys::get().dlpack) || exchange_api_of(Py_TYPE(obj.ptr())) != nullptr;
+  return PyObject_HasAttr(obj.ptr(), Keys::get().dlpack) ||
+         _PyType_Lookup(Py_TYPE(obj.ptr()), Keys::get().exchange_api) != nullptr;
 }
 
 /// A DLPack producer's view, produced for `stream` (the producer orders its work before it).
