@@ -519,3 +519,11 @@ def test_cpp_helper_views_any_array_with_requirements(ptr):
         cubridge._core._cpp_helper_import(imp(desc(ptr, data=(ptr, True))), writable=True)
     with pytest.raises(ValueError, match=r"TypeError: as_cuda_array: int is not a GPU array"):
         cubridge._core._cpp_helper_import(3)
+
+
+def test_numpy_dtype_property(ptr):
+    np = pytest.importorskip("numpy")
+    assert imp(desc(ptr, descr=[("", "<f4")])).dtype == np.dtype("<f4")  # CuPy sends descr for plain types
+    dt = np.dtype([("a", "<f4"), ("b", "<i4")])
+    assert imp(desc(ptr, typestr="|V8", descr=dt.descr)).dtype == dt
+    assert imp(desc(ptr, typestr=">i2")).dtype == np.dtype(">i2")
