@@ -27,17 +27,15 @@ struct CachedRange {
 thread_local std::array<CachedRange, 8> t_cache;
 thread_local unsigned t_next = 0;
 
-bool pageable_access(int device) {
-  if (device < 0) {
-    CUcontext ctx = nullptr;
-    if (CUBRIDGE_CU_RESULT(cuCtxGetCurrent, &ctx) != CUDA_SUCCESS || ctx == nullptr) return false;
-    CUdevice d = 0;
-    if (CUBRIDGE_CU_RESULT(cuCtxGetDevice, &d) != CUDA_SUCCESS) return false;
-    device = static_cast<int>(d);
-  }
+// Whether the current device (device 0 when no context is current) can address pageable host memory.
+bool pageable_access() {
+  CUdevice device = 0;
+  CUcontext ctx = nullptr;
+  if (CUBRIDGE_CU_RESULT(cuCtxGetCurrent, &ctx) == CUDA_SUCCESS && ctx != nullptr &&
+      CUBRIDGE_CU_RESULT(cuCtxGetDevice, &device) != CUDA_SUCCESS)
+    device = 0;
   int value = 0;
-  CUresult r = CUBRIDGE_CU_RESULT(cuDeviceGetAttribute, &value,
-                                  CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, static_cast<CUdevice>(device));
+  CUresult r = CUBRIDGE_CU_RESULT(cuDeviceGetAttribute, &value, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, device);
   return r == CUDA_SUCCESS && value != 0;
 }
 
@@ -72,7 +70,7 @@ PointerAttributes query_pointer_attributes(std::uintptr_t address) {
   a.managed = managed != 0;
   a.range_start = static_cast<std::uintptr_t>(range_start);
   a.range_size = static_cast<std::size_t>(range_size);
-  if (context == nullptr && !a.managed) a.pageable_access = pageable_access(-1);
+  if (context == nullptr && !a.managed) a.pageable_access = pageable_access();
   return a;
 }
 
