@@ -116,6 +116,9 @@ class LinkResult:
 
 
 def _guess_kind(data) -> str:
+    if not isinstance(data, (str, bytes, bytearray, memoryview)):
+        raise TypeError(f"link input {data!r} ({type(data).__name__}) is not code: expected bytes or str "
+                        "(PTX, LTO-IR, cubin, fatbin), an NvrtcResult, a (kind, data[, name]) tuple or a path")
     head = bytes(data[:8]) if not isinstance(data, str) else data[:8].encode()
     if head.startswith(b"\xedCN\x7f"):
         return "ltoir"

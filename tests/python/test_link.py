@@ -54,6 +54,8 @@ def test_link_errors_carry_the_log():
     with pytest.raises(cubridge.LinkError, match="nvJitLink failed: nvJitLinkComplete returned") as info:
         cubridge.link([ex.kernel_ltoir(ARCH)], ARCH)
     assert info.value.log
+    with pytest.raises(TypeError, match=r"link input 42 \(int\) is not code: expected bytes or str"):
+        cubridge.link([42], ARCH)
     with pytest.raises(ValueError, match="cannot tell what kind of link input"):
         cubridge.link([b"\x01\x02\x03 not code"], ARCH)
     with pytest.raises(ValueError, match="kind 'elf' is not valid; expected one of 'ptx', 'ltoir'"):

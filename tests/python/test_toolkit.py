@@ -103,6 +103,8 @@ def test_nvvm_errors():
             cubridge.nvvm_compile(with_version(IR_F), (3, 0))
     with pytest.raises(TypeError, match=r"arch 9\.0 is not a compute capability; expected a \(major, minor\)"):
         cubridge.nvvm_compile(IR_F, 9.0)
+    with pytest.raises(TypeError, match="nvvm_compile: module: expected str or bytes, got int"):
+        cubridge.nvvm_compile([IR_F, 42], (9, 0))
     with pytest.raises(ValueError, match="compute capability 'sm_nine' is not valid"):
         cubridge.nvvm_compile(IR_F, "sm_nine")
 
@@ -139,6 +141,13 @@ def test_nvrtc_errors():
         cubridge.nvrtc_compile(SAXPY, "s.cu", (9, 0), output="exe")
     with pytest.raises(ValueError, match="compute capability 2.0 is not supported by this NVRTC"):
         cubridge.nvrtc_compile(SAXPY, "s.cu", (2, 0))
+
+
+def test_nvrtc_needs_an_arch_without_a_gpu():
+    if cubridge.driver_available():
+        pytest.skip("a GPU is present: arch defaults to its compute capability")
+    with pytest.raises(ValueError, match="nvrtc_compile: arch is required on a machine without a usable GPU"):
+        cubridge.nvrtc_compile(SAXPY)
 
 
 def test_ptxas_check_failure():

@@ -175,6 +175,8 @@ TEST(Nvvm, VerifyReportsErrors) {
   nvvm::Module bad{bad_ir, "bad"};
   EXPECT_THROW(nvvm::verify(std::span<const nvvm::Module>(&bad, 1), default_options()),
                nvvm::NvvmError);
+  EXPECT_EQ(message_of([] { nvvm::verify(std::span<const nvvm::Module>(), default_options()); }),
+            "nvvm::verify: no modules given; expected at least one NVVM IR module");
 }
 
 TEST(Nvvm, ComputeCapabilityParse) {
