@@ -1,0 +1,57 @@
+"""The Numba bridge: ``NUMBA_CUDA_MEMORY_MANAGER=cubridge.numba_emm`` makes numba-cuda allocate device
+memory through cubridge's current memory manager (host memory stays with Numba's host-only base)."""
+from __future__ import annotations
+
+import contextlib
+
+from numba import config
+from numba.cuda import GetIpcHandleMixin, HostOnlyCUDAMemoryManager, MemoryInfo, MemoryPointer
+
+import cubridge
+
+
+def _device_pointer(address: int):
+    # numba-cuda wraps device pointers in the binding's CUdeviceptr (ctypes only on old versions).
+    if getattr(config, "CUDA_USE_NVIDIA_BINDING", True):
+        try:
+            from cuda.bindings.driver import CUdeviceptr
+        except ImportError:  # older cuda-python layout
+            from cuda.cuda import CUdeviceptr
+        return CUdeviceptr(address)
+    import ctypes
+    return ctypes.c_uint64(address)
+
+
+class CubridgeNumbaManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
+    """Device memory from ``cubridge.memalloc`` in the same (primary) context Numba uses."""
+
+    def initialize(self):
+        super().initialize()
+
+    def memalloc(self, size):
+        buf = cubridge.memalloc(size)
+        # The finalizer holds the cubridge pointer: Numba's object dying gives the memory back.
+        return MemoryPointer(self.context, _device_pointer(buf.device_pointer), size, finalizer=buf.free)
+
+    def get_memory_info(self):
+        info = cubridge.get_memory_info()
+        return MemoryInfo(free=info.free, total=info.total)
+
+    def reset(self):
+        super().reset()
+        try:
+            cubridge.memory_reset()
+        except cubridge.CudaError:
+            pass  # Numba resets contexts that cubridge may already have closed
+
+    @contextlib.contextmanager
+    def defer_cleanup(self):
+        with super().defer_cleanup(), cubridge.defer_cleanup():
+            yield
+
+    @property
+    def interface_version(self):
+        return 1
+
+
+_numba_memory_manager = CubridgeNumbaManager

@@ -1,0 +1,211 @@
+"""Memory face on a GPU: managers through Python, plugins, OOM, IPC between processes, peers' pools,
+and the Numba bridge. Each test leaves the default manager installed and the contexts closed."""
+import gc
+import multiprocessing as mp
+import os
+import subprocess
+import sys
+
+import pytest
+
+import cubridge
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.fixture
+def manager():
+    """Installs a manager for one test: manager(x) then use; contexts are closed before and after."""
+    def use(plugin):
+        cubridge.close()
+        cubridge.set_memory_manager(plugin)
+    yield use
+    cubridge.close()
+    cubridge.set_memory_manager("default")
+
+
+@pytest.mark.parametrize("name", ["default", "caching", "async"])
+def test_builtin_managers_allocate_and_count(manager, name):
+    manager(name)
+    p = cubridge.memalloc(1 << 20)
+    assert p.size == 1 << 20 and p.device_pointer != 0
+    s = cubridge.memory_stats()
+    assert s["devices"][0]["manager"] == name
+    assert s["bytes_in_use"] >= 1 << 20 and s["peak_bytes"] >= 1 << 20
+    del p
+    gc.collect()
+    assert cubridge.memory_stats()["bytes_in_use"] == 0
+    info = cubridge.get_memory_info()
+    assert 0 < info.free <= info.total
+
+
+@pytest.mark.parametrize("name", ["default", "caching", "async"])
+def test_out_of_memory_is_clear_and_recoverable(manager, name):
+    manager(name)
+    total = cubridge.Device(0).total_memory
+    with pytest.raises(cubridge.OutOfMemory, match=rf"cannot allocate {2 * total} bytes .* free of \d+ bytes"):
+        cubridge.memalloc(2 * total)
+    with pytest.raises(MemoryError):
+        cubridge.memalloc(2 * total)
+    assert cubridge.memalloc(1 << 20).size == 1 << 20
+
+
+def test_default_manager_defers_frees(manager):
+    manager("default")
+    ps = [cubridge.memalloc(4096) for _ in range(5)]
+    del ps
+    gc.collect()
+    assert cubridge.memory_stats()["pending_frees"] == 5
+    with cubridge.defer_cleanup():
+        with cubridge.defer_cleanup():
+            for _ in range(20):
+                cubridge.memalloc(4096)
+        assert cubridge.memory_stats()["pending_frees"] == 25
+    cubridge.memory_reset()
+    assert cubridge.memory_stats()["pending_frees"] == 0
+
+
+class Recording(cubridge.GetIpcHandleMixin, cubridge.HostOnlyCUDAMemoryManager):
+    log = []
+
+    def initialize(self):
+        Recording.log.append("initialize")
+
+    def memalloc(self, size, stream=None):
+        # Always called with the owning context current.
+        assert cubridge.current_context().handle == self.context.handle
+        Recording.log.append(("memalloc", size, stream))
+        inner = Recording.upstream.memalloc(size)
+        return cubridge.MemoryPointer(self.context, inner.device_pointer, size, owner=inner)
+
+    def get_memory_info(self):
+        return cubridge.MemoryInfo(1, 2)
+
+
+def test_python_plugin_serves_every_allocation(manager):
+    Recording.log = []
+    manager(Recording)
+    class Up:
+        @staticmethod
+        def memalloc(size):
+            return cubridge.MemoryPointer(None, 0x7F0000000000, size)
+    Recording.upstream = Up
+    p = cubridge.memalloc(1000)
+    s = cubridge.stream()
+    q = cubridge.memalloc(2000, stream=s)
+    assert Recording.log[0] == "initialize"
+    assert Recording.log[1] == ("memalloc", 1000, 1)
+    assert Recording.log[2] == ("memalloc", 2000, s.handle)
+    assert cubridge.get_memory_info() == (1, 2)
+    assert cubridge.memory_stats()["bytes_in_use"] == 3000
+    del p, q
+    gc.collect()
+    assert cubridge.memory_stats()["bytes_in_use"] == 0
+
+
+def test_plugin_raising_in_memalloc_leaves_nothing_behind(manager):
+    class Failing(cubridge.HostOnlyCUDAMemoryManager):
+        def memalloc(self, size):
+            raise RuntimeError(f"no memory today for {size}")
+
+        def get_ipc_handle(self, memory):
+            raise NotImplementedError
+
+        def get_memory_info(self):
+            raise RuntimeError("unknown")
+    manager(Failing)
+    with pytest.raises(RuntimeError, match="no memory today for 64"):
+        cubridge.memalloc(64)
+    assert cubridge.memory_stats()["allocations"] == 0
+
+
+def test_set_memory_manager_affects_new_contexts_only(manager):
+    manager("default")
+    cubridge.memalloc(64)
+    cubridge.set_memory_manager("caching")
+    assert cubridge._core._manager_name() == "default"
+    cubridge.close()
+    assert cubridge._core._manager_name() == "caching"
+
+
+def test_host_memory(manager):
+    manager("default")
+    m = cubridge.memhostalloc(4096, mapped=True)
+    assert m.kind == "mapped" and m.device_pointer != 0
+    buf = bytearray(1 << 16)
+    import ctypes
+    addr = ctypes.addressof((ctypes.c_char * len(buf)).from_buffer(buf))
+    pin = cubridge.mempin(buf, addr, len(buf))
+    assert pin.owner is buf and pin.host_pointer == addr
+    del pin, m
+
+
+class _Cai:
+    """Just enough of an array to let cubridge.as_cuda_array view raw memory."""
+
+    def __init__(self, pointer, size):
+        self.__cuda_array_interface__ = {"shape": (size,), "typestr": "|u1", "data": (pointer, False),
+                                         "version": 3, "strides": None, "stream": None}
+
+
+def _child_read(data, q):
+    import cubridge as cb
+    h = cb.IpcHandle.from_bytes(data)
+    mem = h.open()
+    q.put(bytes(cb.as_cuda_array(_Cai(mem.device_pointer, h.size)).copy_to_host()))
+
+
+def test_ipc_between_processes(manager):
+    manager("default")
+    import numpy
+    p = cubridge.memalloc(8192)
+    src = (numpy.arange(8192) % 251).astype(numpy.uint8)
+    cubridge.to_device(src, to=cubridge.as_cuda_array(_Cai(p.device_pointer, 8192)))
+    cubridge.current_context().synchronize()
+    h = cubridge.get_ipc_handle(p.view(4096))
+    assert h.offset == 4096 and h.size == 4096 and h.source_info == cubridge.Device(0).uuid_bytes
+    ctx = mp.get_context("spawn")
+    q = ctx.Queue()
+    child = ctx.Process(target=_child_read, args=(h.to_bytes(), q))
+    child.start()
+    got = q.get(timeout=120)
+    child.join(timeout=60)
+    assert child.exitcode == 0
+    assert got == src[4096:].tobytes()
+
+
+@pytest.mark.parametrize("peer", ["cupy", "torch", "rmm"])
+def test_peer_pools_as_managers(manager, peer):
+    pytest.importorskip(peer)
+    import importlib
+    mod = importlib.import_module(f"cubridge.interop.{peer}")
+    manager(mod._cubridge_memory_manager)
+    p = cubridge.memalloc(1 << 20)
+    assert p.device_pointer != 0
+    h = cubridge.get_ipc_handle(p)
+    assert len(h.to_bytes()) == 120
+    del p, h
+
+
+def test_numba_allocates_through_cubridge():
+    code = ("import numpy; numpy.row_stack = numpy.vstack\n"
+            "import cubridge\n"
+            "cubridge.set_memory_manager('caching')\n"
+            "from numba import cuda\n"
+            "a = cuda.device_array(1 << 20, dtype='u1')\n"
+            "s = cubridge.memory_stats()\n"
+            "print(s['bytes_in_use'], s['devices'][0]['manager'])\n")
+    env = dict(os.environ, NUMBA_CUDA_MEMORY_MANAGER="cubridge.numba_emm")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    used, name = out.stdout.split()
+    assert int(used) >= 1 << 20 and name == "caching"
+
+
+def test_million_pairs_stay_flat(manager):
+    manager("caching")
+    before = cubridge.get_memory_info().free
+    for _ in range(1_000_000):
+        cubridge.memalloc(1 << 20)
+    assert cubridge.memory_stats()["bytes_in_use"] == 0
+    assert abs(cubridge.get_memory_info().free - before) <= 4 << 20
