@@ -167,8 +167,17 @@ FileSearch nvrtc_search() {
           "nvrtcVersion"};
 }
 
+// The plain name first; nvJitLink builds that lack it still export the versioned one its header maps
+// to (__nvJitLinkCreate_13_0 for the 13.0 header), which has the same signature.
+static void* resolve(void* handle, const char* name) {
+  if (void* fn = ::dlsym(handle, name)) return fn;
+  std::string versioned = std::string("__") + name + "_" + std::to_string(CUDA_VERSION / 1000) + "_" +
+                          std::to_string(CUDA_VERSION % 1000 / 10);
+  return ::dlsym(handle, versioned.c_str());
+}
+
 #define CUBRIDGE_RESOLVE(name)                                                              \
-  s.api.name = reinterpret_cast<decltype(s.api.name)>(::dlsym(lib.handle, #name));          \
+  s.api.name = reinterpret_cast<decltype(s.api.name)>(resolve(lib.handle, #name));          \
   if (s.api.name == nullptr && s.error.empty())                                             \
     s.error = lib.path + " does not export " #name ": it is not the library this cubridge was " \
               "built against (CUDA " + std::to_string(CUDA_VERSION / 1000) + "." +          \

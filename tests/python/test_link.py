@@ -50,6 +50,28 @@ def test_link_ptx_inputs_without_lto():
     assert cubin[:4] == b"\x7fELF"
 
 
+def _nvcc():
+    ptxas = next(c["path"] for c in cubridge.toolkit_info() if c["name"] == "ptxas")
+    nvcc = os.path.join(os.path.dirname(ptxas), "nvcc")
+    return nvcc if os.path.isfile(nvcc) else None
+
+
+@pytest.mark.parametrize("kind, flags", [("fatbin", ["-fatbin"]), ("object", ["-c"])])
+def test_links_nvcc_outputs(tmp_path, kind, flags):
+    import subprocess
+    nvcc = _nvcc()
+    if nvcc is None:
+        pytest.skip("no nvcc next to ptxas")
+    src = tmp_path / "k.cu"
+    src.write_text(ex.KERNEL_SOURCE)
+    out = tmp_path / ("k.fatbin" if kind == "fatbin" else "k.o")
+    subprocess.run([nvcc, "-gencode", "arch=compute_90,code=lto_90", "-rdc=true", *flags, str(src), "-o", str(out)],
+                   check=True, capture_output=True)
+    ptx = cubridge.link([out, ex.f_ltoir(ARCH)], ARCH, output="ptx")  # kind from the extension
+    assert "call" not in ex.entry_body(ptx)
+    assert cubridge.link([(kind, out.read_bytes()), ex.f_ltoir(ARCH)], ARCH)[:4] == b"\x7fELF"
+
+
 def test_link_errors_carry_the_log():
     with pytest.raises(cubridge.LinkError, match="nvJitLink failed: nvJitLinkComplete returned") as info:
         cubridge.link([ex.kernel_ltoir(ARCH)], ARCH)
