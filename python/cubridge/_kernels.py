@@ -7,15 +7,20 @@ shape[N], strides[N]), so PTX from numba-cuda's ``compile_ptx`` runs here unchan
     k[blocks, threads](a, b, out)              # CuPy, PyTorch, Numba, JAX, cubridge or NumPy arrays
     k[blocks, threads, stream, sharedmem](a, b, out)
     k.forall(n)(a, b, out)
+
+``@cubridge.jit`` compiles a Python kernel with cubridge's own front end (the code face) and launches it
+the same way: lazily, one specialisation per argument types, or eagerly for the signatures given.
 """
 from __future__ import annotations
 
-from . import _core
+import functools
+
+from . import _compiler, _core
 from ._core import (Kernel, KernelLaunch, KernelSignature, PerformanceWarning,
                     clear_kernel_cache, kernel_cache_size, ptx_entry_names)
 
 __all__ = ["Kernel", "KernelLaunch", "KernelSignature", "PerformanceWarning", "load_kernel",
-           "ptx_entry_names", "clear_kernel_cache", "kernel_cache_size"]
+           "ptx_entry_names", "clear_kernel_cache", "kernel_cache_size", "jit", "Dispatcher", "typeof"]
 
 
 def _signature_text(signature) -> "str | KernelSignature":
@@ -48,3 +53,163 @@ def load_kernel(code, name: str | None = None, signature=None, *, device: int | 
     if signature is None:
         raise TypeError("load_kernel: signature is required, e.g. signature='void(float32[:], int64)'")
     return _core._load_kernel(code, name, _signature_text(signature), device, cache)
+
+
+# ---------------------------------------------------------------- @cubridge.jit
+
+_SCALAR_NAMES = {("b", 1): "bool", ("i", 1): "int8", ("i", 2): "int16", ("i", 4): "int32", ("i", 8): "int64",
+                 ("u", 1): "uint8", ("u", 2): "uint16", ("u", 4): "uint32", ("u", 8): "uint64",
+                 ("f", 2): "float16", ("f", 4): "float32", ("f", 8): "float64", ("c", 8): "complex64",
+                 ("c", 16): "complex128"}
+
+
+def _array_param(iface: dict) -> str:
+    typestr = iface["typestr"]
+    kind, size = typestr[1:2], int(typestr[2:]) if typestr[2:].isdigit() else 0
+    name = _SCALAR_NAMES.get((kind, size))
+    if name is None:
+        raise TypeError(f"typeof: arrays of typestr {typestr!r} cannot be kernel arguments")
+    shape = tuple(iface["shape"])
+    ndim = len(shape)
+    if ndim == 0:
+        raise TypeError("typeof: a 0-d array cannot be a kernel argument; pass its value as a scalar")
+    strides = iface.get("strides")
+    c = [size] * ndim
+    for i in range(ndim - 2, -1, -1):
+        c[i] = c[i + 1] * shape[i + 1]
+    f = [size] * ndim
+    for i in range(1, ndim):
+        f[i] = f[i - 1] * shape[i - 1]
+    live = [i for i in range(ndim) if shape[i] != 1]  # extents of 1 may carry any stride
+    dims = [":"] * ndim
+    if strides is None or all(strides[i] == c[i] for i in live):
+        dims[-1] = "::1"
+    elif all(strides[i] == f[i] for i in live):
+        dims[0] = "::1"
+    const = "const " if iface["data"][1] else ""
+    return f"{const}{name}[{', '.join(dims)}]"
+
+
+def typeof(arg) -> str:
+    """The kernel parameter type of a launch argument, in Numba's spelling: 'float32[:, ::1]' for a
+    C-contiguous 2-d float32 array ('const ...' when read-only), 'int64' for a Python int, ..."""
+    if isinstance(arg, bool):
+        return "bool"
+    if isinstance(arg, int):
+        return "int64"
+    if isinstance(arg, float):
+        return "float64"
+    if isinstance(arg, complex):
+        return "complex128"
+    iface = getattr(arg, "__cuda_array_interface__", None)
+    if iface is None:
+        iface = getattr(arg, "__array_interface__", None)
+    if iface is None and hasattr(arg, "__dlpack__"):
+        iface = _core.as_cuda_array(arg).__cuda_array_interface__
+    if iface is not None and len(iface.get("shape", ())) > 0:
+        return _array_param(iface)
+    dtype = getattr(arg, "dtype", None)  # NumPy scalars (and 0-d arrays, as their value)
+    if dtype is not None and (dtype.kind, dtype.itemsize) in _SCALAR_NAMES:
+        return _SCALAR_NAMES[(dtype.kind, dtype.itemsize)]
+    raise TypeError(f"typeof: {arg!r} ({type(arg).__name__}) cannot be a kernel argument; pass GPU arrays "
+                    "(CUDA Array Interface or DLPack), NumPy arrays or numbers")
+
+
+def _params_of(sig) -> tuple[str, ...]:
+    return tuple(KernelSignature(_signature_text(sig)).params)
+
+
+class Dispatcher:
+    """A Python kernel compiled by cubridge on demand: ``kernel[griddim, blockdim, stream, sharedmem](*args)``
+    compiles (once per argument types) and launches; ``kernel.forall(n)(*args)`` picks the block size."""
+
+    def __init__(self, py_func, signatures=(), **options):
+        functools.update_wrapper(self, py_func)
+        self.py_func = py_func
+        self._options = options
+        self._ptx: dict[tuple[str, ...], str] = {}
+        self._kernels: dict[tuple[str, ...], Kernel] = {}
+        self._eager = [self.compile(sig) for sig in signatures]
+
+    @property
+    def signatures(self) -> list[str]:
+        return ["void(" + ", ".join(p) + ")" for p in self._ptx]
+
+    def compile(self, sig) -> tuple[str, ...]:
+        """Compiles PTX for `sig` (no GPU needed: the module is loaded at the first launch)."""
+        params = _params_of(sig)
+        if params not in self._ptx:
+            compiler_sig = "(" + ", ".join(p.removeprefix("const ") for p in params) + ")"
+            try:
+                cc = _compiler._current_cc() if _core.driver_available() else None
+            except Exception:  # no usable device: the lowest architecture, JIT-compiled on load
+                cc = None
+            self._ptx[params], _ = _compiler.compile_ptx(self.py_func, compiler_sig, cc=cc, **self._options)
+        return params
+
+    def inspect_ptx(self) -> dict[str, str]:
+        return {"void(" + ", ".join(p) + ")": ptx for p, ptx in self._ptx.items()}
+
+    def _kernel(self, params: tuple[str, ...]) -> Kernel:
+        k = self._kernels.get(params)
+        if k is None or not k.module.valid:  # first launch, or the context was closed since
+            if params not in self._ptx:
+                self.compile("void(" + ", ".join(params) + ")")
+            k = self._kernels[params] = load_kernel(self._ptx[params], None, "void(" + ", ".join(params) + ")")
+        return k
+
+    def specialize(self, *args) -> Kernel:
+        """The loaded kernel for these arguments' types (compiled if needed)."""
+        if len(self._eager) == 1:
+            return self._kernel(self._eager[0])
+        params = tuple(typeof(a) for a in args)
+        if self._eager and params not in self._ptx:
+            raise TypeError(f"kernel {self.__name__!r}: no signature matches the argument types "
+                            f"({', '.join(params)}); compiled: {', '.join(self.signatures)}")
+        return self._kernel(params)
+
+    def __getitem__(self, config):
+        if len(self._eager) == 1:
+            return self._kernel(self._eager[0])[config]  # checked now, launched without re-dispatch
+        return _LazyLaunch(self, lambda k: k[config])
+
+    def forall(self, ntasks: int, stream=None, sharedmem: int = 0):
+        return _LazyLaunch(self, lambda k: k.forall(ntasks, stream, sharedmem))
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"kernel {self.__name__!r} needs a launch configuration: "
+                        "kernel[griddim, blockdim](*args) or kernel.forall(n)(*args)")
+
+    def __repr__(self) -> str:
+        return f"<cubridge.Dispatcher {self.__name__} {self.signatures}>"
+
+
+class _LazyLaunch:
+    __slots__ = ("_dispatcher", "_configure")
+
+    def __init__(self, dispatcher: Dispatcher, configure):
+        self._dispatcher, self._configure = dispatcher, configure
+
+    def __call__(self, *args):
+        self._configure(self._dispatcher.specialize(*args))(*args)
+
+
+def jit(func_or_sig=None, *, device: bool = False, debug: bool = False, lineinfo: bool = False,
+        fastmath: bool = False, opt: bool = True):
+    """numba-cuda's ``cuda.jit`` over cubridge's front end: ``@jit`` (lazy), ``@jit("void(float32[:])")``
+    or ``@jit([sig, ...])`` (eager), ``@jit(device=True)`` (a device function, compiled where a kernel
+    calls it: the function itself is returned). Kernels take the Numba ABI, so the PTX is numba-cuda's."""
+    options = dict(debug=debug, lineinfo=lineinfo, fastmath=fastmath, opt=opt)
+
+    def decorate(func, sigs=()):
+        if device:
+            func.__cubridge_device__ = True
+            return func
+        return Dispatcher(func, sigs, **options)
+
+    if callable(func_or_sig) and not isinstance(func_or_sig, (str, KernelSignature)):
+        return decorate(func_or_sig)
+    if func_or_sig is None:
+        return decorate
+    sigs = func_or_sig if isinstance(func_or_sig, list) else [func_or_sig]
+    return lambda func: decorate(func, sigs)

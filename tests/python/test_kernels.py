@@ -306,3 +306,59 @@ def test_gpu_test_ptx_is_current_with_its_source():
         pytest.skip(f"NVRTC unavailable: {type(e).__name__}: {str(e)[:200]}")
     for name, sig in TEST_KERNELS.items():
         assert _entry_param_sizes(fresh, name) == [size for _, size in KernelSignature(sig).slots], name
+
+
+# ---------------------------------------------------------------- @cubridge.jit and typeof
+
+
+@pytest.mark.parametrize("make, want", [
+    (lambda: np.zeros((3, 4), np.float32), "float32[:, ::1]"),
+    (lambda: np.zeros((3, 4), np.float32, order="F"), "float32[::1, :]"),
+    (lambda: np.zeros((3, 4))[:, ::2], "float64[:, :]"),
+    (lambda: np.zeros(5, np.int16), "int16[::1]"),
+    (lambda: np.zeros((1, 5), np.float32)[:, ::2], "float32[:, :]"),
+    (lambda: np.zeros((2, 3, 4), np.complex64).transpose(2, 1, 0), "complex64[::1, :, :]"),
+    (lambda: True, "bool"), (lambda: 3, "int64"), (lambda: 2.5, "float64"), (lambda: 1j, "complex128"),
+    (lambda: np.uint16(3), "uint16"), (lambda: np.float16(1), "float16"),
+])
+def test_typeof(make, want):
+    assert cubridge.typeof(make()) == want
+
+
+def test_typeof_read_only_and_refusals():
+    a = np.zeros(3)
+    a.flags.writeable = False
+    assert cubridge.typeof(a) == "const float64[::1]"
+    with pytest.raises(TypeError, match=r"typeof: 'x' \(str\) cannot be a kernel argument"):
+        cubridge.typeof("x")
+    with pytest.raises(TypeError, match="arrays of typestr '<M8\\[s\\]' cannot be kernel arguments"):
+        cubridge.typeof(np.zeros(2, "datetime64[s]"))
+
+
+def scalar_kernel(n, x):
+    y = n + x  # noqa: F841  (the front end compiles kernels that take numbers; arrays come with issue 6's compiler half)
+
+
+def test_jit_eager_compiles_ptx_without_a_gpu():
+    try:
+        d = cubridge.jit("void(int64, float32)")(scalar_kernel)
+    except cubridge.CompileError as e:
+        pytest.skip(f"the front end cannot compile this kernel here: {e}")
+    except Exception as e:  # no libNVVM here
+        pytest.skip(f"libNVVM unavailable: {type(e).__name__}: {str(e)[:200]}")
+    assert d.signatures == ["void(int64, float32)"]
+    (ptx,) = d.inspect_ptx().values()
+    assert cubridge.ptx_entry_names(ptx)[0].startswith("_ZN")
+    assert d.__name__ == "scalar_kernel" and d.py_func is scalar_kernel
+    with pytest.raises(TypeError, match="kernel 'scalar_kernel' needs a launch configuration"):
+        d(1, 2.0)
+    lazy = cubridge.jit(scalar_kernel)
+    assert isinstance(lazy, cubridge.Dispatcher) and lazy.signatures == []
+    assert cubridge.jit(device=True)(scalar_kernel) is scalar_kernel
+
+
+@pytest.mark.skipif(GPU_REASON is None, reason="a GPU is usable here")
+def test_jit_launch_without_a_gpu_raises_the_clear_error():
+    d = cubridge.jit(scalar_kernel)
+    with pytest.raises(cubridge.DriverUnavailable, match="no usable CUDA driver or device"):
+        d[1, 1](3, 2.0)

@@ -473,3 +473,24 @@ def test_modules_are_invalid_after_close_and_say_so():
     assert out.returncode == 0, out.stderr
     assert "ERROR" in out.stdout and "cubridge.close() destroyed" in out.stdout, out.stdout
     assert "VALID True [0.0, 2.0, 4.0, 6.0]" in out.stdout, out.stdout
+
+
+# ---------------------------------------------------------------- @cubridge.jit
+
+
+def jit_scalar_kernel(n, x):
+    y = n + x  # noqa: F841
+
+
+def test_jit_kernels_compile_load_and_launch():
+    """Our front end takes kernels with number arguments today; the launch path is the one arrays use."""
+    lazy = cubridge.jit(jit_scalar_kernel)
+    lazy[1, 32](3, 2.0)
+    lazy[1, 32](np.int32(3), np.float32(2))
+    assert sorted(lazy.signatures) == ["void(int32, float32)", "void(int64, float64)"]
+    eager = cubridge.jit("void(int64, float32)")(jit_scalar_kernel)
+    eager[1, 32](3, 2.0)
+    eager.forall(100)(3, 2.0)
+    with pytest.raises(ValueError, match="blockdim 2048"):
+        eager[1, 2048]
+    cubridge.Context.synchronize(cubridge.current_context())
