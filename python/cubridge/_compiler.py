@@ -6,11 +6,9 @@ Numba's rules), emits NVVM IR and hands it to libNVVM. CPython never executes th
 """
 from __future__ import annotations
 
-import inspect
 import math as _math
 import os
 import sys
-import textwrap
 import types as _pytypes
 from typing import Any
 
@@ -226,6 +224,8 @@ def _code_names(code: _pytypes.CodeType) -> set[str]:
 
 
 def _source_of(fn) -> tuple[str, str, int]:
+    import inspect  # imported here: it costs ~10 ms at start-up, which the CLI never needs
+    import textwrap
     try:
         lines, first = inspect.getsourcelines(fn)
     except (OSError, TypeError) as e:
