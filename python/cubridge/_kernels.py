@@ -119,6 +119,22 @@ def _params_of(sig) -> tuple[str, ...]:
     return tuple(KernelSignature(_signature_text(sig)).params)
 
 
+def _accepts(param: str, arg: str) -> bool:
+    """Whether a parameter declared `param` takes an argument typed `arg`: same element type and rank,
+    any layout for '[:, :]', the same contiguity otherwise, and read-only arrays for const only."""
+    if param == arg:
+        return True
+    p_const, a_const = param.startswith("const "), arg.startswith("const ")
+    p, a = param.removeprefix("const "), arg.removeprefix("const ")
+    if a_const and not p_const or "[" not in p or "[" not in a:
+        return False
+    p_name, p_dims = p[:-1].split("[")
+    a_name, a_dims = a[:-1].split("[")
+    if p_name != a_name or p_dims.count(",") != a_dims.count(","):
+        return False
+    return "::1" not in p_dims or p_dims == a_dims
+
+
 class Dispatcher:
     """A Python kernel compiled by cubridge on demand: ``kernel[griddim, blockdim, stream, sharedmem](*args)``
     compiles (once per argument types) and launches; ``kernel.forall(n)(*args)`` picks the block size."""
@@ -163,7 +179,10 @@ class Dispatcher:
         if len(self._eager) == 1:
             return self._kernel(self._eager[0])
         params = tuple(typeof(a) for a in args)
-        if self._eager and params not in self._ptx:
+        if self._eager:
+            for sig in self._eager:
+                if len(sig) == len(params) and all(map(_accepts, sig, params)):
+                    return self._kernel(sig)
             raise TypeError(f"kernel {self.__name__!r}: no signature matches the argument types "
                             f"({', '.join(params)}); compiled: {', '.join(self.signatures)}")
         return self._kernel(params)

@@ -335,6 +335,15 @@ def test_typeof_read_only_and_refusals():
         cubridge.typeof(np.zeros(2, "datetime64[s]"))
 
 
+def test_eager_signatures_accept_compatible_layouts():
+    from cubridge._kernels import _accepts
+    assert _accepts("float32[:, :]", "float32[:, ::1]") and _accepts("float32[:, :]", "float32[::1, :]")
+    assert _accepts("const float32[:]", "float32[::1]") and _accepts("const float32[:]", "const float32[:]")
+    assert not _accepts("float32[:]", "const float32[::1]")  # a read-only array where the kernel writes
+    assert not _accepts("float32[:, ::1]", "float32[:, :]") and not _accepts("float32[:]", "float64[:]")
+    assert not _accepts("float32[:]", "float32[:, :]") and not _accepts("int64", "float64")
+
+
 def scalar_kernel(n, x):
     y = n + x  # noqa: F841  (the front end compiles kernels that take numbers; arrays come with issue 6's compiler half)
 
