@@ -3,22 +3,21 @@ memory through cubridge's current memory manager (host memory stays with Numba's
 from __future__ import annotations
 
 import contextlib
+import ctypes
 
-from numba import config
+from numba.cuda.cudadrv import driver as _numba_driver
 from numba.cuda import GetIpcHandleMixin, HostOnlyCUDAMemoryManager, MemoryInfo, MemoryPointer
 
 import cubridge
 
 
 def _device_pointer(address: int):
-    # numba-cuda wraps device pointers in the binding's CUdeviceptr (ctypes only on old versions).
-    if getattr(config, "CUDA_USE_NVIDIA_BINDING", True):
-        try:
-            from cuda.bindings.driver import CUdeviceptr
-        except ImportError:  # older cuda-python layout
-            from cuda.cuda import CUdeviceptr
-        return CUdeviceptr(address)
-    import ctypes
+    # Numba's own memalloc wraps pointers in its binding's CUdeviceptr, or in ctypes on old versions.
+    if getattr(_numba_driver, "USE_NV_BINDING", True):
+        binding = getattr(_numba_driver, "binding", None)
+        if binding is None:
+            from cuda.bindings import driver as binding
+        return binding.CUdeviceptr(address)
     return ctypes.c_uint64(address)
 
 

@@ -152,10 +152,10 @@ void bind_memory(nb::module_& m) {
   nb::class_<HostOnlyBase>(m, "_HostOnlyBase")
       .def(nb::new_([](nb::handle ctx) { return std::make_shared<HostOnlyBase>(context_of(ctx)); }), nb::arg("context").none())
       .def("memhostalloc", [](HostOnlyBase& b, std::size_t size, bool mapped, bool portable, bool wc) {
-             ScopedContext s(*b.context()); return b.memhostalloc(size, mapped, portable, wc); },
+             ScopedContext s(b.require_context()); return b.memhostalloc(size, mapped, portable, wc); },
            nb::arg("size"), nb::arg("mapped") = false, nb::arg("portable") = false, nb::arg("wc") = false)
       .def("mempin", [](HostOnlyBase& b, nb::handle owner, std::uintptr_t pointer, std::size_t size, bool mapped) {
-             ScopedContext s(*b.context()); return b.mempin(keep_python(owner), pointer, size, mapped); },
+             ScopedContext s(b.require_context()); return b.mempin(keep_python(owner), pointer, size, mapped); },
            nb::arg("owner").none(), nb::arg("pointer"), nb::arg("size"), nb::arg("mapped") = false)
       .def("reset", &HostOnlyBase::reset)
       .def("defer_cleanup", [](HostOnlyBase& b) { return DeferGuard{b.defer_cleanup()}; })

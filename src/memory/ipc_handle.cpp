@@ -86,6 +86,7 @@ std::shared_ptr<MemoryPointer> open_mapped(const std::shared_ptr<Context>& conte
 }  // namespace
 
 std::shared_ptr<MemoryPointer> IpcHandle::open(const std::shared_ptr<Context>& context) const {
+  if (!context) throw std::invalid_argument("IpcHandle.open: no context given");
   context->ensure_valid("IpcHandle.open");
   if (!source_info_ || *source_info_ == context->device().uuid()) return open_mapped(context, handle_, offset_, size_);
   // Another device: open where the memory lives, then stage a copy into this context's memory.
@@ -108,6 +109,9 @@ IpcHandle ipc_handle_for(const std::shared_ptr<MemoryPointer>& memory) {
   if (!memory || memory->kind() != MemoryKind::device || memory->device_pointer() == 0)
     throw std::invalid_argument("get_ipc_handle: only device memory can be exported (got " +
                                 std::string(memory ? "host memory or a null pointer" : "no pointer") + ")");
+  if (!memory->context())
+    throw std::invalid_argument("get_ipc_handle: the pointer was made without a context (context=None); "
+                                "only memory of a cubridge context can be exported");
   ScopedContext scope(*memory->context());
   CUdeviceptr base = 0;
   std::size_t base_size = 0;

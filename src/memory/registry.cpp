@@ -97,12 +97,21 @@ std::shared_ptr<MemoryManager> manager_for(const std::shared_ptr<Context>& conte
   context->ensure_valid("memory allocation");
   auto& r = Registry::instance();
   ManagerFactory factory;
+  // Destroyed after the lock is released: a Python plugin's last reference needs the GIL.
+  std::vector<std::shared_ptr<MemoryManager>> closed;
   {
     std::lock_guard lock(r.mutex);
     auto it = r.managers.find(context.get());
     if (it != r.managers.end()) return it->second;
     // Forget managers of closed contexts before a new context could reuse their address.
-    std::erase_if(r.managers, [](const auto& kv) { return !kv.second->context() || !kv.second->context()->valid(); });
+    for (auto i = r.managers.begin(); i != r.managers.end();) {
+      if (!i->second->context() || !i->second->context()->valid()) {
+        closed.push_back(std::move(i->second));
+        i = r.managers.erase(i);
+      } else {
+        ++i;
+      }
+    }
     resolve_locked(r);
     factory = r.factory;
   }

@@ -185,3 +185,15 @@ def test_numba_bridge_module_exposes_the_plugin():
     assert numba_emm._numba_memory_manager.__name__ == "CubridgeNumbaManager"
     from numba.cuda import HostOnlyCUDAMemoryManager
     assert issubclass(numba_emm._numba_memory_manager, HostOnlyCUDAMemoryManager)
+
+
+def test_host_only_base_without_a_context_says_so():
+    m = _Plugin(context=None)
+    with pytest.raises(ValueError, match="made with context=None, so it cannot allocate host memory"):
+        m.memhostalloc(64)
+
+
+def test_ipc_export_needs_a_context():
+    p = cubridge.MemoryPointer(None, 0x1000, 64)
+    with pytest.raises(ValueError, match=r"made without a context \(context=None\)"):
+        cubridge._core._ipc_handle_for(p)

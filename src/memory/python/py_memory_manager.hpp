@@ -66,6 +66,13 @@ class HostOnlyBase final : public memory::HostOnlyMemoryManager {
   }
   std::string name() const override { return "host-only"; }
   bool deferred() const noexcept { return host_frees_->deferred(); }
+  /// The context, or a clear error for an instance made without one (context=None).
+  const Context& require_context() const {
+    if (!context())
+      throw std::invalid_argument("HostOnlyCUDAMemoryManager: this instance was made with context=None, so it "
+                                  "cannot allocate host memory; cubridge passes the context when it makes the manager");
+    return *context();
+  }
 };
 
 /// A Python plugin instance (a BaseCUDAMemoryManager subclass) behind the C++ interface.
