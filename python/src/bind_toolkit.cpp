@@ -111,7 +111,13 @@ void bind_toolkit(nb::module_& m) {
            const std::vector<std::string>& extra) {
           nvvm::Options o{cc_of(cc), opt, ftz, prec_sqrt, prec_div, fma, debug, lineinfo,
                           ltoir ? nvvm::Output::ltoir : nvvm::Output::ptx, libdevice, extra};
-          return code_object(nvvm::compile(strings_of(modules), o), !ltoir);
+          std::vector<std::string> texts = strings_of(modules);
+          std::string code;
+          {
+            nb::gil_scoped_release release;  // libNVVM takes milliseconds; other threads may run
+            code = nvvm::compile(texts, o);
+          }
+          return code_object(code, !ltoir);
         },
         nb::arg("modules"), nb::arg("cc"), nb::arg("opt"), nb::arg("ftz"), nb::arg("prec_sqrt"),
         nb::arg("prec_div"), nb::arg("fma"), nb::arg("debug"), nb::arg("lineinfo"), nb::arg("ltoir"),

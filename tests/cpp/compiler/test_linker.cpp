@@ -2,6 +2,8 @@
 // PTX and cubin inputs, options and every rejection message.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -166,7 +168,8 @@ TEST(Linker, InputTypes) {
 }
 
 TEST(Linker, AddFileReadsAndInfersTheType) {
-  auto path = std::filesystem::temp_directory_path() / "cubridge-test-f.ltoir";
+  auto path = std::filesystem::temp_directory_path() /
+              ("cubridge-test-f-" + std::to_string(::getpid()) + ".ltoir");  // unique per process
   {
     std::ofstream out(path, std::ios::binary);
     std::string lto = f_ltoir();
