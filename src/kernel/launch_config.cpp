@@ -85,7 +85,7 @@ void validate_launch(const LaunchConfig& config, const DeviceLimits& device, con
   if (config.shared_mem < 0)
     throw std::invalid_argument("sharedmem " + std::to_string(config.shared_mem) +
                                 ": dynamic shared memory must be 0 or more bytes");
-  if (config.shared_mem + kernel.static_shared > device.max_shared_optin)
+  if (config.shared_mem > device.max_shared_optin - kernel.static_shared)  // no overflow for huge values
     throw std::invalid_argument(
         "sharedmem " + std::to_string(config.shared_mem) + ": " + std::to_string(config.shared_mem) +
         " bytes of dynamic shared memory plus the kernel's " + std::to_string(kernel.static_shared) +
@@ -93,6 +93,8 @@ void validate_launch(const LaunchConfig& config, const DeviceLimits& device, con
         " bytes per block");
 }
 
-std::int64_t blocks_for(std::int64_t n, std::int64_t block) noexcept { return (n + block - 1) / block; }
+std::int64_t blocks_for(std::int64_t n, std::int64_t block) noexcept {
+  return n / block + (n % block != 0 ? 1 : 0);  // (n + block - 1) / block overflows near INT64_MAX
+}
 
 }  // namespace cubridge

@@ -354,6 +354,9 @@ def test_producer_stream_and_launch_stream_are_ordered_both_ways():
     ((1, (1, 1, 65)), ValueError, r"extent z is 65, above the device's limit of 64"),
     ((1, 32, None, 1 << 30), ValueError, "sharedmem 1073741824: .* exceed the device's maximum of"),
     ((1, 32, None, -1), ValueError, "sharedmem -1"),
+    ((1, 32, None, 2 ** 63 - 1), ValueError, "sharedmem 9223372036854775807"),
+    ((2 ** 63 - 1, 32), ValueError, "griddim 9223372036854775807: extent x is 9223372036854775807, above"),
+    ((2 ** 64, 32), ValueError, "griddim: 18446744073709551616 does not fit in 64 bits"),
     ((1, (1, 1, 1, 1)), ValueError, r"blockdim: \(1, 1, 1, 1\) has 4 extents"),
     ((1, "x"), TypeError, r"blockdim: 'x' \(str\) is not an int or a tuple of 1 to 3 ints"),
     ((1,), TypeError, r"kernel\[...\]: expected \[griddim, blockdim\]"),
@@ -382,6 +385,8 @@ def test_bad_arguments_fail_before_launch():
     k[1, 8](holder, holder, a)  # read-only inputs are fine for const parameters
     with pytest.raises(ValueError, match="forall: -1 tasks"):
         k.forall(-1)
+    with pytest.raises(ValueError, match=r"griddim \d+: extent x is \d+, above the device.s limit"):
+        k.forall(2 ** 63 - 1)
     k.forall(0)(a, a, a)  # nothing to do
 
 

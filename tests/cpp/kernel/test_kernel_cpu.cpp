@@ -272,6 +272,9 @@ TEST(LaunchConfig, ValidatesEveryLimitWithTheValueAndTheLimit) {
   std::vector<std::int64_t> four = {1, 1, 1, 1};
   EXPECT_THROW_MSG(Extent3::of(four, "griddim"), std::invalid_argument,
                    "griddim: 4 extents given; give an int or a tuple of 1 to 3 ints");
+  EXPECT_THROW_MSG(validate_launch(cfg({1}, {32}, INT64_MAX), dev, k), std::invalid_argument,
+                   "sharedmem 9223372036854775807");
+  EXPECT_EQ(blocks_for(INT64_MAX, 256), INT64_MAX / 256 + 1);
   EXPECT_EQ(blocks_for(1000, 256), 4);
   EXPECT_EQ(blocks_for(1024, 256), 4);
 }
