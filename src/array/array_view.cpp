@@ -23,6 +23,50 @@ std::string key(const char* what, const char* k) { return std::string(what) + "[
 
 }  // namespace
 
+DimStore& DimStore::operator=(const DimStore& other) {
+  if (this != &other) assign(other.data(), other.size_);
+  return *this;
+}
+
+DimStore& DimStore::operator=(DimStore&& other) noexcept {
+  if (this != &other) take(other);
+  return *this;
+}
+
+void DimStore::take(DimStore& other) noexcept {
+  heap_ = std::move(other.heap_);
+  size_ = other.size_;
+  if (!heap_)
+    for (std::size_t i = 0; i < size_; ++i) inline_[i] = other.inline_[i];
+  other.size_ = 0;
+}
+
+void DimStore::resize(std::size_t n) {
+  if (n <= kInline) {
+    heap_.reset();
+  } else if (!heap_ || n > size_) {
+    heap_ = std::make_unique<std::int64_t[]>(n);
+  }
+  size_ = n;
+}
+
+void DimStore::assign(const std::int64_t* values, std::size_t n) {
+  if (values == data() && n == size_) return;
+  if (n <= kInline || !heap_ || n > size_) {
+    // Copy first: `values` may point into our own storage.
+    std::unique_ptr<std::int64_t[]> fresh = n > kInline ? std::make_unique<std::int64_t[]>(n) : nullptr;
+    std::int64_t tmp[kInline];
+    std::int64_t* dst = fresh ? fresh.get() : tmp;
+    for (std::size_t i = 0; i < n; ++i) dst[i] = values[i];
+    heap_ = std::move(fresh);
+    if (!heap_)
+      for (std::size_t i = 0; i < n; ++i) inline_[i] = tmp[i];
+  } else {
+    for (std::size_t i = 0; i < n; ++i) heap_[i] = values[i];
+  }
+  size_ = n;
+}
+
 std::vector<std::int64_t> c_strides(std::span<const std::int64_t> shape, std::int64_t itemsize) {
   std::vector<std::int64_t> s(shape.size());
   std::int64_t step = itemsize;
@@ -216,11 +260,13 @@ ArrayView ArrayView::index(int axis, std::int64_t i) const {
   ArrayView v = *this;
   const std::size_t nd = dims_.size() / 2;
   v.data_ = static_cast<char*>(data_) + j * dims_[nd + a];
-  v.dims_.clear();
+  std::vector<std::int64_t> kept;
+  kept.reserve(2 * nd - 2);
   for (std::size_t k = 0; k < nd; ++k)
-    if (static_cast<int>(k) != a) v.dims_.push_back(dims_[k]);
+    if (static_cast<int>(k) != a) kept.push_back(dims_[k]);
   for (std::size_t k = 0; k < nd; ++k)
-    if (static_cast<int>(k) != a) v.dims_.push_back(dims_[nd + k]);
+    if (static_cast<int>(k) != a) kept.push_back(dims_[nd + k]);
+  v.dims_.assign(kept.data(), kept.size());
   v.size_ = size_ / n;
   v.strides_implicit_ = false;
   if (mask_) v.mask_ = std::make_shared<const ArrayView>(mask_->index(axis, i));
@@ -261,8 +307,8 @@ ArrayView ArrayView::reshape(std::span<const std::int64_t> new_shape, char order
                                 "-contiguous, so it cannot be reshaped without a copy");
   auto st = order == 'C' ? c_strides(sh, dtype_.itemsize) : f_strides(sh, dtype_.itemsize);
   ArrayView v = *this;
-  v.dims_ = sh;
-  v.dims_.insert(v.dims_.end(), st.begin(), st.end());
+  sh.insert(sh.end(), st.begin(), st.end());
+  v.dims_.assign(sh.data(), sh.size());
   v.strides_implicit_ = order == 'C';
   return v;
 }

@@ -21,6 +21,33 @@ struct ByteExtent {
   std::int64_t size() const noexcept { return end - begin; }
 };
 
+/// Shape and strides of a view: up to 4 dimensions stored inline, so making a view allocates nothing.
+class DimStore {
+ public:
+  DimStore() = default;
+  DimStore(const DimStore& other) { assign(other.data(), other.size_); }
+  DimStore& operator=(const DimStore& other);
+  DimStore(DimStore&& other) noexcept { take(other); }
+  DimStore& operator=(DimStore&& other) noexcept;
+  ~DimStore() = default;
+
+  std::size_t size() const noexcept { return size_; }
+  std::int64_t* data() noexcept { return heap_ ? heap_.get() : inline_; }
+  const std::int64_t* data() const noexcept { return heap_ ? heap_.get() : inline_; }
+  std::int64_t& operator[](std::size_t i) noexcept { return data()[i]; }
+  std::int64_t operator[](std::size_t i) const noexcept { return data()[i]; }
+  /// Resizes; the contents are unspecified afterwards (callers fill every entry).
+  void resize(std::size_t n);
+  void assign(const std::int64_t* values, std::size_t n);
+
+ private:
+  void take(DimStore& other) noexcept;
+  static constexpr std::size_t kInline = 8;
+  std::int64_t inline_[kInline] = {};
+  std::unique_ptr<std::int64_t[]> heap_;
+  std::size_t size_ = 0;
+};
+
 /// Copies share the owner. A view never allocates device memory; it only refers to it.
 class ArrayView {
  public:
@@ -95,7 +122,7 @@ class ArrayView {
  private:
   void* data_ = nullptr;
   DType dtype_;
-  std::vector<std::int64_t> dims_;  // shape then byte strides: one allocation for both
+  DimStore dims_;  // shape then byte strides
   std::int64_t size_ = 0;
   bool read_only_ = false;
   bool strides_implicit_ = true;

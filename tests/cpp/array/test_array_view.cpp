@@ -145,3 +145,22 @@ TEST(ArrayView, OwnerIsKeptAlive) {
   s = ArrayView();
   EXPECT_TRUE(weak.expired());
 }
+
+TEST(ArrayView, ManyDimensionsLiveOnTheHeapAndCopyCorrectly) {
+  std::vector<std::int64_t> shape(9, 2);
+  ArrayView v = make(shape);
+  ArrayView c = v;        // copy of heap storage
+  ArrayView m = std::move(c);
+  EXPECT_EQ(m.ndim(), 9);
+  EXPECT_EQ(m.strides()[0], 4 * 256);
+  ArrayView i = m.index(0, 1);  // 8 dims: back to inline storage
+  EXPECT_EQ(i.ndim(), 8);
+  EXPECT_EQ(i.shape()[7], 2);
+  EXPECT_EQ(i.strides()[7], 4);
+  std::vector<std::int64_t> flat{512};
+  EXPECT_EQ(v.reshape(flat).shape()[0], 512);
+  ArrayView t = v.transposed();
+  EXPECT_EQ(t.strides()[8], 4 * 256);
+  v = t;  // assign heap to heap
+  EXPECT_EQ(v.strides()[0], 4);
+}
