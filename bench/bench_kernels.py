@@ -2,7 +2,8 @@
 floats), cubridge vs numba-cuda's dispatcher vs CuPy RawKernel vs cuda.core's launch (if importable);
 and the device time of the same PTX over 16M floats, cubridge vs numba-cuda.
 
-Launch overhead: batches of launches timed on the host (the queue is drained between batches, outside
+The same launch on cubridge.DeviceArray views of the CuPy arrays shows the cost of reading CuPy's
+__cuda_array_interface__ at every call. Launch overhead: batches of launches timed on the host (the queue is drained between batches, outside
 the timing); the figure is the median over batches of the per-launch mean. cubridge and numba-cuda run
 the same PTX (numba-cuda's compile_ptx of one Python kernel); CuPy and cuda.core run the equivalent
 CUDA C++. Usage: python bench/bench_kernels.py [--json PATH] [--quick]
@@ -125,6 +126,8 @@ def main() -> int:
             "numba-cuda dispatcher": launch_us(lambda: numba_launch(a, b, out), batches, per_batch),
             "CuPy RawKernel": launch_us(lambda: raw((1,), (32,), (a, b, out, n64)), batches, per_batch),
         }
+        da, db, dout = (cubridge.as_cuda_array(x) for x in (a, b, out))  # zero-copy views, CAI read once
+        ours_on_views = launch_us(lambda: ours_launch(da, db, dout), batches, per_batch)
         configured_each_time = (
             launch_us(lambda: ours_kernel[1, 32](a, b, out), batches, per_batch),
             launch_us(lambda: numba_kernel[1, 32](a, b, out), batches, per_batch))
@@ -146,6 +149,9 @@ def main() -> int:
     case = "launch overhead, kernel on 3 CuPy arrays (host side, median)"
     rows = [{"face": "code", "case": case, "unit": "us", "ours": rows_us["cubridge"], "peer": peer,
              "peer_value": v, "target": TARGET_US} for peer, v in rows_us.items() if peer != "cubridge"]
+    rows.append({"face": "code", "case": "launch overhead, same arrays as cubridge.DeviceArray views", "unit": "us",
+                 "ours": ours_on_views, "peer": "CuPy RawKernel", "peer_value": rows_us["CuPy RawKernel"],
+                 "target": TARGET_US})
     rows.append({"face": "code", "case": "launch overhead with kernel[1, 32] written at each call", "unit": "us",
                  "ours": configured_each_time[0], "peer": "numba-cuda dispatcher",
                  "peer_value": configured_each_time[1], "target": TARGET_US})
