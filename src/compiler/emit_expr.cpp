@@ -79,13 +79,36 @@ Value FunctionEmitter::extract(const Value& agg, std::size_t i) {
   return {ins("extractvalue " + llvm_value_type(agg.t) + " " + agg.v + ", " + std::to_string(i)), et};
 }
 
+namespace {
+// IEEE binary16 bits of v, rounded to nearest even (portable: not every compiler has _Float16).
+std::uint16_t half_bits(double v) {
+  std::uint64_t d;
+  std::memcpy(&d, &v, 8);
+  std::uint16_t sign = static_cast<std::uint16_t>((d >> 48) & 0x8000);
+  if (std::isnan(v)) return static_cast<std::uint16_t>(sign | 0x7E00);
+  double a = std::fabs(v);
+  if (a >= 65520.0) return static_cast<std::uint16_t>(sign | 0x7C00);  // rounds to infinity
+  if (a < 0x1p-14) {  // subnormal (or zero): units of 2**-24
+    double q = std::nearbyint(a * 0x1p24);
+    return static_cast<std::uint16_t>(sign | static_cast<std::uint16_t>(q));
+  }
+  int e;
+  double m = std::frexp(a, &e);  // a = m * 2**e, m in [0.5, 1)
+  double q = std::nearbyint(m * 2048.0);  // 11 significant bits
+  if (q >= 2048.0) {
+    q /= 2;
+    ++e;
+  }
+  int biased = e - 1 + 15;
+  return static_cast<std::uint16_t>(sign | (biased << 10) | (static_cast<int>(q) - 1024));
+}
+}  // namespace
+
 Value FunctionEmitter::float_const(double v, const Type& t) {
   char buf[40];
   if (t.bits() == 16) {
     // Half constants are written with the 0xH prefix and the IEEE half bits.
-    _Float16 h = static_cast<_Float16>(v);
-    std::uint16_t bits;
-    std::memcpy(&bits, &h, 2);
+    std::uint16_t bits = half_bits(v);
     std::snprintf(buf, sizeof buf, "0xH%04X", bits);
     return {buf, t};
   }
