@@ -331,12 +331,8 @@ def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=Fals
 
 
 def _current_cc():
-    from . import _driver  # noqa: F401  (the driver is loaded lazily)
-    import cubridge
-    dev = cubridge.Context.current().device if hasattr(cubridge, "Context") and hasattr(cubridge.Context, "current") else None
-    if dev is None:
-        dev = cubridge.devices[0]
-    return tuple(dev.compute_capability)
+    """Compute capability of the current context's device (device 0's primary context when none is current)."""
+    return tuple(_core.current_context().device.compute_capability)
 
 
 def compile_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=False, opt=True,
