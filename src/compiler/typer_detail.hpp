@@ -1,0 +1,500 @@
+// Internal: the typer's per-function state (FunctionTyper) and program-wide tables, shared by
+// typer.cpp (statements, expressions, fixed point) and typer_calls.cpp (calls of builtins, math, module
+// functions and scalar casts).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "typer.hpp"
+
+namespace cubridge::compiler::typer_detail {
+
+inline constexpr const char* kBuiltins = "abs, min, max, round, int, float, bool, complex, divmod, pow, len, range (in for)";
+inline constexpr const char* kMath =
+    "sqrt, exp, exp2, log, log2, log10, log1p, expm1, sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, "
+    "tanh, asinh, acosh, atanh, floor, ceil, trunc, fabs, copysign, fmod, hypot, pow, ldexp, degrees, radians, "
+    "isnan, isinf, isfinite, erf, erfc, gamma, lgamma, pi, e, tau, inf, nan";
+
+inline Type i64() { return Type::integer(64, true); }
+inline Type u64() { return Type::integer(64, false); }
+inline Type f64() { return Type::floating(64); }
+
+inline bool is_numeric_module(std::string_view m) {
+  return m == "numpy" || m == "numba" || m == "cubridge" || m == "numba.cuda" || m == "numba.types" ||
+         m == "numba.core.types";
+}
+
+struct Program {
+  const SourceSet& sources;
+  const CompileOptions& options;
+  TypedModule& out;
+  std::map<std::string, const FunctionDef*, std::less<>> functions;
+  std::map<std::string, std::string, std::less<>> imports;
+  std::map<std::string, const Expr*, std::less<>> module_assignments;
+  std::map<std::string, const Constant*, std::less<>> evaluated;
+  std::vector<const FunctionDef*> stack;  // functions being typed (recursion check)
+};
+
+class FunctionTyper {
+ public:
+  FunctionTyper(Program& prog, TypedFunction& fn, bool strict) : prog_(prog), fn_(fn), strict_(strict) {}
+
+  bool changed = false;
+  std::vector<std::pair<Type, SourceLoc>> returns;
+
+  void run() {
+    returns.clear();
+    fn_.can_raise = false;
+    fn_.falls_through = block(fn_.body);
+  }
+
+ private:
+  Program& prog_;
+  TypedFunction& fn_;
+  bool strict_;
+  int loop_depth_ = 0;
+
+  const std::string& file() const { return fn_.def->file; }
+  [[noreturn]] void error(SourceLoc loc, const std::string& msg) { fail(file(), loc, msg); }
+
+  int slot_of(std::string_view name) const {
+    for (std::size_t i = 0; i < fn_.local_names.size(); ++i)
+      if (fn_.local_names[i] == name) return static_cast<int>(i);
+    return -1;
+  }
+
+  void assign_type(int slot, const Type& t, SourceLoc loc, std::string_view name) {
+    if (t.is_unknown()) return;
+    Type& cur = fn_.local_types[static_cast<std::size_t>(slot)];
+    if (cur.is_unknown()) {
+      if (!(t.is_scalar() || t.is_tuple()))
+        error(loc, "cannot assign a value of type " + t.name() + " to '" + std::string(name) +
+                       "'; variables hold numbers and tuples of numbers");
+      cur = t;
+      changed = true;
+      return;
+    }
+    if (cur == t) return;
+    auto u = unify(cur, t);
+    if (!u)
+      error(loc, "cannot unify the types of variable '" + std::string(name) + "': " + cur.name() + " and " + t.name() +
+                     " (a variable keeps one type; numbers unify by NumPy's promotion rules)");
+    if (*u != cur) {
+      cur = *u;
+      changed = true;
+    }
+  }
+
+  // ---- statements; each returns whether control can fall off its end ----
+  bool block(std::vector<StmtPtr>& body) {
+    bool live = true;
+    for (StmtPtr& s : body) {
+      if (!live) {
+        // Dead code is still typed (Numba types it too), but cannot make the block live again.
+        statement(*s);
+        continue;
+      }
+      live = statement(*s);
+    }
+    return live;
+  }
+
+  void bind_target(Expr& target, const Type& t, SourceLoc loc) {
+    if (target.kind == ExprKind::Name) {
+      int slot = slot_of(target.name);
+      target.slot = slot;
+      target.type = t;
+      assign_type(slot, t, loc, target.name);
+      if (!t.is_unknown()) target.type = fn_.local_types[static_cast<std::size_t>(slot)];
+      return;
+    }
+    if (target.kind == ExprKind::Tuple) {
+      if (t.is_unknown()) {
+        for (auto& k : target.kids) bind_target(*k, Type(), loc);
+        return;
+      }
+      if (!t.is_tuple()) error(target.loc, "cannot unpack a value of type " + t.name() + " (only tuples unpack)");
+      if (t.elements().size() != target.kids.size())
+        error(target.loc, "cannot unpack a tuple of " + std::to_string(t.elements().size()) + " values into " +
+                              std::to_string(target.kids.size()) + " targets");
+      for (std::size_t i = 0; i < target.kids.size(); ++i) bind_target(*target.kids[i], t.elements()[i], loc);
+      target.type = t;
+      return;
+    }
+    if (target.kind == ExprKind::Subscript)
+      error(target.loc, "assignment to a subscript is not supported (arrays come with kernels); assign to a name or a tuple of names");
+    if (target.kind == ExprKind::Attribute)
+      error(target.loc, "assignment to an attribute is not supported; assign to a name or a tuple of names");
+    error(target.loc, "cannot assign to this expression; assign to a name or a tuple of names");
+  }
+
+  static bool is_const_true(const Expr& e) {
+    return (e.kind == ExprKind::Bool && e.ival) || (e.kind == ExprKind::Int && e.ival != 0);
+  }
+
+  static bool contains_break(const std::vector<StmtPtr>& body) {
+    for (const StmtPtr& s : body) {
+      if (s->kind == StmtKind::Break) return true;
+      if (s->kind == StmtKind::If && (contains_break(s->body) || contains_break(s->orelse))) return true;
+    }
+    return false;
+  }
+
+  bool statement(Stmt& s) {
+    switch (s.kind) {
+      case StmtKind::Pass: return true;
+      case StmtKind::Expr: {
+        if (s.value->kind == ExprKind::Str) return true;  // docstring
+        expr(*s.value);
+        return true;
+      }
+      case StmtKind::Assign: {
+        Type t = expr(*s.value);
+        for (auto& target : s.targets) bind_target(*target, t, s.loc);
+        return true;
+      }
+      case StmtKind::AugAssign: {
+        Expr& target = *s.targets[0];
+        if (target.kind != ExprKind::Name)
+          error(target.loc, "augmented assignment is supported to a name only");
+        Type lhs = expr(target);
+        Type rhs = expr(*s.value);
+        Type r = binary(s.aug_op, lhs, rhs, s.loc, &target);
+        s.value->formals = target.formals;  // keep the resolved formals on the statement's value
+        target.formals.clear();
+        int slot = slot_of(target.name);
+        assign_type(slot, r, s.loc, target.name);
+        return true;
+      }
+      case StmtKind::If: {
+        truth(*s.test);
+        bool a = block(s.body);
+        bool b = block(s.orelse);
+        return a || b;
+      }
+      case StmtKind::While: {
+        truth(*s.test);
+        ++loop_depth_;
+        block(s.body);
+        --loop_depth_;
+        bool else_live = block(s.orelse);
+        bool infinite = is_const_true(*s.test) && !contains_break(s.body);
+        return !infinite && (else_live || contains_break(s.body) || true);
+      }
+      case StmtKind::For: {
+        for_range(s);
+        ++loop_depth_;
+        block(s.body);
+        --loop_depth_;
+        block(s.orelse);
+        return true;
+      }
+      case StmtKind::Break:
+      case StmtKind::Continue:
+        if (loop_depth_ == 0) error(s.loc, std::string("'") + (s.kind == StmtKind::Break ? "break" : "continue") + "' outside a loop");
+        return false;
+      case StmtKind::Return: {
+        Type t = s.value ? expr(*s.value) : Type::none();
+        if (!t.is_unknown() && !(t.is_scalar() || t.is_tuple() || t.is_none()))
+          error(s.loc, "cannot return a value of type " + t.name());
+        returns.emplace_back(t, s.loc);
+        return false;
+      }
+      case StmtKind::Assert: {
+        truth(*s.test);
+        fn_.can_raise = true;
+        return true;
+      }
+      case StmtKind::Unsupported: error(s.loc, s.what + " is not supported");
+    }
+    return true;
+  }
+
+  void for_range(Stmt& s) {
+    Expr& it = *s.value;
+    bool is_range = it.kind == ExprKind::Call && it.kids[0]->kind == ExprKind::Name && it.kids[0]->name == "range" &&
+                    slot_of("range") < 0;
+    if (!is_range)
+      error(it.loc, "for loops are supported over range(...) only (lists, tuples and other iterables are not)");
+    if (!it.keywords.empty()) error(it.loc, "range() takes no keyword arguments");
+    std::size_t n = it.kids.size() - 1;
+    if (n < 1 || n > 3) error(it.loc, "range expected 1 to 3 arguments, got " + std::to_string(n));
+    std::vector<Type> args;
+    bool unknown = false;
+    for (std::size_t i = 1; i <= n; ++i) {
+      Type t = expr(*it.kids[i]);
+      if (t.is_unknown()) unknown = true;
+      else if (!(t.is_int() || t.is_bool()))
+        error(it.kids[i]->loc, "range() arguments must be integers, got " + t.name());
+      args.push_back(t);
+    }
+    Type loop_type;
+    if (!unknown) {
+      // Numba's Range cases: all int32 -> range_state32, all int64 -> range_state64, all uint64 ->
+      // unsigned_range_state64, chosen by the usual score.
+      const Type cands[] = {Type::integer(32, true), i64(), u64()};
+      std::array<int, 3> best{};
+      int best_i = -1;
+      for (int c = 0; c < 3; ++c) {
+        std::array<int, 3> score{};
+        bool ok = true;
+        for (const Type& a : args) {
+          Conversion k = can_convert(a, cands[c]);
+          if (k == Conversion::None) ok = false;
+          if (k == Conversion::Unsafe) ++score[0];
+          if (k == Conversion::Safe) ++score[1];
+          if (k == Conversion::Promote) ++score[2];
+        }
+        if (ok && (best_i < 0 || score < best)) {
+          best = score;
+          best_i = c;
+        }
+      }
+      loop_type = cands[best_i];
+    }
+    it.type = loop_type;
+    it.formals = {loop_type};
+    Expr& target = *s.targets[0];
+    if (target.kind != ExprKind::Name) error(target.loc, "the target of a for loop over range() must be a name");
+    bind_target(target, loop_type, s.loc);
+  }
+
+  // ---- expressions ----
+  Type truth(Expr& e) {
+    Type t = expr(e);
+    if (!t.is_unknown() && !t.is_scalar() && !t.is_tuple())
+      error(e.loc, "cannot test the truth of a value of type " + t.name());
+    return t;
+  }
+
+  Type unknown_or_error(const Expr& e, const std::string& msg) {
+    if (strict_) error(e.loc, msg);
+    return Type();
+  }
+
+  Type expr(Expr& e) {
+    Type t = expr_inner(e);
+    e.type = t;
+    return t;
+  }
+
+  const Constant* constant_of(std::string_view name, SourceLoc loc);
+
+  Type expr_inner(Expr& e) {
+    switch (e.kind) {
+      case ExprKind::Int: return e.int_unsigned ? u64() : i64();
+      case ExprKind::Float: return f64();
+      case ExprKind::Complex: return Type::complex(128);
+      case ExprKind::Bool: return Type::boolean();
+      case ExprKind::NoneLit: return Type::none();
+      case ExprKind::Str: error(e.loc, "strings are not supported as values (only in docstrings and assert messages)");
+      case ExprKind::Unsupported:
+        error(e.loc, e.name + " is not supported; supported expressions: numbers, names, tuples, arithmetic, "
+                              "bitwise and comparison operators, and/or/not, conditional expressions, calls of "
+                              "builtins, math functions and module functions");
+      case ExprKind::Name: return name(e);
+      case ExprKind::Tuple: {
+        std::vector<Type> elems;
+        bool unknown = false;
+        for (auto& k : e.kids) {
+          Type t = expr(*k);
+          if (t.is_unknown()) unknown = true;
+          else if (!t.is_scalar() && !t.is_tuple())
+            error(k->loc, "tuples hold numbers and tuples; got a value of type " + t.name());
+          elems.push_back(t);
+        }
+        if (e.kids.empty()) error(e.loc, "the empty tuple is not supported");
+        return unknown ? Type() : Type::tuple(std::move(elems));
+      }
+      case ExprKind::Binary: {
+        Type a = expr(*e.kids[0]);
+        Type b = expr(*e.kids[1]);
+        return binary(e.binop, a, b, e.loc, &e);
+      }
+      case ExprKind::Unary: {
+        Type a = expr(*e.kids[0]);
+        if (a.is_unknown()) return a;
+        if (e.unop == UnaryOp::Not && a.is_tuple()) return Type::boolean();
+        auto r = resolve_unary(e.unop, a);
+        if (!r) {
+          const char* sym = e.unop == UnaryOp::Neg ? "-" : e.unop == UnaryOp::Pos ? "+" : e.unop == UnaryOp::Invert ? "~" : "not ";
+          error(e.loc, std::string("unsupported operand type for unary ") + sym + ": " + a.name() +
+                           (e.unop == UnaryOp::Invert ? " ('~' takes bool and integers)" : ""));
+        }
+        return *r;
+      }
+      case ExprKind::BoolOp: {
+        Type a = truth(*e.kids[0]);
+        Type b = truth(*e.kids[1]);
+        if (a.is_unknown() || b.is_unknown()) return Type();
+        auto u = unify(a, b);
+        if (!u) error(e.loc, std::string("the operands of '") + (e.is_and ? "and" : "or") + "' have types " + a.name() +
+                                 " and " + b.name() + ", which do not unify");
+        return *u;
+      }
+      case ExprKind::Compare: {
+        std::vector<Type> ts;
+        for (auto& k : e.kids) ts.push_back(expr(*k));
+        e.formals.clear();
+        for (std::size_t i = 0; i < e.cmp_ops.size(); ++i) {
+          CmpOp op = e.cmp_ops[i];
+          if (op == CmpOp::In || op == CmpOp::NotIn)
+            error(e.loc, "the 'in' operator is not supported; compare numbers with < <= > >= == !=");
+          if (op == CmpOp::Is || op == CmpOp::IsNot)
+            error(e.loc, "the 'is' operator is not supported; compare numbers with == and !=");
+          if (ts[i].is_unknown() || ts[i + 1].is_unknown()) {
+            e.formals.push_back(Type());
+            continue;
+          }
+          bool eq = op == CmpOp::Eq || op == CmpOp::Ne;
+          auto f = resolve_compare(eq, ts[i], ts[i + 1]);
+          if (!f && eq && ts[i].is_tuple() && ts[i] == ts[i + 1]) f = ts[i];
+          if (!f)
+            error(e.loc, "cannot compare " + ts[i].name() + " with " + ts[i + 1].name() +
+                             (eq ? "" : " using an ordering operator (complex numbers and tuples support == and != only)"));
+          e.formals.push_back(*f);
+        }
+        return Type::boolean();
+      }
+      case ExprKind::IfExp: {
+        truth(*e.kids[0]);
+        Type a = expr(*e.kids[1]);
+        Type b = expr(*e.kids[2]);
+        if (a.is_unknown() || b.is_unknown()) return Type();
+        auto u = unify(a, b);
+        if (!u) error(e.loc, "the branches of the conditional expression have types " + a.name() + " and " + b.name() +
+                                 ", which do not unify");
+        return *u;
+      }
+      case ExprKind::Attribute: return attribute(e);
+      case ExprKind::Subscript: {
+        Type base = expr(*e.kids[0]);
+        Expr& idx = *e.kids[1];
+        if (base.is_unknown()) return base;
+        if (!base.is_tuple()) error(e.loc, "cannot index a value of type " + base.name() + " (only tuples support [i])");
+        if (idx.kind == ExprKind::Unsupported) error(idx.loc, "slicing tuples is not supported; index them with a constant");
+        if (idx.kind != ExprKind::Int)
+          error(idx.loc, "a tuple index must be an integer constant (a variable index is not supported)");
+        idx.type = i64();
+        auto n = static_cast<std::int64_t>(base.elements().size());
+        auto i = static_cast<std::int64_t>(idx.ival);
+        if (idx.int_unsigned || i >= n || i < -n)
+          error(idx.loc, "tuple index " + std::to_string(i) + " out of range for " + base.name());
+        if (i < 0) idx.ival = static_cast<std::uint64_t>(i + n);
+        return base.elements()[static_cast<std::size_t>(idx.ival)];
+      }
+      case ExprKind::Call: return call(e);
+    }
+    return Type();
+  }
+
+  Type name(Expr& e) {
+    int slot = slot_of(e.name);
+    if (slot >= 0) {
+      e.slot = slot;
+      const Type& t = fn_.local_types[static_cast<std::size_t>(slot)];
+      if (t.is_unknown())
+        return unknown_or_error(e, "local variable '" + e.name + "' is used before it is assigned (or its type cannot be inferred)");
+      return t;
+    }
+    if (const Constant* c = constant_of(e.name, e.loc)) {
+      e.constant = c;
+      return c->type;
+    }
+    if (prog_.functions.count(e.name) || prog_.imports.count(e.name))
+      error(e.loc, "'" + e.name + "' is a function or module; it can only be called (or its attribute read)");
+    error(e.loc, "name '" + e.name + "' is not defined (compiled functions see their parameters, local variables, "
+                                     "module-level constants, closure variables, imported modules and module functions)");
+  }
+
+  // "math", "np.float32", "sqrt" -> the dotted module path it stands for, or "" if not a module path.
+  std::string dotted(const Expr& e) {
+    if (e.kind == ExprKind::Name) {
+      if (slot_of(e.name) >= 0) return "";
+      auto it = prog_.imports.find(e.name);
+      if (it != prog_.imports.end()) return it->second;
+      // The Python API passes modules and module functions it finds in globals as "module:" constants
+      // in imports; a bare "math" without an import statement is accepted too.
+      if (e.name == "math" && !prog_.functions.count(e.name)) return "math";
+      return "";
+    }
+    if (e.kind == ExprKind::Attribute) {
+      std::string base = dotted(*e.kids[0]);
+      if (base.empty()) return "";
+      return base + "." + e.name;
+    }
+    return "";
+  }
+
+  Type math_constant(Expr& e, std::string_view attr) {
+    double v;
+    if (attr == "pi") v = M_PI;
+    else if (attr == "e") v = M_E;
+    else if (attr == "tau") v = 2 * M_PI;
+    else if (attr == "inf") v = INFINITY;
+    else if (attr == "nan") v = NAN;
+    else error(e.loc, "math." + std::string(attr) + " is not supported; the math module offers: " + kMath);
+    Constant c;
+    c.type = f64();
+    c.re = v;
+    prog_.out.constants.push_back(c);
+    e.constant = &prog_.out.constants.back();
+    return f64();
+  }
+
+  Type attribute(Expr& e) {
+    std::string path = dotted(e);
+    if (!path.empty()) {
+      if (path.starts_with("math.")) return math_constant(e, std::string_view(path).substr(5));
+      error(e.loc, "'" + path + "' is not supported as a value");
+    }
+    Type base = expr(*e.kids[0]);
+    if (base.is_unknown()) return base;
+    if (e.name == "real" || e.name == "imag") {
+      if (base.is_complex()) return base.component();
+      if (base.is_scalar()) return base;
+    }
+    error(e.loc, "attribute '" + e.name + "' of a value of type " + base.name() +
+                     " is not supported (numbers offer .real, .imag and .conjugate())");
+  }
+
+  Type binary(BinOp op, const Type& a, const Type& b, SourceLoc loc, Expr* node) {
+    if (a.is_unknown() || b.is_unknown()) return Type();
+    auto r = resolve_binop(op, a, b);
+    if (!r || (op == BinOp::Pow && (r->lhs.is_complex())))
+      error(loc, "unsupported operand types for " + std::string(binop_symbol(op)) + ": " + a.name() + " and " + b.name() +
+                     (r ? " (complex powers are not supported yet)" : ""));
+    if (node) node->formals = {r->lhs, r->rhs};
+    return r->result;
+  }
+
+  std::vector<Type> args_of(Expr& e, bool& unknown) {
+    std::vector<Type> ts;
+    unknown = false;
+    for (std::size_t i = 1; i < e.kids.size(); ++i) {
+      Type t = expr(*e.kids[i]);
+      if (t.is_unknown()) unknown = true;
+      ts.push_back(t);
+    }
+    return ts;
+  }
+
+  void arity(const Expr& e, std::string_view fname, std::size_t n, std::size_t lo, std::size_t hi) {
+    if (!e.keywords.empty()) error(e.loc, std::string(fname) + "() takes no keyword arguments here");
+    if (n < lo || n > hi)
+      error(e.loc, std::string(fname) + "() takes " +
+                       (lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi)) +
+                       " argument(s), got " + std::to_string(n));
+  }
+
+  Type call(Expr& e);
+  Type builtin_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
+  Type math_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
+  Type user_call(Expr& e, const FunctionDef& def, const std::vector<Type>& args, bool unknown);
+};
+
+void type_function(Program& prog, TypedFunction& fn);
+
+}  // namespace cubridge::compiler::typer_detail
