@@ -192,3 +192,33 @@ def test_compile_for_current_device():
     assert f".target sm_{major}{minor}" in ptx and resty == int64
     ptx, _ = cubridge.compile_ptx_for_current_device(add, (int32, int32), device=True)
     assert ".visible .func" in ptx
+
+
+# ---- the reason the C ABI exists: linking into CUDA C++ (nvJitLink with LTO, no GPU needed) ----
+
+def saxpy_like(a, x, y):
+    return a * x + y
+
+
+_CUDA_CALLER = r"""
+extern "C" __device__ float saxpy_f32(float, float, float);
+extern "C" __global__ void transform(const float* x, const float* y, float* out, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = saxpy_f32(a, x[i], y[i]);
+}
+"""
+
+
+def test_c_abi_ltoir_links_into_cuda_cpp_and_inlines():
+    ltoir, resty = cubridge.compile(saxpy_like, float32(float32, float32, float32), abi_info={"abi_name": "saxpy_f32"},
+                                    output="ltoir", cc=(9, 0))
+    assert resty == float32
+    caller = cubridge.nvrtc_compile(_CUDA_CALLER, "caller.cu", (9, 0), output="ltoir", relocatable=True)
+    linker = cubridge.Linker((9, 0), lto=True)
+    linker.add_ltoir(caller.code, "caller")
+    linker.add_ltoir(ltoir, "saxpy")
+    result = linker.link(ptx=True)
+    assert result.cubin[:4] == b"\x7fELF"
+    assert ".entry transform" in result.ptx
+    assert "call.uni" not in result.ptx and "saxpy_f32" not in result.ptx.split(".entry transform")[1]  # inlined
+    assert "fma.rn.f32" in result.ptx
