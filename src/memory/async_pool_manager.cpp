@@ -61,6 +61,7 @@ AsyncPoolMemoryManager::~AsyncPoolMemoryManager() = default;
 
 void AsyncPoolMemoryManager::initialize() {
   if (pool_->handle != nullptr) return;  // initialize() may come again and must not reset state
+  ScopedContext scope(*context());
   CUmemPoolProps props{};
   props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
   props.handleTypes = CU_MEM_HANDLE_TYPE_NONE;
@@ -107,7 +108,8 @@ MemoryInfo AsyncPoolMemoryManager::get_memory_info() {
 }
 
 void AsyncPoolMemoryManager::reset() {
-  if (pool_->handle != nullptr) {
+  if (pool_->handle != nullptr && context()->valid()) {
+    ScopedContext scope(*context());
     CUBRIDGE_CU(cuCtxSynchronize);
     CUBRIDGE_CU(cuMemPoolTrimTo, pool_->handle, 0);
   }
