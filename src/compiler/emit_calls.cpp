@@ -62,7 +62,7 @@ Value FunctionEmitter::call(const Expr& e) {
       };
       for (std::size_t i = 0; i < args.size(); ++i) flatten(flatten, convert(args[i], callee.arg_types[i]));
       std::string status = ins(text + ")");
-      if (callee.can_raise) {
+      if (callee.can_raise || (m_.options.debug && m_.options.abi == Abi::numba)) {
         std::string ok = label("call_ok"), fail = label("call_raised");
         std::string c = ins("icmp eq i32 " + status + ", 0");
         cond_br(c, ok, fail);

@@ -343,6 +343,18 @@ Value FunctionEmitter::binary(BinOp op, const Value& a0, const Value& b0, const 
   const Type& T = formals[0];
   std::string ty = llvm_value_type(T);
   if (T.is_complex()) return convert(complex_op(op, a, b), result);
+  if (m_.options.debug && m_.options.abi == Abi::numba &&
+      (op == BinOp::FloorDiv || op == BinOp::Mod || op == BinOp::TrueDiv)) {
+    // debug=True selects Numba's "python" error model: division by zero raises ZeroDivisionError,
+    // which the Numba ABI reports as a non-zero status.
+    std::string zero = T.is_int() ? ins("icmp eq " + ty + " " + b.v + ", 0")
+                                  : ins("fcmp oeq " + ty + " " + b.v + ", " + float_const(0, T).v);
+    std::string ok = label("div_ok"), raise = label("div_by_zero");
+    cond_br(zero, raise, ok);
+    start_block(raise);
+    raise_status(1);
+    start_block(ok);
+  }
   if (T.is_bool()) {
     const char* o = op == BinOp::BitAnd ? "and" : op == BinOp::BitOr ? "or" : "xor";
     return {ins(std::string(o) + " i1 " + a.v + ", " + b.v), result};

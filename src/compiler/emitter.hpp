@@ -93,7 +93,11 @@ class FunctionEmitter {
   void assign(const Expr& target, const Value& v);
   void store_local(int slot, const Value& v);
   void ret_value(const Value& v);
+
+ public:
   void raise_status(int code);
+
+ private:
   void for_range(const Stmt& s);
 };
 

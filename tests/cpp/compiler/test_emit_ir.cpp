@@ -86,3 +86,16 @@ TEST(EmitIr, KernelsGetTheNvvmAnnotation) {
   std::string s = compile_to_nvvm_ir("def k(x):\n    pass\n", "k", parse_signature("(int32,)"), o).nvvm_ir;
   EXPECT_NE(s.find("!nvvm.annotations = !{!1}\n!1 = !{void (i32)* @k, !\"kernel\", i32 1}"), std::string::npos) << s;
 }
+
+TEST(EmitIr, DebugUnderTheNumbaAbiRaisesOnDivisionByZero) {
+  CompileOptions o;
+  o.abi = Abi::numba;
+  const char* src = "def f(x, y):\n    return x // y\n\ndef g(x, y):\n    return f(x, y) + 1\n";
+  std::string plain = compile_to_nvvm_ir(src, "g", parse_signature("(int64, int64)"), o).nvvm_ir;
+  EXPECT_EQ(plain.find("div_by_zero"), std::string::npos);
+  o.debug = true;
+  std::string dbg = compile_to_nvvm_ir(src, "g", parse_signature("(int64, int64)"), o).nvvm_ir;
+  EXPECT_NE(dbg.find("div_by_zero"), std::string::npos);
+  EXPECT_NE(dbg.find("ret i32 1"), std::string::npos);
+  EXPECT_NE(dbg.find("call_raised"), std::string::npos);  // g passes f's status on
+}
