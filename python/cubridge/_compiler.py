@@ -223,7 +223,22 @@ def _code_names(code: _pytypes.CodeType) -> set[str]:
     return names
 
 
+_SOURCES: dict = {}
+
+
 def _source_of(fn) -> tuple[str, str, int]:
+    # Keyed by the code object: a redefined function gets a new one, so the cache never goes stale.
+    hit = _SOURCES.get(fn.__code__)
+    if hit is not None:
+        return hit
+    hit = _read_source(fn)
+    if len(_SOURCES) > 4096:
+        _SOURCES.clear()
+    _SOURCES[fn.__code__] = hit
+    return hit
+
+
+def _read_source(fn) -> tuple[str, str, int]:
     import inspect  # imported here: it costs ~10 ms at start-up, which the CLI never needs
     import textwrap
     try:
