@@ -286,6 +286,8 @@ def _collect(pyfunc, options) -> tuple[str, str]:
                     if inner.__name__ != n:
                         continue
                     options.add_unit(src, fname, line)
+            elif isinstance(v, NumberType) and not isinstance(v, TupleType):
+                imports.append(f"from numpy import {v.name} as {n}")  # cubridge.float32(x) casts
             elif callable(v) and getattr(v, "__module__", None) in ("math", "numpy", "numba", "numba.core.types.scalars"):
                 mod = "math" if v.__module__ == "math" else "numpy"
                 imports.append(f"from {mod} import {getattr(v, '__name__', n)} as {n}")

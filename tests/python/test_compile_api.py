@@ -32,6 +32,10 @@ def calls_add(x):
     return add(x, 1) * 2
 
 
+def casts(x):
+    return float32(x) * np.float32(2.0) + cubridge.int16(x)
+
+
 def pair(a, b):
     return a + b, a * b
 
@@ -98,6 +102,8 @@ def test_constants_from_globals_and_closures():
     assert resty == cubridge.float64
     _, resty = cubridge.compile(calls_add, (int32,))
     assert resty == int64
+    _, resty = cubridge.compile(casts, (int64,))
+    assert resty == float32  # float32 * float32 + int16 stays float32
 
 
 def test_options_fastmath_debug_lineinfo_opt():
