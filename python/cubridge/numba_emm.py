@@ -6,7 +6,10 @@ import contextlib
 import ctypes
 
 from numba.cuda.cudadrv import driver as _numba_driver
-from numba.cuda import GetIpcHandleMixin, HostOnlyCUDAMemoryManager, MemoryInfo, MemoryPointer
+try:
+    from numba.cuda import GetIpcHandleMixin, HostOnlyCUDAMemoryManager, MemoryInfo, MemoryPointer
+except ImportError:  # versions that stopped re-exporting them from numba.cuda
+    from numba.cuda.cudadrv.driver import GetIpcHandleMixin, HostOnlyCUDAMemoryManager, MemoryInfo, MemoryPointer
 
 import cubridge
 

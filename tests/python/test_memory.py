@@ -197,3 +197,34 @@ def test_ipc_export_needs_a_context():
     p = cubridge.MemoryPointer(None, 0x1000, 64)
     with pytest.raises(ValueError, match=r"made without a context \(context=None\)"):
         cubridge._core._ipc_handle_for(p)
+
+
+def _build_plugin(tmp_path, version):
+    import shutil
+    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if cc is None:
+        pytest.skip("no C compiler to build a plugin library")
+    src = tmp_path / "plugin.c"
+    src.write_text(
+        "#include <stdint.h>\n#include <stddef.h>\n"
+        f"uint32_t cubridge_memory_plugin_interface_version(void) {{ return {version}; }}\n"
+        "int cubridge_memory_plugin_create(int device, void* out) { (void)device; (void)out; return 1; }\n")
+    lib = tmp_path / f"libplugin{version}.so"
+    subprocess.run([cc, "-shared", "-fPIC", "-o", str(lib), str(src)], check=True)
+    return str(lib)
+
+
+def test_plugin_library_version_is_checked_when_loaded(tmp_path):
+    lib = _build_plugin(tmp_path, 2)
+    with pytest.raises(RuntimeError, match=r"memory plugin '.*libplugin2.so' implements interface version 2; "
+                                           r"cubridge accepts version 1"):
+        cubridge.set_memory_manager(lib)
+    good = _build_plugin(tmp_path, 1)
+    cubridge.set_memory_manager(good)
+    assert cubridge.memory_manager_description() == good
+    cubridge.set_memory_manager("default")
+
+
+def test_plugin_library_that_cannot_load_names_the_path():
+    with pytest.raises(RuntimeError, match=r"memory plugin library '/nonexistent/libx.so' could not be loaded"):
+        cubridge.set_memory_manager("/nonexistent/libx.so")

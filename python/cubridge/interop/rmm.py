@@ -19,7 +19,8 @@ class RMMMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
             buf = rmm.DeviceBuffer(size=size)
         else:
             from rmm.pylibrmm.stream import Stream  # rmm >= 24.12 layout
-            buf = rmm.DeviceBuffer(size=size, stream=Stream(obj=stream))
+            from .._driver import external_stream  # has __cuda_stream__, which rmm's Stream accepts
+            buf = rmm.DeviceBuffer(size=size, stream=Stream(obj=external_stream(stream)))
         return MemoryPointer(self.context, buf.ptr, size, owner=buf)
 
     def get_memory_info(self):
