@@ -133,40 +133,32 @@ inline nb::object dlpack_export(nb::handle self, PyDeviceArray& a, nb::handle st
   return nb::steal(cap);
 }
 
-/// The C exchange table a Python type publishes, cached per type (types are pinned by the cache).
+/// The C exchange table a Python type publishes, cached per publishing type (those are pinned by the
+/// cache); types without the attribute are answered from the type's own MRO cache and never pinned.
 /// Null when the type offers none or only a major version other than 1.
 inline const CubridgeDLPackExchangeAPI* exchange_api_of(PyTypeObject* tp) {
   static std::unordered_map<PyTypeObject*, const CubridgeDLPackExchangeAPI*> cache;  // guarded by the GIL
   static PyTypeObject* last_type = nullptr;  // imports come in runs of one type: skip the hash
   static const CubridgeDLPackExchangeAPI* last_api = nullptr;
   if (tp == last_type) return last_api;
+  PyObject* attr = _PyType_Lookup(tp, Keys::get().exchange_api);  // borrowed; sets no error
+  if (attr == nullptr) return nullptr;
   auto it = cache.find(tp);
-  if (it != cache.end()) {
-    last_type = tp;
-    last_api = it->second;
-  }
-  if (it != cache.end()) return it->second;
-  const CubridgeDLPackExchangeAPI* api = nullptr;
-  PyObject* attr = PyObject_GetAttr(reinterpret_cast<PyObject*>(tp), Keys::get().exchange_api);
-  if (attr == nullptr) {
-    PyErr_Clear();
-  } else {
+  if (it == cache.end()) {
     void* p = nullptr;
     if (PyCapsule_IsValid(attr, CUBRIDGE_DLPACK_EXCHANGE_API_CAPSULE))
       p = PyCapsule_GetPointer(attr, CUBRIDGE_DLPACK_EXCHANGE_API_CAPSULE);
     else if (PyLong_Check(attr))
       p = PyLong_AsVoidPtr(attr);
     if (PyErr_Occurred()) PyErr_Clear();
-    Py_DECREF(attr);
     auto* h = static_cast<const CubridgeDLPackExchangeAPIHeader*>(p);
     while (h != nullptr && h->version.major != CUBRIDGE_DLPACK_MAJOR_VERSION) h = h->prev_api;
-    api = reinterpret_cast<const CubridgeDLPackExchangeAPI*>(h);
+    Py_INCREF(tp);
+    it = cache.emplace(tp, reinterpret_cast<const CubridgeDLPackExchangeAPI*>(h)).first;
   }
-  Py_INCREF(tp);
-  cache.emplace(tp, api);
   last_type = tp;
-  last_api = api;
-  return api;
+  last_api = it->second;
+  return last_api;
 }
 
 /// The producer's current work stream for a device, from its exchange table (null → legacy default).
