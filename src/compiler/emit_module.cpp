@@ -248,39 +248,34 @@ EmittedModule emit_module(TypedModule& module, const CompileOptions& options) {
     FunctionEmitter fe(m, f, body);
     fe.emit_core(m.symbols[static_cast<std::size_t>(idx)], false);
   }
+  std::vector<Type> flat;  // the wrapper's parameters
   if (wrapper) {
-    // The C ABI (and kernels, which return nothing): the function's own arguments (aggregates by value) and its value as the result.
+    // The C ABI (and kernels, which return nothing): the function's own arguments and its value as the result.
     const Type& R = entry.return_type;
     std::string rty = R.is_none() ? "void" : llvm_data_type(R);
     std::string slot_ty = R.is_none() ? "i8" : rty;
+    // Arguments are flattened as Numba's C ABI does (its argument packer): a complex is two floats, a
+    // tuple its elements; the result is returned by value.
+    auto flatten = [&](auto&& self, const Type& ty) -> void {
+      if (ty.is_complex()) {
+        flat.push_back(ty.component());
+        flat.push_back(ty.component());
+      } else if (ty.is_tuple()) {
+        for (const Type& e : ty.elements()) self(self, e);
+      } else {
+        flat.push_back(ty);
+      }
+    };
+    for (const Type& t : entry.arg_types) flatten(flatten, t);
     std::string w = "define " + rty + " @" + name + "(";
-    for (std::size_t i = 0; i < entry.arg_types.size(); ++i)
-      w += (i ? ", " : "") + llvm_data_type(entry.arg_types[i]) + " %arg" + std::to_string(i);
+    for (std::size_t i = 0; i < flat.size(); ++i) w += (i ? ", " : "") + llvm_data_type(flat[i]) + " %arg" + std::to_string(i);
     // With line info the wrapper needs its own subprogram, or inlining the core drops the locations.
     int sp = m.subprogram(*entry.def, name);
     std::string dbg = sp >= 0 ? ", !dbg !" + std::to_string(m.location(entry.def->loc, sp)) : "";
     w += sp >= 0 ? ") !dbg !" + std::to_string(sp) + " {\n" : ") {\n";
     w += "entry:\n  %ret = alloca " + slot_ty + "\n";
     std::string call = "  %status = call i32 @" + entry_core + "(" + slot_ty + "* %ret";
-    int n = 0;
-    for (std::size_t i = 0; i < entry.arg_types.size(); ++i) {
-      const Type& t = entry.arg_types[i];
-      std::string a = "%arg" + std::to_string(i);
-      auto flat = [&](auto&& self, const Type& ty, const std::string& v) -> void {
-        if (ty.is_complex() || ty.is_tuple()) {
-          std::size_t k = ty.is_complex() ? 2 : ty.elements().size();
-          for (std::size_t j = 0; j < k; ++j) {
-            const Type& et = ty.is_complex() ? ty.component() : ty.elements()[j];
-            std::string e = "%x" + std::to_string(n++);
-            w += "  " + e + " = extractvalue " + llvm_data_type(ty) + " " + v + ", " + std::to_string(j) + dbg + "\n";
-            self(self, et, e);
-          }
-          return;
-        }
-        call += ", " + llvm_data_type(ty) + " " + v;
-      };
-      flat(flat, t, a);
-    }
+    for (std::size_t i = 0; i < flat.size(); ++i) call += ", " + llvm_data_type(flat[i]) + " %arg" + std::to_string(i);
     w += call + ")" + dbg + "\n";
     if (R.is_none()) {
       w += "  ret void" + dbg + "\n}\n\n";
@@ -306,7 +301,7 @@ EmittedModule emit_module(TypedModule& module, const CompileOptions& options) {
   }
   if (kernel) {
     std::string fty = "void (";
-    for (std::size_t i = 0; i < entry.arg_types.size(); ++i) fty += (i ? ", " : "") + llvm_data_type(entry.arg_types[i]);
+    for (std::size_t i = 0; i < flat.size(); ++i) fty += (i ? ", " : "") + llvm_data_type(flat[i]);
     out.ir += "!nvvm.annotations = !{!1}\n!1 = !{" + fty + ")* @" + name + ", !\"kernel\", i32 1}\n";
   }
   return out;

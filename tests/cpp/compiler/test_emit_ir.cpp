@@ -38,7 +38,8 @@ TEST(EmitIr, NumbaAbiFlattensComplexAndTupleArguments) {
             std::string::npos)
       << s;
   std::string c = ir("def f(z):\n    return z\n", "f", "(complex128,)");
-  EXPECT_NE(c.find("define {double, double} @f({double, double} %arg0)"), std::string::npos) << c;
+  // The C ABI flattens arguments as Numba's does (two doubles) and returns the struct by value.
+  EXPECT_NE(c.find("define {double, double} @f(double %arg0, double %arg1)"), std::string::npos) << c;
 }
 
 TEST(EmitIr, LibdeviceDeclaredOnlyWhenUsed) {
