@@ -209,3 +209,38 @@ def test_million_pairs_stay_flat(manager):
         cubridge.memalloc(1 << 20)
     assert cubridge.memory_stats()["bytes_in_use"] == 0
     assert abs(cubridge.get_memory_info().free - before) <= 4 << 20
+
+
+def test_environment_module_plugin_serves_allocations():
+    pytest.importorskip("cupy")
+    code = ("import cubridge\n"
+            "p = cubridge.memalloc(1 << 20)\n"
+            "print(cubridge.memory_stats()['devices'][0]['manager'], p.size)\n")
+    env = dict(os.environ, CUBRIDGE_MEMORY_MANAGER="cubridge.interop.cupy")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["python:cubridge.interop.cupy", str(1 << 20)]
+
+
+def test_environment_module_without_the_global_says_so():
+    code = "import cubridge\ncubridge.memalloc(64)\n"
+    env = dict(os.environ, CUBRIDGE_MEMORY_MANAGER="json")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode != 0
+    assert "CUBRIDGE_MEMORY_MANAGER='json': the module has no global _cubridge_memory_manager" in out.stderr
+
+
+def test_plugin_library_refusing_a_device_is_reported(manager, tmp_path):
+    import shutil
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler to build a plugin library")
+    src = tmp_path / "plugin.c"
+    src.write_text("#include <stdint.h>\n"
+                   "uint32_t cubridge_memory_plugin_interface_version(void) { return 1; }\n"
+                   "int cubridge_memory_plugin_create(int device, void* out) { (void)device; (void)out; return 3; }\n")
+    lib = tmp_path / "librefuse.so"
+    subprocess.run([cc, "-shared", "-fPIC", "-o", str(lib), str(src)], check=True)
+    manager(str(lib))
+    with pytest.raises(RuntimeError, match=r"cubridge_memory_plugin_create\(device 0\) refused with code 3"):
+        cubridge.memalloc(64)
