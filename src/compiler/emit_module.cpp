@@ -44,8 +44,19 @@ std::string mangle_type(const Type& t) {
       default: return t.is_signed() ? "x" : "y";
     }
   }
+  if (t.is_float() && t.bits() == 16) return "Dh";
   if (t.is_float() && t.bits() == 32) return "f";
   if (t.is_float() && t.bits() == 64) return "d";
+  if (t.is_tuple()) {
+    // Numba's template-style spelling: 8UniTupleIxLi2EE, 5TupleIxdE.
+    const auto& e = t.elements();
+    bool uniform = !e.empty();
+    for (const Type& x : e) uniform = uniform && x == e[0];
+    if (uniform) return "8UniTupleI" + mangle_type(e[0]) + "Li" + std::to_string(e.size()) + "EE";
+    std::string s = "5TupleI";
+    for (const Type& x : e) s += mangle_type(x);
+    return s + "E";
+  }
   return mangle_part(t.name());
 }
 
@@ -65,7 +76,6 @@ std::string mangle_numba_abi(std::string_view module_name, std::string_view qual
   parts(module_name);
   parts(qualname);
   s += "E";
-  if (args.empty()) s += "v";
   for (const Type& t : args) s += mangle_type(t);
   return s;
 }

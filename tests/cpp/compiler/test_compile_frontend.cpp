@@ -98,6 +98,13 @@ TEST(CompileFrontend, NumbaAbiManglesAndReturnsStatus) {
             std::string::npos)
       << r.code;
   EXPECT_EQ(mangle_numba_abi("a.b", "f", {Type::floating(64), Type::boolean()}), "_ZN1a1b1fEdb");
+  // The same spellings as numba.core.itanium_mangler.
+  EXPECT_EQ(mangle_numba_abi("mod", "f", {Type::floating(16), Type::complex(64), Type::boolean(),
+                                          Type::tuple({Type::integer(64, true), Type::integer(64, true)}),
+                                          Type::integer(8, false)}),
+            "_ZN3mod1fEDh9complex64b8UniTupleIxLi2EEh");
+  EXPECT_EQ(mangle_numba_abi("a", "<locals>.f", {Type::tuple({Type::integer(64, true), Type::floating(64)})}),
+            "_ZN1a12_3clocals_3e1fE5TupleIxdE");
 }
 
 TEST(CompileFrontend, PtxAssemblesWithPtxas) {
