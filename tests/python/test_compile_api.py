@@ -228,3 +228,13 @@ def test_c_abi_ltoir_links_into_cuda_cpp_and_inlines():
     assert ".entry transform" in result.ptx
     assert "call.uni" not in result.ptx and "saxpy_f32" not in result.ptx.split(".entry transform")[1]  # inlined
     assert "fma.rn.f32" in result.ptx
+
+
+def test_numba_types_and_signatures_are_accepted():
+    numba = pytest.importorskip("numba")
+    ptx, resty = cubridge.compile(add, numba.float32(numba.float32, numba.float32))
+    assert resty == float32 and ") add(.param .b32 add_param_0" in flat(ptx)
+    _, resty = cubridge.compile(add, (numba.int8, numba.uint8))
+    assert resty == int64
+    _, resty = cubridge.compile(add, (np.float64, np.int32))
+    assert resty == cubridge.float64
