@@ -281,6 +281,30 @@ nb::dict cpp_helper_import(nb::handle obj, nb::handle typestr, int ndim, const s
   return d;
 }
 
+/// Drives a type's published DLPack exchange table the way a C consumer would (tests only): borrowed
+/// export, owning export and re-import through the table, and the current work stream.
+nb::dict exchange_table_selftest(nb::handle obj) {
+  const CubridgeDLPackExchangeAPI* api = exchange_api_of(Py_TYPE(obj.ptr()));
+  if (api == nullptr) throw nb::type_error("the type publishes no usable __dlpack_c_exchange_api__");
+  nb::dict d;
+  d["version"] = nb::make_tuple(api->header.version.major, api->header.version.minor);
+  CubridgeDLTensor t{};
+  if (api->dltensor_from_py_object_no_sync(obj.ptr(), &t) != 0) throw nb::python_error();
+  d["borrowed_shape"] = nb::steal(cai_detail::int_tuple({t.shape, static_cast<std::size_t>(t.ndim)}));
+  d["borrowed_strides"] = nb::steal(cai_detail::int_tuple({t.strides, static_cast<std::size_t>(t.ndim)}));
+  d["borrowed_data"] = reinterpret_cast<std::uintptr_t>(t.data);
+  CubridgeDLManagedTensorVersioned* mt = nullptr;
+  if (api->managed_tensor_from_py_object_no_sync(obj.ptr(), &mt) != 0) throw nb::python_error();
+  d["flags"] = mt->flags;
+  void* back = nullptr;
+  if (api->managed_tensor_to_py_object_no_sync(mt, &back) != 0) throw nb::python_error();
+  d["reimported"] = nb::steal(static_cast<PyObject*>(back));
+  void* stream = nullptr;
+  if (api->current_work_stream(CUBRIDGE_DL_CUDA, 0, &stream) != 0) throw nb::python_error();
+  d["work_stream"] = reinterpret_cast<std::uintptr_t>(stream);
+  return d;
+}
+
 void translate(const std::exception_ptr& p, void*) {
   try {
     std::rethrow_exception(p);
@@ -464,6 +488,7 @@ void bind_array(nb::module_& m) {
   m.def("_c_import", &c_import_for_tests, nb::arg("obj"), nb::arg("flags") = 0, nb::arg("consumer_stream") = 0);
   m.def("_cpp_helper_import", &cpp_helper_import, nb::arg("obj"), nb::arg("typestr").none() = nb::none(),
         nb::arg("ndim") = -1, nb::arg("order") = "any", nb::arg("writable") = false, nb::arg("consumer_stream") = 0);
+  m.def("_exchange_table_selftest", &exchange_table_selftest, nb::arg("obj"));
   m.def("_c_import_ns", &c_import_ns, nb::arg("obj"), nb::arg("repeat") = 100000);
   m.attr("_array_c_api") = nb::capsule(array_c_api_table(), CUBRIDGE_ARRAY_API_CAPSULE);
 }

@@ -527,3 +527,17 @@ def test_numpy_dtype_property(ptr):
     dt = np.dtype([("a", "<f4"), ("b", "<i4")])
     assert imp(desc(ptr, typestr="|V8", descr=dt.descr)).dtype == dt
     assert imp(desc(ptr, typestr=">i2")).dtype == np.dtype(">i2")
+
+
+def test_published_exchange_table_works_like_a_c_consumer_uses_it(ptr):
+    a = imp(desc(ptr, shape=(3, 4), strides=(4, 12), data=(ptr, True)))
+    r = cubridge._core._exchange_table_selftest(a)
+    assert r["version"] == (1, 3)
+    assert r["borrowed_shape"] == (3, 4) and r["borrowed_strides"] == (1, 3) and r["borrowed_data"] == ptr
+    assert r["flags"] & 1  # READ_ONLY survives the owning export
+    b = r["reimported"]
+    assert isinstance(b, cubridge.DeviceArray)
+    assert (b.shape, b.strides, b.ptr, b.readonly) == ((3, 4), (4, 12), ptr, True)
+    assert r["work_stream"] in (1, 2)  # CU_STREAM_LEGACY or CU_STREAM_PER_THREAD
+    with pytest.raises(TypeError, match="publishes no usable __dlpack_c_exchange_api__"):
+        cubridge._core._exchange_table_selftest(Producer(None))
