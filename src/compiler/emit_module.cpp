@@ -120,9 +120,18 @@ std::string ModuleEmitter::helper(const std::string& name, const Type& t) {
   std::string one = t.bits() == 32 ? "0x3FF0000000000000" : "0x3FF0000000000000";
   std::string zero = "0x0000000000000000", negzero = "0x8000000000000000", half = "0x3FE0000000000000";
   if (name == "fpowi") {
-    // float ** int by repeated squaring (Numba's int_power); a negative exponent takes 1/r.
+    // float ** int by repeated squaring (Numba's int_power); a negative exponent takes 1/r, and an
+    // exponent beyond 65536 goes to pow(x, float(e)) as Numba does (libdevice, in float64).
+    declare("declare double @__nv_pow(double, double)");
+    uses_libdevice = true;
+    std::string wide = t.bits() == 64 ? "  %bd = select i1 true, double %b, double %b\n"
+                                      : "  %bd = fpext " + ty + " %b to double\n";
+    std::string back = t.bits() == 64 ? "  ret double %pw\n" : "  %pn = fptrunc double %pw to " + ty + "\n  ret " + ty + " %pn\n";
     h += "define internal " + ty + " @" + sym + "(" + ty + " %b, i64 %e) alwaysinline {\nentry:\n"
-         "  %neg = icmp slt i64 %e, 0\n  %me = sub i64 0, %e\n  %n0 = select i1 %neg, i64 %me, i64 %e\n  br label %loop\n"
+         "  %neg = icmp slt i64 %e, 0\n  %me = sub i64 0, %e\n  %n0 = select i1 %neg, i64 %me, i64 %e\n"
+         "  %big = icmp ugt i64 %n0, 65536\n  br i1 %big, label %large, label %loop\n"
+         "large:\n" + wide + "  %ed = sitofp i64 %e to double\n  %pw = call double @__nv_pow(double %bd, double %ed)\n" +
+         back +
          "loop:\n  %r = phi " + ty + " [" + one + ", %entry], [%r.next, %body]\n  %x = phi " + ty +
          " [%b, %entry], [%x.next, %body]\n  %n = phi i64 [%n0, %entry], [%n.next, %body]\n"
          "  %done = icmp eq i64 %n, 0\n  br i1 %done, label %exit, label %body\nbody:\n  %bit = and i64 %n, 1\n"
