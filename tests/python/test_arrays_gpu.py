@@ -4,6 +4,7 @@ skipped when it is not importable). Run on the GPU machine: `python -m pytest te
 """
 import gc
 import importlib
+import os
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ import pytest
 import cubridge
 
 pytestmark = pytest.mark.gpu
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # JAX shares the GPU with the others here
 
 DTYPES = [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
           np.float16, np.float32, np.float64, np.complex64, np.complex128]
