@@ -255,6 +255,9 @@ def _collect(pyfunc, options) -> tuple[str, str]:
     fn = getattr(pyfunc, "py_func", pyfunc)  # numba dispatchers
     if not isinstance(fn, _pytypes.FunctionType):
         raise TypeError(f"pyfunc must be a Python function, got {type(pyfunc).__name__}")
+    if fn.__name__ == "<lambda>":
+        raise CompileError(f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}: a lambda cannot be compiled; "
+                           f"define the function with def")
     source, filename, first = _source_of(fn)
     options.filename = filename
     options.first_line = first

@@ -238,3 +238,22 @@ def test_numba_types_and_signatures_are_accepted():
     assert resty == int64
     _, resty = cubridge.compile(add, (np.float64, np.int32))
     assert resty == cubridge.float64
+
+
+def test_lambdas_and_non_functions_are_refused():
+    with pytest.raises(cubridge.CompileError, match="a lambda cannot be compiled; define the function with def"):
+        cubridge.compile(lambda x: x, (int32,))
+    with pytest.raises(TypeError, match="pyfunc must be a Python function, got int"):
+        cubridge.compile(3, (int32,))
+
+
+def test_decorated_functions_compile_as_written():
+    def deco(f):
+        return f
+
+    @deco
+    def twice(x):
+        return x * 2
+
+    _, resty = cubridge.compile(twice, (float32,))
+    assert resty == cubridge.float64
