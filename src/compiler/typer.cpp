@@ -146,6 +146,8 @@ const Constant* FunctionTyper::constant_of(std::string_view name, SourceLoc loc)
   if (ev != prog_.evaluated.end()) return ev->second;
   auto a = prog_.module_assignments.find(name);
   if (a == prog_.module_assignments.end()) return nullptr;
+  if (prog_.evaluating.count(name)) return nullptr;  // A = B; B = A
+  prog_.evaluating.emplace(name);
   // Evaluate a module-level constant: literals, negation, tuples, and other constants.
   auto eval = [&](auto&& self, const Expr& e) -> std::optional<Constant> {
     Constant k;
@@ -172,9 +174,11 @@ const Constant* FunctionTyper::constant_of(std::string_view name, SourceLoc loc)
       }
       case ExprKind::Unary: {
         auto v = self(self, *e.kids[0]);
-        if (!v || e.unop != UnaryOp::Neg || !(v->type.is_float() || v->type.is_complex())) return std::nullopt;
+        if (!v || e.unop != UnaryOp::Neg || !v->type.is_scalar() || v->type.is_bool()) return std::nullopt;
         v->re = -v->re;
         v->im = -v->im;
+        v->i = static_cast<std::int64_t>(~static_cast<std::uint64_t>(v->i) + 1);
+        v->u = ~v->u + 1;
         return v;
       }
       case ExprKind::Name: {
@@ -187,6 +191,7 @@ const Constant* FunctionTyper::constant_of(std::string_view name, SourceLoc loc)
     }
   };
   auto v = eval(eval, *a->second);
+  prog_.evaluating.erase(std::string(name));
   if (!v)
     fail(fn_.def->file, loc, "module-level name '" + std::string(name) +
                                  "' is not a constant this compiler can fold (numbers and tuples of numbers are)");
@@ -243,7 +248,7 @@ using typer_detail::type_function;
 TypedModule type_program(const SourceSet& sources, std::string_view entry, const Signature& signature,
                          const CompileOptions& options) {
   TypedModule out;
-  Program prog{sources, options, out, {}, {}, {}, {}, {}};
+  Program prog{sources, options, out, {}, {}, {}, {}, {}, {}};
   for (const ModuleAst& m : sources.units) {
     for (const FunctionDef& f : m.functions) prog.functions.emplace(f.name, &f);
     for (const auto& [alias, target] : m.imports) prog.imports[alias] = target;

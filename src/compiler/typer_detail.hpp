@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "typer.hpp"
 
@@ -34,6 +35,7 @@ struct Program {
   std::map<std::string, std::string, std::less<>> imports;
   std::map<std::string, const Expr*, std::less<>> module_assignments;
   std::map<std::string, const Constant*, std::less<>> evaluated;
+  std::set<std::string, std::less<>> evaluating;  // module constants being folded (cycle guard)
   std::vector<const FunctionDef*> stack;  // functions being typed (recursion check)
 };
 

@@ -229,3 +229,15 @@ TEST(CompileFrontend, OptionsReachLibnvvm) {
   CompileResult kern = compile("def k(x):\n    y = x + 1\n", "k", "(int32,)", k);
   EXPECT_NE(kern.code.find(".entry k("), std::string::npos) << kern.code;
 }
+
+TEST(CompileFrontend, ModuleConstantsFoldAndCyclesAreErrors) {
+  const char* src = "A = 3\nB = -A\nC = (A, 2.5)\nX = Y\nY = X\ndef f(x):\n    return x * B + C[1]\ndef g(x):\n    return X\n";
+  EXPECT_EQ(compile_to_nvvm_ir(src, "f", parse_signature("(int32,)"), opts()).result_type.name(), "float64");
+  try {
+    compile_to_nvvm_ir(src, "g", parse_signature("(int32,)"), opts());
+    FAIL();
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("' is not a constant this compiler can fold (numbers and tuples of numbers are)"), std::string::npos)
+        << e.what();
+  }
+}
