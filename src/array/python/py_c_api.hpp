@@ -7,8 +7,7 @@
 #include <cstring>
 
 #include "cubridge/c/array.h"
-#include "py_cai.hpp"
-#include "py_dlpack.hpp"
+#include "py_array_ops.hpp"
 
 namespace cubridge::python {
 
@@ -97,10 +96,6 @@ inline void fill(const ArrayView& v, PyObject* owner, PyObject* mask, CubridgeAr
 
 }  // namespace c_api_detail
 
-/// Implemented in bind_array.cpp (it needs the registered DeviceArray type): our own arrays, the
-/// exchange table, `__dlpack__`, then `__cuda_array_interface__`.
-int c_array_from_pyobject(void* obj, std::uint32_t flags, std::uintptr_t consumer_stream, CubridgeArray* out) noexcept;
-
 inline void c_array_release(CubridgeArray* a) noexcept {
   if (a == nullptr) return;
   Py_XDECREF(static_cast<PyObject*>(a->owner));
@@ -108,6 +103,108 @@ inline void c_array_release(CubridgeArray* a) noexcept {
   a->owner = nullptr;
   a->mask = nullptr;
 }
+
+namespace c_api_detail {
+
+/// The hot path of the C API for producers that publish a borrowed DLPack export (PyTorch, us):
+/// fills the struct straight from the DLTensor, with no allocation.
+inline void fill_from_dltensor(const CubridgeDLTensor& t, PyObject* owner, StreamRef stream, bool sync, CubridgeArray* out) {
+  DType dtype = from_dlpack_dtype(t.dtype);
+  if (t.device.device_type != CUBRIDGE_DL_CUDA && t.device.device_type != CUBRIDGE_DL_CUDA_MANAGED &&
+      t.device.device_type != CUBRIDGE_DL_CUDA_HOST)
+    throw nb::value_error(("cubridge array C API: DLPack device type " + std::to_string(t.device.device_type) +
+                           " is not GPU-accessible (accepted: 2, 3, 13)").c_str());
+  if (t.ndim < 0 || t.ndim > CUBRIDGE_ARRAY_MAX_NDIM)
+    throw nb::value_error(("cubridge array C API: ndim " + std::to_string(t.ndim) + " is outside 0.." +
+                           std::to_string(CUBRIDGE_ARRAY_MAX_NDIM)).c_str());
+  out->version = CUBRIDGE_ARRAY_VERSION;
+  out->data = static_cast<char*>(t.data) + t.byte_offset;
+  out->ndim = t.ndim;
+  out->device_id = t.device.device_id;
+  std::strncpy(out->typestr, dtype.typestr(), sizeof(out->typestr) - 1);
+  out->typestr[sizeof(out->typestr) - 1] = '\0';
+  out->itemsize = dtype.itemsize;
+  out->kind = dtype.kind;
+  out->byteorder = dtype.byteorder;
+  out->reserved0 = 0;
+  for (auto& r : out->reserved) r = 0;
+  std::int64_t step = dtype.itemsize;
+  bool c = true;
+  for (int i = t.ndim; i-- > 0;) {
+    out->shape[i] = t.shape[i];
+    out->strides[i] = t.strides ? t.strides[i] * static_cast<std::int64_t>(dtype.itemsize) : step;
+    if (t.shape[i] != 1 && out->strides[i] != step) c = false;
+    step *= t.shape[i];
+  }
+  out->flags = CUBRIDGE_ARRAY_HAS_STREAM | (c ? CUBRIDGE_ARRAY_C_CONTIGUOUS : 0u) | (sync ? CUBRIDGE_ARRAY_SYNC : 0u);
+  if (t.ndim <= 1 && c) out->flags |= CUBRIDGE_ARRAY_F_CONTIGUOUS;
+  out->stream = stream.cai_value();
+  Py_INCREF(owner);
+  out->owner = owner;
+  out->mask = nullptr;
+}
+
+}  // namespace c_api_detail
+
+/// The C API import: our own arrays, the exchange table (borrowed export), `__dlpack__`, then
+/// `__cuda_array_interface__`.
+inline int c_array_from_pyobject(void* obj, std::uint32_t flags, std::uintptr_t consumer_stream, CubridgeArray* out) noexcept {
+  if (out == nullptr) {
+    PyErr_SetString(PyExc_ValueError, "cubridge array C API: `out` is NULL");
+    return -1;
+  }
+  out->owner = nullptr;
+  out->mask = nullptr;
+  try {
+    nb::handle h(static_cast<PyObject*>(obj));
+    const bool sync = (flags & CUBRIDGE_IMPORT_NO_SYNC) == 0 && consumer_sync_default();
+    std::optional<StreamRef> consumer;
+    if (consumer_stream != CUBRIDGE_ARRAY_NO_STREAM) consumer = StreamRef::from_cai(consumer_stream);
+    std::optional<StreamRef> producer;
+    int device = -1;
+    if (nb::isinstance<PyDeviceArray>(h)) {
+      PyDeviceArray& a = nb::cast<PyDeviceArray&>(h);
+      c_api_detail::fill(a.view, h.ptr(), a.mask.is_valid() ? a.mask.ptr() : nullptr, out);
+      producer = a.view.stream();
+      device = a.view.device();
+      if (!a.view.synchronizes()) producer.reset();
+    } else if (const CubridgeDLPackExchangeAPI* api = exchange_api_of(Py_TYPE(h.ptr()));
+               api != nullptr && api->dltensor_from_py_object_no_sync != nullptr) {
+      CubridgeDLTensor t{};
+      if (api->dltensor_from_py_object_no_sync(h.ptr(), &t) != 0) throw nb::python_error();
+      StreamRef work = exchange_work_stream(api, t.device.device_type, t.device.device_id);
+      c_api_detail::fill_from_dltensor(t, h.ptr(), work, sync, out);
+      producer = work;
+      device = t.device.device_id;
+    } else {
+      nb::object stream_obj = consumer ? nb::object(nb::int_(consumer->cai_value())) : nb::object(nb::none());
+      nb::object made;
+      if (exchange_api_of(Py_TYPE(h.ptr())) != nullptr || PyObject_HasAttr(h.ptr(), Keys::get().dlpack)) {
+        PyDeviceArray a = array_from_dlpack(h, stream_obj, sync);
+        a.producer = nb::borrow(h);
+        made = wrap(std::move(a));
+      } else {
+        made = as_cuda_array(h, sync ? nb::handle(Py_True) : nb::handle(Py_False));
+      }
+      PyDeviceArray& a = nb::cast<PyDeviceArray&>(made);
+      c_api_detail::fill(a.view, made.ptr(), a.mask.is_valid() ? a.mask.ptr() : nullptr, out);
+      producer = a.view.synchronizes() ? a.view.stream() : std::nullopt;
+      device = a.view.device();
+    }
+    if ((flags & CUBRIDGE_IMPORT_WRITABLE) && (out->flags & CUBRIDGE_ARRAY_READ_ONLY))
+      throw nb::value_error("cubridge array C API: the array is read-only but CUBRIDGE_IMPORT_WRITABLE was requested");
+    if (sync && consumer && producer && !(*producer == *consumer)) {
+      StreamRef p[] = {*producer};
+      join_streams(*consumer, p, device);
+    }
+    return 0;
+  } catch (...) {
+    c_array_release(out);
+    set_python_error();
+    return -1;
+  }
+}
+
 
 inline const CubridgeArrayAPI* array_c_api_table() {
   static const CubridgeArrayAPI table{CUBRIDGE_ARRAY_API_VERSION, sizeof(CubridgeArrayAPI),

@@ -1,0 +1,230 @@
+// Internal (Python glue of the array face): the operations behind cubridge.DeviceArray and the import
+// functions (as_cuda_array, from_cuda_array_interface, from_dlpack, device_array, slicing, copies).
+// Included only by python/src/bind_array.cpp. Implements: CAI v3 "Lifetime" and "stream" for Python
+// callers (the view keeps its producer, work on other streams is ordered both ways, pending work is
+// joined before the next use or export).
+#pragma once
+
+#include "array/device_allocation.hpp"
+#include "cubridge/array/array_copy.hpp"
+#include "cubridge/array/pointer_attributes.hpp"
+#include "py_cai.hpp"
+#include "py_dlpack.hpp"
+
+namespace cubridge::python {
+
+inline bool sync_arg(nb::handle sync) {
+  if (sync.is_none()) return consumer_sync_default();
+  if (!PyBool_Check(sync.ptr()))
+    throw nb::type_error(("sync: expected True, False or None (the default: on unless "
+                          "CUBRIDGE_CUDA_ARRAY_INTERFACE_SYNC=0), got " + py_repr(sync)).c_str());
+  return sync.ptr() == Py_True;
+}
+
+/// as_cuda_array: our arrays as they are; a type publishing the DLPack C exchange table through it (it
+/// names the producer's current stream, where PyTorch's CAI is version 2 without one); else the CAI;
+/// else `__dlpack__`.
+inline nb::object as_cuda_array(nb::handle obj, nb::handle sync) {
+  if (nb::isinstance<PyDeviceArray>(obj)) return nb::borrow(obj);
+  if (exchange_api_of(Py_TYPE(obj.ptr())) != nullptr) {
+    PyDeviceArray a = array_from_dlpack(obj, nb::none(), sync_arg(sync));
+    a.producer = nb::borrow(obj);
+    return wrap(std::move(a));
+  }
+  PyObject* cai = PyObject_GetAttr(obj.ptr(), Keys::get().cai);
+  if (cai != nullptr) {
+    nb::object desc = nb::steal(cai);
+    return wrap(array_from_cai(desc, obj, sync_arg(sync)));
+  }
+  if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw nb::python_error();
+  PyErr_Clear();
+  if (PyObject_HasAttr(obj.ptr(), Keys::get().dlpack)) {
+    PyDeviceArray a = array_from_dlpack(obj, nb::none(), sync_arg(sync));
+    a.producer = nb::borrow(obj);
+    return wrap(std::move(a));
+  }
+  throw nb::type_error(("as_cuda_array: " + py_type_name(obj) +
+                        " is not a GPU array (expected an object with __cuda_array_interface__ or "
+                        "__dlpack__, e.g. a CuPy, PyTorch, Numba, JAX or cubridge array)").c_str());
+}
+
+inline nb::object from_cai(nb::handle desc, nb::handle owner, nb::handle sync) {
+  return wrap(array_from_cai(desc, owner, sync_arg(sync)));
+}
+
+inline nb::object from_dlpack(nb::handle obj, nb::handle stream, nb::handle sync) {
+  if (nb::isinstance<PyDeviceArray>(obj)) return nb::borrow(obj);
+  return wrap(array_from_dlpack(obj, stream, sync_arg(sync)));
+}
+
+/// The stream work on `a` goes to: the one given, else the array's default, else the legacy default.
+inline StreamRef work_stream(const PyDeviceArray& a, nb::handle stream) {
+  return to_stream_ref(stream, a.view.stream() ? *a.view.stream() : StreamRef::legacy());
+}
+
+inline void note_use(PyDeviceArray& a, StreamRef s) {
+  if (a.view.stream() && *a.view.stream() == s) return;
+  if (a.view.stream() && a.view.synchronizes()) return;  // ScopedStreamUse already ordered it
+  for (StreamRef p : a.pending)
+    if (p == s) return;
+  a.pending.push_back(s);
+}
+
+/// Before work on `s`: order it after our other pending streams (producer rule), and forget them.
+inline void prepare_use(PyDeviceArray& a, StreamRef s) {
+  if (a.pending.empty()) return;
+  std::vector<StreamRef> others;
+  for (StreamRef p : a.pending)
+    if (!(p == s)) others.push_back(p);
+  join_streams(s, others, a.view.device());
+  a.pending.clear();
+}
+
+inline PyDeviceArray empty_device_array(nb::handle shape_obj, const std::string& typestr, const std::string& order,
+                    nb::handle stream, nb::handle descr) {
+  std::vector<std::int64_t> shape;
+  cai_detail::int_sequence(shape_obj.ptr(), "['shape']", shape);
+  if (order != "C" && order != "F")
+    throw nb::value_error(("device_array: order " + py_repr(nb::str(order.c_str())) + " is not 'C' or 'F'").c_str());
+  DType dtype = parse_typestr(typestr, "device_array: dtype");
+  std::vector<std::int64_t> strides = order == "F" ? f_strides(shape, dtype.itemsize) : std::vector<std::int64_t>{};
+  ArrayView::Layout l{nullptr, dtype, shape, std::nullopt, false};
+  if (order == "F") l.strides = std::span<const std::int64_t>(strides);
+  ArrayView probe(l, nullptr, "device_array");  // validates shape and size before allocating
+  PyDeviceArray a;
+  std::shared_ptr<Context> context;
+  if (nb::isinstance<PyStream>(stream) && nb::cast<const PyStream&>(stream).owned) {
+    a.owned_stream = nb::cast<const PyStream&>(stream).owned;
+    context = a.owned_stream->context();
+  } else {
+    context = Context::current();
+  }
+  auto mem = array_detail::allocate_device(static_cast<std::size_t>(probe.nbytes()), context);
+  l.data = mem.get();
+  a.view = ArrayView(l, mem, "device_array").with_device(context->device().ordinal());
+  if (!stream.is_none()) a.view = std::move(a.view).with_stream(to_stream_ref(stream, StreamRef::legacy()), true);
+  if (!descr.is_none()) {
+    std::int64_t size = cai_detail::descr_size(descr.ptr(), "device_array: descr");
+    if (size != dtype.itemsize)
+      throw nb::value_error(("device_array: descr describes " + std::to_string(size) + " bytes, dtype has " +
+                             std::to_string(dtype.itemsize)).c_str());
+    a.descr = nb::borrow(descr);
+  }
+  return a;
+}
+
+inline PyDeviceArray derived_array(nb::handle self, const PyDeviceArray& a, ArrayView v) {
+  PyDeviceArray out;
+  out.view = std::move(v);
+  out.producer = nb::borrow(self);  // the parent keeps the memory and the producer alive
+  out.descr = a.descr;
+  out.owned_stream = a.owned_stream;
+  out.pending = a.pending;
+  return out;
+}
+
+inline nb::object array_getitem(nb::handle self, PyDeviceArray& a, nb::handle key) {
+  std::vector<PyObject*> items;
+  if (PyTuple_Check(key.ptr()))
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(key.ptr()); ++i) items.push_back(PyTuple_GET_ITEM(key.ptr(), i));
+  else
+    items.push_back(key.ptr());
+  int consuming = 0;
+  bool ellipsis = false;
+  for (PyObject* it : items) {
+    if (it == Py_Ellipsis) {
+      if (ellipsis) throw nb::index_error("DeviceArray index: only one Ellipsis ('...') is allowed");
+      ellipsis = true;
+    } else {
+      ++consuming;
+    }
+  }
+  if (consuming > a.view.ndim())
+    throw nb::index_error(("DeviceArray index: too many indices (" + std::to_string(consuming) +
+                           ") for an array of " + std::to_string(a.view.ndim()) + " dimension(s)").c_str());
+  ArrayView v = a.view;
+  int axis = 0;
+  for (PyObject* it : items) {
+    if (it == Py_Ellipsis) {
+      axis += a.view.ndim() - consuming;
+    } else if (PySlice_Check(it)) {
+      Py_ssize_t start = 0, stop = 0, step = 0;
+      if (PySlice_Unpack(it, &start, &stop, &step) != 0) throw nb::python_error();
+      v = v.slice(axis, start, stop, step);
+      ++axis;
+    } else if (!PyBool_Check(it) && PyIndex_Check(it)) {
+      Py_ssize_t i = PyNumber_AsSsize_t(it, PyExc_IndexError);
+      if (i == -1 && PyErr_Occurred()) throw nb::python_error();
+      v = v.index(axis, i);
+    } else {
+      throw nb::type_error(("DeviceArray indices must be ints, slices or '...', got " + py_repr(it) + " (" +
+                            py_type_name(it) + ")").c_str());
+    }
+  }
+  PyDeviceArray out = derived_array(self, a, std::move(v));
+  if (a.mask.is_valid() && !a.mask.is_none()) out.mask = nb::steal(PyObject_GetItem(a.mask.ptr(), key.ptr()));
+  if (out.mask.is_valid() == false && PyErr_Occurred()) throw nb::python_error();
+  return wrap(std::move(out));
+}
+
+inline nb::object stream_of(const PyDeviceArray& a) {
+  if (!a.view.stream()) return nb::none();
+  return nb::cast(PyStream{a.owned_stream, a.view.stream()->handle(), nb::none()});
+}
+
+/// A writable (or readable) contiguous Python buffer.
+struct HostBuffer {
+  Py_buffer view{};
+  HostBuffer(nb::handle obj, bool writable) {
+    if (PyObject_GetBuffer(obj.ptr(), &view, (writable ? PyBUF_WRITABLE : 0) | PyBUF_C_CONTIGUOUS) != 0)
+      throw nb::python_error();
+  }
+  ~HostBuffer() { PyBuffer_Release(&view); }
+};
+
+inline void copy_extent_to_host_py(PyDeviceArray& a, nb::handle buffer, nb::handle stream) {
+  StreamRef s = work_stream(a, stream);
+  HostBuffer b(buffer, true);
+  prepare_use(a, s);
+  {
+    nb::gil_scoped_release release;
+    copy_extent_to_host(a.view, b.view.buf, static_cast<std::size_t>(b.view.len), s);
+  }
+}
+
+inline void copy_from_host_py(PyDeviceArray& a, nb::handle buffer, nb::handle stream) {
+  StreamRef s = work_stream(a, stream);
+  HostBuffer b(buffer, false);
+  prepare_use(a, s);
+  copy_extent_from_host(a.view, b.view.buf, static_cast<std::size_t>(b.view.len), s);
+  note_use(a, s);
+}
+
+inline void copy_from_device_py(PyDeviceArray& a, nb::handle src, nb::handle stream) {
+  nb::object other = as_cuda_array(src, nb::none());
+  PyDeviceArray& b = nb::cast<PyDeviceArray&>(other);
+  StreamRef s = work_stream(a, stream);
+  prepare_use(a, s);
+  if (&a != &b) prepare_use(b, s);
+  copy_between_views(a.view, b.view, s);
+  note_use(a, s);
+  note_use(b, s);
+}
+
+inline nb::dict pointer_attributes_of(const PyDeviceArray& a) {
+  PointerAttributes p = query_pointer_attributes(a.view.address());
+  nb::dict d;
+  const char* kind = p.managed ? "managed" : p.memory_type == CU_MEMORYTYPE_DEVICE ? "device"
+                     : p.memory_type == CU_MEMORYTYPE_HOST ? "host" : p.memory_type == CU_MEMORYTYPE_UNIFIED
+                     ? "unified" : "unknown";
+  d["context"] = reinterpret_cast<std::uintptr_t>(p.context);
+  d["device"] = p.device;
+  d["memory_type"] = kind;
+  d["managed"] = p.managed;
+  d["device_accessible"] = p.device_accessible();
+  d["range_start"] = p.range_start;
+  d["range_size"] = p.range_size;
+  return d;
+}
+
+}  // namespace cubridge::python
