@@ -6,7 +6,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 out=${FUZZ_BUILD:-$root/build/fuzz}
 mkdir -p "$out" "$out/corpus"
-srcs="lexer parser typer typing_rules types emit_stmt emit_expr emit_calls emit_module constant_text"
+srcs="lexer parser typer typer_calls typing_rules types emit_stmt emit_expr emit_calls emit_module constant_text"
 files=""
 for s in $srcs; do files="$files $root/src/compiler/$s.cpp"; done
 clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
