@@ -96,6 +96,9 @@ inline PyDeviceArray empty_device_array(nb::handle shape_obj, const std::string&
   if (nb::isinstance<PyStream>(stream) && nb::cast<const PyStream&>(stream).owned) {
     a.owned_stream = nb::cast<const PyStream&>(stream).owned;
     context = a.owned_stream->context();
+  } else if (!stream.is_none() && !PyLong_Check(stream.ptr())) {
+    a.stream_owner = nb::borrow(stream);  // keeps the foreign stream object alive with the array
+    context = Context::current();
   } else {
     context = Context::current();
   }
@@ -119,6 +122,7 @@ inline PyDeviceArray derived_array(nb::handle self, const PyDeviceArray& a, Arra
   out.producer = nb::borrow(self);  // the parent keeps the memory and the producer alive
   out.descr = a.descr;
   out.owned_stream = a.owned_stream;
+  out.stream_owner = a.stream_owner;
   out.pending = a.pending;
   return out;
 }

@@ -27,6 +27,7 @@ struct PyDeviceArray {
   nb::object mask;         // a DeviceArray over the producer's mask, or None
   nb::object descr;        // the producer's descr list (structured 'V' types), or None
   std::shared_ptr<Stream> owned_stream;  // set when the default stream is a cubridge-created Stream
+  nb::object stream_owner;               // a foreign stream object (CuPy, PyTorch, ...) we were given
   std::vector<StreamRef> pending;        // other streams with our work on this data not yet joined
   // Caches: the view never changes after construction.
   nb::object shape_cache, strides_cache, data_cache, typestr_cache;
@@ -38,15 +39,19 @@ struct PyDeviceArray {
 /// CAI v3 requires exported streams to outlive the exporting object, and a consumer may hold the
 /// bare handle. Streams of a closed context are skipped at destruction (Stream::reset).
 inline void retain_exported_stream(PyDeviceArray& a) {
-  if (a.stream_retained || !a.owned_stream) return;
-  static std::vector<std::shared_ptr<Stream>>* kept = new std::vector<std::shared_ptr<Stream>>();
-  for (const auto& s : *kept)
-    if (s == a.owned_stream) {
-      a.stream_retained = true;
-      return;
-    }
-  kept->push_back(a.owned_stream);
+  if (a.stream_retained) return;
   a.stream_retained = true;
+  if (a.owned_stream) {
+    static auto* kept = new std::vector<std::shared_ptr<Stream>>();  // process lifetime, on purpose
+    for (const auto& s : *kept)
+      if (s == a.owned_stream) return;
+    kept->push_back(a.owned_stream);
+  } else if (a.stream_owner.is_valid() && !a.stream_owner.is_none()) {
+    static auto* kept_objects = new std::vector<nb::object>();  // never destroyed: no decref at exit
+    for (const auto& o : *kept_objects)
+      if (o.is(a.stream_owner)) return;
+    kept_objects->push_back(a.stream_owner);
+  }
 }
 
 /// Interned Python strings used on every hot path (created once, immortal for our purposes).
