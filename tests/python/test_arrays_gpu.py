@@ -330,3 +330,13 @@ def test_jax_both_ways(dtype):
     jnp = importlib.import_module("jax.numpy")
     y = jnp.from_dlpack(cubridge.to_device(host))  # the array-API entry point (jax.dlpack's is older)
     np.testing.assert_array_equal(np.asarray(y), host)
+
+
+def test_foreign_stream_as_default_stream():
+    cp = lib("cupy")
+    s = cp.cuda.Stream(non_blocking=True)
+    d = cubridge.to_device(np.arange(8, dtype=np.float32), stream=s)
+    assert d.stream.handle == s.ptr
+    assert d.__cuda_array_interface__["stream"] == s.ptr
+    with s:
+        np.testing.assert_array_equal(cp.asnumpy(cp.asarray(d) * 2), np.arange(8, dtype=np.float32) * 2)
