@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 
+#include "cubridge/driver/context.hpp"
 #include "cubridge/driver/event.hpp"
 #include "driver/driver_api.hpp"
 
@@ -24,7 +25,20 @@ std::uintptr_t StreamRef::cai_value() const noexcept {
   return reinterpret_cast<std::uintptr_t>(handle_);
 }
 
-void StreamRef::synchronize() const { CUBRIDGE_CU(cuStreamSynchronize, handle_); }
+void StreamRef::synchronize() const {
+  if (is_legacy_default() || is_per_thread_default()) {
+    // The default streams belong to the current context; with none current (after close(), or on a
+    // fresh thread) the driver answers CUDA_ERROR_INVALID_CONTEXT, so use the current device's primary.
+    CUcontext current = nullptr;
+    CUBRIDGE_CU(cuCtxGetCurrent, &current);
+    if (current == nullptr) {
+      ScopedContext scope(*Context::current());
+      CUBRIDGE_CU(cuStreamSynchronize, handle_);
+      return;
+    }
+  }
+  CUBRIDGE_CU(cuStreamSynchronize, handle_);
+}
 
 bool StreamRef::query() const {
   CUresult r = driver::api().cuStreamQuery(handle_);

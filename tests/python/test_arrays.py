@@ -97,6 +97,17 @@ def test_descr_errors(ptr, descr, exc, message):
         imp(desc(ptr, typestr="|V8", descr=descr))
 
 
+@pytest.mark.parametrize("descr,exc,message", [
+    ([("a", "<f4")], ValueError, r"device_array: descr describes 4 bytes per element, dtype '\|V8' has 8"),
+    ([("a", 4)], TypeError, r"^device_array: descr\[0\]\[1\]: expected a typestr or a nested descr list"),
+    ([("a", "<f4", ("x",))], TypeError, r"^device_array: descr\[0\]\[2\]\[0\]: expected an int"),
+])
+def test_device_array_descr_checked_before_allocating(descr, exc, message):
+    # Checked before the driver is asked for memory, so this runs (and fails the same way) without a GPU.
+    with pytest.raises(exc, match=message):
+        cubridge._core._empty((5,), "|V8", "C", None, descr)
+
+
 # ---- the dict parser: every malformed input -----------------------------------------------------
 
 def test_not_a_dict():

@@ -149,10 +149,14 @@ class _Cai:
 
 
 def _child_read(data, q):
-    import cubridge as cb
-    h = cb.IpcHandle.from_bytes(data)
-    mem = h.open()
-    q.put(bytes(cb.as_cuda_array(_Cai(mem.device_pointer, h.size)).copy_to_host()))
+    try:
+        import cubridge as cb
+        h = cb.IpcHandle.from_bytes(data)
+        mem = h.open()
+        q.put(bytes(cb.as_cuda_array(_Cai(mem.device_pointer, h.size)).copy_to_host()))
+    except BaseException as e:  # reported to the parent, which would otherwise wait for its timeout
+        q.put(f"child failed: {type(e).__name__}: {e}")
+        raise
 
 
 def test_ipc_between_processes(manager):
@@ -170,6 +174,7 @@ def test_ipc_between_processes(manager):
     child.start()
     got = q.get(timeout=120)
     child.join(timeout=60)
+    assert not isinstance(got, str), f"{got} (parent: {cubridge.get_memory_info()})"
     assert child.exitcode == 0
     assert got == src[4096:].tobytes()
 

@@ -91,6 +91,12 @@ inline PyDeviceArray empty_device_array(nb::handle shape_obj, const std::string&
   ArrayView::Layout l{nullptr, dtype, shape, std::nullopt, false};
   if (order == "F") l.strides = std::span<const std::int64_t>(strides);
   ArrayView probe(l, nullptr, "device_array");  // validates shape and size before allocating
+  if (!descr.is_none()) {
+    std::int64_t size = cai_detail::descr_size(descr.ptr(), "device_array: descr");
+    if (size != dtype.itemsize)
+      throw nb::value_error(("device_array: descr describes " + std::to_string(size) + " bytes per element, dtype " +
+                             py_repr(nb::str(typestr.c_str())) + " has " + std::to_string(dtype.itemsize)).c_str());
+  }
   PyDeviceArray a;
   std::shared_ptr<Context> context;
   if (nb::isinstance<PyStream>(stream) && nb::cast<const PyStream&>(stream).owned) {
@@ -106,13 +112,7 @@ inline PyDeviceArray empty_device_array(nb::handle shape_obj, const std::string&
   l.data = mem.get();
   a.view = ArrayView(l, mem, "device_array").with_device(context->device().ordinal());
   if (!stream.is_none()) a.view = std::move(a.view).with_stream(to_stream_ref(stream, StreamRef::legacy()), true);
-  if (!descr.is_none()) {
-    std::int64_t size = cai_detail::descr_size(descr.ptr(), "device_array: descr");
-    if (size != dtype.itemsize)
-      throw nb::value_error(("device_array: descr describes " + std::to_string(size) + " bytes, dtype has " +
-                             std::to_string(dtype.itemsize)).c_str());
-    a.descr = nb::borrow(descr);
-  }
+  if (!descr.is_none()) a.descr = nb::borrow(descr);
   return a;
 }
 

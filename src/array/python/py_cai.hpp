@@ -15,10 +15,15 @@ namespace cai_detail {
 
 constexpr const char* kWhat = "__cuda_array_interface__";
 
-[[noreturn]] inline void type_error(const std::string& key, const char* expected, nb::handle got) {
-  throw nb::type_error((std::string(kWhat) + key + ": expected " + expected + ", got " + py_repr(got) +
-                        " (" + py_type_name(got) + ")")
+/// TypeError for the value at `path` (the full name a user reads, e.g. "device_array: descr[0]").
+[[noreturn]] inline void type_error_at(const std::string& path, const char* expected, nb::handle got) {
+  throw nb::type_error((path + ": expected " + expected + ", got " + py_repr(got) + " (" + py_type_name(got) + ")")
                            .c_str());
+}
+
+/// TypeError for `key` of the CAI dict (`key` like "['shape']").
+[[noreturn]] inline void type_error(const std::string& key, const char* expected, nb::handle got) {
+  type_error_at(std::string(kWhat) + key, expected, got);
 }
 
 /// An int (not a bool) that fits int64; numpy integers pass through __index__.
@@ -142,21 +147,21 @@ inline PyObject* require(PyObject* v, const char* name) {
 inline PyObject* unless_none(PyObject* v) { return v == Py_None ? nullptr : v; }
 
 /// Bytes described by a descr list (NumPy's __array_interface__ 'descr' grammar), checked on the way.
+/// `path` names the list in messages ("__cuda_array_interface__['descr']", "device_array: descr").
 inline std::int64_t descr_size(PyObject* descr, const std::string& path) {
-  const char* expected = "a list of (name, typestr or descr[, shape]) tuples";
-  if (!PyList_Check(descr) || PyList_GET_SIZE(descr) == 0) type_error(path.substr(std::strlen(kWhat)), expected, descr);
+  if (!PyList_Check(descr) || PyList_GET_SIZE(descr) == 0)
+    type_error_at(path, "a list of (name, typestr or descr[, shape]) tuples", descr);
   std::int64_t total = 0;
   for (Py_ssize_t i = 0; i < PyList_GET_SIZE(descr); ++i) {
     PyObject* f = PyList_GET_ITEM(descr, i);
-    std::string here = path + "[" + std::to_string(i) + "]";
-    std::string key = here.substr(std::strlen(kWhat));
+    const std::string here = path + "[" + std::to_string(i) + "]";
     if (!PyTuple_Check(f) || (PyTuple_GET_SIZE(f) != 2 && PyTuple_GET_SIZE(f) != 3))
-      type_error(key, "a (name, typestr or descr[, shape]) tuple", f);
+      type_error_at(here, "a (name, typestr or descr[, shape]) tuple", f);
     PyObject* name = PyTuple_GET_ITEM(f, 0);
     bool name_ok = PyUnicode_Check(name) ||
                    (PyTuple_Check(name) && PyTuple_GET_SIZE(name) == 2 &&
                     PyUnicode_Check(PyTuple_GET_ITEM(name, 0)) && PyUnicode_Check(PyTuple_GET_ITEM(name, 1)));
-    if (!name_ok) type_error(key + "[0]", "a field name (str, or a (title, name) pair of str)", name);
+    if (!name_ok) type_error_at(here + "[0]", "a field name (str, or a (title, name) pair of str)", name);
     PyObject* type = PyTuple_GET_ITEM(f, 1);
     std::int64_t size = 0;
     if (PyUnicode_Check(type)) {
@@ -167,14 +172,23 @@ inline std::int64_t descr_size(PyObject* descr, const std::string& path) {
     } else if (PyList_Check(type)) {
       size = descr_size(type, here + "[1]");
     } else {
-      type_error(key + "[1]", "a typestr or a nested descr list", type);
+      type_error_at(here + "[1]", "a typestr or a nested descr list", type);
     }
     if (PyTuple_GET_SIZE(f) == 3) {
       PyObject* shape = PyTuple_GET_ITEM(f, 2);
       std::vector<std::int64_t> dims;
       std::int64_t one = 0;
-      if (to_int64(shape, one)) dims.push_back(one);
-      else int_sequence(shape, (key + "[2]").c_str(), dims);
+      if (to_int64(shape, one)) {
+        dims.push_back(one);
+      } else if (PyTuple_Check(shape) || PyList_Check(shape)) {
+        for (Py_ssize_t j = 0; j < PySequence_Fast_GET_SIZE(shape); ++j) {
+          PyObject* e = PySequence_Fast_GET_ITEM(shape, j);
+          if (!to_int64(e, one)) type_error_at(here + "[2][" + std::to_string(j) + "]", "an int", e);
+          dims.push_back(one);
+        }
+      } else {
+        type_error_at(here + "[2]", "an int or a tuple of int", shape);
+      }
       for (std::int64_t d : dims) {
         if (d < 0) throw nb::value_error((here + "[2]: extent " + std::to_string(d) + " is negative").c_str());
         size *= d;

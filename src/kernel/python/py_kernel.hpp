@@ -120,7 +120,10 @@ inline void launch_with(PyKernel& k, const LaunchConfig& config, nb::handle args
   if (!staged.empty()) {
     for (const StagedArray& s : staged)
       if (s.copy_back) copy_extent_to_host(s.device, s.host_first, s.bytes, used);
-    used.synchronize();  // the device copies are freed on return: the kernel must be done with them
+    // The device copies are freed on return: the kernel must be done with them. A default stream is
+    // the one of the kernel's context, which need not be current on this thread.
+    ScopedContext scope(*k.kernel->module()->context());
+    used.synchronize();
   }
 }
 
