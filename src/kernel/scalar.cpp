@@ -1,8 +1,9 @@
 // Internal: Scalar's printing and the exact double -> binary16 rounding (NumPy's float16 behaviour).
 #include "cubridge/kernel/scalar.hpp"
 
+#include <charconv>
+#include <cmath>
 #include <cstring>
-#include <sstream>
 
 namespace cubridge {
 
@@ -16,11 +17,15 @@ double Scalar::real() const noexcept {
 }
 
 namespace {
-std::string repr_double(double v) {
-  std::ostringstream s;
-  s.precision(17);
-  s << v;
-  return s.str();
+// Python's repr of a float: the shortest text that reads back to `v`, with ".0" on integral values
+// (not inside a complex: Python prints (1+2j)). std::to_chars needs no locale (an ostream's num_put
+// facet crashed in one process mixing C++ runtimes).
+std::string repr_double(double v, bool point_zero = true) {
+  char buf[32];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  std::string s(buf, ec == std::errc{} ? end : buf);
+  if (point_zero && s.find_first_of(".eni") == std::string::npos) s += ".0";  // "3" -> "3.0"; not "inf", "nan", "1e+16"
+  return s;
 }
 }  // namespace
 
@@ -32,9 +37,9 @@ std::string Scalar::to_string() const {
     case Source::Float: return repr_double(re_);
     case Source::Complex: {
       std::string s(1, '(');  // appending, not prepending: GCC 12 warns falsely on "(" + string (PR 105329)
-      s += repr_double(re_);
-      s += im_ < 0 ? "" : "+";
-      return s + repr_double(im_) + "j)";
+      s += repr_double(re_, false);
+      s += std::signbit(im_) || std::isnan(im_) ? "" : "+";
+      return s + repr_double(im_, false) + "j)";
     }
   }
   return "?";

@@ -108,10 +108,12 @@ inline PyDeviceArray empty_device_array(nb::handle shape_obj, const std::string&
   } else {
     context = Context::current();
   }
-  auto mem = array_detail::allocate_device(static_cast<std::size_t>(probe.nbytes()), context);
+  // A stream-aware manager allocates on the array's stream, where its first use will be ordered.
+  const StreamRef on = stream.is_none() ? StreamRef::legacy() : to_stream_ref(stream, StreamRef::legacy());
+  auto mem = array_detail::allocate_device(static_cast<std::size_t>(probe.nbytes()), context, on);
   l.data = mem.get();
   a.view = ArrayView(l, mem, "device_array").with_device(context->device().ordinal());
-  if (!stream.is_none()) a.view = std::move(a.view).with_stream(to_stream_ref(stream, StreamRef::legacy()), true);
+  if (!stream.is_none()) a.view = std::move(a.view).with_stream(on, true);
   if (!descr.is_none()) a.descr = nb::borrow(descr);
   return a;
 }

@@ -199,6 +199,18 @@ inline std::int64_t descr_size(PyObject* descr, const std::string& path) {
   return total;
 }
 
+/// The descr every plain producer sends (CuPy always does): [('', typestr)], the same typestr as 'typestr'.
+/// It adds nothing to the typestr, so the import skips parsing and keeping it (the common, hot case).
+inline bool is_default_descr(PyObject* descr, PyObject* typestr) {
+  if (!PyList_Check(descr) || PyList_GET_SIZE(descr) != 1) return false;
+  PyObject* f = PyList_GET_ITEM(descr, 0);
+  if (!PyTuple_Check(f) || PyTuple_GET_SIZE(f) != 2) return false;
+  PyObject* name = PyTuple_GET_ITEM(f, 0);
+  PyObject* type = PyTuple_GET_ITEM(f, 1);
+  return PyUnicode_Check(name) && PyUnicode_GET_LENGTH(name) == 0 && PyUnicode_Check(type) &&
+         (type == typestr || PyUnicode_Compare(type, typestr) == 0);
+}
+
 }  // namespace cai_detail
 
 /// Reads `desc` (a CAI dict). `owner` (may be None) is kept alive by the result; `sync` follows the
@@ -269,6 +281,7 @@ inline PyDeviceArray array_from_cai(nb::handle desc, nb::handle owner, bool sync
   PyObject* mask = unless_none(items.mask);
   ai.has_mask = mask != nullptr;
   PyObject* descr = unless_none(items.descr);
+  if (descr != nullptr && is_default_descr(descr, t)) descr = nullptr;  // [('', typestr)] says nothing more
 
   PyDeviceArray out;
   out.view = view_from_interface(ai, nullptr, ImportOptions{sync, true});

@@ -236,7 +236,7 @@ inline StagedArray stage_host_array(nb::handle obj, const ArrayView& host, std::
   const ByteExtent e = host.extent();
   s.bytes = static_cast<std::size_t>(e.size());
   s.host_first = static_cast<std::byte*>(host.data()) + e.begin;
-  s.allocation = array_detail::allocate_device(s.bytes, context);
+  s.allocation = array_detail::allocate_device(s.bytes, context, stream);
   std::vector<std::int64_t> shape(host.shape().begin(), host.shape().end());
   std::vector<std::int64_t> strides(host.strides().begin(), host.strides().end());
   ArrayView::Layout l;

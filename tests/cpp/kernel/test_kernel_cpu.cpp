@@ -2,6 +2,8 @@
 // its errors, launch-configuration validation, float16 rounding, code-image recognition.
 #include <gtest/gtest.h>
 
+#include <complex>
+#include <limits>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -214,6 +216,18 @@ TEST(ArgumentPack, RejectsMismatchedScalars) {
   EXPECT_THROW_MSG(pack.set_scalar(4, std::int64_t{2}), ArgumentTypeError,
                    "argument 4: an int (2) was passed where the signature says float32[:]");
   pack.set_scalar(1, std::uint64_t{4294967295u});
+}
+
+TEST(Scalar, PrintsLikePythonRepr) {
+  // Error messages quote the value as Python would print it.
+  EXPECT_EQ(Scalar(1.5).to_string(), "1.5");
+  EXPECT_EQ(Scalar(0.1).to_string(), "0.1");
+  EXPECT_EQ(Scalar(3.0).to_string(), "3.0");
+  EXPECT_EQ(Scalar(-0.0).to_string(), "-0.0");
+  EXPECT_EQ(Scalar(1e16).to_string(), "1e+16");
+  EXPECT_EQ(Scalar(std::numeric_limits<double>::infinity()).to_string(), "inf");
+  EXPECT_EQ(Scalar(std::complex<double>(1.5, -2.0)).to_string(), "(1.5-2j)");
+  EXPECT_EQ(Scalar(std::int64_t{-7}).to_string(), "-7");
 }
 
 TEST(Float16, RoundsToNearestEvenLikeNumPy) {
