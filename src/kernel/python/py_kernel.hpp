@@ -18,6 +18,7 @@ inline PyObject* g_performance_warning = nullptr;
 struct PyKernel {
   std::shared_ptr<Kernel> kernel;
   std::shared_ptr<KernelSignature> signature;
+  std::string image;  // the code it was loaded from: cubridge.jax.kernel_call loads it on every device
   std::unique_ptr<ArgumentPack> pack;  // reused by every launch unless one is already filling it
   bool busy = false;
   int forall_block = 0;  // the occupancy-suggested block size, found on the first forall()
@@ -244,6 +245,7 @@ inline PyKernel load(nb::handle code, nb::handle name, nb::handle signature, nb:
   PyKernel k;
   k.kernel = module->function(entry);
   k.signature = std::move(sig);
+  k.image.assign(reinterpret_cast<const char*>(image.data()), image.size());
   k.pack = std::make_unique<ArgumentPack>(k.signature);
   return k;
 }
