@@ -4,6 +4,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "driver/driver_api.hpp"
 
@@ -21,13 +22,27 @@ class ContextRegistry {
     if (!slot) slot = std::make_shared<Context>(Context::Token{}, device);
     return slot;
   }
+  void add_close_hook(std::function<void(const std::shared_ptr<Context>&)> hook) {
+    std::lock_guard lock(mutex_);
+    hooks_.push_back(std::move(hook));
+  }
   void close_all() {
     std::map<int, std::shared_ptr<Context>> closing;
+    std::vector<std::function<void(const std::shared_ptr<Context>&)>> hooks;
     {
       std::lock_guard lock(mutex_);
       closing.swap(contexts_);
+      hooks = hooks_;
     }
     for (auto& [ordinal, ctx] : closing) {
+      // Hooks run outside the lock (a Python plugin's reset takes the GIL and may allocate).
+      for (auto& hook : hooks) {
+        try {
+          ScopedContext scope(*ctx);
+          hook(ctx);
+        } catch (...) {
+        }
+      }
       ctx->invalidate();
       CUdevice dev = 0;
       if (CUBRIDGE_CU_RESULT(cuDeviceGet, &dev, ordinal) == CUDA_SUCCESS) {
@@ -41,6 +56,7 @@ class ContextRegistry {
  private:
   std::mutex mutex_;
   std::map<int, std::shared_ptr<Context>> contexts_;
+  std::vector<std::function<void(const std::shared_ptr<Context>&)>> hooks_;
 };
 
 Context::Context(Token, Device device) : device_(device) {
@@ -77,6 +93,10 @@ std::shared_ptr<Context> Context::current() {
     ordinal = static_cast<int>(dev);
   }
   return primary(Device(ordinal));
+}
+
+void Context::add_close_hook(std::function<void(const std::shared_ptr<Context>&)> hook) {
+  ContextRegistry::instance().add_close_hook(std::move(hook));
 }
 
 void Context::close_all() {

@@ -13,8 +13,9 @@ struct AsyncPoolMemoryManager::Pool {
   std::shared_ptr<Context> context;
   CUmemoryPool handle = nullptr;
   ~Pool() {
-    if (handle != nullptr)
-      detail::in_valid_context(context, [&] { CUBRIDGE_CU_RESULT(cuMemPoolDestroy, handle); });
+    // A cuMemPool belongs to the device, not to the context: close() resetting the context leaves it
+    // (and the memory it keeps reserved) alive, so it is destroyed whether or not the context is.
+    if (handle != nullptr) CUBRIDGE_CU_RESULT(cuMemPoolDestroy, handle);
   }
 };
 

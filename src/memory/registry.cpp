@@ -24,6 +24,25 @@ struct Registry {
     static Registry* r = new Registry;  // never destroyed: pointers may die during static destruction
     return *r;
   }
+
+ private:
+  Registry() { Context::add_close_hook(&Registry::closing); }
+
+  // close(): EMM v1 resets the context's manager (its memory goes back: pending frees, pooled blocks,
+  // a stream-ordered pool trimmed) before the context itself is destroyed, and the manager is dropped
+  // so the next context gets one from the factory set then. Called with the context current.
+  static void closing(const std::shared_ptr<Context>& context) {
+    std::shared_ptr<MemoryManager> manager;
+    {
+      auto& r = instance();
+      std::lock_guard lock(r.mutex);
+      auto it = r.managers.find(context.get());
+      if (it == r.managers.end()) return;
+      manager = std::move(it->second);
+      r.managers.erase(it);
+    }
+    manager->reset();  // outside the lock: a Python plugin's reset takes the GIL and may allocate
+  }
 };
 
 const char* environment_choice() {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 
 #include <cuda.h>
@@ -22,6 +23,10 @@ class Context {
   /// Releases every primary context cubridge retained and invalidates objects bound to them;
   /// the next use retains fresh ones (picking up a newly set memory manager).
   static void close_all();
+  /// Registers `hook`, which close_all() calls for each context while it is still valid and current,
+  /// before destroying it (the memory layer resets and drops the context's manager there, as EMM v1
+  /// asks of a context reset). Hooks run in registration order; one that throws is ignored.
+  static void add_close_hook(std::function<void(const std::shared_ptr<Context>&)> hook);
 
   ~Context();
   Context(const Context&) = delete;

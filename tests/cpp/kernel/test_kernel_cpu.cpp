@@ -228,6 +228,8 @@ TEST(Scalar, PrintsLikePythonRepr) {
   EXPECT_EQ(Scalar(std::numeric_limits<double>::infinity()).to_string(), "inf");
   EXPECT_EQ(Scalar(std::complex<double>(1.5, -2.0)).to_string(), "(1.5-2j)");
   EXPECT_EQ(Scalar(std::int64_t{-7}).to_string(), "-7");
+}
+
 TEST(KernelSignature, PointerParametersAreOneEightByteSlot) {
   auto s = KernelSignature::parse("void(const float32*, float32 *, void*, const void *, int8, uint64)");
   ASSERT_EQ(s.size(), 6u);
