@@ -8,6 +8,12 @@ shape[N], strides[N]), so PTX from numba-cuda's ``compile_ptx`` runs here unchan
     k[blocks, threads, stream, sharedmem](a, b, out)
     k.forall(n)(a, b, out)
 
+CUDA C++ kernels (NVRTC, nvcc) take C pointers instead: spell such a parameter ``float32*`` (``const
+float32*`` when the kernel only reads it, ``void*`` for any dtype); it is given any C- or F-contiguous
+array of that dtype (its data pointer is passed) or an int device address::
+
+    k = cubridge.load_kernel(cubin, "transform", "void(const float32*, const float32*, float32*, uint64)")
+
 ``@cubridge.jit`` compiles a Python kernel with cubridge's own front end (the code face) and launches it
 the same way: lazily, one specialisation per argument types, or eagerly for the signatures given.
 """
@@ -48,6 +54,7 @@ def load_kernel(code, name: str | None = None, signature=None, *, device: int | 
     `name` may be left out when the PTX holds exactly one kernel (handy for numba-cuda's mangled
     names). `signature` lists the parameters in Numba's spelling: "void(float32[:], const f8[:, ::1],
     int64)"; "const" marks arrays the kernel does not write, so read-only arrays may be passed.
+    C++ kernels' pointer parameters are spelled "float32*", "const float32*" or "void*".
     Modules are cached per (code, context) unless cache=False; device None means the current device.
     """
     if signature is None:

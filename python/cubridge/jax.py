@@ -1,43 +1,203 @@
-"""cubridge kernels inside ``jax.jit``: ``kernel_call`` (not built yet; this module holds its design).
+"""cubridge kernels inside ``jax.jit``: ``kernel_call`` launches a loaded kernel as an XLA custom call.
 
-Status: ``kernel_call`` raises NotImplementedError. The XLA side it needs exists (cubridge.xla: the
-typed-FFI adapter, opaque encoding, tuple layouts, GPU targets tested under jit and shard_map); the part
-left is one built-in GPU target that launches a cubridge Kernel. Design, so the next engineer can build
-it without rediscovering anything:
+::
 
-1. A process-wide kernel table in ``src/xla/kernel_call.cpp`` (C++): ``register_kernel(image bytes,
-   entry name, signature text) -> id``. The image (PTX, cubin, LTO-linked cubin) is kept, not the
-   CUfunction, because XLA runs the call on every device of a mesh: at call time the target looks up
-   (id, CUcontext of XLA's stream via cuStreamGetCtx) in a cache and loads with
-   ``Module::cached(Context for that device's primary context, image)`` on a miss (primary contexts are
-   the ones XLA runs in). Preload for every device at registration, so no module is ever loaded while
-   XLA captures a CUDA graph (the same rule examples/xla/seed_gpu.cpp follows with its prepare()).
-2. One classic GPU target, ``cubridge_kernel_call`` (api version 2), registered once through
-   ``cubridge.xla.register`` with command-buffer compatibility on (the launch is the same every call).
-   Its opaque bytes (cubridge.xla.encode_opaque) carry: ``kernel`` (id), ``grid`` and ``block`` (3 ints
-   each), ``shared`` (bytes), and one shape entry per operand and result (``arg0`` ... in order:
-   operands, then results), because XLA_FFI buffers reach a classic target as bare pointers.
-3. The target rebuilds each parameter as an ``ArrayView`` over ``buffers[i]`` (C-contiguous, the
-   shape and dtype from opaque, no owner: XLA owns the memory for the call), fills an ``ArgumentPack``
-   for the kernel's ``KernelSignature`` (Numba ABI: meminfo, parent, nitems, itemsize, data, shape,
-   strides), and calls ``Kernel::launch_raw(config, StreamRef::external(stream), pack.params())``.
-   Any exception becomes XlaCustomCallStatusSetFailure, so a bad launch is a Python exception.
-4. Python: ``kernel_call(kernel, result_shape_dtypes, griddim, blockdim, sharedmem=0)`` returns
-   ``lambda *args: cubridge.xla.custom_call("cubridge_kernel_call", result_shape_dtypes, *args,
-   opaque=...)``; results are the kernel's trailing array parameters (outputs written in place, as in
-   the classic convention), so ``kernel_call(k, out_spec, g, b)(x, y)`` launches ``k[g, b](x, y, out)``.
-   griddim may be a callable of the operand shapes, evaluated at trace time.
-5. Tests (gpu marker): a ``cubridge.compile``d Python kernel under jit, vmap refused with a message,
-   shard_map over all GPUs, an argument count/dtype mismatch reported with the signature; bench:
-   kernel_call vs the same kernel through the seed target (both per call, 200 chained).
+    k = cubridge.load_kernel(cubin, "transform", "void(const float32*, const float32*, float32*, uint64)")
+    f = cubridge.jax.kernel_call(k, jax.ShapeDtypeStruct((n,), jnp.float32),
+                                 griddim=lambda a, b: (a[0] + 255) // 256, blockdim=256)
+    out = jax.jit(lambda a, b: f(a, b, a.size))(a, b)     # launches transform(a, b, out, n)
+
+The call takes the kernel's parameters in order, less the results: arrays for array (``float32[:]``) and
+pointer (``float32*``) parameters, Python or NumPy numbers for scalar ones (static: they are packed at
+trace time). The results are the kernel's trailing array/pointer parameters; XLA allocates them and the
+kernel must write every element. Operands must not be written (XLA may share them). ``griddim`` and
+``blockdim`` are an int or 1 to 3 ints, or a callable of the operand shapes, evaluated at trace time.
+Works with Numba-ABI kernels (numba-cuda's ``compile_ptx`` output, loaded with cubridge.load_kernel)
+and with CUDA C++ kernels' pointer parameters (NVRTC, nvcc). ``jax.vmap`` is refused (a kernel's grid does not batch by itself).
+
+How it runs: the kernel is loaded into every device's primary context when first traced (so nothing
+loads while XLA captures a CUDA graph) and kept in a process-wide C++ table
+(cubridge/xla/kernel_call.hpp). One built-in GPU target, ``cubridge_kernel_call`` (classic signature,
+served through cubridge's typed-FFI adapter, command-buffer compatible), receives in its opaque bytes the
+kernel's id, grid, block, shared memory and the packed parameter buffer with every scalar, shape and
+stride already written; per call it writes XLA's buffer addresses into the data slots and launches on
+XLA's stream, with the module of that stream's context (so sharded programs run on every GPU). A failure
+(a bad launch, an unknown kernel) becomes the Python exception of the jitted call.
 """
 from __future__ import annotations
 
-__all__ = ["kernel_call"]
+import numpy as np
+
+from . import _core
+from . import xla as _xla
+
+__all__ = ["kernel_call", "KernelCall"]
+
+TARGET = "cubridge_kernel_call"
 
 
-def kernel_call(kernel, result_shape_dtypes, griddim, blockdim, sharedmem: int = 0):
-    """Would return a function that launches `kernel` inside jax.jit (see this module's docstring)."""
-    raise NotImplementedError(
-        "cubridge.jax.kernel_call is not built yet; write the kernel as a classic custom-call target "
-        "(include/cubridge/xla/custom_call.h) and call it with cubridge.xla.custom_call meanwhile")
+def _param_kind(param: str) -> str:
+    return "pointer" if param.endswith("*") else "array" if param.endswith("]") else "scalar"
+
+
+class _Placeholder:
+    """An operand or result as the signature's packer reads an array at trace time: its shape and
+    dtype, C order (XLA's default layout), data pointer 0 (the target writes XLA's buffer there)."""
+
+    __slots__ = ("__array_interface__",)
+
+    def __init__(self, shape, dtype: np.dtype):
+        self.__array_interface__ = {"version": 3, "shape": tuple(int(d) for d in shape), "typestr": dtype.str,
+                                    "data": (0, False), "strides": None}
+
+
+def _is_static_scalar(value) -> bool:
+    return isinstance(value, (bool, int, float, complex, np.generic))
+
+
+def _extent(value, shapes, what: str) -> list[int]:
+    if callable(value):
+        value = value(*shapes)
+    values = [value] if isinstance(value, (int, np.integer)) else value
+    if (not isinstance(values, (tuple, list)) or not 1 <= len(values) <= 3
+            or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in values)):
+        raise TypeError(f"kernel_call: {what} {value!r} is not an int or a tuple of 1 to 3 ints (a callable "
+                        "of the operand shapes may return either)")
+    return [int(v) for v in values]
+
+
+def _result_leaves(result_shape_dtypes) -> list:
+    leaves = list(result_shape_dtypes) if isinstance(result_shape_dtypes, (tuple, list)) else [result_shape_dtypes]
+    for r in leaves:
+        if not (hasattr(r, "shape") and hasattr(r, "dtype")):
+            raise TypeError(f"kernel_call: result {r!r} has no .shape and .dtype; pass jax.ShapeDtypeStruct "
+                            "values (one, or a flat tuple of them)")
+    return leaves
+
+
+def _dtype_of(value, what: str) -> np.dtype:
+    dtype = np.dtype(value.dtype)
+    if dtype.kind not in "biufc":
+        raise TypeError(f"kernel_call: {what} has dtype {dtype.name}, which no kernel parameter type matches "
+                        "(bool, int8..int64, uint8..uint64, float16/32/64, complex64/128)")
+    return dtype
+
+
+_target_registered = False
+
+
+def _ensure_target() -> None:
+    global _target_registered
+    if not _target_registered:
+        if (TARGET, "CUDA") not in {(r[0], r[1]) for r in _xla.registered()}:
+            _xla.register(_core._xla_kernel_call_target(), TARGET, "cuda", api_version=2,
+                          command_buffer_compatible=True)
+        _target_registered = True
+
+
+def _register(kernel) -> tuple[int, int]:
+    """(id, fingerprint) of the kernel in the process-wide table, loading it on every device."""
+    return _core._xla_kernel_call_add(kernel.image, kernel.name, kernel.signature)
+
+
+def _prepare(kernel_id: int, grid, block, sharedmem: int) -> None:
+    """Checks the configuration against the kernel on every device; opts in to the shared memory now."""
+    _core._xla_kernel_call_prepare(kernel_id, list(grid), list(block), sharedmem)
+
+
+class KernelCall:
+    """A kernel with its results and launch configuration; call it (inside jax.jit) with the operands
+    and scalar values, in the order of the kernel's parameters less the results."""
+
+    def __init__(self, kernel, result_shape_dtypes, griddim, blockdim, sharedmem: int = 0):
+        if not (hasattr(kernel, "signature") and hasattr(kernel, "image") and hasattr(kernel, "name")):
+            raise TypeError(f"kernel_call: {kernel!r} ({type(kernel).__name__}) is not a cubridge.Kernel; load "
+                            "PTX, a cubin or a fatbin with cubridge.load_kernel (numba-cuda's compile_ptx "
+                            "output, NVRTC or nvcc output)")
+        if not isinstance(sharedmem, (int, np.integer)) or isinstance(sharedmem, bool) or sharedmem < 0:
+            raise ValueError(f"kernel_call: sharedmem={sharedmem!r} is not a number of bytes ≥ 0")
+        self.kernel = kernel
+        self.result_shape_dtypes = result_shape_dtypes
+        self._results = _result_leaves(result_shape_dtypes)
+        self.griddim, self.blockdim, self.sharedmem = griddim, blockdim, int(sharedmem)
+        self._ids: dict[int, tuple[int, int]] = {}
+
+    def plan(self, *args):
+        """(kernel, operands, packed parameter buffer, grid, block) for these arguments, checked against
+        the kernel's signature; needs no GPU."""
+        results = [_Placeholder(r.shape, _dtype_of(r, f"result {i}")) for i, r in enumerate(self._results)]
+        kernel = self.kernel
+        sig = kernel.signature
+        params = list(sig.params)
+        kinds = [_param_kind(p) for p in params]
+        array_params = [i for i, k in enumerate(kinds) if k != "scalar"]
+        name = getattr(kernel, "name", "?")
+        if len(results) > len(array_params):
+            raise ValueError(f"kernel_call: {len(results)} results, but kernel {name!r} has only "
+                             f"{len(array_params)} array or pointer parameters to write them ({sig})")
+        result_params = array_params[len(array_params) - len(results):]
+        takes = [p for i, p in enumerate(params) if i not in result_params]
+        if len(args) != len(takes):
+            raise TypeError(f"kernel_call: kernel {name!r} {sig} with {len(results)} result(s) takes "
+                            f"{len(takes)} arguments ({', '.join(takes) or 'none'}), got {len(args)}")
+        values, operands, given = [], [], iter(args)
+        for i, (param, kind) in enumerate(zip(params, kinds)):
+            if i in result_params:
+                values.append(results[result_params.index(i)])
+                continue
+            value = next(given)
+            if kind == "scalar":
+                if not _is_static_scalar(value):
+                    raise TypeError(f"kernel_call: argument {i} ({param}) must be a Python or NumPy number, "
+                                    f"known at trace time; got {type(value).__name__} {value!r} (a traced "
+                                    "value cannot be packed: pass e.g. x.shape[0], or make it an array)")
+                values.append(value)
+            else:
+                if _is_static_scalar(value) or not (hasattr(value, "shape") and hasattr(value, "dtype")):
+                    raise TypeError(f"kernel_call: argument {i} ({param}) must be an array (a jax.Array or "
+                                    f"a traced value), got {type(value).__name__} {value!r}")
+                operands.append(value)
+                values.append(_Placeholder(value.shape, _dtype_of(value, f"argument {i} ({param})")))
+        try:
+            packed = sig.pack(*values)
+        except (TypeError, ValueError) as e:
+            raise type(e)(f"kernel_call: kernel {name!r}: {e}") from None
+        shapes = [tuple(o.shape) for o in operands]
+        grid = _extent(self.griddim, shapes, "griddim")
+        block = _extent(self.blockdim, shapes, "blockdim")
+        return kernel, operands, packed, grid, block
+
+    def opaque(self, kernel_id: int, fingerprint: int, packed: bytes, grid, block) -> bytes:
+        """The call site's opaque bytes (read by the target in C++: KernelCallSite::decode)."""
+        return _core._xla_kernel_call_opaque(kernel_id, fingerprint, list(grid), list(block), self.sharedmem,
+                                             bytes(packed))
+
+    def __call__(self, *args):
+        kernel, operands, packed, grid, block = self.plan(*args)
+        key = id(kernel)
+        if key not in self._ids:
+            self._ids[key] = _register(kernel)
+        kernel_id, fingerprint = self._ids[key]
+        _prepare(kernel_id, grid, block, self.sharedmem)
+        opaque = self.opaque(kernel_id, fingerprint, packed, grid, block)
+        _ensure_target()
+        try:
+            return _xla.custom_call(TARGET, self.result_shape_dtypes, *operands, opaque=opaque)
+        except NotImplementedError as e:  # jax.ffi.ffi_call's batching rule without a vmap_method
+            if "vmap" not in str(e):
+                raise
+            raise NotImplementedError(
+                f"kernel_call: jax.vmap of kernel {getattr(kernel, 'name', '?')!r} is not supported (its grid "
+                "and buffers are fixed at trace time); call it on the whole batch with a grid that covers "
+                "it, or use jax.lax.map") from None
+
+    def __repr__(self) -> str:
+        return (f"<cubridge.jax.KernelCall {getattr(self.kernel, 'name', self.kernel)!r} grid={self.griddim!r} "
+                f"block={self.blockdim!r} shared={self.sharedmem}>")
+
+
+def kernel_call(kernel, result_shape_dtypes, griddim, blockdim, sharedmem: int = 0) -> KernelCall:
+    """A function that launches `kernel` (a cubridge.Kernel) inside jax.jit:
+    ``kernel_call(k, out_spec, grid, block)(x, y)`` runs ``k[grid, block](x, y, out)`` on XLA's stream
+    and returns ``out``. See this module's docstring for the argument rules."""
+    return KernelCall(kernel, result_shape_dtypes, griddim, blockdim, sharedmem)

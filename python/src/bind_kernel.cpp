@@ -77,6 +77,8 @@ void bind_kernel(nb::module_& m) {
                                    "kernel[griddim, blockdim](*args) or kernel.forall(n)(*args)").c_str()); })
       .def_prop_ro("name", [](const PyKernel& k) { return k.kernel->name(); })
       .def_prop_ro("signature", [](const PyKernel& k) { return k.signature; })
+      .def_prop_ro("image", [](const PyKernel& k) { return nb::bytes(k.image.data(), k.image.size()); },
+                   "The code image (PTX text, cubin or fatbin bytes) the kernel was loaded from.")
       .def_prop_ro("module", [](const PyKernel& k) { return std::const_pointer_cast<Module>(k.kernel->module()); })
       .def_prop_ro("max_threads_per_block", [](const PyKernel& k) { return k.kernel->attributes().max_threads_per_block; })
       .def_prop_ro("registers", [](const PyKernel& k) { return k.kernel->attributes().num_regs; })

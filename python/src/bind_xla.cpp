@@ -1,11 +1,14 @@
 // Internal: bindings of the xla layer (only .def lines and tiny lambdas; the work lives in src/xla/).
+#include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
 
 #include <cstdint>
 
 #include "bindings.hpp"
 #include "cubridge/xla/ffi_adapter.hpp"
+#include "cubridge/xla/kernel_call.hpp"
 #include "cubridge/xla/opaque.hpp"
 #include "cubridge/xla/registry.hpp"
 
@@ -21,6 +24,10 @@ xla::Target make_target(const std::string& name, const std::string& platform, in
   t.function = reinterpret_cast<void (*)(void)>(function);
   t.command_buffer_compatible = command_buffer_compatible;
   return t;
+}
+xla::KernelCallSite make_site(std::int64_t kernel, std::uint64_t fingerprint, const std::vector<std::int64_t>& grid,
+                              const std::vector<std::int64_t>& block, std::int64_t shared, std::string_view args) {
+  return {kernel, fingerprint, Extent3::of(grid, "griddim"), Extent3::of(block, "blockdim"), shared, args};
 }
 }  // namespace
 
@@ -49,6 +56,22 @@ void bind_xla(nb::module_& m) {
     return std::make_tuple(t.name, std::string(xla::platform_name(t.platform)), t.api_version,
                            reinterpret_cast<std::uintptr_t>(t.function), t.command_buffer_compatible);
   });
+  m.def("_xla_kernel_call_target", [] {
+    return nb::capsule(reinterpret_cast<void*>(&cubridge_kernel_call_gpu), "xla._CUSTOM_CALL_TARGET"); });
+  m.def("_xla_kernel_call_add", [](nb::bytes image, const std::string& entry, std::shared_ptr<KernelSignature> sig) {
+    auto r = xla::KernelCallTable::global().add(std::as_bytes(std::span(image.c_str(), image.size())), entry, sig);
+    return std::make_tuple(r.id, r.fingerprint); });
+  m.def("_xla_kernel_call_prepare", [](std::int64_t id, const std::vector<std::int64_t>& grid,
+                                       const std::vector<std::int64_t>& block, std::int64_t shared) {
+    xla::KernelCallTable::global().prepare(id, LaunchConfig{Extent3::of(grid, "griddim"), Extent3::of(block, "blockdim"), shared}); });
+  m.def("_xla_kernel_call_opaque", [](std::int64_t kernel, std::uint64_t fingerprint, const std::vector<std::int64_t>& grid,
+                                      const std::vector<std::int64_t>& block, std::int64_t shared, nb::bytes args) {
+    std::string b = make_site(kernel, fingerprint, grid, block, shared, {args.c_str(), args.size()}).encode();
+    return nb::bytes(b.data(), b.size()); });
+  m.def("_xla_kernel_call_decode", [](nb::bytes opaque) {
+    auto s = xla::KernelCallSite::decode({opaque.c_str(), opaque.size()});
+    return std::make_tuple(s.kernel, s.fingerprint, s.grid.to_string(), s.block.to_string(), s.shared_mem,
+                           nb::bytes(s.arguments.data(), s.arguments.size())); });
   m.def("_xla_opaque_validate", [](nb::bytes data) {
     return xla::OpaqueReader(std::string_view(data.c_str(), data.size())).size();
   });

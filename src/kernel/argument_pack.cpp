@@ -50,7 +50,7 @@ ArgumentPack::ArgumentPack(std::shared_ptr<const KernelSignature> signature)
   for (const ParamSlot& s : signature_->slots()) pointers_.push_back(base + s.offset);
   std::uint32_t k = 0;
   for (std::size_t i = 0; i < signature_->size(); ++i)
-    if ((*signature_)[i].is_array()) array_index_[i] = k++;
+    if ((*signature_)[i].takes_array()) array_index_[i] = k++;
 }
 
 std::byte* ArgumentPack::slot(std::size_t index, std::uint32_t k) noexcept {
@@ -64,19 +64,33 @@ void ArgumentPack::type_error(std::size_t index, const std::string& got) const {
                           " (signature " + signature_->to_string() + ")");
 }
 
-void ArgumentPack::set_array(std::size_t index, const ArrayView& view) { set_array(index, ArrayView(view)); }
-
-void ArgumentPack::set_array(std::size_t index, ArrayView&& view) {
+void ArgumentPack::check_index(std::size_t index) const {
   if (index >= signature_->size())
     throw std::out_of_range("argument " + std::to_string(index) + ": the kernel takes " +
                             std::to_string(signature_->size()) + " arguments");
+}
+
+void ArgumentPack::keep(std::size_t index, ArrayView&& view) {
+  std::uint32_t a = array_index_[index];
+  views_[a] = std::move(view);
+  array_ptrs_[a] = &views_[a];
+  filled_[index] = 1;
+}
+
+void ArgumentPack::set_array(std::size_t index, const ArrayView& view) { set_array(index, ArrayView(view)); }
+
+void ArgumentPack::set_array(std::size_t index, ArrayView&& view) {
+  check_index(index);
   const ParamKind& p = (*signature_)[index];
-  if (!p.is_array()) type_error(index, "an array");
+  if (!p.takes_array()) type_error(index, "an array");
   auto element = scalar_type_of(view.dtype());
-  if (!element || *element != p.type)
+  if (!(p.is_pointer() && p.any_pointee) && (!element || *element != p.type))
     type_error(index, std::string("a ") + (element ? scalar_type_name(*element) : "") +
                           (element ? " " : "") + "array (typestr '" + view.dtype().typestr() + "')");
-  if (view.ndim() != p.ndim)
+  if (p.is_pointer() && !view.is_c_contiguous() && !view.is_f_contiguous())
+    type_error(index, "an array that is neither C- nor F-contiguous (strides " + tuple_string(view.strides()) +
+                          "; a pointer parameter indexes the array flat, so pass a contiguous copy)");
+  if (p.is_array() && view.ndim() != p.ndim)
     type_error(index, "a " + std::to_string(view.ndim()) + "-d array (shape " +
                           tuple_string(view.shape()) + ")");
   if (p.layout == 'C' && !view.is_c_contiguous())
@@ -93,6 +107,13 @@ void ArgumentPack::set_array(std::size_t index, ArrayView&& view) {
                            ": the array has a CUDA Array Interface mask, which a kernel launch cannot "
                            "honour; pass the data without a mask");
 
+  if (p.is_pointer()) {
+    std::uintptr_t data = view.address();
+    std::memcpy(slot(index, 0), &data, 8);
+    keep(index, std::move(view));
+    return;
+  }
+
   // Array slots are consecutive 8-byte words (see KernelSignature), so one base pointer serves all.
   std::byte* base = slot(index, 0);
   auto put = [base](std::uint32_t k, std::int64_t v) { std::memcpy(base + 8 * k, &v, 8); };
@@ -108,18 +129,24 @@ void ArgumentPack::set_array(std::size_t index, ArrayView&& view) {
     put(5 + static_cast<std::uint32_t>(d), shape[static_cast<std::size_t>(d)]);
     put(5 + static_cast<std::uint32_t>(p.ndim + d), strides[static_cast<std::size_t>(d)]);
   }
+  keep(index, std::move(view));
+}
+
+void ArgumentPack::set_address(std::size_t index, std::uint64_t address) {
+  check_index(index);
+  const ParamKind& p = (*signature_)[index];
+  if (!p.is_pointer()) type_error(index, "a device address (" + std::to_string(address) + ")");
+  std::memcpy(slot(index, 0), &address, 8);
   std::uint32_t a = array_index_[index];
-  views_[a] = std::move(view);
-  array_ptrs_[a] = &views_[a];
+  views_[a] = ArrayView();
+  array_ptrs_[a] = nullptr;
   filled_[index] = 1;
 }
 
 void ArgumentPack::set_scalar(std::size_t index, const Scalar& value) {
-  if (index >= signature_->size())
-    throw std::out_of_range("argument " + std::to_string(index) + ": the kernel takes " +
-                            std::to_string(signature_->size()) + " arguments");
+  check_index(index);
   const ParamKind& p = (*signature_)[index];
-  if (p.is_array()) type_error(index, std::string(source_name(value.source())) + " (" + value.to_string() + ")");
+  if (p.takes_array()) type_error(index, std::string(source_name(value.source())) + " (" + value.to_string() + ")");
   const auto src = value.source();
   const ScalarType t = p.type;
 

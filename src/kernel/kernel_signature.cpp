@@ -38,7 +38,8 @@ constexpr TypeName kTypeNames[] = {
 
 constexpr const char* kAccepted =
     "bool, int8..int64, uint8..uint64, float16, float32, float64, complex64, complex128 (or i4, f8, "
-    "...), optionally followed by [:] dimensions, e.g. float32[:, ::1]";
+    "...), optionally followed by [:] dimensions, e.g. float32[:, ::1], or by * for a pointer, e.g. "
+    "const float32* (void* takes any dtype)";
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
@@ -153,7 +154,19 @@ ParamKind parse_param(std::string_view whole, std::string_view text) {
       s = trim(s.substr(prefix.size()));
     }
   }
-  if (s.substr(0, 6) == "array(" && s.back() == ')') {
+  if (s.back() == '*') {
+    // A C ABI pointer: "float32*", "const float32 *", "void*".
+    p.kind = ParamKind::Kind::Pointer;
+    std::string_view pointee = trim(s.substr(0, s.size() - 1));
+    if (!pointee.empty() && pointee.back() == '*')
+      fail(whole, quoted(s) + " is a pointer to a pointer; pass such an address as a uint64 scalar");
+    if (pointee == "void") {
+      p.any_pointee = true;
+      p.type = ScalarType::UInt8;
+    } else {
+      p.type = scalar_named(whole, pointee);
+    }
+  } else if (s.substr(0, 6) == "array(" && s.back() == ')') {
     p.kind = ParamKind::Kind::Array;
     parse_array_call(whole, s.substr(6, s.size() - 7), p);
   } else if (auto open = s.find('['); open != std::string_view::npos) {
@@ -166,7 +179,7 @@ ParamKind parse_param(std::string_view whole, std::string_view text) {
   } else {
     p.type = scalar_named(whole, s);
   }
-  p.written = p.is_array() && !read_only;
+  p.written = p.takes_array() && !read_only;
   return p;
 }
 
@@ -244,9 +257,10 @@ std::optional<ScalarType> scalar_type_of(const DType& dtype) noexcept {
 }
 
 std::string ParamKind::to_string() const {
-  std::string s = scalar_type_name(type);
-  if (!is_array()) return s;
+  std::string s = is_pointer() && any_pointee ? "void" : scalar_type_name(type);
+  if (!takes_array()) return s;
   if (!written) s = "const " + s;
+  if (is_pointer()) return s + '*';
   s += '[';
   for (int i = 0; i < ndim; ++i) {
     if (i) s += ", ";
@@ -277,10 +291,17 @@ KernelSignature::KernelSignature(std::vector<ParamKind> params) : params_(std::m
       if (p.ndim == 1 && p.layout == 'F') p.layout = 'C';  // one axis: both orders are the same
       ++array_count_;
       for (int k = 0; k < 5 + 2 * p.ndim; ++k) add(8);  // meminfo parent nitems itemsize data shape strides
+    } else if (p.is_pointer()) {
+      p.ndim = 0;
+      p.layout = 'A';
+      if (p.any_pointee) p.type = ScalarType::UInt8;
+      ++array_count_;
+      add(8);  // the data pointer
     } else {
       p.ndim = 0;
       p.layout = 'A';
       p.written = false;
+      p.any_pointee = false;
       std::uint32_t size = scalar_type_size(p.type);
       if (p.type == ScalarType::Complex64 || p.type == ScalarType::Complex128) {
         add(size / 2);  // real

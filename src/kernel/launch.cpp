@@ -53,9 +53,10 @@ StreamRef launch(Kernel& kernel, const LaunchConfig& config, ArgumentPack& args)
   const KernelSignature& sig = args.signature();
   std::size_t a = 0;
   for (std::size_t i = 0; i < sig.size(); ++i) {
-    if (!sig[i].is_array()) continue;
-    const ArrayView& v = *args.arrays()[a++];
-    if (v.empty()) continue;  // nothing will be dereferenced
+    if (!sig[i].takes_array()) continue;
+    const ArrayView* view = args.arrays()[a++];
+    if (view == nullptr || view->empty()) continue;  // a raw address, or nothing will be dereferenced
+    const ArrayView& v = *view;
     int d = device_of(v, i);
     if (d >= 0 && d != device)
       throw std::invalid_argument("argument " + std::to_string(i) + ": the array is on device " +

@@ -192,6 +192,108 @@ def test_a_failing_cuda_array_interface_getter_is_reported():
         KernelSignature("float32[:]").pack(Broken())
 
 
+# ---------------------------------------------------------------- C pointer parameters (CUDA C++ kernels)
+
+
+@pytest.mark.parametrize("text, canonical", [
+    ("void(const float32*, const float32 *, float32*, uint64)", "void(const float32*, const float32*, float32*, uint64)"),
+    ("readonly f8*, void *, const void*, c8*", "void(const float64*, void*, const void*, complex64*)"),
+])
+def test_pointer_spellings(text, canonical):
+    s = KernelSignature(text)
+    assert str(s) == canonical and KernelSignature(canonical) == s
+    assert [s.slot_range(i) for i in range(3)] == [(0, 1), (1, 1), (2, 1)]
+    assert s.slots[:3] == [(0, 8), (8, 8), (16, 8)]
+
+
+def test_pointer_written_flags():
+    s = KernelSignature("const float32*, float32*, void*, const void*, int32")
+    assert [s.written(i) for i in range(5)] == [False, True, True, False, False]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("float32**", r"'float32\*\*' is a pointer to a pointer; pass such an address as a uint64 scalar"),
+    ("float*", r"'float' is not a type; accepted: .* or by \* for a pointer, e.g. const float32\*"),
+])
+def test_pointer_signature_errors(text, message):
+    with pytest.raises(ValueError, match=message):
+        KernelSignature(text)
+
+
+def test_pack_writes_the_data_pointer_of_contiguous_arrays_and_raw_addresses():
+    c = np.zeros((3, 4), np.float32)
+    f = np.zeros((3, 4), np.float64, order="F")
+    ro = np.zeros(5, np.int16)
+    ro.flags.writeable = False
+    s = KernelSignature("const float32*, float64*, const void*, float32*, uint64")
+    buf = s.pack(c, f, ro, 0xDEAD0000, 7)
+    assert words(buf, 0, 5) == [c.ctypes.data, f.ctypes.data, ro.ctypes.data, 0xDEAD0000, 7]
+    assert len(buf) == 40
+    # 0-d and 1-element arrays are contiguous too; void* takes any dtype.
+    assert words(KernelSignature("void*").pack(np.zeros((), np.complex128)), 0, 1)[0] != 0
+
+
+@pytest.mark.parametrize("sig, args, error, message", [
+    ("float32*", (np.zeros(3, np.float64),), TypeError,
+     r"argument 0: a float64 array \(typestr '<f8'\) was passed where the signature says float32\*"),
+    ("const float32*", (np.zeros((4, 6), np.float32)[:, ::2],), TypeError,
+     r"argument 0: an array that is neither C- nor F-contiguous \(strides \(24, 8\); a pointer parameter "
+     r"indexes the array flat, so pass a contiguous copy\) was passed where the signature says const float32\*"),
+    ("void*", (np.zeros(8, np.int8)[::-1],), TypeError, r"neither C- nor F-contiguous \(strides \(-1,\)"),
+    ("float32*", (1.5,), TypeError,
+     r"argument 0: 1.5 \(float\) is not an array, but the signature says float32\* .*, or an int device address"),
+    ("float32*", (True,), TypeError, r"argument 0: True \(bool\) is not an array"),
+    ("float32*", (-1,), ValueError, r"argument 0: -1 is not a device address; an int address is 0 to 2\*\*64 - 1"),
+    ("float32*", (1 << 64,), ValueError, "is not a device address"),
+    ("int64", (np.zeros(2, np.float32),), TypeError, "an array was passed where the signature says int64"),
+])
+def test_pointer_arguments_are_rejected_with_clear_messages(sig, args, error, message):
+    with pytest.raises(error, match=message):
+        KernelSignature(sig).pack(*args)
+
+
+def test_read_only_arrays_only_for_const_pointers():
+    a = np.zeros(4, np.float32)
+    a.flags.writeable = False
+    with pytest.raises(ValueError, match=r"argument 0: the array is read-only but the kernel may write it "
+                                         r"\(float32\*\); pass a writable array, or declare the parameter "
+                                         r"'const float32\*'"):
+        KernelSignature("float32*").pack(a)
+    with pytest.raises(ValueError, match=r"\(void\*\); .* 'const void\*'"):
+        KernelSignature("void*").pack(a)
+    KernelSignature("const float32*").pack(a)
+
+
+@pytest.mark.skipif(GPU_REASON is None, reason="fake device pointers are refused where a driver can check them")
+def test_pointer_parameters_read_cuda_array_interface_producers():
+    buf = KernelSignature("const float32*, int64").pack(FakeDeviceArray((3, 5), "<f4", readonly=True, stream=1), 7)
+    assert words(buf, 0, 2) == [0x7f0000000000, 7]
+    with pytest.raises(ValueError, match="read-only but the kernel may write it"):
+        KernelSignature("float32*").pack(FakeDeviceArray((3,), "<f4", readonly=True))
+    with pytest.raises(TypeError, match=r"neither C- nor F-contiguous \(strides \(40, 8\)"):
+        KernelSignature("float32*").pack(FakeDeviceArray((3, 5), "<f4", strides=(40, 8)))
+
+
+def test_pointer_layout_matches_nvrtc_ptx_of_the_link_example():
+    nvrtc_compile = getattr(cubridge, "nvrtc_compile", None)
+    if nvrtc_compile is None:
+        pytest.skip("cubridge.nvrtc_compile is not built")
+    import importlib.util
+    import pathlib
+    path = pathlib.Path(__file__).resolve().parents[2] / "examples" / "link" / "link_example.py"
+    spec = importlib.util.spec_from_file_location("link_example", path)
+    link_example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(link_example)
+    source = link_example.REFERENCE_SOURCE
+    try:
+        ptx = nvrtc_compile(source, "transform.cu", (7, 5), output="ptx").code
+    except Exception as e:  # no NVRTC in this toolkit
+        pytest.skip(f"NVRTC cannot compile here: {type(e).__name__}: {str(e)[:200]}")
+    ptx = ptx.decode() if isinstance(ptx, bytes) else ptx
+    sig = KernelSignature("const float32*, const float32*, float32*, uint64")
+    assert [size for _, size in sig.slots] == _entry_param_sizes(ptx, "transform")
+
+
 # ---------------------------------------------------------------- numba's own ABI
 
 

@@ -499,3 +499,67 @@ def test_jit_kernels_compile_load_and_launch():
     with pytest.raises(ValueError, match="blockdim 2048"):
         eager[1, 2048]
     cubridge.Context.synchronize(cubridge.current_context())
+
+
+# ---------------------------------------------------------------- C pointer parameters (CUDA C++ kernels)
+
+TRANSFORM = "void(const float32*, const float32*, float32*, uint64)"
+
+
+def link_example():
+    import importlib.util
+    path = pathlib.Path(__file__).resolve().parents[2] / "examples" / "link" / "link_example.py"
+    spec = importlib.util.spec_from_file_location("link_example", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def transform_kernel():
+    """examples/link's transform(const float* a, const float* b, float* out, unsigned long long n), with
+    f(x, y) = x * y + 1 in CUDA C++ (its REFERENCE_SOURCE), compiled by NVRTC to a cubin."""
+    cc = cubridge.Device(0).compute_capability
+    cubin = cubridge.nvrtc_compile(link_example().REFERENCE_SOURCE, "transform.cu", cc, output="cubin").code
+    return cubridge.load_kernel(cubin, "transform", TRANSFORM)
+
+
+def test_nvrtc_pointer_kernel_on_cupy_arrays_on_a_non_default_stream():
+    cp = cupy()
+    k = transform_kernel()
+    assert str(k.signature) == TRANSFORM
+    n = 100_003
+    s = cp.cuda.Stream(non_blocking=True)
+    with s:
+        a = cp.arange(n, dtype=cp.float32) * 0.5
+        b = cp.full(n, 3.0, dtype=cp.float32)
+        out = cp.zeros(n, dtype=cp.float32)
+        k[(n + 255) // 256, 256](a, b, out, n)  # CuPy names `s` in its CAI: the launch goes there
+        s.synchronize()
+    want = np.arange(n, dtype=np.float32) * np.float32(0.5) * np.float32(3) + np.float32(1)
+    np.testing.assert_array_equal(out.get(), want, err_msg="transform(a, b, out, n) != a * b + 1")
+
+
+def test_nvrtc_pointer_kernel_on_2d_c_and_f_arrays_and_raw_addresses():
+    cp = cupy()
+    k = transform_kernel()
+    a = cp.asfortranarray(cp.arange(12, dtype=cp.float32).reshape(3, 4))
+    b = cp.full((3, 4), 2.0, dtype=cp.float32, order="F")
+    out = cp.zeros((3, 4), dtype=cp.float32, order="F")
+    k[1, 32](a, b, out, out.size)  # F-contiguous: the kernel indexes the memory flat
+    cp.cuda.Device().synchronize()
+    np.testing.assert_array_equal(out.get(), a.get() * 2 + 1, err_msg="F-ordered arrays")
+    out2 = cp.zeros(12, dtype=cp.float32)
+    k[1, 32](a.ravel(order="K"), int(b.data.ptr), out2, 12)  # a raw device address for b
+    cp.cuda.Device().synchronize()
+    np.testing.assert_array_equal(out2.get(), a.get().ravel(order="F") * 2 + 1, err_msg="raw address")
+
+
+def test_nvrtc_pointer_kernel_refuses_strided_and_mistyped_arrays_before_launch():
+    cp = cupy()
+    k = transform_kernel()
+    a = cp.zeros((8, 8), dtype=cp.float32)
+    with pytest.raises(TypeError, match=r"argument 0: an array that is neither C- nor F-contiguous \(strides \(32, 8\)"):
+        k[1, 32](a[:, ::2], a[:, :4].copy(), cp.zeros((8, 4), cp.float32), 32)
+    with pytest.raises(TypeError, match=r"argument 2: a float64 array \(typestr '<f8'\) was passed where the "
+                                        r"signature says float32\*"):
+        k[1, 32](a, a, cp.zeros(64, cp.float64), 64)

@@ -34,11 +34,15 @@ class ArgumentPack {
   const std::shared_ptr<const KernelSignature>& signature_ptr() const noexcept { return signature_; }
 
   /// Checks the view against parameter `index` (array kind, dtype, ndim, layout, a read-only view
-  /// where the kernel writes, a mask) and writes its 5 + 2N values. The view is copied (its owner
-  /// stays alive until the next set of this parameter or clear()). Throws ArgumentTypeError or
-  /// std::invalid_argument whose message starts with "argument <index>".
+  /// where the kernel writes, a mask) and writes its 5 + 2N values; for a pointer parameter, checks
+  /// the dtype (any for void*), that the array is C- or F-contiguous (the kernel indexes it flat) and
+  /// writability, and writes its data pointer. The view is copied (its owner stays alive until the
+  /// next set of this parameter or clear()). Throws ArgumentTypeError or std::invalid_argument whose
+  /// message starts with "argument <index>".
   void set_array(std::size_t index, const ArrayView& view);
   void set_array(std::size_t index, ArrayView&& view);
+  /// A raw device address for pointer parameter `index` (no view: nothing to order or keep alive).
+  void set_address(std::size_t index, std::uint64_t address);
   /// Converts to the parameter's exact type (range-checked) and writes it.
   void set_scalar(std::size_t index, const Scalar& value);
 
@@ -52,12 +56,15 @@ class ArgumentPack {
   std::span<const std::byte> buffer() const noexcept {
     return {reinterpret_cast<const std::byte*>(words_.data()), words_.size() * 8};
   }
-  /// The views set for the array parameters, in parameter order (null for unset ones).
+  /// The views set for the array and pointer parameters, in parameter order (null for unset ones and
+  /// for pointers given as raw addresses).
   std::span<const ArrayView* const> arrays() const noexcept { return array_ptrs_; }
 
  private:
   std::byte* slot(std::size_t index, std::uint32_t k) noexcept;
   [[noreturn]] void type_error(std::size_t index, const std::string& got) const;
+  void check_index(std::size_t index) const;
+  void keep(std::size_t index, ArrayView&& view);
 
   std::shared_ptr<const KernelSignature> signature_;
   std::vector<std::uint64_t> words_;  // the packed buffer, as words so every slot is aligned

@@ -1,7 +1,8 @@
 // The parameter list of a kernel, parsed from Numba's spelling ("void(float32[:, ::1], const int64)")
 // and flattened to the PTX parameters that the Numba ABI gives each argument. Implements: the Numba
 // kernel ABI: an N-d array is meminfo, parent, nitems, itemsize, data, shape[N], strides[N] (5 + 2N
-// parameters of 8 bytes); scalars keep their exact type; complex values are two parameters.
+// parameters of 8 bytes); scalars keep their exact type; complex values are two parameters; plus the
+// C ABI's pointer parameters of CUDA C++ kernels ("const float32*", "void*": one 8-byte parameter).
 #pragma once
 
 #include <cstddef>
@@ -30,17 +31,22 @@ DType scalar_type_dtype(ScalarType t) noexcept;
 /// The scalar type of an array element, or nullopt for dtypes no kernel parameter has ('V', swapped).
 std::optional<ScalarType> scalar_type_of(const DType& dtype) noexcept;
 
-/// One parameter as the user sees it: a scalar, or an array of `ndim` dimensions.
+/// One parameter as the user sees it: a scalar, an array of `ndim` dimensions (Numba ABI), or a
+/// pointer to the first element of a contiguous array (C ABI, as CUDA C++ kernels take them).
 struct ParamKind {
-  enum class Kind : std::uint8_t { Scalar, Array };
+  enum class Kind : std::uint8_t { Scalar, Array, Pointer };
   Kind kind = Kind::Scalar;
-  ScalarType type = ScalarType::Float32;  // the scalar type, or the array's element type
+  ScalarType type = ScalarType::Float32;  // the scalar type, the array's element type, or the pointee
   int ndim = 0;                           // arrays only
   char layout = 'A';                      // arrays only: 'C', 'F' or 'A' (any strides)
-  bool written = true;                    // arrays only: false for `const` / `readonly` arrays
+  bool written = true;                    // arrays and pointers: false for `const` / `readonly` ones
+  bool any_pointee = false;               // pointers only: `void*`, which takes arrays of any dtype
 
   bool is_array() const noexcept { return kind == Kind::Array; }
-  /// Numba's spelling: "float32[:, ::1]", "const float32[:]", "int64".
+  bool is_pointer() const noexcept { return kind == Kind::Pointer; }
+  /// Arrays and pointers: the parameters that are given an array (ArgumentPack keeps its view).
+  bool takes_array() const noexcept { return kind != Kind::Scalar; }
+  /// Numba's spelling: "float32[:, ::1]", "const float32[:]", "int64"; pointers "const float32*", "void*".
   std::string to_string() const;
   friend bool operator==(const ParamKind&, const ParamKind&) = default;
 };
@@ -59,8 +65,9 @@ class KernelSignature {
 
   /// Parses Numba's spelling: an optional "void" return, parenthesised or bare comma-separated
   /// parameters; each a scalar type name ("float32", "f4", "int64", "bool", "complex64", ...) or an
-  /// array ("float32[:]", "float32[:, ::1]" C, "float32[::1, :]" F, "array(float32, 2d, C)"),
-  /// optionally prefixed by "const" or "readonly" (an array the kernel does not write).
+  /// array ("float32[:]", "float32[:, ::1]" C, "float32[::1, :]" F, "array(float32, 2d, C)") or a
+  /// pointer ("float32*", "void*"), optionally prefixed by "const" or "readonly" (an array or pointee
+  /// the kernel does not write).
   /// Throws std::invalid_argument naming the offending text and what would be accepted.
   static KernelSignature parse(std::string_view text);
 
@@ -76,6 +83,7 @@ class KernelSignature {
   std::uint32_t slot_count(std::size_t i) const { return first_slot_[i + 1] - first_slot_[i]; }
   /// Bytes of the packed buffer (a multiple of 8).
   std::uint32_t buffer_size() const noexcept { return buffer_size_; }
+  /// Parameters that take an array (arrays and pointers).
   std::size_t array_count() const noexcept { return array_count_; }
 
   /// "void(float32[::1], const float32[:], int64)".

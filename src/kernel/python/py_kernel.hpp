@@ -18,6 +18,7 @@ inline PyObject* g_performance_warning = nullptr;
 struct PyKernel {
   std::shared_ptr<Kernel> kernel;
   std::shared_ptr<KernelSignature> signature;
+  std::string image;  // the code it was loaded from: cubridge.jax.kernel_call loads it on every device
   std::unique_ptr<ArgumentPack> pack;  // reused by every launch unless one is already filling it
   bool busy = false;
   int forall_block = 0;  // the occupancy-suggested block size, found on the first forall()
@@ -39,7 +40,20 @@ inline std::string parameter_text(const KernelSignature& sig, std::size_t i) {
   throw ArgumentTypeError(arg_name(i) + ": " + py_repr(obj) + " (" + type_of(obj) +
                           ") is not an array, but the signature says " + parameter_text(sig, i) +
                           "; accepted: cubridge.DeviceArray, objects with __cuda_array_interface__ or "
-                          "__dlpack__ (CuPy, PyTorch, Numba, JAX), NumPy arrays");
+                          "__dlpack__ (CuPy, PyTorch, Numba, JAX), NumPy arrays" +
+                          (sig[i].is_pointer() ? ", or an int device address" : ""));
+}
+
+/// A Python int given for a pointer parameter: the raw device address it names.
+inline std::optional<std::uint64_t> address_of(PyObject* o, std::size_t i) {
+  if (!PyLong_Check(o) || PyBool_Check(o)) return std::nullopt;
+  unsigned long long v = PyLong_AsUnsignedLongLong(o);
+  if (PyErr_Occurred()) {
+    PyErr_Clear();
+    throw nb::value_error((arg_name(i) + ": " + py_repr(o) +
+                           " is not a device address; an int address is 0 to 2**64 - 1").c_str());
+  }
+  return static_cast<std::uint64_t>(v);
 }
 
 /// Pass 1 of argument conversion: scalars, our arrays and CAI arrays go into `pack`; NumPy and
@@ -48,7 +62,13 @@ inline void convert_immediate(ArgumentPack& pack, nb::handle args, std::vector<s
   const KernelSignature& sig = pack.signature();
   for (std::size_t i = 0; i < sig.size(); ++i) {
     PyObject* obj = PyTuple_GET_ITEM(args.ptr(), static_cast<Py_ssize_t>(i));
-    if (sig[i].is_array()) {
+    if (sig[i].takes_array()) {
+      if (sig[i].is_pointer()) {
+        if (auto address = address_of(obj, i)) {
+          pack.set_address(i, *address);
+          continue;
+        }
+      }
       if (auto v = device_view_of(obj)) pack.set_array(i, std::move(*v));
       else deferred.push_back(i);
       continue;
@@ -225,6 +245,7 @@ inline PyKernel load(nb::handle code, nb::handle name, nb::handle signature, nb:
   PyKernel k;
   k.kernel = module->function(entry);
   k.signature = std::move(sig);
+  k.image.assign(reinterpret_cast<const char*>(image.data()), image.size());
   k.pack = std::make_unique<ArgumentPack>(k.signature);
   return k;
 }

@@ -216,6 +216,74 @@ TEST(ArgumentPack, RejectsMismatchedScalars) {
   pack.set_scalar(1, std::uint64_t{4294967295u});
 }
 
+TEST(KernelSignature, PointerParametersAreOneEightByteSlot) {
+  auto s = KernelSignature::parse("void(const float32*, float32 *, void*, const void *, int8, uint64)");
+  ASSERT_EQ(s.size(), 6u);
+  EXPECT_TRUE(s[0].is_pointer() && !s[0].is_array() && s[0].takes_array());
+  EXPECT_EQ(s[0].type, ScalarType::Float32);
+  EXPECT_FALSE(s[0].written);
+  EXPECT_TRUE(s[1].written);
+  EXPECT_TRUE(s[2].any_pointee && s[2].written);
+  EXPECT_TRUE(s[3].any_pointee && !s[3].written);
+  EXPECT_EQ(s.to_string(), "void(const float32*, float32*, void*, const void*, int8, uint64)");
+  EXPECT_EQ(KernelSignature::parse(s.to_string()), s);
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(s.slot_count(i), 1u);
+    EXPECT_EQ(s.slots()[s.first_slot(i)].offset, 8 * i);
+    EXPECT_EQ(s.slots()[s.first_slot(i)].size, 8u);
+  }
+  EXPECT_EQ(s.slots()[4].offset, 32u);  // int8
+  EXPECT_EQ(s.slots()[5].offset, 40u);  // uint64, aligned
+  EXPECT_EQ(s.array_count(), 4u);
+  EXPECT_EQ(KernelSignature::parse("readonly f8*")[0].to_string(), "const float64*");
+  EXPECT_THROW_MSG(KernelSignature::parse("float32**"), std::invalid_argument,
+                   "'float32**' is a pointer to a pointer; pass such an address as a uint64 scalar");
+  EXPECT_THROW_MSG(KernelSignature::parse("float*"), std::invalid_argument, "'float' is not a type; accepted:");
+  EXPECT_THROW_MSG(KernelSignature::parse("*"), std::invalid_argument, "'' is not a type");
+}
+
+TEST(ArgumentPack, PointerParametersTakeContiguousArraysAndAddresses) {
+  auto sig = std::make_shared<KernelSignature>(
+      KernelSignature::parse("const float32*, float64*, void*, const void*, uint64"));
+  ArgumentPack pack(sig);
+  pack.set_array(0, fake_view(0x1000, "<f4", {3, 4}, std::nullopt, true));          // C order, read-only
+  pack.set_array(1, fake_view(0x2000, "<f8", {3, 4}, std::vector<std::int64_t>{8, 24}));  // F order
+  pack.set_array(2, fake_view(0x3000, "<i2", {5}));                                  // void*: any dtype
+  pack.set_address(3, 0xdead0000u);
+  pack.set_scalar(4, std::uint64_t{12});
+  pack.check_complete();
+  EXPECT_EQ(read_at<std::uint64_t>(pack, 0), 0x1000u);
+  EXPECT_EQ(read_at<std::uint64_t>(pack, 8), 0x2000u);
+  EXPECT_EQ(read_at<std::uint64_t>(pack, 16), 0x3000u);
+  EXPECT_EQ(read_at<std::uint64_t>(pack, 24), 0xdead0000u);
+  EXPECT_EQ(read_at<std::uint64_t>(pack, 32), 12u);
+  EXPECT_EQ(pack.buffer().size(), 40u);
+  ASSERT_EQ(pack.arrays().size(), 4u);
+  EXPECT_EQ(pack.arrays()[1]->address(), 0x2000u);  // kept: its stream is ordered, its owner kept alive
+  EXPECT_EQ(pack.arrays()[3], nullptr);             // a raw address has no view
+}
+
+TEST(ArgumentPack, PointerParametersRejectWithTheArgumentAndWhy) {
+  auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("float32*, const float32*, int32"));
+  ArgumentPack pack(sig);
+  EXPECT_THROW_MSG(pack.set_array(0, fake_view(0x1000, "<f8", {4})), ArgumentTypeError,
+                   "argument 0: a float64 array (typestr '<f8') was passed where the signature says float32*");
+  EXPECT_THROW_MSG(pack.set_array(1, fake_view(0x1000, "<f4", {4, 3}, std::vector<std::int64_t>{24, 4})),
+                   ArgumentTypeError,
+                   "argument 1: an array that is neither C- nor F-contiguous (strides (24, 4); a pointer "
+                   "parameter indexes the array flat, so pass a contiguous copy) was passed where the "
+                   "signature says const float32*");
+  EXPECT_THROW_MSG(pack.set_array(0, fake_view(0x1000, "<f4", {4}, std::nullopt, true)), std::invalid_argument,
+                   "argument 0: the array is read-only but the kernel may write it (float32*); pass a writable "
+                   "array, or declare the parameter 'const float32*'");
+  EXPECT_THROW_MSG(pack.set_address(2, 0x1000), ArgumentTypeError,
+                   "argument 2: a device address (4096) was passed where the signature says int32");
+  EXPECT_THROW_MSG(pack.set_scalar(0, std::int64_t{5}), ArgumentTypeError,
+                   "argument 0: an int (5) was passed where the signature says float32*");
+  auto masked = fake_view(0x1000, "<f4", {4}).with_mask(std::make_shared<ArrayView>(fake_view(0x2000, "|b1", {4})));
+  EXPECT_THROW_MSG(pack.set_array(1, masked), MaskNotSupported, "mask");
+}
+
 TEST(Float16, RoundsToNearestEvenLikeNumPy) {
   EXPECT_EQ(float16_bits(0.0), 0x0000);
   EXPECT_EQ(float16_bits(-0.0), 0x8000);

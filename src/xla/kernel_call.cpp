@@ -1,0 +1,259 @@
+// Internal: the kernel table behind cubridge.jax.kernel_call, the call site's opaque bytes and the
+// built-in GPU target. The hot path copies the trace-time argument buffer, writes XLA's data pointers
+// into it and launches: no ArrayView, no allocation for kernels of up to 64 words / 128 PTX parameters.
+#include "cubridge/xla/kernel_call.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "cubridge/driver/context.hpp"
+#include "cubridge/driver/device.hpp"
+#include "cubridge/kernel/kernel.hpp"
+#include "cubridge/kernel/module.hpp"
+#include "cubridge/xla/opaque.hpp"
+#include "driver/driver_api.hpp"
+
+namespace cubridge::xla {
+
+namespace {
+
+Extent3 extent_of(const OpaqueReader& r, const char* name) {
+  std::vector<std::int64_t> v = r.get_ints(name);
+  if (v.empty() || v.size() > 3)
+    throw std::invalid_argument(std::string("kernel_call opaque: '") + name + "' has " + std::to_string(v.size()) +
+                                " values; a launch extent has 1 to 3");
+  return Extent3::of(v, name);
+}
+
+std::vector<std::int64_t> extent_values(const Extent3& e) {
+  std::vector<std::int64_t> v{e.x, e.y, e.z};
+  v.resize(static_cast<std::size_t>(e.rank < 1 || e.rank > 3 ? 3 : e.rank));
+  return v;
+}
+
+}  // namespace
+
+std::string KernelCallSite::encode() const {
+  OpaqueWriter w;
+  w.add_int("kernel", kernel);
+  w.add_int("fingerprint", static_cast<std::int64_t>(fingerprint));
+  w.add("grid", extent_values(grid));
+  w.add("block", extent_values(block));
+  w.add_int("shared", shared_mem);
+  w.add_bytes("args", arguments);
+  return w.bytes();
+}
+
+KernelCallSite KernelCallSite::decode(std::string_view opaque) {
+  OpaqueReader r(opaque);
+  KernelCallSite s;
+  s.kernel = r.get_int("kernel");
+  s.fingerprint = static_cast<std::uint64_t>(r.get_int("fingerprint"));
+  s.grid = extent_of(r, "grid");
+  s.block = extent_of(r, "block");
+  s.shared_mem = r.get_int("shared");
+  s.arguments = r.get_bytes("args");
+  if (s.shared_mem < 0)
+    throw std::invalid_argument("kernel_call opaque: 'shared' is " + std::to_string(s.shared_mem) +
+                                "; dynamic shared memory is 0 or more bytes");
+  return s;
+}
+
+std::uint64_t kernel_fingerprint(std::span<const std::byte> image, std::string_view entry,
+                                 const KernelSignature& signature) noexcept {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  auto mix = [&h](const void* data, std::size_t n) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    for (std::size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+  };
+  mix(image.data(), image.size());
+  mix("", 1);
+  mix(entry.data(), entry.size());
+  mix("", 1);
+  try {
+    std::string text = signature.to_string();
+    mix(text.data(), text.size());
+  } catch (...) {
+    // Out of memory: the image and the entry still tell kernels apart.
+  }
+  return h;
+}
+
+namespace {
+
+struct Entry {
+  std::int64_t id = 0;
+  std::uint64_t fingerprint = 0;
+  std::string image;
+  std::string name;
+  std::shared_ptr<const KernelSignature> signature;
+  std::vector<std::uint32_t> data_offsets;  // byte offset of each array/pointer parameter's data pointer
+  std::vector<std::pair<CUcontext, std::shared_ptr<Kernel>>> per_context;  // immutable once published
+
+  Kernel& kernel_for(CUstream stream) const {
+    CUcontext ctx = nullptr;
+    CUBRIDGE_CU(cuStreamGetCtx, stream, &ctx);
+    for (const auto& [c, k] : per_context)
+      if (c == ctx) return *k;
+    throw std::invalid_argument("kernel_call: XLA's stream belongs to a CUDA context that is not the primary "
+                                "context of any of the " + std::to_string(per_context.size()) +
+                                " devices kernel '" + name + "' was loaded on at registration");
+  }
+};
+
+std::string label(const Entry& e) { return "kernel '" + e.name + "' " + e.signature->to_string(); }
+
+}  // namespace
+
+struct KernelCallTable::State {
+  mutable std::mutex mutex;
+  std::deque<Entry> entries;  // never erased: ids index it, and entries' addresses stay stable
+
+  const Entry& find(std::int64_t id, std::uint64_t fingerprint) const {
+    std::lock_guard lock(mutex);
+    if (id < 1 || static_cast<std::size_t>(id) > entries.size())
+      throw std::invalid_argument("kernel_call: kernel id " + std::to_string(id) + " is not registered in this "
+                                  "process (" + std::to_string(entries.size()) + " kernels are); the call "
+                                  "site was made by another process or by hand");
+    const Entry& e = entries[static_cast<std::size_t>(id - 1)];
+    if (e.fingerprint != fingerprint)
+      throw std::invalid_argument("kernel_call: kernel id " + std::to_string(id) + " is " + label(e) +
+                                  " in this process, not the kernel this call site was compiled for "
+                                  "(fingerprints differ: a cached executable from another process?)");
+    return e;
+  }
+};
+
+KernelCallTable& KernelCallTable::global() {
+  static KernelCallTable table;
+  return table;
+}
+
+KernelCallTable::State& KernelCallTable::state() const {
+  // The constructor is private and global() makes the only table, so the state can be static.
+  static State state;
+  return state;
+}
+
+std::size_t KernelCallTable::size() const {
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  return s.entries.size();
+}
+
+KernelCallTable::Registered KernelCallTable::add(std::span<const std::byte> image, const std::string& entry,
+                                                 std::shared_ptr<const KernelSignature> signature) {
+  if (!signature) throw std::invalid_argument("kernel_call: a kernel needs a signature");
+  const std::uint64_t fp = kernel_fingerprint(image, entry, *signature);
+  const std::string_view bytes(reinterpret_cast<const char*>(image.data()), image.size());
+  State& s = state();
+  // Held while loading: two threads registering the same kernel must get one id.
+  std::lock_guard lock(s.mutex);
+  for (const Entry& e : s.entries)
+    if (e.fingerprint == fp && e.name == entry && e.image == bytes && *e.signature == *signature)
+      return {e.id, e.fingerprint};
+
+  Entry e;
+  e.fingerprint = fp;
+  e.image = std::string(bytes);
+  e.name = entry;
+  e.signature = std::move(signature);
+  const KernelSignature& sig = *e.signature;
+  for (std::size_t i = 0; i < sig.size(); ++i) {
+    if (!sig[i].takes_array()) continue;
+    const std::uint32_t k = sig.first_slot(i) + (sig[i].is_pointer() ? 0u : 4u);  // Numba ABI: data is word 4
+    e.data_offsets.push_back(sig.slots()[k].offset);
+  }
+  const int devices = Device::count();
+  for (int d = 0; d < devices; ++d) {
+    try {
+      auto context = Context::primary(Device(d));
+      auto module = Module::cached(context, image);
+      e.per_context.emplace_back(context->handle(), module->function(entry));
+    } catch (const CudaError&) {
+      throw;
+    } catch (const std::exception& ex) {
+      throw std::invalid_argument("kernel_call: loading kernel '" + entry + "' on device " + std::to_string(d) +
+                                  ": " + ex.what());
+    }
+  }
+  e.id = static_cast<std::int64_t>(s.entries.size()) + 1;
+  s.entries.push_back(std::move(e));
+  return {s.entries.back().id, fp};
+}
+
+void KernelCallTable::prepare(std::int64_t id, const LaunchConfig& config) {
+  State& s = state();
+  const Entry* e = nullptr;
+  {
+    std::lock_guard lock(s.mutex);
+    if (id < 1 || static_cast<std::size_t>(id) > s.entries.size())
+      throw std::invalid_argument("kernel_call: kernel id " + std::to_string(id) + " is not registered");
+    e = &s.entries[static_cast<std::size_t>(id - 1)];
+  }
+  for (const auto& [ctx, kernel] : e->per_context) {
+    kernel->validate(config);
+    // Opting in now means launch_raw never has to while XLA captures; never lower an earlier opt-in.
+    if (config.shared_mem > 0)
+      kernel->set_max_dynamic_shared_memory(std::max(config.shared_mem, kernel->attributes().max_dynamic_shared));
+  }
+}
+
+void KernelCallTable::launch(CUstream_st* stream, void** buffers, std::string_view opaque) {
+  const KernelCallSite site = KernelCallSite::decode(opaque);
+  const Entry& e = state().find(site.kernel, site.fingerprint);
+  const KernelSignature& sig = *e.signature;
+  if (site.arguments.size() != sig.buffer_size())
+    throw std::invalid_argument("kernel_call: the call site's arguments have " +
+                                std::to_string(site.arguments.size()) + " bytes, but " + label(e) + " packs " +
+                                std::to_string(sig.buffer_size()));
+  Kernel& kernel = e.kernel_for(stream);
+
+  // The buffer as 8-byte words, so every slot is aligned; small kernels stay on the stack.
+  constexpr std::size_t kInlineWords = 64, kInlineSlots = 128;
+  std::uint64_t inline_words[kInlineWords];
+  void* inline_params[kInlineSlots];
+  std::vector<std::uint64_t> heap_words;
+  std::vector<void*> heap_params;
+  std::uint64_t* words = inline_words;
+  void** params = inline_params;
+  const std::size_t n_words = sig.buffer_size() / 8;
+  if (n_words > kInlineWords) {
+    heap_words.resize(n_words);
+    words = heap_words.data();
+  }
+  if (sig.slots().size() > kInlineSlots) {
+    heap_params.resize(sig.slots().size());
+    params = heap_params.data();
+  }
+  auto* base = reinterpret_cast<std::byte*>(words);
+  if (!site.arguments.empty()) std::memcpy(base, site.arguments.data(), site.arguments.size());
+  for (std::size_t b = 0; b < e.data_offsets.size(); ++b) std::memcpy(base + e.data_offsets[b], &buffers[b], 8);
+  for (std::size_t k = 0; k < sig.slots().size(); ++k) params[k] = base + sig.slots()[k].offset;
+
+  LaunchConfig config;
+  config.grid = site.grid;
+  config.block = site.block;
+  config.shared_mem = site.shared_mem;
+  kernel.launch_raw(config, StreamRef::external(stream), params);
+}
+
+}  // namespace cubridge::xla
+
+extern "C" void cubridge_kernel_call_gpu(CUstream_st* stream, void** buffers, const char* opaque,
+                                         std::size_t opaque_len, XlaCustomCallStatus* status) {
+  try {
+    cubridge::xla::KernelCallTable::global().launch(stream, buffers, std::string_view(opaque, opaque_len));
+  } catch (const std::exception& e) {
+    XlaCustomCallStatusSetFailure(status, e.what(), std::strlen(e.what()));
+  } catch (...) {
+    const char* message = "kernel_call: an unknown exception";
+    XlaCustomCallStatusSetFailure(status, message, std::strlen(message));
+  }
+}
