@@ -44,7 +44,7 @@ def compare(what: str, got, want, rtol: float, atol: float) -> float:
     bad = ~(diff <= atol + rtol * np.abs(want.astype(np.float64)))
     if bad.any():
         i = int(np.argmax(bad))
-        raise CheckFailed(f"{what}: out[{i}] = {got[i]!r}, NumPy says {want[i]!r} ({int(bad.sum())} of "
+        raise CheckFailed(f"{what}: out[{i}] = {float(got[i])!r}, NumPy says {float(want[i])!r} ({int(bad.sum())} of "
                           f"{want.size} elements differ by more than rtol={rtol}, atol={atol})")
     return float(diff.max()) if diff.size else 0.0
 

@@ -73,6 +73,8 @@ def link_step(report: Report, cc, compiled) -> Linked:
         raise CheckFailed(f"ptxas rejected the linked PTX for sm_{cc[0]}{cc[1]} (exit code "
                           f"{assembled.exit_code}): {assembled.log.strip()}")
     report.line(f"ptxas assembles the linked PTX for sm_{cc[0]}{cc[1]}")
+    params = cubridge.KernelSignature(KERNEL_SIGNATURE).params
+    report.line(f"kernel parameters for cubridge.load_kernel: {', '.join(params)}")
     report.time("NVRTC + nvJitLink: kernels to cubin", 1e3 * (nvrtc_s + link_s), "NVRTC, all C++, to cubin",
                 reference_cubin_ms(cc, names))
     return Linked(result.cubin, result.ptx, {n: kernel_name(n) for n in names})
