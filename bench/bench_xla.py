@@ -5,7 +5,8 @@ JAX elementwise op moving the same bytes.
 Per call: 200 calls chained in one jax.jit (each call's output is the next one's input); the per-call
 figure is (median time of the 200-call program - median time of the 1-call program) / 199, so jit
 dispatch is not counted. All three paths run the same work (CPU: copy one float; GPU: the seed kernel
-A[i] = B[i % 64] + C[i] on 256 floats). Usage: python bench/bench_xla.py [--json PATH] [--quick]
+A[i] = B[i % 64] + C[i] on 256 floats). GPU kernel_call: the same add_mod written in CUDA C++ (NVRTC,
+pointer parameters) launched by cubridge.jax.kernel_call, against the seed's classic target. Usage: python bench/bench_xla.py [--json PATH] [--quick]
 """
 from __future__ import annotations
 
@@ -104,6 +105,7 @@ def gpu_rows(cdll, reps: int, quick: bool) -> list[dict]:
         bw_ours = median_us(jax.jit(lambda v: cx.custom_call("bench_add_mod_adapter", spec(big), b, v,
                                                              opaque={"n": big, "m": m})), cb, reps)
         bw_peer = median_us(jax.jit(lambda v: v + 1.0), cb, reps)
+    kc_rows = kernel_call_rows(reps, ours, classic, why)
     gbps = lambda us: 8 * big / (us * 1e3)  # noqa: E731  (read C, write A; B stays in cache)
     print(f"memory-bound call: {gbps(bw_ours):.0f} GB/s vs jnp v + 1: {gbps(bw_peer):.0f} GB/s "
           f"({100 * bw_peer / bw_ours:.0f}% of it)")
@@ -115,6 +117,42 @@ def gpu_rows(cdll, reps: int, quick: bool) -> list[dict]:
          "peer_value": classic, "target": 3.0},
         {"face": "calls", "case": f"GPU memory-bound custom call, {8 * big >> 20} MiB moved", "unit": "us",
          "ours": bw_ours, "peer": "jnp v + 1.0 (same bytes)", "peer_value": bw_peer, "target": bw_peer / 0.9},
+        *kc_rows,
+    ]
+
+
+# The seed's add_mod as a CUDA C++ kernel with pointer parameters, its result last (kernel_call's convention).
+ADD_MOD_CU = r"""
+extern "C" __global__ void add_mod(const float* b, const float* c, float* out, unsigned long long n,
+                                   unsigned long long m) {
+  unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+  if (i < n) out[i] = b[(n | m) <= 0xffffffffull ? (unsigned)i % (unsigned)m : i % m] + c[i];
+}
+"""
+
+
+def kernel_call_rows(reps: int, adapter_us: float, classic_us: float | None, classic_why: str | None) -> list[dict]:
+    """kernel_call of add_mod (NVRTC, pointer parameters) vs the seed's classic add_mod target, same work."""
+    import cubridge
+    import cubridge.jax as cj
+    cc = cubridge.Device(0).compute_capability
+    cubin = cubridge.nvrtc_compile(ADD_MOD_CU, "add_mod.cu", cc, output="cubin").code
+    k = cubridge.load_kernel(cubin, "add_mod", "void(const float32*, const float32*, float32*, uint64, uint64)")
+    n, m = 256, 64
+    call = cj.kernel_call(k, spec(n), griddim=(n + 255) // 256, blockdim=256)
+    gpu = jax.devices("gpu")[0]
+    with jax.default_device(gpu):
+        b = jnp.ones(m, F32)
+        c = jnp.zeros(n, F32)
+        ours = per_call_us(lambda v: call(b, v, n, m), c, reps)
+    case = "GPU kernel_call (NVRTC add_mod), per call (200 chained)"
+    return [
+        {"face": "calls", "case": case, "unit": "us", "ours": ours,
+         "peer": "same add_mod as a classic target through cubridge's adapter", "peer_value": adapter_us,
+         "target": 3.0},
+        {"face": "calls", "case": case, "unit": "us", "ours": ours,
+         "peer": "same add_mod as a classic target on XLA's classic path" + (f" (failed: {classic_why})" if classic_why else ""),
+         "peer_value": classic_us, "target": 3.0},
     ]
 
 

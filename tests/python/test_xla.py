@@ -205,12 +205,6 @@ def test_opaque_round_trip_and_validation():
         cx.encode_opaque({"": 1})
 
 
-def test_kernel_call_says_it_is_not_built_yet():
-    import cubridge.jax
-    with pytest.raises(NotImplementedError, match="cubridge.jax.kernel_call is not built yet"):
-        cubridge.jax.kernel_call(None, spec(1), 1, 1)
-
-
 def test_example_gpu_kernels_assemble_with_ptxas(tmp_path):
     import os
     import shutil

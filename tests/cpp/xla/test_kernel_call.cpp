@@ -1,0 +1,165 @@
+// kernel_call's C++ side: the call site's opaque bytes (round trip, every refusal), fingerprints, the
+// target reporting failures through its status without touching the GPU, and (GPU) the table loading a
+// Numba-ABI kernel and launching it over raw buffers as XLA hands them over.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+#include <numeric>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cubridge/driver.hpp"
+#include "cubridge/kernel.hpp"
+#include "cubridge/xla/kernel_call.hpp"
+#include "cubridge/xla/opaque.hpp"
+#include "driver/driver_api.hpp"
+#include "gpu.hpp"
+
+namespace cubridge::xla {
+namespace {
+
+std::string message_of_decode(const std::string& bytes) {
+  try {
+    KernelCallSite::decode(bytes);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "no exception";
+}
+
+TEST(KernelCallSite, RoundTripsThroughOpaqueBytes) {
+  const std::string args("\x01\x02\x03\x04\x05\x06\x07\x08", 8);
+  KernelCallSite s;
+  s.kernel = 3;
+  s.fingerprint = 0xfeedfacecafebeefull;
+  s.grid = Extent3::of(std::vector<std::int64_t>{4, 2}, "griddim");
+  s.block = Extent3::of(std::vector<std::int64_t>{256}, "blockdim");
+  s.shared_mem = 1024;
+  s.arguments = args;
+  const std::string bytes = s.encode();
+  KernelCallSite d = KernelCallSite::decode(bytes);
+  EXPECT_EQ(d.kernel, 3);
+  EXPECT_EQ(d.fingerprint, 0xfeedfacecafebeefull);
+  EXPECT_EQ(d.grid.to_string(), "(4, 2)");
+  EXPECT_EQ(d.block.to_string(), "256");
+  EXPECT_EQ(d.shared_mem, 1024);
+  EXPECT_EQ(d.arguments, args);
+}
+
+TEST(KernelCallSite, RefusesMissingWrongAndOutOfRangeEntries) {
+  auto site = [](OpaqueWriter w) { return w.bytes(); };
+  EXPECT_NE(message_of_decode("CBXO").find("opaque"), std::string::npos);
+  EXPECT_NE(message_of_decode(site(OpaqueWriter().add_int("kernel", 1))).find("'fingerprint'"), std::string::npos);
+  std::string m = message_of_decode(site(OpaqueWriter()
+                                             .add_int("kernel", 1)
+                                             .add_int("fingerprint", 1)
+                                             .add("grid", std::vector<std::int64_t>{1, 1, 1, 1})
+                                             .add("block", std::vector<std::int64_t>{1})
+                                             .add_int("shared", 0)
+                                             .add_bytes("args", "")));
+  EXPECT_NE(m.find("kernel_call opaque: 'grid' has 4 values; a launch extent has 1 to 3"), std::string::npos) << m;
+  m = message_of_decode(site(OpaqueWriter()
+                                 .add_int("kernel", 1)
+                                 .add_int("fingerprint", 1)
+                                 .add("grid", std::vector<std::int64_t>{1})
+                                 .add("block", std::vector<std::int64_t>{1})
+                                 .add_int("shared", -1)
+                                 .add_bytes("args", "")));
+  EXPECT_NE(m.find("'shared' is -1; dynamic shared memory is 0 or more bytes"), std::string::npos) << m;
+}
+
+TEST(KernelCallSite, FingerprintsTellImageEntryAndSignatureApart) {
+  const std::string image = ".version 8.0\n";
+  auto bytes = std::as_bytes(std::span(image.data(), image.size()));
+  auto a = KernelSignature::parse("const float32*, float32*");
+  auto b = KernelSignature::parse("float32*, float32*");
+  EXPECT_EQ(kernel_fingerprint(bytes, "k", a), kernel_fingerprint(bytes, "k", a));
+  EXPECT_NE(kernel_fingerprint(bytes, "k", a), kernel_fingerprint(bytes, "k", b));
+  EXPECT_NE(kernel_fingerprint(bytes, "k", a), kernel_fingerprint(bytes, "j", a));
+  EXPECT_NE(kernel_fingerprint(bytes, "k", a), kernel_fingerprint(bytes.first(4), "k", a));
+}
+
+TEST(KernelCallTarget, ReportsABadCallSiteThroughItsStatus) {
+  std::string message;
+  XlaCustomCallStatus status{CUBRIDGE_XLA_STATUS_MAGIC, CUBRIDGE_XLA_STATUS_VERSION, 0u,
+                             [](XlaCustomCallStatus* s, const char* m, std::size_t n) {
+                               static_cast<std::string*>(s->owner_data)->assign(m, strnlen(m, n));
+                             },
+                             &message};
+  const char opaque[] = "not opaque bytes";
+  cubridge_kernel_call_gpu(nullptr, nullptr, opaque, sizeof(opaque) - 1, &status);
+  EXPECT_EQ(status.failed, 1u);
+  EXPECT_NE(message.find("opaque"), std::string::npos) << message;
+}
+
+std::string test_ptx() {
+  const char* root = std::getenv("CUBRIDGE_SOURCE_DIR");
+  std::ifstream f(std::string(root ? root : ".") + "/tests/cpp/kernel/numba_abi_kernels.ptx");
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+TEST(KernelCallGpu, GpuTableLoadsOnEveryDeviceAndLaunchesOverRawBuffers) {
+  CUBRIDGE_REQUIRE_GPU();
+  auto context = Context::primary(Device(0));
+  ScopedContext scope(*context);
+  const std::string ptx = test_ptx();
+  auto image = std::as_bytes(std::span(ptx.data(), ptx.size()));
+  auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("const float32[:], const float32[:], float32[:]"));
+  auto& table = KernelCallTable::global();
+  const auto r = table.add(image, "add_f32", sig);
+  EXPECT_EQ(table.add(image, "add_f32", sig).id, r.id);  // the same kernel, the same id
+  const std::int64_t n = 1000;
+
+  // The packed buffer as kernel_call builds it at trace time: shapes and strides, data pointers 0.
+  ArgumentPack pack(sig);
+  for (std::size_t i = 0; i < 3; ++i) {
+    ArrayView::Layout l;
+    l.data = nullptr;
+    l.dtype = parse_typestr("<f4", "test");
+    std::vector<std::int64_t> shape{n};
+    l.shape = shape;
+    pack.set_array(i, ArrayView(l, nullptr, "placeholder"));
+  }
+  KernelCallSite site;
+  site.kernel = r.id;
+  site.fingerprint = r.fingerprint;
+  site.grid = Extent3::of(std::vector<std::int64_t>{blocks_for(n, 128)}, "griddim");
+  site.block = Extent3::of(std::vector<std::int64_t>{128}, "blockdim");
+  const std::string args(reinterpret_cast<const char*>(pack.buffer().data()), pack.buffer().size());
+  site.arguments = args;
+  const std::string opaque = site.encode();
+
+  CUdeviceptr a = 0, b = 0, out = 0;
+  CUBRIDGE_CU(cuMemAlloc, &a, n * 4);
+  CUBRIDGE_CU(cuMemAlloc, &b, n * 4);
+  CUBRIDGE_CU(cuMemAlloc, &out, n * 4);
+  std::vector<float> ha(n), hb(n, 0.5f);
+  std::iota(ha.begin(), ha.end(), 0.0f);
+  CUBRIDGE_CU(cuMemcpyHtoD, a, ha.data(), n * 4);
+  CUBRIDGE_CU(cuMemcpyHtoD, b, hb.data(), n * 4);
+  Stream stream(context);
+  void* buffers[] = {reinterpret_cast<void*>(a), reinterpret_cast<void*>(b), reinterpret_cast<void*>(out)};
+  table.launch(stream.handle(), buffers, opaque);
+  stream.ref().synchronize();
+  std::vector<float> got(n);
+  CUBRIDGE_CU(cuMemcpyDtoH, got.data(), out, n * 4);
+  for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(got[static_cast<std::size_t>(i)], ha[static_cast<std::size_t>(i)] + 0.5f) << i;
+
+  site.fingerprint ^= 1;  // another process's kernel under the same id
+  const std::string stale = site.encode();
+  try {
+    table.launch(stream.handle(), buffers, stale);
+    ADD_FAILURE() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("not the kernel this call site was compiled for"), std::string::npos)
+        << e.what();
+  }
+  for (CUdeviceptr p : {a, b, out}) CUBRIDGE_CU_RESULT(cuMemFree, p);
+}
+
+}  // namespace
+}  // namespace cubridge::xla
