@@ -16,6 +16,7 @@ import statistics
 import sys
 
 import cubridge
+from cubridge.demo.transform import KERNEL_SOURCE, entry_body  # shared with `cubridge demo`
 
 # f with the C ABI, as NVVM IR 2.0 (LLVM 7 syntax, the datalayout libNVVM requires).
 F_NVVM_IR = """target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
@@ -25,16 +26,6 @@ define float @f(float %x, float %y) {
   %m = fmul float %x, %y
   %r = fadd float %m, 1.0
   ret float %r
-}
-"""
-
-KERNEL_SOURCE = r"""
-extern "C" __device__ float f(float, float);
-extern "C" __global__ void transform(const float* __restrict__ a, const float* __restrict__ b,
-                                     float* __restrict__ out, unsigned long long n) {
-  for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
-       i += (unsigned long long)gridDim.x * blockDim.x)
-    out[i] = f(a[i], b[i]);
 }
 """
 
@@ -73,11 +64,6 @@ def linked_ptx(arch) -> str:
 
 def reference_cubin(arch) -> bytes:
     return cubridge.nvrtc_compile(REFERENCE_SOURCE, "transform_ref.cu", arch, output="cubin").code
-
-
-def entry_body(ptx: str, name: str = "transform") -> str:
-    start = ptx.index(f".entry {name}(")
-    return ptx[start:ptx.index("\n}", start)]
 
 
 def gpu_reason() -> str | None:

@@ -52,8 +52,8 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from . import _demo
-    return _demo.main(args)
+    from . import demo
+    return demo.main(args)
 
 
 def cmd_compile(argv: list[str]) -> int:

@@ -1,0 +1,43 @@
+"""The README's examples run as written: each ```python block after a `<!-- readme-test: cpu -->` line runs
+here, each after `<!-- readme-test: gpu -->` on a GPU; every block in its own process (cubridge.compile
+reads the function's source from its file)."""
+import pathlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
+BLOCK = re.compile(r"<!-- readme-test: (cpu|gpu) -->\n```python\n(.*?)\n```", re.S)
+
+
+def blocks(kind):
+    found = [code for k, code in BLOCK.findall(README.read_text()) if k == kind]
+    return [pytest.param(code, id=f"{kind}{i}") for i, code in enumerate(found)]
+
+
+def run_block(code, tmp_path):
+    path = tmp_path / "readme_block.py"
+    path.write_text(code + "\n")
+    out = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, f"README block failed:\n{code}\n--- stderr:\n{out.stderr}"
+
+
+def test_the_readme_marks_blocks_of_both_kinds():
+    assert len(blocks("cpu")) == 2 and len(blocks("gpu")) == 2
+
+
+@pytest.mark.parametrize("code", blocks("cpu"))
+def test_cpu_block_runs(code, tmp_path):
+    pytest.importorskip("jax")
+    run_block(code, tmp_path)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("code", blocks("gpu"))
+def test_gpu_block_runs(code, tmp_path):
+    for peer in ("cupy", "torch"):
+        if peer in code:
+            pytest.importorskip(peer)
+    run_block(code, tmp_path)
