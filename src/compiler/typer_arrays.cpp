@@ -3,6 +3,8 @@
 // in Numba), and the attributes Numba's arrays offer in kernels (.shape, .strides, .size, .ndim, .itemsize).
 #include "typer_detail.hpp"
 
+#include <cstdlib>
+
 namespace cubridge::compiler::typer_detail {
 
 std::optional<std::int64_t> FunctionTyper::const_int(const Expr& e) {
@@ -10,6 +12,16 @@ std::optional<std::int64_t> FunctionTyper::const_int(const Expr& e) {
   if (e.kind == ExprKind::Unary && e.unop == UnaryOp::Neg) {
     auto v = const_int(*e.kids[0]);
     if (v) return -*v;
+  }
+  if (e.kind == ExprKind::Binary && (e.binop == BinOp::Add || e.binop == BinOp::Sub || e.binop == BinOp::Mul ||
+                                     e.binop == BinOp::FloorDiv)) {  // shapes such as TPB + 2, 2 * TILE
+    auto a = const_int(*e.kids[0]), b = const_int(*e.kids[1]);
+    if (!a || !b || std::abs(*a) > (1 << 30) || std::abs(*b) > (1 << 30)) return std::nullopt;
+    if (e.binop == BinOp::Add) return *a + *b;
+    if (e.binop == BinOp::Sub) return *a - *b;
+    if (e.binop == BinOp::Mul) return *a * *b;
+    if (*b <= 0 || *a < 0) return std::nullopt;
+    return *a / *b;
   }
   if (e.kind == ExprKind::Name && slot_of(e.name) < 0) {
     const Constant* c = constant_of(e.name, e.loc);

@@ -173,7 +173,7 @@ def inc_signed(a):
     (float_index, "void(float32[:], float64)", r"an array index must be an integer, got float64"),
     (too_many, "void(float32[:])", r"too many indices for array\(float32, 1d, A\): 2 given, the array has 1 dimension"),
     (partial_store, "void(float32[:, :])", r"cannot assign to 'a' with 1 index\(es\): it has 2 dimensions"),
-    (atomic_i8, "void(int8[:])", r"cubridge.atomic.add\(\) on an array of int8 is not supported; its element type must be "
+    (atomic_i8, "void(int8[:])", r"atomic.add\(\) on an array of int8 is not supported; its element type must be "
                                   r"one of int32, int64, uint32, uint64, float32, float64"),
     (atomic_const, "void(const int32[:])", r"atomic.add\(\) cannot update 'a': it is a read-only array"),
     (shared_dynamic_shape, "void(float32[:], int64)", r"shared.array: the shape must be an integer constant or a tuple"),
