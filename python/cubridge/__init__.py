@@ -17,5 +17,8 @@ from ._compiler import *  # noqa: F401,F403
 from ._compiler import __all__ as _compiler_all
 from ._kernels import *  # noqa: F401,F403
 from ._kernels import __all__ as _kernels_all
+from ._intrinsics import *  # noqa: F401,F403
+from ._intrinsics import __all__ as _intrinsics_all
 
-__all__ = ["__version__", *_driver_all, *_memory_all, *_arrays_all, *_linker_all, *_compiler_all, *_kernels_all]
+__all__ = ["__version__", *_driver_all, *_memory_all, *_arrays_all, *_linker_all, *_compiler_all, *_kernels_all,
+           *_intrinsics_all]

@@ -12,12 +12,12 @@ import sys
 import types as _pytypes
 from typing import Any
 
-from . import _core
+from . import _core, _intrinsics
 from ._core import CompileError
 
 __all__ = [
     "compile", "compile_for_current_device", "compile_ptx", "compile_ptx_for_current_device", "CompileError",
-    "NumberType", "TupleType", "Signature", "UniTuple", "Tuple",
+    "NumberType", "TupleType", "ArrayType", "Signature", "UniTuple", "Tuple",
     "boolean", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "intp", "uintp",
     "float16", "float32", "float64", "complex64", "complex128",
 ]
@@ -39,6 +39,20 @@ class NumberType:
 
     __str__ = __repr__
 
+    def __getitem__(self, dims) -> "ArrayType":
+        """``float32[:]``, ``float32[:, ::1]`` (C), ``float32[::1, :]`` (F): an array type, as in Numba."""
+        dims = dims if isinstance(dims, tuple) else (dims,)
+        ok = all(isinstance(d, slice) and d.start is None and d.stop is None and d.step in (None, 1) for d in dims)
+        if not ok or not dims or isinstance(self, (TupleType, ArrayType)):
+            raise TypeError(f"{self.name}[{dims!r}]: array types are spelt with ':' and '::1' only, e.g. "
+                            f"{self.name}[:], {self.name}[:, ::1] (C order) or {self.name}[::1, :] (F order)")
+        contiguous = [i for i, d in enumerate(dims) if d.step == 1]
+        n = len(dims)
+        layout = "A" if not contiguous else "C" if contiguous == [n - 1] else "F" if contiguous == [0] else None
+        if layout is None:
+            raise TypeError(f"{self.name}[...]: '::1' must mark the last dimension (C order) or the first (F order)")
+        return ArrayType(f"array({self.name}, {n}d, {'C' if n == 1 and layout == 'F' else layout})")
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, NumberType) and other.name == self.name
 
@@ -58,6 +72,12 @@ class TupleType(NumberType):
         else:
             name = "Tuple(" + ", ".join(e.name for e in self.elements) + ")"
         super().__init__(name)
+
+
+class ArrayType(NumberType):
+    """An array parameter type, named as Numba names it: ``array(float32, 2d, C)`` (``readonly array(...)``)."""
+
+    __slots__ = ()
 
 
 def UniTuple(dtype: NumberType, count: int) -> TupleType:
@@ -105,6 +125,8 @@ def _type_from_name(name: str):
     """Our type object for a C++ type name ("int64", "UniTuple(int64 x 2)", "Tuple(int64, float32)")."""
     if name in _BY_NAME:
         return _BY_NAME[name]
+    if name.startswith(("array(", "readonly array(")):
+        return ArrayType(name)
     if name.startswith("UniTuple(") and name.endswith(")"):
         inner, _, count = name[9:-1].rpartition(" x ")
         return UniTuple(_type_from_name(inner), int(count))
@@ -289,7 +311,11 @@ def _collect(pyfunc, options) -> tuple[str, str]:
                     if inner.__name__ != n:
                         continue
                     options.add_unit(src, fname, line)
-            elif isinstance(v, NumberType) and not isinstance(v, TupleType):
+            elif isinstance(v, _intrinsics.Intrinsic):  # from cubridge import grid
+                imports.append(f"import cubridge.{v._name} as {n}")
+            elif isinstance(inner, type) and inner.__module__.startswith("numba.cuda"):  # from numba.cuda import grid
+                imports.append(f"import numba.cuda.{inner.__name__} as {n}")
+            elif isinstance(v, NumberType) and not isinstance(v, (TupleType, ArrayType)):
                 imports.append(f"from numpy import {v.name} as {n}")  # cubridge.float32(x) casts
             elif callable(v) and getattr(v, "__module__", None) in ("math", "numpy", "numba", "numba.core.types.scalars"):
                 mod = "math" if v.__module__ == "math" else "numpy"

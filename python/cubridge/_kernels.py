@@ -162,7 +162,7 @@ class Dispatcher:
         """Compiles PTX for `sig` (no GPU needed: the module is loaded at the first launch)."""
         params = _params_of(sig)
         if params not in self._ptx:
-            compiler_sig = "(" + ", ".join(p.removeprefix("const ") for p in params) + ")"
+            compiler_sig = "void(" + ", ".join(params) + ")"
             try:
                 cc = _compiler._current_cc() if _core.driver_available() else None
             except Exception:  # no usable device: the lowest architecture, JIT-compiled on load

@@ -26,7 +26,7 @@ enum class ExprKind {
 enum class CmpOp { Lt, Le, Gt, Ge, Eq, Ne, Is, IsNot, In, NotIn };
 
 /// What a Call resolved to (set by the typer).
-enum class Callee { Unresolved, Builtin, Math, UserFunction, TypeCast };
+enum class Callee { Unresolved, Builtin, Math, UserFunction, TypeCast, Intrinsic };
 
 struct Expr;
 using ExprPtr = std::unique_ptr<Expr>;
@@ -53,7 +53,9 @@ struct Expr {
   int callee_index = -1;          ///< UserFunction: index into TypedModule::functions
   int slot = -1;                  ///< Name: index of the local variable (-1: not a local)
   const Constant* constant = nullptr;  ///< Name/Attribute folded to a constant (module global, closure, math.pi)
-  std::string target;             ///< Call: resolved builtin/math name ("abs", "math.sqrt") or cast type name
+  std::string target;             ///< Call: resolved builtin/math name ("abs", "math.sqrt"), cast type name or
+                                  ///< CUDA intrinsic ("grid", "atomic.add"); Attribute: intrinsic ("threadIdx.x")
+  std::vector<std::int64_t> shape;  ///< shared.array/local.array: the constant shape (0 for dynamic shared memory)
 };
 
 enum class StmtKind { Expr, Assign, AugAssign, If, While, For, Break, Continue, Pass, Return, Assert, Unsupported };

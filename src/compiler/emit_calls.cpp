@@ -30,6 +30,7 @@ std::string FunctionEmitter::intrinsic(const std::string& base, const Type& t, i
 }
 
 Value FunctionEmitter::call(const Expr& e) {
+  if (e.callee == Callee::Intrinsic) return intrinsic(e);  // its arguments include types and shapes
   std::vector<Value> args;
   for (std::size_t i = 1; i < e.kids.size(); ++i) args.push_back(expr(*e.kids[i]));
   switch (e.callee) {
@@ -114,7 +115,7 @@ Value FunctionEmitter::builtin(const Expr& e, const std::vector<Value>& args) {
   if (f == "bool") return {truth(args[0]), R};
   if (f == "complex") return make_aggregate(R, {args[0], args[1]});
   if (f == "pow") return binary(BinOp::Pow, args[0], args[1], e.formals, R);
-  if (f == "len") return {std::to_string(args[0].t.elements().size()), R};
+  if (f == "len") return args[0].t.is_array() ? array_field(args[0], 5, 0) : Value{std::to_string(args[0].t.elements().size()), R};
   if (f == "divmod") {
     Value q = binary(BinOp::FloorDiv, args[0], args[1], e.formals, R.elements()[0]);
     Value r = binary(BinOp::Mod, args[0], args[1], e.formals, R.elements()[0]);

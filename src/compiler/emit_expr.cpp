@@ -23,6 +23,10 @@ std::string llvm_value_type(const Type& t) {
       for (std::size_t i = 0; i < t.elements().size(); ++i) s += (i ? ", " : "") + llvm_value_type(t.elements()[i]);
       return s + "}";
     }
+    case TypeKind::Array: {
+      std::string n = std::to_string(t.ndim());
+      return "{i8*, i8*, i64, i64, " + llvm_data_type(t.dtype()) + "*, [" + n + " x i64], [" + n + " x i64]}";
+    }
     default: return "void";
   }
 }
@@ -283,6 +287,8 @@ Value FunctionEmitter::expr(const Expr& e) {
     }
     case ExprKind::Attribute: {
       if (e.constant) return constant(*e.constant);
+      if (!e.target.empty()) return cuda_attribute(e);
+      if (e.kids[0]->type.is_array()) return array_attribute(e);
       Value base = expr(*e.kids[0]);
       if (base.t.is_complex()) return extract(base, e.name == "real" ? 0 : 1);
       if (e.name == "real") return base;
@@ -290,7 +296,9 @@ Value FunctionEmitter::expr(const Expr& e) {
       if (base.t.is_bool()) return {"false", base.t};
       return {"0", base.t};
     }
-    case ExprKind::Subscript: return extract(expr(*e.kids[0]), static_cast<std::size_t>(e.kids[1]->ival));
+    case ExprKind::Subscript:
+      if (e.kids[0]->type.is_array()) return array_subscript(e);
+      return extract(expr(*e.kids[0]), static_cast<std::size_t>(e.kids[1]->ival));
     case ExprKind::Call: return call(e);
     default: return {"undef", e.type};
   }

@@ -57,6 +57,11 @@ std::string mangle_type(const Type& t) {
     for (const Type& x : e) s += mangle_type(x);
     return s + "E";
   }
+  if (t.is_array()) {
+    // numba's Array.mangling_args: Array<dtype, ndim, layout, mutable|readonly, aligned>.
+    return "5ArrayI" + mangle_type(t.dtype()) + "Li" + std::to_string(t.ndim()) + "E1" + std::string(1, t.layout()) +
+           (t.readonly() ? "8readonly" : "7mutable") + "7alignedE";
+  }
   return mangle_part(t.name());
 }
 
@@ -267,35 +272,49 @@ EmittedModule emit_module(TypedModule& module, const CompileOptions& options) {
     FunctionEmitter fe(m, f, body);
     fe.emit_core(m.symbols[static_cast<std::size_t>(idx)], false);
   }
-  std::vector<Type> flat;  // the wrapper's parameters
+  std::vector<std::string> param_types;  // the wrapper's parameters
   if (wrapper) {
     // The C ABI (and kernels, which return nothing): the function's own arguments and its value as the result.
     const Type& R = entry.return_type;
     std::string rty = R.is_none() ? "void" : llvm_data_type(R);
     std::string slot_ty = R.is_none() ? "i8" : rty;
     // Arguments are flattened as Numba's C ABI does (its argument packer): a complex is two floats, a
-    // tuple its elements; the result is returned by value.
+    // tuple its elements; the result is returned by value. A kernel's array is numba-cuda's 5 + 2N
+    // parameters (meminfo, parent, nitems, itemsize, data, shape, strides), rebuilt into the core's struct.
+    std::string rebuild, call_args;
     auto flatten = [&](auto&& self, const Type& ty) -> void {
       if (ty.is_complex()) {
-        flat.push_back(ty.component());
-        flat.push_back(ty.component());
+        self(self, ty.component());
+        self(self, ty.component());
       } else if (ty.is_tuple()) {
         for (const Type& e : ty.elements()) self(self, e);
+      } else if (ty.is_array()) {
+        std::string st = llvm_value_type(ty), agg = "undef";
+        std::vector<std::string> pieces = array_piece_types(ty);
+        auto n = static_cast<std::size_t>(ty.ndim());
+        for (std::size_t j = 0; j < pieces.size(); ++j) {
+          std::string arg = "%arg" + std::to_string(param_types.size());
+          param_types.push_back(pieces[j]);
+          std::string where = j < 5 ? std::to_string(j) : std::to_string(j < 5 + n ? 5 : 6) + ", " + std::to_string((j - 5) % n);
+          std::string next = "%arr" + std::to_string(param_types.size());
+          rebuild += "  " + next + " = insertvalue " + st + " " + agg + ", " + pieces[j] + " " + arg + ", " + where + "\n";
+          agg = next;
+        }
+        call_args += ", " + st + " " + agg;
       } else {
-        flat.push_back(ty);
+        call_args += ", " + llvm_data_type(ty) + " %arg" + std::to_string(param_types.size());
+        param_types.push_back(llvm_data_type(ty));
       }
     };
     for (const Type& t : entry.arg_types) flatten(flatten, t);
     std::string w = "define " + rty + " @" + name + "(";
-    for (std::size_t i = 0; i < flat.size(); ++i) w += (i ? ", " : "") + llvm_data_type(flat[i]) + " %arg" + std::to_string(i);
+    for (std::size_t i = 0; i < param_types.size(); ++i) w += (i ? ", " : "") + param_types[i] + " %arg" + std::to_string(i);
     // With line info the wrapper needs its own subprogram, or inlining the core drops the locations.
     int sp = m.subprogram(*entry.def, name);
     std::string dbg = sp >= 0 ? ", !dbg !" + std::to_string(m.location(entry.def->loc, sp)) : "";
     w += sp >= 0 ? ") !dbg !" + std::to_string(sp) + " {\n" : ") {\n";
-    w += "entry:\n  %ret = alloca " + slot_ty + "\n";
-    std::string call = "  %status = call i32 @" + entry_core + "(" + slot_ty + "* %ret";
-    for (std::size_t i = 0; i < flat.size(); ++i) call += ", " + llvm_data_type(flat[i]) + " %arg" + std::to_string(i);
-    w += call + ")" + dbg + "\n";
+    w += "entry:\n  %ret = alloca " + slot_ty + "\n" + rebuild;
+    w += "  %status = call i32 @" + entry_core + "(" + slot_ty + "* %ret" + call_args + ")" + dbg + "\n";
     if (R.is_none()) {
       w += "  ret void" + dbg + "\n}\n\n";
     } else {
@@ -308,6 +327,7 @@ EmittedModule emit_module(TypedModule& module, const CompileOptions& options) {
   out.uses_libdevice = m.uses_libdevice;
   out.ir.reserve(body.size() + m.helper_text.size() + 1024);
   out.ir += kDataLayout;
+  out.ir += m.globals;
   out.ir += body;
   out.ir += m.helper_text;
   for (const std::string& d : m.declarations) out.ir += d + "\n";
@@ -320,7 +340,7 @@ EmittedModule emit_module(TypedModule& module, const CompileOptions& options) {
   }
   if (kernel) {
     std::string fty = "void (";
-    for (std::size_t i = 0; i < flat.size(); ++i) fty += (i ? ", " : "") + llvm_data_type(flat[i]);
+    for (std::size_t i = 0; i < param_types.size(); ++i) fty += (i ? ", " : "") + param_types[i];
     out.ir += "!nvvm.annotations = !{!1}\n!1 = !{" + fty + ")* @" + name + ", !\"kernel\", i32 1}\n";
   }
   return out;

@@ -62,7 +62,15 @@ void FunctionEmitter::emit_core(const std::string& symbol, bool exported) {
   std::string ret_data = fn_.return_type.is_none() ? "i8" : llvm_data_type(fn_.return_type);
   std::string head = std::string("define ") + (exported ? "" : "internal ") + "i32 @" + symbol + "(" + ret_data +
                      "* noalias nocapture %retptr";
-  for (std::size_t i = 0; i < flat.size(); ++i) head += ", " + llvm_data_type(flat[i]) + " %p" + std::to_string(i);
+  // An array is one struct parameter of an internal core; exported (Numba ABI) it is its 5 + 2N pieces.
+  for (std::size_t i = 0; i < flat.size(); ++i) {
+    if (flat[i].is_array() && exported) {
+      std::vector<std::string> pieces = array_piece_types(flat[i]);
+      for (std::size_t j = 0; j < pieces.size(); ++j) head += ", " + pieces[j] + " %p" + std::to_string(i) + "." + std::to_string(j);
+      continue;
+    }
+    head += ", " + llvm_data_type(flat[i]) + " %p" + std::to_string(i);
+  }
   head += exported ? ")" : ") alwaysinline";
   int sp = m_.subprogram(*fn_.def, symbol);
   if (sp >= 0) {
@@ -91,6 +99,11 @@ void FunctionEmitter::emit_core(const std::string& symbol, bool exported) {
       return make_aggregate(t, parts);
     }
     std::string p = "%p" + std::to_string(k++);
+    if (t.is_array() && exported) {
+      std::vector<std::string> pieces;
+      for (std::size_t j = 0; j < array_piece_types(t).size(); ++j) pieces.push_back(p + "." + std::to_string(j));
+      return build_array(t, pieces);
+    }
     return from_data(p, t);
   };
   for (std::size_t i = 0; i < fn_.arg_types.size(); ++i) {
@@ -119,6 +132,10 @@ void FunctionEmitter::store_local(int slot, const Value& v) {
 void FunctionEmitter::assign(const Expr& target, const Value& v) {
   if (target.kind == ExprKind::Name) {
     store_local(target.slot, v);
+    return;
+  }
+  if (target.kind == ExprKind::Subscript) {
+    array_store(target, v);
     return;
   }
   for (std::size_t i = 0; i < target.kids.size(); ++i) assign(*target.kids[i], extract(v, i));
@@ -157,6 +174,10 @@ void FunctionEmitter::statement(const Stmt& s) {
     }
     case StmtKind::AugAssign: {
       const Expr& target = *s.targets[0];
+      if (target.kind == ExprKind::Subscript) {
+        array_aug_assign(s);
+        return;
+      }
       Value cur = expr(target);
       Value rhs = expr(*s.value);
       auto r = resolve_binop(s.aug_op, cur.t, rhs.t);

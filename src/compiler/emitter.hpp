@@ -22,7 +22,12 @@ struct EmittedModule {
 
 EmittedModule emit_module(TypedModule& module, const CompileOptions& options);
 
+/// The LLVM types of the Numba-ABI parameters of an array argument: meminfo, parent, nitems, itemsize,
+/// data, shape[N], strides[N] (numba-cuda's array data model, flattened as its kernels take it).
+std::vector<std::string> array_piece_types(const Type& array);
+
 /// The LLVM type of a value of `t` in registers (bool is i1) and in memory/at ABI boundaries (bool is i8).
+/// An array is its data model as one struct: {i8*, i8*, i64, i64, T*, [N x i64], [N x i64]}.
 std::string llvm_value_type(const Type& t);
 std::string llvm_data_type(const Type& t);
 
@@ -70,6 +75,28 @@ class FunctionEmitter {
   std::string intrinsic(const std::string& base, const Type& t, int nargs);  ///< "@llvm.floor.f32"
   Value round_ndigits(const Value& x, const Value& nd, const Type& result);
 
+  // Arrays (emit_arrays.cpp).
+  /// An array value from its flattened pieces (SSA names or constants, in array_piece_types order).
+  Value build_array(const Type& t, const std::vector<std::string>& pieces);
+  /// Field 0..6 of the data model; shape (5) and strides (6) take the axis.
+  Value array_field(const Value& a, int field, int axis = -1);
+  /// The address of the element (all axes indexed) or of the view's first element (fewer axes), with
+  /// negative signed indices wrapped as Numba does (index + shape).
+  std::string element_pointer(const Value& a, const Expr& index, const std::vector<Type>& index_types);
+  Value array_subscript(const Expr& e);
+  void array_store(const Expr& target, const Value& v);
+  void array_aug_assign(const Stmt& s);
+  Value array_attribute(const Expr& e);
+  /// A C-ordered array over `data` (a generic T*) with a constant shape.
+  Value constant_shape_array(const Type& t, const std::string& data, const std::vector<std::int64_t>& shape);
+
+  // CUDA intrinsics (emit_cuda.cpp).
+  Value intrinsic(const Expr& e);
+  Value cuda_attribute(const Expr& e);
+  Value sreg(const std::string& reg);  ///< llvm.nvvm.read.ptx.sreg.<reg>, an i32
+  Value cuda_atomic(const Expr& e);
+  Value shuffle(const Expr& e, const Value& mask, const Value& value, const Value& lane);
+
  private:
   ModuleEmitter& m_;
   TypedFunction& fn_;
@@ -109,6 +136,8 @@ class ModuleEmitter {
   std::set<std::string> declarations;  ///< "declare ..." lines
   std::set<std::string> helpers;       ///< names of emitted helper functions
   std::string helper_text;
+  std::string globals;                 ///< shared-memory arrays (addrspace(3) globals)
+  int next_global = 0;
   std::vector<int> pending;            ///< function indices still to emit
   std::vector<std::string> symbols;    ///< per function index: its core symbol ("" until requested)
   bool uses_libdevice = false;

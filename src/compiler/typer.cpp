@@ -211,7 +211,7 @@ Type FunctionTyper::user_call(Expr& e, const FunctionDef& def, const std::vector
   if (args.size() != def.params.size())
     error(e.loc, def.name + "() takes " + std::to_string(def.params.size()) + " argument(s), got " + std::to_string(args.size()));
   for (std::size_t i = 0; i < args.size(); ++i)
-    if (!args[i].is_scalar() && !args[i].is_tuple())
+    if (!args[i].is_scalar() && !args[i].is_tuple() && !args[i].is_array())
       error(e.kids[i + 1]->loc, "cannot pass a value of type " + args[i].name() + " to " + def.name + "()");
   auto& fns = prog_.out.functions;
   for (std::size_t i = 1; i < fns.size(); ++i) {
@@ -261,6 +261,14 @@ TypedModule type_program(const SourceSet& sources, std::string_view entry, const
     throw std::invalid_argument("function '" + std::string(entry) + "' is not defined in " + options.filename +
                                 " (functions found: " + (names.empty() ? "none" : names) + ")");
   }
+  if (!options.device && options.abi == Abi::c)
+    throw std::invalid_argument("kernel '" + std::string(entry) + "': a kernel (device=False) takes the Numba ABI "
+                                "(arrays as numba-cuda's meminfo, parent, nitems, itemsize, data, shape, strides); "
+                                "compile it with abi='numba', or compile a device function with device=True");
+  for (std::size_t i = 0; i < signature.args.size(); ++i)
+    if (signature.args[i].is_array() && options.abi == Abi::c)
+      throw std::invalid_argument("function '" + std::string(entry) + "': argument " + std::to_string(i) + " is an array (" +
+                                  signature.args[i].name() + "), which the C ABI cannot pass; compile with abi='numba'");
   auto f = std::make_unique<TypedFunction>();
   f->def = it->second;
   f->arg_types = signature.args;

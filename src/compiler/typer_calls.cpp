@@ -25,6 +25,7 @@ Type FunctionTyper::call(Expr& e) {
     auto imp = prog_.imports.find(callee.name);
     if (imp != prog_.imports.end()) path = imp->second;
   }
+  if (std::string in = intrinsic_of(path); !in.empty()) return cuda_call(e, in);
   bool unknown = false;
   std::vector<Type> args = args_of(e, unknown);
   e.formals = args;
@@ -139,7 +140,7 @@ Type FunctionTyper::builtin_call(Expr& e, const std::string& fname, const std::v
   if (fname == "len") {
     arity(e, fname, n, 1, 1);
     if (unknown) return Type();
-    if (!args[0].is_tuple()) bad(" (len() takes a tuple)");
+    if (!args[0].is_tuple() && !args[0].is_array()) bad(" (len() takes a tuple or an array)");
     return i64();
   }
   if (fname == "range") error(e.loc, "range() is supported only as the iterable of a for loop");

@@ -71,9 +71,9 @@ class FunctionTyper {
     if (t.is_unknown()) return;
     Type& cur = fn_.local_types[static_cast<std::size_t>(slot)];
     if (cur.is_unknown()) {
-      if (!(t.is_scalar() || t.is_tuple()))
+      if (!(t.is_scalar() || t.is_tuple() || t.is_array()))
         error(loc, "cannot assign a value of type " + t.name() + " to '" + std::string(name) +
-                       "'; variables hold numbers and tuples of numbers");
+                       "'; variables hold numbers, tuples of numbers and arrays");
       cur = t;
       changed = true;
       return;
@@ -125,8 +125,10 @@ class FunctionTyper {
       target.type = t;
       return;
     }
-    if (target.kind == ExprKind::Subscript)
-      error(target.loc, "assignment to a subscript is not supported (arrays come with kernels); assign to a name or a tuple of names");
+    if (target.kind == ExprKind::Subscript) {
+      array_store(target, t);
+      return;
+    }
     if (target.kind == ExprKind::Attribute)
       error(target.loc, "assignment to an attribute is not supported; assign to a name or a tuple of names");
     error(target.loc, "cannot assign to this expression; assign to a name or a tuple of names");
@@ -159,13 +161,18 @@ class FunctionTyper {
       }
       case StmtKind::AugAssign: {
         Expr& target = *s.targets[0];
-        if (target.kind != ExprKind::Name)
-          error(target.loc, "augmented assignment is supported to a name only");
+        if (target.kind != ExprKind::Name && target.kind != ExprKind::Subscript)
+          error(target.loc, "augmented assignment is supported to a name or an array element only");
         Type lhs = expr(target);
         Type rhs = expr(*s.value);
+        std::vector<Type> index_formals = target.formals;  // a subscript keeps its index types there
         Type r = binary(s.aug_op, lhs, rhs, s.loc, &target);
         s.value->formals = target.formals;  // keep the resolved formals on the statement's value
-        target.formals.clear();
+        target.formals = index_formals;
+        if (target.kind == ExprKind::Subscript) {
+          array_store(target, r);
+          return true;
+        }
         int slot = slot_of(target.name);
         assign_type(slot, r, s.loc, target.name);
         return true;
@@ -374,8 +381,9 @@ class FunctionTyper {
       case ExprKind::Subscript: {
         Type base = expr(*e.kids[0]);
         Expr& idx = *e.kids[1];
+        if (base.is_array()) return array_subscript(e, base);
         if (base.is_unknown()) return base;
-        if (!base.is_tuple()) error(e.loc, "cannot index a value of type " + base.name() + " (only tuples support [i])");
+        if (!base.is_tuple()) error(e.loc, "cannot index a value of type " + base.name() + " (tuples and arrays support [i])");
         if (idx.kind == ExprKind::Unsupported) error(idx.loc, "slicing tuples is not supported; index them with a constant");
         if (idx.kind != ExprKind::Int)
           error(idx.loc, "a tuple index must be an integer constant (a variable index is not supported)");
@@ -450,9 +458,11 @@ class FunctionTyper {
     std::string path = dotted(e);
     if (!path.empty()) {
       if (path.starts_with("math.")) return math_constant(e, std::string_view(path).substr(5));
+      if (std::string in = intrinsic_of(path); !in.empty()) return cuda_attribute(e, in);
       error(e.loc, "'" + path + "' is not supported as a value");
     }
     Type base = expr(*e.kids[0]);
+    if (base.is_array()) return array_attribute(e, base);
     if (base.is_unknown()) return base;
     if (e.name == "real" || e.name == "imag") {
       if (base.is_complex()) return base.component();
@@ -490,6 +500,23 @@ class FunctionTyper {
                        (lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi)) +
                        " argument(s), got " + std::to_string(n));
   }
+
+  // Arrays (typer_arrays.cpp): a[i, j] loads and views, a[...] = v stores, .shape and friends.
+  Type array_subscript(Expr& e, const Type& base);
+  Type array_attribute(Expr& e, const Type& base);
+  void array_store(Expr& target, const Type& value);
+  /// The index types of `index` (an expression or a tuple of them) into `base`, checked.
+  std::vector<Type> array_indices(Expr& index, const Type& base, SourceLoc loc);
+  /// The integer value of a compile-time constant expression (literal, -literal, module constant).
+  std::optional<std::int64_t> const_int(const Expr& e);
+
+  // CUDA intrinsics (typer_cuda.cpp), spelt cuda.X (from numba import cuda) or cubridge.X.
+  /// "grid", "threadIdx.x", "atomic.add", ... for a dotted path naming one, else "".
+  static std::string intrinsic_of(const std::string& path);
+  Type cuda_attribute(Expr& e, const std::string& name);
+  Type cuda_call(Expr& e, const std::string& name);
+  Type cuda_array_alloc(Expr& e, const std::string& name, std::vector<Expr*> args);
+  Type cuda_atomic(Expr& e, const std::string& name);
 
   Type call(Expr& e);
   Type builtin_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);

@@ -11,6 +11,15 @@ Type Type::tuple(std::vector<Type> elements) {
   return t;
 }
 
+Type Type::array(const Type& dtype, int ndim, char layout, bool readonly) {
+  Type t(TypeKind::Array, ndim, false);
+  t.elements_ = {dtype};
+  // One axis: C and F are the same layout, spelt C (Numba does the same for 1-d contiguous arrays).
+  t.layout_ = (ndim == 1 && layout == 'F') ? 'C' : layout;
+  t.readonly_ = readonly;
+  return t;
+}
+
 std::string Type::name() const {
   switch (kind_) {
     case TypeKind::Unknown: return "unknown";
@@ -27,6 +36,9 @@ std::string Type::name() const {
       for (std::size_t i = 0; i < elements_.size(); ++i) s += (i ? ", " : "") + elements_[i].name();
       return s + ")";
     }
+    case TypeKind::Array:
+      return std::string(readonly_ ? "readonly " : "") + "array(" + elements_[0].name() + ", " + std::to_string(bits_) +
+             "d, " + std::string(1, layout_) + ")";
   }
   return "?";
 }
@@ -39,14 +51,14 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-// Splits at top-level commas (not inside parentheses).
+// Splits at top-level commas (not inside parentheses or brackets).
 std::vector<std::string_view> split_commas(std::string_view s) {
   std::vector<std::string_view> out;
   int depth = 0;
   std::size_t start = 0;
   for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '(') ++depth;
-    else if (s[i] == ')') --depth;
+    if (s[i] == '(' || s[i] == '[') ++depth;
+    else if (s[i] == ')' || s[i] == ']') --depth;
     else if (s[i] == ',' && depth == 0) {
       out.push_back(trim(s.substr(start, i - start)));
       start = i + 1;
@@ -73,7 +85,7 @@ std::optional<Type> scalar_by_name(std::string_view n) {
       {"float64", Type::floating(64)},    {"f8", Type::floating(64)},         {"double", Type::floating(64)},
       {"float", Type::floating(64)},      {"float_", Type::floating(64)},     {"complex64", Type::complex(64)},
       {"c8", Type::complex(64)},          {"complex128", Type::complex(128)}, {"c16", Type::complex(128)},
-      {"complex", Type::complex(128)},    {"none", Type::none()},
+      {"complex", Type::complex(128)},    {"none", Type::none()},         {"void", Type::none()},
   };
   for (const Entry& e : table)
     if (e.name == n) return e.type;
@@ -85,19 +97,75 @@ std::optional<Type> scalar_by_name(std::string_view n) {
 std::string accepted_type_names() {
   return "bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, float32, float64, "
          "complex64, complex128 (aliases: intp, uintp, i1..i8, u1..u8, f2, f4, f8, c8, c16, double, half), "
-         "UniTuple(T x N), Tuple(T, ...)";
+         "UniTuple(T x N), Tuple(T, ...), arrays T[:], T[:, ::1] (C), T[::1, :] (F), array(T, 2d, C), "
+         "optionally 'const ' (read-only)";
 }
+
+namespace {
+
+// "[:, ::1]" -> rank and layout; nullopt when a dimension is not ':' or '::1' or '::1' sits inside.
+std::optional<std::pair<int, char>> array_dims(std::string_view dims) {
+  auto parts = split_commas(dims);
+  if (parts.empty() || parts.size() > 32) return std::nullopt;
+  int n = static_cast<int>(parts.size()), contiguous_at = -1;
+  for (int i = 0; i < n; ++i) {
+    std::string d;
+    for (char c : parts[static_cast<std::size_t>(i)])
+      if (c != ' ') d += c;
+    if (d == ":") continue;
+    if (d != "::1" || contiguous_at >= 0) return std::nullopt;
+    contiguous_at = i;
+  }
+  if (contiguous_at < 0) return std::pair{n, 'A'};
+  if (contiguous_at == n - 1) return std::pair{n, 'C'};
+  if (contiguous_at == 0) return std::pair{n, 'F'};
+  return std::nullopt;
+}
+
+// "float32[:, ::1]" or Numba's str() "array(float32, 2d, C)", after any const/readonly prefix.
+std::optional<Type> array_type(std::string_view name, bool readonly) {
+  if (name.starts_with("array(") && name.back() == ')') {
+    auto parts = split_commas(name.substr(6, name.size() - 7));
+    if (parts.size() != 3) return std::nullopt;
+    auto dtype = parse_type_name(parts[0]);
+    std::string_view nd = parts[1];
+    if (!dtype || !dtype->is_scalar() || nd.size() < 2 || nd.size() > 3 || nd.back() != 'd') return std::nullopt;
+    int ndim = 0;
+    for (char c : nd.substr(0, nd.size() - 1)) {
+      if (c < '0' || c > '9') return std::nullopt;
+      ndim = ndim * 10 + (c - '0');
+    }
+    if (ndim < 1 || ndim > 32 || parts[2].size() != 1 || std::string_view("CFA").find(parts[2][0]) == std::string_view::npos)
+      return std::nullopt;
+    return Type::array(*dtype, ndim, parts[2][0], readonly);
+  }
+  std::size_t open = name.find('[');
+  if (open == std::string_view::npos || name.back() != ']') return std::nullopt;
+  auto dtype = parse_type_name(name.substr(0, open));
+  auto dims = array_dims(name.substr(open + 1, name.size() - open - 2));
+  if (!dtype || !dtype->is_scalar() || !dims) return std::nullopt;
+  return Type::array(*dtype, dims->first, dims->second, readonly);
+}
+
+}  // namespace
 
 std::optional<Type> parse_type_name(std::string_view name) {
   name = trim(name);
   if (name.empty()) return std::nullopt;
   if (auto t = scalar_by_name(name)) return t;
+  for (std::string_view prefix : {std::string_view("const "), std::string_view("readonly ")})
+    if (name.starts_with(prefix)) {
+      auto t = parse_type_name(name.substr(prefix.size()));
+      if (!t || !t->is_array()) return std::nullopt;
+      return t->with_array(t->ndim(), t->layout(), true);
+    }
+  if (name.back() == ']' || name.starts_with("array(")) return array_type(name, false);
   auto parse_args = [](std::string_view inner) -> std::optional<std::vector<Type>> {
     std::vector<Type> elems;
     for (std::string_view part : split_commas(inner)) {
       if (part.empty()) continue;  // "(int32,)"
       auto t = parse_type_name(part);
-      if (!t) return std::nullopt;
+      if (!t || t->is_array()) return std::nullopt;  // tuples hold numbers (and tuples of them)
       elems.push_back(*t);
     }
     return elems;
@@ -115,7 +183,7 @@ std::optional<Type> parse_type_name(std::string_view name) {
       if (c < '0' || c > '9' || n > 1000) return std::nullopt;
       n = n * 10 + (c - '0');
     }
-    if (!elem || count.empty() || n < 1) return std::nullopt;
+    if (!elem || elem->is_array() || count.empty() || n < 1) return std::nullopt;
     return Type::tuple(std::vector<Type>(static_cast<std::size_t>(n), *elem));
   }
   if (name.starts_with("Tuple(") && name.back() == ')') {

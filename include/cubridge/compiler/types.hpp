@@ -1,6 +1,7 @@
 // The types of the Python-subset compiler: Numba's scalar types (bool, int8..uint64, float16/32/64,
-// complex64/128), tuples of them and none, with Numba's names ("int32", "UniTuple(int64 x 2)").
-// Implements: issue 5 "The language" (numbers and tuples); later kinds (arrays, pointers) add a TypeKind.
+// complex64/128), tuples of them, none, and arrays of numbers (any rank, layout C/F/A, read-only or not),
+// with Numba's names ("int32", "UniTuple(int64 x 2)", "array(float32, 2d, C)").
+// Implements: issue 5 "The language" (numbers and tuples), issue 6 (arrays of kernels).
 #pragma once
 
 #include <cstdint>
@@ -13,7 +14,7 @@ namespace cubridge::compiler {
 
 /// Extensible on purpose: a new kind (array, pointer, record) adds an enumerator plus its cases in
 /// typing_rules.cpp and the emitter; nothing here depends on the set being closed.
-enum class TypeKind : std::uint8_t { Unknown, None, Bool, Int, Float, Complex, Tuple };
+enum class TypeKind : std::uint8_t { Unknown, None, Bool, Int, Float, Complex, Tuple, Array };
 
 class Type {
  public:
@@ -25,6 +26,8 @@ class Type {
   static Type floating(int bits) { return Type(TypeKind::Float, bits, true); }
   static Type complex(int bits) { return Type(TypeKind::Complex, bits, true); }
   static Type tuple(std::vector<Type> elements);
+  /// An array of `dtype` (a scalar type) with `ndim` dimensions, layout 'C', 'F' or 'A' (any strides).
+  static Type array(const Type& dtype, int ndim, char layout, bool readonly = false);
 
   TypeKind kind() const noexcept { return kind_; }
   /// Width in bits: 1 for bool, the integer or float width, the whole width of a complex (64, 128).
@@ -39,6 +42,14 @@ class Type {
   bool is_complex() const noexcept { return kind_ == TypeKind::Complex; }
   bool is_tuple() const noexcept { return kind_ == TypeKind::Tuple; }
   bool is_none() const noexcept { return kind_ == TypeKind::None; }
+  bool is_array() const noexcept { return kind_ == TypeKind::Array; }
+  /// Arrays: the element type, the rank, the layout ('C', 'F', 'A') and whether it is read-only.
+  const Type& dtype() const { return elements_[0]; }
+  int ndim() const noexcept { return bits_; }
+  char layout() const noexcept { return layout_; }
+  bool readonly() const noexcept { return readonly_; }
+  /// The same array type with another rank/layout/mutability (views keep the element type).
+  Type with_array(int ndim, char layout, bool readonly) const { return array(dtype(), ndim, layout, readonly); }
   /// bool, ints, floats and complex: what Numba calls types.Number plus Boolean.
   bool is_scalar() const noexcept {
     return kind_ == TypeKind::Bool || kind_ == TypeKind::Int || kind_ == TypeKind::Float ||
@@ -49,11 +60,12 @@ class Type {
   Type component() const { return floating(bits_ / 2); }
 
   /// Numba's spelling: "int32", "float64", "complex128", "bool", "none", "UniTuple(int64 x 2)",
-  /// "Tuple(int64, float64)".
+  /// "Tuple(int64, float64)", "array(float32, 2d, C)", "readonly array(int64, 1d, A)".
   std::string name() const;
 
   friend bool operator==(const Type& a, const Type& b) {
-    return a.kind_ == b.kind_ && a.bits_ == b.bits_ && a.signed_ == b.signed_ && a.elements_ == b.elements_;
+    return a.kind_ == b.kind_ && a.bits_ == b.bits_ && a.signed_ == b.signed_ && a.elements_ == b.elements_ &&
+           a.layout_ == b.layout_ && a.readonly_ == b.readonly_;
   }
   friend bool operator!=(const Type& a, const Type& b) { return !(a == b); }
 
@@ -62,12 +74,16 @@ class Type {
   TypeKind kind_ = TypeKind::Unknown;
   int bits_ = 0;
   bool signed_ = false;
+  char layout_ = 0;
+  bool readonly_ = false;
   std::vector<Type> elements_;
 };
 
 /// Parses one type name: the Numba names ("int32", "float32", "complex64", "bool", "boolean",
 /// "intp", "uintp", "float"= float64, "double", "int" = int64, "f4", "i8", ...), "UniTuple(T x N)",
-/// "Tuple(T, ...)" and "(T, ...)". std::nullopt when it is none of them.
+/// "Tuple(T, ...)", "(T, ...)", and arrays as KernelSignature spells them: "float32[:]",
+/// "float32[:, ::1]" (C), "int64[::1, :]" (F), "array(float32, 2d, C)", each optionally prefixed by
+/// "const " or "readonly ". std::nullopt when it is none of them.
 std::optional<Type> parse_type_name(std::string_view name);
 
 /// A function signature: argument types and, when declared, a return type.

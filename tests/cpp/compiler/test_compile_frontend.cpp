@@ -226,6 +226,8 @@ TEST(CompileFrontend, OptionsReachLibnvvm) {
   EXPECT_NE(compile(kSource, "loops", "(int64,)", li).code.find(".section\t.debug_info"), std::string::npos);
   CompileOptions k = opts();
   k.device = false;
+  k.abi = Abi::numba;
+  k.abi_name = "k";
   CompileResult kern = compile("def k(x):\n    y = x + 1\n", "k", "(int32,)", k);
   EXPECT_NE(kern.code.find(".entry k("), std::string::npos) << kern.code;
 }

@@ -84,6 +84,8 @@ TEST(EmitIr, ModuleFunctionsAreInternalAndSpecialisedPerArgumentTypes) {
 TEST(EmitIr, KernelsGetTheNvvmAnnotation) {
   CompileOptions o;
   o.device = false;
+  o.abi = Abi::numba;
+  o.abi_name = "k";
   std::string s = compile_to_nvvm_ir("def k(x):\n    pass\n", "k", parse_signature("(int32,)"), o).nvvm_ir;
   EXPECT_NE(s.find("!nvvm.annotations = !{!1}\n!1 = !{void (i32)* @k, !\"kernel\", i32 1}"), std::string::npos) << s;
 }

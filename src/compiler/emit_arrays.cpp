@@ -1,0 +1,148 @@
+// Internal: arrays in NVVM IR (see emitter.hpp). An array value is numba-cuda's data model as one
+// struct {meminfo, parent, nitems, itemsize, data, shape[N], strides[N]}; strides are in bytes, and the
+// contiguous axis of a C (last) or F (first) array uses the item size, as Numba's layout promises.
+#include "emitter.hpp"
+
+namespace cubridge::compiler {
+
+std::vector<std::string> array_piece_types(const Type& a) {
+  std::vector<std::string> p = {"i8*", "i8*", "i64", "i64", llvm_data_type(a.dtype()) + "*"};
+  for (int i = 0; i < 2 * a.ndim(); ++i) p.push_back("i64");
+  return p;
+}
+
+namespace {
+std::int64_t item_size(const Type& dtype) { return dtype.is_bool() ? 1 : dtype.bits() / 8; }
+}  // namespace
+
+Value FunctionEmitter::build_array(const Type& t, const std::vector<std::string>& pieces) {
+  std::string ty = llvm_value_type(t);
+  std::vector<std::string> types = array_piece_types(t);
+  std::string agg = "undef";
+  auto n = static_cast<std::size_t>(t.ndim());
+  for (std::size_t i = 0; i < 5; ++i)
+    agg = ins("insertvalue " + ty + " " + agg + ", " + types[i] + " " + pieces[i] + ", " + std::to_string(i));
+  for (std::size_t i = 0; i < 2 * n; ++i)
+    agg = ins("insertvalue " + ty + " " + agg + ", i64 " + pieces[5 + i] + ", " + std::to_string(i < n ? 5 : 6) + ", " +
+              std::to_string(i % n));
+  return {agg, t};
+}
+
+Value FunctionEmitter::array_field(const Value& a, int field, int axis) {
+  std::string ty = llvm_value_type(a.t);
+  std::string where = std::to_string(field) + (axis >= 0 ? ", " + std::to_string(axis) : "");
+  Type t = field == 2 || field == 3 || field >= 5 ? Type::integer(64, true) : Type::none();
+  return {ins("extractvalue " + ty + " " + a.v + ", " + where), t};
+}
+
+std::string FunctionEmitter::element_pointer(const Value& a, const Expr& index, const std::vector<Type>& index_types) {
+  const Type& t = a.t;
+  std::vector<const Expr*> parts;
+  if (index.kind == ExprKind::Tuple) {
+    for (const auto& k : index.kids) parts.push_back(k.get());
+  } else {
+    parts.push_back(&index);
+  }
+  const Type i64 = Type::integer(64, true);
+  std::string offset = "0";
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    Value raw = expr(*parts[k]);
+    Value i = convert(raw, index_types[k].is_signed() ? i64 : Type::integer(64, false));
+    std::string idx = i.v;
+    int axis = static_cast<int>(k);
+    if (index_types[k].is_signed()) {  // Numba's wraparound: a negative index counts from the end
+      Value dim = array_field(a, 5, axis);
+      std::string neg = ins("icmp slt i64 " + idx + ", 0");
+      std::string wrapped = ins("add i64 " + idx + ", " + dim.v);
+      idx = ins("select i1 " + neg + ", i64 " + wrapped + ", i64 " + idx);
+    }
+    bool contiguous = (t.layout() == 'C' && axis == t.ndim() - 1) || (t.layout() == 'F' && axis == 0);
+    std::string stride = contiguous ? std::to_string(item_size(t.dtype())) : array_field(a, 6, axis).v;
+    std::string term = ins("mul i64 " + idx + ", " + stride);
+    offset = offset == "0" ? term : ins("add i64 " + offset + ", " + term);
+  }
+  std::string ety = llvm_data_type(t.dtype());
+  Value data = array_field(a, 4);
+  std::string bytes = ins("bitcast " + ety + "* " + data.v + " to i8*");
+  std::string at = ins("getelementptr i8, i8* " + bytes + ", i64 " + offset);
+  return ins("bitcast i8* " + at + " to " + ety + "*");
+}
+
+Value FunctionEmitter::array_subscript(const Expr& e) {
+  Value a = expr(*e.kids[0]);
+  std::string ptr = element_pointer(a, *e.kids[1], e.formals);
+  if (!e.type.is_array()) {
+    std::string ety = llvm_data_type(e.type);
+    std::string raw = ins("load " + ety + ", " + ety + "* " + ptr);
+    return from_data(raw, e.type);
+  }
+  // A view: the remaining axes, starting at the indexed element.
+  const Type& v = e.type;
+  std::size_t fixed = e.formals.size();
+  std::vector<std::string> pieces = {"null", "null", "", std::to_string(item_size(v.dtype())), ptr};
+  std::string nitems = "1";
+  std::vector<std::string> shape, strides;
+  for (int k = static_cast<int>(fixed); k < a.t.ndim(); ++k) {
+    shape.push_back(array_field(a, 5, k).v);
+    strides.push_back(array_field(a, 6, k).v);
+    nitems = nitems == "1" ? shape.back() : ins("mul i64 " + nitems + ", " + shape.back());
+  }
+  pieces[2] = nitems;
+  pieces.insert(pieces.end(), shape.begin(), shape.end());
+  pieces.insert(pieces.end(), strides.begin(), strides.end());
+  return build_array(v, pieces);
+}
+
+void FunctionEmitter::array_store(const Expr& target, const Value& v) {
+  Value a = expr(*target.kids[0]);
+  std::string ptr = element_pointer(a, *target.kids[1], target.formals);
+  const Type& d = a.t.dtype();
+  Value c = to_data(convert(v, d));
+  std::string ety = llvm_data_type(d);
+  line("store " + ety + " " + c.v + ", " + ety + "* " + ptr);
+}
+
+void FunctionEmitter::array_aug_assign(const Stmt& s) {
+  // a[i] op= x: the array and the index are evaluated once.
+  const Expr& target = *s.targets[0];
+  Value a = expr(*target.kids[0]);
+  std::string ptr = element_pointer(a, *target.kids[1], target.formals);
+  const Type& d = a.t.dtype();
+  std::string ety = llvm_data_type(d);
+  Value cur = from_data(ins("load " + ety + ", " + ety + "* " + ptr), d);
+  Value rhs = expr(*s.value);
+  auto r = resolve_binop(s.aug_op, cur.t, rhs.t);
+  Value result = binary(s.aug_op, cur, rhs, {r->lhs, r->rhs}, r->result);
+  Value c = to_data(convert(result, d));
+  line("store " + ety + " " + c.v + ", " + ety + "* " + ptr);
+}
+
+Value FunctionEmitter::array_attribute(const Expr& e) {
+  Value a = expr(*e.kids[0]);
+  const Type i64 = Type::integer(64, true);
+  const std::string& n = e.name;
+  if (n == "shape" || n == "strides") {
+    std::vector<Value> parts;
+    for (int k = 0; k < a.t.ndim(); ++k) parts.push_back(array_field(a, n == "shape" ? 5 : 6, k));
+    return make_aggregate(e.type, parts);
+  }
+  if (n == "ndim") return {std::to_string(a.t.ndim()), i64};
+  if (n == "itemsize") return {std::to_string(item_size(a.t.dtype())), i64};
+  Value size = array_field(a, 2);
+  if (n == "nbytes") return {ins("mul i64 " + size.v + ", " + std::to_string(item_size(a.t.dtype()))), i64};
+  return size;
+}
+
+Value FunctionEmitter::constant_shape_array(const Type& t, const std::string& data,
+                                            const std::vector<std::int64_t>& shape) {
+  std::int64_t isz = item_size(t.dtype()), count = 1;
+  for (std::int64_t d : shape) count *= d;
+  std::vector<std::string> pieces = {"null", "null", std::to_string(count), std::to_string(isz), data};
+  std::vector<std::int64_t> strides(shape.size(), isz);
+  for (std::size_t k = shape.size(); k-- > 1;) strides[k - 1] = strides[k] * shape[k];
+  for (std::int64_t d : shape) pieces.push_back(std::to_string(d));
+  for (std::int64_t s : strides) pieces.push_back(std::to_string(s));
+  return build_array(t, pieces);
+}
+
+}  // namespace cubridge::compiler

@@ -1,0 +1,120 @@
+// Kernels with array arguments (no GPU): array type names and parsing, the Numba-ABI kernel prototype
+// (numba-cuda's flattened array parameters and mangled names), numba-cuda's `cuda.` spelling of the
+// intrinsics, and the NVVM intrinsics the emitter uses (checked through libNVVM and the PTX).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "cubridge/compiler/compile.hpp"
+
+using namespace cubridge;
+using namespace cubridge::compiler;
+
+namespace {
+CompileOptions kernel_options() {
+  CompileOptions o;
+  o.device = false;
+  o.abi = Abi::numba;
+  o.module_name = "m";
+  o.cc = ComputeCapability{9, 0};
+  return o;
+}
+std::size_t count(const std::string& s, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
+  return n;
+}
+const char* kNumbaSource =
+    "from numba import cuda, float32\n"
+    "def k(x, out):\n"
+    "    s = cuda.shared.array((4, 8), float32)\n"
+    "    i = cuda.grid(1)\n"
+    "    t = cuda.threadIdx.x\n"
+    "    s[t % 4, t % 8] = x[i]\n"
+    "    cuda.syncthreads()\n"
+    "    v = cuda.shfl_down_sync(0xFFFFFFFF, x[i], 1)\n"
+    "    if cuda.all_sync(0xFFFFFFFF, v > 0):\n"
+    "        cuda.atomic.add(out, 0, s[0, 1])\n"
+    "    cuda.atomic.max(out, 1, v)\n"
+    "    out[-1] = cuda.laneid + cuda.blockIdx.y + cuda.gridDim.z\n";
+}  // namespace
+
+TEST(ArrayTypes, ParseNumbaSpellings) {
+  EXPECT_EQ(parse_type_name("float32[:]")->name(), "array(float32, 1d, A)");
+  EXPECT_EQ(parse_type_name("float32[::1]")->name(), "array(float32, 1d, C)");
+  EXPECT_EQ(parse_type_name("f8[:, ::1]")->name(), "array(float64, 2d, C)");
+  EXPECT_EQ(parse_type_name("int64[::1, :, :]")->name(), "array(int64, 3d, F)");
+  EXPECT_EQ(parse_type_name("const int8[:, :]")->name(), "readonly array(int8, 2d, A)");
+  EXPECT_EQ(parse_type_name("array(complex64, 2d, F)")->name(), "array(complex64, 2d, F)");
+  EXPECT_EQ(*parse_type_name("array(float32, 1d, F)"), *parse_type_name("float32[::1]"));
+  for (const char* bad : {"float32[:, ::1, :]", "float32[3]", "float32[]", "array(float32, 0d, C)", "const int32",
+                          "UniTuple(float32[:] x 2)", "(float32[:], int32)"})
+    EXPECT_FALSE(parse_type_name(bad).has_value()) << bad;
+  Signature s = parse_signature("void(float32[:, ::1], const int64[:], int32)");
+  ASSERT_EQ(s.args.size(), 3u);
+  EXPECT_TRUE(s.result && s.result->is_none());
+  EXPECT_EQ(s.args[1].name(), "readonly array(int64, 1d, A)");
+}
+
+TEST(ArrayTypes, MangledLikeNumba) {
+  EXPECT_EQ(mangle_numba_abi("m", "k", {Type::array(Type::floating(32), 1, 'C'), Type::integer(64, true)}),
+            "_ZN1m1kE5ArrayIfLi1E1C7mutable7alignedEx");
+  EXPECT_EQ(mangle_numba_abi("m", "k", {Type::array(Type::integer(32, false), 3, 'A', true)}),
+            "_ZN1m1kE5ArrayIjLi3E1A8readonly7alignedE");
+}
+
+TEST(ArrayKernels, EntryTakesNumbaCudasFlattenedArrays) {
+  CompileOptions o = kernel_options();
+  std::string ir = compile_to_nvvm_ir("def k(a, b, n):\n    b[n] = a[n, 0]\n", "k",
+                                      parse_signature("void(float64[:, ::1], int32[::1], int64)"), o).nvvm_ir;
+  EXPECT_NE(ir.find("define void @_ZN1m1kE5ArrayIdLi2E1C7mutable7alignedE5ArrayIiLi1E1C7mutable7alignedEx(i8* %arg0, i8* "
+                    "%arg1, i64 %arg2, i64 %arg3, double* %arg4, i64 %arg5, i64 %arg6, i64 %arg7, i64 %arg8, i8* %arg9, "
+                    "i8* %arg10, i64 %arg11, i64 %arg12, i32* %arg13, i64 %arg14, i64 %arg15, i64 %arg16)"),
+            std::string::npos)
+      << ir;
+  EXPECT_NE(ir.find("!{void (i8*, i8*, i64, i64, double*, i64, i64, i64, i64, i8*, i8*, i64, i64, i32*, i64, i64, i64)* @_ZN1m1k"),
+            std::string::npos);
+  CompileResult r = compile("def k(a, b, n):\n    b[n] = a[n, 0]\n", "k", "void(float64[:, ::1], int32[::1], int64)", o);
+  EXPECT_EQ(count(r.code, "_param_"), 17u + count(r.code, "ld.param"));  // 9 + 7 + 1 declared parameters
+}
+
+TEST(ArrayKernels, NumbaSpellingOfTheIntrinsics) {
+  CompileResult r = compile(kNumbaSource, "k", "void(float32[::1], float32[::1])", kernel_options());
+  for (const char* want : {".shared .align 16 .b8", "bar.sync", "shfl.sync.down.b32", "vote.sync.all.pred",
+                           "atom.global.add.f32", "%laneid", "%ctaid.y", "%nctaid.z", "atom.global.cas.b32"})
+    EXPECT_NE(r.code.find(want), std::string::npos) << want << "\n" << r.code;
+}
+
+TEST(ArrayKernels, NegativeIndicesWrapAndUnsignedDoNot) {
+  CompileOptions o = kernel_options();
+  std::string s = compile_to_nvvm_ir("def k(a, i, j):\n    a[i] = a[j]\n", "k", parse_signature("void(int32[:], int64, uint64)"), o)
+                      .nvvm_ir;
+  EXPECT_EQ(count(s, "icmp slt i64"), 1u) << s;  // only the signed index wraps
+}
+
+TEST(ArrayKernels, Rejections) {
+  CompileOptions o = kernel_options();
+  struct Bad {
+    const char* src;
+    const char* sig;
+    const char* message;
+  } cases[] = {
+      {"def k(a):\n    a[0] = 1\n", "void(const int32[:])", "cannot store to 'a': it is a read-only array"},
+      {"def k(a):\n    x = (a, a)\n", "void(int32[:])", "tuples hold numbers and tuples; got a value of type array(int32, 1d, A)"},
+      {"def k(a, b):\n    a = b\n", "void(int32[:], int32[::1])", "cannot unify the types of variable 'a'"},
+      {"import numba.cuda as cuda\ndef k(a):\n    a[0] = cuda.gridsize(0)\n", "void(int64[:])", "gridsize(ndim) takes the constant 1, 2 or 3"},
+      {"import numba.cuda as cuda\ndef k(a):\n    cuda.atomic.nand(a, 0, 1)\n", "void(int64[:])", "cuda.atomic.nand is not supported; the atomics are"},
+      {"import numba.cuda as cuda\ndef k(a):\n    cuda.atomic.cas(a, 0, 1)\n", "void(int64[:])", "cuda.atomic.cas(array, index, old, value) takes 4 arguments, got 3"},
+      {"import numba.cuda as cuda\ndef k(a):\n    s = cuda.local.array(0, cuda.float32)\n", "void(int64[:])", "dimension 0 of the shape must be positive"},
+      {"import numba.cuda as cuda\ndef k(a):\n    a[0] = cuda.syncthreads_count(1.5)\n", "void(int64[:])", "the predicate must be an integer or a bool, got float64"},
+      {"def k(a):\n    a[0][0] = 1\n", "void(int64[:])", "cannot assign to an element of a value of type int64"},
+  };
+  for (const Bad& b : cases) {
+    try {
+      compile_to_nvvm_ir(b.src, "k", parse_signature(b.sig), o);
+      ADD_FAILURE() << "accepted: " << b.src;
+    } catch (const CompileError& e) {
+      EXPECT_NE(std::string(e.what()).find(b.message), std::string::npos) << e.what();
+    }
+  }
+}
