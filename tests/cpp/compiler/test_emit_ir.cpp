@@ -100,3 +100,10 @@ TEST(EmitIr, DebugUnderTheNumbaAbiRaisesOnDivisionByZero) {
   EXPECT_NE(dbg.find("ret i32 1"), std::string::npos);
   EXPECT_NE(dbg.find("call_raised"), std::string::npos);  // g passes f's status on
 }
+
+TEST(EmitIr, CAbiReturnsFloat16AsItsBits) {
+  // libNVVM compiles a function that returns `half` to an empty body; the bits go back as i16 instead.
+  std::string s = ir("def f(a, b):\n    return a * b\n", "f", "(float16, float16)");
+  EXPECT_NE(s.find("define i16 @f(half %arg0, half %arg1)"), std::string::npos) << s;
+  EXPECT_NE(s.find("bitcast half %v to i16"), std::string::npos) << s;
+}
