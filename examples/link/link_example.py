@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+from pathlib import Path
 
 import cubridge
 
@@ -28,15 +29,14 @@ define float @f(float %x, float %y) {
 }
 """
 
-KERNEL_SOURCE = r"""
-extern "C" __device__ float f(float, float);
-extern "C" __global__ void transform(const float* __restrict__ a, const float* __restrict__ b,
-                                     float* __restrict__ out, unsigned long long n) {
-  for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
-       i += (unsigned long long)gridDim.x * blockDim.x)
-    out[i] = f(a[i], b[i]);
-}
-"""
+# The CUDA C++ kernel (a grid-stride loop over float4s; see the file), shared with the C++ tests.
+KERNEL_SOURCE = (Path(__file__).resolve().parent / "transform.cu").read_text()
+
+
+def transform_blocks(n: int) -> int:
+    """Blocks of 256 threads for transform over n floats: one float4 per thread (transform.cu)."""
+    return max(1, min(((n + 3) // 4 + 255) // 256, 1 << 30))
+
 
 # The same kernel with f in CUDA C++: the reference the linked kernel must match.
 REFERENCE_SOURCE = 'extern "C" __device__ float f(float x, float y) { return x * y + 1.0f; }\n' + KERNEL_SOURCE
@@ -106,7 +106,7 @@ def load(cubin: bytes, tmpdir: str):
 def launch(kernel, a, b, out):
     import numpy as np
     n = out.size
-    kernel(((n + 255) // 256,), (256,), (a, b, out, np.uint64(n)))
+    kernel((transform_blocks(n),), (256,), (a, b, out, np.uint64(n)))
 
 
 def measure(n: int, repeats: int = 31, f=None) -> dict:
