@@ -39,10 +39,11 @@ KNOWN = [
           "for integers", numba_raises=True),
     Known(("arith.power(int64,int64)", "arith.power(int32,int32)", "arith.power(uint64,uint64)",
            "builtins_math.b_pow(int32,int32)"),
-          lambda a, ours, theirs: a[1] > NUMBA_INT_POWER_CUTOFF and a[0] not in (-1, 0, 1),
+          lambda a, ours, theirs: abs(a[1]) > NUMBA_INT_POWER_CUTOFF and a[0] not in (0, 1),
           "int ** int with an exponent over 65536: numba switches to math.pow and converts the float "
-          "(usually ±inf) to the integer type; ours keeps square-and-multiply, wrapping as NumPy's integer "
-          "power does and as numba does itself below the cutoff (CPython's exact result does not fit)"),
+          "(usually ±inf) to the integer type, and float(e) loses e's parity above 2**53 ((-1) ** int64.max "
+          "gives 1); ours keeps square-and-multiply, wrapping as NumPy's integer power does and as numba does "
+          "itself below the cutoff (CPython's exact result does not fit, except for -1: -1, as ours)"),
     Known(("arith.neg(int32)", "control.absval(int32)", "control.pass_stmt(int32)"),
           lambda a, ours, theirs: a[0] == INT32_MIN,
           "-x of int32 types as int64 in Numba; numba negates in int32 and then widens, giving -2147483648, "
