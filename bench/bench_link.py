@@ -83,13 +83,17 @@ def cpu_rows(arch, repeats: int) -> list[dict]:
 
 
 def gpu_rows(n: int, repeats: int) -> list[dict]:
+    """The issue's two targets, as rows whose `ours <= target` (run_all.py's "met") is the target: the
+    bandwidth one compares times, ours against moving the kernel's bytes at 90% of the copy bandwidth."""
     m = ex.measure(n, repeats)
     mib = n * 4 >> 20
+    at_copy_ms = 3 * 4 * n / (m["copy_gbs"] * 1e6)  # read a, b; write out, at the device copy's GB/s
     return [
         row(f"link example kernel, {n} floats ({mib} MiB per array)", "ms", m["linked"],
             "same kernel in CUDA C++ (NVRTC cubin)", m["reference"], m["reference"] * 1.02),
-        row("link example kernel bandwidth (read a, b; write out)", "GB/s", m["kernel_gbs"],
-            "device-to-device copy, same run", m["copy_gbs"], 0.9 * m["copy_gbs"]),
+        row("link example kernel against the copy bandwidth (ratio = copy GB/s / kernel GB/s; target: >= 90%)",
+            "ms", m["linked"], "its bytes moved at the device-to-device copy's bandwidth, same run",
+            at_copy_ms, at_copy_ms / 0.9),
     ]
 
 

@@ -14,9 +14,10 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+from pathlib import Path
 
 import cubridge
-from cubridge.demo.transform import KERNEL_SOURCE, entry_body  # shared with `cubridge demo`
+from cubridge.demo.transform import entry_body  # shared with `cubridge demo`
 
 # f with the C ABI, as NVVM IR 2.0 (LLVM 7 syntax, the datalayout libNVVM requires).
 F_NVVM_IR = """target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
@@ -28,6 +29,15 @@ define float @f(float %x, float %y) {
   ret float %r
 }
 """
+
+# The CUDA C++ kernel (a grid-stride loop over float4s; see the file), shared with the C++ tests.
+KERNEL_SOURCE = (Path(__file__).resolve().parent / "transform.cu").read_text()
+
+
+def transform_blocks(n: int) -> int:
+    """Blocks of 256 threads for transform over n floats: one float4 per thread (transform.cu)."""
+    return max(1, min(((n + 3) // 4 + 255) // 256, 1 << 30))
+
 
 # The same kernel with f in CUDA C++: the reference the linked kernel must match.
 REFERENCE_SOURCE = 'extern "C" __device__ float f(float x, float y) { return x * y + 1.0f; }\n' + KERNEL_SOURCE
@@ -92,7 +102,7 @@ def load(cubin: bytes, tmpdir: str):
 def launch(kernel, a, b, out):
     import numpy as np
     n = out.size
-    kernel(((n + 255) // 256,), (256,), (a, b, out, np.uint64(n)))
+    kernel((transform_blocks(n),), (256,), (a, b, out, np.uint64(n)))
 
 
 def measure(n: int, repeats: int = 31, f=None) -> dict:

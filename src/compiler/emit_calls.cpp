@@ -137,24 +137,29 @@ Value FunctionEmitter::builtin(const Expr& e, const std::vector<Value>& args) {
       items.clear();
       for (std::size_t i = 0; i < args[0].t.elements().size(); ++i) items.push_back(extract(args[0], i));
     }
-    Value acc = convert(items[0], R);
-    for (std::size_t i = 1; i < items.size(); ++i) {
-      Value x = convert(items[i], R);
-      if (R.is_float()) {
-        Type w = R.bits() == 16 ? Type::floating(32) : R;
-        Value p = convert(acc, w), q = convert(x, w);
-        std::string wty = llvm_value_type(w);
-        std::string fn = intrinsic(f == "min" ? "minnum" : "maxnum", w, 2);
-        acc = convert({ins("call " + wty + " " + fn + "(" + wty + " " + p.v + ", " + wty + " " + q.v + ")"), w}, R);
-      } else {
-        bool s = R.is_int() && R.is_signed();
-        std::string pred = f == "min" ? (s ? "slt" : "ult") : (s ? "sgt" : "ugt");
-        // Python keeps the first of equal items; for numbers that is unobservable.
-        std::string c = ins("icmp " + pred + " " + rty + " " + x.v + ", " + acc.v);
-        acc = {ins("select i1 " + c + ", " + rty + " " + x.v + ", " + rty + " " + acc.v), R};
-      }
+    auto exact_float = [](const Type& t) { return t.is_float() && t.bits() >= 32; };
+    if (items.size() == 2 && exact_float(items[0].t) && exact_float(items[1].t)) {
+      // numba-cuda lowers min/max of two float32/float64 to fmin/fmax (libdevice): NaN gives way to the
+      // other operand and -0.0 < 0.0, unlike CPython (see tests/python/corpus/DIFFERENCES.md).
+      Value p = convert(items[0], R), q = convert(items[1], R);
+      std::string fn = intrinsic(f == "min" ? "minnum" : "maxnum", R, 2);
+      return {ins("call " + rty + " " + fn + "(" + rty + " " + p.v + ", " + rty + " " + q.v + ")"), R};
     }
-    return acc;
+    // Everything else follows CPython (and numba-cuda's do_minmax): the first item wins unless a later
+    // one compares strictly less (min) or greater (max), so NaNs and signed zeros keep their place.
+    // float16 compares in float32, which is exact.
+    Type w = R.is_float() && R.bits() == 16 ? Type::floating(32) : R;
+    std::string wty = llvm_value_type(w);
+    bool s = w.is_int() && w.is_signed();
+    std::string pred = w.is_float() ? (f == "min" ? "fcmp olt " : "fcmp ogt ")
+                                    : (f == "min" ? (s ? "icmp slt " : "icmp ult ") : (s ? "icmp sgt " : "icmp ugt "));
+    Value acc = convert(convert(items[0], R), w);
+    for (std::size_t i = 1; i < items.size(); ++i) {
+      Value x = convert(convert(items[i], R), w);
+      std::string c = ins(pred + wty + " " + x.v + ", " + acc.v);
+      acc = {ins("select i1 " + c + ", " + wty + " " + x.v + ", " + wty + " " + acc.v), w};
+    }
+    return convert(acc, R);
   }
   return {"undef", R};
 }
@@ -218,7 +223,7 @@ Value FunctionEmitter::math(const Expr& e, const std::vector<Value>& args) {
   if (args.size() == 2) {
     Value a = convert(args[0], e.formals[0]);
     Value b = convert(args[1], e.formals[1]);
-    const Type& T = e.formals[0];
+    Type T = e.formals[0];
     std::string ty = llvm_value_type(T);
     if (f == "ldexp") {
       std::string name = T.bits() == 32 ? "__nv_ldexpf" : "__nv_ldexp";
@@ -232,12 +237,21 @@ Value FunctionEmitter::math(const Expr& e, const std::vector<Value>& args) {
       m_.uses_libdevice = true;
       return convert({ins("call " + ty + " @" + name + "(" + ty + " " + a.v + ", i32 " + b.v + ")"), T}, R);
     }
-    if (f == "fmod") return convert({ins("frem " + ty + " " + a.v + ", " + b.v), T}, R);
+    if (f == "atan2" || f == "hypot") {
+      // Integer arguments (Numba's (int64, int64) and (uint64, uint64) signatures) are converted to the
+      // float result type; libdevice takes floats only.
+      T = R;
+      ty = llvm_value_type(T);
+      a = convert(a, T);
+      b = convert(b, T);
+    }
     if (f == "copysign") {
       std::string fn = intrinsic("copysign", T, 2);
       return convert({ins("call " + ty + " " + fn + "(" + ty + " " + a.v + ", " + ty + " " + b.v + ")"), T}, R);
     }
-    std::string fn = libdevice(f, T, 2);  // atan2, hypot, pow
+    // atan2, hypot, pow and fmod. fmod is libdevice's (C's fmod, as numba-cuda) rather than LLVM's frem,
+    // which NVPTX lowers to x - trunc(x / y) * y: nan for fmod(x, inf) where C gives x.
+    std::string fn = libdevice(f, T, 2);
     return convert({ins("call " + ty + " " + fn + "(" + ty + " " + a.v + ", " + ty + " " + b.v + ")"), T}, R);
   }
   // One argument: computed in the result's float type (float16 through float32).

@@ -276,8 +276,11 @@ EmittedModule emit_module(TypedModule& module, const CompileOptions& options) {
   if (wrapper) {
     // The C ABI (and kernels, which return nothing): the function's own arguments and its value as the result.
     const Type& R = entry.return_type;
-    std::string rty = R.is_none() ? "void" : llvm_data_type(R);
-    std::string slot_ty = R.is_none() ? "i8" : rty;
+    std::string slot_ty = R.is_none() ? "i8" : llvm_data_type(R);
+    // A float16 result is returned as its bits (i16, as numba-cuda's C ABI does): libNVVM drops the whole
+    // body of a function that returns `half`. The PTX prototype is the same (.param .b32 func_retval0).
+    bool half_bits = R.is_float() && R.bits() == 16;
+    std::string rty = R.is_none() ? "void" : half_bits ? "i16" : slot_ty;
     // Arguments are flattened as Numba's C ABI does (its argument packer): a complex is two floats, a
     // tuple its elements; the result is returned by value. A kernel's array is numba-cuda's 5 + 2N
     // parameters (meminfo, parent, nitems, itemsize, data, shape, strides), rebuilt into the core's struct.
@@ -318,7 +321,9 @@ EmittedModule emit_module(TypedModule& module, const CompileOptions& options) {
     if (R.is_none()) {
       w += "  ret void" + dbg + "\n}\n\n";
     } else {
-      w += "  %v = load " + rty + ", " + rty + "* %ret" + dbg + "\n  ret " + rty + " %v" + dbg + "\n}\n\n";
+      w += "  %v = load " + slot_ty + ", " + slot_ty + "* %ret" + dbg + "\n";
+      if (half_bits) w += "  %bits = bitcast half %v to i16\n";
+      w += "  ret " + rty + (half_bits ? " %bits" : " %v") + dbg + "\n}\n\n";
     }
     body += w;
   }

@@ -1,6 +1,10 @@
 // Internal (tests): hand-written NVVM IR and CUDA C++ shared by the toolkit, NVVM, linker and NVRTC tests.
 #pragma once
 
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 
 #include "cubridge/compiler/nvvm.hpp"
@@ -33,16 +37,22 @@ inline std::string sqrt_module() {
       "}\n");
 }
 
-/// The transform kernel of the link example: out[i] = f(a[i], b[i]), f defined elsewhere.
-inline const char* transform_kernel_source() {
-  return R"(extern "C" __device__ float f(float, float);
-extern "C" __global__ void transform(const float* __restrict__ a, const float* __restrict__ b,
-                                     float* __restrict__ out, unsigned long long n) {
-  for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
-       i += (unsigned long long)gridDim.x * blockDim.x)
-    out[i] = f(a[i], b[i]);
+/// The transform kernel of the link example: out[i] = f(a[i], b[i]), f defined elsewhere. Read from
+/// examples/link/transform.cu (CTest sets CUBRIDGE_SOURCE_DIR), the file the Python example compiles too.
+inline std::string transform_kernel_source() {
+  const char* root = std::getenv("CUBRIDGE_SOURCE_DIR");
+  std::string path = std::string(root ? root : ".") + "/examples/link/transform.cu";
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path + "; set CUBRIDGE_SOURCE_DIR to the repository");
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
-)";
+
+/// Blocks of 256 threads for transform over n floats: one float4 per thread (transform.cu).
+inline unsigned transform_blocks(unsigned long long n) {
+  unsigned long long blocks = ((n + 3) / 4 + 255) / 256;
+  return static_cast<unsigned>(blocks < 1 ? 1 : blocks > (1ull << 30) ? (1ull << 30) : blocks);
 }
 
 }  // namespace cubridge::testing
