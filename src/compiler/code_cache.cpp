@@ -9,9 +9,9 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <system_error>
 
+#include "compiler/file_bytes.hpp"
 #include "cubridge/compiler/linker.hpp"
 #include "cubridge/compiler/nvrtc.hpp"
 #include "cubridge/compiler/nvvm.hpp"
@@ -115,9 +115,9 @@ fs::path CodeCache::path_for(std::string_view key) const {
 
 std::optional<std::string> CodeCache::get(std::string_view key) const {
   if (!enabled_) return std::nullopt;
-  std::ifstream in(path_for(key), std::ios::binary);
-  if (!in) return std::nullopt;
-  std::string file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::optional<std::string> read = compiler_detail::read_file_bytes(path_for(key).string());
+  if (!read) return std::nullopt;
+  const std::string& file = *read;
   if (file.size() < kHeaderSize || std::memcmp(file.data(), kMagic, sizeof(kMagic)) != 0)
     return std::nullopt;
   const char* p = file.data() + sizeof(kMagic);
@@ -147,16 +147,9 @@ bool CodeCache::put(std::string_view key, std::string_view bytes) const {
   fs::path final_path = path_for(key);
   fs::path tmp = final_path;
   tmp += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return false;
-    out.write(file.data(), static_cast<std::streamsize>(file.size()));
-    out.flush();
-    if (!out) {
-      out.close();
-      fs::remove(tmp, ec);
-      return false;
-    }
+  if (!compiler_detail::write_file_bytes(tmp.string(), file)) {
+    fs::remove(tmp, ec);
+    return false;
   }
   fs::rename(tmp, final_path, ec);
   if (ec) {

@@ -2,9 +2,9 @@
 // link leaves nothing behind and the same inputs can be linked twice (cubin, then -ptx).
 #include "cubridge/compiler/linker.hpp"
 
-#include <fstream>
 #include <stdexcept>
 
+#include "compiler/file_bytes.hpp"
 #include "compiler/toolkit_libraries.hpp"
 
 namespace cubridge {
@@ -114,9 +114,9 @@ class Handle {
 };
 
 std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument("Linker::add_file: cannot open '" + path + "'");
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::optional<std::string> data = compiler_detail::read_file_bytes(path);
+  if (!data) throw std::invalid_argument("Linker::add_file: cannot open '" + path + "'");
+  return std::move(*data);
 }
 
 }  // namespace

@@ -4,11 +4,11 @@
 
 #include <filesystem>
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <mutex>
 #include <stdexcept>
 
+#include "compiler/file_bytes.hpp"
+#include "compiler/split_fields.hpp"
 #include "compiler/toolkit_libraries.hpp"
 #include "cubridge/compiler/code_cache.hpp"
 
@@ -92,10 +92,9 @@ class Program {
 const std::string& libdevice_bitcode() {
   static const std::string bytes = [] {
     const std::string& path = toolkit().libdevice_path();
-    std::ifstream in(path, std::ios::binary);
-    std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (data.empty()) throw ToolkitError("cannot read libdevice from " + path);
-    return data;
+    std::optional<std::string> data = compiler_detail::read_file_bytes(path);
+    if (!data || data->empty()) throw ToolkitError("cannot read libdevice from " + path);
+    return std::move(*data);
   }();
   return bytes;
 }
@@ -136,8 +135,7 @@ std::string archs_text(const std::vector<ComputeCapability>& all) {
 
 std::vector<ComputeCapability> parse_archs(const std::string& text) {
   std::vector<ComputeCapability> out;
-  std::istringstream in(text);
-  for (std::string word; in >> word;) out.push_back(ComputeCapability::parse(word));
+  for (const std::string& word : compiler_detail::split_fields(text, ' ')) out.push_back(ComputeCapability::parse(word));
   if (out.empty() || !std::is_sorted(out.begin(), out.end())) throw std::invalid_argument("bad list");
   return out;
 }

@@ -11,10 +11,10 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
-#include <sstream>
 
+#include "compiler/file_bytes.hpp"
+#include "compiler/split_fields.hpp"
 #include "compiler/toolkit_libraries.hpp"
 
 extern char** environ;
@@ -48,10 +48,7 @@ const FoundFile& ptxas_file() {
     if (l.path.empty()) {
       // Not in a toolkit home: any ptxas on PATH will do for checking that PTX assembles.
       const char* path = std::getenv("PATH");
-      std::stringstream dirs(path ? path : "");
-      std::vector<std::string> path_dirs;
-      for (std::string d; std::getline(dirs, d, ':');)
-        if (!d.empty()) path_dirs.push_back(d);
+      std::vector<std::string> path_dirs = compiler_detail::split_fields(path ? path : "", ':');
       Located p = locate(path_dirs, {{"ptxas"}, {"."}});
       l.searched.insert(l.searched.end(), p.searched.begin(), p.searched.end());
       l.path = p.path;
@@ -95,8 +92,7 @@ ProcessResult run_process(const std::vector<std::string>& argv) {
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  std::ifstream in(log_name, std::ios::binary);
-  result.output.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  result.output = compiler_detail::read_file_bytes(log_name).value_or("");
   ::unlink(log_name.c_str());
   return result;
 }
@@ -265,9 +261,9 @@ PtxasResult ptxas_check(std::string_view ptx, ComputeCapability cc,
   int fd = ::mkstemp(input.data());
   if (fd < 0) throw ToolkitError("cannot create a temporary file in " + dir.string());
   ::close(fd);
-  {
-    std::ofstream out(input, std::ios::binary);
-    out.write(ptx.data(), static_cast<std::streamsize>(ptx.size()));
+  if (!compiler_detail::write_file_bytes(input, ptx)) {
+    ::unlink(input.c_str());
+    throw ToolkitError("cannot write the PTX to check to " + input);
   }
   std::string cubin = input + ".cubin";
   std::vector<std::string> argv = {ptxas, "-arch=sm_" + cc.digits()};

@@ -217,7 +217,7 @@ case(co.stencil_1d, "void(float64[::1], float64[::1])", lambda: [f64(), zeros(N,
      lambda x, o: [np.concatenate([[0], 0.25 * x[:-2] + 0.5 * x[1:-1] + 0.25 * x[2:], [0]])], [1], rtol=1e-12, atol=1e-12)
 case(co.stencil_1d_shared, "void(float32[::1], float32[::1])", lambda: [f32(), zeros(N, np.float32)],
      lambda x, o: [np.concatenate([[0], x[:-2] + x[1:-1] + x[2:], [0]])], [1], **F32)
-case(co.stencil_2d, "void(float64[:, ::1], float64[:, ::1])", lambda: [f64(50 * 60).reshape(50, 60), zeros((50, 60))],
+case(co.stencil_2d, "void(float64[:, ::1], float64[:, ::1])", lambda: [f64(50 * 60).reshape(50, 60), zeros((50, 60), np.float64)],
      lambda x, o: [np.pad(x[:-2, 1:-1] + x[2:, 1:-1] + x[1:-1, :-2] + x[1:-1, 2:] - 4 * x[1:-1, 1:-1], 1)], [1],
      grid=G2, block=B2, rtol=1e-12, atol=1e-12)
 W = 1024  # whole warps
