@@ -4,6 +4,9 @@
 NB_MODULE(_core, m) {
   using namespace cubridge::python;
   m.attr("__version__") = CUBRIDGE_VERSION;
+  // JAX keeps the callables of registered custom calls (and through them our KernelSignature objects)
+  // past interpreter finalization, which nanobind would report as leaks at every exit.
+  nb::set_leak_warnings(false);
   bind_driver(m);
   bind_memory(m);
   bind_array(m);

@@ -79,6 +79,9 @@ def compile_function(report: Report, name: str, cc) -> Compiled:
 
 def numba_compile_ms(name: str, cc) -> tuple[str, float | None]:
     """numba-cuda's compile of the same function, signature and output: ("numba-cuda", ms) or a reason."""
+    import numpy
+    if not hasattr(numpy, "row_stack"):  # numba-cuda 0.30 still calls it; NumPy 2.5 removed it
+        numpy.row_stack = numpy.vstack
     numba, why = optional_import("numba")
     if numba is None:
         return "numba-cuda not importable", None
