@@ -22,13 +22,26 @@ def is_cuda_array(obj) -> bool:
     return hasattr(obj, "__cuda_array_interface__")
 
 
+_DTYPE_ARGS: dict = {}  # dtype argument -> (dtype, typestr, descr): np.dtype() costs more than the allocation
+
+
 def _dtype_args(dtype):
+    try:
+        return _DTYPE_ARGS[dtype]
+    except (KeyError, TypeError):  # not seen yet, or unhashable (a descr list): resolve it
+        pass
     np = _np()
     try:
         dt = np.dtype(dtype)
     except TypeError as e:
         raise TypeError(f"device_array: {dtype!r} is not a NumPy dtype ({e})") from None
-    return dt, dt.str, (dt.descr if dt.fields is not None else None)
+    args = (dt, dt.str, (dt.descr if dt.fields is not None else None))
+    try:
+        if len(_DTYPE_ARGS) < 256:  # bounded: dtype arguments in a program are few
+            _DTYPE_ARGS[dtype] = args
+    except TypeError:
+        pass
+    return args
 
 
 def _shape_args(shape):
