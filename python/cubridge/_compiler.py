@@ -17,6 +17,7 @@ from ._core import CompileError
 
 __all__ = [
     "compile", "compile_for_current_device", "compile_ptx", "compile_ptx_for_current_device", "CompileError",
+    "compile_cache_stats",
     "NumberType", "TupleType", "ArrayType", "Signature", "UniTuple", "Tuple",
     "boolean", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "intp", "uintp",
     "float16", "float32", "float64", "complex64", "complex128",
@@ -366,14 +367,24 @@ def _options(debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output):
 
 
 def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=False, cc=None, opt=True,
-            abi="c", abi_info=None, output="ptx"):
+            abi="c", abi_info=None, output="ptx", cache=False):
     """Compile ``pyfunc`` for ``sig``; returns ``(code, resty)``: PTX text (str) or LTO-IR (bytes), and the
-    return type (declared, or inferred with Numba's rules)."""
+    return type (declared, or inferred with Numba's rules). ``cache=True`` goes through the on-disk code
+    cache (``CodeCache.default_directory()``, $CUBRIDGE_CACHE_DIR): a later process compiling the same
+    source, signature and options for the same target with the same cubridge and libNVVM reads it back."""
     o = _options(debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output)
     source, name = _collect(pyfunc, o)
-    r = _core._compile_source(source, name, _signature_text(sig), o)
+    compile_source = _core._compile_source_cached if cache else _core._compile_source
+    r = compile_source(source, name, _signature_text(sig), o)
     code = r.code
     return (code.decode() if output == "ptx" else code), _type_from_name(r.result_type)
+
+
+def compile_cache_stats() -> dict:
+    """What the on-disk code cache did for this process's cached compilations (``@cubridge.jit``):
+    ``{"hits": results read back, "misses": compilations, "stores": results written}``."""
+    hits, misses, stores = _core._compile_cache_stats()
+    return {"hits": hits, "misses": misses, "stores": stores}
 
 
 def _current_cc():

@@ -167,7 +167,8 @@ class Dispatcher:
                 cc = _compiler._current_cc() if _core.driver_available() else None
             except Exception:  # no usable device: the lowest architecture, JIT-compiled on load
                 cc = None
-            self._ptx[params], _ = _compiler.compile_ptx(self.py_func, compiler_sig, cc=cc, **self._options)
+            self._ptx[params], _ = _compiler.compile(self.py_func, compiler_sig, device=False, abi="numba", cc=cc,
+                                                     **self._options)
         return params
 
     def inspect_ptx(self) -> dict[str, str]:
@@ -221,11 +222,17 @@ class _LazyLaunch:
 
 
 def jit(func_or_sig=None, *, device: bool = False, debug: bool = False, lineinfo: bool = False,
-        fastmath: bool = False, opt: bool = True):
+        fastmath: bool = False, opt: bool = True, cache: bool = True):
     """numba-cuda's ``cuda.jit`` over cubridge's front end: ``@jit`` (lazy), ``@jit("void(float32[:])")``
     or ``@jit([sig, ...])`` (eager), ``@jit(device=True)`` (a device function, compiled where a kernel
-    calls it: the function itself is returned). Kernels take the Numba ABI, so the PTX is numba-cuda's."""
-    options = dict(debug=debug, lineinfo=lineinfo, fastmath=fastmath, opt=opt)
+    calls it: the function itself is returned). Kernels take the Numba ABI, so the PTX is numba-cuda's.
+
+    Each specialisation's PTX is kept in the on-disk code cache (``cubridge.CodeCache``; directory
+    $CUBRIDGE_CACHE_DIR, off with CUBRIDGE_DISABLE_CACHE=1), keyed by the source of the kernel and the
+    functions it calls, the constants it folds, the signature, the options, the device's compute
+    capability, cubridge's build and libNVVM's version: another process compiling the same kernel reads
+    the PTX back (``cubridge.compile_cache_stats()`` counts it). ``cache=False`` always compiles."""
+    options = dict(debug=debug, lineinfo=lineinfo, fastmath=fastmath, opt=opt, cache=bool(cache))
 
     def decorate(func, sigs=()):
         if device:

@@ -6,6 +6,7 @@
 
 #include "bindings.hpp"
 #include "cubridge/compiler/compile.hpp"
+#include "cubridge/compiler/compile_cache.hpp"
 
 namespace cubridge::python {
 
@@ -40,6 +41,7 @@ void bind_compiler(nb::module_& m) {
       .def_ro("name", &CompileResult::name)
       .def_ro("nvvm_ir", &CompileResult::nvvm_ir)
       .def_ro("uses_libdevice", &CompileResult::uses_libdevice)
+      .def_ro("from_cache", &CompileResult::from_cache)
       .def_prop_ro("timings", [](const CompileResult& r) {
         return std::vector<double>{r.timings.parse, r.timings.type, r.timings.emit, r.timings.nvvm};
       });
@@ -49,6 +51,15 @@ void bind_compiler(nb::module_& m) {
           return compile(source, name, sig, o);
         },
         nb::arg("source"), nb::arg("function_name"), nb::arg("signature"), nb::arg("options"));
+  m.def("_compile_source_cached",
+        [](std::string_view source, std::string_view name, std::string_view sig, const CompileOptions& o) {
+          return compile_cached(source, name, sig, o, CodeCache());  // $CUBRIDGE_CACHE_DIR read each time
+        },
+        nb::arg("source"), nb::arg("function_name"), nb::arg("signature"), nb::arg("options"));
+  m.def("_compile_cache_stats", [] {
+    CompileCacheStats s = compile_cache_stats();
+    return nb::make_tuple(s.hits, s.misses, s.stores);
+  });
   m.def("_compile_source_to_ir",
         [](std::string_view source, std::string_view name, std::string_view sig, const CompileOptions& o) {
           return compile_to_nvvm_ir(source, name, parse_signature(sig), o);

@@ -21,7 +21,7 @@ struct SourceLoc {
 
 enum class ExprKind {
   Name, Int, Float, Complex, Bool, NoneLit, Str, Tuple, Binary, Unary, BoolOp, Compare, IfExp, Call,
-  Attribute, Subscript, Unsupported
+  Attribute, Subscript, Slice, Unsupported
 };
 enum class CmpOp { Lt, Le, Gt, Ge, Eq, Ne, Is, IsNot, In, NotIn };
 
@@ -43,7 +43,8 @@ struct Expr {
   bool int_unsigned = false;      ///< Int: >= 2**63 (typed uint64, as Numba does)
   double fval = 0;                ///< Float / Complex (imaginary part)
   double imag = 0;
-  std::vector<ExprPtr> kids;      ///< operands, tuple items, call args (kids[0] is not the callee)
+  std::vector<ExprPtr> kids;      ///< operands, tuple items, call args (kids[0] is not the callee); Slice:
+                                  ///< start, stop[, step] (the step only when a second ':' is written)
   std::vector<std::string> keywords;  ///< Call: keyword names of the trailing args (none supported yet)
 
   // Filled by the typer.

@@ -1,6 +1,7 @@
 // Internal: arrays in NVVM IR (see emitter.hpp). An array value is numba-cuda's data model as one
 // struct {meminfo, parent, nitems, itemsize, data, shape[N], strides[N]}; strides are in bytes, and the
 // contiguous axis of a C (last) or F (first) array uses the item size, as Numba's layout promises.
+// Indexing with integers and slices (a[i, 1:, ::2]) makes an element address or a view.
 #include "emitter.hpp"
 
 namespace cubridge::compiler {
@@ -35,7 +36,54 @@ Value FunctionEmitter::array_field(const Value& a, int field, int axis) {
   return {ins("extractvalue " + ty + " " + a.v + ", " + where), t};
 }
 
-std::string FunctionEmitter::element_pointer(const Value& a, const Expr& index, const std::vector<Type>& index_types) {
+std::string FunctionEmitter::axis_stride(const Value& a, int axis) {
+  const Type& t = a.t;
+  bool contiguous = (t.layout() == 'C' && axis == t.ndim() - 1) || (t.layout() == 'F' && axis == 0);
+  return contiguous ? std::to_string(item_size(t.dtype())) : array_field(a, 6, axis).v;
+}
+
+FunctionEmitter::SliceAxis FunctionEmitter::slice_axis(const std::string& len, const Expr& slice) {
+  // Python's PySlice_AdjustIndices: negative bounds count from the end, then clamp to [0, len] going up
+  // or [-1, len - 1] going down; omitted bounds are the ends in the step's direction. A step of 0 known
+  // only at run time gives an empty view (the typer rejects a constant 0), as range() with step 0 runs
+  // no iterations: kernels have no ValueError to raise.
+  const Type i64 = Type::integer(64, true);
+  auto bound = [&](std::size_t k) -> std::string {
+    if (k >= slice.kids.size() || slice.formals[k].is_none()) return "";
+    return convert(expr(*slice.kids[k]), i64).v;
+  };
+  std::string start = bound(0), stop = bound(1), step = bound(2);
+  SliceAxis r;
+  r.step = step.empty() ? "1" : step;
+  std::string neg = step.empty() ? "false" : ins("icmp slt i64 " + step + ", 0");
+  std::string last = ins("sub i64 " + len + ", 1");
+  auto pick = [&](const std::string& c, const std::string& a, const std::string& b) {
+    return ins("select i1 " + c + ", i64 " + a + ", i64 " + b);
+  };
+  auto clamp = [&](const std::string& v, const std::string& omitted) {
+    if (v.empty()) return omitted;
+    std::string below = ins("icmp slt i64 " + v + ", 0");
+    std::string x = pick(below, ins("add i64 " + v + ", " + len), v);
+    std::string under = ins("icmp slt i64 " + x + ", 0");
+    std::string over = ins("icmp sge i64 " + x + ", " + len);
+    x = pick(under, pick(neg, "-1", "0"), x);
+    return pick(over, pick(neg, last, len), x);
+  };
+  r.start = clamp(start, pick(neg, last, "0"));
+  std::string end = clamp(stop, pick(neg, "-1", len));
+  // Count: ceil(|end - start| / |step|) in the step's direction, 0 when the range is empty.
+  std::string span = pick(neg, ins("sub i64 " + r.start + ", " + end), ins("sub i64 " + end + ", " + r.start));
+  std::string mag = step.empty() ? "1" : pick(neg, ins("sub i64 0, " + step), step);
+  std::string zero_step = step.empty() ? "false" : ins("icmp eq i64 " + step + ", 0");
+  std::string divisor = pick(zero_step, "1", mag);
+  std::string count = ins("add i64 " + ins("sdiv i64 " + ins("sub i64 " + span + ", 1") + ", " + divisor) + ", 1");
+  std::string empty = ins("or i1 " + zero_step + ", " + ins("icmp sle i64 " + span + ", 0"));
+  r.length = pick(empty, "0", count);
+  return r;
+}
+
+FunctionEmitter::Indexed FunctionEmitter::index_array(const Value& a, const Expr& index,
+                                                      const std::vector<Type>& index_types) {
   const Type& t = a.t;
   std::vector<const Expr*> parts;
   if (index.kind == ExprKind::Tuple) {
@@ -44,52 +92,65 @@ std::string FunctionEmitter::element_pointer(const Value& a, const Expr& index, 
     parts.push_back(&index);
   }
   const Type i64 = Type::integer(64, true);
+  Indexed r;
   std::string offset = "0";
+  auto advance = [&](const std::string& by, const std::string& stride) {
+    std::string term = ins("mul i64 " + by + ", " + stride);
+    offset = offset == "0" ? term : ins("add i64 " + offset + ", " + term);
+  };
   for (std::size_t k = 0; k < parts.size(); ++k) {
+    int axis = static_cast<int>(k);
+    std::string stride = axis_stride(a, axis);
+    if (parts[k]->kind == ExprKind::Slice) {
+      SliceAxis s = slice_axis(array_field(a, 5, axis).v, *parts[k]);
+      advance(s.start, stride);
+      r.shape.push_back(s.length);
+      r.strides.push_back(s.step == "1" ? stride : ins("mul i64 " + stride + ", " + s.step));
+      continue;
+    }
     Value raw = expr(*parts[k]);
     Value i = convert(raw, index_types[k].is_signed() ? i64 : Type::integer(64, false));
     std::string idx = i.v;
-    int axis = static_cast<int>(k);
     if (index_types[k].is_signed()) {  // Numba's wraparound: a negative index counts from the end
       Value dim = array_field(a, 5, axis);
       std::string neg = ins("icmp slt i64 " + idx + ", 0");
       std::string wrapped = ins("add i64 " + idx + ", " + dim.v);
       idx = ins("select i1 " + neg + ", i64 " + wrapped + ", i64 " + idx);
     }
-    bool contiguous = (t.layout() == 'C' && axis == t.ndim() - 1) || (t.layout() == 'F' && axis == 0);
-    std::string stride = contiguous ? std::to_string(item_size(t.dtype())) : array_field(a, 6, axis).v;
-    std::string term = ins("mul i64 " + idx + ", " + stride);
-    offset = offset == "0" ? term : ins("add i64 " + offset + ", " + term);
+    advance(idx, stride);
+  }
+  for (int k = static_cast<int>(parts.size()); k < t.ndim(); ++k) {  // the axes not indexed stay whole
+    r.shape.push_back(array_field(a, 5, k).v);
+    r.strides.push_back(axis_stride(a, k));
   }
   std::string ety = llvm_data_type(t.dtype());
   Value data = array_field(a, 4);
   std::string bytes = ins("bitcast " + ety + "* " + data.v + " to i8*");
   std::string at = ins("getelementptr i8, i8* " + bytes + ", i64 " + offset);
-  return ins("bitcast i8* " + at + " to " + ety + "*");
+  r.ptr = ins("bitcast i8* " + at + " to " + ety + "*");
+  return r;
+}
+
+std::string FunctionEmitter::element_pointer(const Value& a, const Expr& index, const std::vector<Type>& index_types) {
+  return index_array(a, index, index_types).ptr;
 }
 
 Value FunctionEmitter::array_subscript(const Expr& e) {
   Value a = expr(*e.kids[0]);
-  std::string ptr = element_pointer(a, *e.kids[1], e.formals);
+  Indexed at = index_array(a, *e.kids[1], e.formals);
   if (!e.type.is_array()) {
     std::string ety = llvm_data_type(e.type);
-    std::string raw = ins("load " + ety + ", " + ety + "* " + ptr);
+    std::string raw = ins("load " + ety + ", " + ety + "* " + at.ptr);
     return from_data(raw, e.type);
   }
-  // A view: the remaining axes, starting at the indexed element.
+  // A view: the sliced and the remaining axes, starting at the indexed element.
   const Type& v = e.type;
-  std::size_t fixed = e.formals.size();
-  std::vector<std::string> pieces = {"null", "null", "", std::to_string(item_size(v.dtype())), ptr};
+  std::vector<std::string> pieces = {"null", "null", "", std::to_string(item_size(v.dtype())), at.ptr};
   std::string nitems = "1";
-  std::vector<std::string> shape, strides;
-  for (int k = static_cast<int>(fixed); k < a.t.ndim(); ++k) {
-    shape.push_back(array_field(a, 5, k).v);
-    strides.push_back(array_field(a, 6, k).v);
-    nitems = nitems == "1" ? shape.back() : ins("mul i64 " + nitems + ", " + shape.back());
-  }
+  for (const std::string& d : at.shape) nitems = nitems == "1" ? d : ins("mul i64 " + nitems + ", " + d);
   pieces[2] = nitems;
-  pieces.insert(pieces.end(), shape.begin(), shape.end());
-  pieces.insert(pieces.end(), strides.begin(), strides.end());
+  pieces.insert(pieces.end(), at.shape.begin(), at.shape.end());
+  pieces.insert(pieces.end(), at.strides.begin(), at.strides.end());
   return build_array(v, pieces);
 }
 

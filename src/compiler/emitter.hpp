@@ -83,6 +83,20 @@ class FunctionEmitter {
   /// The address of the element (all axes indexed) or of the view's first element (fewer axes), with
   /// negative signed indices wrapped as Numba does (index + shape).
   std::string element_pointer(const Value& a, const Expr& index, const std::vector<Type>& index_types);
+  /// What indexing with integers and slices gives: the first element's address and the view's axes
+  /// (sliced axes, then the axes not indexed), as i64 SSA names or constants.
+  struct Indexed {
+    std::string ptr;
+    std::vector<std::string> shape, strides;
+  };
+  Indexed index_array(const Value& a, const Expr& index, const std::vector<Type>& index_types);
+  /// One sliced axis of length `len`: the first index, the count and the step (i64 names or constants).
+  struct SliceAxis {
+    std::string start, length, step;
+  };
+  SliceAxis slice_axis(const std::string& len, const Expr& slice);
+  /// The byte stride of `axis`: the item size on a C/F array's contiguous axis, else the stored stride.
+  std::string axis_stride(const Value& a, int axis);
   Value array_subscript(const Expr& e);
   void array_store(const Expr& target, const Value& v);
   void array_aug_assign(const Stmt& s);

@@ -640,16 +640,39 @@ class Parser {
     }
   }
 
+  // subscriptlist: subscript ("," subscript)* [","], where a subscript is a test or a slice
+  // [test] ":" [test] [":" [test]]; more than one item makes a Tuple (as Python's a[i, j] does).
   ExprPtr test_list_slice() {
     SourceLoc loc = peek().loc;
-    if (is_op(":")) return slice_rest(loc);
-    ExprPtr e = test_list();
-    if (is_op(":")) return slice_rest(loc);
-    return e;
+    ExprPtr e = subscript();
+    if (!is_op(",")) return e;
+    auto tup = make_expr(ExprKind::Tuple, loc);
+    tup->kids.push_back(std::move(e));
+    while (is_op(",")) {
+      ++p_;
+      if (!starts_expression() && !is_op(":")) break;
+      tup->kids.push_back(subscript());
+    }
+    return tup;
   }
-  ExprPtr slice_rest(SourceLoc loc) {
-    while (!is_op("]") && peek().kind != Tok::End && peek().kind != Tok::Newline) ++p_;
-    return unsupported(loc, "a slice");
+  ExprPtr subscript() {
+    SourceLoc loc = peek().loc;
+    ExprPtr start = is_op(":") ? nullptr : test();
+    if (!is_op(":")) return start;
+    // A Slice's kids: start, stop and, when a second ':' is written, step; an omitted part is None.
+    auto s = make_expr(ExprKind::Slice, loc);
+    auto part = [&]() {
+      if (is_op(":") || is_op(",") || is_op("]")) return make_expr(ExprKind::NoneLit, peek().loc);
+      return test();
+    };
+    ++p_;
+    s->kids.push_back(start ? std::move(start) : make_expr(ExprKind::NoneLit, loc));
+    s->kids.push_back(part());
+    if (is_op(":")) {
+      ++p_;
+      s->kids.push_back(part());
+    }
+    return s;
   }
 
   ExprPtr number(const Token& t) {

@@ -1,6 +1,6 @@
 // Internal: typing of arrays (see typer_detail.hpp): element loads and stores with integer indices of
 // any width, views from indexing fewer dimensions than the rank (a[i] of a 2-d array is its row i, as
-// in Numba), and the attributes Numba's arrays offer in kernels (.shape, .strides, .size, .ndim, .itemsize).
+// in Numba) or from slices (a[1:], a[:, j], a[::2], with Numba's layout rule), and the attributes Numba's arrays offer in kernels (.shape, .strides, .size, .ndim, .itemsize).
 #include "typer_detail.hpp"
 
 #include <cstdlib>
@@ -32,7 +32,8 @@ std::optional<std::int64_t> FunctionTyper::const_int(const Expr& e) {
 
 std::vector<Type> FunctionTyper::array_indices(Expr& index, const Type& base, SourceLoc loc) {
   if (index.kind == ExprKind::Unsupported)
-    error(index.loc, index.name + " of an array is not supported; index arrays with integers (a[i], a[i, j])");
+    error(index.loc, index.name + " of an array is not supported; index arrays with integers and slices (a[i, j], "
+                                  "a[1:], a[:, j])");
   std::vector<Expr*> parts;
   if (index.kind == ExprKind::Tuple) {
     for (auto& k : index.kids) parts.push_back(k.get());
@@ -43,28 +44,82 @@ std::vector<Type> FunctionTyper::array_indices(Expr& index, const Type& base, So
     error(loc, "too many indices for " + base.name() + ": " + std::to_string(parts.size()) + " given, the array has " +
                    std::to_string(base.ndim()) + " dimension(s)");
   std::vector<Type> types;
+  bool unknown = false;
   for (Expr* p : parts) {
     if (p->kind == ExprKind::Unsupported)
-      error(p->loc, p->name + " of an array is not supported; index arrays with integers (a[i], a[i, j])");
+      error(p->loc, p->name + " of an array is not supported; index arrays with integers and slices (a[i, j], "
+                              "a[1:], a[:, j])");
+    if (p->kind == ExprKind::Slice) {
+      if (!slice_bounds(*p)) unknown = true;
+      types.push_back(Type::none());  // a slice's own bounds are typed in its formals
+      continue;
+    }
     Type t = expr(*p);
-    if (t.is_unknown()) return {};
-    if (!t.is_int())
+    if (t.is_unknown()) unknown = true;
+    else if (!t.is_int())
       error(p->loc, "an array index must be an integer, got " + t.name() + " (index " + base.name() +
-                        " with integers of any width)");
+                        " with integers of any width, or slices)");
     types.push_back(t);
   }
+  if (unknown) return {};
   if (index.kind == ExprKind::Tuple) index.type = Type::tuple(types);
   return types;
+}
+
+bool FunctionTyper::slice_bounds(Expr& slice) {
+  static const char* kPart[] = {"start", "stop", "step"};
+  slice.formals.clear();
+  bool known = true;
+  for (std::size_t k = 0; k < slice.kids.size(); ++k) {
+    Expr& b = *slice.kids[k];
+    Type t = expr(b);
+    if (t.is_unknown()) known = false;
+    else if (!(t.is_int() || t.is_bool() || t.is_none()))
+      error(b.loc, std::string("a slice ") + kPart[k] + " must be an integer or None, got " + t.name());
+    slice.formals.push_back(t);
+  }
+  if (slice.kids.size() == 3) {
+    auto step = const_int(*slice.kids[2]);
+    if (step && *step == 0) error(slice.kids[2]->loc, "slice step cannot be zero (use a positive or negative step)");
+  }
+  slice.type = Type::none();
+  return known;
 }
 
 Type FunctionTyper::array_subscript(Expr& e, const Type& base) {
   std::vector<Type> idx = array_indices(*e.kids[1], base, e.loc);
   if (idx.empty()) return Type();
   e.formals = idx;
-  int rest = base.ndim() - static_cast<int>(idx.size());
+  std::vector<const Expr*> parts;
+  if (e.kids[1]->kind == ExprKind::Tuple) {
+    for (auto& k : e.kids[1]->kids) parts.push_back(k.get());
+  } else {
+    parts.push_back(e.kids[1].get());
+  }
+  int ints = 0;
+  for (const Expr* p : parts) ints += p->kind != ExprKind::Slice;
+  int rest = base.ndim() - ints;
   if (rest == 0) return base.dtype();
-  // Fixing the leading axes of a C array leaves a C array; anything else may have gaps.
-  return base.with_array(rest, base.layout() == 'C' ? 'C' : 'A', base.readonly());
+  return base.with_array(rest, view_layout(base, parts), base.readonly());
+}
+
+char FunctionTyper::view_layout(const Type& base, const std::vector<const Expr*>& parts) {
+  // Numba's rule (arraydecl.get_array_index_type): indexing keeps a C array C when every index before
+  // the innermost given one is an integer and the innermost is an integer or a slice without a step
+  // (a[1:], a[i, 2:5]); an F array stays F only when all axes are indexed that way from the right.
+  // Anything else (a[:, j], a[::2], a[i] of an F array) may have gaps and is 'A'.
+  auto keeps = [](const Expr* p, bool innermost) {
+    return p->kind != ExprKind::Slice || (innermost && p->kids.size() == 2);
+  };
+  auto contiguous = [&](const std::vector<const Expr*>& outer_to_inner) {
+    for (std::size_t k = 0; k < outer_to_inner.size(); ++k)
+      if (!keeps(outer_to_inner[k], k + 1 == outer_to_inner.size())) return false;
+    return true;
+  };
+  bool all = static_cast<int>(parts.size()) == base.ndim();
+  if (base.layout() == 'C') return contiguous(parts) ? 'C' : 'A';
+  if (base.layout() == 'F' && all) return contiguous({parts.rbegin(), parts.rend()}) ? 'F' : 'A';
+  return 'A';
 }
 
 void FunctionTyper::array_store(Expr& target, const Type& value) {
@@ -76,6 +131,12 @@ void FunctionTyper::array_store(Expr& target, const Type& value) {
   std::vector<Type> idx = array_indices(*target.kids[1], base, target.loc);
   if (idx.empty()) return;
   target.formals = idx;
+  const Expr& index = *target.kids[1];
+  bool sliced = index.kind == ExprKind::Slice;
+  for (const auto& k : index.kids) sliced = sliced || (index.kind == ExprKind::Tuple && k->kind == ExprKind::Slice);
+  if (sliced)
+    error(target.loc, "assigning to a slice of an array is not supported; store its elements one at a time "
+                      "(a[i] = v in a loop)");
   target.type = base.dtype();
   const Expr& arr = *target.kids[0];
   std::string what = arr.kind == ExprKind::Name ? "'" + arr.name + "'" : "this array";

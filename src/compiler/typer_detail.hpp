@@ -384,7 +384,8 @@ class FunctionTyper {
         if (base.is_array()) return array_subscript(e, base);
         if (base.is_unknown()) return base;
         if (!base.is_tuple()) error(e.loc, "cannot index a value of type " + base.name() + " (tuples and arrays support [i])");
-        if (idx.kind == ExprKind::Unsupported) error(idx.loc, "slicing tuples is not supported; index them with a constant");
+        if (idx.kind == ExprKind::Unsupported || idx.kind == ExprKind::Slice)
+          error(idx.loc, "slicing tuples is not supported; index them with a constant");
         if (idx.kind != ExprKind::Int)
           error(idx.loc, "a tuple index must be an integer constant (a variable index is not supported)");
         idx.type = i64();
@@ -396,6 +397,7 @@ class FunctionTyper {
         return base.elements()[static_cast<std::size_t>(idx.ival)];
       }
       case ExprKind::Call: return call(e);
+      case ExprKind::Slice: error(e.loc, "a slice is only valid as an array index (a[1:], a[:, j])");
     }
     return Type();
   }
@@ -507,6 +509,10 @@ class FunctionTyper {
   void array_store(Expr& target, const Type& value);
   /// The index types of `index` (an expression or a tuple of them) into `base`, checked.
   std::vector<Type> array_indices(Expr& index, const Type& base, SourceLoc loc);
+  /// Types a slice's start, stop and step (integers or None) into its formals; false if one is unknown.
+  bool slice_bounds(Expr& slice);
+  /// The layout of the view that indexing `base` with `parts` (integers and slices) makes.
+  static char view_layout(const Type& base, const std::vector<const Expr*>& parts);
   /// The integer value of a compile-time constant expression (literal, -literal, module constant).
   std::optional<std::int64_t> const_int(const Expr& e);
 

@@ -96,6 +96,7 @@ struct CompileResult {
   std::string nvvm_ir;    ///< the NVVM IR given to libNVVM
   bool uses_libdevice = false;
   CompileTimings timings;
+  bool from_cache = false;  ///< compile_cached() read it from the on-disk cache (compile_cache.hpp)
 };
 
 /// Front end only: the NVVM IR text for `function_name` in `source` with `signature`. Throws
