@@ -44,7 +44,7 @@ struct Expr {
   double fval = 0;                ///< Float / Complex (imaginary part)
   double imag = 0;
   std::vector<ExprPtr> kids;      ///< operands, tuple items, call args (kids[0] is not the callee); Slice:
-                                  ///< start, stop[, step] (the step only when a second ':' is written)
+                                  ///< start, stop[, step] (the step only when one is written after a second ':')
   std::vector<std::string> keywords;  ///< Call: keyword names of the trailing args (none supported yet)
 
   // Filled by the typer.

@@ -659,7 +659,7 @@ class Parser {
     SourceLoc loc = peek().loc;
     ExprPtr start = is_op(":") ? nullptr : test();
     if (!is_op(":")) return start;
-    // A Slice's kids: start, stop and, when a second ':' is written, step; an omitted part is None.
+    // A Slice's kids: start, stop and, when written, step; an omitted start or stop is None.
     auto s = make_expr(ExprKind::Slice, loc);
     auto part = [&]() {
       if (is_op(":") || is_op(",") || is_op("]")) return make_expr(ExprKind::NoneLit, peek().loc);
@@ -668,9 +668,9 @@ class Parser {
     ++p_;
     s->kids.push_back(start ? std::move(start) : make_expr(ExprKind::NoneLit, loc));
     s->kids.push_back(part());
-    if (is_op(":")) {
+    if (is_op(":")) {  // a[1::] has no step, as in Python's ast (and Numba's 2-part slice type)
       ++p_;
-      s->kids.push_back(part());
+      if (!is_op(":") && !is_op(",") && !is_op("]")) s->kids.push_back(test());
     }
     return s;
   }

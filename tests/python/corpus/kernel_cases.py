@@ -1,4 +1,5 @@
-"""The kernel corpus as test cases: each kernel of kernels_elementwise.py and kernels_cooperative.py with
+"""The kernel corpus as test cases: each kernel of kernels_elementwise.py, kernels_cooperative.py and
+kernels_slices.py with
 its signature, its launch (grid, block, dynamic shared memory), inputs made by NumPy and the NumPy result
 of the outputs it writes. tests/python/test_jit_kernels.py compiles and ptxas-checks every one (CPU);
 tests/python/test_jit_kernels_gpu.py runs them on CuPy, PyTorch and cubridge arrays and compares."""
@@ -6,6 +7,7 @@ import numpy as np
 
 from . import kernels_cooperative as co
 from . import kernels_elementwise as el
+from . import kernels_slices as sl
 
 N = 1000  # elements of the 1-d cases
 TPB = co.TPB
@@ -239,3 +241,34 @@ case(co.dynamic_shared_reverse, "void(float32[::1], float32[::1])", lambda: [f32
      lambda x, o: [x.reshape(-1, 128)[:, ::-1].reshape(-1)], [1], grid=W // 128, block=128, shared=128 * 4)
 case(co.fence_and_flag, "void(float32[::1], float32[::1], int32[::1])",
      lambda: [f32(), zeros(N, np.float32), zeros(1, np.int32)], lambda x, o, f: [x + 1, np.array([N])], [1, 2], **F32)
+
+
+# ---- slices inside kernels
+def _window(x, lo, hi, o):
+    w = x[lo:hi][::-1]
+    o = o.copy()
+    o[:len(w)] = w
+    o[-1] = len(w)
+    return [o]
+
+
+def _strided_block(a, step, o):
+    blk = a[1:-1:2, ::step]
+    o = o.copy()
+    o[:blk.shape[0], :blk.shape[1]] = blk
+    o[-1, -1] = blk.shape[0] * 1000 + blk.shape[1]
+    return [o]
+
+
+case(sl.shifted_difference, "void(const float32[:], float32[::1])", lambda: [View(f32(2 * N), lambda a: a[::2]),
+                                                                            zeros(N, np.float32)],
+     lambda x, o: [np.concatenate([x[1:] - x[:-1], [0]])], [1], **F32)
+case(sl.even_times_odd, "void(const float64[::1], float64[::1])", lambda: [f64(), zeros(N // 2, np.float64)],
+     lambda x, o: [x[::2] * x[1::2]], [1], rtol=1e-12, atol=1e-12)
+case(sl.window_reversed, "void(const int32[::1], int64, int64, int32[::1])",
+     lambda: [i32(), -700, 2000, zeros(N, np.int32)], _window, [3])
+case(sl.row_minus_column, "void(const float64[:, :], float64[::1])",
+     lambda: [View(f64(60 * 60).reshape(60, 60), lambda a: a[5:55, 5:55].T), zeros(50, np.float64)],
+     lambda a, o: [a.sum(1) - a.sum(0)], [1], grid=1, block=64, rtol=1e-12, atol=1e-12)
+case(sl.strided_block, "void(const float32[:, ::1], int64, float32[:, ::1])",
+     lambda: [f32(50 * 60).reshape(50, 60), -3, zeros((30, 30), np.float32)], _strided_block, [2], grid=G2, block=B2)
