@@ -1,9 +1,13 @@
 """Kernels compiled by cubridge's own front end (@cubridge.jit), run on the GPU over CuPy, PyTorch and
 cubridge arrays and checked against NumPy: the whole corpus of corpus/kernel_cases.py (elementwise, 2-d and
-3-d, strided and F-order views, negative indices, shared memory, atomics, warp shuffles and votes,
-dynamic shared memory), every fifth case on a non-default CuPy / PyTorch stream. Sizes are small."""
+3-d, strided and F-order views, negative indices, slices, shared memory, atomics, warp shuffles and votes,
+dynamic shared memory), every fifth case on a non-default CuPy / PyTorch stream. Sizes are small.
+JAX arrays are inputs too, where a case only reads them (JAX exports read-only arrays: its outputs stay
+cubridge arrays) and their dtypes are JAX's without x64."""
 import os
 import sys
+
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # JAX shares the GPU with CuPy and PyTorch
 
 import numpy as np
 import pytest
@@ -13,8 +17,36 @@ import cubridge
 sys.path.insert(0, os.path.dirname(__file__))
 from corpus.kernel_cases import CASES, View  # noqa: E402
 
-LIBS = ["cupy", "torch", "cubridge"]
+LIBS = ["cupy", "torch", "cubridge", "jax"]
 _DISPATCHERS: dict = {}
+
+
+def _jax_signature(case):
+    """The case's signature with its read-only array inputs made const, for JAX inputs; None where an
+    input JAX cannot hold as given (64-bit without x64, an F-order parameter: JAX arrays are C-ordered)."""
+    params = cubridge.KernelSignature(case.sig).params
+    out, inputs = [], 0
+    for k, (p, a) in enumerate(zip(params, case.make())):
+        if k in case.outs or not isinstance(a, (np.ndarray, View)):
+            out.append(p)
+            continue
+        dtype = (a.base if isinstance(a, View) else a).dtype
+        if (dtype.itemsize == 8 and dtype.kind != "c") or dtype == np.complex128 or "[::1," in p:
+            return None
+        inputs += 1
+        out.append(p if p.startswith("const ") else "const " + p)
+    return "void(" + ", ".join(out) + ")" if inputs else None
+
+
+def _jax_gpu():
+    try:
+        import jax  # lazily: after XLA_PYTHON_CLIENT_PREALLOCATE is set, and only where JAX cases run
+    except Exception as e:  # noqa: BLE001 - any import failure means "not available here"
+        pytest.skip(f"jax is not importable: {e}")
+    try:
+        return jax, jax.devices("gpu")[0]
+    except RuntimeError as e:
+        pytest.skip(f"JAX has no GPU backend here: {e}")
 
 
 def _library(lib):
@@ -44,12 +76,39 @@ def _to_host(lib, d):
     return d.copy_to_host()
 
 
-def _dispatcher(index):
-    d = _DISPATCHERS.get(index)
+def _dispatcher(index, lib):
+    sig = _jax_signature(CASES[index]) if lib == "jax" else CASES[index].sig
+    d = _DISPATCHERS.get(sig)
     if d is None:
-        c = CASES[index]
-        d = _DISPATCHERS[index] = cubridge.jit(c.sig)(c.fn)
+        d = _DISPATCHERS[sig] = cubridge.jit(sig)(CASES[index].fn)
     return d
+
+
+def _run_jax_inputs(index):
+    """The case with its read-only inputs as JAX arrays (views taken on the host) and its outputs as
+    cubridge arrays."""
+    case = CASES[index]
+    jax, dev = _jax_gpu()
+    kernel = _dispatcher(index, "jax")
+    host_inputs = case.host_args()
+    expected = case.ref(*[np.copy(a) if isinstance(a, np.ndarray) else a for a in host_inputs])
+    args, outs = [], {}
+    for k, (a, host) in enumerate(zip(case.make(), host_inputs)):
+        if k in case.outs:
+            base = cubridge.to_device(a.base if isinstance(a, View) else a)
+            outs[k] = (base, a.take if isinstance(a, View) else None)
+            args.append(a.take(base) if isinstance(a, View) else base)
+        elif isinstance(host, np.ndarray):
+            args.append(jax.device_put(np.ascontiguousarray(host), dev).block_until_ready())
+        else:
+            args.append(a)
+    kernel[case.grid, case.block, 0, case.shared](*args)
+    got = []
+    for k in case.outs:
+        base, take = outs[k]
+        host = base.copy_to_host()
+        got.append(take(host) if take is not None else host)
+    _compare(case, "jax", "default", got, expected)
 
 
 def _uses_unsigned_wide(case):
@@ -61,7 +120,7 @@ def _run(index, lib, stream_kind):
     mod = _library(lib)
     if lib == "torch" and _uses_unsigned_wide(case):
         pytest.skip("PyTorch's uint16/uint32/uint64 tensors support too few operations to stage these inputs")
-    kernel = _dispatcher(index)
+    kernel = _dispatcher(index, lib)
     inputs = case.make()
     host_inputs = case.host_args()
     expected = case.ref(*[np.copy(a) if isinstance(a, np.ndarray) else a for a in host_inputs])
@@ -92,6 +151,10 @@ def _run(index, lib, stream_kind):
         base, take = bases[k]
         host = _to_host(lib, base)
         got.append(take(host) if take is not None else host)
+    _compare(case, lib, stream_kind, got, expected)
+
+
+def _compare(case, lib, stream_kind, got, expected):
     for k, g, want in zip(case.outs, got, expected):
         if want is None:
             continue
@@ -118,6 +181,8 @@ class _Nothing:
 PARAMS = []
 for _i, _c in enumerate(CASES):
     for _lib in LIBS:
+        if _lib == "jax" and _jax_signature(_c) is None:
+            continue
         PARAMS.append(pytest.param(_i, _lib, "default", id=f"{_i}-{_c.name}-{_lib}"))
         if _i % 5 == 0 and _lib != "cubridge":
             PARAMS.append(pytest.param(_i, _lib, "stream", id=f"{_i}-{_c.name}-{_lib}-stream"))
@@ -126,7 +191,10 @@ for _i, _c in enumerate(CASES):
 @pytest.mark.gpu
 @pytest.mark.parametrize("index, lib, stream_kind", PARAMS)
 def test_kernel_matches_numpy(index, lib, stream_kind):
-    _run(index, lib, stream_kind)
+    if lib == "jax":
+        _run_jax_inputs(index)
+    else:
+        _run(index, lib, stream_kind)
 
 
 @pytest.mark.gpu
