@@ -78,9 +78,9 @@ def _to_host(lib, d):
 
 def _dispatcher(index, lib):
     sig = _jax_signature(CASES[index]) if lib == "jax" else CASES[index].sig
-    d = _DISPATCHERS.get(sig)
+    d = _DISPATCHERS.get((index, sig))  # one per case and signature: cases share signatures, not kernels
     if d is None:
-        d = _DISPATCHERS[sig] = cubridge.jit(sig)(CASES[index].fn)
+        d = _DISPATCHERS[(index, sig)] = cubridge.jit(sig)(CASES[index].fn)
     return d
 
 
