@@ -22,42 +22,7 @@ def is_cuda_array(obj) -> bool:
     return hasattr(obj, "__cuda_array_interface__")
 
 
-_DTYPE_ARGS: dict = {}  # dtype argument -> (dtype, typestr, descr): np.dtype() costs more than the allocation
-
-
-def _dtype_args(dtype):
-    try:
-        return _DTYPE_ARGS[dtype]
-    except (KeyError, TypeError):  # not seen yet, or unhashable (a descr list): resolve it
-        pass
-    np = _np()
-    try:
-        dt = np.dtype(dtype)
-    except TypeError as e:
-        raise TypeError(f"device_array: {dtype!r} is not a NumPy dtype ({e})") from None
-    args = (dt, dt.str, (dt.descr if dt.fields is not None else None))
-    try:
-        if len(_DTYPE_ARGS) < 256:  # bounded: dtype arguments in a program are few
-            _DTYPE_ARGS[dtype] = args
-    except TypeError:
-        pass
-    return args
-
-
-def _shape_args(shape):
-    if isinstance(shape, int) and not isinstance(shape, bool):
-        return (shape,)
-    try:
-        return tuple(shape)
-    except TypeError:
-        raise TypeError(f"device_array: shape must be an int or a tuple of int, got {shape!r}") from None
-
-
-def device_array(shape, dtype=float, order="C", stream=None) -> DeviceArray:
-    """Uninitialised device memory (numba.cuda.device_array). `stream` becomes the array's default
-    stream, which its `__cuda_array_interface__` names; without one it exports `stream: None`."""
-    _, typestr, descr = _dtype_args(dtype)
-    return _core._empty(_shape_args(shape), typestr, order, stream, descr)
+device_array = _core.device_array  # whole in C++: it is the allocation hot path from Python
 
 
 def device_array_like(ary, stream=None) -> DeviceArray:

@@ -92,7 +92,16 @@ std::shared_ptr<Context> Context::current() {
     CUBRIDGE_CU(cuCtxGetDevice, &dev);
     ordinal = static_cast<int>(dev);
   }
-  return primary(Device(ordinal));
+  // This thread's last answer, while that context is open, spares the registry's lock (allocation from
+  // Python asks on every call). A weak reference: the cache never keeps a closed context alive.
+  thread_local int last_ordinal = -1;
+  thread_local std::weak_ptr<Context> last;
+  if (ordinal == last_ordinal)
+    if (std::shared_ptr<Context> c = last.lock(); c && c->valid()) return c;
+  std::shared_ptr<Context> c = primary(Device(ordinal));
+  last_ordinal = ordinal;
+  last = c;
+  return c;
 }
 
 void Context::add_close_hook(std::function<void(const std::shared_ptr<Context>&)> hook) {

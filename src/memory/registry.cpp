@@ -2,6 +2,7 @@
 // dropped once close() invalidated it), the allocation entry point, and statistics.
 #include "cubridge/memory/registry.hpp"
 
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 #include <stdexcept>
@@ -19,6 +20,9 @@ struct Registry {
   std::string description;
   bool from_environment = false;
   std::unordered_map<const Context*, std::shared_ptr<MemoryManager>> managers;
+  // Bumped whenever a manager leaves `managers`: per-thread caches of manager_for answers check it, so a
+  // context's address reused after it closed never finds the old manager.
+  std::atomic<std::uint64_t> generation{0};
 
   static Registry& instance() {
     static Registry* r = new Registry;  // never destroyed: pointers may die during static destruction
@@ -40,6 +44,7 @@ struct Registry {
       if (it == r.managers.end()) return;
       manager = std::move(it->second);
       r.managers.erase(it);
+      r.generation.fetch_add(1, std::memory_order_acq_rel);
     }
     manager->reset();  // outside the lock: a Python plugin's reset takes the GIL and may allocate
   }
@@ -111,10 +116,9 @@ std::string memory_manager_description() {
 
 bool memory_manager_set_by_environment() { return environment_choice() != nullptr; }
 
-std::shared_ptr<MemoryManager> manager_for(const std::shared_ptr<Context>& context) {
-  if (!context) throw std::invalid_argument("memory manager: no context given");
-  context->ensure_valid("memory allocation");
-  auto& r = Registry::instance();
+namespace {
+
+std::shared_ptr<MemoryManager> find_or_make_manager(Registry& r, const std::shared_ptr<Context>& context) {
   ManagerFactory factory;
   // Destroyed after the lock is released: a Python plugin's last reference needs the GIL.
   std::vector<std::shared_ptr<MemoryManager>> closed;
@@ -127,6 +131,7 @@ std::shared_ptr<MemoryManager> manager_for(const std::shared_ptr<Context>& conte
       if (!i->second->context() || !i->second->context()->valid()) {
         closed.push_back(std::move(i->second));
         i = r.managers.erase(i);
+        r.generation.fetch_add(1, std::memory_order_acq_rel);
       } else {
         ++i;
       }
@@ -148,6 +153,28 @@ std::shared_ptr<MemoryManager> manager_for(const std::shared_ptr<Context>& conte
   std::lock_guard lock(r.mutex);
   auto [it, inserted] = r.managers.emplace(context.get(), made);
   return it->second;  // another thread may have won the race: everyone uses the first
+}
+
+}  // namespace
+
+std::shared_ptr<MemoryManager> manager_for(const std::shared_ptr<Context>& context) {
+  if (!context) throw std::invalid_argument("memory manager: no context given");
+  context->ensure_valid("memory allocation");
+  auto& r = Registry::instance();
+  // This thread's last answer (a weak reference, checked against the registry's generation) spares the
+  // lock and the map lookup on every allocation.
+  struct Last {
+    const Context* context = nullptr;
+    std::uint64_t generation = 0;
+    std::weak_ptr<MemoryManager> manager;
+  };
+  thread_local Last last;
+  const std::uint64_t generation = r.generation.load(std::memory_order_acquire);
+  if (last.context == context.get() && last.generation == generation)
+    if (std::shared_ptr<MemoryManager> m = last.manager.lock()) return m;
+  std::shared_ptr<MemoryManager> found = find_or_make_manager(r, context);
+  last = {context.get(), generation, found};
+  return found;
 }
 
 std::shared_ptr<MemoryPointer> allocate(const std::shared_ptr<Context>& context, std::size_t bytes, StreamRef stream) {
@@ -188,6 +215,7 @@ void reset_registry_for_testing() {
   r.description.clear();
   r.from_environment = false;
   dropped.swap(r.managers);
+  r.generation.fetch_add(1, std::memory_order_acq_rel);
 }
 
 }  // namespace cubridge::memory

@@ -80,23 +80,14 @@ inline void prepare_use(PyDeviceArray& a, StreamRef s) {
   a.pending.clear();
 }
 
-inline PyDeviceArray empty_device_array(nb::handle shape_obj, const std::string& typestr, const std::string& order,
-                    nb::handle stream, nb::handle descr) {
-  std::vector<std::int64_t> shape;
-  cai_detail::int_sequence(shape_obj.ptr(), "['shape']", shape);
-  if (order != "C" && order != "F")
-    throw nb::value_error(("device_array: order " + py_repr(nb::str(order.c_str())) + " is not 'C' or 'F'").c_str());
-  DType dtype = parse_typestr(typestr, "device_array: dtype");
-  std::vector<std::int64_t> strides = order == "F" ? f_strides(shape, dtype.itemsize) : std::vector<std::int64_t>{};
+/// Uninitialised memory from the context's manager, on the array's stream when one is given. `shape` and
+/// `dtype` are validated before anything is allocated; `descr` (structured types) is kept for export.
+inline PyDeviceArray allocate_device_array(std::span<const std::int64_t> shape, const DType& dtype, bool fortran,
+                                           nb::handle stream, nb::handle descr) {
+  std::vector<std::int64_t> strides = fortran ? f_strides(shape, dtype.itemsize) : std::vector<std::int64_t>{};
   ArrayView::Layout l{nullptr, dtype, shape, std::nullopt, false};
-  if (order == "F") l.strides = std::span<const std::int64_t>(strides);
+  if (fortran) l.strides = std::span<const std::int64_t>(strides);
   ArrayView probe(l, nullptr, "device_array");  // validates shape and size before allocating
-  if (!descr.is_none()) {
-    std::int64_t size = cai_detail::descr_size(descr.ptr(), "device_array: descr");
-    if (size != dtype.itemsize)
-      throw nb::value_error(("device_array: descr describes " + std::to_string(size) + " bytes per element, dtype " +
-                             py_repr(nb::str(typestr.c_str())) + " has " + std::to_string(dtype.itemsize)).c_str());
-  }
   PyDeviceArray a;
   std::shared_ptr<Context> context;
   if (nb::isinstance<PyStream>(stream) && nb::cast<const PyStream&>(stream).owned) {
@@ -116,6 +107,90 @@ inline PyDeviceArray empty_device_array(nb::handle shape_obj, const std::string&
   if (!stream.is_none()) a.view = std::move(a.view).with_stream(on, true);
   if (!descr.is_none()) a.descr = nb::borrow(descr);
   return a;
+}
+
+inline bool parse_order(nb::handle order) {
+  if (PyUnicode_Check(order.ptr())) {
+    if (PyUnicode_CompareWithASCIIString(order.ptr(), "C") == 0) return false;
+    if (PyUnicode_CompareWithASCIIString(order.ptr(), "F") == 0) return true;
+  }
+  throw nb::value_error(("device_array: order " + py_repr(order) + " is not 'C' or 'F'").c_str());
+}
+
+inline void check_descr_size(nb::handle descr, const DType& dtype, std::string_view typestr) {
+  if (descr.is_none()) return;
+  std::int64_t size = cai_detail::descr_size(descr.ptr(), "device_array: descr");
+  if (size != dtype.itemsize)
+    throw nb::value_error(("device_array: descr describes " + std::to_string(size) + " bytes per element, dtype " +
+                           py_repr(nb::str(typestr.data(), typestr.size())) + " has " +
+                           std::to_string(dtype.itemsize)).c_str());
+}
+
+/// `_empty(shape, typestr, order, stream, descr)`: device_array with the dtype already spelled as a typestr.
+inline PyDeviceArray empty_device_array(nb::handle shape_obj, const std::string& typestr, nb::handle order,
+                                        nb::handle stream, nb::handle descr) {
+  cai_detail::Dims shape;
+  cai_detail::int_sequence(shape_obj.ptr(), "['shape']", shape);
+  bool fortran = parse_order(order);
+  DType dtype = parse_typestr(typestr, "device_array: dtype");
+  check_descr_size(descr, dtype, typestr);
+  return allocate_device_array(shape.span(), dtype, fortran, stream, descr);
+}
+
+/// A dtype argument resolved once: NumPy's dtype for it, as the typestr we parse and the descr we export.
+struct ResolvedDtype {
+  nb::object key;    // the argument itself (kept alive: the cache is keyed by its identity)
+  DType dtype;
+  nb::object descr;  // the dtype's descr list for structured types, else None
+};
+
+/// numpy.dtype(arg) costs more than an allocation, so immutable dtype arguments (str, type, numpy.dtype
+/// objects) are resolved once per process and looked up by identity; the cache is bounded, since the
+/// dtype arguments of a program are few. Anything else (a descr list, which may change) is resolved
+/// every time.
+inline ResolvedDtype resolve_dtype(nb::handle arg) {
+  static std::vector<ResolvedDtype>* cache = new std::vector<ResolvedDtype>();  // process lifetime: no decref at exit
+  for (const ResolvedDtype& r : *cache)
+    if (r.key.ptr() == arg.ptr()) return r;
+  static nb::object np_dtype = nb::module_::import_("numpy").attr("dtype");
+  nb::object dt;
+  try {
+    dt = np_dtype(arg);
+  } catch (nb::python_error& e) {
+    if (!e.matches(PyExc_TypeError)) throw;
+    std::string why = nb::str(e.value()).c_str();
+    throw nb::type_error(("device_array: " + py_repr(arg) + " is not a NumPy dtype (" + why + ")").c_str());
+  }
+  std::string typestr = nb::cast<std::string>(dt.attr("str"));
+  nb::object descr = nb::none();
+  if (!dt.attr("fields").is_none()) descr = dt.attr("descr");
+  ResolvedDtype r{nb::borrow(arg), parse_typestr(typestr, "device_array: dtype"), std::move(descr)};
+  bool immutable = PyUnicode_Check(arg.ptr()) || PyType_Check(arg.ptr()) || nb::isinstance(arg, np_dtype);
+  if (immutable && cache->size() < 256) cache->push_back(r);
+  return r;
+}
+
+/// `device_array(shape, dtype=float, order="C", stream=None)`, whole in C++: the hot path of allocation
+/// from Python (numba.cuda.device_array's signature).
+inline PyDeviceArray device_array(nb::handle shape_obj, nb::handle dtype_arg, nb::handle order, nb::handle stream) {
+  cai_detail::Dims shape;
+  if (PyLong_Check(shape_obj.ptr()) && !PyBool_Check(shape_obj.ptr())) {
+    if (!cai_detail::to_int64(shape_obj.ptr(), *shape.resize(1), "['shape']"))
+      throw nb::type_error(("device_array: shape must be an int or a tuple of int, got " + py_repr(shape_obj)).c_str());
+  } else if (PyTuple_Check(shape_obj.ptr()) || PyList_Check(shape_obj.ptr())) {
+    cai_detail::int_sequence(shape_obj.ptr(), "['shape']", shape);
+  } else {
+    nb::object items;
+    try {
+      items = nb::tuple(nb::borrow(shape_obj));
+    } catch (nb::python_error&) {
+      throw nb::type_error(("device_array: shape must be an int or a tuple of int, got " + py_repr(shape_obj)).c_str());
+    }
+    cai_detail::int_sequence(items.ptr(), "['shape']", shape);
+  }
+  bool fortran = parse_order(order);
+  ResolvedDtype r = resolve_dtype(dtype_arg);
+  return allocate_device_array(shape.span(), r.dtype, fortran, stream, r.descr);
 }
 
 inline PyDeviceArray derived_array(nb::handle self, const PyDeviceArray& a, ArrayView v) {

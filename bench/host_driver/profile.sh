@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Times (and with --perf, profiles) cubridge's host-side allocation paths on a machine without a GPU,
+# against the host-memory driver stand-in host_libcuda.c. Needs cubridge installed (scripts/lib/setup.sh).
+# Usage: bench/host_driver/profile.sh [--perf]
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+cuda_include="${CUDA_HOME:-/usr/local/cuda}/include"
+lib="${TMPDIR:-/tmp}/cubridge-host-libcuda.so"
+cc -O2 -shared -fPIC -Wall -Wextra -I"$cuda_include" "$here/host_libcuda.c" -o "$lib"
+export CUBRIDGE_LIBCUDA="$lib" OPENBLAS_NUM_THREADS=1
+py="${PYTHON:-python3}"
+$py "$here/host_paths.py"
+if [ "${1:-}" = "--perf" ]; then
+  data="${TMPDIR:-/tmp}/cubridge-host-paths.perf"
+  perf record -g -o "$data" $py "$here/host_paths.py" --loop 2000000 2>/dev/null
+  perf report -i "$data" --no-children --sort symbol -g none 2>/dev/null | grep '%' | head -30 | cut -c1-110
+fi
