@@ -164,7 +164,7 @@ void bind_array(nb::module_& m) {
         nb::arg("sync").none() = nb::none(), "A DeviceArray from a CAI dict; keeps `owner` alive.");
   m.def("from_dlpack", &from_dlpack, nb::arg("obj"), nb::arg("stream").none() = nb::none(),
         nb::arg("sync").none() = nb::none(), "A DeviceArray from a DLPack producer (exchange table, then __dlpack__).");
-  m.def("device_array", &device_array, nb::arg("shape"),
+  m.def("device_array", &device_array, nb::arg("shape").none(),
         nb::arg("dtype") = nb::borrow(reinterpret_cast<PyObject*>(&PyFloat_Type)), nb::arg("order") = "C",
         nb::arg("stream").none() = nb::none(),
         "Uninitialised device memory (numba.cuda.device_array). `stream` becomes the array's default\n"

@@ -108,6 +108,37 @@ def test_device_array_descr_checked_before_allocating(descr, exc, message):
         cubridge._core._empty((5,), "|V8", "C", None, descr)
 
 
+@pytest.mark.parametrize("args,kwargs,exc,message", [
+    (("nope",), {}, TypeError, r"^device_array: shape must be an int or a tuple of int, got 'nope'"),
+    ((None,), {}, TypeError, r"^device_array: shape must be an int or a tuple of int, got None"),
+    (((2, "x"),), {}, TypeError, r"^device_array: shape must be an int or a tuple of int, got \(2, 'x'\)"),
+    ((True,), {}, TypeError, r"^device_array: shape must be an int or a tuple of int, got True"),
+    (((2**64,),), {}, ValueError, r"integer 18446744073709551616 does not fit in 64 bits"),
+    ((-1,), {}, ValueError, r"^device_array\['shape'\]\[0\]: -1 is negative"),
+    (((1 << 62, 8),), {}, ValueError, r"^device_array\['shape'\]: the number of elements overflows 64 bits"),
+    ((4, "not-a-dtype"), {}, TypeError, r"^device_array: 'not-a-dtype' is not a NumPy dtype \(data type"),
+    ((4, "f4"), {"order": "K"}, ValueError, r"^device_array: order 'K' is not 'C' or 'F'"),
+    ((4, "f4"), {"order": 1}, ValueError, r"^device_array: order 1 is not 'C' or 'F'"),
+])
+def test_device_array_arguments_checked_before_allocating(args, kwargs, exc, message):
+    # device_array is C++ end to end; every argument is checked before the driver is asked for memory.
+    with pytest.raises(exc, match=message):
+        cubridge.device_array(*args, **kwargs)
+
+
+def test_device_array_resolves_a_mutable_dtype_argument_each_time():
+    # Lists (descr-style dtype arguments) may change between calls, so they are never cached by identity:
+    # changing one changes the dtype, seen here as the itemsize the bad-order check is never reached with.
+    spec = [("a", "<f4"), ("b", "<f4")]
+    np = pytest.importorskip("numpy")
+    assert np.dtype(spec).itemsize == 8
+    with pytest.raises(ValueError, match="order 'K'"):
+        cubridge.device_array(2, spec, order="K")
+    spec.append(("c", "bogus"))
+    with pytest.raises(TypeError, match=r"is not a NumPy dtype"):
+        cubridge.device_array(2, spec)
+
+
 # ---- the dict parser: every malformed input -----------------------------------------------------
 
 def test_not_a_dict():

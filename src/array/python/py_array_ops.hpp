@@ -173,20 +173,31 @@ inline ResolvedDtype resolve_dtype(nb::handle arg) {
 /// `device_array(shape, dtype=float, order="C", stream=None)`, whole in C++: the hot path of allocation
 /// from Python (numba.cuda.device_array's signature).
 inline PyDeviceArray device_array(nb::handle shape_obj, nb::handle dtype_arg, nb::handle order, nb::handle stream) {
+  auto bad_shape = [&] {
+    return nb::type_error(("device_array: shape must be an int or a tuple of int, got " + py_repr(shape_obj)).c_str());
+  };
   cai_detail::Dims shape;
-  if (PyLong_Check(shape_obj.ptr()) && !PyBool_Check(shape_obj.ptr())) {
-    if (!cai_detail::to_int64(shape_obj.ptr(), *shape.resize(1), "['shape']"))
-      throw nb::type_error(("device_array: shape must be an int or a tuple of int, got " + py_repr(shape_obj)).c_str());
-  } else if (PyTuple_Check(shape_obj.ptr()) || PyList_Check(shape_obj.ptr())) {
-    cai_detail::int_sequence(shape_obj.ptr(), "['shape']", shape);
+  if (PyLong_Check(shape_obj.ptr()) || (PyIndex_Check(shape_obj.ptr()) && !PySequence_Check(shape_obj.ptr()))) {
+    if (!cai_detail::to_int64(shape_obj.ptr(), *shape.resize(1))) throw bad_shape();  // bool is refused here
   } else {
     nb::object items;
-    try {
-      items = nb::tuple(nb::borrow(shape_obj));
-    } catch (nb::python_error&) {
-      throw nb::type_error(("device_array: shape must be an int or a tuple of int, got " + py_repr(shape_obj)).c_str());
+    if (PyTuple_Check(shape_obj.ptr()) || PyList_Check(shape_obj.ptr())) {
+      items = nb::borrow(shape_obj);
+    } else if (shape_obj.is_none() || PyUnicode_Check(shape_obj.ptr()) || PyBytes_Check(shape_obj.ptr())) {
+      throw bad_shape();
+    } else {
+      PyObject* t = PySequence_Tuple(shape_obj.ptr());  // any other iterable of ints, e.g. numpy's shape
+      if (t == nullptr) {
+        PyErr_Clear();
+        throw bad_shape();
+      }
+      items = nb::steal(t);
     }
-    cai_detail::int_sequence(items.ptr(), "['shape']", shape);
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(items.ptr());
+    PyObject** item = PySequence_Fast_ITEMS(items.ptr());
+    std::int64_t* out = shape.resize(static_cast<std::size_t>(n));
+    for (Py_ssize_t i = 0; i < n; ++i)
+      if (!cai_detail::to_int64(item[i], out[i])) throw bad_shape();
   }
   bool fortran = parse_order(order);
   ResolvedDtype r = resolve_dtype(dtype_arg);
