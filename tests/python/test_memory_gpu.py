@@ -159,6 +159,38 @@ def _child_read(data, q):
         raise
 
 
+def _child_read_on_device(data, device, q):
+    try:
+        import cubridge as cb
+        h = cb.IpcHandle.from_bytes(data)
+        mem = h.open(cb._core.primary_context(device))  # another device: staged through a copy
+        q.put(bytes(cb.as_cuda_array(_Cai(mem.device_pointer, h.size)).copy_to_host()))
+    except BaseException as e:
+        q.put(f"child failed: {type(e).__name__}: {e}")
+        raise
+
+
+@pytest.mark.skipif(cubridge.driver_available() and cubridge.device_count() < 2,
+                    reason="IPC between two GPUs needs a machine with two (this one has one)")
+def test_ipc_between_processes_and_devices(manager):
+    manager("default")
+    import numpy
+    p = cubridge.memalloc(8192)
+    src = (numpy.arange(8192) % 241).astype(numpy.uint8)
+    cubridge.to_device(src, to=cubridge.as_cuda_array(_Cai(p.device_pointer, 8192)))
+    cubridge.current_context().synchronize()
+    h = cubridge.get_ipc_handle(p.view(1024))
+    ctx = mp.get_context("spawn")
+    q = ctx.Queue()
+    child = ctx.Process(target=_child_read_on_device, args=(h.to_bytes(), 1, q))
+    child.start()
+    got = q.get(timeout=120)
+    child.join(timeout=60)
+    assert not isinstance(got, str), got
+    assert child.exitcode == 0
+    assert got == src[1024:].tobytes()
+
+
 def test_ipc_between_processes(manager):
     manager("default")
     import numpy
