@@ -3,6 +3,8 @@
 
 #include <stdexcept>
 
+#include "cubridge/array/array_spelling.hpp"
+
 namespace cubridge::compiler {
 
 Type Type::tuple(std::vector<Type> elements) {
@@ -103,48 +105,19 @@ std::string accepted_type_names() {
 
 namespace {
 
-// "[:, ::1]" -> rank and layout; nullopt when a dimension is not ':' or '::1' or '::1' sits inside.
-std::optional<std::pair<int, char>> array_dims(std::string_view dims) {
-  auto parts = split_commas(dims);
-  if (parts.empty() || parts.size() > 32) return std::nullopt;
-  int n = static_cast<int>(parts.size()), contiguous_at = -1;
-  for (int i = 0; i < n; ++i) {
-    std::string d;
-    for (char c : parts[static_cast<std::size_t>(i)])
-      if (c != ' ') d += c;
-    if (d == ":") continue;
-    if (d != "::1" || contiguous_at >= 0) return std::nullopt;
-    contiguous_at = i;
-  }
-  if (contiguous_at < 0) return std::pair{n, 'A'};
-  if (contiguous_at == n - 1) return std::pair{n, 'C'};
-  if (contiguous_at == 0) return std::pair{n, 'F'};
-  return std::nullopt;
-}
-
-// "float32[:, ::1]" or Numba's str() "array(float32, 2d, C)", after any const/readonly prefix.
+// "float32[:, ::1]" or Numba's str() "array(float32, 2d, C)", after any const/readonly prefix; nullopt
+// when the spelling is malformed or its element is not a scalar (the caller names the accepted forms).
 std::optional<Type> array_type(std::string_view name, bool readonly) {
-  if (name.starts_with("array(") && name.back() == ')') {
-    auto parts = split_commas(name.substr(6, name.size() - 7));
-    if (parts.size() != 3) return std::nullopt;
-    auto dtype = parse_type_name(parts[0]);
-    std::string_view nd = parts[1];
-    if (!dtype || !dtype->is_scalar() || nd.size() < 2 || nd.size() > 3 || nd.back() != 'd') return std::nullopt;
-    int ndim = 0;
-    for (char c : nd.substr(0, nd.size() - 1)) {
-      if (c < '0' || c > '9') return std::nullopt;
-      ndim = ndim * 10 + (c - '0');
-    }
-    if (ndim < 1 || ndim > 32 || parts[2].size() != 1 || std::string_view("CFA").find(parts[2][0]) == std::string_view::npos)
-      return std::nullopt;
-    return Type::array(*dtype, ndim, parts[2][0], readonly);
+  std::optional<ArraySpelling> spelling;
+  try {
+    spelling = parse_array_spelling(name);
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;
   }
-  std::size_t open = name.find('[');
-  if (open == std::string_view::npos || name.back() != ']') return std::nullopt;
-  auto dtype = parse_type_name(name.substr(0, open));
-  auto dims = array_dims(name.substr(open + 1, name.size() - open - 2));
-  if (!dtype || !dtype->is_scalar() || !dims) return std::nullopt;
-  return Type::array(*dtype, dims->first, dims->second, readonly);
+  if (!spelling || spelling->ndim < 1) return std::nullopt;
+  auto dtype = parse_type_name(spelling->element);
+  if (!dtype || !dtype->is_scalar()) return std::nullopt;
+  return Type::array(*dtype, spelling->ndim, spelling->layout, readonly);
 }
 
 }  // namespace

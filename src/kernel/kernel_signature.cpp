@@ -4,8 +4,11 @@
 #include <algorithm>
 #include <bit>
 #include <cctype>
+#include <optional>
 #include <stdexcept>
 #include <string>
+
+#include "cubridge/array/array_spelling.hpp"
 
 namespace cubridge {
 
@@ -48,10 +51,10 @@ std::string_view trim(std::string_view s) {
 }
 
 // 'text' built by appending: GCC 12 warns falsely on "'" + std::string (PR 105329).
-std::string quoted(std::string_view text, bool close = true) {
+std::string quoted(std::string_view text) {
   std::string s(1, '\'');
   s += text;
-  if (close) s += '\'';
+  s += '\'';
   return s;
 }
 
@@ -91,56 +94,13 @@ std::vector<std::string_view> split_top(std::string_view whole, std::string_view
   return parts;
 }
 
-std::string without_spaces(std::string_view s) {
-  std::string out;
-  for (char c : s)
-    if (!std::isspace(static_cast<unsigned char>(c))) out += c;
-  return out;
-}
-
-// "[:, ::1]" -> ndim and layout.
-void parse_dims(std::string_view whole, std::string_view dims, ParamKind& p) {
-  auto parts = split_top(whole, dims);
-  const auto n = static_cast<int>(parts.size());
-  int contiguous_at = -1;
-  for (int i = 0; i < n; ++i) {
-    std::string d = without_spaces(parts[static_cast<std::size_t>(i)]);
-    if (d == ":") continue;
-    if (d == "::1") {
-      if (contiguous_at >= 0) fail(whole, "'::1' may appear only once in '[" + std::string(dims) + "]'");
-      contiguous_at = i;
-      continue;
-    }
-    fail(whole, quoted(parts[static_cast<std::size_t>(i)], false) +
-                    "' is not a dimension; write ':' (any stride) or '::1' (contiguous)");
+// "float32[:, ::1]" or "array(float32, 2d, C)"; nullopt for anything else; malformed ones fail here.
+std::optional<ArraySpelling> array_spelling(std::string_view whole, std::string_view s) {
+  try {
+    return parse_array_spelling(s);
+  } catch (const std::invalid_argument& e) {
+    fail(whole, e.what());
   }
-  p.ndim = n;
-  if (contiguous_at < 0) p.layout = 'A';
-  else if (contiguous_at == n - 1) p.layout = 'C';
-  else if (contiguous_at == 0) p.layout = 'F';
-  else fail(whole, "'::1' must be the last dimension (C order) or the first (F order), not dimension " +
-                       std::to_string(contiguous_at) + " of '[" + std::string(dims) + "]'");
-}
-
-// Numba's str() of an array type: "array(float32, 2d, C)".
-void parse_array_call(std::string_view whole, std::string_view inner, ParamKind& p) {
-  auto parts = split_top(whole, inner);
-  if (parts.size() != 3)
-    fail(whole, "'array(" + std::string(inner) + ")' needs three fields: array(float32, 2d, C)");
-  p.type = scalar_named(whole, parts[0]);
-  std::string_view nd = parts[1];
-  if (nd.size() < 2 || nd.back() != 'd')
-    fail(whole, quoted(nd) + " is not a rank; write it as 1d, 2d, ...");
-  int ndim = 0;
-  for (char c : nd.substr(0, nd.size() - 1)) {
-    if (!std::isdigit(static_cast<unsigned char>(c))) fail(whole, quoted(nd) + " is not a rank; write it as 1d, 2d, ...");
-    ndim = ndim * 10 + (c - '0');
-    if (ndim > 1000) break;
-  }
-  p.ndim = ndim;
-  if (parts[2] != "C" && parts[2] != "F" && parts[2] != "A")
-    fail(whole, "layout '" + std::string(parts[2]) + "' is not one of C, F, A");
-  p.layout = parts[2][0];
 }
 
 ParamKind parse_param(std::string_view whole, std::string_view text) {
@@ -166,16 +126,11 @@ ParamKind parse_param(std::string_view whole, std::string_view text) {
     } else {
       p.type = scalar_named(whole, pointee);
     }
-  } else if (s.substr(0, 6) == "array(" && s.back() == ')') {
+  } else if (std::optional<ArraySpelling> array = array_spelling(whole, s)) {
     p.kind = ParamKind::Kind::Array;
-    parse_array_call(whole, s.substr(6, s.size() - 7), p);
-  } else if (auto open = s.find('['); open != std::string_view::npos) {
-    if (s.back() != ']') fail(whole, quoted(s) + ": text after the closing ']'");
-    p.kind = ParamKind::Kind::Array;
-    p.type = scalar_named(whole, trim(s.substr(0, open)));
-    std::string_view dims = s.substr(open + 1, s.size() - open - 2);
-    if (trim(dims).empty()) fail(whole, quoted(s) + " has no dimensions; write float32[:] for 1-d");
-    parse_dims(whole, dims, p);
+    p.type = scalar_named(whole, array->element);
+    p.ndim = array->ndim;
+    p.layout = array->layout;
   } else {
     p.type = scalar_named(whole, s);
   }

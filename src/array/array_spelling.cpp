@@ -1,0 +1,124 @@
+// Numba's array spellings: "T[:, ::1]" and "array(T, 2d, C)" (see the header).
+#include "cubridge/array/array_spelling.hpp"
+
+#include <cctype>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace cubridge {
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+// Built by appending: GCC 12 warns falsely on "'" + std::string (PR 105329).
+std::string quoted(std::string_view text) {
+  std::string s(1, '\'');
+  s += text;
+  s += '\'';
+  return s;
+}
+
+[[noreturn]] void fail(std::string why) { throw std::invalid_argument(std::move(why)); }
+
+// Splits at the commas outside brackets and parentheses.
+std::vector<std::string_view> split_fields(std::string_view s) {
+  std::vector<std::string_view> parts;
+  int depth = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (c == '[' || c == '(') ++depth;
+    if ((c == ']' || c == ')') && --depth < 0) fail("unbalanced '" + std::string(1, c) + "' in " + quoted(s));
+    if (c == ',' && depth == 0) {
+      parts.push_back(trim(s.substr(start, i - start)));
+      start = i + 1;
+    }
+  }
+  if (depth != 0) fail("unbalanced brackets in " + quoted(s));
+  parts.push_back(trim(s.substr(start)));
+  return parts;
+}
+
+std::string without_spaces(std::string_view s) {
+  std::string out;
+  for (char c : s)
+    if (!std::isspace(static_cast<unsigned char>(c))) out += c;
+  return out;
+}
+
+void check_rank(std::size_t n, std::string_view text) {
+  if (n > static_cast<std::size_t>(kMaxArraySpellingRank))
+    fail(quoted(text) + " has " + std::to_string(n) + " dimensions; at most " +
+         std::to_string(kMaxArraySpellingRank) + " are accepted");
+}
+
+// "[:, ::1]" -> rank and layout.
+void read_dims(std::string_view text, std::string_view dims, ArraySpelling& a) {
+  if (trim(dims).empty()) fail(quoted(text) + " has no dimensions; write float32[:] for 1-d");
+  std::vector<std::string_view> parts = split_fields(dims);
+  check_rank(parts.size(), text);
+  const int n = static_cast<int>(parts.size());
+  int contiguous_at = -1;
+  for (int i = 0; i < n; ++i) {
+    std::string d = without_spaces(parts[static_cast<std::size_t>(i)]);
+    if (d == ":") continue;
+    if (d == "::1") {
+      if (contiguous_at >= 0) fail("'::1' may appear only once in '[" + std::string(dims) + "]'");
+      contiguous_at = i;
+      continue;
+    }
+    fail(quoted(parts[static_cast<std::size_t>(i)]) +
+         " is not a dimension; write ':' (any stride) or '::1' (contiguous)");
+  }
+  a.ndim = n;
+  if (contiguous_at < 0) a.layout = 'A';
+  else if (contiguous_at == n - 1) a.layout = 'C';
+  else if (contiguous_at == 0) a.layout = 'F';
+  else fail("'::1' must be the last dimension (C order) or the first (F order), not dimension " +
+            std::to_string(contiguous_at) + " of '[" + std::string(dims) + "]'");
+}
+
+// "float32, 2d, C" (inside Numba's "array(...)").
+void read_array_call(std::string_view inner, ArraySpelling& a) {
+  std::vector<std::string_view> parts = split_fields(inner);
+  if (parts.size() != 3) fail("'array(" + std::string(inner) + ")' needs three fields: array(float32, 2d, C)");
+  a.element = parts[0];
+  std::string_view nd = parts[1];
+  auto not_a_rank = [&] { fail(quoted(nd) + " is not a rank; write it as 1d, 2d, ..."); };
+  if (nd.size() < 2 || nd.size() > 4 || nd.back() != 'd') not_a_rank();
+  std::size_t ndim = 0;
+  for (char c : nd.substr(0, nd.size() - 1)) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) not_a_rank();
+    ndim = ndim * 10 + static_cast<std::size_t>(c - '0');
+  }
+  check_rank(ndim, nd);
+  a.ndim = static_cast<int>(ndim);
+  if (parts[2] != "C" && parts[2] != "F" && parts[2] != "A")
+    fail("layout " + quoted(parts[2]) + " is not one of C, F, A");
+  a.layout = parts[2][0];
+}
+
+}  // namespace
+
+std::optional<ArraySpelling> parse_array_spelling(std::string_view text) {
+  std::string_view s = trim(text);
+  ArraySpelling a;
+  if (s.starts_with("array(") && s.ends_with(")")) {
+    read_array_call(s.substr(6, s.size() - 7), a);
+    return a;
+  }
+  std::size_t open = s.find('[');
+  if (open == std::string_view::npos) return std::nullopt;
+  if (s.find(']', open) == std::string_view::npos) fail("unbalanced brackets in " + quoted(s));
+  if (!s.ends_with("]")) fail(quoted(s) + ": text after the closing ']'");
+  a.element = trim(s.substr(0, open));
+  read_dims(s, s.substr(open + 1, s.size() - open - 2), a);
+  return a;
+}
+
+}  // namespace cubridge
