@@ -6,23 +6,13 @@ time goes and whether a change moved it. Run through bench/host_driver/profile.s
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
+import pathlib
+import sys
 
 import cubridge
 
-MIB = 1 << 20
-
-
-def pair_us(fn, batches: int = 9, per_batch: int = 100_000) -> float:
-    fn()
-    means = []
-    for _ in range(batches):
-        t0 = time.perf_counter_ns()
-        for _ in range(per_batch):
-            fn()
-        means.append((time.perf_counter_ns() - t0) / per_batch / 1e3)
-    return statistics.median(means)
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+from bench_memory import MIB, pair_us  # noqa: E402  (one timing loop for every allocation bench)
 
 
 def main() -> int:
@@ -43,7 +33,7 @@ def main() -> int:
     print("| host path (caching manager, host driver) | median µs per pair |")
     print("| --- | ---: |")
     for name, fn in rows.items():
-        print(f"| {name} | {pair_us(fn):.3f} |")
+        print(f"| {name} | {pair_us(fn, 9, 100_000):.3f} |")
     return 0
 
 

@@ -6,22 +6,13 @@
 #include <string>
 #include <vector>
 
+#include "array/spelling_text.hpp"
+
 namespace cubridge {
 namespace {
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
-// Built by appending: GCC 12 warns falsely on "'" + std::string (PR 105329).
-std::string quoted(std::string_view text) {
-  std::string s(1, '\'');
-  s += text;
-  s += '\'';
-  return s;
-}
+using spelling_text::quoted;
+using spelling_text::trim;
 
 [[noreturn]] void fail(std::string why) { throw std::invalid_argument(std::move(why)); }
 

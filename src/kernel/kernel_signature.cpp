@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "array/spelling_text.hpp"
 #include "cubridge/array/array_spelling.hpp"
 
 namespace cubridge {
@@ -44,19 +45,8 @@ constexpr const char* kAccepted =
     "...), optionally followed by [:] dimensions, e.g. float32[:, ::1], or by * for a pointer, e.g. "
     "const float32* (void* takes any dtype)";
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
-// 'text' built by appending: GCC 12 warns falsely on "'" + std::string (PR 105329).
-std::string quoted(std::string_view text) {
-  std::string s(1, '\'');
-  s += text;
-  s += '\'';
-  return s;
-}
+using spelling_text::quoted;
+using spelling_text::trim;
 
 [[noreturn]] void fail(std::string_view whole, const std::string& why) {
   throw std::invalid_argument("kernel signature '" + std::string(whole) + "': " + why);
