@@ -25,7 +25,7 @@ Type FunctionTyper::call(Expr& e) {
     auto imp = prog_.imports.find(callee.name);
     if (imp != prog_.imports.end()) path = imp->second;
   }
-  if (std::string in = intrinsic_of(path); !in.empty()) return cuda_call(e, in);
+  if (auto in = intrinsic_of(path)) return cuda_call(e, *in);
   bool unknown = false;
   std::vector<Type> args = args_of(e, unknown);
   e.formals = args;

@@ -32,22 +32,24 @@ Type u32() { return Type::integer(32, false); }
 
 }  // namespace
 
-std::string FunctionTyper::intrinsic_of(const std::string& path) {
-  std::string rest;
-  if (path.starts_with("numba.cuda.")) rest = path.substr(11);
-  else if (path.starts_with("cubridge.")) rest = path.substr(9);
-  else return "";
-  if (rest == "laneid" || rest == "warpsize") return rest;
+std::optional<FunctionTyper::Intrinsic> FunctionTyper::intrinsic_of(const std::string& path) {
+  std::string rest, module;
+  if (path.starts_with("numba.cuda.")) rest = path.substr(11), module = "cuda.";
+  else if (path.starts_with("cubridge.")) rest = path.substr(9), module = "cubridge.";
+  else return std::nullopt;
+  auto found = [&] { return Intrinsic{rest, module + rest}; };
+  if (rest == "laneid" || rest == "warpsize") return found();
   std::size_t dot = rest.find('.');
-  if (is_dim3(rest.substr(0, dot))) return rest;
-  if (rest == "atomic" || rest == "shared" || rest == "local") return rest;
+  if (is_dim3(rest.substr(0, dot))) return found();
+  if (rest == "atomic" || rest == "shared" || rest == "local") return found();
   for (const char* c : kCalls)
-    if (rest == c) return rest;
-  if (rest.starts_with("atomic.") || rest.starts_with("shared.") || rest.starts_with("local.")) return rest;
-  return "";
+    if (rest == c) return found();
+  if (rest.starts_with("atomic.") || rest.starts_with("shared.") || rest.starts_with("local.")) return found();
+  return std::nullopt;
 }
 
-Type FunctionTyper::cuda_attribute(Expr& e, const std::string& name) {
+Type FunctionTyper::cuda_attribute(Expr& e, const Intrinsic& in) {
+  const std::string& name = in.name;
   e.target = name;
   std::size_t dot = name.find('.');
   std::string head = name.substr(0, dot);
@@ -55,22 +57,24 @@ Type FunctionTyper::cuda_attribute(Expr& e, const std::string& name) {
   if (is_dim3(head)) {
     std::string axis = dot == std::string::npos ? "" : name.substr(dot + 1);
     if (axis == "x" || axis == "y" || axis == "z") return i32();
-    error(e.loc, "cuda." + name + " is not supported; read cuda." + head + ".x, .y or .z");
+    error(e.loc, in.shown + " is not supported; read " + in.shown.substr(0, in.shown.size() - name.size()) +
+                     head + ".x, .y or .z");
   }
-  error(e.loc, "cuda." + name + " is not a value; the CUDA intrinsics are: " + kIntrinsics);
+  error(e.loc, in.shown + " is not a value; the CUDA intrinsics are: " + kIntrinsics);
 }
 
-Type FunctionTyper::cuda_call(Expr& e, const std::string& name) {
+Type FunctionTyper::cuda_call(Expr& e, const Intrinsic& in) {
+  const std::string& name = in.name;
+  const std::string& shown = in.shown;
   e.callee = Callee::Intrinsic;
   e.target = name;
   std::vector<Expr*> args;
   for (std::size_t i = 1; i < e.kids.size(); ++i) args.push_back(e.kids[i].get());
-  if (name == "shared.array" || name == "local.array") return cuda_array_alloc(e, name, args);
-  if (name.starts_with("atomic.")) return cuda_atomic(e, name);
+  if (name == "shared.array" || name == "local.array") return cuda_array_alloc(e, in, args);
+  if (name.starts_with("atomic.")) return cuda_atomic(e, in);
   bool known = false;
   for (const char* c : kCalls) known = known || name == c;
-  if (!known) error(e.loc, "cuda." + name + "() is not supported; the CUDA intrinsics are: " + kIntrinsics);
-  std::string shown = "cuda." + name;
+  if (!known) error(e.loc, shown + "() is not supported; the CUDA intrinsics are: " + kIntrinsics);
   if (!e.keywords.empty() && name != "syncwarp")
     error(e.loc, shown + "() takes no keyword arguments");
   std::size_t n = args.size();
@@ -128,11 +132,12 @@ Type FunctionTyper::cuda_call(Expr& e, const std::string& name) {
       error(args[1]->loc, shown + "(): the predicate must be a number or a bool, got " + ts[1].name());
     return name == "ballot_sync" ? u32() : Type::boolean();
   }
-  error(e.loc, "cuda." + name + "() is not supported; the CUDA intrinsics are: " + kIntrinsics);
+  error(e.loc, shown + "() is not supported; the CUDA intrinsics are: " + kIntrinsics);
 }
 
-Type FunctionTyper::cuda_array_alloc(Expr& e, const std::string& name, std::vector<Expr*> args) {
-  std::string shown = "cuda." + name;
+Type FunctionTyper::cuda_array_alloc(Expr& e, const Intrinsic& in, std::vector<Expr*> args) {
+  const std::string& name = in.name;
+  const std::string& shown = in.shown;
   // shape and dtype, positionally or by keyword.
   Expr* shape = nullptr;
   Expr* dtype = nullptr;
@@ -180,8 +185,9 @@ Type FunctionTyper::cuda_array_alloc(Expr& e, const std::string& name, std::vect
   return Type::array(*t, static_cast<int>(dims.size()), 'C');
 }
 
-Type FunctionTyper::cuda_atomic(Expr& e, const std::string& name) {
-  std::string op = name.substr(7), shown = "cuda." + name;
+Type FunctionTyper::cuda_atomic(Expr& e, const Intrinsic& in) {
+  const std::string& shown = in.shown;
+  std::string op = in.name.substr(7);
   bool cas = op == "cas", cas_short = op == "compare_and_swap";
   static const char* ops[] = {"add", "sub", "max", "min", "and_", "or_", "xor", "exch", "inc", "dec", "cas", "compare_and_swap"};
   if (std::none_of(std::begin(ops), std::end(ops), [&](const char* o) { return op == o; }))

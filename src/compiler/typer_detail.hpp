@@ -460,7 +460,7 @@ class FunctionTyper {
     std::string path = dotted(e);
     if (!path.empty()) {
       if (path.starts_with("math.")) return math_constant(e, std::string_view(path).substr(5));
-      if (std::string in = intrinsic_of(path); !in.empty()) return cuda_attribute(e, in);
+      if (auto in = intrinsic_of(path)) return cuda_attribute(e, *in);
       error(e.loc, "'" + path + "' is not supported as a value");
     }
     Type base = expr(*e.kids[0]);
@@ -517,12 +517,18 @@ class FunctionTyper {
   std::optional<std::int64_t> const_int(const Expr& e);
 
   // CUDA intrinsics (typer_cuda.cpp), spelt cuda.X (from numba import cuda) or cubridge.X.
-  /// "grid", "threadIdx.x", "atomic.add", ... for a dotted path naming one, else "".
-  static std::string intrinsic_of(const std::string& path);
-  Type cuda_attribute(Expr& e, const std::string& name);
-  Type cuda_call(Expr& e, const std::string& name);
-  Type cuda_array_alloc(Expr& e, const std::string& name, std::vector<Expr*> args);
-  Type cuda_atomic(Expr& e, const std::string& name);
+  /// One intrinsic: its name ("grid", "threadIdx.x", "atomic.add") and how errors show it, with the
+  /// module the user reached it through ("cuda.grid" for numba.cuda, "cubridge.grid" for cubridge).
+  struct Intrinsic {
+    std::string name;
+    std::string shown;
+  };
+  /// The intrinsic a dotted path names, or nullopt.
+  static std::optional<Intrinsic> intrinsic_of(const std::string& path);
+  Type cuda_attribute(Expr& e, const Intrinsic& in);
+  Type cuda_call(Expr& e, const Intrinsic& in);
+  Type cuda_array_alloc(Expr& e, const Intrinsic& in, std::vector<Expr*> args);
+  Type cuda_atomic(Expr& e, const Intrinsic& in);
 
   Type call(Expr& e);
   Type builtin_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);

@@ -182,7 +182,7 @@ def inc_signed(a):
     (unknown_intrinsic, "void(int64[:])", r"call of 'cubridge.syncblock' is not supported"),
     (unknown_attr, "void(int64[:])", r"attribute 'foo' of an array \(array\(int64, 1d, A\)\) is not supported; arrays "
                                      r"offer .shape, .strides, .size, .ndim, .itemsize and .nbytes"),
-    (dim3_alone, "void(int64[:])", r"cuda.threadIdx is not supported; read cuda.threadIdx.x, .y or .z"),
+    (dim3_alone, "void(int64[:])", r"cubridge\.threadIdx is not supported; read cubridge\.threadIdx\.x, \.y or \.z"),
     (shfl_complex, "void(float64[:], complex128)", r"shfl_sync\(\): the value must be an integer or a float"),
     (slices, "void(float64[:])", r"assigning to a slice of an array is not supported; store its elements one at a "
                                  r"time"),

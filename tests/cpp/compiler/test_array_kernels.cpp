@@ -108,6 +108,11 @@ TEST(ArrayKernels, Rejections) {
       {"import numba.cuda as cuda\ndef k(a):\n    s = cuda.local.array(0, cuda.float32)\n", "void(int64[:])", "dimension 0 of the shape must be positive"},
       {"import numba.cuda as cuda\ndef k(a):\n    a[0] = cuda.syncthreads_count(1.5)\n", "void(int64[:])", "the predicate must be an integer or a bool, got float64"},
       {"def k(a):\n    a[0][0] = 1\n", "void(int64[:])", "cannot assign to an element of a value of type int64"},
+      // Errors name an intrinsic the way the kernel reached it: cuda.X through numba, cubridge.X through cubridge.
+      {"import cubridge\ndef k(a):\n    cubridge.atomic.cas(a, 0, 1)\n", "void(int64[:])", "cubridge.atomic.cas(array, index, old, value) takes 4 arguments, got 3"},
+      {"import cubridge\ndef k(a):\n    a[0] = cubridge.threadIdx.w\n", "void(int64[:])", "cubridge.threadIdx.w is not supported; read cubridge.threadIdx.x, .y or .z"},
+      {"from numba import cuda\ndef k(a):\n    a[0] = cuda.threadIdx.w\n", "void(int64[:])", "cuda.threadIdx.w is not supported; read cuda.threadIdx.x, .y or .z"},
+      {"import cubridge\ndef k(a):\n    s = cubridge.shared.array((a[0],), cubridge.int32)\n", "void(int64[:])", "cubridge.shared.array: the shape must be an integer constant"},
   };
   for (const Bad& b : cases) {
     try {
