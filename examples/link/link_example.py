@@ -14,10 +14,9 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-from pathlib import Path
 
 import cubridge
-from cubridge.demo.transform import entry_body  # shared with `cubridge demo`
+from cubridge.demo.transform import entry_body, transform_source  # shared with `cubridge demo`
 
 # f with the C ABI, as NVVM IR 2.0 (LLVM 7 syntax, the datalayout libNVVM requires).
 F_NVVM_IR = """target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
@@ -30,8 +29,9 @@ define float @f(float %x, float %y) {
 }
 """
 
-# The CUDA C++ kernel (a grid-stride loop over float4s; see the file), shared with the C++ tests.
-KERNEL_SOURCE = (Path(__file__).resolve().parent / "transform.cu").read_text()
+# The CUDA C++ kernel (python/cubridge/demo/transform.cu: a grid-stride loop over float4s), shared with the
+# demo and the C++ tests.
+KERNEL_SOURCE = transform_source()
 
 
 def transform_blocks(n: int) -> int:

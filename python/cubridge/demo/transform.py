@@ -3,6 +3,7 @@ nvJitLink with LTO, so each function is inlined into its kernel. examples/link/ 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from .functions import cpp_definition
 from .report import CheckFailed, Report, seconds
@@ -12,18 +13,16 @@ KERNEL_SIGNATURE = "void(const float32*, const float32*, float32*, uint64)"
 BLOCK = 256
 
 
+# The kernel's CUDA C++ (transform.cu beside this file, also read by examples/link and the C++ tests).
+_KERNEL_FILE = (Path(__file__).resolve().parent / "transform.cu").read_text()
+
+
 def transform_source(function: str = "f", kernel: str = "transform") -> str:
-    """CUDA C++ of `kernel(a, b, out, n)`: out[i] = function(a[i], b[i]), grid-stride; `function` is
-    declared, not defined: the link supplies it."""
-    return rf"""
-extern "C" __device__ float {function}(float, float);
-extern "C" __global__ void {kernel}(const float* __restrict__ a, const float* __restrict__ b,
-                                    float* __restrict__ out, unsigned long long n) {{
-  for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;
-       i += (unsigned long long)gridDim.x * blockDim.x)
-    out[i] = {function}(a[i], b[i]);
-}}
-"""
+    """CUDA C++ of `kernel(a, b, out, n)`: out[i] = function(a[i], b[i]), grid-stride over float4s;
+    `function` is declared, not defined: the link supplies it. Several of these concatenate into one
+    program (each names its function and kernel, then takes the names back)."""
+    return (f"#define TRANSFORM_FUNCTION {function}\n#define TRANSFORM_KERNEL {kernel}\n{_KERNEL_FILE}"
+            "#undef TRANSFORM_FUNCTION\n#undef TRANSFORM_KERNEL\n")
 
 
 KERNEL_SOURCE = transform_source()

@@ -38,10 +38,11 @@ inline std::string sqrt_module() {
 }
 
 /// The transform kernel of the link example: out[i] = f(a[i], b[i]), f defined elsewhere. Read from
-/// examples/link/transform.cu (CTest sets CUBRIDGE_SOURCE_DIR), the file the Python example compiles too.
+/// python/cubridge/demo/transform.cu (CTest sets CUBRIDGE_SOURCE_DIR), the file the demo and the link example
+/// compile too.
 inline std::string transform_kernel_source() {
   const char* root = std::getenv("CUBRIDGE_SOURCE_DIR");
-  std::string path = std::string(root ? root : ".") + "/examples/link/transform.cu";
+  std::string path = std::string(root ? root : ".") + "/python/cubridge/demo/transform.cu";
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot read " + path + "; set CUBRIDGE_SOURCE_DIR to the repository");
   std::stringstream text;
