@@ -11,7 +11,7 @@ __all__ = ["grid", "gridsize", "threadIdx", "blockIdx", "blockDim", "gridDim", "
            "syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or", "syncwarp", "threadfence",
            "threadfence_block", "threadfence_system", "shared", "local", "atomic", "shfl_sync", "shfl_up_sync",
            "shfl_down_sync", "shfl_xor_sync", "all_sync", "any_sync", "eq_sync", "ballot_sync", "activemask",
-           "lanemask_lt"]
+           "lanemask_lt", "popc", "clz", "ffs", "brev", "fma", "cbrt", "selp"]
 
 
 class Intrinsic:
@@ -55,8 +55,9 @@ atomic = _Namespace("atomic", ("add", "sub", "max", "min", "and_", "or_", "xor",
                                "compare_and_swap"))
 (grid, gridsize, laneid, warpsize, syncthreads, syncthreads_count, syncthreads_and, syncthreads_or, syncwarp,
  threadfence, threadfence_block, threadfence_system, shfl_sync, shfl_up_sync, shfl_down_sync, shfl_xor_sync,
- all_sync, any_sync, eq_sync, ballot_sync, activemask, lanemask_lt) = (
+ all_sync, any_sync, eq_sync, ballot_sync, activemask, lanemask_lt, popc, clz, ffs, brev, fma, cbrt, selp) = (
     Intrinsic(n) for n in ("grid", "gridsize", "laneid", "warpsize", "syncthreads", "syncthreads_count",
                            "syncthreads_and", "syncthreads_or", "syncwarp", "threadfence", "threadfence_block",
                            "threadfence_system", "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync",
-                           "all_sync", "any_sync", "eq_sync", "ballot_sync", "activemask", "lanemask_lt"))
+                           "all_sync", "any_sync", "eq_sync", "ballot_sync", "activemask", "lanemask_lt", "popc",
+                           "clz", "ffs", "brev", "fma", "cbrt", "selp"))

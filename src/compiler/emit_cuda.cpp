@@ -82,6 +82,51 @@ Value FunctionEmitter::intrinsic(const Expr& e) {
     if (mode == 3) return {ins("extractvalue {i32, i1} " + r + ", 0"), e.type};
     return {ins("extractvalue {i32, i1} " + r + ", 1"), e.type};
   }
+  if (n == "popc" || n == "clz") {
+    const Type& t = e.formals[0];
+    std::string ty = llvm_value_type(t), fn = "@llvm." + std::string(n == "popc" ? "ctpop." : "ctlz.") + ty;
+    Value x = convert(arg(0), t);
+    if (n == "popc") {
+      m_.declare("declare " + ty + " " + fn + "(" + ty + ") nounwind readnone");
+      return {ins("call " + ty + " " + fn + "(" + ty + " " + x.v + ")"), t};
+    }
+    // clz(0) is the width (numba-cuda passes is_zero_undef = false).
+    m_.declare("declare " + ty + " " + fn + "(" + ty + ", i1) nounwind readnone");
+    return {ins("call " + ty + " " + fn + "(" + ty + " " + x.v + ", i1 false)"), t};
+  }
+  if (n == "ffs" || n == "brev") {
+    // libdevice's __nv_ffs/__nv_ffsll (1 + the lowest set bit's index, 0 for 0) and __nv_brev/__nv_brevll.
+    // ffs widens narrower integers to 32 bits: sign or zero extension leaves the lowest set bit alone.
+    const Type& t = e.formals[0];
+    bool wide = t.bits() == 64;
+    Value x = convert(arg(0), t);
+    std::string ty = wide ? "i64" : "i32";
+    if (!wide && t.bits() < 32) x = convert(x, Type::integer(32, t.is_signed()));
+    std::string fn = n == "ffs" ? (wide ? "__nv_ffsll" : "__nv_ffs") : (wide ? "__nv_brevll" : "__nv_brev");
+    std::string rty = n == "ffs" ? "i32" : ty;
+    m_.declare("declare " + rty + " @" + fn + "(" + ty + ")");
+    m_.uses_libdevice = true;
+    return {ins("call " + rty + " @" + fn + "(" + ty + " " + x.v + ")"), e.type};
+  }
+  if (n == "fma") {
+    const Type& t = e.type;
+    std::string ty = llvm_value_type(t);
+    Value a = convert(arg(0), t), b = convert(arg(1), t), c = convert(arg(2), t);
+    std::string fn = intrinsic("fma", t, 3);
+    return {ins("call " + ty + " " + fn + "(" + ty + " " + a.v + ", " + ty + " " + b.v + ", " + ty + " " + c.v + ")"), t};
+  }
+  if (n == "cbrt") {
+    const Type& t = e.type;
+    std::string ty = llvm_value_type(t);
+    Value x = convert(arg(0), t);
+    return {ins("call " + ty + " " + libdevice("cbrt", t, 1) + "(" + ty + " " + x.v + ")"), t};
+  }
+  if (n == "selp") {
+    std::string test = truth(arg(0));
+    Value a = arg(1), b = arg(2);
+    std::string ty = llvm_value_type(e.type);
+    return {ins("select i1 " + test + ", " + ty + " " + a.v + ", " + ty + " " + b.v), e.type};
+  }
   if (n == "shared.array" || n == "local.array") {
     const Type& t = e.type;
     std::string ety = llvm_data_type(t.dtype());

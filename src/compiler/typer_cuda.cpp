@@ -13,7 +13,7 @@ constexpr const char* kIntrinsics =
     "syncthreads_count, syncthreads_and, syncthreads_or, syncwarp, threadfence, threadfence_block, "
     "threadfence_system, shared.array, local.array, atomic.add/sub/max/min/and_/or_/xor/exch/inc/dec/cas/"
     "compare_and_swap, shfl_sync, shfl_up_sync, shfl_down_sync, shfl_xor_sync, all_sync, any_sync, eq_sync, "
-    "ballot_sync, activemask, lanemask_lt";
+    "ballot_sync, activemask, lanemask_lt, popc, clz, ffs, brev, fma, cbrt, selp";
 
 constexpr const char* kCalls[] = {
     "grid", "gridsize", "syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or", "syncwarp",
@@ -21,7 +21,7 @@ constexpr const char* kCalls[] = {
     "atomic.sub", "atomic.max", "atomic.min", "atomic.and_", "atomic.or_", "atomic.xor", "atomic.exch",
     "atomic.inc", "atomic.dec", "atomic.cas", "atomic.compare_and_swap", "shfl_sync", "shfl_up_sync",
     "shfl_down_sync", "shfl_xor_sync", "all_sync", "any_sync", "eq_sync", "ballot_sync", "activemask",
-    "lanemask_lt"};
+    "lanemask_lt", "popc", "clz", "ffs", "brev", "fma", "cbrt", "selp"};
 
 bool is_dim3(std::string_view n) {
   return n == "threadIdx" || n == "blockIdx" || n == "blockDim" || n == "gridDim";
@@ -29,6 +29,14 @@ bool is_dim3(std::string_view n) {
 
 Type i32() { return Type::integer(32, true); }
 Type u32() { return Type::integer(32, false); }
+
+// The float type numba-cuda's fma and cbrt pick for an argument: float32 for the types that convert to it
+// safely (bool, int8, uint8, int16, float16, float32), float64 for every other number.
+bool fits_float32(const Type& t) {
+  if (t.is_bool()) return true;
+  if (t.is_float()) return t.bits() <= 32;
+  return t.is_int() && (t.bits() == 8 || (t.bits() == 16 && t.is_signed()));
+}
 
 }  // namespace
 
@@ -112,6 +120,42 @@ Type FunctionTyper::cuda_call(Expr& e, const Intrinsic& in) {
     arity(e, shown, n, 0, 1);
     if (n == 1) need_int(0, "the mask");
     return Type::none();
+  }
+  if (name == "popc" || name == "clz" || name == "ffs" || name == "brev") {
+    // numba-cuda's cases: popc and clz keep the integer type, ffs returns uint32, brev works on uint32
+    // or uint64 (any other integer converts to uint32, as numba-cuda picks). A bool counts as int8.
+    arity(e, shown, n, 1, 1);
+    const Type& v = ts[0];
+    if (!v.is_int() && !v.is_bool())
+      error(args[0]->loc, shown + "(): the argument must be an integer, got " + v.name());
+    Type as = v.is_bool() ? Type::integer(8, true) : v;
+    if (name == "brev") as = (v.is_int() && v.bits() == 64 && !v.is_signed()) ? Type::integer(64, false) : u32();
+    e.formals = {as};
+    return name == "ffs" ? u32() : as;
+  }
+  if (name == "fma" || name == "cbrt") {
+    arity(e, shown, n, name == "fma" ? 3 : 1, name == "fma" ? 3 : 1);
+    bool single = true;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!ts[i].is_scalar() || ts[i].is_complex())
+        error(args[i]->loc, shown + "(): the arguments must be real numbers, got " + ts[i].name());
+      single = single && fits_float32(ts[i]);
+    }
+    Type t = single ? Type::floating(32) : f64();
+    e.formals.assign(n, t);
+    return t;
+  }
+  if (name == "selp") {
+    // selp(test, a, b): a if test else b, for a and b of one type among numba-cuda's (PTX selp's).
+    arity(e, shown, n, 3, 3);
+    if (!ts[0].is_scalar() || ts[0].is_complex())
+      error(args[0]->loc, shown + "(test, a, b): the test must be a number or a bool, got " + ts[0].name());
+    const Type& a = ts[1];
+    bool supported = (a.is_float() && a.bits() >= 32) || (a.is_int() && a.bits() >= 16);
+    if (!(a == ts[2]) || !supported)
+      error(e.loc, shown + "(test, a, b): a and b must have the same type, one of float64, float32, int16, uint16, "
+                           "int32, uint32, int64, uint64; got " + a.name() + " and " + ts[2].name());
+    return a;
   }
   if (name.starts_with("shfl_")) {
     arity(e, shown, n, 3, 3);

@@ -164,6 +164,40 @@ case(el.fill_3d, "void(int32[:, :, ::1])", lambda: [zeros((6, 7, 8), np.int32)],
      grid=(2, 2, 2), block=(4, 4, 4))
 case(el.gridsize_2d, "void(int64[:, ::1])", lambda: [zeros((70, 90), np.int64)],
      lambda o: [np.arange(70)[:, None] - np.arange(90)[None, :]], [0], grid=(2, 2), block=(8, 8))
+# ---- bit and math intrinsics (popc, clz, ffs, brev, fma, cbrt, selp), against Python's integers
+
+
+def _bits(x, width, f):
+    mask = (1 << width) - 1
+    return np.array([f(int(v) & mask) for v in x])
+
+
+def _u32_edges():
+    x = rng().integers(0, 2**32, N, dtype=np.uint64).astype(np.uint32)
+    x[:4] = [0, 1, 2**31, 2**32 - 1]
+    return x
+
+
+def _i64_edges():
+    x = rng().integers(-2**63, 2**63 - 1, N, dtype=np.int64)
+    x[:5] = [0, 1, -1, -2**63, 2**62]
+    return x
+
+
+case(el.bit_ops_u32, "void(uint32[::1], uint32[::1], uint32[::1], uint32[::1], uint32[::1])",
+     lambda: [_u32_edges()] + [zeros(N, np.uint32) for _ in range(4)],
+     lambda x, p, l, f, r: [_bits(x, 32, lambda v: bin(v).count("1")), _bits(x, 32, lambda v: 32 - v.bit_length()),
+                            _bits(x, 32, lambda v: (v & -v).bit_length()), _bits(x, 32, lambda v: int(f"{v:032b}"[::-1], 2))],
+     [1, 2, 3, 4])
+case(el.bit_ops_i64, "void(int64[::1], int64[::1], int64[::1], uint32[::1])",
+     lambda: [_i64_edges(), zeros(N, np.int64), zeros(N, np.int64), zeros(N, np.uint32)],
+     lambda x, p, l, f: [_bits(x, 64, lambda v: bin(v).count("1")), _bits(x, 64, lambda v: 64 - v.bit_length()),
+                         _bits(x, 64, lambda v: (v & -v).bit_length())],
+     [1, 2, 3])
+case(el.fma_cbrt_selp, "void(float64[::1], float64[::1], float64[::1], float64[::1], float64[::1], float64[::1])",
+     lambda: [f64(), f64()[::-1].copy(), f64(lo=-1, hi=1), zeros(N, np.float64), zeros(N, np.float64), zeros(N, np.float64)],
+     lambda a, b, c, fu, r, m: [a * b + c, np.cbrt(a), np.where(a > b, a, b)], [3, 4, 5], rtol=1e-14, atol=1e-14)
+
 # ---- shared memory, barriers, atomics, warps
 NB = (N + TPB - 1) // TPB
 case(co.block_sum, "void(float32[::1], float32[::1])", lambda: [f32(), zeros(NB, np.float32)],

@@ -288,3 +288,28 @@ def local_scratch(x, out):
         for k in range(4):
             tmp[k] = x[i] + k
         out[i] = tmp[3] - tmp[0] + tmp[1]
+
+
+def bit_ops_u32(x, pop, lead, first, rev):
+    i = cubridge.grid(1)
+    if i < x.shape[0]:
+        pop[i] = cubridge.popc(x[i])
+        lead[i] = cubridge.clz(x[i])
+        first[i] = cubridge.ffs(x[i])
+        rev[i] = cubridge.brev(x[i])
+
+
+def bit_ops_i64(x, pop, lead, first):
+    i = cubridge.grid(1)
+    if i < x.shape[0]:
+        pop[i] = cubridge.popc(x[i])
+        lead[i] = cubridge.clz(x[i])
+        first[i] = cubridge.ffs(x[i])
+
+
+def fma_cbrt_selp(a, b, c, fused, root, larger):
+    i = cubridge.grid(1)
+    if i < a.shape[0]:
+        fused[i] = cubridge.fma(a[i], b[i], c[i])
+        root[i] = cubridge.cbrt(a[i])
+        larger[i] = cubridge.selp(a[i] > b[i], a[i], b[i])
