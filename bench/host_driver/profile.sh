@@ -4,9 +4,7 @@
 # Usage: bench/host_driver/profile.sh [--perf]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-cuda_include="${CUDA_HOME:-/usr/local/cuda}/include"
-lib="${TMPDIR:-/tmp}/cubridge-host-libcuda.so"
-cc -O2 -shared -fPIC -Wall -Wextra -I"$cuda_include" "$here/host_libcuda.c" -o "$lib"
+lib="$("$here/build.sh")"
 export CUBRIDGE_LIBCUDA="$lib" OPENBLAS_NUM_THREADS=1
 py="${PYTHON:-python3}"
 $py "$here/host_paths.py"

@@ -1,4 +1,8 @@
-"""Shared pytest set-up: the `gpu` marker skips, with the driver's reason, where no GPU is usable."""
+"""Shared pytest set-up: the `gpu` marker skips, with the driver's reason, where no GPU is usable; the
+`real_driver` marker also skips under the host driver stand-in (bench/host_driver/host_libcuda.c, which
+scripts/test loads through CUBRIDGE_LIBCUDA to run the memory and array layers' GPU tests on a machine
+without a GPU: host memory stands in for device memory, so what those runs check is cubridge's host-side
+logic, not the GPU)."""
 import numpy
 
 # numba-cuda 0.30 (a peer in interop tests) still calls numpy.row_stack, which numpy 2.5 removed.
@@ -18,10 +22,24 @@ def _gpu_reason():
         return str(e)
 
 
+def _host_stand_in():
+    try:
+        return cubridge.Device(0).name == "host driver stand-in"
+    except cubridge.CudaError:
+        return False
+
+
 GPU_REASON = _gpu_reason()
+HOST_STAND_IN = GPU_REASON is None and _host_stand_in()
 
 
 def pytest_collection_modifyitems(config, items):
+    if HOST_STAND_IN:
+        skip = pytest.mark.skip(reason="needs NVIDIA's driver; this run uses the host driver stand-in")
+        for item in items:
+            if "real_driver" in item.keywords:
+                item.add_marker(skip)
+        return
     if GPU_REASON is None:
         return
     skip = pytest.mark.skip(reason=f"needs a GPU: {GPU_REASON}")

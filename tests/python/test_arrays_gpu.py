@@ -80,6 +80,7 @@ def test_device_array_and_copy_to_device():
     np.testing.assert_array_equal(e.copy_to_host(), x)
 
 
+@pytest.mark.real_driver
 def test_pointer_attributes_and_host_memory_rejected():
     d = cubridge.device_array(256, np.uint8)
     pa = d.pointer_attributes
@@ -279,6 +280,7 @@ def test_torch_lifetime_and_c_api():
 
 # ---- Numba --------------------------------------------------------------------------------------------
 
+@pytest.mark.real_driver
 @pytest.mark.parametrize("dtype", [np.int32, np.float32, np.float64, np.complex128, np.bool_])
 def test_numba_both_ways(dtype):
     cuda = lib("numba.cuda")
@@ -294,6 +296,7 @@ def test_numba_both_ways(dtype):
     np.testing.assert_array_equal(f.copy_to_host(), host)
 
 
+@pytest.mark.real_driver
 def test_numba_default_stream_export():
     cuda = lib("numba.cuda")
     x = cuda.to_device(np.arange(4, dtype=np.float32))

@@ -170,6 +170,7 @@ def _child_read_on_device(data, device, q):
         raise
 
 
+@pytest.mark.real_driver
 @pytest.mark.skipif(cubridge.driver_available() and cubridge.device_count() < 2,
                     reason="IPC between two GPUs needs a machine with two (this one has one)")
 def test_ipc_between_processes_and_devices(manager):
@@ -191,6 +192,7 @@ def test_ipc_between_processes_and_devices(manager):
     assert got == src[1024:].tobytes()
 
 
+@pytest.mark.real_driver
 def test_ipc_between_processes(manager):
     manager("default")
     import numpy
@@ -224,6 +226,7 @@ def test_peer_pools_as_managers(manager, peer):
     del p, h
 
 
+@pytest.mark.real_driver
 def test_numba_allocates_through_cubridge():
     code = ("import numpy; numpy.row_stack = numpy.vstack\n"
             "import cubridge\n"

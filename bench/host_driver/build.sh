@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Builds the host driver stand-in (host_libcuda.c) and prints the library's path, for CUBRIDGE_LIBCUDA.
+# Used by profile.sh (host-side timings) and scripts/test (the memory and array layers' GPU tests on a
+# machine without a GPU). Usage: bench/host_driver/build.sh [OUTPUT.so]
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+out="${1:-${TMPDIR:-/tmp}/cubridge-host-libcuda.so}"
+cuda_include="${CUDA_HOME:-/usr/local/cuda}/include"
+cc -O2 -shared -fPIC -Wall -Wextra -Werror -I"$cuda_include" "$here/host_libcuda.c" -o "$out"
+echo "$out"
