@@ -238,6 +238,20 @@ def _constant(v: Any) -> tuple[str, str] | None:
     return name, f(v)
 
 
+_ARRAY_DTYPES = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
+                 "float32", "float64", "complex64", "complex128"}
+
+
+def _constant_array(v):
+    """(dtype name, shape, C-ordered native-endian bytes) of a NumPy array of numbers, else None: such
+    globals are frozen into the code as read-only constant-memory arrays, as numba-cuda does."""
+    np = sys.modules.get("numpy")
+    if np is None or not isinstance(v, np.ndarray) or v.ndim == 0 or v.dtype.name not in _ARRAY_DTYPES:
+        return None
+    native = np.ascontiguousarray(v).astype(v.dtype.newbyteorder("="), copy=False)
+    return v.dtype.name, list(v.shape), native.tobytes()
+
+
 def _code_names(code: _pytypes.CodeType) -> set[str]:
     names = set(code.co_names)
     for c in code.co_consts:
@@ -323,6 +337,8 @@ def _collect(pyfunc, options) -> tuple[str, str]:
                 imports.append(f"from {mod} import {getattr(v, '__name__', n)} as {n}")
             elif (c := _constant(v)) is not None:
                 options.add_constant(n, c[0], c[1])
+            elif (a := _constant_array(v)) is not None:
+                options.add_constant_array(n, *a)
             else:
                 continue
             bound.add(n)

@@ -11,7 +11,7 @@ __all__ = ["grid", "gridsize", "threadIdx", "blockIdx", "blockDim", "gridDim", "
            "syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or", "syncwarp", "threadfence",
            "threadfence_block", "threadfence_system", "shared", "local", "atomic", "shfl_sync", "shfl_up_sync",
            "shfl_down_sync", "shfl_xor_sync", "all_sync", "any_sync", "eq_sync", "ballot_sync", "activemask",
-           "lanemask_lt", "popc", "clz", "ffs", "brev", "fma", "cbrt", "selp"]
+           "lanemask_lt", "popc", "clz", "ffs", "brev", "fma", "cbrt", "selp", "const"]
 
 
 class Intrinsic:
@@ -31,7 +31,8 @@ class Intrinsic:
 
 
 class _Namespace(Intrinsic):
-    """cubridge.threadIdx (.x/.y/.z), cubridge.shared (.array), cubridge.atomic (.add, ...)."""
+    """cubridge.threadIdx (.x/.y/.z), cubridge.shared (.array), cubridge.const (.array_like),
+    cubridge.atomic (.add, ...)."""
 
     __slots__ = ("_members",)
 
@@ -51,6 +52,7 @@ _DIM3 = ("x", "y", "z")
 threadIdx, blockIdx, blockDim, gridDim = (_Namespace(n, _DIM3) for n in ("threadIdx", "blockIdx", "blockDim", "gridDim"))
 shared = _Namespace("shared", ("array",))
 local = _Namespace("local", ("array",))
+const = _Namespace("const", ("array_like",))
 atomic = _Namespace("atomic", ("add", "sub", "max", "min", "and_", "or_", "xor", "exch", "inc", "dec", "cas",
                                "compare_and_swap"))
 (grid, gridsize, laneid, warpsize, syncthreads, syncthreads_count, syncthreads_and, syncthreads_or, syncwarp,

@@ -31,6 +31,11 @@ void bind_compiler(nb::module_& m) {
       .def("add_constant", [](CompileOptions& o, const std::string& name, std::string_view type, std::string_view text) {
         o.constants[name] = constant_from_text(type, text);
       })
+      .def("add_constant_array",
+           [](CompileOptions& o, const std::string& name, std::string_view dtype, std::vector<std::int64_t> shape,
+              nb::bytes data) {
+             o.constant_arrays[name] = constant_array(dtype, std::move(shape), std::string(data.c_str(), data.size()));
+           })
       .def("add_unit", [](CompileOptions& o, std::string source, std::string filename, int first_line) {
         o.extra_units.push_back({std::move(source), std::move(filename), first_line});
       });

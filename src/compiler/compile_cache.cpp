@@ -58,6 +58,12 @@ std::string compile_cache_key(std::string_view source, std::string_view function
     add_constant(text, c);
     parts.push_back(std::move(text));
   }
+  for (const auto& [name, a] : o.constant_arrays) {
+    std::string text = name + "=" + a.dtype.name() + "[";
+    for (std::int64_t d : a.shape) text += std::to_string(d) + ",";
+    parts.push_back(text + "]");
+    parts.push_back(a.bytes);
+  }
   for (const CompileOptions::Unit& u : o.extra_units) {
     parts.push_back(u.filename + ":" + std::to_string(u.first_line));
     parts.push_back(u.source);

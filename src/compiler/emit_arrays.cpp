@@ -206,4 +206,25 @@ Value FunctionEmitter::constant_shape_array(const Type& t, const std::string& da
   return build_array(t, pieces);
 }
 
+Value FunctionEmitter::constant_array(const Expr& e) {
+  const ConstantArray& a = *e.constant_array;
+  std::string g = "@__cb_const_" + e.name, ety = llvm_data_type(a.dtype);
+  std::string bytes_ty = "[" + std::to_string(a.bytes.size()) + " x i8]";
+  if (m_.helpers.insert(g).second) {
+    static const char* hex = "0123456789ABCDEF";
+    std::string text;
+    text.reserve(a.bytes.size() * 3);
+    for (unsigned char b : a.bytes) {
+      text += '\\';
+      text += hex[b >> 4];
+      text += hex[b & 15];
+    }
+    m_.globals += g + " = internal addrspace(4) constant " + bytes_ty + " c\"" + text + "\", align 16\n";
+  }
+  std::string first = ins("getelementptr " + bytes_ty + ", " + bytes_ty + " addrspace(4)* " + g + ", i64 0, i64 0");
+  std::string typed = ins("bitcast i8 addrspace(4)* " + first + " to " + ety + " addrspace(4)*");
+  std::string data = ins("addrspacecast " + ety + " addrspace(4)* " + typed + " to " + ety + "*");
+  return constant_shape_array(e.type, data, a.shape);
+}
+
 }  // namespace cubridge::compiler

@@ -82,6 +82,7 @@ Value FunctionEmitter::intrinsic(const Expr& e) {
     if (mode == 3) return {ins("extractvalue {i32, i1} " + r + ", 0"), e.type};
     return {ins("extractvalue {i32, i1} " + r + ", 1"), e.type};
   }
+  if (n == "const.array_like") return arg(0);  // the constant array itself (typer: a bound NumPy array)
   if (n == "popc" || n == "clz") {
     const Type& t = e.formals[0];
     std::string ty = llvm_value_type(t), fn = "@llvm." + std::string(n == "popc" ? "ctpop." : "ctlz.") + ty;

@@ -199,6 +199,7 @@ Value FunctionEmitter::expr(const Expr& e) {
     case ExprKind::Bool: return {e.ival ? "true" : "false", e.type};
     case ExprKind::Name:
       if (e.constant) return constant(*e.constant);
+      if (e.constant_array) return constant_array(e);
       return load(slot_ptr_[static_cast<std::size_t>(e.slot)], fn_.local_types[static_cast<std::size_t>(e.slot)]);
     case ExprKind::Tuple: {
       std::vector<Value> parts;

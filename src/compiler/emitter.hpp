@@ -103,6 +103,9 @@ class FunctionEmitter {
   Value array_attribute(const Expr& e);
   /// A C-ordered array over `data` (a generic T*) with a constant shape.
   Value constant_shape_array(const Type& t, const std::string& data, const std::vector<std::int64_t>& shape);
+  /// A NumPy array bound outside the source (Expr::constant_array): its bytes as an addrspace(4)
+  /// global (emitted once per module), viewed as a C-ordered array.
+  Value constant_array(const Expr& e);
 
   // CUDA intrinsics (emit_cuda.cpp).
   Value intrinsic(const Expr& e);
@@ -150,7 +153,7 @@ class ModuleEmitter {
   std::set<std::string> declarations;  ///< "declare ..." lines
   std::set<std::string> helpers;       ///< names of emitted helper functions
   std::string helper_text;
-  std::string globals;                 ///< shared-memory arrays (addrspace(3) globals)
+  std::string globals;                 ///< shared-memory (addrspace(3)) and constant (addrspace(4)) arrays
   int next_global = 0;
   std::vector<int> pending;            ///< function indices still to emit
   std::vector<std::string> symbols;    ///< per function index: its core symbol ("" until requested)

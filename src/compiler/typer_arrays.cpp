@@ -140,6 +140,9 @@ void FunctionTyper::array_store(Expr& target, const Type& value) {
   target.type = base.dtype();
   const Expr& arr = *target.kids[0];
   std::string what = arr.kind == ExprKind::Name ? "'" + arr.name + "'" : "this array";
+  if (base.readonly() && arr.constant_array)
+    error(target.loc, "cannot store to " + what + ": it is a NumPy array bound outside the kernel, frozen into "
+                          "the code as read-only constant memory; pass it as an argument to write to it");
   if (base.readonly())
     error(target.loc, "cannot store to " + what + ": it is a read-only array (" + base.name() +
                           "); declare the parameter without 'const' to write to it");

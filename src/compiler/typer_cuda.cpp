@@ -13,7 +13,7 @@ constexpr const char* kIntrinsics =
     "syncthreads_count, syncthreads_and, syncthreads_or, syncwarp, threadfence, threadfence_block, "
     "threadfence_system, shared.array, local.array, atomic.add/sub/max/min/and_/or_/xor/exch/inc/dec/cas/"
     "compare_and_swap, shfl_sync, shfl_up_sync, shfl_down_sync, shfl_xor_sync, all_sync, any_sync, eq_sync, "
-    "ballot_sync, activemask, lanemask_lt, popc, clz, ffs, brev, fma, cbrt, selp";
+    "ballot_sync, activemask, lanemask_lt, popc, clz, ffs, brev, fma, cbrt, selp, const.array_like";
 
 constexpr const char* kCalls[] = {
     "grid", "gridsize", "syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or", "syncwarp",
@@ -21,7 +21,7 @@ constexpr const char* kCalls[] = {
     "atomic.sub", "atomic.max", "atomic.min", "atomic.and_", "atomic.or_", "atomic.xor", "atomic.exch",
     "atomic.inc", "atomic.dec", "atomic.cas", "atomic.compare_and_swap", "shfl_sync", "shfl_up_sync",
     "shfl_down_sync", "shfl_xor_sync", "all_sync", "any_sync", "eq_sync", "ballot_sync", "activemask",
-    "lanemask_lt", "popc", "clz", "ffs", "brev", "fma", "cbrt", "selp"};
+    "lanemask_lt", "popc", "clz", "ffs", "brev", "fma", "cbrt", "selp", "const.array_like"};
 
 bool is_dim3(std::string_view n) {
   return n == "threadIdx" || n == "blockIdx" || n == "blockDim" || n == "gridDim";
@@ -49,10 +49,12 @@ std::optional<FunctionTyper::Intrinsic> FunctionTyper::intrinsic_of(const std::s
   if (rest == "laneid" || rest == "warpsize") return found();
   std::size_t dot = rest.find('.');
   if (is_dim3(rest.substr(0, dot))) return found();
-  if (rest == "atomic" || rest == "shared" || rest == "local") return found();
+  if (rest == "atomic" || rest == "shared" || rest == "local" || rest == "const") return found();
   for (const char* c : kCalls)
     if (rest == c) return found();
-  if (rest.starts_with("atomic.") || rest.starts_with("shared.") || rest.starts_with("local.")) return found();
+  if (rest.starts_with("atomic.") || rest.starts_with("shared.") || rest.starts_with("local.") ||
+      rest.starts_with("const."))
+    return found();
   return std::nullopt;
 }
 
@@ -120,6 +122,15 @@ Type FunctionTyper::cuda_call(Expr& e, const Intrinsic& in) {
     arity(e, shown, n, 0, 1);
     if (n == 1) need_int(0, "the mask");
     return Type::none();
+  }
+  if (name == "const.array_like") {
+    // numba-cuda's cuda.const.array_like(X): X must be an array bound outside the kernel (a module
+    // global or closure variable holding a NumPy array); the result is X in constant memory.
+    arity(e, shown, n, 1, 1);
+    if (!args[0]->constant_array)
+      error(args[0]->loc, shown + "(ary): ary must be a NumPy array bound outside the kernel (a module-level or "
+                                  "closure variable), got a value of type " + ts[0].name());
+    return ts[0];
   }
   if (name == "popc" || name == "clz" || name == "ffs" || name == "brev") {
     // numba-cuda's cases: popc and clz keep the integer type, ffs returns uint32, brev works on uint32
@@ -286,6 +297,21 @@ Type FunctionTyper::cuda_atomic(Expr& e, const Intrinsic& in) {
   e.callee = Callee::Intrinsic;
   e.formals = idx;
   return d;
+}
+
+Type FunctionTyper::constant_array_name(Expr& e, const ConstantArray& a) {
+  // Constant memory is 64 KiB per module; numba-cuda's arrays go there too.
+  constexpr std::int64_t kConstantMemory = 64 * 1024;
+  if (prog_.constant_arrays_used.insert(e.name).second) {
+    prog_.constant_bytes += static_cast<std::int64_t>(a.bytes.size());
+    if (prog_.constant_bytes > kConstantMemory)
+      error(e.loc, "array '" + e.name + "' (" + std::to_string(a.bytes.size()) + " bytes) does not fit: the " +
+                       "module's constant arrays take " + std::to_string(prog_.constant_bytes) +
+                       " bytes and constant memory holds " + std::to_string(kConstantMemory) +
+                       "; pass large arrays as kernel arguments");
+  }
+  e.constant_array = &a;
+  return Type::array(a.dtype, static_cast<int>(a.shape.size()), 'C', /*readonly=*/true);
 }
 
 }  // namespace cubridge::compiler::typer_detail

@@ -37,6 +37,8 @@ struct Program {
   std::map<std::string, const Constant*, std::less<>> evaluated;
   std::set<std::string, std::less<>> evaluating;  // module constants being folded (cycle guard)
   std::vector<const FunctionDef*> stack;  // functions being typed (recursion check)
+  std::set<std::string, std::less<>> constant_arrays_used;  // their bytes go to constant memory (64 KiB)
+  std::int64_t constant_bytes = 0;
 };
 
 class FunctionTyper {
@@ -415,6 +417,8 @@ class FunctionTyper {
       e.constant = c;
       return c->type;
     }
+    if (auto a = prog_.options.constant_arrays.find(e.name); a != prog_.options.constant_arrays.end())
+      return constant_array_name(e, a->second);
     if (prog_.functions.count(e.name) || prog_.imports.count(e.name))
       error(e.loc, "'" + e.name + "' is a function or module; it can only be called (or its attribute read)");
     error(e.loc, "name '" + e.name + "' is not defined (compiled functions see their parameters, local variables, "
@@ -529,6 +533,8 @@ class FunctionTyper {
   Type cuda_call(Expr& e, const Intrinsic& in);
   Type cuda_array_alloc(Expr& e, const Intrinsic& in, std::vector<Expr*> args);
   Type cuda_atomic(Expr& e, const Intrinsic& in);
+  /// A name bound to a NumPy array outside the source: a read-only C-ordered array in constant memory.
+  Type constant_array_name(Expr& e, const ConstantArray& a);
 
   Type call(Expr& e);
   Type builtin_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);

@@ -46,6 +46,19 @@ struct Constant {
   std::vector<Constant> elements;  ///< Tuple
 };
 
+/// A NumPy array bound outside the source (a module global or closure variable): numba-cuda freezes such
+/// arrays into the module as read-only constant data, and cuda.const.array_like(X) gives X in constant
+/// memory; both read this. `bytes` holds the elements in C order.
+struct ConstantArray {
+  Type dtype;                        ///< a scalar type
+  std::vector<std::int64_t> shape;   ///< at least one dimension
+  std::string bytes;                 ///< product(shape) * itemsize bytes
+};
+
+/// A ConstantArray, checked: `dtype_name` a scalar type name ("float32"), `shape` non-negative with at
+/// least one dimension, `bytes` exactly the elements' size. Throws std::invalid_argument naming the problem.
+ConstantArray constant_array(std::string_view dtype_name, std::vector<std::int64_t> shape, std::string bytes);
+
 /// A constant from text: the scalar leaves of `type` in order, separated by spaces (a complex takes
 /// two: real and imaginary part). Integers in decimal, floats as C99 hex or decimal, "inf", "-inf",
 /// "nan"; bools as 0/1. Throws std::invalid_argument naming the bad text.
@@ -75,6 +88,8 @@ struct CompileOptions {
   std::string module_name = "__main__";
   /// Names bound outside the source: module globals and closure cells of the Python function.
   std::map<std::string, Constant, std::less<>> constants;
+  /// Arrays bound outside the source (module globals and closure cells holding NumPy arrays).
+  std::map<std::string, ConstantArray, std::less<>> constant_arrays;
   /// Extra source units (other functions the compiled one calls), each with its file and first line.
   struct Unit {
     std::string source;

@@ -123,3 +123,67 @@ TEST(ArrayKernels, Rejections) {
     }
   }
 }
+
+namespace {
+std::string message_of_constant_array(std::string_view dtype, std::vector<std::int64_t> shape, std::string bytes) {
+  try {
+    constant_array(dtype, std::move(shape), std::move(bytes));
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+}  // namespace
+
+TEST(ConstantArrays, CheckedWhenHandedOver) {
+  EXPECT_EQ(constant_array("int16", {2, 3}, std::string(12, '\1')).shape, (std::vector<std::int64_t>{2, 3}));
+  EXPECT_NE(message_of_constant_array("object", {2}, std::string(16, '\0')).find("dtype 'object' is not a number type"),
+            std::string::npos);
+  EXPECT_NE(message_of_constant_array("float64", {2}, std::string(15, '\0'))
+                .find("15 bytes given for 2 elements of float64 (16 bytes expected)"),
+            std::string::npos);
+  EXPECT_NE(message_of_constant_array("float64", {}, "").find("rank 0 is not supported"), std::string::npos);
+  EXPECT_NE(message_of_constant_array("int8", {-1}, "").find("dimension -1 is negative"), std::string::npos);
+}
+
+TEST(ConstantArrays, GlobalsBecomeAddrspace4BytesReadThroughAGenericPointer) {
+  CompileOptions o = kernel_options();
+  std::string bytes = {'\x01', '\x00', '\x00', '\x00', '\xff', '\xff', '\xff', '\xff'};  // int32 1, -1
+  o.constant_arrays["W"] = constant_array("int32", {2}, bytes);
+  const char* src =
+      "import cubridge\n"
+      "def k(out, i):\n"
+      "    w = cubridge.const.array_like(W)\n"
+      "    out[0] = W[i] + w[i] + W.shape[0]\n";
+  std::string ir = compile_to_nvvm_ir(src, "k", parse_signature("void(int32[::1], int64)"), o).nvvm_ir;
+  EXPECT_EQ(count(ir, "@__cb_const_W = internal addrspace(4) constant [8 x i8] c\"\\01\\00\\00\\00\\FF\\FF\\FF\\FF\""), 1u)
+      << ir;  // one global, however often it is read
+  EXPECT_NE(ir.find("addrspacecast i32 addrspace(4)*"), std::string::npos) << ir;
+  std::string ptx = compile(src, "k", parse_signature("void(int32[::1], int64)"), o).code;
+  EXPECT_NE(ptx.find("ld.const.u32"), std::string::npos) << ptx;
+}
+
+TEST(ConstantArrays, ReadOnlyAndWithinConstantMemory) {
+  CompileOptions o = kernel_options();
+  o.constant_arrays["W"] = constant_array("float32", {2}, std::string(8, '\0'));
+  o.constant_arrays["BIG"] = constant_array("uint8", {40000}, std::string(40000, '\0'));
+  o.constant_arrays["BIG2"] = constant_array("uint8", {30000}, std::string(30000, '\0'));
+  struct Bad {
+    const char* src;
+    const char* message;
+  } cases[] = {
+      {"def k(out):\n    W[0] = 1.0\n", "cannot store to 'W': it is a NumPy array bound outside the kernel"},
+      {"def k(out):\n    out[0] = BIG[0] + BIG2[0]\n",
+       "array 'BIG2' (30000 bytes) does not fit: the module's constant arrays take 70000 bytes"},
+      {"import cubridge\ndef k(out):\n    w = cubridge.const.array_like(out)\n",
+       "cubridge.const.array_like(ary): ary must be a NumPy array bound outside the kernel"},
+  };
+  for (const Bad& b : cases) {
+    try {
+      compile_to_nvvm_ir(b.src, "k", parse_signature("void(float32[::1])"), o);
+      ADD_FAILURE() << "accepted: " << b.src;
+    } catch (const CompileError& e) {
+      EXPECT_NE(std::string(e.what()).find(b.message), std::string::npos) << e.what();
+    }
+  }
+}

@@ -198,6 +198,21 @@ case(el.fma_cbrt_selp, "void(float64[::1], float64[::1], float64[::1], float64[:
      lambda: [f64(), f64()[::-1].copy(), f64(lo=-1, hi=1), zeros(N, np.float64), zeros(N, np.float64), zeros(N, np.float64)],
      lambda a, b, c, fu, r, m: [a * b + c, np.cbrt(a), np.where(a > b, a, b)], [3, 4, 5], rtol=1e-14, atol=1e-14)
 
+# ---- module-level NumPy arrays as constant memory (directly and through const.array_like)
+
+
+def _stencil3(x, w):
+    o = np.zeros_like(x)
+    o[1:-1] = w[0] * x[:-2] + w[1] * x[1:-1] + w[2] * x[2:]
+    return o
+
+
+case(el.const_stencil, "void(float32[::1], float32[::1])", lambda: [f32(), zeros(N, np.float32)],
+     lambda x, o: [_stencil3(x, el.STENCIL_WEIGHTS)], [1], **F32)
+case(el.const_lookup, "void(int64[::1], int64[::1])",
+     lambda: [rng().integers(0, 1000, N), zeros(N, np.int64)],
+     lambda idx, o: [el.LOOKUP[idx % 3, np.arange(N) % 4]], [1])
+
 # ---- shared memory, barriers, atomics, warps
 NB = (N + TPB - 1) // TPB
 case(co.block_sum, "void(float32[::1], float32[::1])", lambda: [f32(), zeros(NB, np.float32)],

@@ -3,6 +3,8 @@ negative indices, views, scalars of several types). Plain functions in cubridge'
 intrinsics; CASES (kernel_cases.py) pairs each with its signature, inputs and NumPy reference."""
 import math
 
+import numpy as np
+
 import cubridge
 
 
@@ -313,3 +315,22 @@ def fma_cbrt_selp(a, b, c, fused, root, larger):
         fused[i] = cubridge.fma(a[i], b[i], c[i])
         root[i] = cubridge.cbrt(a[i])
         larger[i] = cubridge.selp(a[i] > b[i], a[i], b[i])
+
+
+# Module-level NumPy arrays: frozen into the code as constant memory (numba-cuda's rule for global arrays),
+# read directly or through const.array_like.
+STENCIL_WEIGHTS = np.array([0.25, 0.5, 0.25], dtype=np.float32)
+LOOKUP = np.arange(12, dtype=np.int64).reshape(3, 4) * 7 - 20
+
+
+def const_stencil(x, out):
+    w = cubridge.const.array_like(STENCIL_WEIGHTS)
+    i = cubridge.grid(1)
+    if 0 < i < x.shape[0] - 1:
+        out[i] = w[0] * x[i - 1] + w[1] * x[i] + w[2] * x[i + 1]
+
+
+def const_lookup(idx, out):
+    i = cubridge.grid(1)
+    if i < idx.shape[0]:
+        out[i] = LOOKUP[idx[i] % 3, i % LOOKUP.shape[1]]
