@@ -162,6 +162,9 @@ Value FunctionEmitter::convert(const Value& v, const Type& to) {
     for (std::size_t i = 0; i < to.elements().size(); ++i) parts.push_back(extract(v, i));
     return make_aggregate(to, parts);
   }
+  // Arrays of one dtype and rank share one LLVM struct, strides included, whatever their layout or
+  // read-only flag: unifying a C array into an 'A' one (or a read-only one) only changes its type.
+  if (from.is_array() && to.is_array()) return {v.v, to};
   if (to.is_bool()) return {truth(v), to};
   std::string fty = llvm_value_type(from), tty = llvm_value_type(to);
   if (to.is_complex()) {

@@ -312,8 +312,8 @@ class FunctionTyper {
         for (auto& k : e.kids) {
           Type t = expr(*k);
           if (t.is_unknown()) unknown = true;
-          else if (!t.is_scalar() && !t.is_tuple())
-            error(k->loc, "tuples hold numbers and tuples; got a value of type " + t.name());
+          else if (!t.is_scalar() && !t.is_tuple() && !t.is_array())
+            error(k->loc, "tuples hold numbers, arrays and tuples; got a value of type " + t.name());
           elems.push_back(t);
         }
         if (e.kids.empty()) error(e.loc, "the empty tuple is not supported");

@@ -109,6 +109,11 @@ std::optional<Type> unify(const Type& a, const Type& c) {
     }
     return Type::tuple(std::move(e));
   }
+  if (a.is_array() && c.is_array()) {
+    // Numba's Array.unify: one dtype and rank; differing layouts give 'A'; read-only if either is.
+    if (!(a.dtype() == c.dtype()) || a.ndim() != c.ndim()) return std::nullopt;
+    return Type::array(a.dtype(), a.ndim(), a.layout() == c.layout() ? a.layout() : 'A', a.readonly() || c.readonly());
+  }
   if (!a.is_scalar() || !c.is_scalar()) return std::nullopt;
   if (a.is_bool()) return c;
   if (c.is_bool()) return a;

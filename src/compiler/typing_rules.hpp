@@ -15,8 +15,9 @@ enum class Conversion { Exact, Promote, Safe, Unsafe, None };
 /// How `from` converts to `to` (scalars only; tuples convert element-wise, others None).
 Conversion can_convert(const Type& from, const Type& to);
 
-/// Numba's unify_pairs for numbers (NumPy promote_types) and tuples of equal length; nullopt when the
-/// two cannot unify.
+/// Numba's unify_pairs for numbers (NumPy promote_types), arrays of one dtype and rank (layout 'A' when
+/// the layouts differ, read-only when either is) and tuples of equal length; nullopt when the two cannot
+/// unify.
 std::optional<Type> unify(const Type& a, const Type& b);
 
 enum class BinOp { Add, Sub, Mul, TrueDiv, FloorDiv, Mod, Pow, LShift, RShift, BitAnd, BitOr, BitXor };

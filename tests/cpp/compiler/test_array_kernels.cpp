@@ -100,8 +100,11 @@ TEST(ArrayKernels, Rejections) {
     const char* message;
   } cases[] = {
       {"def k(a):\n    a[0] = 1\n", "void(const int32[:])", "cannot store to 'a': it is a read-only array"},
-      {"def k(a):\n    x = (a, a)\n", "void(int32[:])", "tuples hold numbers and tuples; got a value of type array(int32, 1d, A)"},
-      {"def k(a, b):\n    a = b\n", "void(int32[:], int32[::1])", "cannot unify the types of variable 'a'"},
+      {"def k(a):\n    x = (a, None)\n", "void(int32[:])", "tuples hold numbers, arrays and tuples; got a value of type none"},
+      {"def k(a, b):\n    a = b\n", "void(int32[:], float32[::1])", "cannot unify the types of variable 'a'"},
+      {"def k(a, b):\n    a = b\n", "void(int32[:], int32[:, :])", "cannot unify the types of variable 'a'"},
+      {"def k(a, b, f):\n    c = a if f else b\n    c[0] = 1\n", "void(int32[::1], const int32[:], bool)",
+       "cannot store to 'c': it is a read-only array (readonly array(int32, 1d, A))"},
       {"import numba.cuda as cuda\ndef k(a):\n    a[0] = cuda.gridsize(0)\n", "void(int64[:])", "gridsize(ndim) takes the constant 1, 2 or 3"},
       {"import numba.cuda as cuda\ndef k(a):\n    cuda.atomic.nand(a, 0, 1)\n", "void(int64[:])", "cuda.atomic.nand is not supported; the atomics are"},
       {"import numba.cuda as cuda\ndef k(a):\n    cuda.atomic.cas(a, 0, 1)\n", "void(int64[:])", "cuda.atomic.cas(array, index, old, value) takes 4 arguments, got 3"},

@@ -173,3 +173,17 @@ TEST(TypingRules, UnaryAndOneArgumentBuiltinsMatchNumba) {
     }
   }
 }
+
+TEST(TypingRules, ArraysUnifyAsNumbasArrayUnify) {
+  const Type f32 = Type::floating(32), i32 = Type::integer(32, true);
+  auto arr = [](const Type& dt, int nd, char layout, bool ro = false) { return Type::array(dt, nd, layout, ro); };
+  EXPECT_EQ(unify(arr(f32, 1, 'C'), arr(f32, 1, 'C')), arr(f32, 1, 'C'));
+  EXPECT_EQ(unify(arr(f32, 2, 'C'), arr(f32, 2, 'F')), arr(f32, 2, 'A'));      // layouts differ: any
+  EXPECT_EQ(unify(arr(f32, 1, 'C'), arr(f32, 1, 'A', true)), arr(f32, 1, 'A', true));  // read-only wins
+  EXPECT_EQ(unify(arr(f32, 1, 'C'), arr(i32, 1, 'C')), std::nullopt);           // dtypes differ
+  EXPECT_EQ(unify(arr(f32, 1, 'C'), arr(f32, 2, 'C')), std::nullopt);           // ranks differ
+  EXPECT_EQ(unify(arr(f32, 1, 'C'), f32), std::nullopt);
+  // Inside tuples, element by element.
+  EXPECT_EQ(unify(Type::tuple({arr(f32, 1, 'C'), i32}), Type::tuple({arr(f32, 1, 'A'), Type::integer(64, true)})),
+            Type::tuple({arr(f32, 1, 'A'), Type::integer(64, true)}));
+}

@@ -213,6 +213,13 @@ case(el.const_lookup, "void(int64[::1], int64[::1])",
      lambda: [rng().integers(0, 1000, N), zeros(N, np.int64)],
      lambda idx, o: [el.LOOKUP[idx % 3, np.arange(N) % 4]], [1])
 
+# ---- tuples of arrays, and arrays of different layouts unified (C with strided: 'A')
+case(el.tuple_of_views, "void(float64[::1], float64[::1])", lambda: [f64(), zeros(N, np.float64)],
+     lambda x, o: [np.append((x[1:] - x[:-1]) * 2.0, 0.0)], [1], rtol=1e-15)
+case(el.pick_by_flag, "void(float32[::1], float32[:], float32[::1], bool)",
+     lambda: [f32(), View(f32(2 * N), lambda a: a[::2]), zeros(N, np.float32), False],
+     lambda x, y, o, flag: [y - 2 * x], [2], **F32)
+
 # ---- shared memory, barriers, atomics, warps
 NB = (N + TPB - 1) // TPB
 case(co.block_sum, "void(float32[::1], float32[::1])", lambda: [f32(), zeros(NB, np.float32)],

@@ -334,3 +334,18 @@ def const_lookup(idx, out):
     i = cubridge.grid(1)
     if i < idx.shape[0]:
         out[i] = LOOKUP[idx[i] % 3, i % LOOKUP.shape[1]]
+
+
+def tuple_of_views(x, out):
+    a, b = x[1:], x[:-1]
+    t = (a, (b, 2.0))
+    i = cubridge.grid(1)
+    if i < a.shape[0]:
+        out[i] = (t[0][i] - t[1][0][i]) * t[1][1]
+
+
+def pick_by_flag(x, y, out, flag):
+    a, b = (x, y) if flag else (y, x)
+    i = cubridge.grid(1)
+    if i < out.shape[0]:
+        out[i] = a[i] - 2 * b[i]
