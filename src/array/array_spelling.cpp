@@ -18,21 +18,9 @@ using spelling_text::trim;
 
 // Splits at the commas outside brackets and parentheses.
 std::vector<std::string_view> split_fields(std::string_view s) {
-  std::vector<std::string_view> parts;
-  int depth = 0;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    if (c == '[' || c == '(') ++depth;
-    if ((c == ']' || c == ')') && --depth < 0) fail("unbalanced '" + std::string(1, c) + "' in " + quoted(s));
-    if (c == ',' && depth == 0) {
-      parts.push_back(trim(s.substr(start, i - start)));
-      start = i + 1;
-    }
-  }
-  if (depth != 0) fail("unbalanced brackets in " + quoted(s));
-  parts.push_back(trim(s.substr(start)));
-  return parts;
+  spelling_text::TopLevelFields f = spelling_text::split_top_level(s);
+  if (!f.error.empty()) fail(f.error + " in " + quoted(s));
+  return std::move(f.parts);
 }
 
 std::string without_spaces(std::string_view s) {

@@ -1,10 +1,11 @@
-// Internal: the two text helpers of the type-spelling parsers (array_spelling.cpp, and the kernel
-// signature parser above it): trimming and quoting the offending text in error messages.
+// Internal: the text helpers of the type-spelling parsers (array_spelling.cpp, and the kernel signature
+// parser above it): trimming, splitting at top-level commas, and quoting the offending text in errors.
 #pragma once
 
 #include <cctype>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace cubridge::spelling_text {
 
@@ -20,6 +21,36 @@ inline std::string quoted(std::string_view text) {
   s += text;
   s += '\'';
   return s;
+}
+
+/// `s` split at the commas outside brackets and parentheses, each part trimmed; `error` is set instead
+/// ("unbalanced ')'" or "unbalanced brackets") when they do not balance, for the caller to place.
+struct TopLevelFields {
+  std::vector<std::string_view> parts;
+  std::string error;
+};
+inline TopLevelFields split_top_level(std::string_view s) {
+  TopLevelFields out;
+  int depth = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (c == '[' || c == '(') ++depth;
+    if ((c == ']' || c == ')') && --depth < 0) {
+      out.error = "unbalanced '" + std::string(1, c) + "'";
+      return out;
+    }
+    if (c == ',' && depth == 0) {
+      out.parts.push_back(trim(s.substr(start, i - start)));
+      start = i + 1;
+    }
+  }
+  if (depth != 0) {
+    out.error = "unbalanced brackets";
+    return out;
+  }
+  out.parts.push_back(trim(s.substr(start)));
+  return out;
 }
 
 }  // namespace cubridge::spelling_text

@@ -65,23 +65,9 @@ ScalarType scalar_named(std::string_view whole, std::string_view name) {
 
 // Splits at commas that are not inside brackets or parentheses.
 std::vector<std::string_view> split_top(std::string_view whole, std::string_view s) {
-  std::vector<std::string_view> parts;
-  int depth = 0;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    if (c == '[' || c == '(') ++depth;
-    if (c == ']' || c == ')') {
-      if (--depth < 0) fail(whole, "unbalanced '" + std::string(1, c) + "'");
-    }
-    if (c == ',' && depth == 0) {
-      parts.push_back(trim(s.substr(start, i - start)));
-      start = i + 1;
-    }
-  }
-  if (depth != 0) fail(whole, "unbalanced brackets");
-  parts.push_back(trim(s.substr(start)));
-  return parts;
+  spelling_text::TopLevelFields f = spelling_text::split_top_level(s);
+  if (!f.error.empty()) fail(whole, f.error);
+  return std::move(f.parts);
 }
 
 // "float32[:, ::1]" or "array(float32, 2d, C)"; nullopt for anything else; malformed ones fail here.

@@ -6,24 +6,14 @@
 #include <string>
 
 #include "cubridge/compiler/compile.hpp"
+#include "test_kernel_helpers.hpp"
 
 using namespace cubridge;
 using namespace cubridge::compiler;
 
 namespace {
-CompileOptions kernel_options() {
-  CompileOptions o;
-  o.device = false;
-  o.abi = Abi::numba;
-  o.module_name = "m";
-  o.cc = ComputeCapability{9, 0};
-  return o;
-}
-std::size_t count(const std::string& s, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
-  return n;
-}
+using cubridge::testing::kernel_options;
+using cubridge::testing::count;
 const char* kNumbaSource =
     "from numba import cuda, float32\n"
     "def k(x, out):\n"

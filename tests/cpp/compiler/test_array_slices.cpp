@@ -9,19 +9,13 @@
 
 #include "compiler/typer.hpp"
 #include "cubridge/compiler/compile.hpp"
+#include "test_kernel_helpers.hpp"
 
 using namespace cubridge;
 using namespace cubridge::compiler;
 
 namespace {
-CompileOptions kernel_options() {
-  CompileOptions o;
-  o.device = false;
-  o.abi = Abi::numba;
-  o.module_name = "m";
-  o.cc = ComputeCapability{9, 0};
-  return o;
-}
+using cubridge::testing::kernel_options;
 
 // The type name of each local variable of kernel `k` in `source` for `signature`.
 std::map<std::string, std::string> local_types(const std::string& source, const std::string& signature) {

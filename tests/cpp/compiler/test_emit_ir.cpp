@@ -5,21 +5,18 @@
 #include <string>
 
 #include "cubridge/compiler/compile.hpp"
+#include "test_kernel_helpers.hpp"
 
 using namespace cubridge;
 using namespace cubridge::compiler;
 
 namespace {
+using cubridge::testing::count;
 std::string ir(const char* src, const char* fn, const char* sig, Abi abi = Abi::c) {
   CompileOptions o;
   o.abi = abi;
   o.module_name = "m";
   return compile_to_nvvm_ir(src, fn, parse_signature(sig), o).nvvm_ir;
-}
-std::size_t count(const std::string& s, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
-  return n;
 }
 }  // namespace
 
