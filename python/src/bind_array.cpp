@@ -77,18 +77,18 @@ nb::dict exchange_table_selftest(nb::handle obj) {
   nb::dict d;
   d["version"] = nb::make_tuple(api->header.version.major, api->header.version.minor);
   CubridgeDLTensor t{};
-  if (api->dltensor_from_py_object_no_sync(obj.ptr(), &t) != 0) throw nb::python_error();
+  check_producer_call(api->dltensor_from_py_object_no_sync(obj.ptr(), &t), obj.ptr(), "dltensor_from_py_object_no_sync");
   d["borrowed_shape"] = nb::steal(cai_detail::int_tuple({t.shape, static_cast<std::size_t>(t.ndim)}));
   d["borrowed_strides"] = nb::steal(cai_detail::int_tuple({t.strides, static_cast<std::size_t>(t.ndim)}));
   d["borrowed_data"] = reinterpret_cast<std::uintptr_t>(t.data);
   CubridgeDLManagedTensorVersioned* mt = nullptr;
-  if (api->managed_tensor_from_py_object_no_sync(obj.ptr(), &mt) != 0) throw nb::python_error();
+  check_producer_call(api->managed_tensor_from_py_object_no_sync(obj.ptr(), &mt), obj.ptr(), "managed_tensor_from_py_object_no_sync");
   d["flags"] = mt->flags;
   void* back = nullptr;
-  if (api->managed_tensor_to_py_object_no_sync(mt, &back) != 0) throw nb::python_error();
+  check_producer_call(api->managed_tensor_to_py_object_no_sync(mt, &back), obj.ptr(), "managed_tensor_to_py_object_no_sync");
   d["reimported"] = nb::steal(static_cast<PyObject*>(back));
   void* stream = nullptr;
-  if (api->current_work_stream(CUBRIDGE_DL_CUDA, 0, &stream) != 0) throw nb::python_error();
+  check_producer_call(api->current_work_stream(CUBRIDGE_DL_CUDA, 0, &stream), obj.ptr(), "current_work_stream");
   d["work_stream"] = reinterpret_cast<std::uintptr_t>(stream);
   return d;
 }

@@ -1,6 +1,7 @@
 // Internal: building and adopting DLPack managed tensors.
 #include "cubridge/array/dlpack_exchange.hpp"
 
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -85,22 +86,46 @@ CubridgeDLManagedTensor* to_dlpack_unversioned(const ArrayView& view, DLPackDevi
   return mt.release();
 }
 
-ArrayView view_of_dltensor(const CubridgeDLTensor& t, bool read_only, std::shared_ptr<const void> owner) {
+void check_dltensor(const CubridgeDLTensor& t, int max_ndim, const char* who) {
   const int type = t.device.device_type;
   if (type != CUBRIDGE_DL_CUDA && type != CUBRIDGE_DL_CUDA_MANAGED && type != CUBRIDGE_DL_CUDA_HOST)
-    throw std::invalid_argument("from_dlpack: device type " + std::to_string(type) +
+    throw std::invalid_argument(std::string(who) + ": device type " + std::to_string(type) +
                                 " is not GPU-accessible (accepted: 2 CUDA, 3 CUDA host, 13 CUDA "
                                 "managed); copy host arrays with cubridge.to_device()");
-  if (t.ndim < 0 || (t.ndim > 0 && t.shape == nullptr))
-    throw std::invalid_argument("from_dlpack: ndim " + std::to_string(t.ndim) +
-                                " with " + (t.shape ? "a" : "no") + " shape array is malformed");
+  if (t.ndim < 0 || t.ndim > max_ndim)
+    throw std::invalid_argument(std::string(who) + ": ndim " + std::to_string(t.ndim) + " is outside 0.." +
+                                std::to_string(max_ndim));
+  if (t.ndim > 0 && t.shape == nullptr)
+    throw std::invalid_argument(std::string(who) + ": ndim " + std::to_string(t.ndim) +
+                                " with no shape array (shape is NULL) is malformed");
+  if (t.byte_offset > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+    throw std::invalid_argument(std::string(who) + ": byte_offset " + std::to_string(t.byte_offset) +
+                                " does not fit a signed 64-bit offset");
+  const std::int64_t itemsize = static_cast<std::int64_t>(from_dlpack_dtype(t.dtype).itemsize);
+  // Every extent a consumer computes from the tensor must fit 64 bits: the element count, the byte size,
+  // and the contiguous strides (extents of 0 counted as 1, as c_strides does), each byte stride.
+  std::int64_t elements = 1, span = itemsize;
+  for (int i = 0; i < t.ndim; ++i) {
+    const std::int64_t d = t.shape[i];
+    if (d < 0)
+      throw std::invalid_argument(std::string(who) + ": shape[" + std::to_string(i) + "] is " + std::to_string(d) +
+                                  " (extents must be >= 0)");
+    if (__builtin_mul_overflow(elements, d, &elements) || __builtin_mul_overflow(span, d > 0 ? d : 1, &span))
+      throw std::invalid_argument(std::string(who) + ": the shape's size in bytes overflows 64 bits");
+    std::int64_t bytes = 0;
+    if (t.strides != nullptr && __builtin_mul_overflow(t.strides[i], itemsize, &bytes))
+      throw std::invalid_argument(std::string(who) + ": stride " + std::to_string(t.strides[i]) + " of axis " +
+                                  std::to_string(i) + " overflows 64 bits in bytes");
+  }
+}
+
+ArrayView view_of_dltensor(const CubridgeDLTensor& t, bool read_only, std::shared_ptr<const void> owner) {
+  check_dltensor(t, kMaxDLPackNdim, "from_dlpack");
   DType dtype = from_dlpack_dtype(t.dtype);
   std::vector<std::int64_t> strides;
   if (t.strides != nullptr) {
     strides.resize(static_cast<std::size_t>(t.ndim));
-    for (int i = 0; i < t.ndim; ++i)
-      if (__builtin_mul_overflow(t.strides[i], static_cast<std::int64_t>(dtype.itemsize), &strides[i]))
-        throw std::invalid_argument("from_dlpack: stride " + std::to_string(t.strides[i]) + " overflows");
+    for (int i = 0; i < t.ndim; ++i) strides[i] = t.strides[i] * static_cast<std::int64_t>(dtype.itemsize);
   }
   ArrayView::Layout layout;
   layout.data = static_cast<char*>(t.data) + t.byte_offset;

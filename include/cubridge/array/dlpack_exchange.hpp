@@ -26,6 +26,16 @@ CubridgeDLManagedTensorVersioned* to_dlpack_versioned(const ArrayView& view, DLP
 /// struct cannot say "read-only") with ExportError.
 CubridgeDLManagedTensor* to_dlpack_unversioned(const ArrayView& view, DLPackDeviceInfo device);
 
+/// The most dimensions a DLPack tensor may have here (DLPack sets no limit; this bounds the work and
+/// memory a producer's tensor can ask for).
+inline constexpr int kMaxDLPackNdim = 64;
+
+/// Checks a producer's DLTensor before anything reads it: a GPU-accessible device, 0 <= ndim <= max_ndim,
+/// a shape array when ndim > 0, extents >= 0, and element count, byte size and byte strides that fit 64
+/// bits. Throws std::invalid_argument starting with `who` and naming the bad field. One checker for
+/// from_dlpack and the C API's borrowed exports, so both refuse the same tensors.
+void check_dltensor(const CubridgeDLTensor& t, int max_ndim, const char* who);
+
 /// A view of a borrowed DLTensor (no ownership taken; `owner` keeps the data alive).
 /// Throws std::invalid_argument naming the device type / dtype / ndim that cannot be imported.
 ArrayView view_of_dltensor(const CubridgeDLTensor& t, bool read_only, std::shared_ptr<const void> owner);

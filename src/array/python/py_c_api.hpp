@@ -109,14 +109,9 @@ namespace c_api_detail {
 /// The hot path of the C API for producers that publish a borrowed DLPack export (PyTorch, us):
 /// fills the struct straight from the DLTensor, with no allocation.
 inline void fill_from_dltensor(const CubridgeDLTensor& t, PyObject* owner, StreamRef stream, bool sync, CubridgeArray* out) {
+  // The same checker as from_dlpack: a producer's borrowed tensor is trusted no further than an owned one.
+  check_dltensor(t, CUBRIDGE_ARRAY_MAX_NDIM, "cubridge array C API");
   DType dtype = from_dlpack_dtype(t.dtype);
-  if (t.device.device_type != CUBRIDGE_DL_CUDA && t.device.device_type != CUBRIDGE_DL_CUDA_MANAGED &&
-      t.device.device_type != CUBRIDGE_DL_CUDA_HOST)
-    throw nb::value_error(("cubridge array C API: DLPack device type " + std::to_string(t.device.device_type) +
-                           " is not GPU-accessible (accepted: 2, 3, 13)").c_str());
-  if (t.ndim < 0 || t.ndim > CUBRIDGE_ARRAY_MAX_NDIM)
-    throw nb::value_error(("cubridge array C API: ndim " + std::to_string(t.ndim) + " is outside 0.." +
-                           std::to_string(CUBRIDGE_ARRAY_MAX_NDIM)).c_str());
   out->version = CUBRIDGE_ARRAY_VERSION;
   out->data = static_cast<char*>(t.data) + t.byte_offset;
   out->ndim = t.ndim;
@@ -171,7 +166,7 @@ inline int c_array_from_pyobject(void* obj, std::uint32_t flags, std::uintptr_t 
     } else if (const CubridgeDLPackExchangeAPI* api = exchange_api_of(Py_TYPE(h.ptr()));
                api != nullptr && api->dltensor_from_py_object_no_sync != nullptr) {
       CubridgeDLTensor t{};
-      if (api->dltensor_from_py_object_no_sync(h.ptr(), &t) != 0) throw nb::python_error();
+      check_producer_call(api->dltensor_from_py_object_no_sync(h.ptr(), &t), h.ptr(), "dltensor_from_py_object_no_sync");
       StreamRef work = exchange_work_stream(api, t.device.device_type, t.device.device_id);
       c_api_detail::fill_from_dltensor(t, h.ptr(), work, sync, out);
       producer = work;

@@ -5,7 +5,16 @@
 // `__dlpack_c_exchange_api__`.
 #pragma once
 
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
 #include <unordered_map>
+#include <vector>
 
 #include "array/device_allocation.hpp"
 #include "cubridge/array/array_copy.hpp"
@@ -133,11 +142,101 @@ inline nb::object dlpack_export(nb::handle self, PyDeviceArray& a, nb::handle st
   return nb::steal(cap);
 }
 
-/// The C exchange table a Python type publishes, cached per publishing type (those are pinned by the
-/// cache); types without the attribute are answered from the type's own MRO cache and never pinned.
-/// Null when the type offers none or only a major version other than 1.
+namespace exchange_detail {
+
+/// At most this many tables are followed through `prev_api` (a chain that loops or never ends is refused).
+inline constexpr int kMaxChain = 16;
+/// At most this many publishing types are remembered; past it the cache starts afresh (and unpins them).
+inline constexpr std::size_t kMaxCachedTypes = 64;
+
+/// Copies `n` bytes at `address` of this process into `out` without touching unmapped memory: false when
+/// they are not readable. A producer's table address is data, never trusted (`= 12345` must not crash).
+inline bool read_own_memory(const void* address, void* out, std::size_t n) {
+  iovec local{out, n};
+  iovec remote{const_cast<void*>(address), n};
+  ssize_t got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+  if (got == static_cast<ssize_t>(n)) return true;
+  if (got < 0 && (errno == ENOSYS || errno == EPERM)) {  // a sandbox without the call: cannot check
+    std::memcpy(out, address, n);
+    return true;
+  }
+  return false;
+}
+
+inline std::string address_text(const void* p) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%p", p);
+  return buf;
+}
+
+/// The major-version-1 table published as `attr` (a 'dlpack_exchange_api' capsule, or an int address as
+/// DLPack 1.3's header first said), checked: readable, a prev_api chain that ends, the functions DLPack
+/// says must not be NULL present. Null when the chain holds no major version 1 (the consumer then uses
+/// __dlpack__). Throws std::invalid_argument naming what is wrong.
+inline const CubridgeDLPackExchangeAPI* checked_exchange_table(PyObject* attr, const std::string& type_name) {
+  const std::string where = type_name + ".__dlpack_c_exchange_api__";
+  void* p = nullptr;
+  if (PyCapsule_CheckExact(attr)) {
+    p = PyCapsule_GetPointer(attr, CUBRIDGE_DLPACK_EXCHANGE_API_CAPSULE);
+    if (p == nullptr) {
+      PyErr_Clear();
+      const char* name = PyCapsule_GetName(attr);
+      if (name == nullptr) PyErr_Clear();
+      throw std::invalid_argument(where + ": a capsule named '" + std::string(name ? name : "") +
+                                  "'; expected one named '" CUBRIDGE_DLPACK_EXCHANGE_API_CAPSULE "'");
+    }
+  } else if (PyLong_Check(attr)) {
+    p = PyLong_AsVoidPtr(attr);
+    if (p == nullptr) {
+      PyErr_Clear();
+      throw std::invalid_argument(where + ": " + py_repr(nb::handle(attr)) + " is not a table address");
+    }
+  } else {
+    throw std::invalid_argument(where + ": a " + std::string(Py_TYPE(attr)->tp_name) + "; expected a capsule named '"
+                                CUBRIDGE_DLPACK_EXCHANGE_API_CAPSULE "' holding a DLPackExchangeAPI*");
+  }
+  std::vector<const void*> seen;
+  for (const void* at = p; at != nullptr;) {
+    if (std::find(seen.begin(), seen.end(), at) != seen.end())
+      throw std::invalid_argument(where + ": the prev_api chain loops (table " + address_text(at) + " again)");
+    if (seen.size() == static_cast<std::size_t>(kMaxChain))
+      throw std::invalid_argument(where + ": the prev_api chain is longer than " + std::to_string(kMaxChain) + " tables");
+    seen.push_back(at);
+    CubridgeDLPackExchangeAPIHeader h;
+    if (!read_own_memory(at, &h, sizeof h))
+      throw std::invalid_argument(where + ": the table at " + address_text(at) + " is not readable memory");
+    if (h.version.major != CUBRIDGE_DLPACK_MAJOR_VERSION) {
+      at = h.prev_api;
+      continue;
+    }
+    CubridgeDLPackExchangeAPI t;
+    if (!read_own_memory(at, &t, sizeof t))
+      throw std::invalid_argument(where + ": the table at " + address_text(at) + " is not readable memory");
+    const char* missing = t.managed_tensor_allocator == nullptr                ? "managed_tensor_allocator"
+                          : t.managed_tensor_from_py_object_no_sync == nullptr ? "managed_tensor_from_py_object_no_sync"
+                          : t.managed_tensor_to_py_object_no_sync == nullptr   ? "managed_tensor_to_py_object_no_sync"
+                          : t.current_work_stream == nullptr                    ? "current_work_stream"
+                                                                                : nullptr;
+    if (missing != nullptr)
+      throw std::invalid_argument(where + ": " + missing + " is NULL (DLPack 1.3: only "
+                                  "dltensor_from_py_object_no_sync may be NULL)");
+    return static_cast<const CubridgeDLPackExchangeAPI*>(at);
+  }
+  return nullptr;
+}
+
+}  // namespace exchange_detail
+
+/// The C exchange table a Python type publishes, checked once and cached per publishing type (those are
+/// pinned while cached; at most kMaxCachedTypes of them); types without the attribute are answered from
+/// the type's own MRO cache and never pinned. Null when the type offers none or only a major version
+/// other than 1; throws std::invalid_argument when the table is malformed (each import says so again).
 inline const CubridgeDLPackExchangeAPI* exchange_api_of(PyTypeObject* tp) {
-  static std::unordered_map<PyTypeObject*, const CubridgeDLPackExchangeAPI*> cache;  // guarded by the GIL
+  struct Entry {
+    const CubridgeDLPackExchangeAPI* api;
+    std::string error;
+  };
+  static std::unordered_map<PyTypeObject*, Entry> cache;  // guarded by the GIL
   static PyTypeObject* last_type = nullptr;  // imports come in runs of one type: skip the hash
   static const CubridgeDLPackExchangeAPI* last_api = nullptr;
   if (tp == last_type) return last_api;
@@ -145,28 +244,43 @@ inline const CubridgeDLPackExchangeAPI* exchange_api_of(PyTypeObject* tp) {
   if (attr == nullptr) return nullptr;
   auto it = cache.find(tp);
   if (it == cache.end()) {
-    void* p = nullptr;
-    if (PyCapsule_IsValid(attr, CUBRIDGE_DLPACK_EXCHANGE_API_CAPSULE))
-      p = PyCapsule_GetPointer(attr, CUBRIDGE_DLPACK_EXCHANGE_API_CAPSULE);
-    else if (PyLong_Check(attr))
-      p = PyLong_AsVoidPtr(attr);
-    if (PyErr_Occurred()) PyErr_Clear();
-    auto* h = static_cast<const CubridgeDLPackExchangeAPIHeader*>(p);
-    while (h != nullptr && h->version.major != CUBRIDGE_DLPACK_MAJOR_VERSION) h = h->prev_api;
+    if (cache.size() >= exchange_detail::kMaxCachedTypes) {
+      last_type = nullptr;
+      for (auto& [type, entry] : cache) Py_DECREF(type);
+      cache.clear();
+    }
+    Entry e{nullptr, {}};
+    nb::object keep = nb::borrow(attr);  // the lookup is borrowed; the checks below may run Python code
+    try {
+      e.api = exchange_detail::checked_exchange_table(attr, tp->tp_name);
+    } catch (const std::invalid_argument& bad) {
+      e.error = bad.what();
+    }
     Py_INCREF(tp);
-    it = cache.emplace(tp, reinterpret_cast<const CubridgeDLPackExchangeAPI*>(h)).first;
+    it = cache.emplace(tp, std::move(e)).first;
   }
+  if (!it->second.error.empty()) throw std::invalid_argument(it->second.error);
   last_type = tp;
-  last_api = it->second;
+  last_api = it->second.api;
   return last_api;
+}
+
+/// Checks what a producer's table function returned: 0 is success; otherwise the Python exception it
+/// set, or (a producer built with ctypes sets none) one saying which function failed, so nanobind never
+/// sees a failure without an exception.
+inline void check_producer_call(int rc, PyObject* obj, const char* function) {
+  if (rc == 0) return;
+  if (PyErr_Occurred()) throw nb::python_error();
+  throw std::runtime_error(std::string(Py_TYPE(obj)->tp_name) + ".__dlpack_c_exchange_api__: " + function +
+                           " returned " + std::to_string(rc) + " without setting a Python exception");
 }
 
 /// The producer's current work stream for a device, from its exchange table (null → legacy default).
 inline StreamRef exchange_work_stream(const CubridgeDLPackExchangeAPI* api, int type, int id) {
   void* s = nullptr;
-  if (api->current_work_stream == nullptr || api->current_work_stream(type, id, &s) != 0) {
+  if (api->current_work_stream(type, id, &s) != 0) {
     if (PyErr_Occurred()) throw nb::python_error();
-    return StreamRef::legacy();
+    return StreamRef::legacy();  // a producer without a work stream for this device: the legacy stream
   }
   return s == nullptr ? StreamRef::legacy() : StreamRef::external(static_cast<CUstream>(s));
 }
@@ -176,7 +290,8 @@ inline PyDeviceArray array_from_dlpack(nb::handle obj, nb::handle stream, bool s
   PyDeviceArray out;
   if (const CubridgeDLPackExchangeAPI* api = exchange_api_of(Py_TYPE(obj.ptr()))) {
     CubridgeDLManagedTensorVersioned* mt = nullptr;
-    if (api->managed_tensor_from_py_object_no_sync(obj.ptr(), &mt) != 0) throw nb::python_error();
+    check_producer_call(api->managed_tensor_from_py_object_no_sync(obj.ptr(), &mt), obj.ptr(),
+                        "managed_tensor_from_py_object_no_sync");
     out.view = adopt_dlpack(mt);
     const CubridgeDLDevice dev = mt->dl_tensor.device;
     StreamRef work = stream.is_none() ? exchange_work_stream(api, dev.device_type, dev.device_id)

@@ -1,0 +1,187 @@
+"""Producers that lie: DLPack 1.3 exchange tables and borrowed tensors built by hand (ctypes, as a careless or
+hostile producer would) must end in a clear Python exception naming what is wrong, never in a crash, a hang
+or nanobind's abort. Covers `as_cuda_array`/`from_dlpack` (owned exports) and the C API (`_c_import`,
+borrowed exports), which share one tensor checker. No GPU: every case fails before the driver is needed."""
+import ctypes
+import gc
+import weakref
+
+import pytest
+
+import cubridge
+
+INT = ctypes.c_int
+
+
+class DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", DLDevice), ("ndim", ctypes.c_int32), ("dtype", DLDataType),
+                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.POINTER(ctypes.c_int64)),
+                ("byte_offset", ctypes.c_uint64)]
+
+
+class Header(ctypes.Structure):
+    pass
+
+
+Header._fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32), ("prev_api", ctypes.POINTER(Header))]
+
+ALLOCATOR = ctypes.CFUNCTYPE(INT, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+FROM_PY = ctypes.CFUNCTYPE(INT, ctypes.c_void_p, ctypes.c_void_p)
+TO_PY = ctypes.CFUNCTYPE(INT, ctypes.c_void_p, ctypes.c_void_p)
+DLTENSOR_FROM_PY = ctypes.CFUNCTYPE(INT, ctypes.c_void_p, ctypes.POINTER(DLTensor))
+WORK_STREAM = ctypes.CFUNCTYPE(INT, ctypes.c_int32, ctypes.c_int32, ctypes.POINTER(ctypes.c_void_p))
+
+
+class Table(ctypes.Structure):
+    _fields_ = [("header", Header), ("allocator", ALLOCATOR), ("from_py", FROM_PY), ("to_py", TO_PY),
+                ("dltensor_from_py", DLTENSOR_FROM_PY), ("work_stream", WORK_STREAM)]
+
+
+def _fails(*args):  # returns -1 and sets no Python error, as any ctypes-built producer does
+    return -1
+
+
+def _no_stream(device_type, device_id, out):
+    out[0] = None
+    return 0
+
+
+_KEEP = []  # ctypes callbacks and tables must outlive the types that publish them
+
+
+def table(**overrides):
+    t = Table()
+    t.header.major, t.header.minor = 1, 3
+    t.allocator, t.from_py, t.to_py = ALLOCATOR(_fails), FROM_PY(_fails), TO_PY(_fails)
+    t.dltensor_from_py, t.work_stream = DLTENSOR_FROM_PY(_fails), WORK_STREAM(_no_stream)
+    for name, value in overrides.items():
+        setattr(t, name, value)
+    _KEEP.append(t)
+    return t
+
+
+def capsule(address: int):
+    new = ctypes.pythonapi.PyCapsule_New
+    new.restype, new.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+    name = ctypes.create_string_buffer(b"dlpack_exchange_api")
+    _KEEP.append(name)
+    return new(address, ctypes.cast(name, ctypes.c_char_p), None)
+
+
+def producer(api):
+    """An instance of a fresh type publishing `api` as its __dlpack_c_exchange_api__."""
+    return type("Producer", (), {"__dlpack_c_exchange_api__": api})()
+
+
+def both_imports(obj):
+    """The two consumer paths: the Python import (owned export) and the C API (borrowed export)."""
+    return [lambda: cubridge.as_cuda_array(obj), lambda: cubridge._core._c_import(obj)]
+
+
+@pytest.mark.parametrize("api, message", [
+    (12345, r"Producer.__dlpack_c_exchange_api__: the table at 0x3039 is not readable memory"),
+    (-5, r"is not readable memory"),
+    ("table", r"a str; expected a capsule named 'dlpack_exchange_api'"),
+], ids=["int-address", "negative-int", "str"])
+def test_a_table_that_is_not_a_table_is_refused_by_name(api, message):
+    for imp in both_imports(producer(api)):
+        with pytest.raises(ValueError, match=message):
+            imp()
+
+
+def test_a_capsule_with_another_name_is_refused():
+    t = table()
+    new = ctypes.pythonapi.PyCapsule_New
+    new.restype, new.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+    wrong = new(ctypes.addressof(t), b"not_dlpack", None)
+    with pytest.raises(ValueError, match=r"a capsule named 'not_dlpack'; expected one named 'dlpack_exchange_api'"):
+        cubridge.as_cuda_array(producer(wrong))
+
+
+@pytest.mark.parametrize("field, name", [("allocator", "managed_tensor_allocator"),
+                                         ("from_py", "managed_tensor_from_py_object_no_sync"),
+                                         ("to_py", "managed_tensor_to_py_object_no_sync"),
+                                         ("work_stream", "current_work_stream")])
+def test_null_function_pointers_are_named(field, name):
+    t = table()
+    ctypes.memset(ctypes.addressof(t) + getattr(Table, field).offset, 0, ctypes.sizeof(ctypes.c_void_p))
+    for imp in both_imports(producer(capsule(ctypes.addressof(t)))):
+        with pytest.raises(ValueError, match=f"{name} is NULL"):
+            imp()
+
+
+def test_a_prev_api_chain_that_loops_is_refused_not_followed_forever():
+    a, b = Header(2, 0), Header(2, 0)
+    a.prev_api, b.prev_api = ctypes.pointer(b), ctypes.pointer(a)
+    _KEEP.extend([a, b])
+    with pytest.raises(ValueError, match=r"the prev_api chain loops"):
+        cubridge.as_cuda_array(producer(capsule(ctypes.addressof(a))))
+
+
+def test_a_chain_without_major_version_1_falls_back_to_the_other_protocols():
+    old = Header(0, 9)
+    _KEEP.append(old)
+    with pytest.raises(TypeError, match="not a GPU array"):  # no table, no CAI, no __dlpack__
+        cubridge.as_cuda_array(producer(capsule(ctypes.addressof(old))))
+
+
+def test_a_function_failing_without_a_python_error_becomes_one():
+    obj = producer(capsule(ctypes.addressof(table())))
+    with pytest.raises(RuntimeError, match=r"managed_tensor_from_py_object_no_sync returned -1 without setting"):
+        cubridge.as_cuda_array(obj)
+    with pytest.raises(RuntimeError, match=r"dltensor_from_py_object_no_sync returned -1 without setting"):
+        cubridge._core._c_import(obj)
+
+
+def _borrowing(shape, ndim=None, shape_is_null=False, strides=None):
+    """A producer whose borrowed export (dltensor_from_py_object_no_sync) describes this tensor."""
+    dims = (ctypes.c_int64 * max(1, len(shape)))(*shape)
+    steps = (ctypes.c_int64 * len(strides))(*strides) if strides else None
+    _KEEP.extend([dims, steps])
+
+    def export(obj, out):
+        t = out[0]
+        t.data = 0x10000
+        t.device = DLDevice(2, 0)
+        t.ndim = len(shape) if ndim is None else ndim
+        t.dtype = DLDataType(2, 32, 1)
+        t.shape = ctypes.cast(None if shape_is_null else dims, ctypes.POINTER(ctypes.c_int64))
+        t.strides = ctypes.cast(steps, ctypes.POINTER(ctypes.c_int64)) if steps else None
+        t.byte_offset = 0
+        return 0
+
+    return producer(capsule(ctypes.addressof(table(dltensor_from_py=DLTENSOR_FROM_PY(export)))))
+
+
+@pytest.mark.parametrize("kw, message", [
+    (dict(shape=(), ndim=8, shape_is_null=True), r"ndim 8 with no shape array \(shape is NULL\) is malformed"),
+    (dict(shape=(-5, 2**62)), r"shape\[0\] is -5 \(extents must be >= 0\)"),
+    (dict(shape=(2**62, 4)), r"the shape's size in bytes overflows 64 bits"),
+    (dict(shape=(4, 4), strides=(2**62, 1)), r"stride 4611686018427387904 of axis 0 overflows 64 bits in bytes"),
+    (dict(shape=(1,) * 40), r"ndim 40 is outside 0..32"),
+], ids=["ndim8-null-shape", "negative-extent", "size-overflow", "stride-overflow", "too-many-dims"])
+def test_the_c_api_checks_a_borrowed_tensor_as_from_dlpack_does(kw, message):
+    with pytest.raises(ValueError, match=r"cubridge array C API: " + message):
+        cubridge._core._c_import(_borrowing(**kw))
+
+
+def test_publishing_types_are_not_pinned_forever():
+    t = capsule(ctypes.addressof(table()))
+    refs = []
+    for _ in range(200):
+        obj = producer(t)
+        with pytest.raises(RuntimeError):
+            cubridge.as_cuda_array(obj)
+        refs.append(weakref.ref(type(obj)))
+        del obj
+    gc.collect()
+    alive = sum(r() is not None for r in refs)
+    assert alive <= 64, f"{alive} of 200 publishing types are still alive: the table cache pins them"
