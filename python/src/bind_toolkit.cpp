@@ -152,8 +152,18 @@ void bind_toolkit(nb::module_& m) {
       .def("add_file", [](Linker& l, const std::string& path, std::string_view type) {
              l.add_file(path, parse_link_input_type(type));
            }, nb::arg("path"), nb::arg("type"))
-      .def("link", &Linker::link, nb::arg("want_ptx") = false, nb::call_guard<nb::gil_scoped_release>())
-      .def("link_ptx", &Linker::link_ptx, nb::call_guard<nb::gil_scoped_release>())
+      // Linking runs without the GIL on a snapshot of the inputs taken with it: another thread may add()
+      // to the same Linker meanwhile (it then joins the next link, never the one in flight).
+      .def("link", [](const Linker& l, bool want_ptx) {
+             Linker snapshot = l;
+             nb::gil_scoped_release release;
+             return snapshot.link(want_ptx);
+           }, nb::arg("want_ptx") = false)
+      .def("link_ptx", [](const Linker& l) {
+             Linker snapshot = l;
+             nb::gil_scoped_release release;
+             return snapshot.link_ptx();
+           })
       .def("option_strings", &Linker::option_strings)
       .def_prop_ro("input_count", &Linker::input_count);
   m.def("_link_input_type_of_path", [](std::string_view p) { return std::string(to_string(link_input_type_of_path(p))); });

@@ -193,11 +193,11 @@ inline PyDeviceArray device_array(nb::handle shape_obj, nb::handle dtype_arg, nb
       }
       items = nb::steal(t);
     }
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(items.ptr());
-    PyObject** item = PySequence_Fast_ITEMS(items.ptr());
+    items = cai_detail::stable_items(items.ptr());  // __index__ below may mutate a list
+    Py_ssize_t n = PyTuple_GET_SIZE(items.ptr());
     std::int64_t* out = shape.resize(static_cast<std::size_t>(n));
     for (Py_ssize_t i = 0; i < n; ++i)
-      if (!cai_detail::to_int64(item[i], out[i])) throw bad_shape();
+      if (!cai_detail::to_int64(PyTuple_GET_ITEM(items.ptr(), i), out[i])) throw bad_shape();
   }
   bool fortran = parse_order(order);
   ResolvedDtype r = resolve_dtype(dtype_arg);

@@ -50,14 +50,24 @@ inline bool to_int64(PyObject* o, std::int64_t& out, const char* key = "") {
   return true;
 }
 
+/// `o` (a tuple or a list) as a tuple we hold a reference to: reading its items may run user code
+/// (`__index__`), which may mutate a list under us (a list is copied first, a tuple is immutable).
+inline nb::object stable_items(PyObject* o) {
+  if (PyTuple_Check(o)) return nb::borrow(o);
+  PyObject* t = PyList_AsTuple(o);
+  if (t == nullptr) throw nb::python_error();
+  return nb::steal(t);
+}
+
 /// A tuple (or list) of ints into `buf`; returns the count. Throws TypeError naming `key`.
 inline std::size_t int_sequence(PyObject* o, const char* key, std::vector<std::int64_t>& buf) {
   if (!PyTuple_Check(o) && !PyList_Check(o)) type_error(key, "a tuple of int", o);
-  Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
-  PyObject** items = PySequence_Fast_ITEMS(o);
+  nb::object items = stable_items(o);
+  Py_ssize_t n = PyTuple_GET_SIZE(items.ptr());
   buf.resize(static_cast<std::size_t>(n));
   for (Py_ssize_t i = 0; i < n; ++i)
-    if (!to_int64(items[i], buf[static_cast<std::size_t>(i)], key)) type_error(key, "a tuple of int", o);
+    if (!to_int64(PyTuple_GET_ITEM(items.ptr(), i), buf[static_cast<std::size_t>(i)], key))
+      type_error(key, "a tuple of int", o);
   return static_cast<std::size_t>(n);
 }
 
@@ -77,11 +87,11 @@ struct Dims {
 
 inline void int_sequence(PyObject* o, const char* key, Dims& dims) {
   if (!PyTuple_Check(o) && !PyList_Check(o)) type_error(key, "a tuple of int", o);
-  Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
-  PyObject** items = PySequence_Fast_ITEMS(o);
+  nb::object items = stable_items(o);
+  Py_ssize_t n = PyTuple_GET_SIZE(items.ptr());
   std::int64_t* out = dims.resize(static_cast<std::size_t>(n));
   for (Py_ssize_t i = 0; i < n; ++i)
-    if (!to_int64(items[i], out[i], key)) type_error(key, "a tuple of int", o);
+    if (!to_int64(PyTuple_GET_ITEM(items.ptr(), i), out[i], key)) type_error(key, "a tuple of int", o);
 }
 
 inline PyObject* required(PyObject* d, PyObject* key, const char* name) {
@@ -146,14 +156,25 @@ inline PyObject* require(PyObject* v, const char* name) {
 
 inline PyObject* unless_none(PyObject* v) { return v == Py_None ? nullptr : v; }
 
+/// How deeply descr lists may nest (NumPy's structured dtypes of real data nest a few levels; a list
+/// nested 100,000 deep, or one that contains itself, must end in an error, not a stack overflow).
+inline constexpr int kMaxDescrDepth = 32;
+
 /// Bytes described by a descr list (NumPy's __array_interface__ 'descr' grammar), checked on the way.
 /// `path` names the list in messages ("__cuda_array_interface__['descr']", "device_array: descr").
-inline std::int64_t descr_size(PyObject* descr, const std::string& path) {
+inline std::int64_t descr_size(PyObject* descr, const std::string& path, int depth = 0) {
   if (!PyList_Check(descr) || PyList_GET_SIZE(descr) == 0)
     type_error_at(path, "a list of (name, typestr or descr[, shape]) tuples", descr);
+  if (depth >= kMaxDescrDepth)
+    throw nb::value_error((path + ": descr lists nest more than " + std::to_string(kMaxDescrDepth) +
+                           " deep (or the list contains itself)").c_str());
+  auto overflow = [&](const std::string& where) {
+    throw nb::value_error((where + ": the size in bytes overflows 64 bits").c_str());
+  };
+  nb::object fields = stable_items(descr);  // reading extents runs __index__, which may mutate the list
   std::int64_t total = 0;
-  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(descr); ++i) {
-    PyObject* f = PyList_GET_ITEM(descr, i);
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(fields.ptr()); ++i) {
+    PyObject* f = PyTuple_GET_ITEM(fields.ptr(), i);
     const std::string here = path + "[" + std::to_string(i) + "]";
     if (!PyTuple_Check(f) || (PyTuple_GET_SIZE(f) != 2 && PyTuple_GET_SIZE(f) != 3))
       type_error_at(here, "a (name, typestr or descr[, shape]) tuple", f);
@@ -170,7 +191,7 @@ inline std::int64_t descr_size(PyObject* descr, const std::string& path) {
       if (s == nullptr) throw nb::python_error();
       size = parse_typestr(std::string_view(s, static_cast<std::size_t>(n)), here + "[1]").itemsize;
     } else if (PyList_Check(type)) {
-      size = descr_size(type, here + "[1]");
+      size = descr_size(type, here + "[1]", depth + 1);
     } else {
       type_error_at(here + "[1]", "a typestr or a nested descr list", type);
     }
@@ -181,8 +202,9 @@ inline std::int64_t descr_size(PyObject* descr, const std::string& path) {
       if (to_int64(shape, one)) {
         dims.push_back(one);
       } else if (PyTuple_Check(shape) || PyList_Check(shape)) {
-        for (Py_ssize_t j = 0; j < PySequence_Fast_GET_SIZE(shape); ++j) {
-          PyObject* e = PySequence_Fast_GET_ITEM(shape, j);
+        nb::object extents = stable_items(shape);
+        for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(extents.ptr()); ++j) {
+          PyObject* e = PyTuple_GET_ITEM(extents.ptr(), j);
           if (!to_int64(e, one)) type_error_at(here + "[2][" + std::to_string(j) + "]", "an int", e);
           dims.push_back(one);
         }
@@ -191,10 +213,10 @@ inline std::int64_t descr_size(PyObject* descr, const std::string& path) {
       }
       for (std::int64_t d : dims) {
         if (d < 0) throw nb::value_error((here + "[2]: extent " + std::to_string(d) + " is negative").c_str());
-        size *= d;
+        if (__builtin_mul_overflow(size, d, &size)) overflow(here);
       }
     }
-    total += size;
+    if (__builtin_add_overflow(total, size, &total)) overflow(path);
   }
   return total;
 }
@@ -215,7 +237,7 @@ inline bool is_default_descr(PyObject* descr, PyObject* typestr) {
 
 /// Reads `desc` (a CAI dict). `owner` (may be None) is kept alive by the result; `sync` follows the
 /// consumer rule of CAI v3 "stream". Every malformed value raises TypeError/ValueError naming the key.
-inline PyDeviceArray array_from_cai(nb::handle desc, nb::handle owner, bool sync) {
+inline PyDeviceArray array_from_cai(nb::handle desc, nb::handle owner, bool sync, bool is_mask = false) {
   using namespace cai_detail;
   const Keys& k = Keys::get();
   PyObject* d = desc.ptr();
@@ -279,6 +301,10 @@ inline PyDeviceArray array_from_cai(nb::handle desc, nb::handle owner, bool sync
     }
   }
   PyObject* mask = unless_none(items.mask);
+  if (mask != nullptr && is_mask)  // a mask whose interface names a mask (itself, say) would recurse
+    throw nb::value_error((std::string(kWhat) + "['mask']: the mask's own interface has a 'mask'; a mask is "
+                           "a plain array of one entry per element")
+                              .c_str());
   ai.has_mask = mask != nullptr;
   PyObject* descr = unless_none(items.descr);
   if (descr != nullptr && is_default_descr(descr, t)) descr = nullptr;  // [('', typestr)] says nothing more
@@ -301,7 +327,7 @@ inline PyDeviceArray array_from_cai(nb::handle desc, nb::handle owner, bool sync
       type_error("['mask']", "None or an object exposing __cuda_array_interface__", mask);
     }
     nb::object mdesc = nb::steal(mcai);
-    PyDeviceArray m = array_from_cai(mdesc, mask, sync);
+    PyDeviceArray m = array_from_cai(mdesc, mask, sync, /*is_mask=*/true);
     auto ms = m.view.shape();
     auto vs = out.view.shape();
     if (!std::equal(ms.begin(), ms.end(), vs.begin(), vs.end()))

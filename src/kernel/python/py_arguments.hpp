@@ -53,13 +53,14 @@ inline Extent3 extent_of(nb::handle value, const char* what) {
   if (auto v = as_int64(value.ptr(), what)) {
     vals[n++] = *v;
   } else if (PyTuple_Check(value.ptr()) || PyList_Check(value.ptr())) {
-    Py_ssize_t len = PySequence_Fast_GET_SIZE(value.ptr());
+    nb::object items = cai_detail::stable_items(value.ptr());  // __index__ below may mutate a list
+    Py_ssize_t len = PyTuple_GET_SIZE(items.ptr());
     if (len < 1 || len > 3)
       throw nb::value_error((std::string(what) + ": " + py_repr(value) + " has " + std::to_string(len) +
                              " extents; give an int or a tuple of 1 to 3 ints")
                                 .c_str());
     for (Py_ssize_t i = 0; i < len; ++i) {
-      auto v = as_int64(PySequence_Fast_ITEMS(value.ptr())[i], what);
+      auto v = as_int64(PyTuple_GET_ITEM(items.ptr(), i), what);
       if (!v)
         throw nb::type_error((std::string(what) + ": " + py_repr(value) +
                               " is not an int or a tuple of 1 to 3 ints").c_str());

@@ -1,9 +1,15 @@
-"""Producers that lie: DLPack 1.3 exchange tables and borrowed tensors built by hand (ctypes, as a careless or
-hostile producer would) must end in a clear Python exception naming what is wrong, never in a crash, a hang
-or nanobind's abort. Covers `as_cuda_array`/`from_dlpack` (owned exports) and the C API (`_c_import`,
-borrowed exports), which share one tensor checker. No GPU: every case fails before the driver is needed."""
+"""Hostile input to the array face must end in a clear Python exception naming what is wrong, never in a
+crash, a hang, a use after free or nanobind's abort:
+- producers that lie: DLPack 1.3 exchange tables and borrowed tensors built by hand (ctypes, as a careless or
+  hostile producer would), through `as_cuda_array`/`from_dlpack` (owned exports) and the C API (`_c_import`,
+  borrowed exports), which share one tensor checker;
+- CAI dicts that recurse (a mask naming itself, descr lists nested deep or containing themselves), that
+  mutate themselves from `__index__` while being read, or whose descr sizes overflow;
+- objects used from several threads while the GIL is released (the linker).
+No GPU: every case fails before the driver is needed."""
 import ctypes
 import gc
+import threading
 import weakref
 
 import pytest
@@ -185,3 +191,105 @@ def test_publishing_types_are_not_pinned_forever():
     gc.collect()
     alive = sum(r() is not None for r in refs)
     assert alive <= 64, f"{alive} of 200 publishing types are still alive: the table cache pins them"
+
+
+# ---- CAI dicts that recurse, mutate themselves or overflow -------------------------------------------
+
+PTR = 0x7F0000000000
+
+
+def cai(**over):
+    d = {"shape": (2, 3), "typestr": "<f4", "data": (PTR, False), "version": 3, "strides": None, "stream": None}
+    d.update(over)
+    return d
+
+
+class ClearsItsList:
+    """An extent whose __index__ empties the list holding it (the list's item array is freed mid-read)."""
+
+    def __init__(self, owner: list, value: int):
+        self.owner, self.value = owner, value
+
+    def __index__(self):
+        self.owner.clear()
+        self.owner.extend(range(1000))  # reallocate, so a stale item pointer reads freed memory
+        return self.value
+
+
+@pytest.mark.parametrize("key", ["shape", "strides"])
+def test_an_extent_that_mutates_its_list_is_read_from_a_copy(key):
+    values = [2, 3] if key == "shape" else [12, 4]
+    values[0] = ClearsItsList(values, values[0])
+    a = cubridge.from_cuda_array_interface(cai(**{key: values}))
+    assert (a.shape, a.strides) == ((2, 3), (12, 4))
+
+
+def test_a_descr_extent_that_mutates_its_list_is_read_from_a_copy():
+    extents = [0, 2]
+    extents[0] = ClearsItsList(extents, 1)
+    fields = [("a", "<f4", extents)]
+    a = cubridge.from_cuda_array_interface(cai(typestr="|V8", descr=fields))
+    assert a.itemsize == 8
+
+
+def test_a_mask_whose_interface_names_itself_is_refused():
+    class Masked:
+        pass
+
+    m = Masked()
+    m.__cuda_array_interface__ = cai(mask=m)
+    with pytest.raises(ValueError, match=r"\['mask'\]: the mask's own interface has a 'mask'"):
+        cubridge.from_cuda_array_interface(cai(mask=m))
+
+
+def test_descr_nested_100k_deep_is_refused_at_the_depth_limit():
+    d = [("a", "<f4")]
+    for _ in range(100_000):
+        d = [("x", d)]
+    with pytest.raises(ValueError, match=r"descr lists nest more than 32 deep"):
+        cubridge.from_cuda_array_interface(cai(typestr="|V4", descr=d))
+
+
+def test_a_descr_list_that_contains_itself_is_refused():
+    d = []
+    d.append(("x", d))
+    with pytest.raises(ValueError, match=r"descr lists nest more than 32 deep \(or the list contains itself\)"):
+        cubridge.from_cuda_array_interface(cai(typestr="|V4", descr=d))
+
+
+def test_descr_sizes_that_overflow_64_bits_are_refused():
+    with pytest.raises(ValueError, match=r"\['descr'\]\[0\]: the size in bytes overflows 64 bits"):
+        cubridge.from_cuda_array_interface(cai(typestr="|V8", descr=[("a", "<f4", (2**61 + 1, 8))]))
+    with pytest.raises(ValueError, match=r"\['descr'\]: the size in bytes overflows 64 bits"):
+        cubridge.from_cuda_array_interface(cai(typestr="|V8", descr=[("a", "<f8", 2**59), ("b", "<f8", 2**59)]))
+
+
+# ---- objects shared across threads -------------------------------------------------------------------
+
+def test_linking_while_another_thread_adds_inputs_is_safe():
+    def f(x):
+        return x + 1.0
+
+    lto, _ = cubridge.compile(f, "float32(float32)", cc=(9, 0), output="ltoir", abi_info={"abi_name": "g"})
+    linker = cubridge.Linker((9, 0)).add_ltoir(lto, "g.ltoir")
+    errors, done = [], threading.Event()
+
+    def add_forever():
+        i = 0
+        while not done.is_set() and i < 2000:
+            linker.add_ltoir(lto, f"again{i}.ltoir")  # the vector of inputs grows (and moves) under a link
+            i += 1
+
+    adder = threading.Thread(target=add_forever)
+    adder.start()
+    try:
+        for _ in range(10):
+            try:
+                linker.link_ptx()
+            except Exception as e:  # noqa: BLE001 - a link error is fine; a crash is not
+                errors.append(e)
+    finally:
+        done.set()
+        adder.join()
+    assert linker.input_count >= 1
+    assert all(isinstance(e, cubridge.LinkError) for e in errors), errors  # duplicate symbols, never a crash
