@@ -233,17 +233,23 @@ ArrayView ArrayView::slice(int axis, std::optional<std::int64_t> start,
   if (step > 0) {
     b = start ? clamp(*start, 0, n) : 0;
     e = stop ? clamp(*stop, 0, n) : n;
-    len = e > b ? (e - b + step - 1) / step : 0;
+    len = e > b ? (e - b - 1) / step + 1 : 0;  // ceil((e - b) / step) without overflowing for huge steps
   } else {
     b = start ? clamp(*start, -1, n - 1) : n - 1;
     e = stop ? clamp(*stop, -1, n - 1) : -1;
-    len = b > e ? (b - e + (-step) - 1) / (-step) : 0;
+    len = b > e ? (b - e - 1) / (-step) + 1 : 0;
   }
   ArrayView v = *this;
   const std::size_t nd = dims_.size() / 2;
   if (len > 0) v.data_ = static_cast<char*>(data_) + b * dims_[nd + a];
   v.dims_[a] = len;
-  v.dims_[nd + a] = dims_[nd + a] * step;
+  // The new stride only matters when the view has two or more elements on this axis; then it addresses
+  // memory inside the array and cannot overflow. With fewer, keep the old one (a product could).
+  if (__builtin_mul_overflow(dims_[nd + a], step, &v.dims_[nd + a])) {
+    if (len > 1) throw std::invalid_argument("slice: stride " + std::to_string(dims_[nd + a]) + " times step " +
+                                             std::to_string(step) + " overflows 64 bits");
+    v.dims_[nd + a] = dims_[nd + a];
+  }
   v.size_ = n == 0 ? 0 : size_ / n * len;
   v.strides_implicit_ = false;
   if (mask_) v.mask_ = std::make_shared<const ArrayView>(mask_->slice(axis, start, stop, step));

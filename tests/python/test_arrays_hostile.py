@@ -293,3 +293,17 @@ def test_linking_while_another_thread_adds_inputs_is_safe():
         adder.join()
     assert linker.input_count >= 1
     assert all(isinstance(e, cubridge.LinkError) for e in errors), errors  # duplicate symbols, never a crash
+
+
+# ---- slicing with extreme bounds and steps: Python's lengths, no overflow ------------------------------
+
+def test_slices_with_huge_steps_and_bounds_have_pythons_lengths():
+    import itertools
+    import sys
+    big = [None, 0, 1, -1, 3, -3, 7, sys.maxsize, -sys.maxsize, -sys.maxsize - 1, 2**70, -2**70]
+    steps = [None, 1, 2, -1, -2, 3, sys.maxsize, -sys.maxsize, 2**70, -2**70]
+    for n in (0, 1, 5):
+        a = cubridge.from_cuda_array_interface(cai(shape=(n,)))
+        for start, stop, step in itertools.product(big, big, steps):
+            k = slice(start, stop, step)
+            assert a[k].shape == (len(range(n)[k]),), (n, k)
