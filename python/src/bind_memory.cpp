@@ -12,6 +12,7 @@
 #include "memory/python/py_memory_manager.hpp"
 #include "memory/timing.hpp"
 #include "py_stream.hpp"
+#include "py_text.hpp"
 
 namespace cubridge::python {
 
@@ -38,8 +39,20 @@ void translate_oom(const std::exception_ptr& p, void*) {
   }
 }
 
+/// `obj` as a T (None: null), or a TypeError naming `what`, the value and what is accepted (nb::cast
+/// would throw std::bad_cast, which reaches Python as "RuntimeError: std::bad_cast").
+template <typename T>
+std::shared_ptr<T> optional_arg(nb::handle obj, const char* what, const char* accepted) {
+  std::shared_ptr<T> out;
+  if (obj.is_none()) return out;
+  if (!nb::try_cast(obj, out))
+    throw nb::type_error((std::string(what) + " must be None or " + accepted + ", got " +
+                          py_repr(obj) + " (" + py_type_name(obj) + ")").c_str());
+  return out;
+}
+
 std::shared_ptr<Context> context_of(nb::handle obj) {
-  return obj.is_none() ? nullptr : nb::cast<std::shared_ptr<Context>>(obj);
+  return optional_arg<Context>(obj, "context", "a cubridge Context");
 }
 
 memory::IpcHandle::Bytes handle_bytes(nb::bytes b) {
@@ -52,7 +65,10 @@ memory::IpcHandle::Bytes handle_bytes(nb::bytes b) {
 
 std::optional<memory::IpcHandle::Uuid> uuid_bytes(nb::handle b) {
   if (b.is_none()) return std::nullopt;
-  auto bytes = nb::cast<nb::bytes>(b);
+  if (!nb::isinstance<nb::bytes>(b))
+    throw nb::type_error(("IpcHandle: source_info must be None or the 16 bytes of a device UUID, got " +
+                          py_repr(b) + " (" + py_type_name(b) + ")").c_str());
+  auto bytes = nb::borrow<nb::bytes>(b);
   if (bytes.size() != 16)
     throw std::invalid_argument("IpcHandle: source_info is " + std::to_string(bytes.size()) + " bytes; a device UUID is 16 bytes");
   memory::IpcHandle::Uuid out{};
@@ -126,7 +142,7 @@ void bind_memory(nb::module_& m) {
 
   nb::class_<memory::IpcHandle>(m, "IpcHandle")
       .def(nb::new_([](nb::handle base, nb::bytes handle, std::size_t size, nb::handle source_info, std::size_t offset) {
-             auto b = base.is_none() ? nullptr : nb::cast<std::shared_ptr<MemoryPointer>>(base);
+             auto b = optional_arg<MemoryPointer>(base, "IpcHandle: base", "the MemoryPointer it was exported from");
              return memory::IpcHandle(b, handle_bytes(handle), size, uuid_bytes(source_info), offset);
            }), nb::arg("base").none(), nb::arg("handle"), nb::arg("size"), nb::arg("source_info").none() = nb::none(),
            nb::arg("offset") = 0)

@@ -1,5 +1,6 @@
 // Internal: conversions from Python stream-like objects to StreamRef.
 #include "py_stream.hpp"
+#include "py_text.hpp"
 
 #include <string>
 
@@ -11,12 +12,12 @@ namespace {
 std::uintptr_t int_handle(nb::handle value, const char* what, const char* source) {
   if (!PyLong_Check(value.ptr()) || PyBool_Check(value.ptr()))
     throw nb::type_error((std::string(what) + ": " + source + " must be an int handle, got " +
-                          nb::cast<std::string>(nb::repr(value)))
+                          py_repr(value))
                              .c_str());
   unsigned long long v = PyLong_AsUnsignedLongLong(value.ptr());
   if (PyErr_Occurred()) {
     PyErr_Clear();
-    throw nb::value_error((std::string(what) + ": " + nb::cast<std::string>(nb::repr(value)) +
+    throw nb::value_error((std::string(what) + ": " + py_repr(value) +
                            " is not a valid stream handle (expected a non-negative int that fits "
                            "in a pointer)")
                               .c_str());
@@ -36,7 +37,7 @@ std::uintptr_t stream_handle_of(nb::handle obj, const char* what) {
     if (!nb::isinstance<nb::tuple>(t) || nb::len(t) != 2)
       throw nb::type_error((std::string(what) + ": __cuda_stream__() must return (version, "
                                                 "handle), got " +
-                            nb::cast<std::string>(nb::repr(t)))
+                            py_repr(t))
                                .c_str());
     return int_handle(t[1], what, "__cuda_stream__()[1]");
   }
@@ -51,7 +52,7 @@ std::uintptr_t stream_handle_of(nb::handle obj, const char* what) {
     return int_handle(h, what, "handle");
   }
   throw nb::type_error(
-      (std::string(what) + ": " + nb::cast<std::string>(nb::repr(obj)) +
+      (std::string(what) + ": " + py_repr(obj) +
        " is not a stream (expected cubridge.Stream, an object with __cuda_stream__, .ptr, "
        ".cuda_stream or .handle, an int handle, or None)")
           .c_str());

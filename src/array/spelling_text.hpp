@@ -15,10 +15,46 @@ inline std::string_view trim(std::string_view s) {
   return s;
 }
 
-/// 'text', built by appending: GCC 12 warns falsely on "'" + std::string (PR 105329).
+/// Length of the well-formed UTF-8 sequence starting at s[i] (1 to 4), or 0 when it is not one.
+inline std::size_t utf8_sequence(std::string_view s, std::size_t i) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = b(i);
+  std::size_t n = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
+  if (c >= 0xF5 || n == 0 || i + n > s.size()) return 0;
+  for (std::size_t k = 1; k < n; ++k)
+    if ((b(i + k) & 0xC0) != 0x80) return 0;
+  if ((c == 0xE0 && b(i + 1) < 0xA0) || (c == 0xF0 && b(i + 1) < 0x90) || (c == 0xF4 && b(i + 1) > 0x8F) ||
+      (c == 0xED && b(i + 1) > 0x9F))
+    return 0;  // overlong forms, code points past U+10FFFF and surrogates
+  return n;
+}
+
+/// `text` as an error message may show it: control characters, NUL included (a C string would end there),
+/// and bytes that are not UTF-8 (Python could not decode the message) written as \xNN.
+inline std::string printable(std::string_view text) {
+  static const char* hex = "0123456789abcdef";
+  std::string s;
+  s.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    std::size_t n = c < 0x80 ? (c >= 0x20 && c != 0x7F ? 1 : 0) : utf8_sequence(text, i);
+    if (n == 0) {
+      s += "\\x";
+      s += hex[c >> 4];
+      s += hex[c & 0xF];
+      ++i;
+      continue;
+    }
+    s.append(text.substr(i, n));
+    i += n;
+  }
+  return s;
+}
+
+/// 'text' (printable), built by appending: GCC 12 warns falsely on "'" + std::string (PR 105329).
 inline std::string quoted(std::string_view text) {
   std::string s(1, '\'');
-  s += text;
+  s += printable(text);
   s += '\'';
   return s;
 }

@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 
+#include "array/spelling_text.hpp"
 #include "cubridge/array/array_spelling.hpp"
 
 namespace cubridge::compiler {
@@ -198,13 +199,13 @@ Signature parse_signature(std::string_view text) {
       head = trim(s.substr(0, i + 1));
       open = s.find('(', i + 1);
       if (open == std::string_view::npos)
-        throw std::invalid_argument("signature '" + std::string(text) + "' has no argument list after its return type");
+        throw std::invalid_argument("signature " + spelling_text::quoted(text) + " has no argument list after its return type");
     }
     if (!head.empty()) {
       auto r = parse_type_name(head);
       if (!r)
-        throw std::invalid_argument("signature '" + std::string(text) + "': unknown return type '" +
-                                    std::string(head) + "'; accepted: " + accepted_type_names());
+        throw std::invalid_argument("signature " + spelling_text::quoted(text) + ": unknown return type " +
+                                    spelling_text::quoted(head) + "; accepted: " + accepted_type_names());
       sig.result = *r;
     }
     args = s.substr(open + 1, s.size() - open - 2);
@@ -213,8 +214,8 @@ Signature parse_signature(std::string_view text) {
     if (part.empty()) continue;
     auto t = parse_type_name(part);
     if (!t || t->is_none())
-      throw std::invalid_argument("signature '" + std::string(text) + "': unknown argument type '" +
-                                  std::string(part) + "'; accepted: " + accepted_type_names());
+      throw std::invalid_argument("signature " + spelling_text::quoted(text) + ": unknown argument type " +
+                                  spelling_text::quoted(part) + "; accepted: " + accepted_type_names());
     sig.args.push_back(*t);
   }
   return sig;

@@ -49,7 +49,7 @@ using spelling_text::quoted;
 using spelling_text::trim;
 
 [[noreturn]] void fail(std::string_view whole, const std::string& why) {
-  throw std::invalid_argument("kernel signature '" + std::string(whole) + "': " + why);
+  throw std::invalid_argument("kernel signature " + quoted(whole) + ": " + why);
 }
 
 std::optional<ScalarType> lookup(std::string_view name) {

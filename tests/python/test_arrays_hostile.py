@@ -307,3 +307,46 @@ def test_slices_with_huge_steps_and_bounds_have_pythons_lengths():
         for start, stop, step in itertools.product(big, big, steps):
             k = slice(start, stop, step)
             assert a[k].shape == (len(range(n)[k]),), (n, k)
+
+
+# ---- unclear errors made clear -------------------------------------------------------------------------
+
+class UnprintableRepr:
+    def __repr__(self):
+        return "\udcff"  # a lone surrogate: not encodable as UTF-8
+
+
+def test_values_whose_repr_cannot_be_encoded_still_give_a_message():
+    a = cubridge.from_cuda_array_interface(cai())
+    with pytest.raises(TypeError, match=r"from_dlpack: stream: <unprintable> is not a stream"):
+        cubridge.from_dlpack(a, stream=UnprintableRepr())
+    with pytest.raises(TypeError, match=r"IpcHandle: base must be None or the MemoryPointer it was exported "
+                                        r"from, got <unprintable> \(UnprintableRepr\)"):
+        cubridge.IpcHandle(UnprintableRepr(), b"x" * 64, 10)
+
+
+@pytest.mark.parametrize("source_info, shown", [(123, r"123 \(int\)"), ("abc", r"'abc' \(str\)")])
+def test_ipc_handle_source_info_of_the_wrong_type_is_named(source_info, shown):
+    with pytest.raises(TypeError, match=r"IpcHandle: source_info must be None or the 16 bytes of a device UUID, "
+                                        r"got " + shown):
+        cubridge.IpcHandle(None, b"x" * 64, 10, source_info=source_info)
+
+
+def test_a_context_of_the_wrong_type_is_named():
+    with pytest.raises(TypeError, match=r"context must be None or a cubridge Context, got 3 \(int\)"):
+        cubridge.MemoryPointer(3, 0x1000, 10)
+
+
+@pytest.mark.parametrize("text, shown", [("void(float32[:]\x00, int32)", r"'void\(float32\[:\]\\x00, int32\)'"),
+                                         ("void(flo\x01at32)", r"'void\(flo\\x01at32\)'")])
+def test_signatures_with_control_characters_are_shown_whole(text, shown):
+    with pytest.raises(ValueError, match=r"kernel signature " + shown):
+        cubridge.KernelSignature(text)
+
+
+def test_compile_signatures_with_a_nul_are_shown_whole():
+    def f(x):
+        return x
+
+    with pytest.raises(ValueError, match=r"signature 'float32\(float32\\x00\)': unknown argument type 'float32\\x00'"):
+        cubridge.compile(f, "float32(float32\x00)")

@@ -53,7 +53,10 @@ inline nb::object from_cai(nb::handle desc, nb::handle owner, nb::handle sync) {
 }
 
 inline nb::object from_dlpack(nb::handle obj, nb::handle stream, nb::handle sync) {
-  if (nb::isinstance<PyDeviceArray>(obj)) return nb::borrow(obj);
+  if (nb::isinstance<PyDeviceArray>(obj)) {
+    if (!stream.is_none()) to_stream_ref(stream, StreamRef::legacy(), "from_dlpack: stream");  // still checked
+    return nb::borrow(obj);
+  }
   return wrap(array_from_dlpack(obj, stream, sync_arg(sync)));
 }
 

@@ -15,6 +15,7 @@
 #include "cubridge/array/array_view.hpp"
 #include "cubridge/array/stream_order.hpp"
 #include "py_stream.hpp"
+#include "py_text.hpp"
 
 namespace cubridge::python {
 namespace nb = nanobind;
@@ -69,21 +70,6 @@ struct Keys {
   }
 };
 
-inline std::string py_repr(nb::handle h) {
-  PyObject* r = PyObject_Repr(h.ptr());
-  if (r == nullptr) {
-    PyErr_Clear();
-    return "<unprintable>";
-  }
-  Py_ssize_t n = 0;
-  const char* s = PyUnicode_AsUTF8AndSize(r, &n);
-  std::string out = s ? std::string(s, static_cast<std::size_t>(n)) : "<unprintable>";
-  Py_DECREF(r);
-  if (out.size() > 200) out = out.substr(0, 197) + "...";
-  return out;
-}
-
-inline std::string py_type_name(nb::handle h) { return Py_TYPE(h.ptr())->tp_name; }
 
 /// A shared_ptr owner holding a strong reference to a Python object; its last release takes the GIL,
 /// so C++ code (DLPack deleters, other threads) may drop it anywhere.

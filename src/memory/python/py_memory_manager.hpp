@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cubridge/memory.hpp"
+#include "py_text.hpp"
 
 namespace cubridge::python {
 namespace nb = nanobind;
@@ -115,7 +116,7 @@ class PyMemoryManager final : public memory::MemoryManager {
     nb::object r = self().attr("get_ipc_handle")(memory);
     if (!nb::isinstance<memory::IpcHandle>(r))
       throw nb::type_error(("get_ipc_handle of " + description_ + " returned " +
-                            nb::cast<std::string>(nb::repr(r.type())) + "; expected a cubridge.IpcHandle").c_str());
+                            py_repr(r.type()) + "; expected a cubridge.IpcHandle").c_str());
     return nb::cast<memory::IpcHandle>(r);
   }
   memory::MemoryInfo get_memory_info() override {
@@ -151,7 +152,7 @@ class PyMemoryManager final : public memory::MemoryManager {
   std::shared_ptr<memory::MemoryPointer> pointer_from(nb::handle r, const char* what) {
     if (!nb::isinstance<memory::MemoryPointer>(r))
       throw nb::type_error((std::string(what) + " of " + description_ + " returned " +
-                            nb::cast<std::string>(nb::repr(r.type())) +
+                            py_repr(r.type()) +
                             "; expected a cubridge.MemoryPointer (or MappedMemory/PinnedMemory)").c_str());
     return nb::cast<std::shared_ptr<memory::MemoryPointer>>(r);
   }
