@@ -91,7 +91,7 @@ def _element_code(dtype) -> int:
 
 
 def _encode_entry(name: str, value) -> bytes:
-    key = name.encode()
+    key = name.encode("utf-8", "surrogateescape")  # the inverse of decode_opaque's names
     if not 1 <= len(key) <= 255:
         raise ValueError(f"opaque entry name {name!r} has {len(key)} bytes: names have 1 to 255 bytes")
     head = lambda kind: struct.pack("<BB", kind, len(key)) + key  # noqa: E731
@@ -134,27 +134,14 @@ def validate_opaque(data: bytes) -> int:
 
 
 def decode_opaque(data: bytes) -> dict[str, Any]:
-    """The entries of opaque bytes (validated by the C++ reader first, so errors read the same)."""
-    data = bytes(data)
-    validate_opaque(data)
-    count, pos, out = struct.unpack_from("<H", data, 6)[0], 8, {}
-    for _ in range(count):
-        kind, n = struct.unpack_from("<BB", data, pos)
-        name, pos = data[pos + 2:pos + 2 + n].decode(errors="replace"), pos + 2 + n
-        if kind == 1:
-            out[name], pos = struct.unpack_from("<q", data, pos)[0], pos + 8
-        elif kind == 2:
-            out[name], pos = struct.unpack_from("<d", data, pos)[0], pos + 8
-        elif kind == 3:
-            size = struct.unpack_from("<I", data, pos)[0]
-            out[name], pos = data[pos + 4:pos + 4 + size], pos + 4 + size
-        elif kind == 4:
-            size = struct.unpack_from("<I", data, pos)[0]
-            out[name], pos = list(struct.unpack_from(f"<{size}q", data, pos + 4)), pos + 4 + 8 * size
-        else:
-            code, rank = struct.unpack_from("<BB", data, pos)
-            dims = struct.unpack_from(f"<{rank}q", data, pos + 2)
-            out[name], pos = OpaqueShape(_ELEMENT_TYPES[code - 1], tuple(dims)), pos + 2 + 8 * rank
+    """The entries of opaque bytes, read by the C++ reader the targets use (one parser, so errors read the
+    same). Names that are not UTF-8 keep their bytes as surrogate escapes, so distinct names stay distinct
+    keys (and encode_opaque writes them back unchanged)."""
+    out: dict[str, Any] = {}
+    for name, value in _core._xla_opaque_decode(bytes(data)):
+        if isinstance(value, tuple):
+            value = OpaqueShape(value[0], tuple(value[1]))
+        out[name.decode("utf-8", "surrogateescape")] = value
     return out
 
 

@@ -75,6 +75,22 @@ void bind_xla(nb::module_& m) {
   m.def("_xla_opaque_validate", [](nb::bytes data) {
     return xla::OpaqueReader(std::string_view(data.c_str(), data.size())).size();
   });
+  // Every entry as (name bytes, value): the C++ reader is the only parser of the format. Shapes come back
+  // as (element type name, dims); bytes entries as bytes.
+  m.def("_xla_opaque_decode", [](nb::bytes data) {
+    nb::list out;
+    for (auto& [name, value] : xla::decode_opaque(std::string_view(data.c_str(), data.size()))) {
+      nb::object v = std::visit([](auto& x) -> nb::object {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, std::string>) return nb::bytes(x.data(), x.size());
+        else if constexpr (std::is_same_v<T, xla::Shape>)
+          return nb::make_tuple(xla::element_type_name(x.type), nb::tuple(nb::cast(x.dims)));
+        else return nb::cast(x);
+      }, value);
+      out.append(nb::make_tuple(nb::bytes(name.data(), name.size()), v));
+    }
+    return out;
+  });
 }
 
 }  // namespace cubridge::python

@@ -5,8 +5,12 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "array/spelling_text.hpp"
+
 namespace cubridge::xla {
 namespace {
+
+using spelling_text::quoted;  // names are bytes: shown with non-UTF-8 bytes escaped
 
 constexpr char kMagic[4] = {'C', 'B', 'X', 'O'};
 constexpr std::size_t kHeaderSize = 8;
@@ -21,7 +25,6 @@ std::uint64_t get_le(const char* p, int bytes) {
   return v;
 }
 
-std::string quoted(std::string_view name) { return "'" + std::string(name) + "'"; }
 
 [[noreturn]] void malformed(std::size_t offset, const std::string& what) {
   throw std::invalid_argument("opaque: malformed at byte " + std::to_string(offset) + ": " + what);

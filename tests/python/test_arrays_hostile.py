@@ -350,3 +350,25 @@ def test_compile_signatures_with_a_nul_are_shown_whole():
 
     with pytest.raises(ValueError, match=r"signature 'float32\(float32\\x00\)': unknown argument type 'float32\\x00'"):
         cubridge.compile(f, "float32(float32\x00)")
+
+
+# ---- XLA opaque bytes with names that are not UTF-8 -----------------------------------------------------
+
+def _opaque_int_entries(*names):
+    import struct
+    body = b"".join(bytes([1, len(n)]) + n + struct.pack("<q", i) for i, n in enumerate(names))
+    return b"CBXO" + struct.pack("<BBH", 1, 0, len(names)) + body
+
+
+def test_opaque_names_that_are_not_utf8_stay_distinct_and_round_trip():
+    import cubridge.xla as cx
+    data = _opaque_int_entries(b"\xff", b"\xfe")
+    decoded = cx.decode_opaque(data)
+    assert len(decoded) == cx.validate_opaque(data) == 2  # was {'\ufffd': 1}: two entries merged into one
+    assert cx.encode_opaque(decoded) == data
+
+
+def test_opaque_errors_quoting_non_utf8_names_are_readable():
+    import cubridge.xla as cx
+    with pytest.raises(ValueError, match=r"opaque: malformed at byte 19: entry '\\xff' appears twice"):
+        cx.validate_opaque(_opaque_int_entries(b"\xff", b"\xff"))  # was a UnicodeDecodeError
