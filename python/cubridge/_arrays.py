@@ -102,12 +102,15 @@ def _copy_to_device(self: DeviceArray, ary, stream=None) -> None:
 
 
 _DTYPES: dict = {}
+_MAX_DTYPES = 256  # the dtypes of a program are few; a stream of distinct descrs must not grow this forever
 
 
 def _dtype(self: DeviceArray):
     key = (self.typestr, repr(self.descr))
     dt = _DTYPES.get(key)
     if dt is None:
+        if len(_DTYPES) >= _MAX_DTYPES:
+            _DTYPES.clear()
         np = _np()
         # Producers send descr [('', typestr)] for plain types too (CuPy does); only a 'V' typestr
         # needs descr, and np.dtype of that default descr would be a one-field structured type.

@@ -372,3 +372,12 @@ def test_opaque_errors_quoting_non_utf8_names_are_readable():
     import cubridge.xla as cx
     with pytest.raises(ValueError, match=r"opaque: malformed at byte 19: entry '\\xff' appears twice"):
         cx.validate_opaque(_opaque_int_entries(b"\xff", b"\xff"))  # was a UnicodeDecodeError
+
+
+def test_distinct_descrs_do_not_grow_the_dtype_cache_forever():
+    pytest.importorskip("numpy")
+    from cubridge import _arrays
+    for i in range(1000):
+        a = cubridge.from_cuda_array_interface(cai(typestr="|V4", descr=[(f"f{i}", "<f4")]))
+        assert a.dtype.names == (f"f{i}",)
+    assert len(_arrays._DTYPES) <= _arrays._MAX_DTYPES
