@@ -119,13 +119,21 @@ def test_options_fastmath_debug_lineinfo_opt():
         assert f'.file\t1 "{__file__}"' in code and f".loc\t1 {line} " in code, kw
 
 
+@pytest.mark.parametrize("cc", [(9, 0), "9.0", "9", "90", "sm_90", "sm_90a", "compute_90", " 9.0 "])
+def test_compute_capability_spellings(cc):
+    ptx, _ = cubridge.compile(add, (int32, int32), cc=cc)
+    assert ".target sm_90" in ptx
+
+
 @pytest.mark.parametrize("kwargs,message", [
     ({"output": "cubin"}, "output must be 'ptx' or 'ltoir', got 'cubin'"),
     ({"abi": "fortran"}, "abi must be 'c' or 'numba', got 'fortran'"),
     ({"abi_info": {"name": "x"}}, "abi_info must be a dict with the key 'abi_name' only"),
     ({"abi_info": {"abi_name": "1x"}}, r"abi_info\['abi_name'\] must be an identifier"),
     ({"cc": (5, 0)}, r"cc 5.0 cannot be targeted by this toolkit's libNVVM; it accepts compute capabilities 7.5 to"),
-    ({"cc": "nine"}, "invalid literal|cc must be"),
+    ({"cc": "nine"}, r"cc: 'nine' is not a compute capability; give a \(major, minor\) tuple such as \(9, 0\)"),
+    ({"cc": (2**40, 0)}, r"cc: \(1099511627776, 0\) is out of range \(major 1 to 99, minor 0 to 9\)"),
+    ({"cc": (9.0, 0)}, r"cc must be a \(major, minor\) tuple such as \(9, 0\).*got \(9.0, 0\)"),
 ])
 def test_bad_options_are_named(kwargs, message):
     with pytest.raises(ValueError, match=message):
