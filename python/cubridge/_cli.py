@@ -2,8 +2,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 import platform
+import stat
 import sys
+
+MAX_SOURCE_BYTES = 16 << 20  # a source file larger than this is refused, not read (think /dev/zero)
 
 
 def _toolkit_rows():
@@ -56,20 +60,108 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return demo.main(args)
 
 
+def _read_source(path: str) -> str:
+    """The text of a Python source file; OSError/ValueError with a message naming the file and the problem."""
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise ValueError("not a regular file")
+    if st.st_size > MAX_SOURCE_BYTES:
+        raise ValueError(f"{st.st_size} bytes; source files of at most {MAX_SOURCE_BYTES >> 20} MiB are read")
+    with open(path, "rb") as fh:
+        data = fh.read(MAX_SOURCE_BYTES + 1)
+    try:
+        return data.decode("utf-8-sig")  # a byte-order mark is not part of the source
+    except UnicodeDecodeError as e:
+        raise ValueError(f"not UTF-8 text (byte {e.start}: {data[e.start:e.start + 1]!r}); Python source files "
+                         f"are UTF-8") from None
+
+
+def _write_output(path: str, code: bytes) -> None:
+    if path == "-":
+        sys.stdout.buffer.write(code)
+        sys.stdout.flush()
+        return
+    if os.path.isdir(path):
+        raise ValueError(f"-o {path}: is a directory; give a file name (or '-' for standard output)")
+    with open(path, "wb") as fh:
+        fh.write(code)
+
+
 def cmd_compile(argv: list[str]) -> int:
-    from . import _compiler
-    cli = getattr(_compiler, "cli_compile", None)
-    if cli is None:
-        print("cubridge compile: the compiler is not part of this build", file=sys.stderr)
+    """`cubridge compile FILE.py:FUNC --sig SIG [-o OUT]`: the function's source is compiled from the file
+    (CPython never runs it), so the file's other functions and module constants are seen as `compile` sees
+    them from Python."""
+    from . import _compiler, _core
+
+    p = argparse.ArgumentParser(prog="cubridge compile", formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+                                description="Compile a Python function to PTX or LTO-IR (no CPython execution, "
+                                            "no GPU).")
+    p.add_argument("target", help="FILE.py:FUNC, the function FUNC defined in FILE.py")
+    p.add_argument("--sig", required=True, help="the signature, e.g. 'float32(float32, float32)', or '(int32, int32)' "
+                                                "to infer the return type")
+    p.add_argument("--abi", choices=("c", "numba"), default="c",
+                   help="c: a plain C function returning its value; numba: numba-cuda's calling convention")
+    p.add_argument("--abi-name", default=None, help="the symbol name of a C-ABI function (default: FUNC)")
+    p.add_argument("--output", choices=("ptx", "ltoir"), default="ptx", help="PTX text or LTO-IR for nvJitLink")
+    p.add_argument("--cc", default=None, help="compute capability, e.g. 9.0, 9, 90 or sm_90 (default: the lowest "
+                                              "libNVVM supports)")
+    p.add_argument("--fastmath", action="store_true", help="fast-math flags (flush denormals, approximate division "
+                                                           "and square root, contract)")
+    p.add_argument("--lineinfo", action="store_true", help="line tables for profilers")
+    p.add_argument("--debug", action="store_true", help="debug information (also turns optimisation off)")
+    p.add_argument("--kernel", action="store_true", help="compile a kernel (device=False) instead of a device function")
+    p.add_argument("-O0", dest="O0", action="store_true", help="disable optimisation")
+    p.add_argument("-o", dest="out", default=None, help="output file, '-' for standard output (default: FUNC.ptx or "
+                                                        "FUNC.ltoir in the current directory)")
+    p.add_argument("--timings", action="store_true", help="print where the time went to stderr")
+    a = p.parse_args(argv)
+    path, sep, func = a.target.rpartition(":")
+    if not sep or not path or not func:
+        print(f"cubridge compile: expected FILE.py:FUNC, got {a.target!r}", file=sys.stderr)
         return 2
-    return cli(argv)
+    try:
+        source = _read_source(path)
+    except (OSError, ValueError) as e:
+        print(f"cubridge compile: cannot read {path}: {getattr(e, 'strerror', None) or e}", file=sys.stderr)
+        return 2
+    out = a.out if a.out is not None else f"{func}.{a.output}"
+    try:
+        o = _compiler._options(a.debug, a.lineinfo, not a.kernel, a.fastmath, a.cc, not a.O0, a.abi,
+                               {"abi_name": a.abi_name} if a.abi_name else None, a.output)
+        o.filename = path
+        o.module_name = os.path.splitext(os.path.basename(path))[0]
+        r = _core._compile_source(source, func, a.sig, o)
+    except (ValueError, TypeError, RuntimeError) as e:
+        print(f"cubridge compile: {e}", file=sys.stderr)
+        return 1
+    try:
+        _write_output(out, r.code)
+    except (OSError, ValueError) as e:
+        print(f"cubridge compile: cannot write {out}: {getattr(e, 'strerror', None) or e}", file=sys.stderr)
+        return 1
+    if a.timings:
+        t = r.timings
+        print(f"parse {t[0]*1e3:.3f} ms, type {t[1]*1e3:.3f} ms, emit {t[2]*1e3:.3f} ms, libNVVM {t[3]*1e3:.3f} ms; "
+              f"{r.name} -> {r.result_type}", file=sys.stderr)
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # `cubridge info | head`: the reader left; say nothing more
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
+
+
+def _main(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "compile":
         return cmd_compile(argv[1:])
+    import cubridge
     parser = argparse.ArgumentParser(prog="cubridge", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"cubridge {cubridge.__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("info", help="version, CUDA toolkit components, devices, memory manager")
     demo = sub.add_parser("demo", help="the end-to-end demo of all four faces")

@@ -167,38 +167,6 @@ def test_compile_ptx_defaults_to_kernel_and_numba_abi():
     assert ".visible .func" in ptx and resty == int64
 
 
-def test_cli_compile(tmp_path):
-    src = tmp_path / "mod.py"
-    src.write_text("def mul(x, y):\n    return x * y\n")
-    out = tmp_path / "mul.ptx"
-    from cubridge._compiler import cli_compile
-    assert cli_compile([f"{src}:mul", "--sig", "float32(float32, float32)", "--abi-name", "mul_f32",
-                        "--cc", "9.0", "-o", str(out)]) == 0
-    assert ") mul_f32(.param .b32 mul_f32_param_0" in flat(out.read_text())
-    assert cli_compile([f"{src}:mul", "--sig", "(int32, int32)", "--abi", "numba", "--output", "ltoir", "-O0",
-                        "-o", str(tmp_path / "mul.ltoir")]) == 0
-    assert (tmp_path / "mul.ltoir").stat().st_size > 100
-
-
-def test_cli_compile_errors(tmp_path, capsys):
-    from cubridge._compiler import cli_compile
-    src = tmp_path / "bad.py"
-    src.write_text("def f(x):\n    return {x}\n")
-    assert cli_compile([f"{src}:f", "--sig", "(int32,)", "-o", str(tmp_path / "f.ptx")]) == 1
-    assert f"{src}:2:12: a dict or set" in capsys.readouterr().err
-    assert cli_compile(["nofunc.py", "--sig", "(int32,)", "-o", "x"]) == 2
-    assert "expected FILE.py:FUNC" in capsys.readouterr().err
-
-
-def test_cli_runs_as_a_process(tmp_path):
-    src = tmp_path / "m.py"
-    src.write_text("def f(x):\n    return x + 1\n")
-    r = subprocess.run([sys.executable, "-m", "cubridge", "compile", f"{src}:f", "--sig", "(int32,)", "-o", "-"],
-                       capture_output=True, text=True, env={**os.environ})
-    assert r.returncode == 0, r.stderr
-    assert ".visible .func" in r.stdout
-
-
 @pytest.mark.gpu
 def test_compile_for_current_device():
     ptx, resty = cubridge.compile_for_current_device(add, (int32, int32))

@@ -1,0 +1,114 @@
+"""The `cubridge` command line: `compile` (every option, defaults, and every bad input ending in a message and
+an exit status, never a traceback), `info` and `--version`. CPU only."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from cubridge._cli import cmd_compile as cli_compile
+
+
+def flat(ptx):
+    return " ".join(ptx.split()).replace("( ", "(").replace(" )", ")")
+
+
+def run_cli(*args, **kw):
+    return subprocess.run([sys.executable, "-m", "cubridge", *args], capture_output=True, text=True,
+                          env={**os.environ}, **kw)
+
+
+def test_cli_compile(tmp_path):
+    src = tmp_path / "mod.py"
+    src.write_text("def mul(x, y):\n    return x * y\n")
+    out = tmp_path / "mul.ptx"
+    assert cli_compile([f"{src}:mul", "--sig", "float32(float32, float32)", "--abi-name", "mul_f32",
+                        "--cc", "9.0", "-o", str(out)]) == 0
+    assert ") mul_f32(.param .b32 mul_f32_param_0" in flat(out.read_text())
+    assert cli_compile([f"{src}:mul", "--sig", "(int32, int32)", "--abi", "numba", "--output", "ltoir", "-O0",
+                        "-o", str(tmp_path / "mul.ltoir")]) == 0
+    assert (tmp_path / "mul.ltoir").stat().st_size > 100
+
+
+def test_cli_compile_errors(tmp_path, capsys):
+    src = tmp_path / "bad.py"
+    src.write_text("def f(x):\n    return {x}\n")
+    assert cli_compile([f"{src}:f", "--sig", "(int32,)", "-o", str(tmp_path / "f.ptx")]) == 1
+    assert f"{src}:2:12: a dict or set" in capsys.readouterr().err
+    assert cli_compile(["nofunc.py", "--sig", "(int32,)", "-o", "x"]) == 2
+    assert "expected FILE.py:FUNC" in capsys.readouterr().err
+
+
+def test_cli_runs_as_a_process(tmp_path):
+    src = tmp_path / "m.py"
+    src.write_text("def f(x):\n    return x + 1\n")
+    r = subprocess.run([sys.executable, "-m", "cubridge", "compile", f"{src}:f", "--sig", "(int32,)", "-o", "-"],
+                       capture_output=True, text=True, env={**os.environ})
+    assert r.returncode == 0, r.stderr
+    assert ".visible .func" in r.stdout
+
+
+def test_output_defaults_to_the_function_name_in_the_current_directory(tmp_path, monkeypatch):
+    src = tmp_path / "m.py"
+    src.write_text("def f(x):\n    return x + 1\n")
+    monkeypatch.chdir(tmp_path)
+    assert cli_compile([f"{src}:f", "--sig", "(int32,)"]) == 0
+    assert ".visible .func" in (tmp_path / "f.ptx").read_text()
+    assert cli_compile([f"{src}:f", "--sig", "(int32,)", "--output", "ltoir"]) == 0
+    assert (tmp_path / "f.ltoir").stat().st_size > 100
+
+
+def test_a_byte_order_mark_is_not_part_of_the_source(tmp_path):
+    src = tmp_path / "bom.py"
+    src.write_bytes(b"\xef\xbb\xbfdef f(x):\n    return x * 2\n")
+    assert cli_compile([f"{src}:f", "--sig", "(int32,)", "-o", str(tmp_path / "f.ptx")]) == 0
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda d: (d / "latin1.py", b"def f(x):\n    return x  # caf\xe9\n"), r": not UTF-8 text \(byte 29: b'\\xe9'\)"),
+    (lambda d: (d, None), r": not a regular file"),
+    (lambda d: ("/dev/zero", None), r"/dev/zero: not a regular file"),
+    (lambda d: (d / "missing.py", None), r"No such file or directory"),
+], ids=["not-utf8", "directory", "dev-zero", "missing"])
+def test_unreadable_sources_are_named(tmp_path, capsys, make, message):
+    import re
+    path, data = make(tmp_path)
+    if data is not None:
+        path.write_bytes(data)
+    assert cli_compile([f"{path}:f", "--sig", "(int32,)", "-o", "-"]) == 2
+    err = capsys.readouterr().err
+    assert re.search(r"cubridge compile: cannot read .*" + message, err), err
+
+
+def test_unwritable_outputs_are_named(tmp_path, capsys):
+    src = tmp_path / "m.py"
+    src.write_text("def f(x):\n    return x + 1\n")
+    assert cli_compile([f"{src}:f", "--sig", "(int32,)", "-o", str(tmp_path)]) == 1
+    assert "is a directory; give a file name" in capsys.readouterr().err
+    assert cli_compile([f"{src}:f", "--sig", "(int32,)", "-o", str(tmp_path / "no" / "such" / "dir.ptx")]) == 1
+    err = capsys.readouterr().err
+    assert "cannot write" in err and "No such file or directory" in err, err
+
+
+@pytest.mark.parametrize("cc", ["9", "9.0", "90", "sm_90"])
+def test_cc_spellings(tmp_path, cc):
+    src = tmp_path / "m.py"
+    src.write_text("def f(x):\n    return x + 1\n")
+    assert cli_compile([f"{src}:f", "--sig", "(int32,)", "--cc", cc, "-o", str(tmp_path / "f.ptx")]) == 0
+    assert ".target sm_90" in (tmp_path / "f.ptx").read_text()
+
+
+def test_version_and_help_show_defaults():
+    import cubridge
+    r = run_cli("--version")
+    assert r.returncode == 0 and r.stdout.strip() == f"cubridge {cubridge.__version__}"
+    h = run_cli("compile", "--help")
+    assert h.returncode == 0
+    for text in ("--abi {c,numba}", "(default: c)", "--output {ptx,ltoir}", "(default: ptx)", "--fastmath",
+                 "FUNC.ptx or FUNC.ltoir"):
+        assert text in " ".join(h.stdout.split()), text
+
+
+def test_info_into_a_closed_pipe_ends_quietly():
+    r = subprocess.run(f"{sys.executable} -m cubridge info | head -c 1", shell=True, capture_output=True, text=True)
+    assert "BrokenPipeError" not in r.stderr and "Traceback" not in r.stderr, r.stderr
