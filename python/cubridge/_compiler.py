@@ -12,7 +12,7 @@ import sys
 import types as _pytypes
 from typing import Any
 
-from . import _core, _intrinsics
+from . import _core, _intrinsics, _linker
 from ._core import CompileError
 
 __all__ = [
@@ -355,30 +355,6 @@ def _cell_ok(cell) -> bool:
         return False
 
 
-def _compute_capability(cc) -> tuple[int, int]:
-    """(major, minor) from (9, 0), "9.0", "9", "90", "sm_90", "sm_90a" or "compute_90"; ValueError otherwise."""
-    accepted = "a (major, minor) tuple such as (9, 0), or a string such as '9.0', '9', '90' or 'sm_90'"
-    value = cc
-    if isinstance(cc, str):
-        text = cc.strip().lower().removeprefix("sm_").removeprefix("compute_").rstrip("af")
-        major, dot, minor = text.partition(".")
-        if dot:
-            parts = (major, minor)
-        elif len(text) >= 2:
-            parts = (text[:-1], text[-1])  # "90" -> (9, 0), "100" -> (10, 0), as nvcc spells sm_XY
-        else:
-            parts = (text, "0")  # "9" -> (9, 0)
-        if not all(p.isdigit() for p in parts):
-            raise ValueError(f"cc: {value!r} is not a compute capability; give {accepted}")
-        cc = (int(parts[0]), int(parts[1]))
-    if not (isinstance(cc, tuple) and len(cc) == 2 and all(isinstance(x, int) and not isinstance(x, bool)
-                                                           for x in cc)):
-        raise ValueError(f"cc must be {accepted}, got {value!r}")
-    if not (1 <= cc[0] <= 99 and 0 <= cc[1] <= 9):
-        raise ValueError(f"cc: {value!r} is out of range (major 1 to 99, minor 0 to 9)")
-    return cc
-
-
 def _options(debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output):
     if abi not in ("c", "numba"):
         raise ValueError(f"abi must be 'c' or 'numba', got {abi!r}")
@@ -397,7 +373,7 @@ def _options(debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output):
                 raise ValueError(f"abi_info['abi_name'] must be an identifier, got {name!r}")
             o.abi_name = name
     if cc is not None:
-        cc = _compute_capability(cc)
+        cc = _linker._cc(cc, "compile", "cc")
         o.set_cc(cc[0], cc[1])
     return o
 

@@ -30,22 +30,29 @@ def toolkit_info() -> list[dict[str, Any]]:
     ]
 
 
-def _cc(arch, what: str) -> tuple[int, int]:
-    """(major, minor) from (9, 0), 90, "9.0", "sm_90", "compute_90"; None means the current device's."""
+def _cc(arch, what: str, name: str = "arch") -> tuple[int, int]:
+    """(major, minor) from (9, 0), 90, "9.0", "9", "sm_90", "sm_90a", "compute_90" (one parser for every
+    API that takes a compute capability); None means the current device's."""
     if arch is None:
         try:
             return tuple(_core.Device(0).compute_capability)
         except Exception as e:
             raise ValueError(f"{what}: arch is required on a machine without a usable GPU ({e}); "
                              "pass arch=(9, 0) or 'sm_90'") from None
-    if isinstance(arch, tuple) and len(arch) == 2 and all(isinstance(x, int) for x in arch):
-        return arch
-    if isinstance(arch, int) and not isinstance(arch, bool) and arch >= 10:
-        return divmod(arch, 10)
-    if isinstance(arch, str):
-        return tuple(_core._parse_cc(arch))
-    raise TypeError(f"{what}: arch {arch!r} is not a compute capability; expected a (major, minor) "
-                    "tuple such as (9, 0), an int such as 90, or a string such as '9.0' or 'sm_90'")
+    cc = None
+    if isinstance(arch, tuple) and len(arch) == 2 and all(isinstance(x, int) and not isinstance(x, bool)
+                                                          for x in arch):
+        cc = arch
+    elif isinstance(arch, int) and not isinstance(arch, bool) and arch >= 10:
+        cc = divmod(arch, 10)
+    elif isinstance(arch, str):
+        cc = tuple(_core._parse_cc(arch))
+    if cc is None:
+        raise TypeError(f"{what}: {name} {arch!r} is not a compute capability; expected a (major, minor) tuple such as "
+                        "(9, 0), an int such as 90, or a string such as '9.0', '9', '90' or 'sm_90'")
+    if not (1 <= cc[0] <= 99 and 0 <= cc[1] <= 9):
+        raise ValueError(f"{what}: {name} {arch!r} is out of range (major 1 to 99, minor 0 to 9)")
+    return cc
 
 
 def _as_bytes(data, what: str) -> bytes:

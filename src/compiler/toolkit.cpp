@@ -224,8 +224,11 @@ std::string ComputeCapability::digits() const {
 
 ComputeCapability ComputeCapability::parse(std::string_view text) {
   std::string_view t = text;
+  while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
+  while (!t.empty() && (t.back() == ' ' || t.back() == '\t')) t.remove_suffix(1);
   for (std::string_view prefix : {"compute_", "sm_", "lto_"})
     if (t.starts_with(prefix)) t.remove_prefix(prefix.size());
+  if (t.size() > 2 && (t.back() == 'a' || t.back() == 'f')) t.remove_suffix(1);  // sm_90a, sm_100f: same CC
   auto all_digits = [](std::string_view s) {
     return !s.empty() && s.size() <= 3 &&
            std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -236,11 +239,13 @@ ComputeCapability ComputeCapability::parse(std::string_view text) {
       t.size() - dot == 2 && all_digits(t.substr(dot + 1))) {
     cc = {std::stoi(std::string(t.substr(0, dot))), t[dot + 1] - '0'};
   } else if (dot == std::string_view::npos && all_digits(t) && t.size() >= 2) {
-    cc = {std::stoi(std::string(t.substr(0, t.size() - 1))), t.back() - '0'};
+    cc = {std::stoi(std::string(t.substr(0, t.size() - 1))), t.back() - '0'};  // "90", as in sm_90
+  } else if (dot == std::string_view::npos && all_digits(t)) {
+    cc = {t[0] - '0', 0};  // "9": a major version alone
   }
   if (cc.major < 1)
     throw std::invalid_argument("compute capability '" + std::string(text) +
-                                "' is not valid; expected a form like '9.0', '90', 'sm_90' or "
+                                "' is not valid; expected a form like '9.0', '9', '90', 'sm_90' or "
                                 "'compute_90'");
   return cc;
 }

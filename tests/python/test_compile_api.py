@@ -131,13 +131,17 @@ def test_compute_capability_spellings(cc):
     ({"abi_info": {"name": "x"}}, "abi_info must be a dict with the key 'abi_name' only"),
     ({"abi_info": {"abi_name": "1x"}}, r"abi_info\['abi_name'\] must be an identifier"),
     ({"cc": (5, 0)}, r"cc 5.0 cannot be targeted by this toolkit's libNVVM; it accepts compute capabilities 7.5 to"),
-    ({"cc": "nine"}, r"cc: 'nine' is not a compute capability; give a \(major, minor\) tuple such as \(9, 0\)"),
-    ({"cc": (2**40, 0)}, r"cc: \(1099511627776, 0\) is out of range \(major 1 to 99, minor 0 to 9\)"),
-    ({"cc": (9.0, 0)}, r"cc must be a \(major, minor\) tuple such as \(9, 0\).*got \(9.0, 0\)"),
+    ({"cc": "nine"}, r"compute capability 'nine' is not valid; expected a form like '9.0', '9', '90', 'sm_90'"),
+    ({"cc": (2**40, 0)}, r"compile: cc \(1099511627776, 0\) is out of range \(major 1 to 99, minor 0 to 9\)"),
 ])
 def test_bad_options_are_named(kwargs, message):
     with pytest.raises(ValueError, match=message):
         cubridge.compile(add, (int32, int32), **kwargs)
+
+
+def test_a_compute_capability_of_the_wrong_type_is_named():
+    with pytest.raises(TypeError, match=r"compile: cc \(9.0, 0\) is not a compute capability; expected a \(major, minor\)"):
+        cubridge.compile(add, (int32, int32), cc=(9.0, 0))
 
 
 def test_bad_signatures():

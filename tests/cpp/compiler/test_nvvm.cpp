@@ -184,8 +184,11 @@ TEST(Nvvm, ComputeCapabilityParse) {
   EXPECT_EQ(ComputeCapability::parse("sm_90"), (ComputeCapability{9, 0}));
   EXPECT_EQ(ComputeCapability::parse("compute_120"), (ComputeCapability{12, 0}));
   EXPECT_EQ(ComputeCapability::parse("86"), (ComputeCapability{8, 6}));
+  EXPECT_EQ(ComputeCapability::parse("9"), (ComputeCapability{9, 0}));
+  EXPECT_EQ(ComputeCapability::parse(" sm_90a "), (ComputeCapability{9, 0}));
+  EXPECT_EQ(ComputeCapability::parse("sm_100f"), (ComputeCapability{10, 0}));
   EXPECT_EQ(message_of([] { ComputeCapability::parse("sm_x"); }),
-            "compute capability 'sm_x' is not valid; expected a form like '9.0', '90', 'sm_90' or "
+            "compute capability 'sm_x' is not valid; expected a form like '9.0', '9', '90', 'sm_90' or "
             "'compute_90'");
   EXPECT_THROW(ComputeCapability::parse(""), std::invalid_argument);
   EXPECT_THROW(ComputeCapability::parse("9."), std::invalid_argument);
