@@ -2,6 +2,8 @@
 NumPy twins the GPU results are checked against and numba-cuda's compile of the same as the peer."""
 from __future__ import annotations
 
+import contextlib
+
 import math
 import re
 from dataclasses import dataclass
@@ -77,20 +79,33 @@ def compile_function(report: Report, name: str, cc) -> Compiled:
     return Compiled(name, ltoir, prototype)
 
 
+@contextlib.contextmanager
+def numpy_row_stack_for_numba():
+    """numba-cuda 0.30 still uses numpy.row_stack, which NumPy 2.5 removed: lend it numpy.vstack under that
+    name while numba-cuda runs, and take it back after, so the user's numpy is left as it was."""
+    import numpy
+    lent = not hasattr(numpy, "row_stack")
+    if lent:
+        numpy.row_stack = numpy.vstack
+    try:
+        yield
+    finally:
+        if lent:
+            del numpy.row_stack
+
+
 def numba_compile_ms(name: str, cc) -> tuple[str, float | None]:
     """numba-cuda's compile of the same function, signature and output: ("numba-cuda", ms) or a reason."""
-    import numpy
-    if not hasattr(numpy, "row_stack"):  # numba-cuda 0.30 still calls it; NumPy 2.5 removed it
-        numpy.row_stack = numpy.vstack
-    numba, why = optional_import("numba")
-    if numba is None:
-        return "numba-cuda not importable", None
-    try:
-        from numba import cuda
-        (_, _), took = seconds(cuda.compile, FUNCTIONS[name][0], numba.float32(numba.float32, numba.float32),
-                               abi="c", output="ltoir", cc=cc)
-    except Exception as e:  # a failing peer is reported in the table, never fatal
-        return f"numba-cuda failed ({type(e).__name__})", None
+    with numpy_row_stack_for_numba():
+        numba, why = optional_import("numba")
+        if numba is None:
+            return "numba-cuda not importable", None
+        try:
+            from numba import cuda
+            (_, _), took = seconds(cuda.compile, FUNCTIONS[name][0], numba.float32(numba.float32, numba.float32),
+                                   abi="c", output="ltoir", cc=cc)
+        except Exception as e:  # a failing peer is reported in the table, never fatal
+            return f"numba-cuda failed ({type(e).__name__})", None
     return "numba-cuda", 1e3 * took
 
 
