@@ -20,7 +20,10 @@ TupleTree TupleTree::tuple(std::vector<TupleTree> children) {
   return t;
 }
 
-TupleTree TupleTree::from_preorder(std::span<const std::int32_t> codes, std::size_t& pos) {
+TupleTree TupleTree::from_preorder(std::span<const std::int32_t> codes, std::size_t& pos, int depth) {
+  if (depth > kMaxDepth)
+    throw std::invalid_argument("tuple layout: tuples nest more than " + std::to_string(kMaxDepth) +
+                                " deep at position " + std::to_string(pos));
   if (pos >= codes.size()) {
     throw std::invalid_argument("tuple layout: the codes end at position " + std::to_string(pos) +
                                 " inside a tree (a tuple announced more children than follow)");
@@ -38,7 +41,7 @@ TupleTree TupleTree::from_preorder(std::span<const std::int32_t> codes, std::siz
   }
   std::vector<TupleTree> children;
   children.reserve(static_cast<std::size_t>(code));
-  for (std::int32_t i = 0; i < code; ++i) children.push_back(from_preorder(codes, pos));
+  for (std::int32_t i = 0; i < code; ++i) children.push_back(from_preorder(codes, pos, depth + 1));
   return tuple(std::move(children));
 }
 

@@ -18,9 +18,12 @@ class TupleTree {
  public:
   static TupleTree leaf() { return TupleTree(); }
   static TupleTree tuple(std::vector<TupleTree> children);
+  /// How deeply tuples may nest in codes read from outside (XLA's own tuples nest a few levels; a chain
+  /// of a million 1s must end in an error, not a stack overflow).
+  static constexpr int kMaxDepth = 64;
   /// Reads one tree from the front of `codes`, advancing `pos`; throws std::invalid_argument naming
-  /// the position when the codes end early or hold a code below -1.
-  static TupleTree from_preorder(std::span<const std::int32_t> codes, std::size_t& pos);
+  /// the position when the codes end early, hold a code below -1 or nest deeper than kMaxDepth.
+  static TupleTree from_preorder(std::span<const std::int32_t> codes, std::size_t& pos, int depth = 0);
 
   bool is_leaf() const noexcept { return leaf_; }
   std::size_t size() const noexcept { return children_.size(); }

@@ -126,6 +126,11 @@ TEST(TupleLayout, MalformedCodesSayWhy) {
             "tuple layout: a tuple of 5 children at position 1 but only 1 codes follow");
   EXPECT_EQ(message({1, -2, -1}),
             "tuple layout: code -2 at position 1 is not -1 (leaf) or a child count ≥ 0");
+  // A million nested one-element tuples: refused at the depth limit, not a stack overflow.
+  std::vector<std::int32_t> deep(1'000'002, 1);
+  deep[0] = 1;
+  deep.back() = -1;
+  EXPECT_EQ(message(deep), "tuple layout: tuples nest more than 64 deep at position 66");
   EXPECT_EQ(message({1, -1, -1, -1}), "tuple layout: 1 codes follow the result's tree");
   EXPECT_NE(message({2, -1}).find("the codes end at position 2"), std::string::npos);
   CpuPointerTables t;
