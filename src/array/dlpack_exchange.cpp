@@ -98,9 +98,12 @@ void check_dltensor(const CubridgeDLTensor& t, int max_ndim, const char* who) {
   if (t.ndim > 0 && t.shape == nullptr)
     throw std::invalid_argument(std::string(who) + ": ndim " + std::to_string(t.ndim) +
                                 " with no shape array (shape is NULL) is malformed");
-  if (t.byte_offset > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+  std::uintptr_t first = 0;
+  if (t.byte_offset > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) ||
+      __builtin_add_overflow(reinterpret_cast<std::uintptr_t>(t.data), t.byte_offset, &first))
     throw std::invalid_argument(std::string(who) + ": byte_offset " + std::to_string(t.byte_offset) +
-                                " does not fit a signed 64-bit offset");
+                                " past data " + std::to_string(reinterpret_cast<std::uintptr_t>(t.data)) +
+                                " leaves the 64-bit address space");
   const std::int64_t itemsize = static_cast<std::int64_t>(from_dlpack_dtype(t.dtype).itemsize);
   // Every extent a consumer computes from the tensor must fit 64 bits: the element count, the byte size,
   // and the contiguous strides (extents of 0 counted as 1, as c_strides does), each byte stride.
@@ -119,6 +122,11 @@ void check_dltensor(const CubridgeDLTensor& t, int max_ndim, const char* who) {
   }
 }
 
+void* dltensor_data(const CubridgeDLTensor& t) noexcept {
+  // In integers: a producer's pointer plus offset need not point into any object we could name.
+  return reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(t.data) + t.byte_offset);
+}
+
 ArrayView view_of_dltensor(const CubridgeDLTensor& t, bool read_only, std::shared_ptr<const void> owner) {
   check_dltensor(t, kMaxDLPackNdim, "from_dlpack");
   DType dtype = from_dlpack_dtype(t.dtype);
@@ -128,7 +136,7 @@ ArrayView view_of_dltensor(const CubridgeDLTensor& t, bool read_only, std::share
     for (int i = 0; i < t.ndim; ++i) strides[i] = t.strides[i] * static_cast<std::int64_t>(dtype.itemsize);
   }
   ArrayView::Layout layout;
-  layout.data = static_cast<char*>(t.data) + t.byte_offset;
+  layout.data = dltensor_data(t);
   layout.dtype = dtype;
   layout.shape = std::span<const std::int64_t>(t.shape, static_cast<std::size_t>(t.ndim));
   if (t.strides != nullptr) layout.strides = std::span<const std::int64_t>(strides);

@@ -36,6 +36,9 @@ inline constexpr int kMaxDLPackNdim = 64;
 /// from_dlpack and the C API's borrowed exports, so both refuse the same tensors.
 void check_dltensor(const CubridgeDLTensor& t, int max_ndim, const char* who);
 
+/// The address of the tensor's first element (data + byte_offset), for a tensor check_dltensor accepted.
+void* dltensor_data(const CubridgeDLTensor& t) noexcept;
+
 /// A view of a borrowed DLTensor (no ownership taken; `owner` keeps the data alive).
 /// Throws std::invalid_argument naming the device type / dtype / ndim that cannot be imported.
 ArrayView view_of_dltensor(const CubridgeDLTensor& t, bool read_only, std::shared_ptr<const void> owner);

@@ -113,7 +113,7 @@ inline void fill_from_dltensor(const CubridgeDLTensor& t, PyObject* owner, Strea
   check_dltensor(t, CUBRIDGE_ARRAY_MAX_NDIM, "cubridge array C API");
   DType dtype = from_dlpack_dtype(t.dtype);
   out->version = CUBRIDGE_ARRAY_VERSION;
-  out->data = static_cast<char*>(t.data) + t.byte_offset;
+  out->data = dltensor_data(t);
   out->ndim = t.ndim;
   out->device_id = t.device.device_id;
   std::strncpy(out->typestr, dtype.typestr(), sizeof(out->typestr) - 1);
