@@ -40,6 +40,7 @@ static StmtPtr clone_stmt(const Stmt& s) {
   c->body = clone_body(s.body);
   c->orelse = clone_body(s.orelse);
   c->what = s.what;
+  c->exception_args = s.exception_args;
   return c;
 }
 

@@ -9,6 +9,7 @@ Type FunctionTyper::call(Expr& e) {
   // Method call: z.conjugate()
   if (callee.kind == ExprKind::Attribute && dotted(callee).empty()) {
     Type base = expr(*callee.kids[0]);
+    if (base.is_grid_group()) return grid_group_method(e, callee);
     if (callee.name == "conjugate" && e.kids.size() == 1) {
       e.callee = Callee::Builtin;
       e.target = "conjugate";
@@ -26,6 +27,8 @@ Type FunctionTyper::call(Expr& e) {
     if (imp != prog_.imports.end()) path = imp->second;
   }
   if (auto in = intrinsic_of(path)) return cuda_call(e, *in);
+  if (path.empty() && callee.kind == ExprKind::Name && callee.name == "print" && !prog_.functions.count("print"))
+    return print_call(e);
   bool unknown = false;
   std::vector<Type> args = args_of(e, unknown);
   e.formals = args;
