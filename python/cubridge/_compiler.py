@@ -313,7 +313,7 @@ def _collect(pyfunc, options) -> tuple[str, str]:
             if n not in env and n in f.__globals__:
                 env[n] = f.__globals__[n]
         for n, v in env.items():
-            if n in bound:
+            if n in bound or not n.isidentifier():  # pytest's assertion rewriting adds "@py_builtins"
                 continue
             inner = getattr(v, "py_func", v)
             if isinstance(v, _pytypes.ModuleType):

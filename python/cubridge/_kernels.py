@@ -247,7 +247,8 @@ class _RaisingKernel:
         _, exception, args, function, file, line = site
         tid = list(reversed(raised.tid))
         ctaid = list(reversed(raised.ctaid))
-        prefix = f"In function {function!r}, file {os.path.abspath(file)}, line {line}, tid={tid} ctaid={ctaid}"
+        where = f"In function {function!r}, file {os.path.abspath(file)}, line {line}, " if line else ""
+        prefix = f"{where}tid={tid} ctaid={ctaid}"
         args = _compiler.exception_args(args)
         args = (f"{prefix}: {args[0]}",) + args[1:] if args else (prefix,)
         return _compiler.exception_class(exception)(*args)

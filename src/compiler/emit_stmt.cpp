@@ -162,7 +162,6 @@ void FunctionEmitter::set_location(SourceLoc loc) {
 
 void FunctionEmitter::statement(const Stmt& s) {
   set_location(s.loc);
-  stmt_loc_ = s.loc;
   switch (s.kind) {
     case StmtKind::Pass: return;
     case StmtKind::Expr:

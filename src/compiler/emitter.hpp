@@ -144,7 +144,6 @@ class FunctionEmitter {
   int subprogram_ = -1;  ///< metadata id of this function's DISubprogram (-1: no debug info)
   std::string dbg_;      ///< ", !dbg !N" appended to each instruction (empty without debug info)
   void set_location(SourceLoc loc);
-  SourceLoc stmt_loc_;   ///< the statement being emitted (where a division by zero raises)
   void print_item(const Expr& arg, std::vector<std::string>& formats, std::vector<Value>& values);
   void print_value(const Value& v, std::vector<std::string>& formats, std::vector<Value>& values);
 

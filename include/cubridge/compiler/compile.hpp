@@ -118,7 +118,7 @@ struct RaiseSite {
   std::vector<std::string> args;
   std::string function;            ///< the Python function that raises
   std::string file;
-  int line = 0;
+  int line = 0;                    ///< 0: no source location (numba reports divisions by zero without one)
 };
 
 struct CompileResult {
