@@ -184,3 +184,28 @@ def test_numba_cuda_accepts_the_same_raise():
     from numba import types as nt
     numba_cuda.compile_ptx(raises_value_error, (nt.int64[:], nt.int64), cc=CC)
     numba_cuda.compile_ptx(raise_class_alone, (nt.int64,), cc=CC, device=True)
+
+
+def test_the_launcher_raises_the_kernels_exception_with_numba_cudas_message():
+    """What @cubridge.jit makes of cubridge.KernelRaised (the launch's report of a debug=True kernel)."""
+    from cubridge._kernels import _RaisingKernel
+    r = _result(raises_value_error, "void(int64[:], int64)", debug=True, opt=False)
+    kernel = _RaisingKernel(None, {site[0]: site for site in r.raise_sites})
+    raised = cubridge.KernelRaised("kernel raised")
+    raised.code, raised.tid, raised.ctaid = 1, (2, 0, 0), (1, 0, 0)  # x, y, z
+    e = kernel.exception(raised)
+    line = raises_value_error.__code__.co_firstlineno + 3
+    assert type(e) is ValueError
+    assert e.args == (f"In function 'raises_value_error', file {__file__}, line {line}, tid=[0, 0, 2] "
+                      f"ctaid=[0, 0, 1]: bad value", 3, -2.5)
+    raised.code = 99
+    assert repr(kernel.exception(raised)) == "SystemError('unknown error 99 in native function')"
+
+
+def test_a_division_report_has_no_location():
+    from cubridge._kernels import _RaisingKernel
+    r = _result(float_division, "void(float64[:], float64)", debug=True, opt=False)
+    kernel = _RaisingKernel(None, {site[0]: site for site in r.raise_sites})
+    raised = cubridge.KernelRaised("kernel raised")
+    raised.code, raised.tid, raised.ctaid = 1, (0, 0, 0), (0, 0, 0)
+    assert kernel.exception(raised).args == ("tid=[0, 0, 0] ctaid=[0, 0, 0]: division by zero",)

@@ -12,6 +12,7 @@ class OutOfRange(Exception):
     pass
 
 
+@cuda.jit(device=True)
 def check_positive(v):
     if v < 0:
         raise OutOfRange("negative", 1)
