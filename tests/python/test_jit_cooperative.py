@@ -64,6 +64,22 @@ def test_every_spelling_compiles(fn):
     assert _result(fn, "void(int32[::1])").cooperative
 
 
+@cuda.jit(device=True)
+def wait_then_add(g, v):
+    g.sync()
+    return v + 1
+
+
+def group_passed_to_device_function(out):
+    g = cuda.cg.this_grid()
+    out[0] = wait_then_add(g, out[0])
+
+
+def test_a_grid_group_passes_to_device_functions():
+    r = _result(group_passed_to_device_function, "void(int32[::1])")
+    assert r.cooperative and "atom.add.release.gpu.u32" in r.code.decode()
+
+
 def sync_result():
     return cuda.cg.this_grid().sync()
 

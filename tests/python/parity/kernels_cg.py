@@ -54,3 +54,21 @@ def grid_sync_status(out):
 
 
 case(grid_sync_status, lambda: [np.full(256, -1, np.int32)], grid=4, block=64)
+
+
+@cuda.jit(device=True)
+def publish_then_read(g, buf, i, v):
+    buf[i] = v
+    g.sync()
+    return buf[buf.size - 1 - i]
+
+
+def grid_sync_in_device_function(x, buf, out):
+    # The grid group passed to a device function, which waits at the barrier.
+    g = cuda.cg.this_grid()
+    i = cuda.grid(1)
+    out[i] = publish_then_read(g, buf, i, x[i] + 1)
+
+
+case(grid_sync_in_device_function, lambda: [np.arange(512, dtype=np.int64), np.zeros(512, np.int64),
+                                             np.zeros(512, np.int64)], grid=4, block=128, outs=[1, 2])
