@@ -313,11 +313,15 @@ def _collect(pyfunc, options) -> tuple[str, str]:
             if n not in env and n in f.__globals__:
                 env[n] = f.__globals__[n]
         for n, v in env.items():
-            if n in bound:
+            if n in bound or not n.isidentifier():  # pytest's assertion rewriting adds "@py_builtins"
                 continue
             inner = getattr(v, "py_func", v)
             if isinstance(v, _pytypes.ModuleType):
                 imports.append(f"import {v.__name__} as {n}")
+            elif isinstance(inner, _pytypes.FunctionType) and inner.__module__ == "numba.cuda.cg":
+                imports.append(f"import numba.cuda.cg.{inner.__name__} as {n}")  # from numba.cuda.cg import this_grid
+            elif isinstance(inner, type) and issubclass(inner, BaseException):
+                options.add_exception_class(n, _register_exception_class(inner))
             elif isinstance(inner, _pytypes.FunctionType):
                 if inner not in seen:
                     seen.add(inner)
@@ -345,6 +349,46 @@ def _collect(pyfunc, options) -> tuple[str, str]:
     if imports:
         options.add_unit("\n".join(imports) + "\n", "<imports>", 1)
     return source, fn.__name__
+
+
+_EXCEPTION_CLASSES: dict = {}
+
+
+def _register_exception_class(cls) -> str:
+    """The name the compiler records for an exception class a kernel raises ("module.qualname"); the
+    launcher of a debug=True kernel finds the class again through exception_class()."""
+    name = f"{cls.__module__}.{cls.__qualname__}"
+    _EXCEPTION_CLASSES[name] = cls
+    return name
+
+
+def exception_class(name: str) -> type:
+    """The class of a raise site (RaiseSite::exception): a builtin or one registered by _collect."""
+    if name.startswith("builtins."):
+        import builtins
+        cls = getattr(builtins, name[9:], None)
+    else:
+        cls = _EXCEPTION_CLASSES.get(name)
+    return cls if isinstance(cls, type) and issubclass(cls, BaseException) else SystemError
+
+
+def exception_args(encoded) -> tuple:
+    """A raise site's constant arguments from the compiler's "<kind>:<text>" encoding (RaiseSite::args)."""
+    def one(item: str):
+        kind, _, text = item.partition(":")
+        if kind == "s":
+            return text
+        if kind in ("i", "u"):
+            return int(text)
+        if kind == "f":
+            return float.fromhex(text)
+        if kind == "b":
+            return text == "1"
+        if kind == "c":
+            re, im = text.split(" ")
+            return complex(float.fromhex(re), float.fromhex(im))
+        return None
+    return tuple(one(a) for a in encoded)
 
 
 def _cell_ok(cell) -> bool:
@@ -384,12 +428,18 @@ def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=Fals
     return type (declared, or inferred with Numba's rules). ``cache=True`` goes through the on-disk code
     cache (``CodeCache.default_directory()``, $CUBRIDGE_CACHE_DIR): a later process compiling the same
     source, signature and options for the same target with the same cubridge and libNVVM reads it back."""
+    r = _compile_result(pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output, cache)
+    code = r.code
+    return (code.decode() if output == "ptx" else code), _type_from_name(r.result_type)
+
+
+def _compile_result(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=False, cc=None, opt=True,
+                    abi="c", abi_info=None, output="ptx", cache=False):
+    """compile()'s whole result: code, name, result_type, cooperative, raise_sites (for @cubridge.jit)."""
     o = _options(debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output)
     source, name = _collect(pyfunc, o)
     compile_source = _core._compile_source_cached if cache else _core._compile_source
-    r = compile_source(source, name, _signature_text(sig), o)
-    code = r.code
-    return (code.decode() if output == "ptx" else code), _type_from_name(r.result_type)
+    return compile_source(source, name, _signature_text(sig), o)
 
 
 def compile_cache_stats() -> dict:

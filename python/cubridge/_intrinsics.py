@@ -11,7 +11,7 @@ __all__ = ["grid", "gridsize", "threadIdx", "blockIdx", "blockDim", "gridDim", "
            "syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or", "syncwarp", "threadfence",
            "threadfence_block", "threadfence_system", "shared", "local", "atomic", "shfl_sync", "shfl_up_sync",
            "shfl_down_sync", "shfl_xor_sync", "all_sync", "any_sync", "eq_sync", "ballot_sync", "activemask",
-           "lanemask_lt", "popc", "clz", "ffs", "brev", "fma", "cbrt", "selp", "const"]
+           "lanemask_lt", "popc", "clz", "ffs", "brev", "fma", "cbrt", "selp", "const", "cg"]
 
 
 class Intrinsic:
@@ -53,6 +53,7 @@ threadIdx, blockIdx, blockDim, gridDim = (_Namespace(n, _DIM3) for n in ("thread
 shared = _Namespace("shared", ("array",))
 local = _Namespace("local", ("array",))
 const = _Namespace("const", ("array_like",))
+cg = _Namespace("cg", ("this_grid",))
 atomic = _Namespace("atomic", ("add", "sub", "max", "min", "and_", "or_", "xor", "exch", "inc", "dec", "cas",
                                "compare_and_swap"))
 (grid, gridsize, laneid, warpsize, syncthreads, syncthreads_count, syncthreads_and, syncthreads_or, syncwarp,

@@ -20,12 +20,13 @@ the same way: lazily, one specialisation per argument types, or eagerly for the 
 from __future__ import annotations
 
 import functools
+import os
 
 from . import _compiler, _core
-from ._core import (Kernel, KernelLaunch, KernelSignature, PerformanceWarning,
+from ._core import (Kernel, KernelLaunch, KernelRaised, KernelSignature, PerformanceWarning,
                     clear_kernel_cache, kernel_cache_size, ptx_entry_names)
 
-__all__ = ["Kernel", "KernelLaunch", "KernelSignature", "PerformanceWarning", "load_kernel",
+__all__ = ["Kernel", "KernelLaunch", "KernelRaised", "KernelSignature", "PerformanceWarning", "load_kernel",
            "ptx_entry_names", "clear_kernel_cache", "kernel_cache_size", "jit", "Dispatcher", "typeof"]
 
 
@@ -151,6 +152,8 @@ class Dispatcher:
         self.py_func = py_func
         self._options = options
         self._ptx: dict[tuple[str, ...], str] = {}
+        self._cooperative: dict[tuple[str, ...], bool] = {}
+        self._raise_sites: dict[tuple[str, ...], dict] = {}  # per signature: status code -> RaiseSite tuple
         self._kernels: dict[tuple[str, ...], Kernel] = {}
         self._eager = [self.compile(sig) for sig in signatures]
 
@@ -167,8 +170,11 @@ class Dispatcher:
                 cc = _compiler._current_cc() if _core.driver_available() else None
             except Exception:  # no usable device: the lowest architecture, JIT-compiled on load
                 cc = None
-            self._ptx[params], _ = _compiler.compile(self.py_func, compiler_sig, device=False, abi="numba", cc=cc,
-                                                     **self._options)
+            r = _compiler._compile_result(self.py_func, compiler_sig, device=False, abi="numba", cc=cc,
+                                          **self._options)
+            self._ptx[params] = r.code.decode()
+            self._cooperative[params] = r.cooperative
+            self._raise_sites[params] = {site[0]: site for site in r.raise_sites}
         return params
 
     def inspect_ptx(self) -> dict[str, str]:
@@ -179,7 +185,11 @@ class Dispatcher:
         if k is None or not k.module.valid:  # first launch, or the context was closed since
             if params not in self._ptx:
                 self.compile("void(" + ", ".join(params) + ")")
-            k = self._kernels[params] = load_kernel(self._ptx[params], None, "void(" + ", ".join(params) + ")")
+            k = load_kernel(self._ptx[params], None, "void(" + ", ".join(params) + ")")
+            k.cooperative = self._cooperative[params]  # cuda.cg grid sync: launched cooperatively
+            if self._options.get("debug"):
+                k = _RaisingKernel(k, self._raise_sites[params])
+            self._kernels[params] = k
         return k
 
     def specialize(self, *args) -> Kernel:
@@ -209,6 +219,52 @@ class Dispatcher:
 
     def __repr__(self) -> str:
         return f"<cubridge.Dispatcher {self.__name__} {self.signatures}>"
+
+
+class _RaisingKernel:
+    """A debug=True kernel: a launch that raised (cubridge.KernelRaised from the launch, which waits for
+    the kernel) re-raises the kernel's own exception with numba-cuda's message: "In function 'f', file F,
+    line L, tid=[z, y, x] ctaid=[z, y, x]: <first argument>"."""
+
+    __slots__ = ("_kernel", "_sites")
+
+    def __init__(self, kernel: Kernel, sites: dict):
+        self._kernel, self._sites = kernel, sites
+
+    def __getattr__(self, name):
+        return getattr(self._kernel, name)
+
+    def __getitem__(self, config):
+        return _RaisingLaunch(self, self._kernel[config])
+
+    def forall(self, ntasks: int, stream=None, sharedmem: int = 0):
+        return _RaisingLaunch(self, self._kernel.forall(ntasks, stream, sharedmem))
+
+    def exception(self, raised: KernelRaised) -> BaseException:
+        site = self._sites.get(raised.code)
+        if site is None:
+            return SystemError(f"unknown error {raised.code} in native function")
+        _, exception, args, function, file, line = site
+        tid = list(reversed(raised.tid))
+        ctaid = list(reversed(raised.ctaid))
+        where = f"In function {function!r}, file {os.path.abspath(file)}, line {line}, " if line else ""
+        prefix = f"{where}tid={tid} ctaid={ctaid}"
+        args = _compiler.exception_args(args)
+        args = (f"{prefix}: {args[0]}",) + args[1:] if args else (prefix,)
+        return _compiler.exception_class(exception)(*args)
+
+
+class _RaisingLaunch:
+    __slots__ = ("_owner", "_launch")
+
+    def __init__(self, owner: _RaisingKernel, launch):
+        self._owner, self._launch = owner, launch
+
+    def __call__(self, *args):
+        try:
+            self._launch(*args)
+        except KernelRaised as raised:
+            raise self._owner.exception(raised) from None
 
 
 class _LazyLaunch:

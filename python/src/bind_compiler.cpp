@@ -36,6 +36,9 @@ void bind_compiler(nb::module_& m) {
               nb::bytes data) {
              o.constant_arrays[name] = constant_array(dtype, std::move(shape), std::string(data.c_str(), data.size()));
            })
+      .def("add_exception_class", [](CompileOptions& o, const std::string& name, std::string qualified) {
+        o.exception_classes[name] = std::move(qualified);
+      })
       .def("add_unit", [](CompileOptions& o, std::string source, std::string filename, int first_line) {
         o.extra_units.push_back({std::move(source), std::move(filename), first_line});
       });
@@ -47,6 +50,13 @@ void bind_compiler(nb::module_& m) {
       .def_ro("nvvm_ir", &CompileResult::nvvm_ir)
       .def_ro("uses_libdevice", &CompileResult::uses_libdevice)
       .def_ro("from_cache", &CompileResult::from_cache)
+      .def_ro("cooperative", &CompileResult::cooperative)
+      .def_prop_ro("raise_sites", [](const CompileResult& r) {
+        nb::list out;  // (code, exception, args, function, file, line)
+        for (const RaiseSite& s : r.raise_sites)
+          out.append(nb::make_tuple(s.code, s.exception, s.args, s.function, s.file, s.line));
+        return out;
+      })
       .def_prop_ro("timings", [](const CompileResult& r) {
         return std::vector<double>{r.timings.parse, r.timings.type, r.timings.emit, r.timings.nvvm};
       });

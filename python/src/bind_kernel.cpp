@@ -14,12 +14,31 @@ namespace {
 
 using namespace kernel_glue;
 
+PyObject* g_kernel_raised = nullptr;  // cubridge.KernelRaised
+
 void translate(const std::exception_ptr& p, void*) {
   try {
     std::rethrow_exception(p);
   } catch (const ArgumentTypeError& e) {
     PyErr_SetString(PyExc_TypeError, e.what());
+  } catch (const KernelRaised& e) {
+    // The raise site's status and the thread, for the dispatcher to turn into the user's exception.
+    nb::object exc = nb::steal(PyObject_CallOneArg(g_kernel_raised, nb::str(e.what()).ptr()));
+    if (!exc.is_valid()) return;
+    exc.attr("code") = e.code();
+    exc.attr("tid") = nb::make_tuple(e.tid()[0], e.tid()[1], e.tid()[2]);
+    exc.attr("ctaid") = nb::make_tuple(e.ctaid()[0], e.ctaid()[1], e.ctaid()[2]);
+    PyErr_SetObject(g_kernel_raised, exc.ptr());
   }
+}
+
+std::int64_t block_threads(nb::handle blockdim) {
+  if (PyTuple_Check(blockdim.ptr())) {
+    std::int64_t n = 1;
+    for (nb::handle d : nb::borrow<nb::tuple>(blockdim)) n *= nb::cast<std::int64_t>(d);
+    return n;
+  }
+  return nb::cast<std::int64_t>(blockdim);
 }
 
 }  // namespace
@@ -31,6 +50,12 @@ void bind_kernel(nb::module_& m) {
       "A launch had to copy host (NumPy) arrays to the device and back; pass device arrays instead.",
       PyExc_UserWarning, nullptr);
   m.attr("PerformanceWarning") = nb::handle(g_performance_warning);
+  g_kernel_raised = PyErr_NewExceptionWithDoc(
+      "cubridge.KernelRaised",
+      "A kernel compiled with debug=True raised: .code is the raise site's status, .tid and .ctaid the raising "
+      "thread's threadIdx and blockIdx (x, y, z). @cubridge.jit kernels re-raise it as the kernel's exception.",
+      PyExc_RuntimeError, nullptr);
+  m.attr("KernelRaised") = nb::handle(g_kernel_raised);
 
   nb::class_<KernelSignature>(m, "KernelSignature",
       "A kernel's parameters in Numba's spelling, flattened to the Numba ABI's PTX parameters.")
@@ -91,6 +116,15 @@ void bind_kernel(nb::module_& m) {
       .def_prop_ro("binary_version", [](const PyKernel& k) { return k.kernel->attributes().binary_version; })
       .def("set_max_dynamic_shared_memory", [](PyKernel& k, std::int64_t bytes) { k.kernel->set_max_dynamic_shared_memory(bytes); },
            nb::arg("nbytes"), "Opt in to more than 48 KiB of dynamic shared memory (launches do it when needed).")
+      .def_prop_rw("cooperative", [](const PyKernel& k) { return k.kernel->cooperative(); },
+                   [](PyKernel& k, bool on) { k.kernel->set_cooperative(on); },
+                   "Launched cooperatively (the kernel synchronises its grid with cuda.cg); set by @cubridge.jit.")
+      .def("max_cooperative_grid_blocks",
+           [](const PyKernel& k, nb::handle blockdim, std::int64_t smem) {
+             return k.kernel->max_cooperative_grid_blocks(block_threads(blockdim), smem); },
+           nb::arg("blockdim"), nb::arg("dynsmemsize") = 0,
+           "The most blocks a cooperative launch of this kernel can have for `blockdim` (an int or a tuple) "
+           "and `dynsmemsize` bytes of dynamic shared memory (numba-cuda's max_cooperative_grid_blocks).")
       .def("suggested_block_size", [](const PyKernel& k, std::int64_t smem) { return k.kernel->suggested_block_size(smem); },
            nb::arg("sharedmem") = 0)
       .def("__repr__", [](const PyKernel& k) { return "<cubridge.Kernel " + k.kernel->name() + " " + k.signature->to_string() + ">"; });

@@ -34,7 +34,8 @@ using ExprPtr = std::unique_ptr<Expr>;
 struct Expr {
   ExprKind kind = ExprKind::Unsupported;
   SourceLoc loc;
-  std::string name;               ///< Name: identifier; Attribute: attribute; Call: dotted callee; Unsupported: what
+  std::string name;               ///< Name: identifier; Attribute: attribute; Call: dotted callee; Unsupported: what;
+                                  ///< Str: the decoded text (ival 1: a bytes literal, 2: an f-string with placeholders)
   BinOp binop = BinOp::Add;       ///< Binary
   UnaryOp unop = UnaryOp::Neg;    ///< Unary
   bool is_and = false;            ///< BoolOp
@@ -60,7 +61,7 @@ struct Expr {
   std::vector<std::int64_t> shape;  ///< shared.array/local.array: the constant shape (0 for dynamic shared memory)
 };
 
-enum class StmtKind { Expr, Assign, AugAssign, If, While, For, Break, Continue, Pass, Return, Assert, Unsupported };
+enum class StmtKind { Expr, Assign, AugAssign, If, While, For, Break, Continue, Pass, Return, Assert, Raise, Unsupported };
 
 struct Stmt;
 using StmtPtr = std::unique_ptr<Stmt>;
@@ -69,12 +70,14 @@ struct Stmt {
   StmtKind kind = StmtKind::Unsupported;
   SourceLoc loc;
   std::vector<ExprPtr> targets;   ///< Assign: a = b = value has two; For: one target
-  ExprPtr value;                  ///< Assign/AugAssign/Return/Expr value; For: the range(...) call
+  ExprPtr value;                  ///< Assign/AugAssign/Return/Expr value; For: the range(...) call; Raise: the
+                                  ///< exception (a class or a call of one)
   ExprPtr test;                   ///< If/While/Assert
   ExprPtr msg;                    ///< Assert message
   BinOp aug_op = BinOp::Add;
   std::vector<StmtPtr> body, orelse;
-  std::string what;               ///< Unsupported: the construct's name
+  std::string what;               ///< Unsupported: the construct's name; Raise: the exception class (RaiseSite::exception)
+  std::vector<std::string> exception_args;  ///< Raise: the constant arguments (RaiseSite::args)
 };
 
 struct FunctionDef {

@@ -35,6 +35,8 @@ CompileResult compile_to_nvvm_ir(std::string_view source, std::string_view funct
   result.nvvm_ir = std::move(em.ir);
   result.name = std::move(em.symbol);
   result.uses_libdevice = em.uses_libdevice;
+  result.raise_sites = std::move(em.raise_sites);
+  result.cooperative = em.cooperative;
   result.result_type = typed.functions[0]->return_type;
   return result;
 }

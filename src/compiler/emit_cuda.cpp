@@ -51,6 +51,7 @@ Value FunctionEmitter::intrinsic(const Expr& e) {
     return parts.size() == 1 ? parts[0] : make_aggregate(e.type, parts);
   }
   if (n == "syncthreads") return void_call("llvm.nvvm.barrier0");
+  if (n == "cg.this_grid") return this_grid();
   if (n == "syncthreads_count" || n == "syncthreads_and" || n == "syncthreads_or") {
     std::string fn = n == "syncthreads_count" ? "llvm.nvvm.barrier0.popc" : n == "syncthreads_and" ? "llvm.nvvm.barrier0.and"
                                                                                                 : "llvm.nvvm.barrier0.or";

@@ -27,6 +27,7 @@ std::string llvm_value_type(const Type& t) {
       std::string n = std::to_string(t.ndim());
       return "{i8*, i8*, i64, i64, " + llvm_data_type(t.dtype()) + "*, [" + n + " x i64], [" + n + " x i64]}";
     }
+    case TypeKind::GridGroup: return "i64";
     default: return "void";
   }
 }
@@ -364,7 +365,12 @@ Value FunctionEmitter::binary(BinOp op, const Value& a0, const Value& b0, const 
     std::string ok = label("div_ok"), raise = label("div_by_zero");
     cond_br(zero, raise, ok);
     start_block(raise);
-    raise_status(1);
+    // numba's messages (numba/cpython/numbers.py): integers name themselves, true division does not;
+    // numba raises these without a source location (line 0: the report has no "In function" part).
+    bool int_op = T.is_int() && op != BinOp::TrueDiv;
+    const char* what = op == BinOp::Mod ? (int_op ? "integer modulo by zero" : "modulo by zero")
+                                        : (int_op ? "integer division by zero" : "division by zero");
+    raise_exception("builtins.ZeroDivisionError", {std::string("s:") + what}, SourceLoc{});
     start_block(ok);
   }
   if (T.is_bool()) {

@@ -318,6 +318,7 @@ EmittedModule emit_module(TypedModule& module, const CompileOptions& options) {
     w += sp >= 0 ? ") !dbg !" + std::to_string(sp) + " {\n" : ") {\n";
     w += "entry:\n  %ret = alloca " + slot_ty + "\n" + rebuild;
     w += "  %status = call i32 @" + entry_core + "(" + slot_ty + "* %ret" + call_args + ")" + dbg + "\n";
+    if (kernel && options.debug) w += m.record_raise(name, dbg);
     if (R.is_none()) {
       w += "  ret void" + dbg + "\n}\n\n";
     } else {
@@ -330,6 +331,8 @@ EmittedModule emit_module(TypedModule& module, const CompileOptions& options) {
   EmittedModule out;
   out.symbol = name;
   out.uses_libdevice = m.uses_libdevice;
+  out.raise_sites = m.raise_sites;
+  out.cooperative = m.cooperative;
   out.ir.reserve(body.size() + m.helper_text.size() + 1024);
   out.ir += kDataLayout;
   out.ir += m.globals;

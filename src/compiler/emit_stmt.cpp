@@ -230,11 +230,13 @@ void FunctionEmitter::statement(const Stmt& s) {
       std::string ok = label("assert_ok"), bad = label("assert_fail");
       cond_br(c, ok, bad);
       start_block(bad);
-      if (m_.options.abi == Abi::c) line("call void @llvm.trap()"), m_.declare("declare void @llvm.trap() noreturn nounwind");
-      raise_status(1);  // the first user exception (AssertionError), as Numba numbers them
+      std::vector<std::string> args;  // assert x, "message" raises AssertionError("message")
+      if (s.msg && s.msg->kind == ExprKind::Str && s.msg->ival == 0) args.push_back("s:" + s.msg->name);
+      raise_exception("builtins.AssertionError", args, s.loc);
       start_block(ok);
       return;
     }
+    case StmtKind::Raise: raise_exception(s.what, s.exception_args, s.loc); return;
     case StmtKind::Unsupported: return;
   }
 }

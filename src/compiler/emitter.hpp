@@ -18,6 +18,8 @@ struct EmittedModule {
   std::string ir;
   std::string symbol;
   bool uses_libdevice = false;
+  std::vector<RaiseSite> raise_sites;
+  bool cooperative = false;
 };
 
 EmittedModule emit_module(TypedModule& module, const CompileOptions& options);
@@ -114,6 +116,17 @@ class FunctionEmitter {
   Value cuda_atomic(const Expr& e);
   Value shuffle(const Expr& e, const Value& mask, const Value& value, const Value& lane);
 
+  // print() and raise (emit_print_raise.cpp), as numba-cuda lowers them.
+  /// print(...): one vprintf call with numba-cuda's format string and argument buffer.
+  Value print(const Expr& e);
+  /// Returns the status of a new raise site (RaiseSite) from this function at `loc`; with the C ABI and
+  /// debug=True it traps first (that ABI has no status channel).
+  void raise_exception(const std::string& exception, const std::vector<std::string>& args, SourceLoc loc);
+
+  // Cooperative groups (emit_cooperative.cpp).
+  Value this_grid();
+  Value grid_sync(const Expr& e);
+
  private:
   ModuleEmitter& m_;
   TypedFunction& fn_;
@@ -131,6 +144,8 @@ class FunctionEmitter {
   int subprogram_ = -1;  ///< metadata id of this function's DISubprogram (-1: no debug info)
   std::string dbg_;      ///< ", !dbg !N" appended to each instruction (empty without debug info)
   void set_location(SourceLoc loc);
+  void print_item(const Expr& arg, std::vector<std::string>& formats, std::vector<Value>& values);
+  void print_value(const Value& v, std::vector<std::string>& formats, std::vector<Value>& values);
 
   void statements(const std::vector<StmtPtr>& body);
   void statement(const Stmt& s);
@@ -175,6 +190,20 @@ class ModuleEmitter {
   /// Ensures the named helper (integer power, Python float floor division, complex division, ...) is
   /// defined; returns its "@name".
   std::string helper(const std::string& name, const Type& t);
+
+  /// A NUL-terminated string in constant memory (one global per text), as a generic i8* constant expression.
+  std::string string_constant(const std::string& text);
+  std::map<std::string, std::string> strings;  ///< text -> its constant expression
+  /// Where the module raises; a site's status is its index + 1.
+  std::vector<RaiseSite> raise_sites;
+  int raise_site(RaiseSite site);
+  /// The instructions a debug=True kernel runs after its body returned `status`: the first raising
+  /// thread stores the status, its threadIdx and blockIdx in numba-cuda's globals "<kernel>__errcode__",
+  /// "<kernel>__tid{x,y,z}__" and "<kernel>__ctaid{x,y,z}__" (defined here). Ends in a fresh block.
+  std::string record_raise(const std::string& kernel, const std::string& dbg);
+  bool cooperative = false;  ///< cuda.cg.this_grid() was emitted
+  /// The function that waits at the grid barrier; returns its "@name".
+  std::string grid_sync_function();
 };
 
 }  // namespace cubridge::compiler

@@ -9,6 +9,7 @@
 
 #include "ast.hpp"
 #include "lexer.hpp"
+#include "string_literal.hpp"
 
 namespace cubridge::compiler {
 
@@ -21,7 +22,7 @@ namespace {
 
 constexpr const char* kStatementsSupported =
     "supported statements: assignment (also tuple unpacking and augmented), if/elif/else, while, "
-    "for ... in range(...) with break/continue/else, return, pass, assert";
+    "for ... in range(...) with break/continue/else, return, pass, assert, raise";
 constexpr const char* kExpressionsSupported =
     "supported expressions: numbers, names, tuples, arithmetic, bitwise and comparison operators, "
     "and/or/not, conditional expressions, calls of builtins, math functions and module functions";
@@ -265,7 +266,7 @@ class Parser {
         return;
       }
       static const char* unsupported[] = {"def", "class", "with", "try", "async", "lambda", "match", "del", "global",
-                                          "nonlocal", "yield", "raise", "import", "from", "print", "await"};
+                                          "nonlocal", "yield", "import", "from", "print", "await"};
       for (const char* u : unsupported) {
         if (k == u && !(k == "match" && (is_op("=", 1) || is_op("(", 1))) && !(k == "print" && is_op("(", 1))) {
           std::string what = k == "def" ? "a nested function definition ('def')" : "the '" + std::string(k) + "' statement";
@@ -319,7 +320,18 @@ class Parser {
         if (is_op(",")) { ++p_; s->msg = test(); }
         return s;
       }
-      if (t.text == "global" || t.text == "nonlocal" || t.text == "del" || t.text == "raise" || t.text == "import" ||
+      if (t.text == "raise") {
+        auto s = make(StmtKind::Raise, t.loc);
+        ++p_;
+        if (peek().kind == Tok::Newline || peek().kind == Tok::End || is_op(";"))
+          error(t, "a bare 'raise' (re-raising) is not supported: there is no exception handling in compiled "
+                   "functions; raise an exception class or instance (raise ValueError(\"...\"))");
+        s->value = test();
+        if (is_kw("from"))
+          error(peek(), "'raise ... from ...' is not supported (as in numba-cuda); raise the exception alone");
+        return s;
+      }
+      if (t.text == "global" || t.text == "nonlocal" || t.text == "del" || t.text == "import" ||
           t.text == "from" || t.text == "yield")
         error(t, "the '" + std::string(t.text) + "' statement is not supported in compiled functions; " + kStatementsSupported);
     }
@@ -729,7 +741,13 @@ class Parser {
       case Tok::Number: ++p_; return number(t);
       case Tok::String: {
         auto e = make_expr(ExprKind::Str, t.loc);
-        while (peek().kind == Tok::String) ++p_;  // implicit concatenation
+        for (; peek().kind == Tok::String; ++p_) {  // implicit concatenation
+          StringLiteral piece = decode_string_literal(peek().text);
+          if (!piece.error.empty()) return unsupported(peek().loc, "a string literal with " + piece.error);
+          e->name += piece.value;
+          if (piece.bytes) e->ival = 1;
+          if (piece.formatted) e->ival = 2;
+        }
         return e;
       }
       case Tok::Name: {

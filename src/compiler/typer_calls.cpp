@@ -9,6 +9,7 @@ Type FunctionTyper::call(Expr& e) {
   // Method call: z.conjugate()
   if (callee.kind == ExprKind::Attribute && dotted(callee).empty()) {
     Type base = expr(*callee.kids[0]);
+    if (base.is_grid_group()) return grid_group_method(e, callee);
     if (callee.name == "conjugate" && e.kids.size() == 1) {
       e.callee = Callee::Builtin;
       e.target = "conjugate";
@@ -26,6 +27,8 @@ Type FunctionTyper::call(Expr& e) {
     if (imp != prog_.imports.end()) path = imp->second;
   }
   if (auto in = intrinsic_of(path)) return cuda_call(e, *in);
+  if (path.empty() && callee.kind == ExprKind::Name && callee.name == "print" && !prog_.functions.count("print"))
+    return print_call(e);
   bool unknown = false;
   std::vector<Type> args = args_of(e, unknown);
   e.formals = args;
@@ -144,7 +147,6 @@ Type FunctionTyper::builtin_call(Expr& e, const std::string& fname, const std::v
     return i64();
   }
   if (fname == "range") error(e.loc, "range() is supported only as the iterable of a for loop");
-  if (fname == "print") error(e.loc, "print() is not supported in compiled functions");
   if (auto t = parse_type_name(fname); t && t->is_scalar()) {  // float32(x) with float32 imported by name
     error(e.loc, "call of '" + fname + "' is not supported; write np." + fname + "(x) with numpy imported");
   }

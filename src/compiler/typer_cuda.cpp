@@ -50,6 +50,7 @@ std::optional<FunctionTyper::Intrinsic> FunctionTyper::intrinsic_of(const std::s
   std::size_t dot = rest.find('.');
   if (is_dim3(rest.substr(0, dot))) return found();
   if (rest == "atomic" || rest == "shared" || rest == "local" || rest == "const") return found();
+  if (rest == "cg" || rest.starts_with("cg.")) return found();
   for (const char* c : kCalls)
     if (rest == c) return found();
   if (rest.starts_with("atomic.") || rest.starts_with("shared.") || rest.starts_with("local.") ||
@@ -82,6 +83,7 @@ Type FunctionTyper::cuda_call(Expr& e, const Intrinsic& in) {
   for (std::size_t i = 1; i < e.kids.size(); ++i) args.push_back(e.kids[i].get());
   if (name == "shared.array" || name == "local.array") return cuda_array_alloc(e, in, args);
   if (name.starts_with("atomic.")) return cuda_atomic(e, in);
+  if (name.starts_with("cg.")) return this_grid(e, in);
   bool known = false;
   for (const char* c : kCalls) known = known || name == c;
   if (!known) error(e.loc, shown + "() is not supported; the CUDA intrinsics are: " + kIntrinsics);

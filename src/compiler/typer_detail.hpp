@@ -73,7 +73,7 @@ class FunctionTyper {
     if (t.is_unknown()) return;
     Type& cur = fn_.local_types[static_cast<std::size_t>(slot)];
     if (cur.is_unknown()) {
-      if (!(t.is_scalar() || t.is_tuple() || t.is_array()))
+      if (!(t.is_scalar() || t.is_tuple() || t.is_array() || t.is_grid_group()))
         error(loc, "cannot assign a value of type " + t.name() + " to '" + std::string(name) +
                        "'; variables hold numbers, tuples of numbers and arrays");
       cur = t;
@@ -218,6 +218,11 @@ class FunctionTyper {
         fn_.can_raise = true;
         return true;
       }
+      case StmtKind::Raise: {
+        raise_statement(s);
+        fn_.can_raise = true;
+        return false;
+      }
       case StmtKind::Unsupported: error(s.loc, s.what + " is not supported");
     }
     return true;
@@ -300,7 +305,9 @@ class FunctionTyper {
       case ExprKind::Complex: return Type::complex(128);
       case ExprKind::Bool: return Type::boolean();
       case ExprKind::NoneLit: return Type::none();
-      case ExprKind::Str: error(e.loc, "strings are not supported as values (only in docstrings and assert messages)");
+      case ExprKind::Str:
+        error(e.loc, "strings are not supported as values (only in docstrings, assert messages, print() arguments "
+                     "and exception arguments)");
       case ExprKind::Unsupported:
         error(e.loc, e.name + " is not supported; supported expressions: numbers, names, tuples, arithmetic, "
                               "bitwise and comparison operators, and/or/not, conditional expressions, calls of "
@@ -537,6 +544,15 @@ class FunctionTyper {
   Type constant_array_name(Expr& e, const ConstantArray& a);
 
   Type call(Expr& e);
+  // print() and raise (typer_print_raise.cpp), as numba-cuda types them.
+  Type print_call(Expr& e);
+  void print_item(Expr& a);
+  void raise_statement(Stmt& s);
+  std::string exception_class(const Expr& c);
+  std::string exception_arg(Expr& a);
+  // Cooperative groups (typer_cooperative.cpp): cuda.cg.this_grid() and GridGroup.sync().
+  Type this_grid(Expr& e, const Intrinsic& in);
+  Type grid_group_method(Expr& e, const Expr& callee);
   Type builtin_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
   Type math_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
   Type user_call(Expr& e, const FunctionDef& def, const std::vector<Type>& args, bool unknown);

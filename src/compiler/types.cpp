@@ -42,6 +42,7 @@ std::string Type::name() const {
     case TypeKind::Array:
       return std::string(readonly_ ? "readonly " : "") + "array(" + elements_[0].name() + ", " + std::to_string(bits_) +
              "d, " + std::string(1, layout_) + ")";
+    case TypeKind::GridGroup: return "GridGroup";
   }
   return "?";
 }

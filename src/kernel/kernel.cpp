@@ -1,6 +1,7 @@
 // Internal: looking a kernel up in its module, its attributes, the shared-memory opt-in, raw launch.
 #include "cubridge/kernel/kernel.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "driver/driver_api.hpp"
@@ -41,6 +42,7 @@ Kernel::Kernel(std::shared_ptr<const Module> module, std::string name)
   attributes_.binary_version = function_attribute(handle_, CU_FUNC_ATTRIBUTE_BINARY_VERSION);
   opted_in_shared_.store(attributes_.max_dynamic_shared, std::memory_order_relaxed);
   device_limits_ = &DeviceLimits::of(module_->context()->device());
+  raise_record_ = RaiseRecord::find(*module_, name_);
 }
 
 CUfunction Kernel::handle() const {
@@ -76,9 +78,31 @@ int Kernel::suggested_block_size(std::int64_t dynamic_shared) const {
   return block;
 }
 
+std::int64_t Kernel::max_cooperative_grid_blocks(std::int64_t block_threads, std::int64_t dynamic_shared) const {
+  CUfunction f = handle();
+  ScopedContext scope(*module_->context());
+  int per_sm = 0;
+  CUBRIDGE_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor, &per_sm, f, static_cast<int>(block_threads),
+              static_cast<std::size_t>(dynamic_shared));
+  return std::int64_t{per_sm} * module_->context()->device().attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+}
+
 void Kernel::validate(const LaunchConfig& config) const {
   module_->context()->ensure_valid("kernel");
   validate_launch(config, *device_limits_, limits());
+  if (!cooperative_) return;
+  const std::int64_t blocks = config.grid.product();
+  const std::int64_t limit = max_cooperative_grid_blocks(config.block.product(), config.shared_mem);
+  if (blocks > limit) {
+    const int sms = module_->context()->device().attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+    throw std::invalid_argument(
+        "griddim " + config.grid.to_string() + " with blockdim " + config.block.to_string() + ": kernel '" + name_ +
+        "' synchronises its grid (cuda.cg), so it needs a cooperative launch, whose " + std::to_string(blocks) +
+        " blocks must all be resident at once; with " + std::to_string(config.block.product()) +
+        " threads and " + std::to_string(config.shared_mem) + " bytes of dynamic shared memory per block at most " +
+        std::to_string(limit) + " blocks fit (" + std::to_string(limit / std::max(sms, 1)) + " per multiprocessor x " +
+        std::to_string(sms) + " multiprocessors; see max_cooperative_grid_blocks)");
+  }
 }
 
 void Kernel::launch_raw(const LaunchConfig& config, StreamRef stream, void** params) {
@@ -86,6 +110,24 @@ void Kernel::launch_raw(const LaunchConfig& config, StreamRef stream, void** par
   if (config.shared_mem > opted_in_shared_.load(std::memory_order_relaxed))
     set_max_dynamic_shared_memory(config.shared_mem);
   ScopedContext scope(*module_->context());
+  if (cooperative_) {
+    CUlaunchAttribute cooperative{};
+    cooperative.id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+    cooperative.value.cooperative = 1;
+    CUlaunchConfig c{};
+    c.gridDimX = static_cast<unsigned>(config.grid.x);
+    c.gridDimY = static_cast<unsigned>(config.grid.y);
+    c.gridDimZ = static_cast<unsigned>(config.grid.z);
+    c.blockDimX = static_cast<unsigned>(config.block.x);
+    c.blockDimY = static_cast<unsigned>(config.block.y);
+    c.blockDimZ = static_cast<unsigned>(config.block.z);
+    c.sharedMemBytes = static_cast<unsigned>(config.shared_mem);
+    c.hStream = stream.handle();
+    c.attrs = &cooperative;
+    c.numAttrs = 1;
+    CUBRIDGE_CU(cuLaunchKernelEx, &c, handle_, params, nullptr);
+    return;
+  }
   CUBRIDGE_CU(cuLaunchKernel, handle_, static_cast<unsigned>(config.grid.x), static_cast<unsigned>(config.grid.y),
               static_cast<unsigned>(config.grid.z), static_cast<unsigned>(config.block.x),
               static_cast<unsigned>(config.block.y), static_cast<unsigned>(config.block.z),

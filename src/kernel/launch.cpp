@@ -68,8 +68,17 @@ StreamRef launch(Kernel& kernel, const LaunchConfig& config, ArgumentPack& args)
   const StreamRef stream = launch_stream(config, args);
   const std::vector<const ArrayView*> producers = producers_to_order(args, stream);
   ScopedStreamUse use(producers, stream);  // the launch stream waits for each producer
+  const RaiseRecord* raised = kernel.raise_record();
+  if (raised != nullptr) {
+    ScopedContext scope(*kernel.module()->context());
+    raised->reset(stream);
+  }
   kernel.launch_raw(config, stream, args.params());
   use.finish();  // each producer waits for the launch
+  if (raised != nullptr) {  // a debug=True kernel: wait for it and report a raise, as numba-cuda does
+    ScopedContext scope(*kernel.module()->context());
+    raised->check(stream);
+  }
   return stream;
 }
 

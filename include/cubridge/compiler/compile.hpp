@@ -90,6 +90,9 @@ struct CompileOptions {
   std::map<std::string, Constant, std::less<>> constants;
   /// Arrays bound outside the source (module globals and closure cells holding NumPy arrays).
   std::map<std::string, ConstantArray, std::less<>> constant_arrays;
+  /// Names bound outside the source to exception classes, as "module.qualname" ("mymod.BadInput"); a
+  /// `raise` of a name not listed here may name a builtin exception (ValueError, ...).
+  std::map<std::string, std::string, std::less<>> exception_classes;
   /// Extra source units (other functions the compiled one calls), each with its file and first line.
   struct Unit {
     std::string source;
@@ -104,12 +107,31 @@ struct CompileTimings {
   double parse = 0, type = 0, emit = 0, nvvm = 0;
 };
 
+/// A place where the compiled code raises (raise, assert, division by zero under debug=True): the
+/// Numba-ABI status it returns there, and what the host raises when a debug=True kernel reports it
+/// (numba-cuda's report: "In function 'f', file F, line L, tid=[z, y, x] ctaid=[z, y, x]: <args[0]>").
+struct RaiseSite {
+  int code = 0;                    ///< the status (>= 1); codes are numbered per compiled module
+  std::string exception;           ///< "builtins.ValueError", or an exception_classes value
+  /// The constant arguments, each "<kind>:<text>": s (str, UTF-8), i (int64), u (uint64), f (float64
+  /// as C99 hex), b (bool 0/1), c (complex: two hex floats), n (None).
+  std::vector<std::string> args;
+  std::string function;            ///< the Python function that raises
+  std::string file;
+  int line = 0;                    ///< 0: no source location (numba reports divisions by zero without one)
+};
+
 struct CompileResult {
   std::string code;       ///< PTX text or LTO-IR bytes
   Type result_type;       ///< the return type (declared or inferred)
   std::string name;       ///< the exported symbol
   std::string nvvm_ir;    ///< the NVVM IR given to libNVVM
   bool uses_libdevice = false;
+  /// Where the code raises (empty when it cannot): a debug=True kernel stores the first raising thread's
+  /// status in the globals "<name>__errcode__", "<name>__tid{x,y,z}__", "<name>__ctaid{x,y,z}__".
+  std::vector<RaiseSite> raise_sites;
+  /// The kernel synchronises its grid (cuda.cg.this_grid().sync()): it must be launched cooperatively.
+  bool cooperative = false;
   CompileTimings timings;
   bool from_cache = false;  ///< compile_cached() read it from the on-disk cache (compile_cache.hpp)
 };

@@ -14,7 +14,7 @@ namespace cubridge::compiler {
 
 /// Extensible on purpose: a new kind (array, pointer, record) adds an enumerator plus its cases in
 /// typing_rules.cpp and the emitter; nothing here depends on the set being closed.
-enum class TypeKind : std::uint8_t { Unknown, None, Bool, Int, Float, Complex, Tuple, Array };
+enum class TypeKind : std::uint8_t { Unknown, None, Bool, Int, Float, Complex, Tuple, Array, GridGroup };
 
 class Type {
  public:
@@ -28,6 +28,8 @@ class Type {
   static Type tuple(std::vector<Type> elements);
   /// An array of `dtype` (a scalar type) with `ndim` dimensions, layout 'C', 'F' or 'A' (any strides).
   static Type array(const Type& dtype, int ndim, char layout, bool readonly = false);
+  /// numba-cuda's GridGroup: what cuda.cg.this_grid() returns (held as the grid's barrier workspace address).
+  static Type grid_group() { return Type(TypeKind::GridGroup, 64, false); }
 
   TypeKind kind() const noexcept { return kind_; }
   /// Width in bits: 1 for bool, the integer or float width, the whole width of a complex (64, 128).
@@ -43,6 +45,7 @@ class Type {
   bool is_tuple() const noexcept { return kind_ == TypeKind::Tuple; }
   bool is_none() const noexcept { return kind_ == TypeKind::None; }
   bool is_array() const noexcept { return kind_ == TypeKind::Array; }
+  bool is_grid_group() const noexcept { return kind_ == TypeKind::GridGroup; }
   /// Arrays: the element type, the rank, the layout ('C', 'F', 'A') and whether it is read-only.
   const Type& dtype() const { return elements_[0]; }
   int ndim() const noexcept { return bits_; }

@@ -6,10 +6,12 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <cuda.h>
 
+#include "cubridge/kernel/kernel_raise.hpp"
 #include "cubridge/kernel/launch_config.hpp"
 #include "cubridge/kernel/module.hpp"
 
@@ -46,7 +48,21 @@ class Kernel {
   /// The block size the occupancy calculator suggests for `dynamic_shared` bytes per block.
   int suggested_block_size(std::int64_t dynamic_shared = 0) const;
 
-  /// Throws std::invalid_argument (see validate_launch) when `config` cannot launch this kernel.
+  /// Cooperative kernels (numba-cuda's cuda.cg grid sync) are launched with cuLaunchKernelEx and
+  /// CU_LAUNCH_ATTRIBUTE_COOPERATIVE, every block resident at once, so the grid is checked against
+  /// max_cooperative_grid_blocks first. The compiler says which kernels need it (CompileResult::cooperative).
+  void set_cooperative(bool on) noexcept { cooperative_ = on; }
+  bool cooperative() const noexcept { return cooperative_; }
+  /// The most blocks a cooperative launch can have with `block_threads` threads per block and
+  /// `dynamic_shared` bytes: active blocks per multiprocessor (the occupancy calculator) times the
+  /// device's multiprocessors (numba-cuda's max_cooperative_grid_blocks).
+  std::int64_t max_cooperative_grid_blocks(std::int64_t block_threads, std::int64_t dynamic_shared = 0) const;
+  /// The status globals of a kernel compiled with debug=True (nullptr otherwise): launch() zeroes them
+  /// before and checks them after, throwing KernelRaised.
+  const RaiseRecord* raise_record() const noexcept { return raise_record_ ? &*raise_record_ : nullptr; }
+
+  /// Throws std::invalid_argument (see validate_launch) when `config` cannot launch this kernel, and,
+  /// for a cooperative kernel, when the grid is larger than max_cooperative_grid_blocks.
   void validate(const LaunchConfig& config) const;
   /// Launches on `stream` with `params` already packed; validates first and opts in to the dynamic
   /// shared memory asked for. Context made current for the call.
@@ -59,6 +75,8 @@ class Kernel {
   KernelAttributes attributes_;
   const DeviceLimits* device_limits_ = nullptr;
   std::atomic<std::int64_t> opted_in_shared_{0};
+  bool cooperative_ = false;
+  std::optional<RaiseRecord> raise_record_;
 };
 
 }  // namespace cubridge

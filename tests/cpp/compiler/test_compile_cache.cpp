@@ -75,6 +75,7 @@ TEST(CompileCache, EveryInputIsPartOfTheKey) {
   with([](CompileOptions& o) { o.constants["K"] = constant_from_text("float64", "1.5"); });
   with([](CompileOptions& o) { o.constants["K"] = constant_from_text("float64", "2.5"); });
   with([](CompileOptions& o) { o.extra_units.push_back({"def g():\n    return 1\n", "<g>", 1}); });
+  with([](CompileOptions& o) { o.exception_classes["E"] = "m.E"; });  // raise E names another class
   for (std::size_t i = 0; i < others.size(); ++i) {
     EXPECT_NE(others[i], base) << "variant " << i;
     for (std::size_t j = 0; j < i; ++j) EXPECT_NE(others[i], others[j]) << "variants " << j << " and " << i;
