@@ -67,12 +67,21 @@ void DimStore::assign(const std::int64_t* values, std::size_t n) {
   size_ = n;
 }
 
+namespace {
+// The next contiguous stride: step * extent (extents of 0 count as 1). Past 64 bits the array cannot hold
+// an element (its size was checked), so any stride serves: keep the last one rather than overflow.
+std::int64_t grow(std::int64_t step, std::int64_t extent) {
+  std::int64_t next = 0;
+  return __builtin_mul_overflow(step, extent > 0 ? extent : 1, &next) ? step : next;
+}
+}  // namespace
+
 std::vector<std::int64_t> c_strides(std::span<const std::int64_t> shape, std::int64_t itemsize) {
   std::vector<std::int64_t> s(shape.size());
   std::int64_t step = itemsize;
   for (std::size_t i = shape.size(); i-- > 0;) {
     s[i] = step;
-    step *= shape[i] > 0 ? shape[i] : 1;
+    step = grow(step, shape[i]);
   }
   return s;
 }
@@ -82,7 +91,7 @@ std::vector<std::int64_t> f_strides(std::span<const std::int64_t> shape, std::in
   std::int64_t step = itemsize;
   for (std::size_t i = 0; i < shape.size(); ++i) {
     s[i] = step;
-    step *= shape[i] > 0 ? shape[i] : 1;
+    step = grow(step, shape[i]);
   }
   return s;
 }
