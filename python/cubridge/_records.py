@@ -3,6 +3,8 @@ CUDA Array Interface ``descr``, so that ``typeof`` of a structured array gives t
 numba-cuda's ``typeof`` gives (``Record(x[type=float32;offset=0],y[type=int32;offset=4];8;False)[::1]``)."""
 from __future__ import annotations
 
+import sys
+
 _SCALAR_NAMES = {("b", 1): "bool", ("i", 1): "int8", ("i", 2): "int16", ("i", 4): "int32", ("i", 8): "int64",
                  ("u", 1): "uint8", ("u", 2): "uint16", ("u", 4): "uint32", ("u", 8): "uint64",
                  ("f", 2): "float16", ("f", 4): "float32", ("f", 8): "float64", ("c", 8): "complex64",
@@ -73,3 +75,14 @@ def structured_dtype(arg, iface: dict):
         raise TypeError(f"typeof: the array's descr gives itemsize {dtype.itemsize}, its typestr "
                         f"{iface['typestr']!r} another")
     return dtype
+
+
+def dtype_name(v) -> str | None:
+    """The record type name of a NumPy structured dtype or a Numba Record type bound in a kernel's
+    environment (the dtype of cuda.local.array / cuda.shared.array), else None."""
+    if type(v).__name__ == "Record" and type(v).__module__.startswith("numba"):
+        return str(v)
+    np = sys.modules.get("numpy")
+    if np is not None and isinstance(v, np.dtype) and v.fields is not None:
+        return record_name(v, "dtype")
+    return None

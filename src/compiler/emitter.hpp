@@ -56,6 +56,7 @@ class FunctionEmitter {
   void cond_br(const std::string& c, const std::string& t, const std::string& f);
   bool terminated() const { return terminated_; }
   std::string alloca(const std::string& llvm_type);  ///< an entry-block alloca
+  std::string alloca_aligned(const std::string& llvm_type, int align);  ///< one with an explicit alignment
   Value load(const std::string& ptr, const Type& t);
   Value to_data(const Value& v);
   Value from_data(const std::string& v, const Type& t);
