@@ -121,6 +121,7 @@ class FunctionEmitter {
   void record_aug_assign(const Stmt& s);
   /// Copies the bytes of record `from` to the address `to` (a[i] = r).
   void copy_record(const std::string& to, const Value& from);
+  void copy_bytes(const std::string& to, const std::string& from, std::int64_t n);
 
   // CUDA intrinsics (emit_cuda.cpp).
   Value intrinsic(const Expr& e);

@@ -271,3 +271,25 @@ try:  # numba's Record type object, as numba.from_dtype gives it
                 outs=[1])
 except ImportError:
     pass
+
+# ---------------------------------------------------------------- whole fields, tuples of records, returned records
+
+
+@cuda.jit(device=True)
+def pick(p, i, j):
+    return p[i] if p[i].id > p[j].id else p[j]  # a record returned by reference
+
+
+def whole_fields(p, out):
+    i = cuda.grid(1)
+    if i < p.shape[0] - 1:
+        pair = (p[i], p[i + 1])
+        out[i] = pair[0].pos.x - pair[0].vel[2] + pair[1].id  # p[i + 1].vel may be another thread's copy
+        if i % 2 == 0:
+            p[i].pos = p[i + 1].pos  # a record field takes a copy of the bytes
+            p[i].vel = p[i + 1]["vel"]  # so does an array field
+        big = pick(p, i, i + 1)
+        big.m[1, 1] = 7
+
+
+record_case(whole_fields, lambda: [particles(), np.zeros(N)], grid=N // 64, block=64)
