@@ -2,6 +2,7 @@
 #include "cubridge/compiler/types.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <stdexcept>
 #include <tuple>
 
@@ -261,6 +262,74 @@ std::optional<Type> nested_array_type(std::string_view inner) {
   return Type::nested_array(*dtype, std::move(shape));
 }
 
+// NumPy's alignment of a field type: a number's size (a complex's part), an array field's element's,
+// a record's widest field's when it is aligned and 1 when packed.
+std::int64_t numpy_alignment(const Type& t) {
+  if (t.is_nested_array()) return numpy_alignment(t.dtype());
+  if (t.is_record()) {
+    std::int64_t a = 1;
+    if (t.aligned())
+      for (const Type& f : t.elements()) a = std::max(a, numpy_alignment(f));
+    return a;
+  }
+  return t.is_complex() ? t.bits() / 16 : t.storage_size();
+}
+
+std::optional<Type> field_type(std::string_view name);
+
+// A field type in our own spelling: a number or record type name, or "T[3]", "T[2, 3]" (an array field).
+std::optional<Type> own_field_type(std::string_view text) {
+  text = trim(text);
+  if (!text.empty() && text.back() == ']') {
+    std::size_t open = text.rfind('[');
+    if (open == std::string_view::npos) return std::nullopt;
+    auto element = own_field_type(text.substr(0, open));
+    if (!element || element->is_nested_array()) return std::nullopt;
+    std::vector<std::int64_t> shape;
+    for (std::string_view d : split_commas(text.substr(open + 1, text.size() - open - 2))) {
+      auto n = parse_count(d);
+      if (!n || *n < 1 || *n > (1 << 24)) return std::nullopt;
+      shape.push_back(*n);
+    }
+    if (shape.empty() || shape.size() > 32) return std::nullopt;
+    return Type::nested_array(*element, std::move(shape));
+  }
+  return field_type(text);
+}
+
+// Our own spelling, which a user can write: "Record(x=float32, y=int32)" lays the fields out as NumPy
+// does by default (packed, in order), "Record(x=int8, y=float64; aligned)" as NumPy's align=True does
+// (each field at a multiple of its alignment, the size a multiple of the widest); the result is the
+// same Type as Numba's spelling of that dtype.
+std::optional<Type> own_record(std::string_view inner) {
+  std::vector<std::string_view> parts = split_top(inner, ';');
+  if (parts.empty() || parts.size() > 2 || (parts.size() == 2 && parts[1] != "aligned")) return std::nullopt;
+  bool aligned = parts.size() == 2;
+  std::vector<std::string> names;
+  std::vector<Type> types;
+  std::vector<std::int64_t> offsets;
+  std::int64_t offset = 0, widest = 1;
+  for (std::string_view f : split_commas(parts[0])) {
+    std::size_t eq = f.find('=');
+    if (eq == std::string_view::npos) return std::nullopt;
+    std::string name(trim(f.substr(0, eq)));
+    auto t = own_field_type(f.substr(eq + 1));
+    bool identifier = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0]));
+    for (char c : name) identifier = identifier && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+    if (!t || !identifier || std::find(names.begin(), names.end(), name) != names.end()) return std::nullopt;
+    std::int64_t align = aligned ? numpy_alignment(*t) : 1;
+    offset = (offset + align - 1) / align * align;
+    widest = std::max(widest, align);
+    names.push_back(std::move(name));
+    offsets.push_back(offset);
+    offset += t->storage_size();
+    types.push_back(std::move(*t));
+  }
+  if (names.empty()) return std::nullopt;
+  std::int64_t size = (offset + widest - 1) / widest * widest;
+  return Type::record(std::move(names), std::move(types), std::move(offsets), size, aligned);
+}
+
 // The type of a record field: a scalar, a record or a nested array.
 std::optional<Type> field_type(std::string_view name) {
   name = trim(name);
@@ -282,7 +351,10 @@ std::optional<Type> parse_type_name(std::string_view name) {
     if (!t || !t->is_array() || !t->dtype().is_record()) return std::nullopt;
     return t;
   }
-  if (name.starts_with("Record(") && name.back() == ')') return numba_record(name.substr(7, name.size() - 8));
+  if (name.starts_with("Record(") && name.back() == ')') {
+    std::string_view inner = name.substr(7, name.size() - 8);
+    return split_top(inner, ';').size() == 3 ? numba_record(inner) : own_record(inner);
+  }
   for (std::string_view prefix : {std::string_view("const "), std::string_view("readonly ")})
     if (name.starts_with(prefix)) {
       auto t = parse_type_name(name.substr(prefix.size()));

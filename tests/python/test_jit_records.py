@@ -9,6 +9,7 @@ import sys
 
 import numpy as np
 import pytest
+from numba import cuda  # the parity cases need numba too
 
 import cubridge
 
@@ -376,3 +377,53 @@ def test_from_record_like_refuses_what_is_no_record():
         cubridge.from_record_like(np.float32(1))
     with pytest.raises(TypeError, match="gpu_data 'x' is not device memory"):
         cubridge.from_record_like(np.zeros((), PAIR), gpu_data="x")
+
+
+# ---------------------------------------------------------------- our own spelling, ranks, local and shared
+
+OWN = [("Record(x=float32, y=int32)", PAIR),
+       ("Record(a=int8, b=float64; aligned)", DTYPES["aligned"]),
+       ("Record(a=int8, v=float32[3], n=Record(x=float32, y=int32))", DTYPES["nested"]),
+       ("Record(m=float64[2, 3], k=int32; aligned)", DTYPES["array_2d"])]
+
+
+@pytest.mark.parametrize("own, dt", OWN, ids=[o for o, _ in OWN])
+def test_our_own_spelling_is_the_same_record(own, dt):
+    assert cubridge.KernelSignature(f"void({own}[::1])").params == [cubridge.typeof(np.zeros(2, dt))]
+
+    def k(a):
+        a[0] = a[1]
+
+    compile_kernel(k, f"void({own}[:])")
+
+
+def test_records_of_any_rank_and_layout():
+    def k(a, out):
+        out[0] = a[1, 2].x + a[0, 0]["y"]
+        a[1, 1].y = 3
+
+    for layout in ("[:, ::1]", "[::1, :]", "[:, :]"):
+        compile_kernel(k, f"void({record(PAIR)}{layout}, float64[::1])")
+    assert cubridge.typeof(np.zeros((3, 4), PAIR, order="F")) == record(PAIR) + "[::1, :]"
+
+
+POINT_DT = np.dtype([("x", np.float32), ("y", np.float32)])
+NOT_A_DTYPE = {"x": np.float32}
+
+
+def local_of_a_global_dtype(out):
+    t = cuda.local.array(2, POINT_DT)
+    t[0].x = 1.5
+    out[0] = t[0].x
+
+
+def local_of_a_dict(out):
+    t = cuda.local.array(2, NOT_A_DTYPE)
+    out[0] = t[0]
+
+
+def test_local_and_shared_arrays_take_a_dtype_bound_outside_the_kernel():
+    compile_kernel(local_of_a_global_dtype, "void(float32[::1])")
+    with pytest.raises(cubridge.CompileError, match=r"the dtype must be a number type .* or a record: a NumPy "
+                                                    r"structured dtype or numba.from_dtype\(dt\) bound outside"):
+        cubridge.compile_ptx(local_of_a_dict, "void(float32[::1])", cc=CC)
