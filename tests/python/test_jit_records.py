@@ -427,3 +427,21 @@ def test_local_and_shared_arrays_take_a_dtype_bound_outside_the_kernel():
     with pytest.raises(cubridge.CompileError, match=r"the dtype must be a number type .* or a record: a NumPy "
                                                     r"structured dtype or numba.from_dtype\(dt\) bound outside"):
         cubridge.compile_ptx(local_of_a_dict, "void(float32[::1])", cc=CC)
+
+
+def test_typeof_drops_the_padding_fields_np_dtype_of_a_descr_makes():
+    """cubridge's DeviceArray.dtype is np.dtype(descr), which names an aligned dtype's padding 'f1', ...:
+    typeof reads the descr instead, so the padding is no field (the record types as packed: a descr has
+    no alignment flag); from_record_like remembers its dtype, so its record keeps the flag."""
+    dt = np.dtype([("tag", np.int8), ("x", np.float32), ("y", np.float64), ("n", np.int32)], align=True)
+
+    class DescrDtype:
+        def __init__(self):
+            self.dtype = np.dtype(dt.descr)
+            self.__cuda_array_interface__ = {"shape": (3,), "typestr": dt.str, "descr": dt.descr,
+                                             "data": (0, False), "version": 3}
+
+    assert "f1" in DescrDtype().dtype.names
+    assert cubridge.typeof(DescrDtype()) == (
+        "Record(tag[type=int8;offset=0],x[type=float32;offset=4],y[type=float64;offset=8],"
+        "n[type=int32;offset=16];24;False)[::1]")
