@@ -106,6 +106,7 @@ def test_kernel_signatures_take_numbas_spellings(name):
         sig = cubridge.KernelSignature(f"void({spelling}, int64)")
         assert sig.params == [rec + "[::1]", "int64"]
     assert cubridge.KernelSignature(f"void(const {rec}[:])").params == [f"const {rec}[:]"]
+    assert cubridge.KernelSignature(f"void({numba.from_dtype(dt)[:]})").params == [f"{rec}[:]"]
 
 
 def test_kernel_signature_refuses_a_malformed_record():
