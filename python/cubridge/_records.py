@@ -28,9 +28,23 @@ def _field_type(dtype, where: str) -> str:
     return name
 
 
+_NAMES: dict = {}  # id(dtype) -> (dtype, name): typeof runs on every lazy launch
+
+
 def record_name(dtype, where: str = "typeof") -> str:
     """Numba's str() of ``numba.from_dtype(dtype)`` for a structured NumPy dtype: fields sorted by offset
     (then name), each ``name[type=T;offset=N]``, then the item size and whether NumPy aligned it."""
+    hit = _NAMES.get(id(dtype))
+    if hit is not None and hit[0] is dtype:  # by identity: equal dtypes may differ in their align flag
+        return hit[1]
+    name = _record_name(dtype, where)
+    if len(_NAMES) > 256:
+        _NAMES.clear()
+    _NAMES[id(dtype)] = (dtype, name)  # holding the dtype keeps its id from being reused
+    return name
+
+
+def _record_name(dtype, where: str) -> str:
     fields = []
     for name, spec in dtype.fields.items():
         if len(spec) == 3 and spec[2] == name:  # a title's entry repeats a field under its title
