@@ -150,7 +150,9 @@ def read_index_minus_2(a):
 @pytest.mark.parametrize("fn, result", [(read_attr_x, "float32"), (read_key_y, "int32"), (read_index_1, "int32"),
                                         (read_index_minus_2, "float32")])
 def test_a_field_read_has_the_fields_type(fn, result):
+    numba = numba_or_skip()
     assert compile_device(fn, f"({record(PAIR)}[::1],)") == result
+    assert str(cuda.compile_ptx(fn, (numba.from_dtype(PAIR)[::1],), device=True, cc=CC)[1]) == result
 
 
 def field0(a):
