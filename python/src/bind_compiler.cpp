@@ -39,6 +39,14 @@ void bind_compiler(nb::module_& m) {
       .def("add_exception_class", [](CompileOptions& o, const std::string& name, std::string qualified) {
         o.exception_classes[name] = std::move(qualified);
       })
+      .def("add_dtype",
+           [](CompileOptions& o, const std::string& name, std::string_view type) {
+             auto t = parse_type_name(type);
+             if (!t || !(t->is_scalar() || t->is_record()))
+               throw std::invalid_argument("'" + name + "' is bound to the dtype '" + std::string(type) +
+                                           "', which is not a number type or a record");
+             o.dtypes[name] = *t;
+           })
       .def("add_unit", [](CompileOptions& o, std::string source, std::string filename, int first_line) {
         o.extra_units.push_back({std::move(source), std::move(filename), first_line});
       });

@@ -37,6 +37,12 @@ std::string FunctionEmitter::alloca(const std::string& ty) {
   return p;
 }
 
+std::string FunctionEmitter::alloca_aligned(const std::string& ty, int align) {
+  std::string p = "%a" + std::to_string(next_tmp_++);
+  allocas_ += "  " + p + " = alloca " + ty + ", align " + std::to_string(align) + "\n";
+  return p;
+}
+
 Value FunctionEmitter::load(const std::string& ptr, const Type& t) {
   std::string ty = llvm_value_type(t);
   return {ins("load " + ty + ", " + ty + "* " + ptr), t};
@@ -134,6 +140,10 @@ void FunctionEmitter::assign(const Expr& target, const Value& v) {
     store_local(target.slot, v);
     return;
   }
+  if (target.field >= 0) {
+    record_store(target, v);
+    return;
+  }
   if (target.kind == ExprKind::Subscript) {
     array_store(target, v);
     return;
@@ -174,6 +184,10 @@ void FunctionEmitter::statement(const Stmt& s) {
     }
     case StmtKind::AugAssign: {
       const Expr& target = *s.targets[0];
+      if (target.field >= 0) {
+        record_aug_assign(s);
+        return;
+      }
       if (target.kind == ExprKind::Subscript) {
         array_aug_assign(s);
         return;

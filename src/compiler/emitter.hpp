@@ -32,6 +32,9 @@ std::vector<std::string> array_piece_types(const Type& array);
 /// An array is its data model as one struct: {i8*, i8*, i64, i64, T*, [N x i64], [N x i64]}.
 std::string llvm_value_type(const Type& t);
 std::string llvm_data_type(const Type& t);
+/// The LLVM type of one array element in memory: its data type, or [size x i8] for a record (whose
+/// value is an i8* to its first byte: a reference into the array, as in Numba).
+std::string llvm_element_type(const Type& dtype);
 
 struct Value {
   std::string v;  ///< an SSA name ("%t3") or a constant ("42", "0x3FF0000000000000")
@@ -55,6 +58,7 @@ class FunctionEmitter {
   void cond_br(const std::string& c, const std::string& t, const std::string& f);
   bool terminated() const { return terminated_; }
   std::string alloca(const std::string& llvm_type);  ///< an entry-block alloca
+  std::string alloca_aligned(const std::string& llvm_type, int align);  ///< one with an explicit alignment
   Value load(const std::string& ptr, const Type& t);
   Value to_data(const Value& v);
   Value from_data(const std::string& v, const Type& t);
@@ -108,6 +112,18 @@ class FunctionEmitter {
   /// A NumPy array bound outside the source (Expr::constant_array): its bytes as an addrspace(4)
   /// global (emitted once per module), viewed as a C-ordered array.
   Value constant_array(const Expr& e);
+
+  // Records (emit_records.cpp): r.x, r['x'] read and stored through the record's address.
+  /// The address of field `field` of `record` as a pointer to the field's data type.
+  std::string field_pointer(const Value& record, int field);
+  /// A field read (e.field set by the typer); an array field gives a C-ordered view into the record.
+  Value record_field(const Expr& e);
+  /// target.field of the record in target.kids[0] = v (converted to the field's type).
+  void record_store(const Expr& target, const Value& v);
+  void record_aug_assign(const Stmt& s);
+  /// Copies the bytes of record `from` to the address `to` (a[i] = r).
+  void copy_record(const std::string& to, const Value& from);
+  void copy_bytes(const std::string& to, const std::string& from, std::int64_t n);
 
   // CUDA intrinsics (emit_cuda.cpp).
   Value intrinsic(const Expr& e);

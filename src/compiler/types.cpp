@@ -5,6 +5,7 @@
 
 #include "array/spelling_text.hpp"
 #include "cubridge/array/array_spelling.hpp"
+#include "record_spelling.hpp"
 
 namespace cubridge::compiler {
 
@@ -23,6 +24,47 @@ Type Type::array(const Type& dtype, int ndim, char layout, bool readonly) {
   return t;
 }
 
+Type Type::record(std::vector<std::string> names, std::vector<Type> types, std::vector<std::int64_t> offsets,
+                  std::int64_t size, bool aligned) {
+  Type t(TypeKind::Record, 0, false);
+  t.names_ = std::move(names);
+  t.elements_ = std::move(types);
+  t.ints_ = std::move(offsets);
+  t.size_ = size;
+  t.readonly_ = aligned;
+  return t;
+}
+
+Type Type::nested_array(const Type& dtype, std::vector<std::int64_t> shape) {
+  Type t(TypeKind::NestedArray, static_cast<int>(shape.size()), false);
+  t.elements_ = {dtype};
+  t.ints_ = std::move(shape);
+  t.layout_ = 'C';
+  return t;
+}
+
+int Type::field_index(std::string_view name) const {
+  for (std::size_t i = 0; i < names_.size(); ++i)
+    if (names_[i] == name) return static_cast<int>(i);
+  return -1;
+}
+
+std::int64_t Type::storage_size() const {
+  switch (kind_) {
+    case TypeKind::Bool: return 1;
+    case TypeKind::Int:
+    case TypeKind::Float:
+    case TypeKind::Complex: return bits_ / 8;
+    case TypeKind::Record: return size_;
+    case TypeKind::NestedArray: {
+      std::int64_t n = elements_[0].storage_size();
+      for (std::int64_t d : ints_) n *= d;
+      return n;
+    }
+    default: return 0;
+  }
+}
+
 std::string Type::name() const {
   switch (kind_) {
     case TypeKind::Unknown: return "unknown";
@@ -39,10 +81,23 @@ std::string Type::name() const {
       for (std::size_t i = 0; i < elements_.size(); ++i) s += (i ? ", " : "") + elements_[i].name();
       return s + ")";
     }
-    case TypeKind::Array:
-      return std::string(readonly_ ? "readonly " : "") + "array(" + elements_[0].name() + ", " + std::to_string(bits_) +
-             "d, " + std::string(1, layout_) + ")";
     case TypeKind::GridGroup: return "GridGroup";
+    case TypeKind::Array:
+      // Numba calls an array of a packed record "unaligned" (its Array.aligned follows the record's).
+      return std::string(elements_[0].is_record() && !elements_[0].aligned() ? "unaligned " : "") +
+             (readonly_ ? "readonly " : "") + "array(" +
+             elements_[0].name() + ", " + std::to_string(bits_) + "d, " + std::string(1, layout_) + ")";
+    case TypeKind::Record: {
+      std::string s = "Record(";
+      for (std::size_t i = 0; i < names_.size(); ++i)
+        s += (i ? "," : "") + names_[i] + "[type=" + elements_[i].name() + ";offset=" + std::to_string(ints_[i]) + "]";
+      return s + ";" + std::to_string(size_) + ";" + (readonly_ ? "True" : "False") + ")";
+    }
+    case TypeKind::NestedArray: {
+      std::string s = "nestedarray(" + elements_[0].name() + ", (";
+      for (std::size_t i = 0; i < ints_.size(); ++i) s += (i ? ", " : "") + std::to_string(ints_[i]);
+      return s + (ints_.size() == 1 ? ",))" : "))");
+    }
   }
   return "?";
 }
@@ -118,7 +173,7 @@ std::optional<Type> array_type(std::string_view name, bool readonly) {
   }
   if (!spelling || spelling->ndim < 1) return std::nullopt;
   auto dtype = parse_type_name(spelling->element);
-  if (!dtype || !dtype->is_scalar()) return std::nullopt;
+  if (!dtype || !(dtype->is_scalar() || dtype->is_record())) return std::nullopt;
   return Type::array(*dtype, spelling->ndim, spelling->layout, readonly);
 }
 
@@ -128,6 +183,12 @@ std::optional<Type> parse_type_name(std::string_view name) {
   name = trim(name);
   if (name.empty()) return std::nullopt;
   if (auto t = scalar_by_name(name)) return t;
+  if (name.starts_with("unaligned ")) {  // Numba's name of an array of a packed record
+    auto t = parse_type_name(name.substr(10));
+    if (!t || !t->is_array() || !t->dtype().is_record()) return std::nullopt;
+    return t;
+  }
+  if (name.starts_with("Record(") && name.back() == ')') return parse_record_spelling(name.substr(7, name.size() - 8));
   for (std::string_view prefix : {std::string_view("const "), std::string_view("readonly ")})
     if (name.starts_with(prefix)) {
       auto t = parse_type_name(name.substr(prefix.size()));
@@ -140,7 +201,7 @@ std::optional<Type> parse_type_name(std::string_view name) {
     for (std::string_view part : split_commas(inner)) {
       if (part.empty()) continue;  // "(int32,)"
       auto t = parse_type_name(part);
-      if (!t || t->is_array()) return std::nullopt;  // tuples hold numbers (and tuples of them)
+      if (!t || t->is_array() || t->is_record()) return std::nullopt;  // tuples hold numbers (and tuples of them)
       elems.push_back(*t);
     }
     return elems;
@@ -158,7 +219,7 @@ std::optional<Type> parse_type_name(std::string_view name) {
       if (c < '0' || c > '9' || n > 1000) return std::nullopt;
       n = n * 10 + (c - '0');
     }
-    if (!elem || elem->is_array() || count.empty() || n < 1) return std::nullopt;
+    if (!elem || elem->is_array() || elem->is_record() || count.empty() || n < 1) return std::nullopt;
     return Type::tuple(std::vector<Type>(static_cast<std::size_t>(n), *elem));
   }
   if (name.starts_with("Tuple(") && name.back() == ')') {
@@ -190,7 +251,7 @@ Signature parse_signature(std::string_view text) {
   if (!s.empty() && s.back() == ')' && open != std::string_view::npos) {
     std::string_view head = trim(s.substr(0, open));
     // "UniTuple(int32 x 2)(int32)" or "Tuple(...)(...)": find the matching ')' of the head's own '('.
-    if (head == "UniTuple" || head == "Tuple") {
+    if (head == "UniTuple" || head == "Tuple" || head == "Record") {
       int depth = 0;
       std::size_t i = open;
       for (; i < s.size(); ++i) {

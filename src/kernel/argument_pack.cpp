@@ -84,7 +84,12 @@ void ArgumentPack::set_array(std::size_t index, ArrayView&& view) {
   const ParamKind& p = (*signature_)[index];
   if (!p.takes_array()) type_error(index, "an array");
   auto element = scalar_type_of(view.dtype());
-  if (!(p.is_pointer() && p.any_pointee) && (!element || *element != p.type))
+  if (p.record_size != 0 && (view.dtype().kind != 'V' || view.dtype().itemsize != p.record_size))
+    type_error(index, std::string("an array of typestr '") + view.dtype().typestr() + "' (an array of records takes "
+                      "a structured array of itemsize " + std::to_string(p.record_size) + ", typestr '|V" +
+                      std::to_string(p.record_size) + "', through the CUDA Array Interface: DLPack cannot "
+                      "express record dtypes)");
+  if (p.record_size == 0 && !(p.is_pointer() && p.any_pointee) && (!element || *element != p.type))
     type_error(index, std::string("a ") + (element ? scalar_type_name(*element) : "") +
                           (element ? " " : "") + "array (typestr '" + view.dtype().typestr() + "')");
   if (p.is_pointer() && !view.is_c_contiguous() && !view.is_f_contiguous())
@@ -107,7 +112,11 @@ void ArgumentPack::set_array(std::size_t index, ArrayView&& view) {
                            ": the array has a CUDA Array Interface mask, which a kernel launch cannot "
                            "honour; pass the data without a mask");
 
-  if (p.is_pointer()) {
+  if (p.is_record() && view.size() != 1)
+    type_error(index, "an array of " + std::to_string(view.size()) + " records (shape " + tuple_string(view.shape()) +
+                          "); a record parameter takes one: a 0-d structured array such as "
+                          "cubridge.from_record_like(rec) or cubridge.to_device(rec)");
+  if (p.is_pointer() || p.is_record()) {
     std::uintptr_t data = view.address();
     std::memcpy(slot(index, 0), &data, 8);
     keep(index, std::move(view));

@@ -10,6 +10,7 @@
 
 #include "array/spelling_text.hpp"
 #include "cubridge/array/array_spelling.hpp"
+#include "cubridge/compiler/types.hpp"
 
 namespace cubridge {
 
@@ -79,11 +80,26 @@ std::optional<ArraySpelling> array_spelling(std::string_view whole, std::string_
   }
 }
 
+// A record's spelling, read by the compiler's type parser (one spelling, one parser); only its item
+// size matters to a launch.
+void read_record(std::string_view whole, std::string_view text, ParamKind& p) {
+  auto record = compiler::parse_type_name(text);
+  if (!record || !record->is_record())
+    fail(whole, quoted(text) + " is not a record in Numba's spelling, e.g. "
+                "Record(x[type=float32;offset=0],y[type=int32;offset=4];8;False)");
+  p.record = record->name();
+  p.record_size = static_cast<std::uint32_t>(record->record_size());
+  p.type = ScalarType::UInt8;
+}
+
 ParamKind parse_param(std::string_view whole, std::string_view text) {
   ParamKind p;
   std::string_view s = trim(text);
   if (s.empty()) fail(whole, "an empty parameter");
   bool read_only = false;
+  // Numba's str() of a packed record's array starts "unaligned " (before any "readonly "): no
+  // difference to a launch.
+  if (s.starts_with("unaligned ")) s = trim(s.substr(10));
   for (std::string_view prefix : {std::string_view("const "), std::string_view("readonly ")}) {
     if (s.substr(0, prefix.size()) == prefix) {
       read_only = true;
@@ -102,9 +118,17 @@ ParamKind parse_param(std::string_view whole, std::string_view text) {
     } else {
       p.type = scalar_named(whole, pointee);
     }
+  } else if (s.starts_with("Record(") && s.back() == ')') {
+    // One record, passed by address as numba-cuda passes a DeviceRecord.
+    p.kind = ParamKind::Kind::Record;
+    read_record(whole, s, p);
   } else if (std::optional<ArraySpelling> array = array_spelling(whole, s)) {
     p.kind = ParamKind::Kind::Array;
-    p.type = scalar_named(whole, array->element);
+    if (array->element.starts_with("Record(")) {
+      read_record(whole, array->element, p);
+    } else {
+      p.type = scalar_named(whole, array->element);
+    }
     p.ndim = array->ndim;
     p.layout = array->layout;
   } else {
@@ -188,10 +212,11 @@ std::optional<ScalarType> scalar_type_of(const DType& dtype) noexcept {
 }
 
 std::string ParamKind::to_string() const {
-  std::string s = is_pointer() && any_pointee ? "void" : scalar_type_name(type);
+  std::string s = is_pointer() && any_pointee ? "void" : !record.empty() ? record : scalar_type_name(type);
   if (!takes_array()) return s;
   if (!written) s = "const " + s;
   if (is_pointer()) return s + '*';
+  if (is_record()) return s;
   s += '[';
   for (int i = 0; i < ndim; ++i) {
     if (i) s += ", ";
@@ -222,6 +247,11 @@ KernelSignature::KernelSignature(std::vector<ParamKind> params) : params_(std::m
       if (p.ndim == 1 && p.layout == 'F') p.layout = 'C';  // one axis: both orders are the same
       ++array_count_;
       for (int k = 0; k < 5 + 2 * p.ndim; ++k) add(8);  // meminfo parent nitems itemsize data shape strides
+    } else if (p.is_record()) {
+      p.ndim = 0;
+      p.layout = 'A';
+      ++array_count_;
+      add(8);  // the record's address
     } else if (p.is_pointer()) {
       p.ndim = 0;
       p.layout = 'A';
@@ -252,7 +282,8 @@ KernelSignature KernelSignature::parse(std::string_view text) {
                                 s.substr(0, 6) != "array(" && s.find("array(") != 0) {
     std::string_view ret = trim(s.substr(0, open));
     bool starts_const = ret.substr(0, 6) == "const " || ret.substr(0, 9) == "readonly ";
-    if (!starts_const && ret.find('[') == std::string_view::npos && ret.find(',') == std::string_view::npos) {
+    if (!starts_const && ret != "Record" && ret.find('[') == std::string_view::npos &&
+        ret.find(',') == std::string_view::npos) {
       if (!ret.empty() && ret != "void" && ret != "none")
         fail(text, "a kernel returns void, but the signature says '" + std::string(ret) + "'");
       s = trim(s.substr(open + 1, s.size() - open - 2));

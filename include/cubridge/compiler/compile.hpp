@@ -93,6 +93,9 @@ struct CompileOptions {
   /// Names bound outside the source to exception classes, as "module.qualname" ("mymod.BadInput"); a
   /// `raise` of a name not listed here may name a builtin exception (ValueError, ...).
   std::map<std::string, std::string, std::less<>> exception_classes;
+  /// Names bound outside the source to a dtype (a NumPy structured dtype, a Numba Record type): the
+  /// dtype of cuda.local.array / cuda.shared.array.
+  std::map<std::string, Type, std::less<>> dtypes;
   /// Extra source units (other functions the compiled one calls), each with its file and first line.
   struct Unit {
     std::string source;
