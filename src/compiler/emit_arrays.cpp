@@ -155,6 +155,10 @@ Value FunctionEmitter::array_subscript(const Expr& e) {
 }
 
 void FunctionEmitter::array_store(const Expr& target, const Value& v) {
+  if (target.type.is_array()) {
+    slice_store(target, v);
+    return;
+  }
   Value a = expr(*target.kids[0]);
   std::string ptr = element_pointer(a, *target.kids[1], target.formals);
   const Type& d = a.t.dtype();
