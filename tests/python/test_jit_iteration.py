@@ -163,6 +163,18 @@ def tuple_of_arrays_loop(a, b):
     return s
 
 
+TABLE = np.array([3, 1, 4, 1, 5], np.int64)
+
+
+def shape_and_frozen_array(m, n):
+    s = 0
+    for d in m.shape:
+        s = s * 10 + d
+    for v in TABLE:
+        s = s * 10 + v
+    return s
+
+
 def float_tuple_loop(n, i):
     s = 0.0
     for f in SCALE:
@@ -203,6 +215,7 @@ VALUE_CASES = [
     (nested_tuple_runtime_index, "int64(int64, int64)", lambda: (2, -3)),
     (tuple_of_arrays_loop, "int64(int64[:], int64[:])", lambda: (np.arange(3) + 5, np.arange(4) + 1)),
     (float_tuple_loop, "int64(int64, int64)", lambda: (3, 0)),
+    (shape_and_frozen_array, "int64(int64[:, :, :], int64)", lambda: (np.zeros((2, 3, 4), np.int64), 0)),
 ]
 
 

@@ -154,7 +154,7 @@ def shfl_complex(a, z):
 
 
 def slices(a):
-    a[1:] = 0
+    a[1:] = 1j
 
 
 def store_complex(a, z):
@@ -184,8 +184,8 @@ def inc_signed(a):
                                      r"offer .shape, .strides, .size, .ndim, .itemsize and .nbytes"),
     (dim3_alone, "void(int64[:])", r"cubridge\.threadIdx is not supported; read cubridge\.threadIdx\.x, \.y or \.z"),
     (shfl_complex, "void(float64[:], complex128)", r"shfl_sync\(\): the value must be an integer or a float"),
-    (slices, "void(float64[:])", r"assigning to a slice of an array is not supported; store its elements one at a "
-                                 r"time"),
+    (slices, "void(float64[:])", r"cannot store a value of type complex128 into a slice of 'a' \(array\(float64, 1d, "
+                                 r"A\)\): complex128 does not convert to float64"),
     (store_complex, "void(float64[:], complex128)", r"cannot store a value of type complex128 into an element of 'a'"),
     (inc_signed, "void(int32[:])", r"atomic.inc\(\) on an array of int32 is not supported; its element type must be one "
                                    r"of uint32, uint64"),

@@ -316,3 +316,21 @@ def test_numba_cuda_refuses_them_too(fn, sig):
         pytest.skip(f"numba.cuda is not importable: {e}")
     with pytest.raises(TypingError):
         cuda.compile_ptx(fn, sig, cc=CC)
+
+
+def _nrt_cases():
+    import os
+    import sys
+    sys.path.insert(0, os.path.dirname(__file__))
+    from parity.kernels_slice_stores import NRT_CASES
+    return NRT_CASES
+
+
+@pytest.mark.parametrize("case", _nrt_cases(), ids=lambda c: c.id)
+def test_array_source_parity_kernels_compile_and_assemble(case):
+    # These run on the GPU in test_slice_stores_gpu.py (numba-cuda needs its runtime for them), so the
+    # shared test_parity.py does not compile them.
+    ptx, resty = cubridge.compile_ptx(case.fn, case.signature(cubridge.typeof), cc=CC, **case.options)
+    assert resty is None
+    r = cubridge.ptxas_check(ptx, CC)
+    assert r, r.log
