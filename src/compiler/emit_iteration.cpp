@@ -118,18 +118,12 @@ Value FunctionEmitter::iterator_item(Iterator& it) {
         std::string ety = llvm_data_type(a.dtype());
         return from_data(ins("load " + ety + ", " + ety + "* " + first), a.dtype());
       }
-      std::vector<std::string> shape, strides;
-      std::string nitems = "1";
+      Indexed row{first, {}, {}};
       for (int k = 1; k < a.ndim(); ++k) {
-        shape.push_back(array_field(it.source, 5, k).v);
-        strides.push_back(axis_stride(it.source, k));
-        nitems = nitems == "1" ? shape.back() : ins("mul i64 " + nitems + ", " + shape.back());
+        row.shape.push_back(array_field(it.source, 5, k).v);
+        row.strides.push_back(axis_stride(it.source, k));
       }
-      std::int64_t isz = a.dtype().is_bool() ? 1 : a.dtype().bits() / 8;
-      std::vector<std::string> pieces = {"null", "null", nitems, std::to_string(isz), first};
-      pieces.insert(pieces.end(), shape.begin(), shape.end());
-      pieces.insert(pieces.end(), strides.begin(), strides.end());
-      return build_array(it.item, pieces);
+      return view(it.item, row);
     }
     case IterKind::Tuple:
       return tuple_item_at(it.held, it.item, it.count, ins("load i64, i64* " + it.counter));

@@ -9,11 +9,6 @@
 
 namespace cubridge::compiler {
 
-namespace {
-const Type kI64 = Type::integer(64, true);
-std::int64_t item_bytes(const Type& dtype) { return dtype.is_bool() ? 1 : dtype.bits() / 8; }
-}  // namespace
-
 void FunctionEmitter::raise_if(const std::string& condition) {
   std::string bad = label("store_raise"), ok = label("store_ok");
   cond_br(condition, bad, ok);
@@ -76,7 +71,7 @@ std::pair<std::string, std::string> FunctionEmitter::memory_extent(const std::st
     lo = ins("select i1 " + up + ", i64 " + lo + ", i64 " + ins("add i64 " + lo + ", " + reach));
     empty = ins("or i1 " + empty + ", " + ins("icmp eq i64 " + shape[k] + ", 0"));
   }
-  hi = ins("add i64 " + hi + ", " + std::to_string(item_bytes(dtype)));
+  hi = ins("add i64 " + hi + ", " + std::to_string(item_size(dtype)));
   std::string at = ins("ptrtoint " + llvm_data_type(dtype) + "* " + base + " to i64");
   std::string start = ins("add i64 " + at + ", " + ins("select i1 " + empty + ", i64 0, i64 " + lo));
   std::string end = ins("add i64 " + at + ", " + ins("select i1 " + empty + ", i64 0, i64 " + hi));
@@ -146,7 +141,7 @@ void FunctionEmitter::slice_store(const Expr& target, const Value& value) {
   std::vector<std::string> packed(shape.size());
   std::string count = "1";
   for (std::size_t k = shape.size(); k-- > 0;) {
-    packed[k] = k + 1 == shape.size() ? std::to_string(item_bytes(s)) : ins("mul i64 " + packed[k + 1] + ", " + shape[k + 1]);
+    packed[k] = k + 1 == shape.size() ? std::to_string(item_size(s)) : ins("mul i64 " + packed[k + 1] + ", " + shape[k + 1]);
     count = ins("mul i64 " + count + ", " + shape[k]);
   }
   std::string source = alloca(sty + "*");
@@ -156,7 +151,7 @@ void FunctionEmitter::slice_store(const Expr& target, const Value& value) {
   std::string copy = label("store_copy"), go = label("store_go");
   cond_br(overlap, copy, go);
   start_block(copy);
-  std::string raw = ins("call i8* @malloc(i64 " + ins("mul i64 " + count + ", " + std::to_string(item_bytes(s))) + ")");
+  std::string raw = ins("call i8* @malloc(i64 " + ins("mul i64 " + count + ", " + std::to_string(item_size(s))) + ")");
   raise_if(ins("icmp eq i8* " + raw + ", null"));  // numba raises MemoryError when its allocation fails
   std::string scratch = ins("bitcast i8* " + raw + " to " + sty + "*");
   loop_nest(shape, [&](const std::vector<std::string>& index) {

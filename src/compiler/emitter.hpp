@@ -31,6 +31,8 @@ std::vector<std::string> array_piece_types(const Type& array);
 /// An array is its data model as one struct: {i8*, i8*, i64, i64, T*, [N x i64], [N x i64]}.
 std::string llvm_value_type(const Type& t);
 std::string llvm_data_type(const Type& t);
+/// The bytes of one element of an array of `dtype` (bool: 1).
+std::int64_t item_size(const Type& dtype);
 
 struct Value {
   std::string v;  ///< an SSA name ("%t3") or a constant ("42", "0x3FF0000000000000")
@@ -99,6 +101,8 @@ class FunctionEmitter {
   /// The byte stride of `axis`: the item size on a C/F array's contiguous axis, else the stored stride.
   std::string axis_stride(const Value& a, int axis);
   Value array_subscript(const Expr& e);
+  /// An array of type `v` over what indexing gave (its first element and axes).
+  Value view(const Type& v, const Indexed& at);
   void array_store(const Expr& target, const Value& v);
   /// A store to a view (target.type is an array): a number, a tuple or a broadcast array (emit_slice_store.cpp).
   void slice_store(const Expr& target, const Value& value);
