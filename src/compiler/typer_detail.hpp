@@ -339,7 +339,7 @@ class FunctionTyper {
         if (!base.is_tuple()) error(e.loc, "cannot index a value of type " + base.name() + " (tuples and arrays support [i])");
         if (idx.kind == ExprKind::Unsupported || idx.kind == ExprKind::Slice)
           error(idx.loc, "slicing tuples is not supported; index them with a constant");
-        if (idx.kind != ExprKind::Int) return tuple_subscript(e, base);
+        if (idx.kind != ExprKind::Int && !fold_tuple_index(idx)) return tuple_subscript(e, base);
         idx.type = i64();
         auto n = static_cast<std::int64_t>(base.elements().size());
         auto i = static_cast<std::int64_t>(idx.ival);
@@ -493,6 +493,9 @@ class FunctionTyper {
   /// Types `it` as an iterable; its item type, or unknown while an operand's type is not yet known.
   Type iterable(Expr& it);
   Type range_iterable(Expr& it);
+  // Tuple indices other than literals (typer_tuple_index.cpp).
+  /// Turns a constant index expression (-1, N) into an integer literal; false when it is not constant.
+  bool fold_tuple_index(Expr& idx);
   /// t[i] with a run-time integer i: homogeneous tuples only (numba's UniTuple getitem).
   Type tuple_subscript(Expr& e, const Type& base);
 

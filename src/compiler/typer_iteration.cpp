@@ -127,17 +127,4 @@ Type FunctionTyper::range_iterable(Expr& it) {
   return it.item;
 }
 
-Type FunctionTyper::tuple_subscript(Expr& e, const Type& base) {
-  Expr& idx = *e.kids[1];
-  Type t = expr(idx);
-  if (t.is_unknown()) return t;
-  if (!t.is_int())
-    error(idx.loc, "a tuple index must be an integer, got " + t.name());
-  const std::vector<Type>& items = base.elements();
-  if (!std::all_of(items.begin(), items.end(), [&](const Type& x) { return x == items[0]; }))
-    error(idx.loc, "the heterogeneous tuple " + base.name() + " can only be indexed with an integer constant "
-                       "(a variable index needs items of one type, as numba's UniTuple)");
-  return items[0];
-}
-
 }  // namespace cubridge::compiler::typer_detail

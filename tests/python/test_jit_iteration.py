@@ -156,6 +156,14 @@ def nested_tuple_runtime_index(n, i):
     return t[i][1] * 10 + t[n][0]
 
 
+LAST = -1
+
+
+def heterogeneous_constant_indices(n, i):
+    t = (n, 2.5, i * 3)
+    return t[-1] + t[LAST] + t[2 - 2] + int(t[-2])
+
+
 def tuple_of_arrays_loop(a, b):
     s = 0
     for arr in (a, b):
@@ -213,6 +221,7 @@ VALUE_CASES = [
     (tuple_runtime_index, "int64(int64, int64)", lambda: (-1, -4)),
     (tuple_runtime_index, "int64(int32, uint8)", lambda: (np.int32(0), np.uint8(1))),
     (nested_tuple_runtime_index, "int64(int64, int64)", lambda: (2, -3)),
+    (heterogeneous_constant_indices, "int64(int64, int64)", lambda: (5, 7)),
     (tuple_of_arrays_loop, "int64(int64[:], int64[:])", lambda: (np.arange(3) + 5, np.arange(4) + 1)),
     (float_tuple_loop, "int64(int64, int64)", lambda: (3, 0)),
     (shape_and_frozen_array, "int64(int64[:, :, :], int64)", lambda: (np.zeros((2, 3, 4), np.int64), 0)),
