@@ -93,6 +93,13 @@ def zip_one(a, n):
     return s
 
 
+def zip_single_target(a, n):
+    s = 0
+    for p in zip(a, range(n)):
+        s += p[0] * p[1]
+    return s
+
+
 def enumerate_zip(a, n):
     s = 0
     for i, (x, y) in enumerate(zip(a, range(n))):
@@ -210,6 +217,7 @@ VALUE_CASES = [
     (zip_mixed, "int64(int64[:], int64)", lambda: (np.arange(9), 6)),
     (zip_mixed, "int64(int64[:], int64)", lambda: (np.arange(2), 6)),
     (zip_one, "int64(int64[:], int64)", lambda: (np.arange(5), 0)),
+    (zip_single_target, "int64(int64[:], int64)", lambda: (np.arange(6) + 2, 4)),
     (enumerate_zip, "int64(int64[:], int64)", lambda: (np.arange(5) + 1, 3)),
     (zip_rows, "int64(int64[:, :], int64[:])", lambda: (np.arange(12).reshape(4, 3), np.arange(3) + 1)),
     (nested_break_continue_else, "int64(int64[:], int64)", lambda: (np.arange(8), 9)),
@@ -387,7 +395,7 @@ def zip_nothing(a, n):
 
 
 def enumerate_as_value(a, n):
-    e = enumerate(a)
+    e = enumerate(a)  # numba-cuda accepts iterators held in variables; cubridge does not yet
     return 0
 
 
