@@ -23,6 +23,7 @@ void FunctionTyper::slice_store(Expr& target, const Type& value, const std::stri
   if (value.is_array()) {
     if (can_convert(value.dtype(), view.dtype()) == Conversion::None)
       refuse("its dtype " + value.dtype().name() + " does not convert to " + view.dtype().name());
+    fn_.can_raise = true;  // ValueError when the shapes do not broadcast, MemoryError without scratch memory
     return;
   }
   if (value.is_tuple()) {
@@ -32,6 +33,7 @@ void FunctionTyper::slice_store(Expr& target, const Type& value, const std::stri
     if (!items[0].is_scalar() || can_convert(items[0], view.dtype()) == Conversion::None)
       refuse("its items do not convert to " + view.dtype().name());
     if (view.ndim() != 1) refuse("a tuple fills a 1-d slice only");
+    fn_.can_raise = true;  // ValueError when the lengths differ
     return;
   }
   refuse(accepted);

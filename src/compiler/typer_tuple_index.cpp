@@ -25,6 +25,7 @@ Type FunctionTyper::tuple_subscript(Expr& e, const Type& base) {
   if (!std::all_of(items.begin(), items.end(), [&](const Type& x) { return x == items[0]; }))
     error(idx.loc, "the heterogeneous tuple " + base.name() + " can only be indexed with an integer constant "
                        "(a variable index needs items of one type, as numba's UniTuple)");
+  fn_.can_raise = true;  // IndexError out of range
   return items[0];
 }
 

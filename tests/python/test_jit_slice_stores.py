@@ -218,6 +218,47 @@ def test_shapes_that_do_not_broadcast_raise_before_storing(fn, sig, make, tmp_pa
         np.testing.assert_array_equal(a, b)
 
 
+def store_three(a, b):
+    a[:3] = b
+
+
+def calls_a_raising_store(a, b):
+    store_three(a, b)
+    a[3] = 99  # not reached when the store raised: the exception propagates to the caller
+    return 0
+
+
+def index_three(t, i):
+    return t[i]
+
+
+def calls_a_raising_index(a, i):
+    a[0] = index_three((1, 2, 3), i)
+    a[1] = 99
+    return 0
+
+
+@needs_clang
+@pytest.mark.parametrize("n,status", [(3, 0), (2, 1)])
+def test_a_raise_in_a_called_function_propagates(n, status, tmp_path):
+    f = host_function(calls_a_raising_store, "int64(int64[:], int64[:])", tmp_path)
+    a, b = np.zeros(5, np.int64), np.arange(n) + 1
+    assert call_status(f, [a, b]) == status
+    expected = np.zeros(5, np.int64)
+    if status == 0:
+        expected[:3], expected[3] = b, 99
+    np.testing.assert_array_equal(a, expected)
+
+
+@needs_clang
+@pytest.mark.parametrize("i,status", [(-1, 0), (3, 1)])
+def test_a_tuple_index_raise_in_a_called_function_propagates(i, status, tmp_path):
+    f = host_function(calls_a_raising_index, "int64(int64[:], int64)", tmp_path)
+    a = np.zeros(2, np.int64)
+    assert call_status(f, [a, i]) == status
+    np.testing.assert_array_equal(a, [3, 99] if status == 0 else [0, 0])
+
+
 def kernel_row_fill(out, v):
     i = cuda.grid(1)
     if i < out.shape[0]:
