@@ -25,6 +25,9 @@ enum class ExprKind {
 };
 enum class CmpOp { Lt, Le, Gt, Ge, Eq, Ne, Is, IsNot, In, NotIn };
 
+/// How a for loop walks its iterable (set by the typer on the iterable, and on those inside enumerate/zip).
+enum class IterKind { None, Range, Array, Tuple, Enumerate, Zip };
+
 /// What a Call resolved to (set by the typer).
 enum class Callee { Unresolved, Builtin, Math, UserFunction, TypeCast, Intrinsic };
 
@@ -60,6 +63,8 @@ struct Expr {
                                   ///< CUDA intrinsic ("grid", "atomic.add"); Attribute: intrinsic ("threadIdx.x")
   std::vector<std::int64_t> shape;  ///< shared.array/local.array: the constant shape (0 for dynamic shared memory)
   int field = -1;                 ///< Attribute/Subscript of a record (r.x, r['x']): the field's index
+  IterKind iter = IterKind::None;  ///< a for loop's iterable: how it is walked (its operands keep their own type)
+  Type item;                       ///< ... and the type of each item it yields (Range: the counter's type)
 };
 
 enum class StmtKind { Expr, Assign, AugAssign, If, While, For, Break, Continue, Pass, Return, Assert, Raise, Unsupported };
@@ -71,7 +76,7 @@ struct Stmt {
   StmtKind kind = StmtKind::Unsupported;
   SourceLoc loc;
   std::vector<ExprPtr> targets;   ///< Assign: a = b = value has two; For: one target
-  ExprPtr value;                  ///< Assign/AugAssign/Return/Expr value; For: the range(...) call; Raise: the
+  ExprPtr value;                  ///< Assign/AugAssign/Return/Expr value; For: the iterable; Raise: the
                                   ///< exception (a class or a call of one)
   ExprPtr test;                   ///< If/While/Assert
   ExprPtr msg;                    ///< Assert message

@@ -12,9 +12,7 @@ std::vector<std::string> array_piece_types(const Type& a) {
   return p;
 }
 
-namespace {
 std::int64_t item_size(const Type& dtype) { return dtype.storage_size(); }
-}  // namespace
 
 Value FunctionEmitter::build_array(const Type& t, const std::vector<std::string>& pieces) {
   std::string ty = llvm_value_type(t);
@@ -144,8 +142,11 @@ Value FunctionEmitter::array_subscript(const Expr& e) {
     std::string raw = ins("load " + ety + ", " + ety + "* " + at.ptr);
     return from_data(raw, e.type);
   }
-  // A view: the sliced and the remaining axes, starting at the indexed element.
-  const Type& v = e.type;
+  return view(e.type, at);
+}
+
+Value FunctionEmitter::view(const Type& v, const Indexed& at) {
+  // The sliced and the remaining axes, starting at the indexed element.
   std::vector<std::string> pieces = {"null", "null", "", std::to_string(item_size(v.dtype())), at.ptr};
   std::string nitems = "1";
   for (const std::string& d : at.shape) nitems = nitems == "1" ? d : ins("mul i64 " + nitems + ", " + d);
@@ -156,6 +157,10 @@ Value FunctionEmitter::array_subscript(const Expr& e) {
 }
 
 void FunctionEmitter::array_store(const Expr& target, const Value& v) {
+  if (target.type.is_array()) {
+    slice_store(target, v);
+    return;
+  }
   Value a = expr(*target.kids[0]);
   std::string ptr = element_pointer(a, *target.kids[1], target.formals);
   const Type& d = a.t.dtype();

@@ -311,6 +311,7 @@ Value FunctionEmitter::expr(const Expr& e) {
     case ExprKind::Subscript:
       if (e.kids[0]->type.is_array()) return array_subscript(e);
       if (e.field >= 0) return record_field(e);
+      if (e.kids[1]->kind != ExprKind::Int) return tuple_subscript(e);
       return extract(expr(*e.kids[0]), static_cast<std::size_t>(e.kids[1]->ival));
     case ExprKind::Call: return call(e);
     default: return {"undef", e.type};

@@ -230,7 +230,7 @@ void FunctionEmitter::statement(const Stmt& s) {
       start_block(end);
       return;
     }
-    case StmtKind::For: for_range(s); return;
+    case StmtKind::For: for_loop(s); return;
     case StmtKind::Break: br(loops_.back().brk); return;
     case StmtKind::Continue: br(loops_.back().cont); return;
     case StmtKind::Return:
@@ -253,58 +253,6 @@ void FunctionEmitter::statement(const Stmt& s) {
     case StmtKind::Raise: raise_exception(s.what, s.exception_args, s.loc); return;
     case StmtKind::Unsupported: return;
   }
-}
-
-void FunctionEmitter::for_range(const Stmt& s) {
-  const Expr& it = *s.value;
-  const Type& T = it.type;
-  std::string ty = llvm_value_type(T);
-  std::size_t n = it.kids.size() - 1;
-  Value start{"0", T}, stop, step{"1", T};
-  if (n == 1) {
-    stop = convert(expr(*it.kids[1]), T);
-  } else {
-    start = convert(expr(*it.kids[1]), T);
-    stop = convert(expr(*it.kids[2]), T);
-    if (n == 3) step = convert(expr(*it.kids[3]), T);
-  }
-  std::string counter = alloca(ty);
-  line("store " + ty + " " + start.v + ", " + ty + "* " + counter);
-  std::string head = label("for"), body = label("forbody"), latch = label("forlatch"), els = label("forelse"),
-              end = label("endfor");
-  br(head);
-  start_block(head);
-  Value i = load(counter, T);
-  std::string c;
-  if (T.is_signed()) {
-    // range() with a negative step counts down; a zero step (ValueError in Python) runs no iterations.
-    std::string up = ins("icmp sgt " + ty + " " + step.v + ", 0");
-    std::string lt = ins("icmp slt " + ty + " " + i.v + ", " + stop.v);
-    std::string gt = ins("icmp sgt " + ty + " " + i.v + ", " + stop.v);
-    std::string down = ins("icmp slt " + ty + " " + step.v + ", 0");
-    std::string gtd = ins("and i1 " + down + ", " + gt);
-    c = ins("select i1 " + up + ", i1 " + lt + ", i1 " + gtd);
-  } else {
-    std::string nz = ins("icmp ne " + ty + " " + step.v + ", 0");
-    std::string lt = ins("icmp ult " + ty + " " + i.v + ", " + stop.v);
-    c = ins("and i1 " + nz + ", " + lt);
-  }
-  cond_br(c, body, els);
-  start_block(body);
-  assign(*s.targets[0], i);
-  loops_.push_back({latch, end});
-  statements(s.body);
-  loops_.pop_back();
-  br(latch);
-  start_block(latch);
-  Value cur = load(counter, T);
-  std::string next = ins("add " + ty + " " + cur.v + ", " + step.v);
-  line("store " + ty + " " + next + ", " + ty + "* " + counter);
-  br(head);
-  start_block(els);
-  statements(s.orelse);
-  br(end);
-  start_block(end);
 }
 
 }  // namespace cubridge::compiler

@@ -4,6 +4,7 @@
 // Locals live in allocas (libNVVM's optimiser promotes them), so control flow needs no phi bookkeeping.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -35,6 +36,8 @@ std::string llvm_data_type(const Type& t);
 /// The LLVM type of one array element in memory: its data type, or [size x i8] for a record (whose
 /// value is an i8* to its first byte: a reference into the array, as in Numba).
 std::string llvm_element_type(const Type& dtype);
+/// The bytes of one element of an array of `dtype` (bool: 1).
+std::int64_t item_size(const Type& dtype);
 
 struct Value {
   std::string v;  ///< an SSA name ("%t3") or a constant ("42", "0x3FF0000000000000")
@@ -104,7 +107,31 @@ class FunctionEmitter {
   /// The byte stride of `axis`: the item size on a C/F array's contiguous axis, else the stored stride.
   std::string axis_stride(const Value& a, int axis);
   Value array_subscript(const Expr& e);
+  /// An array of type `v` over what indexing gave (its first element and axes).
+  Value view(const Type& v, const Indexed& at);
   void array_store(const Expr& target, const Value& v);
+  /// A store to a view (target.type is an array): a number, a tuple or a broadcast array (emit_slice_store.cpp).
+  void slice_store(const Expr& target, const Value& value);
+  /// Runs `body` once per index of `shape` (i64 names), in C order: the last axis fastest.
+  void loop_nest(const std::vector<std::string>& shape, const std::function<void(const std::vector<std::string>&)>& body);
+  /// The address of element `index` of the strided block at `base` (a dtype*); strides in bytes.
+  std::string strided_pointer(const std::string& base, const Type& dtype, const std::vector<std::string>& index,
+                              const std::vector<std::string>& strides);
+  /// The [start, end) addresses (i64) of the bytes a strided block touches.
+  std::pair<std::string, std::string> memory_extent(const std::string& base, const Type& dtype,
+                                                    const std::vector<std::string>& shape,
+                                                    const std::vector<std::string>& strides);
+  /// Ends the thread with a raised exception's status when `condition` (an i1) holds.
+  void raise_if(const std::string& condition);
+
+  // Homogeneous tuples indexed at run time (emit_tuple_index.cpp).
+  /// The tuple stored in an entry-block slot, so that its items can be addressed by position.
+  std::string tuple_in_memory(const Value& tuple);
+  /// Item `index` (an i64 known to be in range) of a tuple of `n` items of type `item` held at `held`.
+  Value tuple_item_at(const std::string& held, const Type& item, std::size_t n, const std::string& index);
+  /// t[i] with a variable i: negative indices wrap, an index out of range raises IndexError (numba's
+  /// getitem of a UniTuple).
+  Value tuple_subscript(const Expr& e);
   void array_aug_assign(const Stmt& s);
   Value array_attribute(const Expr& e);
   /// A C-ordered array over `data` (a generic T*) with a constant shape.
@@ -173,7 +200,13 @@ class FunctionEmitter {
   void raise_status(int code);
 
  private:
-  void for_range(const Stmt& s);
+  // for loops (emit_iteration.cpp): one iterator per iterable, nested for enumerate() and zip().
+  struct Iterator;
+  void for_loop(const Stmt& s);
+  Iterator start_iterator(const Expr& iterable);
+  std::string iterator_has_item(Iterator& it);
+  Value iterator_item(Iterator& it);
+  void iterator_advance(Iterator& it);
 };
 
 class ModuleEmitter {

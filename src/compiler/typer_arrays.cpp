@@ -132,13 +132,6 @@ void FunctionTyper::array_store(Expr& target, const Type& value) {
   std::vector<Type> idx = array_indices(*target.kids[1], base, target.loc);
   if (idx.empty()) return;
   target.formals = idx;
-  const Expr& index = *target.kids[1];
-  bool sliced = index.kind == ExprKind::Slice;
-  for (const auto& k : index.kids) sliced = sliced || (index.kind == ExprKind::Tuple && k->kind == ExprKind::Slice);
-  if (sliced)
-    error(target.loc, "assigning to a slice of an array is not supported; store its elements one at a time "
-                      "(a[i] = v in a loop)");
-  target.type = base.dtype();
   const Expr& arr = *target.kids[0];
   std::string what = arr.kind == ExprKind::Name ? "'" + arr.name + "'" : "this array";
   if (base.readonly() && arr.constant_array)
@@ -147,9 +140,22 @@ void FunctionTyper::array_store(Expr& target, const Type& value) {
   if (base.readonly())
     error(target.loc, "cannot store to " + what + ": it is a read-only array (" + base.name() +
                           "); declare the parameter without 'const' to write to it");
-  if (static_cast<int>(idx.size()) != base.ndim())
-    error(target.loc, "cannot assign to " + what + " with " + std::to_string(idx.size()) + " index(es): it has " +
-                          std::to_string(base.ndim()) + " dimensions; index every dimension to store one element");
+  std::vector<const Expr*> parts;
+  const Expr& index = *target.kids[1];
+  if (index.kind == ExprKind::Tuple) {
+    for (const auto& k : index.kids) parts.push_back(k.get());
+  } else {
+    parts.push_back(&index);
+  }
+  int ints = 0;
+  for (const Expr* p : parts) ints += p->kind != ExprKind::Slice;
+  if (ints < base.ndim()) {
+    // The index names a view (a[1:4], a[i, :], a[i] of a 2-d array): a slice store (slice_store.cpp).
+    target.type = base.with_array(base.ndim() - ints, view_layout(base, parts), false);
+    slice_store(target, value, what);
+    return;
+  }
+  target.type = base.dtype();
   if (value.is_unknown()) return;
   if (base.dtype().is_record()) {  // a[i] = r copies the record's bytes, as Numba does
     if (value != base.dtype())

@@ -146,7 +146,8 @@ Type FunctionTyper::builtin_call(Expr& e, const std::string& fname, const std::v
     if (!args[0].is_tuple() && !args[0].is_array()) bad(" (len() takes a tuple or an array)");
     return i64();
   }
-  if (fname == "range") error(e.loc, "range() is supported only as the iterable of a for loop");
+  if (fname == "range" || fname == "enumerate" || fname == "zip")
+    error(e.loc, fname + "() is supported only as the iterable of a for loop (for v in " + fname + "(...))");
   if (auto t = parse_type_name(fname); t && t->is_scalar()) {  // float32(x) with float32 imported by name
     error(e.loc, "call of '" + fname + "' is not supported; write np." + fname + "(x) with numpy imported");
   }

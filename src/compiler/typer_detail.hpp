@@ -12,7 +12,7 @@
 
 namespace cubridge::compiler::typer_detail {
 
-inline constexpr const char* kBuiltins = "abs, min, max, round, int, float, bool, complex, divmod, pow, len, range (in for)";
+inline constexpr const char* kBuiltins = "abs, min, max, round, int, float, bool, complex, divmod, pow, len, range, enumerate, zip (in for)";
 inline constexpr const char* kMath =
     "sqrt, exp, exp2, log, log2, log10, log1p, expm1, sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, "
     "tanh, asinh, acosh, atanh, floor, ceil, trunc, fabs, copysign, fmod, hypot, pow, ldexp, degrees, radians, "
@@ -201,7 +201,7 @@ class FunctionTyper {
         return !infinite && (else_live || contains_break(s.body) || true);
       }
       case StmtKind::For: {
-        for_range(s);
+        for_loop(s);
         ++loop_depth_;
         block(s.body);
         --loop_depth_;
@@ -232,55 +232,6 @@ class FunctionTyper {
       case StmtKind::Unsupported: error(s.loc, s.what + " is not supported");
     }
     return true;
-  }
-
-  void for_range(Stmt& s) {
-    Expr& it = *s.value;
-    bool is_range = it.kind == ExprKind::Call && it.kids[0]->kind == ExprKind::Name && it.kids[0]->name == "range" &&
-                    slot_of("range") < 0;
-    if (!is_range)
-      error(it.loc, "for loops are supported over range(...) only (lists, tuples and other iterables are not)");
-    if (!it.keywords.empty()) error(it.loc, "range() takes no keyword arguments");
-    std::size_t n = it.kids.size() - 1;
-    if (n < 1 || n > 3) error(it.loc, "range expected 1 to 3 arguments, got " + std::to_string(n));
-    std::vector<Type> args;
-    bool unknown = false;
-    for (std::size_t i = 1; i <= n; ++i) {
-      Type t = expr(*it.kids[i]);
-      if (t.is_unknown()) unknown = true;
-      else if (!(t.is_int() || t.is_bool()))
-        error(it.kids[i]->loc, "range() arguments must be integers, got " + t.name());
-      args.push_back(t);
-    }
-    Type loop_type;
-    if (!unknown) {
-      // Numba's Range cases: all int32 -> range_state32, all int64 -> range_state64, all uint64 ->
-      // unsigned_range_state64, chosen by the usual score.
-      const Type cands[] = {Type::integer(32, true), i64(), u64()};
-      std::array<int, 3> best{};
-      int best_i = -1;
-      for (int c = 0; c < 3; ++c) {
-        std::array<int, 3> score{};
-        bool ok = true;
-        for (const Type& a : args) {
-          Conversion k = can_convert(a, cands[c]);
-          if (k == Conversion::None) ok = false;
-          if (k == Conversion::Unsafe) ++score[0];
-          if (k == Conversion::Safe) ++score[1];
-          if (k == Conversion::Promote) ++score[2];
-        }
-        if (ok && (best_i < 0 || score < best)) {
-          best = score;
-          best_i = c;
-        }
-      }
-      loop_type = cands[best_i];
-    }
-    it.type = loop_type;
-    it.formals = {loop_type};
-    Expr& target = *s.targets[0];
-    if (target.kind != ExprKind::Name) error(target.loc, "the target of a for loop over range() must be a name");
-    bind_target(target, loop_type, s.loc);
   }
 
   // ---- expressions ----
@@ -402,8 +353,7 @@ class FunctionTyper {
         if (!base.is_tuple()) error(e.loc, "cannot index a value of type " + base.name() + " (tuples and arrays support [i])");
         if (idx.kind == ExprKind::Unsupported || idx.kind == ExprKind::Slice)
           error(idx.loc, "slicing tuples is not supported; index them with a constant");
-        if (idx.kind != ExprKind::Int)
-          error(idx.loc, "a tuple index must be an integer constant (a variable index is not supported)");
+        if (idx.kind != ExprKind::Int && !fold_tuple_index(idx)) return tuple_subscript(e, base);
         idx.type = i64();
         auto n = static_cast<std::int64_t>(base.elements().size());
         auto i = static_cast<std::int64_t>(idx.ival);
@@ -526,6 +476,8 @@ class FunctionTyper {
   Type array_subscript(Expr& e, const Type& base);
   Type array_attribute(Expr& e, const Type& base);
   void array_store(Expr& target, const Type& value);
+  /// A store to a view (target.type): checks the value against numba's setitem rule (typer_slice_store.cpp).
+  void slice_store(Expr& target, const Type& value, const std::string& what);
   /// The index types of `index` (an expression or a tuple of them) into `base`, checked.
   std::vector<Type> array_indices(Expr& index, const Type& base, SourceLoc loc);
   /// Types a slice's start, stop and step (integers or None) into its formals; false if one is unknown.
@@ -560,6 +512,17 @@ class FunctionTyper {
   Type cuda_atomic(Expr& e, const Intrinsic& in);
   /// A name bound to a NumPy array outside the source: a read-only C-ordered array in constant memory.
   Type constant_array_name(Expr& e, const ConstantArray& a);
+
+  // for loops (typer_iteration.cpp): each iterable gets an iterator kind (Expr::iter) and an item type.
+  void for_loop(Stmt& s);
+  /// Types `it` as an iterable; its item type, or unknown while an operand's type is not yet known.
+  Type iterable(Expr& it);
+  Type range_iterable(Expr& it);
+  // Tuple indices other than literals (typer_tuple_index.cpp).
+  /// Turns a constant index expression (-1, N) into an integer literal; false when it is not constant.
+  bool fold_tuple_index(Expr& idx);
+  /// t[i] with a run-time integer i: homogeneous tuples only (numba's UniTuple getitem).
+  Type tuple_subscript(Expr& e, const Type& base);
 
   Type call(Expr& e);
   // print() and raise (typer_print_raise.cpp), as numba-cuda types them.

@@ -112,7 +112,7 @@ def too_many(a):
 
 
 def partial_store(a):
-    a[0] = 1.0
+    a[0] = (1.0, 2.0)  # a[0] = 1.0 fills the row, as in numba; a tuple fills 1-d views only
 
 
 def atomic_i8(a):
@@ -154,7 +154,7 @@ def shfl_complex(a, z):
 
 
 def slices(a):
-    a[1:] = 0
+    a[1:] = 1j
 
 
 def store_complex(a, z):
@@ -172,7 +172,8 @@ def inc_signed(a):
     (returns_value, "(float32[::1],)", r"a kernel \(device=False\) must not return a value, but 'returns_value' returns float32"),
     (float_index, "void(float32[:], float64)", r"an array index must be an integer, got float64"),
     (too_many, "void(float32[:])", r"too many indices for array\(float32, 1d, A\): 2 given, the array has 1 dimension"),
-    (partial_store, "void(float32[:, :])", r"cannot assign to 'a' with 1 index\(es\): it has 2 dimensions"),
+    (partial_store, "void(float32[:, :, :])", r"into a slice of 'a' \(array\(float32, 2d, A\)\): a tuple fills a 1-d "
+                                             r"slice only"),
     (atomic_i8, "void(int8[:])", r"atomic.add\(\) on an array of int8 is not supported; its element type must be "
                                   r"one of int32, int64, uint32, uint64, float32, float64"),
     (atomic_const, "void(const int32[:])", r"atomic.add\(\) cannot update 'a': it is a read-only array"),
@@ -184,8 +185,8 @@ def inc_signed(a):
                                      r"offer .shape, .strides, .size, .ndim, .itemsize and .nbytes"),
     (dim3_alone, "void(int64[:])", r"cubridge\.threadIdx is not supported; read cubridge\.threadIdx\.x, \.y or \.z"),
     (shfl_complex, "void(float64[:], complex128)", r"shfl_sync\(\): the value must be an integer or a float"),
-    (slices, "void(float64[:])", r"assigning to a slice of an array is not supported; store its elements one at a "
-                                 r"time"),
+    (slices, "void(float64[:])", r"cannot store a value of type complex128 into a slice of 'a' \(array\(float64, 1d, "
+                                 r"A\)\): complex128 does not convert to float64"),
     (store_complex, "void(float64[:], complex128)", r"cannot store a value of type complex128 into an element of 'a'"),
     (inc_signed, "void(int32[:])", r"atomic.inc\(\) on an array of int32 is not supported; its element type must be one "
                                    r"of uint32, uint64"),

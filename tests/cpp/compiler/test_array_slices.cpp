@@ -104,8 +104,10 @@ TEST(ArraySlices, Rejections) {
   } cases[] = {
       {"def k(a):\n    v = a[::0]\n", "void(int32[:])", "<string>:2:13: slice step cannot be zero (use a positive or negative step)"},
       {"N = 0\ndef k(a):\n    v = a[1:5:N]\n", "void(int32[:])", "slice step cannot be zero"},
-      {"def k(a):\n    a[1:] = 0\n", "void(int32[:])", "assigning to a slice of an array is not supported; store its elements one at a time"},
-      {"def k(a):\n    a[0, :] = 0\n", "void(int32[:, :])", "assigning to a slice of an array is not supported"},
+      {"def k(a):\n    a[1:] = 1j\n", "void(int32[:])", "<string>:2:6: cannot store a value of type complex128 into a slice of 'a' (array(int32, 1d, A)): complex128 does not convert to int32"},
+      {"def k(a):\n    a[0, :] = (1, 2.5)\n", "void(int32[:, :])", "its items have different types; a slice takes a number, an array (broadcast to the slice's shape) or, in 1-d, a tuple of numbers"},
+      {"def k(a, b):\n    a[0, :] = b\n", "void(float32[:, :], complex64[:])", "its dtype complex64 does not convert to float32"},
+      {"def k(a):\n    a[:, 0] = (1, 2)\n", "void(int32[:, :, :])", "a tuple fills a 1-d slice only"},
       {"def k(a, x):\n    v = a[x:]\n", "void(int32[:], float64)", "a slice start must be an integer or None, got float64"},
       {"def k(a, x):\n    v = a[:2:x]\n", "void(int32[:], float32)", "a slice step must be an integer or None, got float32"},
       {"def k(a):\n    t = (1, 2, 3)\n    a[0] = t[1:][0]\n", "void(int64[:])", "slicing tuples is not supported; index them with a constant"},
