@@ -45,7 +45,7 @@ struct Expr {
   double imag = 0;
   std::vector<ExprPtr> kids;      ///< operands, tuple items, call args (kids[0] is not the callee); Slice:
                                   ///< start, stop[, step] (the step only when one is written after a second ':')
-  std::vector<std::string> keywords;  ///< Call: keyword names of the trailing args (none supported yet)
+  std::vector<std::string> keywords;  ///< Call: keyword names of the trailing args (bound to parameters by the typer)
 
   // Filled by the typer.
   Type type;                      ///< the value's type
@@ -83,6 +83,7 @@ struct FunctionDef {
   SourceLoc loc;
   std::vector<std::string> params;
   std::vector<SourceLoc> param_locs;
+  std::vector<ExprPtr> defaults;  ///< per parameter: its default value (a constant expression), or null
   std::vector<StmtPtr> body;
   std::string file;               ///< source file name for messages
   std::string parse_error;        ///< non-empty: the body failed to parse (reported when it is compiled)

@@ -64,6 +64,8 @@ std::string compile_cache_key(std::string_view source, std::string_view function
     parts.push_back(text + "]");
     parts.push_back(a.bytes);
   }
+  for (const auto& [alias, function] : o.function_aliases) parts.push_back("alias " + alias + "=" + function);
+  for (const std::string& function : o.inline_never) parts.push_back("inline_never " + function);
   for (const CompileOptions::Unit& u : o.extra_units) {
     parts.push_back(u.filename + ":" + std::to_string(u.first_line));
     parts.push_back(u.source);

@@ -200,7 +200,9 @@ Value FunctionEmitter::expr(const Expr& e) {
     case ExprKind::Complex:
       return make_aggregate(e.type, {float_const(0, e.type.component()), float_const(e.imag, e.type.component())});
     case ExprKind::Bool: return {e.ival ? "true" : "false", e.type};
+    case ExprKind::NoneLit: return {"undef", e.type};  // None carries no value (it is only passed or tested)
     case ExprKind::Name:
+      if (e.type.is_none()) return {"undef", e.type};
       if (e.constant) return constant(*e.constant);
       if (e.constant_array) return constant_array(e);
       return load(slot_ptr_[static_cast<std::size_t>(e.slot)], fn_.local_types[static_cast<std::size_t>(e.slot)]);

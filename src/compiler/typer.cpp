@@ -203,7 +203,6 @@ const Constant* FunctionTyper::constant_of(std::string_view name, SourceLoc loc)
 
 Type FunctionTyper::user_call(Expr& e, const FunctionDef& def, const std::vector<Type>& args, bool unknown) {
   e.callee = Callee::UserFunction;
-  if (!e.keywords.empty()) error(e.loc, "keyword arguments in calls of module functions are not supported");
   if (std::find(prog_.stack.begin(), prog_.stack.end(), &def) != prog_.stack.end())
     error(e.loc, "recursive call of '" + def.name + "' is not supported (functions called from compiled code are "
                                                     "inlined device functions; rewrite the recursion as a loop)");
@@ -211,7 +210,7 @@ Type FunctionTyper::user_call(Expr& e, const FunctionDef& def, const std::vector
   if (args.size() != def.params.size())
     error(e.loc, def.name + "() takes " + std::to_string(def.params.size()) + " argument(s), got " + std::to_string(args.size()));
   for (std::size_t i = 0; i < args.size(); ++i)
-    if (!args[i].is_scalar() && !args[i].is_tuple() && !args[i].is_array())
+    if (!args[i].is_scalar() && !args[i].is_tuple() && !args[i].is_array() && !args[i].is_none())
       error(e.kids[i + 1]->loc, "cannot pass a value of type " + args[i].name() + " to " + def.name + "()");
   auto& fns = prog_.out.functions;
   for (std::size_t i = 1; i < fns.size(); ++i) {

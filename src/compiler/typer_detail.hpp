@@ -94,13 +94,20 @@ class FunctionTyper {
   // ---- statements; each returns whether control can fall off its end ----
   bool block(std::vector<StmtPtr>& body) {
     bool live = true;
-    for (StmtPtr& s : body) {
+    for (std::size_t i = 0; i < body.size(); ++i) {
+      Stmt& s = *body[i];
       if (!live) {
         // Dead code is still typed (Numba types it too), but cannot make the block live again.
-        statement(*s);
+        statement(s);
         continue;
       }
-      live = statement(*s);
+      live = statement(s);
+      if (!live && s.kind == StmtKind::If && is_none_test(*s.test)) {
+        // What follows `if x is None: return ...` with x None is unreachable once numba has pruned the
+        // branch; numba drops it before typing, so it is dropped here too.
+        body.resize(i + 1);
+        break;
+      }
     }
     return live;
   }
@@ -135,6 +142,10 @@ class FunctionTyper {
       error(target.loc, "assignment to an attribute is not supported; assign to a name or a tuple of names");
     error(target.loc, "cannot assign to this expression; assign to a name or a tuple of names");
   }
+
+  // A test folded from `x is None` (fold_is_none marks it with the name "is None"); literal True/False
+  // tests are kept whole (their dead branch is still typed, as numba types it).
+  static bool is_none_test(const Expr& e) { return e.name == "is None"; }
 
   static bool is_const_true(const Expr& e) {
     return (e.kind == ExprKind::Bool && e.ival) || (e.kind == ExprKind::Int && e.ival != 0);
@@ -181,6 +192,11 @@ class FunctionTyper {
       }
       case StmtKind::If: {
         truth(*s.test);
+        if (s.test->kind == ExprKind::Bool && is_none_test(*s.test)) {  // `if x is None:` with x's type known
+          std::vector<StmtPtr>& dead = s.test->ival ? s.orelse : s.body;
+          dead.clear();  // never typed nor emitted, as numba prunes it
+          return block(s.test->ival ? s.body : s.orelse);
+        }
         bool a = block(s.body);
         bool b = block(s.orelse);
         return a || b;
@@ -348,13 +364,27 @@ class FunctionTyper {
       case ExprKind::Compare: {
         std::vector<Type> ts;
         for (auto& k : e.kids) ts.push_back(expr(*k));
+        if (auto folded = fold_is_none(e, ts)) {  // becomes the constant it is
+          e.kind = ExprKind::Bool;
+          e.name = "is None";
+          e.ival = *folded;
+          e.kids.clear();
+          e.cmp_ops.clear();
+          return Type::boolean();
+        }
         e.formals.clear();
         for (std::size_t i = 0; i < e.cmp_ops.size(); ++i) {
           CmpOp op = e.cmp_ops[i];
           if (op == CmpOp::In || op == CmpOp::NotIn)
             error(e.loc, "the 'in' operator is not supported; compare numbers with < <= > >= == !=");
-          if (op == CmpOp::Is || op == CmpOp::IsNot)
-            error(e.loc, "the 'is' operator is not supported; compare numbers with == and !=");
+          if (op == CmpOp::Is || op == CmpOp::IsNot) {
+            if (ts[i].is_unknown() || ts[i + 1].is_unknown()) {
+              e.formals.push_back(Type());
+              continue;
+            }
+            error(e.loc, "the 'is' operator is supported alone with None only (x is None, x is not None); "
+                         "compare numbers with == and !=");
+          }
           if (ts[i].is_unknown() || ts[i + 1].is_unknown()) {
             e.formals.push_back(Type());
             continue;
@@ -371,6 +401,11 @@ class FunctionTyper {
       }
       case ExprKind::IfExp: {
         truth(*e.kids[0]);
+        if (e.kids[0]->kind == ExprKind::Bool && is_none_test(*e.kids[0])) {  // a if x is None else b
+          Expr live = std::move(*e.kids[e.kids[0]->ival ? 1 : 2]);
+          e = std::move(live);
+          return expr_inner(e);
+        }
         Type a = expr(*e.kids[1]);
         Type b = expr(*e.kids[2]);
         if (a.is_unknown() || b.is_unknown()) return Type();
@@ -465,6 +500,10 @@ class FunctionTyper {
     if (!path.empty()) {
       if (path.starts_with("math.")) return math_constant(e, std::string_view(path).substr(5));
       if (auto in = intrinsic_of(path)) return cuda_attribute(e, *in);
+      if (const Constant* c = constant_of(path, e.loc)) {  // mod.CONST (the Python API passes it by path)
+        e.constant = c;
+        return c->type;
+      }
       error(e.loc, "'" + path + "' is not supported as a value");
     }
     Type base = expr(*e.kids[0]);
@@ -540,6 +579,15 @@ class FunctionTyper {
   Type builtin_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
   Type math_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
   Type user_call(Expr& e, const FunctionDef& def, const std::vector<Type>& args, bool unknown);
+
+  // Calls of module functions (typer_arguments.cpp).
+  /// The module function `callee` names (by name, alias, module path or tuple item), or null.
+  const FunctionDef* user_function(const Expr& callee, const std::string& path);
+  /// Reorders e's arguments into def's parameter order (keywords, defaults), with Python's errors.
+  void bind_arguments(Expr& e, const FunctionDef& def);
+  /// `x is None` / `x is not None` as a constant (from x's type), nullopt while a type is unknown or for
+  /// other comparisons.
+  std::optional<bool> fold_is_none(Expr& e, const std::vector<Type>& operands);
 };
 
 void type_function(Program& prog, TypedFunction& fn);
