@@ -524,17 +524,24 @@ def _options(debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output):
 
 
 def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=False, cc=None, opt=True,
-            abi="c", abi_info=None, output="ptx", cache=False):
+            abi="c", abi_info=None, output="ptx", cache=False, forceinline=False, launch_bounds=None):
     """Compile ``pyfunc`` for ``sig``; returns ``(code, resty)``: PTX text (str) or LTO-IR (bytes), and the
     return type (declared, or inferred with Numba's rules). ``cache=True`` goes through the on-disk code
     cache (``CodeCache.default_directory()``, $CUBRIDGE_CACHE_DIR): a later process compiling the same
-    source, signature and options for the same target with the same cubridge and libNVVM reads it back."""
+    source, signature and options for the same target with the same cubridge and libNVVM reads it back.
+    ``forceinline`` (numba-cuda's option) is what cubridge does to the helpers a function calls anyway;
+    ``launch_bounds`` (kernels, PTX) adds numba-cuda's ``.maxntid``/``.minnctapersm``/``.maxclusterrank``."""
+    bounds = _jit_options.jit_options(launch_bounds=launch_bounds, forceinline=forceinline)
+    if bounds.launch_bounds and (device or output != "ptx"):
+        raise ValueError("launch_bounds apply to kernels compiled to PTX (device=False, output='ptx')")
     o = _options(debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output)
     source, name = _collect(pyfunc, o)
     compile_source = _core._compile_source_cached if cache else _core._compile_source
     r = compile_source(source, name, _signature_text(sig), o)
     code = r.code
-    return (code.decode() if output == "ptx" else code), _type_from_name(r.result_type)
+    if output == "ptx":
+        code = _jit_options.kernel_directives(code.decode(), bounds)
+    return code, _type_from_name(r.result_type)
 
 
 def compile_cache_stats() -> dict:
@@ -557,10 +564,10 @@ def compile_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=
 
 
 def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False, cc=None, opt=True,
-                abi="numba", abi_info=None):
+                abi="numba", abi_info=None, forceinline=False, launch_bounds=None):
     """PTX only, Numba ABI by default (``numba.cuda.compile_ptx``)."""
     return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath, cc=cc, opt=opt,
-                   abi=abi, abi_info=abi_info, output="ptx")
+                   abi=abi, abi_info=abi_info, output="ptx", forceinline=forceinline, launch_bounds=launch_bounds)
 
 
 def compile_ptx_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False,
