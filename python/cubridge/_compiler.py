@@ -444,8 +444,9 @@ class _Environment:
                 self.function(inner, n, v)
             elif isinstance(v, tuple) and v and all(isinstance(getattr(e, "py_func", e), _pytypes.FunctionType)
                                                     for e in v):
-                for i, e in enumerate(v):  # ops = (f, g); ops[0](x)
+                for i, e in enumerate(v):  # ops = (f, g); ops[0](x), ops[-1](x)
                     self.function(getattr(e, "py_func", e), f"{n}[{i}]", e)
+                    self.options.add_function_alias(f"{n}[{i - len(v)}]", getattr(e, "py_func", e).__name__)
             elif isinstance(v, _intrinsics.Intrinsic):  # from cubridge import grid
                 imports.append(f"import cubridge.{v._name} as {n}")
             elif isinstance(inner, type) and inner.__module__.startswith("numba.cuda"):  # from numba.cuda import grid
