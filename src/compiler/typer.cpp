@@ -122,10 +122,12 @@ void type_function(Program& prog, TypedFunction& fn) {
       fail(def.file, loc, "can't unify the return types of '" + def.name + "': " + result->name() + " and " + t.name());
     result = *u;
   }
-  if (has_none && has_value)
-    fail(def.file, none_loc, "'" + def.name + "' returns a value (line " + std::to_string(value_loc.line) +
-                                 ") on some paths and None on others (here); Optional results are not supported");
-  Type inferred = result ? *result : Type::none();
+  // A value on some paths and None on others: numba's Optional of the value's type.
+  Type inferred = result ? (has_none && !result->is_optional() ? Type::optional(*result) : *result) : Type::none();
+  if (inferred.is_optional() && &fn == prog.out.functions[0].get())
+    fail(def.file, has_none ? none_loc : value_loc,
+         "'" + def.name + "' returns " + inferred.name() + ": only the functions it calls may return an Optional, "
+         "not the compiled function itself; return a value on every path (or unwrap it: x if x is not None else ...)");
   if (&fn == prog.out.functions[0].get() && !prog.options.device && !inferred.is_none())
     fail(def.file, value_loc, "a kernel (device=False) must not return a value, but '" + def.name + "' returns " +
                                   inferred.name() + "; compile it with device=True");

@@ -111,7 +111,7 @@ std::optional<bool> FunctionTyper::fold_is_none(Expr& e, const std::vector<Type>
   bool negate = e.cmp_ops[0] == CmpOp::IsNot;
   const Type& a = operands[0];
   const Type& b = operands[1];
-  if (!a.is_none() && !b.is_none())
+  if (!a.is_none() && !b.is_none() && !a.is_unknown() && !b.is_unknown())
     error(e.loc, std::string("the '") + (negate ? "is not" : "is") + "' operator is supported with None only "
                      "(x is None, x is not None); compare numbers with == and !=");
   if (a.is_unknown() || b.is_unknown()) return std::nullopt;

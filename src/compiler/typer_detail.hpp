@@ -73,9 +73,9 @@ class FunctionTyper {
     if (t.is_unknown()) return;
     Type& cur = fn_.local_types[static_cast<std::size_t>(slot)];
     if (cur.is_unknown()) {
-      if (!(t.is_scalar() || t.is_tuple() || t.is_array()))
+      if (!(t.is_scalar() || t.is_tuple() || t.is_array() || t.is_optional()))
         error(loc, "cannot assign a value of type " + t.name() + " to '" + std::string(name) +
-                       "'; variables hold numbers, tuples of numbers and arrays");
+                       "'; variables hold numbers, tuples, arrays and Optional values");
       cur = t;
       changed = true;
       return;
@@ -168,7 +168,7 @@ class FunctionTyper {
         return true;
       }
       case StmtKind::Assign: {
-        Type t = expr(*s.value);
+        Type t = s.targets.size() == 1 && s.targets[0]->kind == ExprKind::Name ? expr_optional(*s.value) : expr(*s.value);
         for (auto& target : s.targets) bind_target(*target, t, s.loc);
         return true;
       }
@@ -223,8 +223,8 @@ class FunctionTyper {
         if (loop_depth_ == 0) error(s.loc, std::string("'") + (s.kind == StmtKind::Break ? "break" : "continue") + "' outside a loop");
         return false;
       case StmtKind::Return: {
-        Type t = s.value ? expr(*s.value) : Type::none();
-        if (!t.is_unknown() && !(t.is_scalar() || t.is_tuple() || t.is_none()))
+        Type t = s.value ? expr_optional(*s.value) : Type::none();
+        if (!t.is_unknown() && !(t.is_scalar() || t.is_tuple() || t.is_none() || t.is_optional()))
           error(s.loc, "cannot return a value of type " + t.name());
         returns.emplace_back(t, s.loc);
         return false;
@@ -301,7 +301,24 @@ class FunctionTyper {
     return Type();
   }
 
+  /// The value's type; an Optional value is unwrapped (numba converts Optional(T) to T where a T is
+  /// needed, raising if it is None): the node becomes an Unwrap of itself.
   Type expr(Expr& e) {
+    Type t = expr_optional(e);
+    if (!t.is_optional()) return t;
+    auto inner = std::make_unique<Expr>(std::move(e));
+    e = Expr();
+    e.kind = ExprKind::Unwrap;
+    e.loc = inner->loc;
+    e.kids.push_back(std::move(inner));
+    e.type = t.optional_value();
+    fn_.can_raise = true;
+    return e.type;
+  }
+
+  /// The value's type, Optional kept (assignments to a name, returns, `is None` operands, branches of a
+  /// conditional expression).
+  Type expr_optional(Expr& e) {
     Type t = expr_inner(e);
     e.type = t;
     return t;
@@ -363,7 +380,15 @@ class FunctionTyper {
       }
       case ExprKind::Compare: {
         std::vector<Type> ts;
-        for (auto& k : e.kids) ts.push_back(expr(*k));
+        bool identity = e.cmp_ops.size() == 1 && (e.cmp_ops[0] == CmpOp::Is || e.cmp_ops[0] == CmpOp::IsNot);
+        for (auto& k : e.kids) ts.push_back(identity ? expr_optional(*k) : expr(*k));
+        if (identity && (ts[0].is_optional() || ts[1].is_optional()) && (ts[0].is_none() || ts[1].is_none())) {
+          e.formals = {ts[0].is_optional() ? ts[0] : ts[1]};  // tested at run time: Optional is None
+          return Type::boolean();
+        }
+        // A local variable's type may still widen (to Optional) in a later pass: fold only once types are final.
+        auto local = [&](const Expr& x) { return x.kind == ExprKind::Name && x.slot >= static_cast<int>(fn_.def->params.size()); };
+        if (identity && !strict_ && (local(*e.kids[0]) || local(*e.kids[1]))) return Type::boolean();
         if (auto folded = fold_is_none(e, ts)) {  // becomes the constant it is
           e.kind = ExprKind::Bool;
           e.name = "is None";
@@ -406,8 +431,8 @@ class FunctionTyper {
           e = std::move(live);
           return expr_inner(e);
         }
-        Type a = expr(*e.kids[1]);
-        Type b = expr(*e.kids[2]);
+        Type a = expr_optional(*e.kids[1]);
+        Type b = expr_optional(*e.kids[2]);
         if (a.is_unknown() || b.is_unknown()) return Type();
         auto u = unify(a, b);
         if (!u) error(e.loc, "the branches of the conditional expression have types " + a.name() + " and " + b.name() +
@@ -434,6 +459,11 @@ class FunctionTyper {
         return base.elements()[static_cast<std::size_t>(idx.ival)];
       }
       case ExprKind::Call: return call(e);
+      case ExprKind::Unwrap: {
+        fn_.can_raise = true;
+        Type t = expr_optional(*e.kids[0]);
+        return t.is_optional() ? t.optional_value() : t;
+      }
       case ExprKind::Slice: error(e.loc, "a slice is only valid as an array index (a[1:], a[:, j])");
     }
     return Type();

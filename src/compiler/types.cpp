@@ -22,6 +22,12 @@ Type Type::array(const Type& dtype, int ndim, char layout, bool readonly) {
   return t;
 }
 
+Type Type::optional(const Type& value) {
+  Type t(TypeKind::Optional, 0, false);
+  t.elements_.push_back(value);
+  return t;
+}
+
 std::string Type::name() const {
   switch (kind_) {
     case TypeKind::Unknown: return "unknown";
@@ -41,6 +47,7 @@ std::string Type::name() const {
     case TypeKind::Array:
       return std::string(readonly_ ? "readonly " : "") + "array(" + elements_[0].name() + ", " + std::to_string(bits_) +
              "d, " + std::string(1, layout_) + ")";
+    case TypeKind::Optional: return "OptionalType(" + elements_[0].name() + ")";
   }
   return "?";
 }

@@ -69,11 +69,10 @@ def test_keywords_and_defaults_type_as_numba():
 
 def test_defaults_agree_with_numba_njit():
     # numba's CPU target (the same typing numba-cuda uses) on clones whose helpers are njit functions.
-    import types as _t
-    g = dict(globals(), scaled=numba.njit(scaled), weighted=numba.njit(weighted))
+    helpers = dict(scaled=numba.njit(scaled), weighted=numba.njit(weighted))
     for fn, args in [(call_keywords, (numpy.float32(1), numpy.float32(2))), (call_defaults, (numpy.float32(1),)),
                      (call_tuple_default, (numpy.float32(1),))]:
-        clone = numba.njit(_t.FunctionType(fn.__code__, g, fn.__name__))
+        clone = numba.njit(_rebind(fn, **helpers))
         clone(*args)
         numba_result = clone.nopython_signatures[0].return_type
         sig = "(" + ", ".join("float32" for _ in args) + ")"
@@ -190,6 +189,71 @@ def mixed_value_and_none(x):
     if x > 0:
         return x
     return None
+
+
+def optional_checked(x):
+    r = mixed_value_and_none(x)
+    if r is not None:
+        return r + 1
+    return x
+
+
+def optional_is_none(x):
+    r = mixed_value_and_none(x)
+    if r is None:
+        return x
+    return r * 2
+
+
+def optional_unwrapped(x):
+    return mixed_value_and_none(x) + 1
+
+
+def optional_ifexp(x):
+    r = mixed_value_and_none(x)
+    return (r if r is not None else x) + 0
+
+
+def optional_returned(x):
+    return mixed_value_and_none(x)
+
+
+def none_then_value(x):
+    r = None if x < 0 else x
+    if r is None:
+        return 0
+    return r + 0  # r itself is Optional(int64): returning it would make the result Optional, as in numba
+
+
+def test_optional_results_as_numba_types_them():
+    # numba: mixed_value_and_none(float64) -> OptionalType(float64); checked or used as a float64.
+    for fn in (optional_checked, optional_is_none, optional_unwrapped, optional_ifexp):
+        assert cubridge.compile(fn, "(float64,)")[1] == cubridge.float64, fn.__name__
+        clone = numba.njit(_rebind(fn, mixed_value_and_none=numba.njit(mixed_value_and_none)))
+        clone(1.0)
+        assert str(clone.nopython_signatures[0].return_type) == "float64"
+    assert cubridge.compile(none_then_value, "(int64,)")[1] == cubridge.int64
+    with pytest.raises(cubridge.CompileError, match=r"'optional_returned' returns OptionalType\(float64\): only the "
+                                                    r"functions it calls may return an Optional"):
+        cubridge.compile(optional_returned, "(float64,)")
+
+
+def test_optional_is_tested_at_run_time_and_unwrapped_with_a_check():
+    ptx, _ = cubridge.compile_ptx(optional_kernel, "void(float32[:], float32[:])", cc=CC)
+    assert cubridge.ptxas_check(ptx, CC)
+    ir = nvvm_ir(optional_unwrapped, "(float64,)")
+    assert "{double, i1}" in ir
+
+
+def optional_kernel(x, out):
+    r = mixed_value_and_none(x[0])
+    out[0] = r if r is not None else -1.0
+    out[1] = mixed_value_and_none(x[1])
+
+
+def _rebind(fn, **names):
+    import types as _t
+    return _t.FunctionType(fn.__code__, dict(globals(), **names), fn.__name__)
 
 
 def test_helpers_returning_nothing():

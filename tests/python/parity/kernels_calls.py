@@ -60,8 +60,8 @@ def package_members(x, out):
     i = cuda.grid(1)
     if i < out.shape[0]:
         v = x[i]
-        out[i] = (helpers_pkg.shift(v) + helpers_pkg.OFFSET + helpers_pkg.sub.clamp(v, hi=0.5)
-                  + sub.smooth(v) + sub.clamp(v) + helpers_pkg.WEIGHTS[1] * sub.LIMIT)
+        out[i] = (helpers_pkg.shift(v) + helpers_pkg.OFFSET + helpers_pkg.sub.clamp(v, -0.5, 0.5)
+                  + sub.smooth(v) + sub.clamp(v, -2.0, 2.0) + helpers_pkg.WEIGHTS[1] * sub.LIMIT)
 
 
 case(package_members, lambda: [rng().uniform(-3, 3, N), np.zeros(N)], grid=GRID, block=BLOCK, outs=[1],
@@ -98,6 +98,52 @@ def helpers_returning_nothing(x, out):
 
 case(helpers_returning_nothing, lambda: [rng().uniform(-2, 2, N).astype(np.float32), np.zeros(N, np.float32)],
      grid=GRID, block=BLOCK, outs=[1])
+
+
+# ---- helpers returning a value or None: numba's Optional ----
+
+@cuda.jit(device=True)
+def positive_or_none(x):
+    if x > 0:
+        return x
+    return None
+
+
+@cuda.jit(device=True)
+def half_if_even(n):
+    if n % 2 == 0:
+        return n // 2
+    return None
+
+
+def optional_results(x, n, out, halves):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        r = positive_or_none(x[i])
+        if r is not None:
+            out[i] = r * 2.0
+        else:
+            out[i] = -1.0
+        h = half_if_even(n[i])
+        if h is None:
+            halves[i] = -n[i]
+        else:
+            halves[i] = h + 100
+        picked = r if r is not None else x[i] * 0.5
+        out[i] += picked
+
+
+case(optional_results, lambda: [rng().uniform(-2, 2, N), np.arange(N, dtype=np.int64), np.zeros(N),
+                                np.zeros(N, np.int64)], grid=GRID, block=BLOCK, outs=[2, 3])
+
+
+def optional_used_as_value(x, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        out[i] = positive_or_none(abs(x[i]) + 1.0) + 1.0  # never None here: numba converts Optional to float64
+
+
+case(optional_used_as_value, lambda: [rng().uniform(-2, 2, N), np.zeros(N)], grid=GRID, block=BLOCK, outs=[1])
 
 
 # ---- device functions under other names ----
