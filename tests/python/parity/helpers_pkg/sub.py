@@ -8,7 +8,11 @@ LIMIT = 4
 
 @cuda.jit(device=True)
 def clamp(x, lo=-1.0, hi=1.0):
-    return min(max(x, lo), hi)
+    if x < lo:
+        return lo
+    if x > hi:
+        return hi
+    return x
 
 
 @cuda.jit(device=True)
