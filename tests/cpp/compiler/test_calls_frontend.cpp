@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "../../../src/compiler/typing_rules.hpp"
+#include "compiler/typing_rules.hpp"
 #include "cubridge/compiler/compile.hpp"
 
 using namespace cubridge;
