@@ -357,14 +357,10 @@ def _is_user_module(m: _pytypes.ModuleType) -> bool:
 
 
 def _inline_policy(v) -> str | None:
-    """'never' for a helper declared inline='never' (cubridge.jit or numba-cuda's cuda.jit), else None."""
-    inline = getattr(v, "__cubridge_inline__", None)
-    if inline is None:
-        targetoptions = getattr(v, "targetoptions", None)  # a numba-cuda dispatcher
-        if isinstance(targetoptions, dict) and not targetoptions.get("forceinline"):
-            inline = targetoptions.get("inline")
-            inline = {True: "always", False: "never"}.get(inline, inline) if isinstance(inline, bool) else inline
-    return "never" if inline == "never" else None
+    """'never' for a helper declared @cubridge.jit(device=True, inline='never'), else None (inlined).
+    numba-cuda's dispatchers are not read: inline='never' is their default, so a written one cannot be
+    told from it, and its helpers keep cubridge's inlining."""
+    return getattr(v, "__cubridge_inline__", None)
 
 
 class _Environment:
@@ -378,7 +374,7 @@ class _Environment:
         self.queue = [entry]
         self.bound: set[str] = set()
 
-    def function(self, fn, alias: str | None, dispatcher=None, strict: bool = True) -> None:
+    def function(self, fn, alias: str | None, strict: bool = True) -> None:
         """Compiles fn too; `alias` is the name or path the code calls it by when not fn.__name__. Not
         strict (members of a module whose names the code merely mentions): a clash of names drops the alias
         instead of refusing, so a call through it is refused by the compiler rather than miscompiled."""
@@ -390,7 +386,7 @@ class _Environment:
             self.queue.append(fn)
             src, fname, line = _source_of(fn)
             self.options.add_unit(src, fname, line)
-            if _inline_policy(dispatcher if dispatcher is not None else fn) == "never":
+            if _inline_policy(fn) == "never":
                 self.options.add_inline_never(fn.__name__)
         elif other is not fn:
             raise CompileError(f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}: two different functions named "
@@ -408,7 +404,7 @@ class _Environment:
             v = members[n]
             inner = getattr(v, "py_func", v)
             if isinstance(inner, _pytypes.FunctionType):
-                self.function(inner, f"{path}.{n}", v, strict=False)
+                self.function(inner, f"{path}.{n}", strict=False)
             elif isinstance(v, _pytypes.ModuleType) and _is_user_module(v) and depth < 8:
                 self.module_members(v, names, f"{path}.{n}", depth + 1)
             elif (c := _constant(v)) is not None:
@@ -441,11 +437,11 @@ class _Environment:
                 if _is_user_module(v):
                     self.module_members(v, names, v.__name__)
             elif isinstance(inner, _pytypes.FunctionType):
-                self.function(inner, n, v)
+                self.function(inner, n)
             elif isinstance(v, tuple) and v and all(isinstance(getattr(e, "py_func", e), _pytypes.FunctionType)
                                                     for e in v):
                 for i, e in enumerate(v):  # ops = (f, g); ops[0](x), ops[-1](x)
-                    self.function(getattr(e, "py_func", e), f"{n}[{i}]", e)
+                    self.function(getattr(e, "py_func", e), f"{n}[{i}]")
                     self.options.add_function_alias(f"{n}[{i - len(v)}]", getattr(e, "py_func", e).__name__)
             elif isinstance(v, _intrinsics.Intrinsic):  # from cubridge import grid
                 imports.append(f"import cubridge.{v._name} as {n}")

@@ -5,7 +5,7 @@ option         meaning in cubridge
 ============== =========================================================================================
 device         True: a device function, compiled into the kernels that call it
 inline         'always' (or True): inlined (alwaysinline, cubridge's default for helpers); 'never' (or
-               False, numba-cuda's default): no forced inlining, NVVM's inliner decides, as in numba-cuda
+               False; numba-cuda's default, written out here): no forced inlining, NVVM's inliner decides
 forceinline    True: alwaysinline (cubridge's default for helpers)
 debug, opt,    as numba-cuda: NVVM debug info, -opt=3/0, line info
 lineinfo
@@ -38,7 +38,7 @@ FASTMATH_FLAGS = frozenset({"fast", "nnan", "ninf", "nsz", "arcp", "contract", "
 @dataclass(frozen=True)
 class JitOptions:
     device: bool = False
-    inline: str = "never"           # numba-cuda's default; for helpers, forceinline/'always' force inlining
+    inline: str | None = None       # as written; None: not given (cubridge inlines its helpers)
     forceinline: bool = False
     debug: bool = False
     opt: bool = True
@@ -55,9 +55,12 @@ class JitOptions:
         return dict(debug=self.debug, lineinfo=self.lineinfo, fastmath=self.fastmath, opt=self.opt, cache=self.cache)
 
     @property
-    def inline_policy(self) -> str:
-        """'always' or 'never', as the compiler reads it from a helper (``__cubridge_inline__``)."""
-        return "always" if self.forceinline or self.inline == "always" else "never"
+    def inline_policy(self) -> str | None:
+        """'always', 'never' (written inline='never' or False) or None (not given: inlined, cubridge's
+        default), as the compiler reads it from a helper (``__cubridge_inline__``)."""
+        if self.forceinline or self.inline == "always":
+            return "always"
+        return self.inline
 
 
 def _flag(name: str, value, default: bool) -> bool:
@@ -123,10 +126,10 @@ def jit_options(**kws) -> JitOptions:
     if kws.get("extensions"):
         raise ValueError("jit: extensions (numba-cuda's launch-argument handlers) are not supported; kernel "
                          "arguments are taken through the CUDA Array Interface and DLPack")
-    inline = kws.get("inline", "never")
+    inline = kws.get("inline")
     if isinstance(inline, bool):
         inline = "always" if inline else "never"
-    if inline not in ("always", "never"):
+    if inline not in (None, "always", "never"):
         raise ValueError(f"jit: inline={inline!r} is not supported; use 'always' or 'never' (or forceinline=True)")
     device = _flag("device", kws.get("device"), False)
     max_registers = kws.get("max_registers")

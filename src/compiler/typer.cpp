@@ -103,7 +103,7 @@ void type_function(Program& prog, TypedFunction& fn) {
   std::vector<std::pair<Type, SourceLoc>> rets = strict.returns;
   if (fn.falls_through) rets.emplace_back(Type::none(), def.loc);
   std::optional<Type> result;
-  bool has_none = false, has_value = false;
+  bool has_none = false;
   SourceLoc none_loc = def.loc, value_loc = def.loc;
   for (auto& [t, loc] : rets) {
     if (t.is_none()) {
@@ -111,7 +111,6 @@ void type_function(Program& prog, TypedFunction& fn) {
       none_loc = loc;
       continue;
     }
-    has_value = true;
     value_loc = loc;
     if (!result) {
       result = t;

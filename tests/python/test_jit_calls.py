@@ -413,3 +413,23 @@ def test_link_files_are_linked_by_nvjitlink(tmp_path):
         cubridge.jit(device=True, link=[str(cu)])
     cubin = _jit_options.link_image(k.inspect_ptx()["void(int32[:])"], k._options, CC)
     assert cubin[:4] == b"\x7fELF"
+
+
+def add_index(a):
+    i = cubridge.grid(1)
+    if i < a.shape[0]:
+        a[i] += i
+
+
+@pytest.mark.gpu
+def test_kernel_options_launch_on_the_gpu(tmp_path):
+    """max_registers and launch_bounds directives load and run; a kernel linked with a .cu file by
+    nvJitLink at load runs (its values are the kernel's own: calling the linked function needs declare_device)."""
+    cp = pytest.importorskip("cupy", reason="CuPy is not installed")
+    cu = tmp_path / "extra.cu"
+    cu.write_text('extern "C" __device__ int extra_twice(int x) { return 2 * x; }\n')
+    for options in (dict(max_registers=32), dict(launch_bounds=(128, 2)), dict(link=[str(cu)])):
+        k = cubridge.jit("void(int64[::1])", **options)(add_index)
+        a = cp.zeros(256, dtype=cp.int64)
+        k[2, 128](a)
+        assert (a.get() == numpy.arange(256)).all(), options
