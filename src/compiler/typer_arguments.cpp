@@ -106,18 +106,4 @@ void FunctionTyper::bind_arguments(Expr& e, const FunctionDef& def) {
   e.keywords.clear();
 }
 
-std::optional<bool> FunctionTyper::fold_is_none(Expr& e, const std::vector<Type>& operands) {
-  if (e.cmp_ops.size() != 1 || (e.cmp_ops[0] != CmpOp::Is && e.cmp_ops[0] != CmpOp::IsNot)) return std::nullopt;
-  bool negate = e.cmp_ops[0] == CmpOp::IsNot;
-  const Type& a = operands[0];
-  const Type& b = operands[1];
-  if (!a.is_none() && !b.is_none() && !a.is_unknown() && !b.is_unknown())
-    error(e.loc, std::string("the '") + (negate ? "is not" : "is") + "' operator is supported with None only "
-                     "(x is None, x is not None); compare numbers with == and !=");
-  if (a.is_unknown() || b.is_unknown()) return std::nullopt;
-  // A value's type says whether it is None (numba types an omitted argument or None as none): the test is a
-  // constant, and the branch it guards is pruned as numba prunes it.
-  return (a.is_none() && b.is_none()) != negate;
-}
-
 }  // namespace cubridge::compiler::typer_detail

@@ -143,9 +143,9 @@ class FunctionTyper {
     error(target.loc, "cannot assign to this expression; assign to a name or a tuple of names");
   }
 
-  // A test folded from `x is None` (fold_is_none marks it with the name "is None"); literal True/False
-  // tests are kept whole (their dead branch is still typed, as numba types it).
-  static bool is_none_test(const Expr& e) { return e.name == "is None"; }
+  // A test folded from `x is None` (is_none marks it with the name "is None"); literal True/False tests
+  // are kept whole (their dead branch is still typed, as numba types it).
+  static bool is_none_test(const Expr& e) { return e.kind == ExprKind::Bool && e.name == "is None"; }
 
   static bool is_const_true(const Expr& e) {
     return (e.kind == ExprKind::Bool && e.ival) || (e.kind == ExprKind::Int && e.ival != 0);
@@ -379,37 +379,18 @@ class FunctionTyper {
         return *u;
       }
       case ExprKind::Compare: {
+        if (e.cmp_ops.size() == 1 && (e.cmp_ops[0] == CmpOp::Is || e.cmp_ops[0] == CmpOp::IsNot))
+          return is_none(e);
         std::vector<Type> ts;
-        bool identity = e.cmp_ops.size() == 1 && (e.cmp_ops[0] == CmpOp::Is || e.cmp_ops[0] == CmpOp::IsNot);
-        for (auto& k : e.kids) ts.push_back(identity ? expr_optional(*k) : expr(*k));
-        if (identity && (ts[0].is_optional() || ts[1].is_optional()) && (ts[0].is_none() || ts[1].is_none())) {
-          e.formals = {ts[0].is_optional() ? ts[0] : ts[1]};  // tested at run time: Optional is None
-          return Type::boolean();
-        }
-        // A local variable's type may still widen (to Optional) in a later pass: fold only once types are final.
-        auto local = [&](const Expr& x) { return x.kind == ExprKind::Name && x.slot >= static_cast<int>(fn_.def->params.size()); };
-        if (identity && !strict_ && (local(*e.kids[0]) || local(*e.kids[1]))) return Type::boolean();
-        if (auto folded = fold_is_none(e, ts)) {  // becomes the constant it is
-          e.kind = ExprKind::Bool;
-          e.name = "is None";
-          e.ival = *folded;
-          e.kids.clear();
-          e.cmp_ops.clear();
-          return Type::boolean();
-        }
+        for (auto& k : e.kids) ts.push_back(expr(*k));
         e.formals.clear();
         for (std::size_t i = 0; i < e.cmp_ops.size(); ++i) {
           CmpOp op = e.cmp_ops[i];
           if (op == CmpOp::In || op == CmpOp::NotIn)
             error(e.loc, "the 'in' operator is not supported; compare numbers with < <= > >= == !=");
-          if (op == CmpOp::Is || op == CmpOp::IsNot) {
-            if (ts[i].is_unknown() || ts[i + 1].is_unknown()) {
-              e.formals.push_back(Type());
-              continue;
-            }
+          if (op == CmpOp::Is || op == CmpOp::IsNot)
             error(e.loc, "the 'is' operator is supported alone with None only (x is None, x is not None); "
                          "compare numbers with == and !=");
-          }
           if (ts[i].is_unknown() || ts[i + 1].is_unknown()) {
             e.formals.push_back(Type());
             continue;
@@ -615,9 +596,11 @@ class FunctionTyper {
   const FunctionDef* user_function(const Expr& callee, const std::string& path);
   /// Reorders e's arguments into def's parameter order (keywords, defaults), with Python's errors.
   void bind_arguments(Expr& e, const FunctionDef& def);
-  /// `x is None` / `x is not None` as a constant (from x's type), nullopt while a type is unknown or for
-  /// other comparisons.
-  std::optional<bool> fold_is_none(Expr& e, const std::vector<Type>& operands);
+
+  // None and Optional (typer_none.cpp).
+  /// `x is None` / `x is not None`: a constant when x's type says (the node becomes a Bool marked by
+  /// is_none_test, and the If it guards is pruned), a run-time test when x is Optional.
+  Type is_none(Expr& e);
 };
 
 void type_function(Program& prog, TypedFunction& fn);

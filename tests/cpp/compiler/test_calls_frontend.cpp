@@ -71,12 +71,12 @@ TEST(CallsFrontend, ArgumentErrorsArePythonsAtTheCall) {
     const char* body;
     const char* message;
   } cases[] = {
-      {"def f(a):\n    return scaled(a, 1.0, 2.0, 3.0)\n", "calls.py:31:12: scaled() takes 3 positional arguments but 4 were given"},
+      {"def f(a):\n    return scaled(a, 1.0, 2.0, 3.0)\n", "calls.py:30:12: scaled() takes 3 positional arguments but 4 were given"},
       {"def f(a):\n    return scaled(a, scal=2.0)\n", "scaled() got an unexpected keyword argument 'scal' (its parameters: x, scale, offset)"},
       {"def f(a):\n    return scaled(a, x=a)\n", "scaled() got multiple values for argument 'x'"},
       {"def f(a):\n    return scaled(scale=a)\n", "scaled() missing 1 required positional argument: 'x'"},
       {"def f(a):\n    return twice()\n", "twice() missing 1 required positional argument: 'x'"},
-      {"def f(a, b=1, c):\n    return a\n", "calls.py:30:15: parameter 'c' without a default follows a parameter with a default"},
+      {"def f(a, b=1, c):\n    return a\n", "calls.py:29:15: parameter 'c' without a default follows a parameter with a default"},
       {"def f(a):\n    return a is a\n", "the 'is' operator is supported with None only"},
   };
   for (const Case& c : cases) {
