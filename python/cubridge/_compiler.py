@@ -12,13 +12,13 @@ import sys
 import types as _pytypes
 from typing import Any
 
-from . import _core, _intrinsics, _linker, _records
+from . import _core, _intrinsics, _jit_options, _linker, _records
 from ._core import CompileError
 
 __all__ = [
     "compile", "compile_for_current_device", "compile_ptx", "compile_ptx_for_current_device", "CompileError",
     "compile_cache_stats",
-    "NumberType", "TupleType", "ArrayType", "Signature", "UniTuple", "Tuple",
+    "NumberType", "TupleType", "ArrayType", "VoidType", "Signature", "UniTuple", "Tuple", "void",
     "boolean", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "intp", "uintp",
     "float16", "float32", "float64", "complex64", "complex128",
 ]
@@ -44,7 +44,7 @@ class NumberType:
         """``float32[:]``, ``float32[:, ::1]`` (C), ``float32[::1, :]`` (F): an array type, as in Numba."""
         dims = dims if isinstance(dims, tuple) else (dims,)
         ok = all(isinstance(d, slice) and d.start is None and d.stop is None and d.step in (None, 1) for d in dims)
-        if not ok or not dims or isinstance(self, (TupleType, ArrayType)):
+        if not ok or not dims or isinstance(self, (TupleType, ArrayType, VoidType)):
             raise TypeError(f"{self.name}[{dims!r}]: array types are spelt with ':' and '::1' only, e.g. "
                             f"{self.name}[:], {self.name}[:, ::1] (C order) or {self.name}[::1, :] (F order)")
         contiguous = [i for i, d in enumerate(dims) if d.step == 1]
@@ -87,6 +87,12 @@ class RecordType(NumberType):
     __slots__ = ()
 
 
+class VoidType(NumberType):
+    """The result type of a function that returns nothing (Numba's ``void``/``none``): ``void(float32[:])``."""
+
+    __slots__ = ()
+
+
 def UniTuple(dtype: NumberType, count: int) -> TupleType:
     return TupleType((dtype,) * count)
 
@@ -123,6 +129,7 @@ uint8, uint16, uint32, uint64 = (NumberType(f"uint{b}") for b in (8, 16, 32, 64)
 intp, uintp = int64, uint64
 float16, float32, float64 = (NumberType(f"float{b}") for b in (16, 32, 64))
 complex64, complex128 = NumberType("complex64"), NumberType("complex128")
+void = none = VoidType("none")
 _BY_NAME = {t.name: t for t in (boolean, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
                                 float16, float32, float64, complex64, complex128)}
 _BY_NAME["none"] = None
@@ -154,6 +161,43 @@ def _type_from_name(name: str):
     raise ValueError(f"unknown type name {name!r}")
 
 
+def _numba_array(t) -> ArrayType:
+    """numba.types.Array (and its subclasses, e.g. numba-cuda's CUDAArray): dtype, ndim, layout, mutable."""
+    dtype = _as_type(t.dtype)
+    if isinstance(dtype, (TupleType, ArrayType)) or dtype is void:
+        raise TypeError(f"{t!r}: arrays hold numbers; got elements of type {dtype}")
+    ro = "" if getattr(t, "mutable", True) else "readonly "
+    return ArrayType(f"{ro}array({dtype.name}, {int(t.ndim)}d, {t.layout})")
+
+
+def _numba_unituple(t) -> TupleType:
+    return UniTuple(_as_type(t.dtype), int(t.count))
+
+
+def _numba_tuple(t) -> TupleType:
+    return Tuple(*(_as_type(e) for e in t.types))
+
+
+# Numba type classes converted by structure, found through the type's MRO (so a subclass such as
+# numba-cuda's CUDAArray converts as its base). Scalars convert by name (_BY_NAME). A new kind of
+# type (records) adds one entry here.
+_NUMBA_TYPE_CONVERTERS: dict[str, Any] = {
+    "Array": _numba_array,
+    "UniTuple": _numba_unituple,
+    "Tuple": _numba_tuple,
+    "NoneType": lambda t: void,
+}
+
+
+def _numba_type(t) -> NumberType | None:
+    """Our type for a Numba type object, or None when t is not one."""
+    for klass in type(t).__mro__:
+        convert = _NUMBA_TYPE_CONVERTERS.get(klass.__name__)
+        if convert is not None and klass.__module__.startswith("numba"):
+            return convert(t)
+    return None
+
+
 def _as_type(t: Any) -> NumberType:
     """A type object from ours, a string, a Numba type, a NumPy dtype/scalar type or Python's bool/int/float/complex."""
     if isinstance(t, NumberType):
@@ -166,12 +210,18 @@ def _as_type(t: Any) -> NumberType:
         return float64
     if t is complex:
         return complex128
+    if t is None:
+        return void
     if isinstance(t, tuple):
         return Tuple(*(_as_type(e) for e in t))
+    if type(t).__module__.startswith("numba") and (converted := _numba_type(t)) is not None:
+        return converted
     name = t if isinstance(t, str) else getattr(t, "name", None) or getattr(t, "__name__", None)
     if isinstance(name, str):
         if name == "bool_":
             name = "bool"
+        if name in _BY_NAME:
+            return _BY_NAME[name] or void
         try:
             result, args = _core._parse_signature(f"({name})")  # one type: "array(...)" is no signature
         except ValueError:
@@ -180,28 +230,36 @@ def _as_type(t: Any) -> NumberType:
             if result is None and len(args) == 1:
                 return _type_from_name(args[0])
     raise TypeError(f"{t!r} is not a type the compiler accepts; use cubridge.int32, ..., cubridge.complex128, "
-                    f"a Numba type, a NumPy scalar type or a type name such as 'float32'")
+                    f"cubridge.float32[:] (arrays), cubridge.UniTuple/Tuple, a Numba type (numba.float32, "
+                    f"numba.float32[:, ::1], numba.types.Array(numba.float32, 2, 'C'), numba.types.UniTuple(...)), "
+                    f"a NumPy scalar type or a type name such as 'float32'")
+
+
+def _signature_parts(sig: Any) -> tuple[NumberType | None, tuple[NumberType, ...]]:
+    """(return type or None, argument types) of a signature that is not text: ours (float32(float32)),
+    Numba's (numba.void(numba.float32[::1])), one type (an argument), or a tuple/list of argument types."""
+    if isinstance(sig, Signature):
+        return sig.return_type, sig.args
+    if isinstance(sig, (tuple, list)):
+        return None, tuple(_as_type(a) for a in sig)
+    args = getattr(sig, "args", None)  # numba.core.typing.templates.Signature
+    if isinstance(args, tuple) and hasattr(sig, "return_type"):
+        rt = sig.return_type
+        return (None if rt is None else _as_type(rt)), tuple(_as_type(a) for a in args)
+    try:
+        return None, (_as_type(sig),)
+    except TypeError:
+        raise TypeError(f"sig must be a signature string such as 'float32(float32, float32)', a tuple of argument "
+                        f"types or a signature object like float32(float32, float32) or "
+                        f"numba.void(numba.float32[::1]); got {sig!r}") from None
 
 
 def _signature_text(sig: Any) -> str:
     if isinstance(sig, str):
         return sig
-    if isinstance(sig, Signature):
-        return str(sig)
-    if isinstance(sig, NumberType):  # one argument type
-        return f"({sig.name})"
-    if isinstance(sig, (tuple, list)):
-        return "(" + ", ".join(_as_type(a).name for a in sig) + ")"
-    # A Numba Signature object (has .args and .return_type).
-    args = getattr(sig, "args", None)
-    if args is not None:
-        rt = getattr(sig, "return_type", None)
-        inner = ", ".join(_as_type(a).name for a in args)
-        if rt is not None and str(rt) in ("none", "void"):  # numba.void(...): a kernel's signature
-            return f"void({inner})"
-        return (f"{_as_type(rt).name}({inner})" if rt is not None else f"({inner})")
-    raise TypeError(f"sig must be a signature string such as 'float32(float32, float32)', a tuple of argument "
-                    f"types or a signature object like float32(float32, float32); got {sig!r}")
+    result, args = _signature_parts(sig)
+    inner = ", ".join(a.name for a in args)
+    return f"{result.name}({inner})" if result is not None else f"({inner})"
 
 
 # ---- the function's environment: module functions, modules and constants it refers to ----
@@ -297,54 +355,111 @@ def _read_source(fn) -> tuple[str, str, int]:
     return textwrap.dedent("".join(lines)), filename, max(first, 1)
 
 
-def _collect(pyfunc, options) -> tuple[str, str]:
-    """Fills options with constants, imports and extra units; returns (source, function name)."""
-    fn = getattr(pyfunc, "py_func", pyfunc)  # numba dispatchers
-    if not isinstance(fn, _pytypes.FunctionType):
-        raise TypeError(f"pyfunc must be a Python function, got {type(pyfunc).__name__}")
-    if fn.__name__ == "<lambda>":
-        raise CompileError(f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}: a lambda cannot be compiled; "
-                           f"define the function with def")
-    source, filename, first = _source_of(fn)
-    options.filename = filename
-    options.first_line = first
-    options.module_name = fn.__module__ or "__main__"
-    seen: set = {fn}
-    imports: list[str] = []
-    queue = [fn]
-    bound: set[str] = set()
-    while queue:
-        f = queue.pop()
+# Modules whose names the compiler resolves itself (math.sqrt, np.float32, cuda.grid); any other module
+# is the user's: the functions and constants the code reaches through it are collected.
+_KNOWN_MODULE_ROOTS = ("math", "cmath", "numpy", "numba", "cubridge")
+
+
+def _is_user_module(m: _pytypes.ModuleType) -> bool:
+    return m.__name__.partition(".")[0] not in _KNOWN_MODULE_ROOTS
+
+
+def _inline_policy(v) -> str | None:
+    """'never' for a helper declared @cubridge.jit(device=True, inline='never'), else None (inlined).
+    numba-cuda's dispatchers are not read: inline='never' is their default, so a written one cannot be
+    told from it, and its helpers keep cubridge's inlining."""
+    return getattr(v, "__cubridge_inline__", None)
+
+
+class _Environment:
+    """What one compilation collects from the functions' globals and closures: units (the source of each
+    function reached), aliases (names a function is called by other than its own), constants and imports."""
+
+    def __init__(self, options, entry):
+        self.options = options
+        self.imports: list[str] = []
+        self.by_name: dict[str, Any] = {entry.__name__: entry}  # functions compiled by their own name
+        self.queue = [entry]
+        self.bound: set[str] = set()
+
+    def function(self, fn, alias: str | None, strict: bool = True) -> None:
+        """Compiles fn too; `alias` is the name or path the code calls it by when not fn.__name__. Not
+        strict (members of a module whose names the code merely mentions): a clash of names drops the alias
+        instead of refusing, so a call through it is refused by the compiler rather than miscompiled."""
+        other = self.by_name.get(fn.__name__)
+        if other is not None and other is not fn and not strict:
+            return
+        if other is None:
+            self.by_name[fn.__name__] = fn
+            self.queue.append(fn)
+            src, fname, line = _source_of(fn)
+            self.options.add_unit(src, fname, line)
+            if _inline_policy(fn) == "never":
+                self.options.add_inline_never(fn.__name__)
+        elif other is not fn:
+            raise CompileError(f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}: two different functions named "
+                               f"{fn.__name__!r} are called ({other.__module__}.{other.__qualname__} and "
+                               f"{fn.__module__}.{fn.__qualname__}); cubridge compiles helpers by their name: rename one")
+        if alias is not None and alias != fn.__name__:
+            self.options.add_function_alias(alias, fn.__name__)
+
+    def module_members(self, module: _pytypes.ModuleType, names: set[str], path: str, depth: int = 0) -> None:
+        """mod.fn, mod.CONST and pkg.sub.fn: the members of a user module that the code names."""
+        members = vars(module)
+        for n in names:
+            if n not in members:
+                continue
+            v = members[n]
+            inner = getattr(v, "py_func", v)
+            if isinstance(inner, _pytypes.FunctionType):
+                self.function(inner, f"{path}.{n}", strict=False)
+            elif isinstance(v, _pytypes.ModuleType) and _is_user_module(v) and depth < 8:
+                self.module_members(v, names, f"{path}.{n}", depth + 1)
+            elif (c := _constant(v)) is not None:
+                self.options.add_constant(f"{path}.{n}", c[0], c[1])
+
+    def defaults(self, fn) -> None:
+        """The default values Python computed for fn's parameters, by "<default fn.param>"."""
+        values = fn.__defaults__ or ()
+        params = fn.__code__.co_varnames[fn.__code__.co_argcount - len(values):fn.__code__.co_argcount]
+        for p, v in zip(params, values):
+            if (c := _constant(v)) is not None:
+                self.options.add_constant(f"<default {fn.__name__}.{p}>", c[0], c[1])
+
+    def bind(self, f) -> None:
         env: dict[str, Any] = {}
         if f.__closure__:
             env.update({n: c.cell_contents for n, c in zip(f.__code__.co_freevars, f.__closure__)
                         if _cell_ok(c)})
-        for n in _code_names(f.__code__):
+        names = _code_names(f.__code__)
+        for n in names:
             if n not in env and n in f.__globals__:
                 env[n] = f.__globals__[n]
+        options, imports = self.options, self.imports
         for n, v in env.items():
-            if n in bound or not n.isidentifier():  # pytest's assertion rewriting adds "@py_builtins"
+            if n in self.bound or not n.isidentifier():  # pytest's assertion rewriting adds "@py_builtins"
                 continue
             inner = getattr(v, "py_func", v)
             if isinstance(v, _pytypes.ModuleType):
                 imports.append(f"import {v.__name__} as {n}")
+                if _is_user_module(v):
+                    self.module_members(v, names, v.__name__)
             elif isinstance(inner, _pytypes.FunctionType) and inner.__module__ == "numba.cuda.cg":
                 imports.append(f"import numba.cuda.cg.{inner.__name__} as {n}")  # from numba.cuda.cg import this_grid
             elif isinstance(inner, type) and issubclass(inner, BaseException):
                 options.add_exception_class(n, _register_exception_class(inner))
             elif isinstance(inner, _pytypes.FunctionType):
-                if inner not in seen:
-                    seen.add(inner)
-                    queue.append(inner)
-                    src, fname, line = _source_of(inner)
-                    if inner.__name__ != n:
-                        continue
-                    options.add_unit(src, fname, line)
+                self.function(inner, n)
+            elif isinstance(v, tuple) and v and all(isinstance(getattr(e, "py_func", e), _pytypes.FunctionType)
+                                                    for e in v):
+                for i, e in enumerate(v):  # ops = (f, g); ops[0](x), ops[-1](x)
+                    self.function(getattr(e, "py_func", e), f"{n}[{i}]")
+                    self.options.add_function_alias(f"{n}[{i - len(v)}]", getattr(e, "py_func", e).__name__)
             elif isinstance(v, _intrinsics.Intrinsic):  # from cubridge import grid
                 imports.append(f"import cubridge.{v._name} as {n}")
             elif isinstance(inner, type) and inner.__module__.startswith("numba.cuda"):  # from numba.cuda import grid
                 imports.append(f"import numba.cuda.{inner.__name__} as {n}")
-            elif isinstance(v, NumberType) and not isinstance(v, (TupleType, ArrayType)):
+            elif isinstance(v, NumberType) and not isinstance(v, (TupleType, ArrayType, VoidType, RecordType)):
                 imports.append(f"from numpy import {v.name} as {n}")  # cubridge.float32(x) casts
             elif callable(v) and getattr(v, "__module__", None) in ("math", "numpy", "numba", "numba.core.types.scalars"):
                 mod = "math" if v.__module__ == "math" else "numpy"
@@ -357,9 +472,29 @@ def _collect(pyfunc, options) -> tuple[str, str]:
                 options.add_constant_array(n, *a)
             else:
                 continue
-            bound.add(n)
-    if imports:
-        options.add_unit("\n".join(imports) + "\n", "<imports>", 1)
+            self.bound.add(n)
+
+
+def _collect(pyfunc, options) -> tuple[str, str]:
+    """Fills options with constants, imports, extra units and function aliases; returns (source, function name)."""
+    fn = getattr(pyfunc, "py_func", pyfunc)  # numba dispatchers
+    if not isinstance(fn, _pytypes.FunctionType):
+        raise TypeError(f"pyfunc must be a Python function, got {type(pyfunc).__name__}")
+    if fn.__name__ == "<lambda>":
+        raise CompileError(f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}: a lambda cannot be compiled; "
+                           f"define the function with def")
+    source, filename, first = _source_of(fn)
+    options.filename = filename
+    options.first_line = first
+    options.module_name = fn.__module__ or "__main__"
+    env = _Environment(options, fn)
+    while env.queue:
+        f = env.queue.pop()
+        env.bind(f)
+        if f.__defaults__:
+            env.defaults(f)
+    if env.imports:
+        options.add_unit("\n".join(env.imports) + "\n", "<imports>", 1)
     return source, fn.__name__
 
 
@@ -417,7 +552,8 @@ def _options(debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output):
     if output not in ("ptx", "ltoir"):
         raise ValueError(f"output must be 'ptx' or 'ltoir', got {output!r}")
     o = _core._CompileOptions()
-    o.debug, o.lineinfo, o.device, o.fastmath, o.opt = bool(debug), bool(lineinfo), bool(device), bool(fastmath), bool(opt)
+    o.debug, o.lineinfo, o.device, o.opt = bool(debug), bool(lineinfo), bool(device), bool(opt)
+    o.fastmath = _jit_options._fastmath(fastmath)  # also numba's flag set ({'nsz', 'arcp', ...})
     o.set_abi(abi == "numba")
     o.set_ltoir(output == "ltoir")
     if abi_info is not None:
@@ -435,19 +571,27 @@ def _options(debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output):
 
 
 def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=False, cc=None, opt=True,
-            abi="c", abi_info=None, output="ptx", cache=False):
+            abi="c", abi_info=None, output="ptx", cache=False, forceinline=False, launch_bounds=None):
     """Compile ``pyfunc`` for ``sig``; returns ``(code, resty)``: PTX text (str) or LTO-IR (bytes), and the
     return type (declared, or inferred with Numba's rules). ``cache=True`` goes through the on-disk code
     cache (``CodeCache.default_directory()``, $CUBRIDGE_CACHE_DIR): a later process compiling the same
-    source, signature and options for the same target with the same cubridge and libNVVM reads it back."""
+    source, signature and options for the same target with the same cubridge and libNVVM reads it back.
+    ``forceinline`` (numba-cuda's option) is what cubridge does to the helpers a function calls anyway;
+    ``launch_bounds`` (kernels, PTX) adds numba-cuda's ``.maxntid``/``.minnctapersm``/``.maxclusterrank``."""
+    bounds = _jit_options.jit_options(launch_bounds=launch_bounds, forceinline=forceinline)
+    if bounds.launch_bounds and (device or output != "ptx"):
+        raise ValueError("launch_bounds apply to kernels compiled to PTX (device=False, output='ptx')")
     r = _compile_result(pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output, cache)
     code = r.code
-    return (code.decode() if output == "ptx" else code), _type_from_name(r.result_type)
+    if output == "ptx":
+        code = _jit_options.kernel_directives(code.decode(), bounds)
+    return code, _type_from_name(r.result_type)
 
 
 def _compile_result(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=False, cc=None, opt=True,
                     abi="c", abi_info=None, output="ptx", cache=False):
-    """compile()'s whole result: code, name, result_type, cooperative, raise_sites (for @cubridge.jit)."""
+    """compile()'s whole result, before numba-cuda's kernel directives: code, name, result_type, cooperative,
+    raise_sites (for @cubridge.jit)."""
     o = _options(debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output)
     source, name = _collect(pyfunc, o)
     compile_source = _core._compile_source_cached if cache else _core._compile_source
@@ -474,10 +618,10 @@ def compile_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=
 
 
 def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False, cc=None, opt=True,
-                abi="numba", abi_info=None):
+                abi="numba", abi_info=None, forceinline=False, launch_bounds=None):
     """PTX only, Numba ABI by default (``numba.cuda.compile_ptx``)."""
     return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath, cc=cc, opt=opt,
-                   abi=abi, abi_info=abi_info, output="ptx")
+                   abi=abi, abi_info=abi_info, output="ptx", forceinline=forceinline, launch_bounds=launch_bounds)
 
 
 def compile_ptx_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False,

@@ -23,6 +23,7 @@ import functools
 import os
 
 from . import _compiler, _core, _records
+from ._jit_options import JitOptions, jit_options, kernel_directives, link_image
 from ._core import (Kernel, KernelLaunch, KernelRaised, KernelSignature, PerformanceWarning,
                     clear_kernel_cache, kernel_cache_size, ptx_entry_names)
 
@@ -31,21 +32,23 @@ __all__ = ["Kernel", "KernelLaunch", "KernelRaised", "KernelSignature", "Perform
 
 
 def _signature_text(signature) -> "str | KernelSignature":
-    """Accepts our spelling, a KernelSignature, a sequence of parameter strings, or a Numba
-    signature / tuple of Numba types (their str() is Numba's spelling, which we parse)."""
+    """Accepts our spelling, a KernelSignature, or any signature ``cubridge.compile`` takes (read by
+    _compiler._signature_parts): cubridge.void(cubridge.float32[:]), numba.void(numba.float32[::1]), a
+    sequence of parameter types (strings such as 'const float32*' kept as written)."""
     if isinstance(signature, (str, KernelSignature)):
         return signature
-    args = getattr(signature, "args", None)  # numba.core.typing.templates.Signature
-    if args is not None:
-        return_type = getattr(signature, "return_type", None)
-        if return_type is not None and str(return_type) not in ("none", "void"):
-            raise ValueError(f"signature: a kernel returns void, but {signature!r} returns {return_type}")
-        signature = args
     if isinstance(signature, (tuple, list)):
-        return "void(" + ", ".join(str(p) for p in signature) + ")"
-    raise TypeError(f"signature: {signature!r} ({type(signature).__name__}) is not a str such as "
-                    "'void(float32[:], int64)', a KernelSignature, a sequence of parameter types, or a "
-                    "Numba signature")
+        return "void(" + ", ".join(p if isinstance(p, str) else _compiler._as_type(p).name for p in signature) + ")"
+    try:
+        result, args = _compiler._signature_parts(signature)
+    except TypeError:
+        raise TypeError(f"signature: {signature!r} ({type(signature).__name__}) is not a str such as "
+                        "'void(float32[:], int64)', a KernelSignature, a sequence of parameter types, or a "
+                        "signature object such as cubridge.void(cubridge.float32[:]) or "
+                        "numba.void(numba.float32[::1])") from None
+    if result is not None and not isinstance(result, _compiler.VoidType):
+        raise ValueError(f"signature: a kernel returns void, but {signature!r} returns {result}")
+    return "void(" + ", ".join(a.name for a in args) + ")"
 
 
 def load_kernel(code, name: str | None = None, signature=None, *, device: int | None = None,
@@ -153,10 +156,10 @@ class Dispatcher:
     """A Python kernel compiled by cubridge on demand: ``kernel[griddim, blockdim, stream, sharedmem](*args)``
     compiles (once per argument types) and launches; ``kernel.forall(n)(*args)`` picks the block size."""
 
-    def __init__(self, py_func, signatures=(), **options):
+    def __init__(self, py_func, signatures=(), options: JitOptions | None = None, **kws):
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
-        self._options = options
+        self._options = options if options is not None else jit_options(**kws)
         self._ptx: dict[tuple[str, ...], str] = {}
         self._cooperative: dict[tuple[str, ...], bool] = {}
         self._raise_sites: dict[tuple[str, ...], dict] = {}  # per signature: status code -> RaiseSite tuple
@@ -177,8 +180,8 @@ class Dispatcher:
             except Exception:  # no usable device: the lowest architecture, JIT-compiled on load
                 cc = None
             r = _compiler._compile_result(self.py_func, compiler_sig, device=False, abi="numba", cc=cc,
-                                          **self._options)
-            self._ptx[params] = r.code.decode()
+                                          **self._options.compiler())
+            self._ptx[params] = kernel_directives(r.code.decode(), self._options)
             self._cooperative[params] = r.cooperative
             self._raise_sites[params] = {site[0]: site for site in r.raise_sites}
         return params
@@ -191,9 +194,12 @@ class Dispatcher:
         if k is None or not k.module.valid:  # first launch, or the context was closed since
             if params not in self._ptx:
                 self.compile("void(" + ", ".join(params) + ")")
-            k = load_kernel(self._ptx[params], None, "void(" + ", ".join(params) + ")")
+            code = self._ptx[params]
+            if self._options.link:
+                code = link_image(code, self._options, _compiler._current_cc())
+            k = load_kernel(code, _core.ptx_entry_names(self._ptx[params])[0], "void(" + ", ".join(params) + ")")
             k.cooperative = self._cooperative[params]  # cuda.cg grid sync: launched cooperatively
-            if self._options.get("debug"):
+            if self._options.debug:
                 k = _RaisingKernel(k, self._raise_sites[params])
             self._kernels[params] = k
         return k
@@ -283,28 +289,39 @@ class _LazyLaunch:
         self._configure(self._dispatcher.specialize(*args))(*args)
 
 
-def jit(func_or_sig=None, *, device: bool = False, debug: bool = False, lineinfo: bool = False,
-        fastmath: bool = False, opt: bool = True, cache: bool = True):
-    """numba-cuda's ``cuda.jit`` over cubridge's front end: ``@jit`` (lazy), ``@jit("void(float32[:])")``
-    or ``@jit([sig, ...])`` (eager), ``@jit(device=True)`` (a device function, compiled where a kernel
-    calls it: the function itself is returned). Kernels take the Numba ABI, so the PTX is numba-cuda's.
+def jit(func_or_sig=None, **options):
+    """numba-cuda's ``cuda.jit`` over cubridge's front end: ``@jit`` (lazy), ``@jit("void(float32[:])")``,
+    ``@jit(numba.void(numba.float32[::1]))`` or ``@jit([sig, ...])`` (eager), ``@jit(device=True)`` (a device
+    function, compiled where a kernel calls it: the function itself is returned). Kernels take the Numba
+    ABI, so the PTX is numba-cuda's. Every option of numba-cuda's ``cuda.jit`` is accepted with its meaning
+    here (``cubridge._jit_options`` tables them: inline/forceinline, debug, opt, lineinfo, fastmath (bool
+    or numba's flag set), max_registers, launch_bounds, link, lto, cache, extensions, boundscheck);
+    unknown options are refused by name.
 
     Each specialisation's PTX is kept in the on-disk code cache (``cubridge.CodeCache``; directory
     $CUBRIDGE_CACHE_DIR, off with CUBRIDGE_DISABLE_CACHE=1), keyed by the source of the kernel and the
     functions it calls, the constants it folds, the signature, the options, the device's compute
     capability, cubridge's build and libNVVM's version: another process compiling the same kernel reads
     the PTX back (``cubridge.compile_cache_stats()`` counts it). ``cache=False`` always compiles."""
-    options = dict(debug=debug, lineinfo=lineinfo, fastmath=fastmath, opt=opt, cache=bool(cache))
+    checked = jit_options(**options)
 
     def decorate(func, sigs=()):
-        if device:
+        if checked.device:
             func.__cubridge_device__ = True
+            func.__cubridge_inline__ = checked.inline_policy
             return func
-        return Dispatcher(func, sigs, **options)
+        return Dispatcher(func, sigs, checked)
 
-    if callable(func_or_sig) and not isinstance(func_or_sig, (str, KernelSignature)):
+    if _is_function(func_or_sig):
         return decorate(func_or_sig)
     if func_or_sig is None:
         return decorate
     sigs = func_or_sig if isinstance(func_or_sig, list) else [func_or_sig]
     return lambda func: decorate(func, sigs)
+
+
+def _is_function(obj) -> bool:
+    """A Python function (or a numba dispatcher of one), as opposed to a signature: Numba's type objects
+    are callable too (numba.float32(...) builds a signature)."""
+    import types
+    return isinstance(getattr(obj, "py_func", obj), types.FunctionType)

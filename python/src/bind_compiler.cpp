@@ -49,7 +49,11 @@ void bind_compiler(nb::module_& m) {
            })
       .def("add_unit", [](CompileOptions& o, std::string source, std::string filename, int first_line) {
         o.extra_units.push_back({std::move(source), std::move(filename), first_line});
-      });
+      })
+      .def("add_function_alias", [](CompileOptions& o, const std::string& alias, const std::string& function) {
+        o.function_aliases[alias] = function;
+      })
+      .def("add_inline_never", [](CompileOptions& o, const std::string& function) { o.inline_never.insert(function); });
 
   nb::class_<CompileResult>(m, "_CompileResult")
       .def_prop_ro("code", [](const CompileResult& r) { return nb::bytes(r.code.data(), r.code.size()); })

@@ -21,7 +21,7 @@ struct SourceLoc {
 
 enum class ExprKind {
   Name, Int, Float, Complex, Bool, NoneLit, Str, Tuple, Binary, Unary, BoolOp, Compare, IfExp, Call,
-  Attribute, Subscript, Slice, Unsupported
+  Attribute, Subscript, Slice, Unwrap, Unsupported
 };
 enum class CmpOp { Lt, Le, Gt, Ge, Eq, Ne, Is, IsNot, In, NotIn };
 
@@ -47,9 +47,10 @@ struct Expr {
   bool int_unsigned = false;      ///< Int: >= 2**63 (typed uint64, as Numba does)
   double fval = 0;                ///< Float / Complex (imaginary part)
   double imag = 0;
-  std::vector<ExprPtr> kids;      ///< operands, tuple items, call args (kids[0] is not the callee); Slice:
+  std::vector<ExprPtr> kids;      ///< operands, tuple items, call args (kids[0] is not the callee); Unwrap: the
+                                  ///< Optional value used where its value is needed (set by the typer); Slice:
                                   ///< start, stop[, step] (the step only when one is written after a second ':')
-  std::vector<std::string> keywords;  ///< Call: keyword names of the trailing args (none supported yet)
+  std::vector<std::string> keywords;  ///< Call: keyword names of the trailing args (bound to parameters by the typer)
 
   // Filled by the typer.
   Type type;                      ///< the value's type
@@ -92,6 +93,7 @@ struct FunctionDef {
   SourceLoc loc;
   std::vector<std::string> params;
   std::vector<SourceLoc> param_locs;
+  std::vector<ExprPtr> defaults;  ///< per parameter: its default value (a constant expression), or null
   std::vector<StmtPtr> body;
   std::string file;               ///< source file name for messages
   std::string parse_error;        ///< non-empty: the body failed to parse (reported when it is compiled)

@@ -138,6 +138,8 @@ std::string compile_cache_key(std::string_view source, std::string_view function
   }
   for (const auto& [name, qualified] : o.exception_classes) parts.push_back("exception " + name + "=" + qualified);
   for (const auto& [name, t] : o.dtypes) parts.push_back(name + ":" + t.name());
+  for (const auto& [alias, function] : o.function_aliases) parts.push_back("alias " + alias + "=" + function);
+  for (const std::string& function : o.inline_never) parts.push_back("inline_never " + function);
   for (const CompileOptions::Unit& u : o.extra_units) {
     parts.push_back(u.filename + ":" + std::to_string(u.first_line));
     parts.push_back(u.source);

@@ -60,6 +60,7 @@ Value FunctionEmitter::call(const Expr& e) {
           for (std::size_t i = 0; i < n; ++i) self(self, extract(v, i));
           return;
         }
+        if (v.t.is_none()) return;  // None (an omitted default) passes nothing
         Value d = to_data(v);
         text += ", " + llvm_data_type(v.t) + " " + d.v;
       };

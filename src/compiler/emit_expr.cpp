@@ -23,6 +23,7 @@ std::string llvm_value_type(const Type& t) {
       for (std::size_t i = 0; i < t.elements().size(); ++i) s += (i ? ", " : "") + llvm_value_type(t.elements()[i]);
       return s + "}";
     }
+    case TypeKind::Optional: return "{" + llvm_value_type(t.optional_value()) + ", i1}";
     case TypeKind::Array: {
       std::string n = std::to_string(t.ndim());
       return "{i8*, i8*, i64, i64, " + llvm_element_type(t.dtype()) + "*, [" + n + " x i64], [" + n + " x i64]}";
@@ -164,6 +165,7 @@ std::string FunctionEmitter::truth(const Value& v) {
 Value FunctionEmitter::convert(const Value& v, const Type& to) {
   const Type& from = v.t;
   if (from == to || to.is_unknown()) return v;
+  if (to.is_optional()) return to_optional(v, to);
   if (from.is_tuple() && to.is_tuple()) {
     std::vector<Value> parts;
     for (std::size_t i = 0; i < to.elements().size(); ++i) parts.push_back(extract(v, i));
@@ -207,7 +209,9 @@ Value FunctionEmitter::expr(const Expr& e) {
     case ExprKind::Complex:
       return make_aggregate(e.type, {float_const(0, e.type.component()), float_const(e.imag, e.type.component())});
     case ExprKind::Bool: return {e.ival ? "true" : "false", e.type};
+    case ExprKind::NoneLit: return {"undef", e.type};  // None carries no value (it is only passed or tested)
     case ExprKind::Name:
+      if (e.type.is_none()) return {"undef", e.type};
       if (e.constant) return constant(*e.constant);
       if (e.constant_array) return constant_array(e);
       return load(slot_ptr_[static_cast<std::size_t>(e.slot)], fn_.local_types[static_cast<std::size_t>(e.slot)]);
@@ -258,7 +262,13 @@ Value FunctionEmitter::expr(const Expr& e) {
       start_block(end);
       return load(slot, e.type);
     }
+    case ExprKind::Unwrap: return unwrap(e);
     case ExprKind::Compare: {
+      if (e.formals.size() == 1 && e.formals[0].is_optional()) {  // x is None / x is not None, x Optional
+        Value a = expr(*e.kids[0]), b = expr(*e.kids[1]);
+        std::string valid = optional_valid(a.t.is_optional() ? a : b);
+        return {e.cmp_ops[0] == CmpOp::IsNot ? valid : ins("xor i1 " + valid + ", true"), e.type};
+      }
       if (e.cmp_ops.size() == 1) return {compare(e.cmp_ops[0], expr(*e.kids[0]), expr(*e.kids[1]), e.formals[0]), e.type};
       // a < b < c: each operand is evaluated at most once, and the chain stops at the first False.
       std::string slot = alloca("i1");

@@ -56,7 +56,8 @@ void flatten_types(const Type& t, std::vector<Type>& out) {
     out.push_back(t.component());
   } else if (t.is_tuple()) {
     for (const Type& e : t.elements()) flatten_types(e, out);
-  } else {
+  } else if (!t.is_none()) {  // None (an omitted default) passes nothing
+
     out.push_back(t);
   }
 }
@@ -77,7 +78,7 @@ void FunctionEmitter::emit_core(const std::string& symbol, bool exported) {
     }
     head += ", " + llvm_data_type(flat[i]) + " %p" + std::to_string(i);
   }
-  head += exported ? ")" : ") alwaysinline";
+  head += exported || m_.options.inline_never.count(fn_.def->name) ? ")" : ") alwaysinline";
   int sp = m_.subprogram(*fn_.def, symbol);
   if (sp >= 0) {
     head += " !dbg !" + std::to_string(sp);
@@ -90,7 +91,7 @@ void FunctionEmitter::emit_core(const std::string& symbol, bool exported) {
   slot_ptr_.clear();
   for (std::size_t i = 0; i < fn_.local_names.size(); ++i) {
     const Type& t = fn_.local_types[i];
-    slot_ptr_.push_back(t.is_unknown() ? "" : alloca(llvm_value_type(t)));
+    slot_ptr_.push_back(t.is_unknown() || t.is_none() ? "" : alloca(llvm_value_type(t)));
   }
   std::size_t k = 0;
   auto take = [&](auto&& self, const Type& t) -> Value {
@@ -104,6 +105,7 @@ void FunctionEmitter::emit_core(const std::string& symbol, bool exported) {
       }
       return make_aggregate(t, parts);
     }
+    if (t.is_none()) return Value{"undef", t};
     std::string p = "%p" + std::to_string(k++);
     if (t.is_array() && exported) {
       std::vector<std::string> pieces;

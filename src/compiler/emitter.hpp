@@ -77,6 +77,10 @@ class FunctionEmitter {
   Value builtin(const Expr& e, const std::vector<Value>& args);
   Value complex_op(BinOp op, const Value& a, const Value& b);
   Value make_aggregate(const Type& t, const std::vector<Value>& parts);
+  // Optional values (emit_optional.cpp).
+  Value to_optional(const Value& v, const Type& to);  ///< T, none or Optional(U) into Optional `to`
+  std::string optional_valid(const Value& v);          ///< i1: the Optional holds a value
+  Value unwrap(const Expr& e);                          ///< the value of an Optional where a T is needed
   Value extract(const Value& agg, std::size_t i);
   Value float_const(double v, const Type& t);
   Value int_const(std::int64_t v, const Type& t);

@@ -192,8 +192,13 @@ class Parser {
       f.param_locs.push_back(peek().loc);
       f.params.push_back(expect_name());
       if (is_op(":")) { ++p_; test(); }  // annotations are ignored: the signature gives the types
-      if (is_op("=")) error(peek(), "default value for parameter '" + f.params.back() +
-                                        "' is not supported; every parameter takes its type from the signature");
+      f.defaults.emplace_back();
+      if (is_op("=")) {
+        ++p_;
+        f.defaults.back() = test();
+      } else if (f.defaults.size() > 1 && f.defaults[f.defaults.size() - 2]) {
+        fail(file_, f.param_locs.back(), "parameter '" + f.params.back() + "' without a default follows a parameter with a default");
+      }
       if (!is_op(",")) break;
       ++p_;
     }

@@ -104,7 +104,7 @@ void type_function(Program& prog, TypedFunction& fn) {
   std::vector<std::pair<Type, SourceLoc>> rets = strict.returns;
   if (fn.falls_through) rets.emplace_back(Type::none(), def.loc);
   std::optional<Type> result;
-  bool has_none = false, has_value = false;
+  bool has_none = false;
   SourceLoc none_loc = def.loc, value_loc = def.loc;
   for (auto& [t, loc] : rets) {
     if (t.is_none()) {
@@ -112,7 +112,6 @@ void type_function(Program& prog, TypedFunction& fn) {
       none_loc = loc;
       continue;
     }
-    has_value = true;
     value_loc = loc;
     if (!result) {
       result = t;
@@ -123,10 +122,12 @@ void type_function(Program& prog, TypedFunction& fn) {
       fail(def.file, loc, "can't unify the return types of '" + def.name + "': " + result->name() + " and " + t.name());
     result = *u;
   }
-  if (has_none && has_value)
-    fail(def.file, none_loc, "'" + def.name + "' returns a value (line " + std::to_string(value_loc.line) +
-                                 ") on some paths and None on others (here); Optional results are not supported");
-  Type inferred = result ? *result : Type::none();
+  // A value on some paths and None on others: numba's Optional of the value's type.
+  Type inferred = result ? (has_none && !result->is_optional() ? Type::optional(*result) : *result) : Type::none();
+  if (inferred.is_optional() && &fn == prog.out.functions[0].get())
+    fail(def.file, has_none ? none_loc : value_loc,
+         "'" + def.name + "' returns " + inferred.name() + ": only the functions it calls may return an Optional, "
+         "not the compiled function itself; return a value on every path (or unwrap it: x if x is not None else ...)");
   if (&fn == prog.out.functions[0].get() && !prog.options.device && !inferred.is_none())
     fail(def.file, value_loc, "a kernel (device=False) must not return a value, but '" + def.name + "' returns " +
                                   inferred.name() + "; compile it with device=True");
@@ -204,7 +205,6 @@ const Constant* FunctionTyper::constant_of(std::string_view name, SourceLoc loc)
 
 Type FunctionTyper::user_call(Expr& e, const FunctionDef& def, const std::vector<Type>& args, bool unknown) {
   e.callee = Callee::UserFunction;
-  if (!e.keywords.empty()) error(e.loc, "keyword arguments in calls of module functions are not supported");
   if (std::find(prog_.stack.begin(), prog_.stack.end(), &def) != prog_.stack.end())
     error(e.loc, "recursive call of '" + def.name + "' is not supported (functions called from compiled code are "
                                                     "inlined device functions; rewrite the recursion as a loop)");
@@ -213,7 +213,7 @@ Type FunctionTyper::user_call(Expr& e, const FunctionDef& def, const std::vector
     error(e.loc, def.name + "() takes " + std::to_string(def.params.size()) + " argument(s), got " + std::to_string(args.size()));
   for (std::size_t i = 0; i < args.size(); ++i)
     if (!args[i].is_scalar() && !args[i].is_tuple() && !args[i].is_array() && !args[i].is_grid_group() &&
-        !args[i].is_record())
+        !args[i].is_record() && !args[i].is_none())
       error(e.kids[i + 1]->loc, "cannot pass a value of type " + args[i].name() + " to " + def.name + "()");
   auto& fns = prog_.out.functions;
   for (std::size_t i = 1; i < fns.size(); ++i) {

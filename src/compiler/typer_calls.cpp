@@ -29,6 +29,13 @@ Type FunctionTyper::call(Expr& e) {
   if (auto in = intrinsic_of(path)) return cuda_call(e, *in);
   if (path.empty() && callee.kind == ExprKind::Name && callee.name == "print" && !prog_.functions.count("print"))
     return print_call(e);
+  if (const FunctionDef* def = user_function(callee, path)) {
+    bind_arguments(e, *def);
+    bool unknown = false;
+    std::vector<Type> args = args_of(e, unknown);
+    e.formals = args;
+    return user_call(e, *def, args, unknown);
+  }
   bool unknown = false;
   std::vector<Type> args = args_of(e, unknown);
   e.formals = args;
@@ -53,11 +60,10 @@ Type FunctionTyper::call(Expr& e) {
     error(e.loc, "call of '" + path + "' is not supported; supported calls: builtins (" + kBuiltins +
                      "), math functions, numpy/numba scalar types (np.float32(x)) and functions of this module");
   }
-  if (callee.kind != ExprKind::Name) error(e.loc, "this call is not supported; call builtins, math functions or module functions by name");
-  const std::string& fname = callee.name;
-  if (auto f = prog_.functions.find(fname); f != prog_.functions.end() && !constant_of(fname, callee.loc))
-    return user_call(e, *f->second, args, unknown);
-  return builtin_call(e, fname, args, unknown);
+  if (callee.kind != ExprKind::Name)
+    error(e.loc, "this call is not supported; call builtins, math functions or module functions (by name, through "
+                 "a module, a variable bound to one, or a tuple of them at a constant index)");
+  return builtin_call(e, callee.name, args, unknown);
 }
 
 Type FunctionTyper::builtin_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown) {

@@ -73,9 +73,9 @@ class FunctionTyper {
     if (t.is_unknown()) return;
     Type& cur = fn_.local_types[static_cast<std::size_t>(slot)];
     if (cur.is_unknown()) {
-      if (!(t.is_scalar() || t.is_tuple() || t.is_array() || t.is_grid_group() || t.is_record()))
+      if (!(t.is_scalar() || t.is_tuple() || t.is_array() || t.is_grid_group() || t.is_record() || t.is_optional()))
         error(loc, "cannot assign a value of type " + t.name() + " to '" + std::string(name) +
-                       "'; variables hold numbers, tuples of numbers, arrays and records");
+                       "'; variables hold numbers, tuples, arrays, records and Optional values");
       cur = t;
       changed = true;
       return;
@@ -94,13 +94,20 @@ class FunctionTyper {
   // ---- statements; each returns whether control can fall off its end ----
   bool block(std::vector<StmtPtr>& body) {
     bool live = true;
-    for (StmtPtr& s : body) {
+    for (std::size_t i = 0; i < body.size(); ++i) {
+      Stmt& s = *body[i];
       if (!live) {
         // Dead code is still typed (Numba types it too), but cannot make the block live again.
-        statement(*s);
+        statement(s);
         continue;
       }
-      live = statement(*s);
+      live = statement(s);
+      if (!live && s.kind == StmtKind::If && is_none_test(*s.test)) {
+        // What follows `if x is None: return ...` with x None is unreachable once numba has pruned the
+        // branch; numba drops it before typing, so it is dropped here too.
+        body.resize(i + 1);
+        break;
+      }
     }
     return live;
   }
@@ -138,6 +145,10 @@ class FunctionTyper {
     error(target.loc, "cannot assign to this expression; assign to a name or a tuple of names");
   }
 
+  // A test folded from `x is None` (is_none marks it with the name "is None"); literal True/False tests
+  // are kept whole (their dead branch is still typed, as numba types it).
+  static bool is_none_test(const Expr& e) { return e.kind == ExprKind::Bool && e.name == "is None"; }
+
   static bool is_const_true(const Expr& e) {
     return (e.kind == ExprKind::Bool && e.ival) || (e.kind == ExprKind::Int && e.ival != 0);
   }
@@ -159,7 +170,7 @@ class FunctionTyper {
         return true;
       }
       case StmtKind::Assign: {
-        Type t = expr(*s.value);
+        Type t = s.targets.size() == 1 && s.targets[0]->kind == ExprKind::Name ? expr_optional(*s.value) : expr(*s.value);
         for (auto& target : s.targets) bind_target(*target, t, s.loc);
         return true;
       }
@@ -187,6 +198,11 @@ class FunctionTyper {
       }
       case StmtKind::If: {
         truth(*s.test);
+        if (s.test->kind == ExprKind::Bool && is_none_test(*s.test)) {  // `if x is None:` with x's type known
+          std::vector<StmtPtr>& dead = s.test->ival ? s.orelse : s.body;
+          dead.clear();  // never typed nor emitted, as numba prunes it
+          return block(s.test->ival ? s.body : s.orelse);
+        }
         bool a = block(s.body);
         bool b = block(s.orelse);
         return a || b;
@@ -213,8 +229,8 @@ class FunctionTyper {
         if (loop_depth_ == 0) error(s.loc, std::string("'") + (s.kind == StmtKind::Break ? "break" : "continue") + "' outside a loop");
         return false;
       case StmtKind::Return: {
-        Type t = s.value ? expr(*s.value) : Type::none();
-        if (!t.is_unknown() && !(t.is_scalar() || t.is_tuple() || t.is_none() || t.is_record()))
+        Type t = s.value ? expr_optional(*s.value) : Type::none();
+        if (!t.is_unknown() && !(t.is_scalar() || t.is_tuple() || t.is_none() || t.is_record() || t.is_optional()))
           error(s.loc, "cannot return a value of type " + t.name());
         returns.emplace_back(t, s.loc);
         return false;
@@ -247,7 +263,24 @@ class FunctionTyper {
     return Type();
   }
 
+  /// The value's type; an Optional value is unwrapped (numba converts Optional(T) to T where a T is
+  /// needed, raising if it is None): the node becomes an Unwrap of itself.
   Type expr(Expr& e) {
+    Type t = expr_optional(e);
+    if (!t.is_optional()) return t;
+    auto inner = std::make_unique<Expr>(std::move(e));
+    e = Expr();
+    e.kind = ExprKind::Unwrap;
+    e.loc = inner->loc;
+    e.kids.push_back(std::move(inner));
+    e.type = t.optional_value();
+    fn_.can_raise = true;
+    return e.type;
+  }
+
+  /// The value's type, Optional kept (assignments to a name, returns, `is None` operands, branches of a
+  /// conditional expression).
+  Type expr_optional(Expr& e) {
     Type t = expr_inner(e);
     e.type = t;
     return t;
@@ -310,6 +343,8 @@ class FunctionTyper {
         return *u;
       }
       case ExprKind::Compare: {
+        if (e.cmp_ops.size() == 1 && (e.cmp_ops[0] == CmpOp::Is || e.cmp_ops[0] == CmpOp::IsNot))
+          return is_none(e);
         std::vector<Type> ts;
         for (auto& k : e.kids) ts.push_back(expr(*k));
         e.formals.clear();
@@ -318,7 +353,8 @@ class FunctionTyper {
           if (op == CmpOp::In || op == CmpOp::NotIn)
             error(e.loc, "the 'in' operator is not supported; compare numbers with < <= > >= == !=");
           if (op == CmpOp::Is || op == CmpOp::IsNot)
-            error(e.loc, "the 'is' operator is not supported; compare numbers with == and !=");
+            error(e.loc, "the 'is' operator is supported alone with None only (x is None, x is not None); "
+                         "compare numbers with == and !=");
           if (ts[i].is_unknown() || ts[i + 1].is_unknown()) {
             e.formals.push_back(Type());
             continue;
@@ -335,8 +371,13 @@ class FunctionTyper {
       }
       case ExprKind::IfExp: {
         truth(*e.kids[0]);
-        Type a = expr(*e.kids[1]);
-        Type b = expr(*e.kids[2]);
+        if (e.kids[0]->kind == ExprKind::Bool && is_none_test(*e.kids[0])) {  // a if x is None else b
+          Expr live = std::move(*e.kids[e.kids[0]->ival ? 1 : 2]);
+          e = std::move(live);
+          return expr_inner(e);
+        }
+        Type a = expr_optional(*e.kids[1]);
+        Type b = expr_optional(*e.kids[2]);
         if (a.is_unknown() || b.is_unknown()) return Type();
         auto u = unify(a, b);
         if (!u) error(e.loc, "the branches of the conditional expression have types " + a.name() + " and " + b.name() +
@@ -363,6 +404,11 @@ class FunctionTyper {
         return base.elements()[static_cast<std::size_t>(idx.ival)];
       }
       case ExprKind::Call: return call(e);
+      case ExprKind::Unwrap: {
+        fn_.can_raise = true;
+        Type t = expr_optional(*e.kids[0]);
+        return t.is_optional() ? t.optional_value() : t;
+      }
       case ExprKind::Slice: error(e.loc, "a slice is only valid as an array index (a[1:], a[:, j])");
     }
     return Type();
@@ -429,6 +475,10 @@ class FunctionTyper {
     if (!path.empty()) {
       if (path.starts_with("math.")) return math_constant(e, std::string_view(path).substr(5));
       if (auto in = intrinsic_of(path)) return cuda_attribute(e, *in);
+      if (const Constant* c = constant_of(path, e.loc)) {  // mod.CONST (the Python API passes it by path)
+        e.constant = c;
+        return c->type;
+      }
       error(e.loc, "'" + path + "' is not supported as a value");
     }
     Type base = expr(*e.kids[0]);
@@ -537,6 +587,17 @@ class FunctionTyper {
   Type builtin_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
   Type math_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
   Type user_call(Expr& e, const FunctionDef& def, const std::vector<Type>& args, bool unknown);
+
+  // Calls of module functions (typer_arguments.cpp).
+  /// The module function `callee` names (by name, alias, module path or tuple item), or null.
+  const FunctionDef* user_function(const Expr& callee, const std::string& path);
+  /// Reorders e's arguments into def's parameter order (keywords, defaults), with Python's errors.
+  void bind_arguments(Expr& e, const FunctionDef& def);
+
+  // None and Optional (typer_none.cpp).
+  /// `x is None` / `x is not None`: a constant when x's type says (the node becomes a Bool marked by
+  /// is_none_test, and the If it guards is pruned), a run-time test when x is Optional.
+  Type is_none(Expr& e);
 };
 
 void type_function(Program& prog, TypedFunction& fn);

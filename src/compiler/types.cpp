@@ -65,6 +65,12 @@ std::int64_t Type::storage_size() const {
   }
 }
 
+Type Type::optional(const Type& value) {
+  Type t(TypeKind::Optional, 0, false);
+  t.elements_.push_back(value);
+  return t;
+}
+
 std::string Type::name() const {
   switch (kind_) {
     case TypeKind::Unknown: return "unknown";
@@ -98,6 +104,7 @@ std::string Type::name() const {
       for (std::size_t i = 0; i < ints_.size(); ++i) s += (i ? ", " : "") + std::to_string(ints_[i]);
       return s + (ints_.size() == 1 ? ",))" : "))");
     }
+    case TypeKind::Optional: return "OptionalType(" + elements_[0].name() + ")";
   }
   return "?";
 }

@@ -85,6 +85,9 @@ int float_bits_for_int(const Type& t) {
 
 Conversion can_convert(const Type& from, const Type& to) {
   if (from == to) return Conversion::Exact;
+  // Numba's Optional: none and T convert into Optional(T); Optional(T) converts out unsafely (None raises).
+  if (to.is_optional()) return from.is_none() ? Conversion::Safe : can_convert(from.is_optional() ? from.optional_value() : from, to.optional_value());
+  if (from.is_optional()) return std::max(Conversion::Unsafe, can_convert(from.optional_value(), to));
   if (from.is_tuple() && to.is_tuple()) {
     if (from.elements().size() != to.elements().size()) return Conversion::None;
     Conversion worst = Conversion::Exact;
@@ -99,6 +102,18 @@ Conversion can_convert(const Type& from, const Type& to) {
 
 std::optional<Type> unify(const Type& a, const Type& c) {
   if (a == c) return a;
+  // none with T (or Optional(T)) is Optional(T), as numba unifies them.
+  if (a.is_none() || c.is_none()) {
+    const Type& t = a.is_none() ? c : a;
+    if (t.is_optional()) return t;
+    if (t.is_scalar() || t.is_tuple() || t.is_array()) return Type::optional(t);
+    return std::nullopt;
+  }
+  if (a.is_optional() || c.is_optional()) {
+    auto u = unify(a.is_optional() ? a.optional_value() : a, c.is_optional() ? c.optional_value() : c);
+    if (!u) return std::nullopt;
+    return Type::optional(*u);
+  }
   if (a.is_tuple() && c.is_tuple()) {
     if (a.elements().size() != c.elements().size()) return std::nullopt;
     std::vector<Type> e;

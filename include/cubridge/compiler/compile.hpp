@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -103,6 +104,13 @@ struct CompileOptions {
     int first_line = 1;
   };
   std::vector<Unit> extra_units;
+  /// Other names the source calls a module function by, each -> the function's own name in the units:
+  /// a global or closure variable bound to it ("op" -> "scale"), a path through an imported module
+  /// ("pkg.sub.fn" -> "fn") or an item of a tuple of functions ("ops[1]" -> "g").
+  std::map<std::string, std::string, std::less<>> function_aliases;
+  /// Module functions declared with inline='never' (numba-cuda's jit option: no forced inlining): not
+  /// marked alwaysinline, so NVVM's inliner decides, as it does for numba-cuda.
+  std::set<std::string, std::less<>> inline_never;
 };
 
 /// Where the time went, in seconds.

@@ -16,7 +16,7 @@ namespace cubridge::compiler {
 /// Extensible on purpose: a new kind (array, pointer, record) adds an enumerator plus its cases in
 /// typing_rules.cpp and the emitter; nothing here depends on the set being closed.
 enum class TypeKind : std::uint8_t {
-  Unknown, None, Bool, Int, Float, Complex, Tuple, Array, GridGroup, Record, NestedArray
+  Unknown, None, Bool, Int, Float, Complex, Tuple, Array, GridGroup, Record, NestedArray, Optional
 };
 
 class Type {
@@ -41,6 +41,9 @@ class Type {
   /// An array field of a record (Numba's NestedArray, "nestedarray(float32, (3,))"): C-ordered, of
   /// constant shape, stored inside the record.
   static Type nested_array(const Type& dtype, std::vector<std::int64_t> shape);
+  /// Numba's Optional: a value of `value` or None (what unifying a type with none gives, e.g. the result
+  /// of a function returning a value on some paths and None on others).
+  static Type optional(const Type& value);
 
   TypeKind kind() const noexcept { return kind_; }
   /// Width in bits: 1 for bool, the integer or float width, the whole width of a complex (64, 128).
@@ -57,6 +60,9 @@ class Type {
   bool is_none() const noexcept { return kind_ == TypeKind::None; }
   bool is_array() const noexcept { return kind_ == TypeKind::Array; }
   bool is_grid_group() const noexcept { return kind_ == TypeKind::GridGroup; }
+  bool is_optional() const noexcept { return kind_ == TypeKind::Optional; }
+  /// Optional: the type of the value when it is not None.
+  const Type& optional_value() const { return elements_[0]; }
   /// Arrays: the element type, the rank, the layout ('C', 'F', 'A') and whether it is read-only.
   bool is_record() const noexcept { return kind_ == TypeKind::Record; }
   bool is_nested_array() const noexcept { return kind_ == TypeKind::NestedArray; }
@@ -89,7 +95,7 @@ class Type {
   Type component() const { return floating(bits_ / 2); }
 
   /// Numba's spelling: "int32", "float64", "complex128", "bool", "none", "UniTuple(int64 x 2)",
-  /// "Tuple(int64, float64)", "array(float32, 2d, C)", "readonly array(int64, 1d, A)".
+  /// "Tuple(int64, float64)", "array(float32, 2d, C)", "readonly array(int64, 1d, A)", "OptionalType(float64)".
   std::string name() const;
 
   friend bool operator==(const Type& a, const Type& b) {

@@ -162,7 +162,7 @@ TEST(CompileFrontend, UnsupportedConstructsNameFileLineColumn) {
       {"def f(x):\n    return x.foo\n", "kernels.py:2:12: attribute 'foo' of a value of type int32 is not supported"},
       {"def f(x):\n    return math.nope(x)\n", "kernels.py:2:12: math.nope is not supported; the math module offers"},
       {"def f(x):\n    return x < 1j\n", "kernels.py:2:12: cannot compare int32 with complex128 using an ordering operator"},
-      {"def f(x):\n    if x:\n        return 1\n", "kernels.py:1:1: 'f' returns a value (line 3) on some paths and None on others"},
+      {"def f(x):\n    if x:\n        return 1\n", "kernels.py:1:1: 'f' returns OptionalType(int64): only the functions it calls may return an Optional"},
       {"def f(x):\n    return x if x else (x, x)\n", "kernels.py:2:12: the branches of the conditional expression have types int32 and UniTuple(int32 x 2)"},
       {"def f(x):\n    x = (1, 2)\n    return x\n", "kernels.py:2:5: cannot unify the types of variable 'x': int32 and UniTuple(int64 x 2)"},
       {"def f(x):\n    return x ** 1.5j\n", "complex powers are not supported yet"},

@@ -1,0 +1,186 @@
+"""numba-cuda's ``cuda.jit`` options as ``cubridge.jit`` takes them, each with its meaning here.
+
+============== =========================================================================================
+option         meaning in cubridge
+============== =========================================================================================
+device         True: a device function, compiled into the kernels that call it
+inline         'always' (or True): inlined (alwaysinline, cubridge's default for helpers); 'never' (or
+               False; numba-cuda's default, written out here): no forced inlining, NVVM's inliner decides
+forceinline    True: alwaysinline (cubridge's default for helpers)
+debug, opt,    as numba-cuda: NVVM debug info, -opt=3/0, line info
+lineinfo
+fastmath       True, or numba's set of LLVM flags ({'nsz', 'arcp', ...}; non-empty means True): NVVM's
+               fast math (ftz, approximate division and square root, fma)
+max_registers  kernels: ``.maxnreg N`` in the entry's PTX (numba-cuda asks the linker for the same limit)
+launch_bounds  kernels: ``.maxntid``, ``.minnctapersm``, ``.maxclusterrank`` (numba-cuda's 1 to 3 items)
+link           kernels: files (PTX, LTO-IR, cubin, fatbin, object, library, or CUDA C++ ``.cu`` compiled
+               with NVRTC) linked with the kernel by nvJitLink when it is loaded
+lto            with ``link``: link-time optimisation by nvJitLink (default: when an LTO-IR input is linked)
+cache          the on-disk code cache (cubridge's default True; numba-cuda's file cache is off by default)
+extensions     numba-cuda's launch-argument extensions: only the empty list (arguments go through the CUDA
+               Array Interface and DLPack here)
+boundscheck    False/None only: True is refused, as numba-cuda refuses it
+============== =========================================================================================
+
+Anything else is refused by name, listing these.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+ACCEPTED = ("device", "inline", "forceinline", "link", "debug", "opt", "lineinfo", "cache", "fastmath",
+            "max_registers", "launch_bounds", "lto", "extensions", "boundscheck")
+# numba's FastMathOptions flags (LLVM's fast-math flags).
+FASTMATH_FLAGS = frozenset({"fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc"})
+
+
+@dataclass(frozen=True)
+class JitOptions:
+    device: bool = False
+    inline: str | None = None       # as written; None: not given (cubridge inlines its helpers)
+    forceinline: bool = False
+    debug: bool = False
+    opt: bool = True
+    lineinfo: bool = False
+    fastmath: bool = False
+    cache: bool = True
+    max_registers: int | None = None
+    launch_bounds: tuple[int, ...] = ()
+    link: tuple[str, ...] = ()
+    lto: bool | None = None
+
+    def compiler(self) -> dict:
+        """The options ``cubridge.compile`` takes."""
+        return dict(debug=self.debug, lineinfo=self.lineinfo, fastmath=self.fastmath, opt=self.opt, cache=self.cache)
+
+    @property
+    def inline_policy(self) -> str | None:
+        """'always', 'never' (written inline='never' or False) or None (not given: inlined, cubridge's
+        default), as the compiler reads it from a helper (``__cubridge_inline__``)."""
+        if self.forceinline or self.inline == "always":
+            return "always"
+        return self.inline
+
+
+def _flag(name: str, value, default: bool) -> bool:
+    if value is None:
+        return default
+    if not isinstance(value, (bool, int)) or isinstance(value, int) and value not in (0, 1):
+        raise TypeError(f"jit: {name}={value!r} is not a bool")
+    return bool(value)
+
+
+def _fastmath(value) -> bool:
+    if isinstance(value, (set, frozenset, list, tuple)):
+        bad = [f for f in value if f not in FASTMATH_FLAGS]
+        if bad:
+            raise ValueError(f"jit: fastmath flag(s) {', '.join(map(repr, bad))} unknown; numba's flags are "
+                             + ", ".join(sorted(FASTMATH_FLAGS)))
+        return bool(value)
+    return _flag("fastmath", value, False)
+
+
+def _positive_int(name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"jit: {name} must be a positive int, got {value!r}")
+    return value
+
+
+def _launch_bounds(value) -> tuple[int, ...]:
+    if value is None:
+        return ()
+    items = value if isinstance(value, tuple) else (value,)
+    if not 1 <= len(items) <= 3:
+        raise ValueError(f"jit: launch_bounds takes 1 to 3 items (max threads per block, min blocks per SM, "
+                         f"max blocks per cluster), got {value!r}")
+    return tuple(_positive_int("launch_bounds item", v) for v in items)
+
+
+def _link(value, device: bool) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    items = [value] if isinstance(value, (str, os.PathLike)) else list(value)
+    paths = []
+    for item in items:
+        if not isinstance(item, (str, os.PathLike)):
+            raise TypeError(f"jit: link items are file paths, got {item!r}")
+        path = os.fspath(item)
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"jit: link file {path!r} does not exist")
+        paths.append(path)
+    if paths and device:
+        raise ValueError("jit: link is a kernel option (files are linked when the kernel is loaded); "
+                         "a device function is compiled into the kernels that call it")
+    return tuple(paths)
+
+
+def jit_options(**kws) -> JitOptions:
+    """The options checked: unknown names refused listing the accepted ones, each value checked."""
+    unknown = [k for k in kws if k not in ACCEPTED]
+    if unknown:
+        raise TypeError(f"jit: unknown option(s) {', '.join(map(repr, unknown))}; cubridge.jit accepts "
+                        + ", ".join(ACCEPTED))
+    if kws.get("boundscheck"):
+        raise NotImplementedError("jit: bounds checking is not supported for CUDA (boundscheck=True), as in numba-cuda")
+    if kws.get("extensions"):
+        raise ValueError("jit: extensions (numba-cuda's launch-argument handlers) are not supported; kernel "
+                         "arguments are taken through the CUDA Array Interface and DLPack")
+    inline = kws.get("inline")
+    if isinstance(inline, bool):
+        inline = "always" if inline else "never"
+    if inline not in (None, "always", "never"):
+        raise ValueError(f"jit: inline={inline!r} is not supported; use 'always' or 'never' (or forceinline=True)")
+    device = _flag("device", kws.get("device"), False)
+    max_registers = kws.get("max_registers")
+    lto = kws.get("lto")
+    return JitOptions(
+        device=device, inline=inline, forceinline=_flag("forceinline", kws.get("forceinline"), False),
+        debug=_flag("debug", kws.get("debug"), False), opt=_flag("opt", kws.get("opt"), True),
+        lineinfo=_flag("lineinfo", kws.get("lineinfo"), False), fastmath=_fastmath(kws.get("fastmath")),
+        cache=_flag("cache", kws.get("cache"), True),
+        max_registers=None if max_registers is None else _positive_int("max_registers", max_registers),
+        launch_bounds=_launch_bounds(kws.get("launch_bounds")), link=_link(kws.get("link"), device),
+        lto=None if lto is None else _flag("lto", lto, False))
+
+
+def kernel_directives(ptx: str, options: JitOptions) -> str:
+    """The kernel's PTX with the performance directives of max_registers and launch_bounds added after the
+    entry's parameter list (PTX ISA "Performance-Tuning Directives")."""
+    directives = []
+    if options.max_registers is not None:
+        directives.append(f".maxnreg {options.max_registers}")
+    bounds = options.launch_bounds
+    if bounds:
+        directives.append(f".maxntid {bounds[0]}, 1, 1")
+    if len(bounds) > 1:
+        directives.append(f".minnctapersm {bounds[1]}")
+    if len(bounds) > 2:
+        directives.append(f".maxclusterrank {bounds[2]}")
+    if not directives:
+        return ptx
+    entry = ptx.find(".entry ")
+    body = ptx.find("\n{", entry)
+    if entry < 0 or body < 0:
+        raise ValueError("jit: no kernel entry found in the PTX to add max_registers/launch_bounds to")
+    return ptx[:body] + "\n" + "\n".join(directives) + ptx[body:]
+
+
+def link_image(ptx: str, options: JitOptions, arch) -> bytes:
+    """The kernel's PTX linked with options.link by nvJitLink into a cubin for `arch`."""
+    from ._linker import Linker, nvrtc_compile
+    inputs = []
+    for path in options.link:
+        if path.endswith((".cu", ".cuh")):
+            with open(path, encoding="utf-8") as fh:
+                source = fh.read()
+            inputs.append(("ptx", nvrtc_compile(source, os.path.basename(path), arch, output="ptx",
+                                                relocatable=True).code))
+        else:
+            inputs.append(path)
+    lto = options.lto if options.lto is not None else any(p.endswith(".ltoir") for p in options.link)
+    linker = Linker(arch, lto=lto, debug=options.debug, lineinfo=options.lineinfo, fastmath=options.fastmath)
+    linker.add_ptx(ptx, "kernel.ptx")
+    for item in inputs:
+        linker.add(item)
+    return linker.link().cubin
