@@ -65,6 +65,10 @@ class FunctionEmitter {
   std::string compare(CmpOp op, const Value& a, const Value& b, const Type& formal);
   Value call(const Expr& e);
   Value math(const Expr& e, const std::vector<Value>& args);
+  /// math.<f> on `args` converted to `formals` (two-argument functions), giving `result`.
+  Value math(const std::string& f, const std::vector<Value>& args, const std::vector<Type>& formals, const Type& result);
+  /// A NumPy ufunc on scalars (emit_numpy.cpp), its loop's types in e.formals.
+  Value numpy_ufunc(const Expr& e, const std::vector<Value>& args);
   Value builtin(const Expr& e, const std::vector<Value>& args);
   Value complex_op(BinOp op, const Value& a, const Value& b);
   Value make_aggregate(const Type& t, const std::vector<Value>& parts);

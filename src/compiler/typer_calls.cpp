@@ -47,6 +47,7 @@ Type FunctionTyper::call(Expr& e) {
         return *t;
       }
     }
+    if (mod == "numpy") return numpy_call(e, fname, args, unknown);
     error(e.loc, "call of '" + path + "' is not supported; supported calls: builtins (" + kBuiltins +
                      "), math functions, numpy/numba scalar types (np.float32(x)) and functions of this module");
   }

@@ -464,6 +464,7 @@ class FunctionTyper {
     std::string path = dotted(e);
     if (!path.empty()) {
       if (path.starts_with("math.")) return math_constant(e, std::string_view(path).substr(5));
+      if (path.starts_with("numpy.")) return numpy_constant(e, std::string_view(path).substr(6));
       if (auto in = intrinsic_of(path)) return cuda_attribute(e, *in);
       error(e.loc, "'" + path + "' is not supported as a value");
     }
@@ -539,6 +540,9 @@ class FunctionTyper {
   Type call(Expr& e);
   Type builtin_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
   Type math_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
+  // NumPy (typer_numpy.cpp): np.pi and friends, and the ufuncs numba-cuda lowers, on scalars.
+  Type numpy_constant(Expr& e, std::string_view attr);
+  Type numpy_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
   Type user_call(Expr& e, const FunctionDef& def, const std::vector<Type>& args, bool unknown);
 };
 
