@@ -58,6 +58,11 @@ Type FunctionTyper::numpy_call(Expr& e, const std::string& fname, const std::vec
     if (!args[i].is_scalar())
       error(e.kids[i + 1]->loc, shown + "() takes numbers here, got " + args[i].name() +
                                     " (kernels apply NumPy functions to scalars, element by element)");
+  for (std::size_t i = 0; i < args.size(); ++i)
+    if (args[i].is_float() && args[i].bits() == 16)
+      // numba types it (float32's loop) but numba-cuda's ufunc lowering has no float16 operands.
+      error(e.kids[i + 1]->loc, shown + "() on float16 is not supported (numba-cuda cannot compile NumPy functions "
+                                    "on float16 values); convert with np.float32(x) first");
   auto loop = resolve_ufunc(*ufunc, args);
   if (!loop)
     error(e.loc, "no implementation of " + shown + "(" + given() + "); its loops are " + ufunc_loop_list(*ufunc) +
