@@ -8,6 +8,8 @@ Type FunctionTyper::call(Expr& e) {
   Expr& callee = *e.kids[0];
   // Method call: z.conjugate()
   if (callee.kind == ExprKind::Attribute && dotted(callee).empty()) {
+    if (callee.name == "type")
+      if (auto dt = array_dtype_of(*callee.kids[0])) return dtype_type_call(e, *dt);
     Type base = expr(*callee.kids[0]);
     if (callee.name == "conjugate" && e.kids.size() == 1) {
       e.callee = Callee::Builtin;

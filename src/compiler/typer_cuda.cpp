@@ -233,8 +233,10 @@ Type FunctionTyper::cuda_array_alloc(Expr& e, const Intrinsic& in, std::vector<E
   std::string dt = dotted(*dtype);
   std::optional<Type> t;
   if (!dt.empty()) t = parse_type_name(dt.substr(dt.rfind('.') + 1));
+  else t = array_dtype_of(*dtype);  // cuda.local.array(n, x.dtype)
   if (!t || !t->is_scalar())
-    error(dtype->loc, shown + ": the dtype must be a number type such as numba.float32, np.float32 or cubridge.int32");
+    error(dtype->loc, shown + ": the dtype must be a number type such as numba.float32, np.float32 or cubridge.int32, "
+                              "or an array's .dtype");
   shape->type = i64();
   e.shape = dims;
   return Type::array(*t, static_cast<int>(dims.size()), 'C');

@@ -543,6 +543,10 @@ class FunctionTyper {
   // NumPy (typer_numpy.cpp): np.pi and friends, and the ufuncs numba-cuda lowers, on scalars.
   Type numpy_constant(Expr& e, std::string_view attr);
   Type numpy_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
+  /// `x.dtype` of an array x, where a type is expected; nullopt when `e` is not one.
+  std::optional<Type> array_dtype_of(Expr& e);
+  /// `x.dtype.type(v)`: v converted to the array's element type.
+  Type dtype_type_call(Expr& e, const Type& dtype);
   Type user_call(Expr& e, const FunctionDef& def, const std::vector<Type>& args, bool unknown);
 };
 

@@ -1,6 +1,7 @@
 // Internal: typing of NumPy inside kernels (see typer_detail.hpp): the constants np.pi, np.e, np.inf,
 // np.nan, np.euler_gamma (float64, as numba types them) and the ufuncs numba-cuda lowers, called on
-// scalars (np.sin(x), np.maximum(a, b), np.isnan(v)), with numba's loop choice (numpy_ufuncs.hpp).
+// scalars (np.sin(x), np.maximum(a, b), np.isnan(v)), with numba's loop choice (numpy_ufuncs.hpp), and an
+// array's dtype where numba-cuda takes a type: cuda.local.array(n, x.dtype), x.dtype.type(v).
 #include "numpy_ufuncs.hpp"
 #include "typer_detail.hpp"
 
@@ -78,6 +79,28 @@ Type FunctionTyper::numpy_call(Expr& e, const std::string& fname, const std::vec
   }
   e.formals = loop->inputs;
   return loop->output;
+}
+
+std::optional<Type> FunctionTyper::array_dtype_of(Expr& e) {
+  if (e.kind != ExprKind::Attribute || e.name != "dtype" || !dotted(e).empty()) return std::nullopt;
+  Type base = expr(*e.kids[0]);
+  if (!base.is_array()) return std::nullopt;
+  return base.dtype();
+}
+
+Type FunctionTyper::dtype_type_call(Expr& e, const Type& dtype) {
+  // x.dtype.type(v): numba-cuda's cast to the array's element type, as np.float32(v) is.
+  bool unknown = false;
+  std::vector<Type> args = args_of(e, unknown);
+  std::string shown = "<array>.dtype.type";
+  arity(e, shown, args.size(), 1, 1);
+  e.callee = Callee::TypeCast;
+  e.target = dtype.name();
+  e.formals = args;
+  if (unknown) return Type();
+  if (!args[0].is_scalar() || (args[0].is_complex() && !dtype.is_complex()))
+    error(e.loc, "cannot convert " + args[0].name() + " to " + dtype.name() + " (" + shown + "(v) takes a number)");
+  return dtype;
 }
 
 }  // namespace cubridge::compiler::typer_detail

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import cubridge
+from numba import cuda
 
 CC = (9, 0)
 SCALARS = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float16", "float32",
@@ -449,3 +450,43 @@ def test_float16_arguments_are_refused_as_numba_cuda_does():
         _compile(np_sin, ["float16"])
     with pytest.raises(cubridge.CompileError, match=r"np\.maximum\(\) on float16 is not supported"):
         _compile(np_maximum, ["float32", "float16"])
+
+
+# ---- an array's dtype where a type is expected ----
+
+def dtype_arrays(x, out):
+    tmp = cuda.local.array(3, x.dtype)
+    buf = cuda.shared.array(32, dtype=x.dtype)
+    i = cuda.grid(1)
+    tmp[0] = x[i]
+    buf[0] = tmp[0] + x.dtype.type(1)
+    out[i] = buf[0]
+
+
+def dtype_type_cast(x):
+    return x.dtype.type(2.7)
+
+
+def dtype_as_value(x):
+    return x.dtype
+
+
+def dtype_type_of_tuple(x):
+    return x.dtype.type(x.shape)
+
+
+def test_array_dtype_gives_local_and_shared_arrays_and_casts():
+    ptx, _ = cubridge.compile(dtype_arrays, "void(int16[:], int16[:])", device=False, abi="numba", cc=CC)
+    assert cubridge.ptxas_check(ptx, CC)
+    assert "st.global.u16" in ptx  # int16 items (the local and shared arrays are optimised away)
+    assert str(cubridge.compile(dtype_type_cast, "(uint8[:],)", device=True, abi="numba", cc=CC)[1]) == "uint8"
+    assert str(cubridge.compile(dtype_type_cast, "(complex64[::1],)", device=True, abi="numba", cc=CC)[1]) == "complex64"
+
+
+def test_array_dtype_elsewhere_is_refused_by_name():
+    with pytest.raises(cubridge.CompileError, match=r"an array's \.dtype is supported only where a type is expected: "
+                                                    r"cuda\.local\.array\(n, x\.dtype\)"):
+        cubridge.compile(dtype_as_value, "(float32[:],)", device=True, abi="numba", cc=CC)
+    with pytest.raises(cubridge.CompileError, match=r"cannot convert UniTuple\(int64 x 1\) to float32 "
+                                                    r"\(<array>\.dtype\.type\(v\) takes a number\)"):
+        cubridge.compile(dtype_type_of_tuple, "(float32[:],)", device=True, abi="numba", cc=CC)

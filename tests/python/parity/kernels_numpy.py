@@ -239,3 +239,22 @@ def numpy_constants(out):
 
 
 case(numpy_constants, lambda: [np.zeros(7, np.float64)], grid=1, block=32)
+
+
+def dtype_scratch(x, out):
+    # An array's dtype where numba-cuda takes a type: local and shared scratch of x's element type, and a cast.
+    tmp = cuda.local.array(2, x.dtype)
+    buf = cuda.shared.array(64, dtype=x.dtype)
+    i = cuda.grid(1)
+    t = cuda.threadIdx.x
+    if i < x.shape[0]:
+        tmp[0] = x[i]
+        tmp[1] = x.dtype.type(3.9)  # truncated to 3 for an integer dtype
+        buf[t] = tmp[0] * tmp[1]
+    cuda.syncthreads()
+    if i < x.shape[0]:
+        out[i] = buf[63 - t] + x.dtype.type(t)
+
+
+case(dtype_scratch, lambda: [rng(11).integers(-1000, 1000, 128).astype(np.int16), np.zeros(128, np.int16)],
+     grid=2, block=64, outs=[1])
