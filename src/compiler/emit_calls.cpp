@@ -31,6 +31,7 @@ std::string FunctionEmitter::intrinsic(const std::string& base, const Type& t, i
 
 Value FunctionEmitter::call(const Expr& e) {
   if (e.callee == Callee::Intrinsic) return intrinsic(e);  // its arguments include types and shapes
+  if (e.callee == Callee::Builtin && e.target == "view") return scalar_view(e);  // its argument is a type
   std::vector<Value> args;
   for (std::size_t i = 1; i < e.kids.size(); ++i) args.push_back(expr(*e.kids[i]));
   switch (e.callee) {

@@ -124,4 +124,10 @@ Value FunctionEmitter::numpy_ufunc(const Expr& e, const std::vector<Value>& raw)
   return {"undef", R};
 }
 
+Value FunctionEmitter::scalar_view(const Expr& e) {
+  Value v = expr(*e.kids[0]->kids[0]);
+  if (v.t == e.type) return v;
+  return {ins("bitcast " + llvm_value_type(v.t) + " " + v.v + " to " + llvm_value_type(e.type)), e.type};
+}
+
 }  // namespace cubridge::compiler

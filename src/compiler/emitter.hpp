@@ -69,6 +69,8 @@ class FunctionEmitter {
   Value math(const std::string& f, const std::vector<Value>& args, const std::vector<Type>& formals, const Type& result);
   /// A NumPy ufunc on scalars (emit_numpy.cpp), its loop's types in e.formals.
   Value numpy_ufunc(const Expr& e, const std::vector<Value>& args);
+  /// `v.view(T)` (emit_numpy.cpp): a bit cast to a type of the same width.
+  Value scalar_view(const Expr& e);
   Value builtin(const Expr& e, const std::vector<Value>& args);
   Value complex_op(BinOp op, const Value& a, const Value& b);
   Value make_aggregate(const Type& t, const std::vector<Value>& parts);

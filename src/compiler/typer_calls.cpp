@@ -11,6 +11,7 @@ Type FunctionTyper::call(Expr& e) {
     if (callee.name == "type")
       if (auto dt = array_dtype_of(*callee.kids[0])) return dtype_type_call(e, *dt);
     Type base = expr(*callee.kids[0]);
+    if (callee.name == "view" && !base.is_array()) return scalar_view(e, base);
     if (callee.name == "conjugate" && e.kids.size() == 1) {
       e.callee = Callee::Builtin;
       e.target = "conjugate";

@@ -547,6 +547,8 @@ class FunctionTyper {
   std::optional<Type> array_dtype_of(Expr& e);
   /// `x.dtype.type(v)`: v converted to the array's element type.
   Type dtype_type_call(Expr& e, const Type& dtype);
+  /// `v.view(np.int64)`: the bits of a scalar read as another number type of the same width.
+  Type scalar_view(Expr& e, const Type& value);
   Type user_call(Expr& e, const FunctionDef& def, const std::vector<Type>& args, bool unknown);
 };
 

@@ -1,7 +1,8 @@
 // Internal: typing of NumPy inside kernels (see typer_detail.hpp): the constants np.pi, np.e, np.inf,
 // np.nan, np.euler_gamma (float64, as numba types them) and the ufuncs numba-cuda lowers, called on
 // scalars (np.sin(x), np.maximum(a, b), np.isnan(v)), with numba's loop choice (numpy_ufuncs.hpp), and an
-// array's dtype where numba-cuda takes a type: cuda.local.array(n, x.dtype), x.dtype.type(v).
+// array's dtype where numba-cuda takes a type: cuda.local.array(n, x.dtype), x.dtype.type(v); and the scalar
+// bit cast v.view(np.int64).
 #include "numpy_ufuncs.hpp"
 #include "typer_detail.hpp"
 
@@ -101,6 +102,32 @@ Type FunctionTyper::dtype_type_call(Expr& e, const Type& dtype) {
   if (!args[0].is_scalar() || (args[0].is_complex() && !dtype.is_complex()))
     error(e.loc, "cannot convert " + args[0].name() + " to " + dtype.name() + " (" + shown + "(v) takes a number)");
   return dtype;
+}
+
+Type FunctionTyper::scalar_view(Expr& e, const Type& value) {
+  // numba's scalar_view: an integer or float reinterpreted as another integer or float of the same width.
+  Expr& callee = *e.kids[0];
+  if (e.kids.size() != 2 || !e.keywords.empty())
+    error(e.loc, ".view(dtype) takes one argument, the dtype (np.int64, np.float32, x.dtype, ...)");
+  e.callee = Callee::Builtin;
+  e.target = "view";
+  if (value.is_unknown()) return value;
+  Expr& dtype = *e.kids[1];
+  std::string dt = dotted(dtype);
+  std::optional<Type> to;
+  if (!dt.empty()) to = parse_type_name(dt.substr(dt.rfind('.') + 1));
+  else to = array_dtype_of(dtype);
+  if (!(value.is_int() || value.is_float()))
+    error(callee.loc, ".view() of a value of type " + value.name() + " is not supported; integers and floats offer "
+                      ".view(dtype) (numba-cuda's scalar bit cast)");
+  if (!to || !(to->is_int() || to->is_float()))
+    error(dtype.loc, ".view(dtype): the dtype must be an integer or float type such as np.int64, np.uint32 or "
+                     "np.float32 (or an array's .dtype)");
+  if (to->bits() != value.bits())
+    error(e.loc, "cannot view " + value.name() + " as " + to->name() + ": a scalar's view keeps its width (" +
+                     std::to_string(value.bits()) + " bits)");
+  e.formals = {value};
+  return *to;
 }
 
 }  // namespace cubridge::compiler::typer_detail

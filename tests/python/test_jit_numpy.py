@@ -490,3 +490,52 @@ def test_array_dtype_elsewhere_is_refused_by_name():
     with pytest.raises(cubridge.CompileError, match=r"cannot convert UniTuple\(int64 x 1\) to float32 "
                                                     r"\(<array>\.dtype\.type\(v\) takes a number\)"):
         cubridge.compile(dtype_type_of_tuple, "(float32[:],)", device=True, abi="numba", cc=CC)
+
+
+# ---- scalar bit casts ----
+
+def view_f64_as_i64(x):
+    return x.view(np.int64)
+
+
+def view_f32_bits(x):
+    return np.float32(x).view(np.uint32)
+
+
+def view_as_array_dtype(v, a):
+    return v.view(a.dtype)
+
+
+def view_bool(x):
+    return x.view(np.int8)
+
+
+def view_wrong_width(x):
+    return x.view(np.float32)
+
+
+def view_as_complex(x):
+    return x.view(np.complex64)
+
+
+def test_scalar_view_is_a_bit_cast_of_the_same_width():
+    ptx, resty = cubridge.compile(view_f64_as_i64, "(float64,)", device=True, abi="c", cc=CC)
+    assert str(resty) == "int64" and "cvt" not in ptx  # the bits pass through unconverted
+    assert cubridge.ptxas_check(ptx, CC)
+    assert _compile(view_f32_bits, ["float64"]) == "uint32"
+    assert _compile(view_f64_as_i64, ["uint64"]) == "int64"
+    assert _compile(view_f64_as_i64, ["int64"]) == "int64"
+    assert str(cubridge.compile(view_as_array_dtype, "(int16, float16[:])", device=True, abi="numba", cc=CC)[1]) \
+        == "float16"
+
+
+def test_scalar_view_refusals_name_the_types():
+    with pytest.raises(cubridge.CompileError, match=r"\.view\(\) of a value of type bool is not supported; integers "
+                                                    r"and floats offer \.view\(dtype\)"):
+        _compile(view_bool, ["bool"])
+    with pytest.raises(cubridge.CompileError, match=r"cannot view int64 as float32: a scalar's view keeps its width "
+                                                    r"\(64 bits\)"):
+        _compile(view_wrong_width, ["int64"])
+    with pytest.raises(cubridge.CompileError, match=r"\.view\(dtype\): the dtype must be an integer or float type "
+                                                    r"such as np\.int64"):
+        _compile(view_as_complex, ["int64"])

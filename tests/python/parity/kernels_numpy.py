@@ -258,3 +258,15 @@ def dtype_scratch(x, out):
 
 case(dtype_scratch, lambda: [rng(11).integers(-1000, 1000, 128).astype(np.int16), np.zeros(128, np.int16)],
      grid=2, block=64, outs=[1])
+
+
+def scalar_bit_views(x, bits64, bits32, back):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        bits64[i] = x[i].view(np.int64)
+        bits32[i] = np.float32(x[i]).view(np.uint32)
+        back[i] = (bits64[i] ^ np.int64(1)).view(np.float64)
+
+
+case(scalar_bit_views, lambda: [_floats(np.float64), np.zeros(256, np.int64), np.zeros(256, np.uint32),
+                                np.zeros(256, np.float64)], grid=4, block=64, outs=[1, 2, 3])
