@@ -465,6 +465,7 @@ class FunctionTyper {
     if (!path.empty()) {
       if (path.starts_with("math.")) return math_constant(e, std::string_view(path).substr(5));
       if (path.starts_with("numpy.")) return numpy_constant(e, std::string_view(path).substr(6));
+      if (path.starts_with("cmath.")) return cmath_constant(e, std::string_view(path).substr(6));
       if (auto in = intrinsic_of(path)) return cuda_attribute(e, *in);
       error(e.loc, "'" + path + "' is not supported as a value");
     }
@@ -549,6 +550,9 @@ class FunctionTyper {
   Type dtype_type_call(Expr& e, const Type& dtype);
   /// `v.view(np.int64)`: the bits of a scalar read as another number type of the same width.
   Type scalar_view(Expr& e, const Type& value);
+  // cmath (typer_cmath.cpp): its constants, and its functions compiled from the prelude.
+  Type cmath_constant(Expr& e, std::string_view attr);
+  Type cmath_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
   Type user_call(Expr& e, const FunctionDef& def, const std::vector<Type>& args, bool unknown);
 };
 
