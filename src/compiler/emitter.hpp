@@ -71,6 +71,8 @@ class FunctionEmitter {
   Value numpy_ufunc(const Expr& e, const std::vector<Value>& args);
   /// `v.view(T)` (emit_numpy.cpp): a bit cast to a type of the same width.
   Value scalar_view(const Expr& e);
+  /// numba.cuda.libdevice.<name>(...) (emit_libdevice.cpp).
+  Value libdevice_call(const Expr& e, const std::vector<Value>& args);
   Value builtin(const Expr& e, const std::vector<Value>& args);
   Value complex_op(BinOp op, const Value& a, const Value& b);
   Value make_aggregate(const Type& t, const std::vector<Value>& parts);

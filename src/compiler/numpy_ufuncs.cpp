@@ -1,6 +1,8 @@
 // Internal: NumPy ufunc loop resolution for kernels (see numpy_ufuncs.hpp).
 #include "numpy_ufuncs.hpp"
 
+#include "split_fields.hpp"
+
 #include <algorithm>
 #include <utility>
 
@@ -59,18 +61,8 @@ const UfuncLoops* row_of(std::string_view ufunc) {
   return nullptr;
 }
 
-// The loops of a row, split at spaces ("!ff->f" keeps its mark).
-std::vector<std::string_view> loops_of(const UfuncLoops& r) {
-  std::vector<std::string_view> out;
-  std::string_view s = r.loops;
-  while (!s.empty()) {
-    std::size_t sp = s.find(' ');
-    out.push_back(s.substr(0, sp));
-    if (sp == std::string_view::npos) break;
-    s.remove_prefix(sp + 1);
-  }
-  return out;
-}
+// The loops of a row ("!ff->f" keeps its mark).
+std::vector<std::string> loops_of(const UfuncLoops& r) { return compiler_detail::split_fields(r.loops, ' '); }
 
 }  // namespace
 
@@ -97,7 +89,8 @@ std::optional<UfuncLoop> resolve_ufunc(std::string_view ufunc, std::span<const T
   }
   bool mixed = std::any_of(chars.begin(), chars.end(), is_int_char) &&
                std::any_of(chars.begin(), chars.end(), is_inexact_char);
-  for (std::string_view loop : loops_of(*r)) {
+  for (const std::string& text : loops_of(*r)) {
+    std::string_view loop = text;
     bool lowered = !loop.starts_with('!');
     if (!lowered) loop.remove_prefix(1);
     bool fits = true;
@@ -116,9 +109,9 @@ std::optional<UfuncLoop> resolve_ufunc(std::string_view ufunc, std::span<const T
 std::string ufunc_loop_list(std::string_view ufunc) {
   std::string s;
   if (const UfuncLoops* r = row_of(ufunc))
-    for (std::string_view loop : loops_of(*r)) {
+    for (const std::string& loop : loops_of(*r)) {
       if (loop.starts_with('!')) continue;
-      s += (s.empty() ? "" : ", ") + std::string(loop);
+      s += (s.empty() ? "" : ", ") + loop;
     }
   return s;
 }

@@ -39,6 +39,7 @@ Type FunctionTyper::call(Expr& e) {
     std::string fname = dot == std::string::npos ? path : path.substr(dot + 1);
     if (mod == "math") return math_call(e, fname, args, unknown);
     if (mod == "cmath") return cmath_call(e, fname, args, unknown);
+    if (mod == "numba.cuda.libdevice") return libdevice_call(e, fname, args, unknown);
     if (is_numeric_module(mod) || mod.starts_with("numba") ) {
       if (auto t = parse_type_name(fname); t && t->is_scalar()) {
         arity(e, fname, n, 1, 1);

@@ -553,6 +553,8 @@ class FunctionTyper {
   // cmath (typer_cmath.cpp): its constants, and its functions compiled from the prelude.
   Type cmath_constant(Expr& e, std::string_view attr);
   Type cmath_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
+  // numba.cuda.libdevice (typer_libdevice.cpp).
+  Type libdevice_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
   Type user_call(Expr& e, const FunctionDef& def, const std::vector<Type>& args, bool unknown);
 };
 
