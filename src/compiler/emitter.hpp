@@ -73,6 +73,8 @@ class FunctionEmitter {
   Value scalar_view(const Expr& e);
   /// numba.cuda.libdevice.<name>(...) (emit_libdevice.cpp).
   Value libdevice_call(const Expr& e, const std::vector<Value>& args);
+  /// numba.cuda.fp16.<name>(...) (emit_fp16.cpp).
+  Value fp16_call(const Expr& e, const std::vector<Value>& args);
   Value builtin(const Expr& e, const std::vector<Value>& args);
   Value complex_op(BinOp op, const Value& a, const Value& b);
   Value make_aggregate(const Type& t, const std::vector<Value>& parts);

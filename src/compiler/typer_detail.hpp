@@ -555,6 +555,8 @@ class FunctionTyper {
   Type cmath_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
   // numba.cuda.libdevice (typer_libdevice.cpp).
   Type libdevice_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
+  // numba.cuda.fp16 (typer_fp16.cpp).
+  Type fp16_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
   Type user_call(Expr& e, const FunctionDef& def, const std::vector<Type>& args, bool unknown);
 };
 
