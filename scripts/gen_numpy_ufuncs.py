@@ -26,6 +26,11 @@ CHARS = "?bBhHiIqQefdFD"
 SKIPPED = set("egGOmM")  # numba skips float16, long double, object and datetime loops when typing
 
 
+def c_string(text: str) -> str:
+    """A C++ string literal's text; '?' is escaped so that '??-' is never read as a trigraph."""
+    return text.replace("?", "\\?")
+
+
 def canonical(ch: str) -> str:
     return {"l": "q", "L": "Q"}.get(ch, ch)
 
@@ -60,7 +65,7 @@ def main() -> None:
             if sig in (l.lstrip("!") for l in loops):
                 continue
             loops.append(sig if sig in lowered else "!" + sig)
-        print(f'    {{"{uf.__name__}", {uf.nin}, "{" ".join(loops)}"}},')
+        print(f'    {{"{uf.__name__}", {uf.nin}, "{c_string(" ".join(loops))}"}},')
     print("};")
     print("// Other NumPy names of those ufuncs (np.asin is np.arcsin), from NumPy's namespace.")
     print("static constexpr std::pair<const char*, const char*> kUfuncAliases[] = {")

@@ -163,7 +163,7 @@ Type FunctionTyper::array_attribute(Expr& e, const Type& base) {
     error(e.loc, "an array's .dtype is supported only where a type is expected: cuda.local.array(n, x.dtype), "
                  "cuda.shared.array(n, dtype=x.dtype) and x.dtype.type(v)");
   error(e.loc, "attribute '" + a + "' of an array (" + base.name() +
-                   ") is not supported; arrays offer .shape, .strides, .size, .ndim, .itemsize, .nbytes and .dtype");
+                   ") is not supported; arrays offer .shape, .strides, .size, .ndim, .itemsize and .nbytes");
 }
 
 }  // namespace cubridge::compiler::typer_detail
