@@ -1,8 +1,9 @@
 // Internal: the fp16 table (see fp16_functions.hpp). The instruction sequences are cuda_fp16.hpp's for
 // sm_80+ (CUDA 12/13): one f16 instruction for arithmetic, comparisons (setp, then 1 or 0), max/min and the
 // roundings; the approximate float32 instruction between conversions for sqrt, rsqrt and rcp (with
-// exp2's one-ulp correction); lg2 with log2's two fix-ups of exact results; and __hdiv's reciprocal,
-// refined by one Newton step for tiny quotients.
+// exp2's one-ulp correction); ex2 and lg2 scaled by a constant for exp, exp10, log and log10, each with
+// cuda_fp16.hpp's fix-ups of the inputs (or, for log2, results) it rounds wrongly; tanh.approx.f16; and
+// __hdiv's reciprocal, refined by one Newton step for tiny quotients.
 #include "fp16_functions.hpp"
 
 namespace cubridge::compiler {
@@ -38,6 +39,40 @@ constexpr Fp16Function kFp16[] = {
      "mov.b16 spc, 0xA2E2; mov.b16 ulp, 0x8080; set.eq.f16.f16 p, r, spc; fma.rn.f16 r, p, ulp, r; "
      "mov.b16 spc, 0xBF46; mov.b16 ulp, 0x9400; set.eq.f16.f16 p, r, spc; fma.rn.f16 r, p, ulp, r; "
      "mov.b16 $0, r; }"},
+    {"hexp", 1, false,
+     "{ .reg .f32 f, C, nZ; .reg .b16 h, r, spc, ulp, p; mov.b16 h, $1; cvt.f32.f16 f, h; "
+     "mov.b32 C, 0x3FB8AA3B; mov.b32 nZ, 0x80000000; fma.rn.f32 f, f, C, nZ; ex2.approx.ftz.f32 f, f; "
+     "cvt.rn.f16.f32 r, f; mov.b16 spc, 0x1F79; mov.b16 ulp, 0x9400; set.eq.f16.f16 p, h, spc; "
+     "fma.rn.f16 r, p, ulp, r; mov.b16 spc, 0x25CF; mov.b16 ulp, 0x9400; set.eq.f16.f16 p, h, spc; "
+     "fma.rn.f16 r, p, ulp, r; mov.b16 spc, 0xC13B; mov.b16 ulp, 0x0400; set.eq.f16.f16 p, h, spc; "
+     "fma.rn.f16 r, p, ulp, r; mov.b16 spc, 0xC1EF; mov.b16 ulp, 0x0200; set.eq.f16.f16 p, h, spc; "
+     "fma.rn.f16 r, p, ulp, r; mov.b16 $0, r; }"},
+    {"hexp10", 1, false,
+     "{ .reg .f32 f, C, nZ; .reg .b16 h, r, spc, ulp, p; mov.b16 h, $1; cvt.f32.f16 f, h; "
+     "mov.b32 C, 0x40549A78; mov.b32 nZ, 0x80000000; fma.rn.f32 f, f, C, nZ; ex2.approx.ftz.f32 f, f; "
+     "cvt.rn.f16.f32 r, f; mov.b16 spc, 0x34DE; mov.b16 ulp, 0x9800; set.eq.f16.f16 p, h, spc; "
+     "fma.rn.f16 r, p, ulp, r; mov.b16 spc, 0x9766; mov.b16 ulp, 0x9000; set.eq.f16.f16 p, h, spc; "
+     "fma.rn.f16 r, p, ulp, r; mov.b16 spc, 0x9972; mov.b16 ulp, 0x1000; set.eq.f16.f16 p, h, spc; "
+     "fma.rn.f16 r, p, ulp, r; mov.b16 spc, 0xA5C4; mov.b16 ulp, 0x1000; set.eq.f16.f16 p, h, spc; "
+     "fma.rn.f16 r, p, ulp, r; mov.b16 spc, 0xBF0A; mov.b16 ulp, 0x8100; set.eq.f16.f16 p, h, spc; "
+     "fma.rn.f16 r, p, ulp, r; mov.b16 $0, r; }"},
+    {"hlog", 1, false,
+     "{ .reg .f32 f, C, nZ; .reg .b16 h, r, spc, ulp, p; mov.b16 h, $1; cvt.f32.f16 f, h; "
+     "lg2.approx.ftz.f32 f, f; mov.b32 C, 0x3F317218; mul.f32 f, f, C; cvt.rn.f16.f32 r, f; "
+     "mov.b16 spc, 0x160D; mov.b16 ulp, 0x9C00; set.eq.f16.f16 p, h, spc; fma.rn.f16 r, p, ulp, r; "
+     "mov.b16 spc, 0x3BFE; mov.b16 ulp, 0x8010; set.eq.f16.f16 p, h, spc; fma.rn.f16 r, p, ulp, r; "
+     "mov.b16 spc, 0x3C0B; mov.b16 ulp, 0x8080; set.eq.f16.f16 p, h, spc; fma.rn.f16 r, p, ulp, r; "
+     "mov.b16 spc, 0x6051; mov.b16 ulp, 0x1C00; set.eq.f16.f16 p, h, spc; fma.rn.f16 r, p, ulp, r; "
+     "mov.b16 $0, r; }"},
+    {"hlog10", 1, false,
+     "{ .reg .f32 f, C, nZ; .reg .b16 h, r, spc, ulp, p; mov.b16 h, $1; cvt.f32.f16 f, h; "
+     "lg2.approx.ftz.f32 f, f; mov.b32 C, 0x3E9A209B; mul.f32 f, f, C; cvt.rn.f16.f32 r, f; "
+     "mov.b16 spc, 0x338F; mov.b16 ulp, 0x1000; set.eq.f16.f16 p, h, spc; fma.rn.f16 r, p, ulp, r; "
+     "mov.b16 spc, 0x33F8; mov.b16 ulp, 0x9000; set.eq.f16.f16 p, h, spc; fma.rn.f16 r, p, ulp, r; "
+     "mov.b16 spc, 0x57E1; mov.b16 ulp, 0x9800; set.eq.f16.f16 p, h, spc; fma.rn.f16 r, p, ulp, r; "
+     "mov.b16 spc, 0x719D; mov.b16 ulp, 0x9C00; set.eq.f16.f16 p, h, spc; fma.rn.f16 r, p, ulp, r; "
+     "mov.b16 $0, r; }"},
+    {"htanh_approx", 1, false, "tanh.approx.f16 $0, $1;"},
     {"hdiv", 2, false,
      "{ .reg .f32 fa, fb, nfb, rcp, fv, err; .reg .b16 v, av, den, zero; .reg .pred small, nonzero; "
      "cvt.f32.f16 fa, $1; cvt.f32.f16 fb, $2; rcp.approx.ftz.f32 rcp, fb; mul.f32 fv, rcp, fa; "
@@ -49,7 +84,7 @@ constexpr Fp16Function kFp16[] = {
 
 constexpr std::string_view kNames =
     "hadd, hsub, hmul, hdiv, hfma, hneg, habs, hmax, hmin, hceil, hfloor, hrint, htrunc, hsqrt, hrsqrt, hrcp, "
-    "hexp2, hlog2, heq, hne, hgt, hge, hlt, hle";
+    "hexp, hexp2, hexp10, hlog, hlog2, hlog10, htanh_approx, heq, hne, hgt, hge, hlt, hle";
 
 }  // namespace
 
@@ -62,7 +97,7 @@ std::optional<Fp16Function> fp16_function(std::string_view name) {
 std::string_view fp16_function_names() { return kNames; }
 
 bool fp16_function_not_supported_yet(std::string_view name) {
-  for (std::string_view n : {"hsin", "hcos", "hexp", "hexp10", "hlog", "hlog10", "htanh", "htanh_approx"})
+  for (std::string_view n : {"hsin", "hcos", "htanh"})
     if (n == name) return true;
   return false;
 }

@@ -19,7 +19,8 @@ struct Fp16Function {
 std::optional<Fp16Function> fp16_function(std::string_view name);
 /// The names fp16_function() knows, for messages.
 std::string_view fp16_function_names();
-/// numba-cuda's fp16 functions cubridge refuses (multi-step approximations not carried over yet).
+/// numba-cuda's fp16 functions cubridge refuses: hsin, hcos and htanh, whose float32 part is C code in
+/// cuda_fp16.hpp (a range reduction and polynomial, or tanhf) rather than instructions.
 bool fp16_function_not_supported_yet(std::string_view name);
 
 }  // namespace cubridge::compiler

@@ -11,8 +11,8 @@ Type FunctionTyper::fp16_call(Expr& e, const std::string& fname, const std::vect
   auto f = fp16_function(fname);
   if (!f) {
     if (fp16_function_not_supported_yet(fname))
-      error(e.loc, shown + " is not supported yet (numba-cuda's is cuda_fp16.h's multi-step approximation); the "
-                           "fp16 functions cubridge compiles are: " + std::string(fp16_function_names()));
+      error(e.loc, shown + " is not supported yet (numba-cuda's is C code in cuda_fp16.hpp: a float32 range "
+                           "reduction and polynomial, or tanhf); the fp16 functions cubridge compiles are: " + std::string(fp16_function_names()));
     error(e.loc, shown + " is not a numba.cuda.fp16 function; the fp16 functions cubridge compiles are: " +
                      std::string(fp16_function_names()));
   }

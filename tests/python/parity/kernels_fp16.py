@@ -23,9 +23,14 @@ def fp16_unary(x, out):
         out[8, i] = fp16.hrcp(a)
         out[9, i] = fp16.hexp2(a)
         out[10, i] = fp16.hlog2(a)
+        out[11, i] = fp16.hexp(a)
+        out[12, i] = fp16.hexp10(a)
+        out[13, i] = fp16.hlog(a)
+        out[14, i] = fp16.hlog10(a)
+        out[15, i] = fp16.htanh_approx(a)
 
 
-case(fp16_unary, lambda: [np.arange(65536, dtype=np.uint16).view(np.float16), np.zeros((11, 65536), np.float16)],
+case(fp16_unary, lambda: [np.arange(65536, dtype=np.uint16).view(np.float16), np.zeros((16, 65536), np.float16)],
      grid=256, block=256, outs=[1])
 
 EDGES = [0.0, -0.0, 1.0, -1.0, 0.5, 65504.0, -65504.0, 6e-8, -6e-8, 1e-4, np.inf, -np.inf, np.nan, 3.140625, 2.0, 1e-7]
