@@ -33,11 +33,15 @@ Value FunctionEmitter::call(const Expr& e) {
   if (e.callee == Callee::Intrinsic) return intrinsic(e);  // its arguments include types and shapes
   if (e.callee == Callee::Builtin && e.target == "print") return print(e);  // its arguments include strings
   if (e.callee == Callee::Builtin && e.target == "grid_sync") return grid_sync(e);
+  if (e.callee == Callee::Builtin && e.target == "view") return scalar_view(e);  // its argument is a type
   std::vector<Value> args;
   for (std::size_t i = 1; i < e.kids.size(); ++i) args.push_back(expr(*e.kids[i]));
   switch (e.callee) {
     case Callee::Math: return math(e, args);
     case Callee::TypeCast: return convert(args[0], e.type);
+    case Callee::NumpyUfunc: return numpy_ufunc(e, args);
+    case Callee::Libdevice: return libdevice_call(e, args);
+    case Callee::Fp16: return fp16_call(e, args);
     case Callee::Builtin:
       if (e.target == "conjugate") {
         Value base = expr(*e.kids[0]->kids[0]);
@@ -77,7 +81,8 @@ Value FunctionEmitter::call(const Expr& e) {
       }
       if (callee.return_type.is_none()) return {"undef", callee.return_type};
       std::string raw = ins("load " + rty + ", " + rty + "* " + slot);
-      return from_data(raw, callee.return_type);
+      // e.type differs from the callee's only for cmath's fixed signatures (typer_cmath.cpp).
+      return convert(from_data(raw, callee.return_type), e.type);
     }
     default: return {"undef", e.type};
   }
@@ -211,8 +216,11 @@ Value FunctionEmitter::round_ndigits(const Value& x0, const Value& nd0, const Ty
 }
 
 Value FunctionEmitter::math(const Expr& e, const std::vector<Value>& args) {
-  const std::string& f = e.target;
-  const Type& R = e.type;
+  return math(e.target, args, e.formals, e.type);
+}
+
+Value FunctionEmitter::math(const std::string& f, const std::vector<Value>& args, const std::vector<Type>& formals,
+                            const Type& R) {
   if (f == "isnan" || f == "isinf" || f == "isfinite") {
     const Value& a = args[0];
     if (!a.t.is_float()) return {f == "isfinite" ? "true" : "false", R};
@@ -224,9 +232,9 @@ Value FunctionEmitter::math(const Expr& e, const std::vector<Value>& args) {
     return {ins("fcmp olt " + ty + " " + abs + ", " + inf), R};
   }
   if (args.size() == 2) {
-    Value a = convert(args[0], e.formals[0]);
-    Value b = convert(args[1], e.formals[1]);
-    Type T = e.formals[0];
+    Value a = convert(args[0], formals[0]);
+    Value b = convert(args[1], formals[1]);
+    Type T = formals[0];
     std::string ty = llvm_value_type(T);
     if (f == "ldexp") {
       std::string name = T.bits() == 32 ? "__nv_ldexpf" : "__nv_ldexp";
@@ -234,7 +242,7 @@ Value FunctionEmitter::math(const Expr& e, const std::vector<Value>& args) {
       m_.uses_libdevice = true;
       return convert({ins("call " + ty + " @" + name + "(" + ty + " " + a.v + ", i32 " + b.v + ")"), T}, R);
     }
-    if (f == "pow" && e.formals[1].is_int()) {
+    if (f == "pow" && formals[1].is_int()) {
       std::string name = T.bits() == 32 ? "__nv_powif" : "__nv_powi";
       m_.declare("declare " + ty + " @" + name + "(" + ty + ", i32)");
       m_.uses_libdevice = true;

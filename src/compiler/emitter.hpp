@@ -74,6 +74,16 @@ class FunctionEmitter {
   std::string compare(CmpOp op, const Value& a, const Value& b, const Type& formal);
   Value call(const Expr& e);
   Value math(const Expr& e, const std::vector<Value>& args);
+  /// math.<f> on `args` converted to `formals` (two-argument functions), giving `result`.
+  Value math(const std::string& f, const std::vector<Value>& args, const std::vector<Type>& formals, const Type& result);
+  /// A NumPy ufunc on scalars (emit_numpy.cpp), its loop's types in e.formals.
+  Value numpy_ufunc(const Expr& e, const std::vector<Value>& args);
+  /// `v.view(T)` (emit_numpy.cpp): a bit cast to a type of the same width.
+  Value scalar_view(const Expr& e);
+  /// numba.cuda.libdevice.<name>(...) (emit_libdevice.cpp).
+  Value libdevice_call(const Expr& e, const std::vector<Value>& args);
+  /// numba.cuda.fp16.<name>(...) (emit_fp16.cpp).
+  Value fp16_call(const Expr& e, const std::vector<Value>& args);
   Value builtin(const Expr& e, const std::vector<Value>& args);
   Value complex_op(BinOp op, const Value& a, const Value& b);
   Value make_aggregate(const Type& t, const std::vector<Value>& parts);

@@ -172,6 +172,9 @@ Type FunctionTyper::array_attribute(Expr& e, const Type& base) {
   const std::string& a = e.name;
   if (a == "shape" || a == "strides") return Type::tuple(std::vector<Type>(static_cast<std::size_t>(base.ndim()), i64()));
   if (a == "size" || a == "ndim" || a == "itemsize" || a == "nbytes") return i64();
+  if (a == "dtype")
+    error(e.loc, "an array's .dtype is supported only where a type is expected: cuda.local.array(n, x.dtype), "
+                 "cuda.shared.array(n, dtype=x.dtype) and x.dtype.type(v)");
   error(e.loc, "attribute '" + a + "' of an array (" + base.name() +
                    ") is not supported; arrays offer .shape, .strides, .size, .ndim, .itemsize and .nbytes");
 }

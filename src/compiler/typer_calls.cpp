@@ -8,8 +8,11 @@ Type FunctionTyper::call(Expr& e) {
   Expr& callee = *e.kids[0];
   // Method call: z.conjugate()
   if (callee.kind == ExprKind::Attribute && dotted(callee).empty()) {
+    if (callee.name == "type")
+      if (auto dt = array_dtype_of(*callee.kids[0])) return dtype_type_call(e, *dt);
     Type base = expr(*callee.kids[0]);
     if (base.is_grid_group()) return grid_group_method(e, callee);
+    if (callee.name == "view" && !base.is_array()) return scalar_view(e, base);
     if (callee.name == "conjugate" && e.kids.size() == 1) {
       e.callee = Callee::Builtin;
       e.target = "conjugate";
@@ -45,6 +48,9 @@ Type FunctionTyper::call(Expr& e) {
     std::string mod = dot == std::string::npos ? "" : path.substr(0, dot);
     std::string fname = dot == std::string::npos ? path : path.substr(dot + 1);
     if (mod == "math") return math_call(e, fname, args, unknown);
+    if (mod == "cmath") return cmath_call(e, fname, args, unknown);
+    if (mod == "numba.cuda.libdevice") return libdevice_call(e, fname, args, unknown);
+    if (mod == "numba.cuda.fp16") return fp16_call(e, fname, args, unknown);
     if (is_numeric_module(mod) || mod.starts_with("numba") ) {
       if (auto t = parse_type_name(fname); t && t->is_scalar()) {
         arity(e, fname, n, 1, 1);
@@ -57,6 +63,7 @@ Type FunctionTyper::call(Expr& e) {
         return *t;
       }
     }
+    if (mod == "numpy") return numpy_call(e, fname, args, unknown);
     error(e.loc, "call of '" + path + "' is not supported; supported calls: builtins (" + kBuiltins +
                      "), math functions, numpy/numba scalar types (np.float32(x)) and functions of this module");
   }

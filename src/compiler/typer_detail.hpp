@@ -474,6 +474,8 @@ class FunctionTyper {
     std::string path = dotted(e);
     if (!path.empty()) {
       if (path.starts_with("math.")) return math_constant(e, std::string_view(path).substr(5));
+      if (path.starts_with("numpy.")) return numpy_constant(e, std::string_view(path).substr(6));
+      if (path.starts_with("cmath.")) return cmath_constant(e, std::string_view(path).substr(6));
       if (auto in = intrinsic_of(path)) return cuda_attribute(e, *in);
       if (const Constant* c = constant_of(path, e.loc)) {  // mod.CONST (the Python API passes it by path)
         e.constant = c;
@@ -586,6 +588,22 @@ class FunctionTyper {
   Type grid_group_method(Expr& e, const Expr& callee);
   Type builtin_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
   Type math_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
+  // NumPy (typer_numpy.cpp): np.pi and friends, and the ufuncs numba-cuda lowers, on scalars.
+  Type numpy_constant(Expr& e, std::string_view attr);
+  Type numpy_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
+  /// `x.dtype` of an array x, where a type is expected; nullopt when `e` is not one.
+  std::optional<Type> array_dtype_of(Expr& e);
+  /// `x.dtype.type(v)`: v converted to the array's element type.
+  Type dtype_type_call(Expr& e, const Type& dtype);
+  /// `v.view(np.int64)`: the bits of a scalar read as another number type of the same width.
+  Type scalar_view(Expr& e, const Type& value);
+  // cmath (typer_cmath.cpp): its constants, and its functions compiled from the prelude.
+  Type cmath_constant(Expr& e, std::string_view attr);
+  Type cmath_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
+  // numba.cuda.libdevice (typer_libdevice.cpp).
+  Type libdevice_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
+  // numba.cuda.fp16 (typer_fp16.cpp).
+  Type fp16_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
   Type user_call(Expr& e, const FunctionDef& def, const std::vector<Type>& args, bool unknown);
 
   // Calls of module functions (typer_arguments.cpp).

@@ -1,0 +1,71 @@
+"""numba.cuda.fp16 in kernels: every function cubridge compiles, the one-argument ones over all 65536 float16
+bit patterns (zeros, subnormals, infinities, NaNs included), the others over pairs of edge and random values.
+numba-cuda links cuda_fp16.hpp's implementations; cubridge emits the same instructions, so the bits match."""
+import numpy as np
+from numba import cuda
+from numba.cuda import fp16
+
+from .cases import case, rng
+
+
+def fp16_unary(x, out):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        a = x[i]
+        out[0, i] = fp16.hneg(a)
+        out[1, i] = fp16.habs(a)
+        out[2, i] = fp16.hceil(a)
+        out[3, i] = fp16.hfloor(a)
+        out[4, i] = fp16.hrint(a)
+        out[5, i] = fp16.htrunc(a)
+        out[6, i] = fp16.hsqrt(a)
+        out[7, i] = fp16.hrsqrt(a)
+        out[8, i] = fp16.hrcp(a)
+        out[9, i] = fp16.hexp2(a)
+        out[10, i] = fp16.hlog2(a)
+        out[11, i] = fp16.hexp(a)
+        out[12, i] = fp16.hexp10(a)
+        out[13, i] = fp16.hlog(a)
+        out[14, i] = fp16.hlog10(a)
+        out[15, i] = fp16.htanh_approx(a)
+
+
+case(fp16_unary, lambda: [np.arange(65536, dtype=np.uint16).view(np.float16), np.zeros((16, 65536), np.float16)],
+     grid=256, block=256, outs=[1])
+
+EDGES = [0.0, -0.0, 1.0, -1.0, 0.5, 65504.0, -65504.0, 6e-8, -6e-8, 1e-4, np.inf, -np.inf, np.nan, 3.140625, 2.0, 1e-7]
+
+
+def fp16_binary(x, y, out, flags):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        a = x[i]
+        b = y[i]
+        out[0, i] = fp16.hadd(a, b)
+        out[1, i] = fp16.hsub(a, b)
+        out[2, i] = fp16.hmul(a, b)
+        out[3, i] = fp16.hdiv(a, b)
+        out[4, i] = fp16.hfma(a, b, a)
+        out[5, i] = fp16.hmax(a, b)
+        out[6, i] = fp16.hmin(a, b)
+        flags[0, i] = fp16.heq(a, b)
+        flags[1, i] = fp16.hne(a, b)
+        flags[2, i] = fp16.hgt(a, b)
+        flags[3, i] = fp16.hge(a, b)
+        flags[4, i] = fp16.hlt(a, b)
+        flags[5, i] = fp16.hle(a, b)
+
+
+def _pairs():
+    e = np.array(EDGES, np.float16)
+    ex, ey = np.meshgrid(e, e)
+    r = rng(6)
+    rx = r.uniform(-100, 100, 4096 - ex.size).astype(np.float16)
+    ry = r.uniform(-100, 100, 4096 - ex.size).astype(np.float16)
+    rx[::7] = r.uniform(-1e-4, 1e-4, rx[::7].size).astype(np.float16)  # tiny quotients: hdiv's refinement step
+    x = np.concatenate([ex.ravel(), rx])
+    y = np.concatenate([ey.ravel(), ry])
+    return [x, y, np.zeros((7, x.size), np.float16), np.zeros((6, x.size), np.bool_)]
+
+
+case(fp16_binary, _pairs, grid=16, block=256, outs=[2, 3])
