@@ -309,23 +309,32 @@ def _collect(pyfunc, options) -> tuple[str, str]:
         if f.__closure__:
             env.update({n: c.cell_contents for n, c in zip(f.__code__.co_freevars, f.__closure__)
                         if _cell_ok(c)})
-        for n in _code_names(f.__code__):
+        names = _code_names(f.__code__)
+        for n in names:
             if n not in env and n in f.__globals__:
                 env[n] = f.__globals__[n]
         for n, v in env.items():
             if n in bound:
                 continue
-            inner = getattr(v, "py_func", v)
+            inner = _random_stand_in(getattr(v, "py_func", v))
             if isinstance(v, _pytypes.ModuleType):
                 imports.append(f"import {v.__name__} as {n}")
+                for g in _random_functions_reached(v, names):  # cuda.random.X(...), rnd.X(...)
+                    if g not in seen:
+                        seen.add(g)
+                        queue.append(g)
+                        options.add_unit(*_source_of(g))
             elif isinstance(inner, _pytypes.FunctionType):
+                random_name = _random_name(inner)
                 if inner not in seen:
                     seen.add(inner)
                     queue.append(inner)
                     src, fname, line = _source_of(inner)
-                    if inner.__name__ != n:
+                    if inner.__name__ != n and random_name is None:
                         continue
                     options.add_unit(src, fname, line)
+                if random_name is not None and random_name != n:  # from numba.cuda.random import X as Y
+                    imports.append(f"import cubridge.random.{random_name} as {n}")
             elif isinstance(v, _intrinsics.Intrinsic):  # from cubridge import grid
                 imports.append(f"import cubridge.{v._name} as {n}")
             elif isinstance(inner, type) and inner.__module__.startswith("numba.cuda"):  # from numba.cuda import grid
@@ -345,6 +354,39 @@ def _collect(pyfunc, options) -> tuple[str, str]:
     if imports:
         options.add_unit("\n".join(imports) + "\n", "<imports>", 1)
     return source, fn.__name__
+
+
+# numba.cuda.random's device functions are numba CPU-jit dispatchers; kernels get cubridge.random's
+# functions of the same names instead (same arithmetic, written in our subset), so numba's source is never
+# compiled. The typer resolves the dotted spellings (numba.cuda.random.X, cubridge.random.X) to them.
+_RANDOM_MODULES = ("numba.cuda.random", "cubridge.random")
+
+
+def _random_device_functions() -> dict:
+    from . import random  # imported on first use: it imports NumPy
+    return random._DEVICE_FUNCTIONS
+
+
+def _random_stand_in(f):
+    """cubridge.random's function for numba.cuda.random's f; None for numba's host functions."""
+    if not isinstance(f, _pytypes.FunctionType) or f.__module__ != "numba.cuda.random":
+        return f
+    return _random_device_functions().get(f.__name__)
+
+
+def _random_name(f) -> str | None:
+    if f.__module__ != _RANDOM_MODULES[1]:
+        return None
+    return f.__name__ if _random_device_functions().get(f.__name__) is f else None
+
+
+def _random_functions_reached(module, names: set) -> list:
+    """The random device functions a function reaches through a module: cuda.random.X, rnd.X."""
+    through_parent = module.__name__ in ("numba.cuda", "cubridge") and "random" in names
+    if module.__name__ not in _RANDOM_MODULES and not through_parent:
+        return []
+    functions = _random_device_functions()
+    return [functions[n] for n in sorted(names & functions.keys())]
 
 
 def _cell_ok(cell) -> bool:

@@ -540,6 +540,9 @@ class FunctionTyper {
   Type builtin_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
   Type math_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
   Type user_call(Expr& e, const FunctionDef& def, const std::vector<Type>& args, bool unknown);
+  /// numba.cuda.random.X / cubridge.random.X (module spellings and aliases of the random device functions,
+  /// which the Python API adds as units): X's definition, nullptr for other paths (typer_calls.cpp).
+  const FunctionDef* random_function(const Expr& e, const std::string& path);
 };
 
 void type_function(Program& prog, TypedFunction& fn);
