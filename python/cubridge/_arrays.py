@@ -120,3 +120,29 @@ def _dtype(self: DeviceArray):
 DeviceArray.copy_to_host = _copy_to_host
 DeviceArray.copy_to_device = _copy_to_device
 DeviceArray.dtype = property(_dtype, doc="The NumPy dtype (from typestr, or descr for structured types).")
+
+
+def _numba_type(self: DeviceArray):
+    """The numba type of an array of a structured dtype. numba and numba-cuda type foreign GPU arrays by
+    their typestr alone and have no type for a bare '|V16', so without this a numba kernel refuses, for
+    one, the random states of cubridge.random. The CUDA Array Interface carries no alignment flag: a
+    dtype whose fields sit where align=True puts them is typed aligned, as numba types its own
+    (numba.cuda.random.xoroshiro128p_dtype is), so explicit signatures such as
+    void(xoroshiro128p_type[::1]) match. Other arrays have no such attribute: numba reads their CAI."""
+    if self.descr is None or self.typestr[1:2] != "V":
+        raise AttributeError("_numba_type_")
+    import sys
+    np = _np()
+    import numba.cuda  # the type system of whichever numba-cuda is installed (numba's or NVIDIA's)
+    from_dtype = getattr(numba.cuda, "from_dtype", None) or sys.modules["numba"].from_dtype
+    dtype = self.dtype
+    aligned = np.dtype([(name, dtype.fields[name][0]) for name in dtype.names], align=True)
+    same_layout = aligned.itemsize == dtype.itemsize and \
+        all(aligned.fields[n][1] == dtype.fields[n][1] for n in dtype.names)
+    record = from_dtype(aligned if same_layout else dtype)
+    array = sys.modules[type(record).__module__].Array
+    layout = "C" if self.is_c_contiguous() else "F" if self.is_f_contiguous() else "A"
+    return array(record, len(self.shape), layout, readonly=bool(self.__cuda_array_interface__["data"][1]))
+
+
+DeviceArray._numba_type_ = property(_numba_type, doc="numba's type for arrays of structured dtypes (see _numba_type).")

@@ -31,7 +31,9 @@ xoroshiro128p_dtype = np.dtype([("s0", np.uint64), ("s1", np.uint64)], align=Tru
 TWO_PI_FLOAT32 = np.float32(2 * math.pi)
 TWO_PI_FLOAT64 = np.float64(2 * math.pi)
 
-_JUMP = (np.uint64(0xBEAC0467EBA5FACB), np.uint64(0xD86B048B86AA9922))
+# The jump polynomial for 2**64 steps, low word first.
+_JUMP_LOW = np.uint64(0xBEAC0467EBA5FACB)
+_JUMP_HIGH = np.uint64(0xD86B048B86AA9922)
 
 
 # ---- device functions (compiled by cubridge; the helpers' names are private so that a kernel's own
@@ -102,8 +104,9 @@ def xoroshiro128p_jump(states, index):
     s0 = np.uint64(0)
     s1 = np.uint64(0)
     for w in range(2):
+        word = _JUMP_LOW if w == 0 else _JUMP_HIGH
         for b in range(64):
-            if _JUMP[w] & (np.uint64(1) << np.uint32(b)):
+            if word & (np.uint64(1) << np.uint32(b)):
                 s0 ^= states[i]["s0"]
                 s1 ^= states[i]["s1"]
             xoroshiro128p_next(states, i)
