@@ -52,6 +52,12 @@ def to_device(obj, stream=None, copy=True, to=None) -> DeviceArray:
     return to
 
 
+def _numba_stream(stream):
+    """numba's stream argument: its 0 means the default stream, which the CUDA Array Interface writes
+    None (it reserves 0), so numba code calling these methods with stream=0 works on cubridge arrays."""
+    return None if type(stream) is int and stream == 0 else stream
+
+
 def _copy_host_into(dev: DeviceArray, host, stream) -> None:
     np = _np()
     if dev.is_c_contiguous():
@@ -75,7 +81,7 @@ def _copy_to_host(self: DeviceArray, ary=None, stream=None):
     np = _np()
     _, nbytes = self._extent
     buf = np.empty(nbytes, dtype=np.uint8)
-    self._copy_extent_to_host(buf, stream)
+    self._copy_extent_to_host(buf, _numba_stream(stream))
     view = _host_view(self, buf)
     if ary is None:
         if self.is_c_contiguous() or self.is_f_contiguous():
@@ -90,6 +96,7 @@ def _copy_to_host(self: DeviceArray, ary=None, stream=None):
 
 def _copy_to_device(self: DeviceArray, ary, stream=None) -> None:
     """Copies `ary` (a host array or any GPU array) into this array."""
+    stream = _numba_stream(stream)
     if isinstance(ary, DeviceArray) or is_cuda_array(ary) or hasattr(ary, "__dlpack__") and \
             not hasattr(ary, "__array_interface__"):
         self.copy_from(ary, stream)
@@ -112,9 +119,22 @@ def _dtype(self: DeviceArray):
         # Producers send descr [('', typestr)] for plain types too (CuPy does); only a 'V' typestr
         # needs descr, and np.dtype of that default descr would be a one-field structured type.
         structured = self.descr is not None and self.typestr[1:2] == "V"
-        dt = np.dtype(self.descr) if structured else np.dtype(self.typestr)
+        dt = _structured_dtype(self.descr) if structured else np.dtype(self.typestr)
         _DTYPES[key] = dt
     return dt
+
+
+def _structured_dtype(descr):
+    """The dtype of a CAI descr. The interface carries no alignment flag, and numba types aligned and
+    packed records apart: a dtype whose fields sit where align=True puts them is taken as aligned, as
+    numba's own are made (numba.cuda.random.xoroshiro128p_dtype), so that numba's signatures match."""
+    np = _np()
+    packed = np.dtype(descr)
+    try:
+        aligned = np.dtype(descr, align=True)
+    except (TypeError, ValueError):
+        return packed
+    return aligned if aligned == packed else packed  # == compares the fields' offsets, not the flag
 
 
 DeviceArray.copy_to_host = _copy_to_host
@@ -125,21 +145,13 @@ DeviceArray.dtype = property(_dtype, doc="The NumPy dtype (from typestr, or desc
 def _numba_type(self: DeviceArray):
     """The numba type of an array of a structured dtype. numba and numba-cuda type foreign GPU arrays by
     their typestr alone and have no type for a bare '|V16', so without this a numba kernel refuses, for
-    one, the random states of cubridge.random. The CUDA Array Interface carries no alignment flag: a
-    dtype whose fields sit where align=True puts them is typed aligned, as numba types its own
-    (numba.cuda.random.xoroshiro128p_dtype is), so explicit signatures such as
-    void(xoroshiro128p_type[::1]) match. Other arrays have no such attribute: numba reads their CAI."""
+    one, the random states of cubridge.random. Other arrays have no such attribute: numba reads their CAI."""
     if self.descr is None or self.typestr[1:2] != "V":
         raise AttributeError("_numba_type_")
     import sys
-    np = _np()
     import numba.cuda  # the type system of whichever numba-cuda is installed (numba's or NVIDIA's)
     from_dtype = getattr(numba.cuda, "from_dtype", None) or sys.modules["numba"].from_dtype
-    dtype = self.dtype
-    aligned = np.dtype([(name, dtype.fields[name][0]) for name in dtype.names], align=True)
-    same_layout = aligned.itemsize == dtype.itemsize and \
-        all(aligned.fields[n][1] == dtype.fields[n][1] for n in dtype.names)
-    record = from_dtype(aligned if same_layout else dtype)
+    record = from_dtype(self.dtype)
     array = sys.modules[type(record).__module__].Array
     layout = "C" if self.is_c_contiguous() else "F" if self.is_f_contiguous() else "A"
     return array(record, len(self.shape), layout, readonly=bool(self.__cuda_array_interface__["data"][1]))

@@ -382,7 +382,7 @@ def _random_name(f) -> str | None:
 
 def _random_functions_reached(module, names: set) -> list:
     """The random device functions a function reaches through a module: cuda.random.X, rnd.X."""
-    through_parent = module.__name__ in ("numba.cuda", "cubridge") and "random" in names
+    through_parent = module.__name__ in ("numba", "numba.cuda", "cubridge") and "random" in names
     if module.__name__ not in _RANDOM_MODULES and not through_parent:
         return []
     functions = _random_device_functions()

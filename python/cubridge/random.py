@@ -181,11 +181,6 @@ def _host_states(n: int, seed, subsequence_start, caller: str) -> np.ndarray:
     return host
 
 
-def _stream(stream):
-    # numba's stream=0 is the default stream; the CUDA Array Interface reserves 0, so it becomes None.
-    return None if isinstance(stream, int) and not isinstance(stream, bool) and stream == 0 else stream
-
-
 def _states_dtype_error(caller: str, states) -> str | None:
     cai = states.__cuda_array_interface__
     typestr, descr, shape = cai.get("typestr"), cai.get("descr"), tuple(cai.get("shape", ()))
@@ -226,7 +221,7 @@ def init_xoroshiro128p_states(states, seed, subsequence_start=0, stream=0):
     target = states if isinstance(states, _core.DeviceArray) else _arrays.as_cuda_array(states)
     host = _host_states(int(target.shape[0]), seed, subsequence_start, caller)
     if host.shape[0]:
-        target.copy_to_device(host, stream=_stream(stream))
+        target.copy_to_device(host, stream=stream)  # stream 0: the default stream, as numba
 
 
 def create_xoroshiro128p_states(n, seed, subsequence_start=0, stream=0):
@@ -235,7 +230,7 @@ def create_xoroshiro128p_states(n, seed, subsequence_start=0, stream=0):
     caller = "create_xoroshiro128p_states"
     n = _count(n)
     host = _host_states(n, seed, subsequence_start, caller)
-    stream = _stream(stream)
+    stream = _arrays._numba_stream(stream)
     states = _arrays.device_array(n, xoroshiro128p_dtype, "C", stream)
     if n:
         states.copy_to_device(host, stream=stream)
