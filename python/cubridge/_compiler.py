@@ -289,7 +289,7 @@ def _read_source(fn) -> tuple[str, str, int]:
 
 def _collect(pyfunc, options) -> tuple[str, str]:
     """Fills options with constants, imports and extra units; returns (source, function name)."""
-    fn = getattr(pyfunc, "py_func", pyfunc)  # numba dispatchers
+    fn = _random_stand_in(getattr(pyfunc, "py_func", pyfunc))  # numba dispatchers
     if not isinstance(fn, _pytypes.FunctionType):
         raise TypeError(f"pyfunc must be a Python function, got {type(pyfunc).__name__}")
     if fn.__name__ == "<lambda>":
@@ -324,6 +324,8 @@ def _collect(pyfunc, options) -> tuple[str, str]:
                         seen.add(g)
                         queue.append(g)
                         options.add_unit(*_source_of(g))
+            elif _random_host_function(inner):  # refused by name where a kernel calls it
+                imports.append(f"import {inner.__module__}.{inner.__name__} as {n}")
             elif isinstance(inner, _pytypes.FunctionType):
                 random_name = _random_name(inner)
                 if inner not in seen:
@@ -368,10 +370,16 @@ def _random_device_functions() -> dict:
 
 
 def _random_stand_in(f):
-    """cubridge.random's function for numba.cuda.random's f; None for numba's host functions."""
-    if not isinstance(f, _pytypes.FunctionType) or f.__module__ != "numba.cuda.random":
-        return f
-    return _random_device_functions().get(f.__name__)
+    """cubridge.random's device function for numba.cuda.random's f of that name; else f itself."""
+    if isinstance(f, _pytypes.FunctionType) and f.__module__ == _RANDOM_MODULES[0]:
+        return _random_device_functions().get(f.__name__, f)
+    return f
+
+
+def _random_host_function(f) -> bool:
+    """create_xoroshiro128p_states and the other host functions of numba.cuda.random or cubridge.random."""
+    return isinstance(f, _pytypes.FunctionType) and f.__module__ in _RANDOM_MODULES and \
+        not f.__name__.startswith("_") and f.__name__ not in _random_device_functions()
 
 
 def _random_name(f) -> str | None:

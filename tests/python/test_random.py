@@ -212,3 +212,112 @@ def test_unit_float_conversions_match_numba(x):
 def test_rotl_matches_numba(quiet_overflow, k):
     x = np.uint64(0x8000000000000001)
     assert cr.rotl(x, np.uint32(k)) == nr.rotl(x, np.uint32(k))
+
+
+# ---- kernels using the device functions compile (numba's spellings and cubridge's) and assemble ----
+
+CC = (9, 0)
+
+
+def _kernels():
+    from numba import float32, float64, int64, uint64, void
+    from parity import kernels_random as k
+    states = nr.xoroshiro128p_type[::1]
+    return [(k.uniform_float32, void(states, float32[:, ::1])), (k.uniform_float64, void(states, float64[:, ::1])),
+            (k.normal_float32, void(states, float32[:, ::1])), (k.normal_float64, void(states, float64[:, ::1])),
+            (k.next_uint64, void(states, uint64[:, ::1])), (k.jump_then_next, void(states, uint64[:, ::1])),
+            (k.seeded_in_kernel, void(states, float32[:, ::1], int64)),
+            (k.module_spelling, void(states, float64[:, ::1])), (k.aliased, void(states, float64[:, ::1]))]
+
+
+@pytest.mark.parametrize("kernel, sig", _kernels(), ids=lambda v: getattr(v, "__name__", ""))
+def test_kernels_in_numbas_spelling_compile_and_assemble(kernel, sig):
+    ptx, resty = cubridge.compile_ptx(kernel, sig, cc=CC)
+    assert resty is None
+    r = cubridge.ptxas_check(ptx, CC)
+    assert r, r.log
+
+
+def cubridge_spelling(states, out):
+    from_cubridge = cr.xoroshiro128p_uniform_float32(states, 0)  # through the module
+    out[0] = from_cubridge + cubridge.random.xoroshiro128p_normal_float32(states, 0)
+    out[1] = xoroshiro128p_uniform_float32(states, 1)
+    out[2] = rnd_uniform(states, 2)
+
+
+from cubridge.random import xoroshiro128p_uniform_float32  # noqa: E402
+from cubridge.random import xoroshiro128p_uniform_float32 as rnd_uniform  # noqa: E402
+
+
+def test_kernel_in_cubridges_spelling_compiles():
+    ptx, _ = cubridge.compile_ptx(cubridge_spelling, (nr.xoroshiro128p_type[::1], cubridge.float32[::1]), cc=CC)
+    assert cubridge.ptxas_check(ptx, CC)
+
+
+@pytest.mark.parametrize("name", sorted(cr._DEVICE_FUNCTIONS))
+def test_device_functions_result_types_are_numbas(name, quiet_overflow):
+    """Each device function, compiled alone (numba's dispatcher stands for ours), returns the type numba's
+    CPU compilation of the same function infers."""
+    from numba import int64, uint32, uint64
+    states = nr.xoroshiro128p_type[::1]
+    host = numba_states(2, 1, 0)
+    theirs = getattr(nr, name)
+    numba_args, sig = {
+        "rotl": ((np.uint64(5), np.uint32(3)), (uint64, uint32)),
+        "uint64_to_unit_float32": ((np.uint64(5),), (uint64,)),
+        "uint64_to_unit_float64": ((np.uint64(5),), (uint64,)),
+        "init_xoroshiro128p_state": ((host, np.int64(0), np.int64(3)), (states, int64, int64)),
+    }.get(name, ((host, np.int64(0)), (states, int64)))
+    theirs(*numba_args)
+    expected = theirs.nopython_signatures[-1].return_type
+    _, resty = cubridge.compile(theirs, sig, abi="numba", cc=CC)
+    assert ("none" if resty is None else str(resty)) == str(expected)
+
+
+def test_device_functions_of_other_libraries_helpers_do_not_clash():
+    """A kernel's module may have its own rotl: cubridge.random's functions call private helpers."""
+    ptx, _ = cubridge.compile_ptx(_kernel_with_own_rotl, (nr.xoroshiro128p_type[::1], cubridge.uint64[::1]), cc=CC)
+    assert cubridge.ptxas_check(ptx, CC)
+
+
+def rotl(x, k):  # not a rotation: it must not stand in for cubridge.random's
+    return x + k
+
+
+def _kernel_with_own_rotl(states, out):
+    from_own = rotl(out[0], 1)
+    out[0] = from_own + nr.xoroshiro128p_next(states, 0)
+
+
+@pytest.mark.parametrize("kernel, message", [
+    ("host_function_through_module", r"'numba.cuda.random.create_xoroshiro128p_states' cannot be called in compiled "
+                                     r"code; the device functions of numba.cuda.random are xoroshiro128p_uniform_float32"),
+    ("host_function_imported", r"'numba.cuda.random.init_xoroshiro128p_states' cannot be called in compiled code"),
+    ("cubridge_host_function", r"'cubridge.random.create_xoroshiro128p_states' cannot be called in compiled code; "
+                               r"the device functions of cubridge.random are"),
+    ("missing_function", r"'numba.cuda.random.xoroshiro128p_uniform_float16' cannot be called in compiled code"),
+])
+def test_host_functions_in_kernels_are_refused_by_name(kernel, message):
+    with pytest.raises(cubridge.CompileError, match=r"test_random.py:\d+:\d+: " + message):
+        cubridge.compile_ptx(globals()[kernel], (nr.xoroshiro128p_type[::1],), cc=CC)
+
+
+from numba import cuda  # noqa: E402
+from numba.cuda.random import init_xoroshiro128p_states  # noqa: E402
+from cubridge.random import create_xoroshiro128p_states  # noqa: E402
+
+
+def host_function_through_module(states):
+    cuda.random.create_xoroshiro128p_states(10, 1)
+
+
+def host_function_imported(states):
+    init_xoroshiro128p_states(states, 1)
+
+
+def cubridge_host_function(states):
+    create_xoroshiro128p_states(10, 1)
+
+
+def missing_function(states):
+    cuda.random.xoroshiro128p_uniform_float16(states, 0)
