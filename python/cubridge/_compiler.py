@@ -81,6 +81,12 @@ class ArrayType(NumberType):
     __slots__ = ()
 
 
+class RecordType(NumberType):
+    """A NumPy structured dtype, named as Numba names it: ``Record(x[type=float32;offset=0];4;False)``."""
+
+    __slots__ = ()
+
+
 def UniTuple(dtype: NumberType, count: int) -> TupleType:
     return TupleType((dtype,) * count)
 
@@ -126,8 +132,10 @@ def _type_from_name(name: str):
     """Our type object for a C++ type name ("int64", "UniTuple(int64 x 2)", "Tuple(int64, float32)")."""
     if name in _BY_NAME:
         return _BY_NAME[name]
-    if name.startswith(("array(", "readonly array(")):
+    if name.startswith(("array(", "readonly array(", "unaligned ")):
         return ArrayType(name)
+    if name.startswith("Record("):
+        return RecordType(name)
     if name.startswith("UniTuple(") and name.endswith(")"):
         inner, _, count = name[9:-1].rpartition(" x ")
         return UniTuple(_type_from_name(inner), int(count))
@@ -165,7 +173,7 @@ def _as_type(t: Any) -> NumberType:
         if name == "bool_":
             name = "bool"
         try:
-            result, args = _core._parse_signature(name)
+            result, args = _core._parse_signature(f"({name})")  # one type: "array(...)" is no signature
         except ValueError:
             pass
         else:
@@ -189,6 +197,8 @@ def _signature_text(sig: Any) -> str:
     if args is not None:
         rt = getattr(sig, "return_type", None)
         inner = ", ".join(_as_type(a).name for a in args)
+        if rt is not None and str(rt) in ("none", "void"):  # numba.void(...): a kernel's signature
+            return f"void({inner})"
         return (f"{_as_type(rt).name}({inner})" if rt is not None else f"({inner})")
     raise TypeError(f"sig must be a signature string such as 'float32(float32, float32)', a tuple of argument "
                     f"types or a signature object like float32(float32, float32); got {sig!r}")

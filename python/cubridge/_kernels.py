@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 
-from . import _compiler, _core
+from . import _compiler, _core, _records
 from ._core import (Kernel, KernelLaunch, KernelSignature, PerformanceWarning,
                     clear_kernel_cache, kernel_cache_size, ptx_entry_names)
 
@@ -70,10 +70,12 @@ _SCALAR_NAMES = {("b", 1): "bool", ("i", 1): "int8", ("i", 2): "int16", ("i", 4)
                  ("c", 16): "complex128"}
 
 
-def _array_param(iface: dict) -> str:
+def _array_param(iface: dict, arg=None) -> str:
     typestr = iface["typestr"]
     kind, size = typestr[1:2], int(typestr[2:]) if typestr[2:].isdigit() else 0
     name = _SCALAR_NAMES.get((kind, size))
+    if kind == "V" and size:  # a structured array: numba-cuda's Record type of its dtype
+        name = _records.record_name(_records.structured_dtype(arg, iface))
     if name is None:
         raise TypeError(f"typeof: arrays of typestr {typestr!r} cannot be kernel arguments")
     shape = tuple(iface["shape"])
@@ -114,7 +116,7 @@ def typeof(arg) -> str:
     if iface is None and hasattr(arg, "__dlpack__"):
         iface = _core.as_cuda_array(arg).__cuda_array_interface__
     if iface is not None and len(iface.get("shape", ())) > 0:
-        return _array_param(iface)
+        return _array_param(iface, arg)
     dtype = getattr(arg, "dtype", None)  # NumPy scalars (and 0-d arrays, as their value)
     if dtype is not None and (dtype.kind, dtype.itemsize) in _SCALAR_NAMES:
         return _SCALAR_NAMES[(dtype.kind, dtype.itemsize)]
@@ -135,8 +137,8 @@ def _accepts(param: str, arg: str) -> bool:
     p, a = param.removeprefix("const "), arg.removeprefix("const ")
     if a_const and not p_const or "[" not in p or "[" not in a:
         return False
-    p_name, p_dims = p[:-1].split("[")
-    a_name, a_dims = a[:-1].split("[")
+    p_name, p_dims = p[:-1].rsplit("[", 1)  # a record's name holds brackets of its own
+    a_name, a_dims = a[:-1].rsplit("[", 1)
     if p_name != a_name or p_dims.count(",") != a_dims.count(","):
         return False
     return "::1" not in p_dims or p_dims == a_dims

@@ -95,6 +95,16 @@ std::optional<ArraySpelling> parse_array_spelling(std::string_view text) {
   if (open == std::string_view::npos) return std::nullopt;
   if (s.find(']', open) == std::string_view::npos) fail("unbalanced brackets in " + quoted(s));
   if (!s.ends_with("]")) fail(quoted(s) + ": text after the closing ']'");
+  // The dimensions are the last bracket pair: an element name may hold brackets of its own (Numba's
+  // "Record(x[type=float32;offset=0];4;False)[:]").
+  int depth = 0;
+  for (std::size_t i = s.size(); i-- > 0;) {
+    if (s[i] == ']') ++depth;
+    if (s[i] == '[' && --depth == 0) {
+      open = i;
+      break;
+    }
+  }
   a.element = trim(s.substr(0, open));
   read_dims(s, s.substr(open + 1, s.size() - open - 2), a);
   return a;

@@ -58,6 +58,7 @@ struct Expr {
   std::string target;             ///< Call: resolved builtin/math name ("abs", "math.sqrt"), cast type name or
                                   ///< CUDA intrinsic ("grid", "atomic.add"); Attribute: intrinsic ("threadIdx.x")
   std::vector<std::int64_t> shape;  ///< shared.array/local.array: the constant shape (0 for dynamic shared memory)
+  int field = -1;                 ///< Attribute/Subscript of a record (r.x, r['x']): the field's index
 };
 
 enum class StmtKind { Expr, Assign, AugAssign, If, While, For, Break, Continue, Pass, Return, Assert, Unsupported };

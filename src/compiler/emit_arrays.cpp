@@ -7,13 +7,13 @@
 namespace cubridge::compiler {
 
 std::vector<std::string> array_piece_types(const Type& a) {
-  std::vector<std::string> p = {"i8*", "i8*", "i64", "i64", llvm_data_type(a.dtype()) + "*"};
+  std::vector<std::string> p = {"i8*", "i8*", "i64", "i64", llvm_element_type(a.dtype()) + "*"};
   for (int i = 0; i < 2 * a.ndim(); ++i) p.push_back("i64");
   return p;
 }
 
 namespace {
-std::int64_t item_size(const Type& dtype) { return dtype.is_bool() ? 1 : dtype.bits() / 8; }
+std::int64_t item_size(const Type& dtype) { return dtype.storage_size(); }
 }  // namespace
 
 Value FunctionEmitter::build_array(const Type& t, const std::vector<std::string>& pieces) {
@@ -123,7 +123,7 @@ FunctionEmitter::Indexed FunctionEmitter::index_array(const Value& a, const Expr
     r.shape.push_back(array_field(a, 5, k).v);
     r.strides.push_back(axis_stride(a, k));
   }
-  std::string ety = llvm_data_type(t.dtype());
+  std::string ety = llvm_element_type(t.dtype());
   Value data = array_field(a, 4);
   std::string bytes = ins("bitcast " + ety + "* " + data.v + " to i8*");
   std::string at = ins("getelementptr i8, i8* " + bytes + ", i64 " + offset);
@@ -138,6 +138,7 @@ std::string FunctionEmitter::element_pointer(const Value& a, const Expr& index, 
 Value FunctionEmitter::array_subscript(const Expr& e) {
   Value a = expr(*e.kids[0]);
   Indexed at = index_array(a, *e.kids[1], e.formals);
+  if (e.type.is_record()) return {ins("bitcast " + llvm_element_type(e.type) + "* " + at.ptr + " to i8*"), e.type};
   if (!e.type.is_array()) {
     std::string ety = llvm_data_type(e.type);
     std::string raw = ins("load " + ety + ", " + ety + "* " + at.ptr);
@@ -158,6 +159,7 @@ void FunctionEmitter::array_store(const Expr& target, const Value& v) {
   Value a = expr(*target.kids[0]);
   std::string ptr = element_pointer(a, *target.kids[1], target.formals);
   const Type& d = a.t.dtype();
+  if (d.is_record()) return copy_record(ins("bitcast " + llvm_element_type(d) + "* " + ptr + " to i8*"), v);
   Value c = to_data(convert(v, d));
   std::string ety = llvm_data_type(d);
   line("store " + ety + " " + c.v + ", " + ety + "* " + ptr);

@@ -130,7 +130,7 @@ Value FunctionEmitter::intrinsic(const Expr& e) {
   }
   if (n == "shared.array" || n == "local.array") {
     const Type& t = e.type;
-    std::string ety = llvm_data_type(t.dtype());
+    std::string ety = llvm_element_type(t.dtype());
     std::int64_t count = 1;
     for (std::int64_t d : e.shape) count *= d;
     if (n == "local.array") {

@@ -25,8 +25,9 @@ std::string llvm_value_type(const Type& t) {
     }
     case TypeKind::Array: {
       std::string n = std::to_string(t.ndim());
-      return "{i8*, i8*, i64, i64, " + llvm_data_type(t.dtype()) + "*, [" + n + " x i64], [" + n + " x i64]}";
+      return "{i8*, i8*, i64, i64, " + llvm_element_type(t.dtype()) + "*, [" + n + " x i64], [" + n + " x i64]}";
     }
+    case TypeKind::Record: return "i8*";
     default: return "void";
   }
 }
@@ -39,6 +40,11 @@ std::string llvm_data_type(const Type& t) {
     return s + "}";
   }
   return llvm_value_type(t);
+}
+
+std::string llvm_element_type(const Type& dtype) {
+  if (dtype.is_record()) return "[" + std::to_string(dtype.record_size()) + " x i8]";
+  return llvm_data_type(dtype);
 }
 
 Value FunctionEmitter::to_data(const Value& v) {
@@ -293,6 +299,7 @@ Value FunctionEmitter::expr(const Expr& e) {
       if (e.constant) return constant(*e.constant);
       if (!e.target.empty()) return cuda_attribute(e);
       if (e.kids[0]->type.is_array()) return array_attribute(e);
+      if (e.field >= 0) return record_field(e);
       Value base = expr(*e.kids[0]);
       if (base.t.is_complex()) return extract(base, e.name == "real" ? 0 : 1);
       if (e.name == "real") return base;
@@ -302,6 +309,7 @@ Value FunctionEmitter::expr(const Expr& e) {
     }
     case ExprKind::Subscript:
       if (e.kids[0]->type.is_array()) return array_subscript(e);
+      if (e.field >= 0) return record_field(e);
       return extract(expr(*e.kids[0]), static_cast<std::size_t>(e.kids[1]->ival));
     case ExprKind::Call: return call(e);
     default: return {"undef", e.type};

@@ -60,7 +60,15 @@ std::string mangle_type(const Type& t) {
   if (t.is_array()) {
     // numba's Array.mangling_args: Array<dtype, ndim, layout, mutable|readonly, aligned>.
     return "5ArrayI" + mangle_type(t.dtype()) + "Li" + std::to_string(t.ndim()) + "E1" + std::string(1, t.layout()) +
-           (t.readonly() ? "8readonly" : "7mutable") + "7alignedE";
+           (t.readonly() ? "8readonly" : "7mutable") +
+           (t.dtype().is_record() && !t.dtype().aligned() ? "9unalignedE" : "7alignedE");
+  }
+  if (t.is_record()) {
+    // Numba mangles a record as Record<its type code>, a number private to its process; a hash of the
+    // record's name keeps the symbol short and stable across processes.
+    std::uint32_t h = 2166136261u;
+    for (unsigned char c : t.name()) h = (h ^ c) * 16777619u;
+    return "6RecordILj" + std::to_string(h) + "EE";
   }
   return mangle_part(t.name());
 }

@@ -134,6 +134,10 @@ void FunctionEmitter::assign(const Expr& target, const Value& v) {
     store_local(target.slot, v);
     return;
   }
+  if (target.field >= 0) {
+    record_store(target, v);
+    return;
+  }
   if (target.kind == ExprKind::Subscript) {
     array_store(target, v);
     return;
@@ -174,6 +178,10 @@ void FunctionEmitter::statement(const Stmt& s) {
     }
     case StmtKind::AugAssign: {
       const Expr& target = *s.targets[0];
+      if (target.field >= 0) {
+        record_aug_assign(s);
+        return;
+      }
       if (target.kind == ExprKind::Subscript) {
         array_aug_assign(s);
         return;

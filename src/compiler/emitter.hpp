@@ -30,6 +30,9 @@ std::vector<std::string> array_piece_types(const Type& array);
 /// An array is its data model as one struct: {i8*, i8*, i64, i64, T*, [N x i64], [N x i64]}.
 std::string llvm_value_type(const Type& t);
 std::string llvm_data_type(const Type& t);
+/// The LLVM type of one array element in memory: its data type, or [size x i8] for a record (whose
+/// value is an i8* to its first byte: a reference into the array, as in Numba).
+std::string llvm_element_type(const Type& dtype);
 
 struct Value {
   std::string v;  ///< an SSA name ("%t3") or a constant ("42", "0x3FF0000000000000")
@@ -106,6 +109,17 @@ class FunctionEmitter {
   /// A NumPy array bound outside the source (Expr::constant_array): its bytes as an addrspace(4)
   /// global (emitted once per module), viewed as a C-ordered array.
   Value constant_array(const Expr& e);
+
+  // Records (emit_records.cpp): r.x, r['x'] read and stored through the record's address.
+  /// The address of field `field` of `record` as a pointer to the field's data type.
+  std::string field_pointer(const Value& record, int field);
+  /// A field read (e.field set by the typer); an array field gives a C-ordered view into the record.
+  Value record_field(const Expr& e);
+  /// target.field of the record in target.kids[0] = v (converted to the field's type).
+  void record_store(const Expr& target, const Value& v);
+  void record_aug_assign(const Stmt& s);
+  /// Copies the bytes of record `from` to the address `to` (a[i] = r).
+  void copy_record(const std::string& to, const Value& from);
 
   // CUDA intrinsics (emit_cuda.cpp).
   Value intrinsic(const Expr& e);

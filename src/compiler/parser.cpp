@@ -723,13 +723,37 @@ class Parser {
     return e;
   }
 
+  // The text of a string literal token (prefix r/u/b/f and quotes removed, the common escapes decoded):
+  // record field keys (r['x']) read it.
+  static std::string string_value(std::string_view tok) {
+    bool raw = false;
+    while (!tok.empty() && tok.front() != '\'' && tok.front() != '"') {
+      raw = raw || tok.front() == 'r' || tok.front() == 'R';
+      tok.remove_prefix(1);
+    }
+    std::size_t q = tok.size() >= 6 && (tok.starts_with("'''") || tok.starts_with("\"\"\"")) ? 3 : 1;
+    if (tok.size() < 2 * q) return "";
+    tok = tok.substr(q, tok.size() - 2 * q);
+    std::string out;
+    for (std::size_t i = 0; i < tok.size(); ++i) {
+      char c = tok[i];
+      if (c != '\\' || raw || i + 1 == tok.size()) {
+        out += c;
+        continue;
+      }
+      char n = tok[++i];
+      out += n == 'n' ? '\n' : n == 't' ? '\t' : n;
+    }
+    return out;
+  }
+
   ExprPtr atom() {
     const Token& t = peek();
     switch (t.kind) {
       case Tok::Number: ++p_; return number(t);
       case Tok::String: {
         auto e = make_expr(ExprKind::Str, t.loc);
-        while (peek().kind == Tok::String) ++p_;  // implicit concatenation
+        while (peek().kind == Tok::String) e->name += string_value(t_[p_++].text);  // implicit concatenation
         return e;
       }
       case Tok::Name: {

@@ -125,6 +125,7 @@ char FunctionTyper::view_layout(const Type& base, const std::vector<const Expr*>
 void FunctionTyper::array_store(Expr& target, const Type& value) {
   Type base = expr(*target.kids[0]);
   if (base.is_unknown()) return;
+  if (base.is_record()) return record_store(target, value);
   if (!base.is_array())
     error(target.loc, "cannot assign to an element of a value of type " + base.name() +
                           " (tuples are immutable; array elements can be assigned)");
@@ -150,6 +151,12 @@ void FunctionTyper::array_store(Expr& target, const Type& value) {
     error(target.loc, "cannot assign to " + what + " with " + std::to_string(idx.size()) + " index(es): it has " +
                           std::to_string(base.ndim()) + " dimensions; index every dimension to store one element");
   if (value.is_unknown()) return;
+  if (base.dtype().is_record()) {  // a[i] = r copies the record's bytes, as Numba does
+    if (value != base.dtype())
+      error(target.loc, "cannot store a value of type " + value.name() + " into an element of " + what + " (" +
+                            base.name() + "); a record element takes a record of the same dtype");
+    return;
+  }
   if (!value.is_scalar() || can_convert(value, base.dtype()) == Conversion::None)
     error(target.loc, "cannot store a value of type " + value.name() + " into an element of " + what + " (" +
                           base.name() + ")");

@@ -73,9 +73,9 @@ class FunctionTyper {
     if (t.is_unknown()) return;
     Type& cur = fn_.local_types[static_cast<std::size_t>(slot)];
     if (cur.is_unknown()) {
-      if (!(t.is_scalar() || t.is_tuple() || t.is_array()))
+      if (!(t.is_scalar() || t.is_tuple() || t.is_array() || t.is_record()))
         error(loc, "cannot assign a value of type " + t.name() + " to '" + std::string(name) +
-                       "'; variables hold numbers, tuples of numbers and arrays");
+                       "'; variables hold numbers, tuples of numbers, arrays and records");
       cur = t;
       changed = true;
       return;
@@ -131,8 +131,10 @@ class FunctionTyper {
       array_store(target, t);
       return;
     }
-    if (target.kind == ExprKind::Attribute)
-      error(target.loc, "assignment to an attribute is not supported; assign to a name or a tuple of names");
+    if (target.kind == ExprKind::Attribute) {
+      record_store(target, t);
+      return;
+    }
     error(target.loc, "cannot assign to this expression; assign to a name or a tuple of names");
   }
 
@@ -163,8 +165,8 @@ class FunctionTyper {
       }
       case StmtKind::AugAssign: {
         Expr& target = *s.targets[0];
-        if (target.kind != ExprKind::Name && target.kind != ExprKind::Subscript)
-          error(target.loc, "augmented assignment is supported to a name or an array element only");
+        if (target.kind != ExprKind::Name && target.kind != ExprKind::Subscript && target.kind != ExprKind::Attribute)
+          error(target.loc, "augmented assignment is supported to a name, an array element or a record field only");
         Type lhs = expr(target);
         Type rhs = expr(*s.value);
         std::vector<Type> index_formals = target.formals;  // a subscript keeps its index types there
@@ -173,6 +175,10 @@ class FunctionTyper {
         target.formals = index_formals;
         if (target.kind == ExprKind::Subscript) {
           array_store(target, r);
+          return true;
+        }
+        if (target.kind == ExprKind::Attribute) {
+          record_store(target, r);
           return true;
         }
         int slot = slot_of(target.name);
@@ -384,6 +390,7 @@ class FunctionTyper {
         Type base = expr(*e.kids[0]);
         Expr& idx = *e.kids[1];
         if (base.is_array()) return array_subscript(e, base);
+        if (base.is_record()) return record_subscript(e, base);
         if (base.is_unknown()) return base;
         if (!base.is_tuple()) error(e.loc, "cannot index a value of type " + base.name() + " (tuples and arrays support [i])");
         if (idx.kind == ExprKind::Unsupported || idx.kind == ExprKind::Slice)
@@ -469,6 +476,7 @@ class FunctionTyper {
     }
     Type base = expr(*e.kids[0]);
     if (base.is_array()) return array_attribute(e, base);
+    if (base.is_record()) return record_attribute(e, base);
     if (base.is_unknown()) return base;
     if (e.name == "real" || e.name == "imag") {
       if (base.is_complex()) return base.component();
@@ -519,6 +527,16 @@ class FunctionTyper {
   static char view_layout(const Type& base, const std::vector<const Expr*>& parts);
   /// The integer value of a compile-time constant expression (literal, -literal, module constant).
   std::optional<std::int64_t> const_int(const Expr& e);
+
+  // Records (typer_records.cpp): fields read as r.x / r['x'] and stored, r a record element.
+  Type record_attribute(Expr& e, const Type& record);
+  Type record_subscript(Expr& e, const Type& record);
+  /// target = value where target is r.x or r['x'] (r['x'] comes through array_store's subscript path).
+  void record_store(Expr& target, const Type& value);
+  /// The type a read of field `index` gives: the field's type; an array field is an array view.
+  static Type field_value_type(const Type& record, int index);
+  /// Refuses a field at an offset its type's alignment does not divide (numba-cuda's strict alignment).
+  void check_field_alignment(const Expr& e, const Type& record, int index);
 
   // CUDA intrinsics (typer_cuda.cpp), spelt cuda.X (from numba import cuda) or cubridge.X.
   /// One intrinsic: its name ("grid", "threadIdx.x", "atomic.add") and how errors show it, with the

@@ -84,7 +84,12 @@ void ArgumentPack::set_array(std::size_t index, ArrayView&& view) {
   const ParamKind& p = (*signature_)[index];
   if (!p.takes_array()) type_error(index, "an array");
   auto element = scalar_type_of(view.dtype());
-  if (!(p.is_pointer() && p.any_pointee) && (!element || *element != p.type))
+  if (p.record_size != 0 && (view.dtype().kind != 'V' || view.dtype().itemsize != p.record_size))
+    type_error(index, std::string("an array of typestr '") + view.dtype().typestr() + "' (an array of records takes "
+                      "a structured array of itemsize " + std::to_string(p.record_size) + ", typestr '|V" +
+                      std::to_string(p.record_size) + "', through the CUDA Array Interface: DLPack cannot "
+                      "express record dtypes)");
+  if (p.record_size == 0 && !(p.is_pointer() && p.any_pointee) && (!element || *element != p.type))
     type_error(index, std::string("a ") + (element ? scalar_type_name(*element) : "") +
                           (element ? " " : "") + "array (typestr '" + view.dtype().typestr() + "')");
   if (p.is_pointer() && !view.is_c_contiguous() && !view.is_f_contiguous())

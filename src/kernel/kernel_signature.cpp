@@ -10,6 +10,7 @@
 
 #include "array/spelling_text.hpp"
 #include "cubridge/array/array_spelling.hpp"
+#include "cubridge/compiler/types.hpp"
 
 namespace cubridge {
 
@@ -84,6 +85,9 @@ ParamKind parse_param(std::string_view whole, std::string_view text) {
   std::string_view s = trim(text);
   if (s.empty()) fail(whole, "an empty parameter");
   bool read_only = false;
+  // Numba's str() of a packed record's array starts "unaligned " (before any "readonly "): no
+  // difference to a launch.
+  if (s.starts_with("unaligned ")) s = trim(s.substr(10));
   for (std::string_view prefix : {std::string_view("const "), std::string_view("readonly ")}) {
     if (s.substr(0, prefix.size()) == prefix) {
       read_only = true;
@@ -104,7 +108,19 @@ ParamKind parse_param(std::string_view whole, std::string_view text) {
     }
   } else if (std::optional<ArraySpelling> array = array_spelling(whole, s)) {
     p.kind = ParamKind::Kind::Array;
-    p.type = scalar_named(whole, array->element);
+    if (array->element.starts_with("Record(")) {
+      // The record is read by the compiler's type parser (one spelling, one parser); only its item size
+      // matters to a launch.
+      auto record = compiler::parse_type_name(array->element);
+      if (!record || !record->is_record())
+        fail(whole, quoted(array->element) + " is not a record in Numba's spelling, e.g. "
+                    "Record(x[type=float32;offset=0],y[type=int32;offset=4];8;False)");
+      p.record = record->name();
+      p.record_size = static_cast<std::uint32_t>(record->record_size());
+      p.type = ScalarType::UInt8;
+    } else {
+      p.type = scalar_named(whole, array->element);
+    }
     p.ndim = array->ndim;
     p.layout = array->layout;
   } else {
@@ -188,7 +204,7 @@ std::optional<ScalarType> scalar_type_of(const DType& dtype) noexcept {
 }
 
 std::string ParamKind::to_string() const {
-  std::string s = is_pointer() && any_pointee ? "void" : scalar_type_name(type);
+  std::string s = is_pointer() && any_pointee ? "void" : !record.empty() ? record : scalar_type_name(type);
   if (!takes_array()) return s;
   if (!written) s = "const " + s;
   if (is_pointer()) return s + '*';

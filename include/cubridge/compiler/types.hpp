@@ -1,7 +1,8 @@
 // The types of the Python-subset compiler: Numba's scalar types (bool, int8..uint64, float16/32/64,
 // complex64/128), tuples of them, none, and arrays of numbers (any rank, layout C/F/A, read-only or not),
-// with Numba's names ("int32", "UniTuple(int64 x 2)", "array(float32, 2d, C)").
-// Implements: issue 5 "The language" (numbers and tuples), issue 6 (arrays of kernels).
+// with Numba's names ("int32", "UniTuple(int64 x 2)", "array(float32, 2d, C)"), and NumPy structured
+// dtypes as Numba's Record ("Record(x[type=float32;offset=0],y[type=int32;offset=4];8;False)").
+// Implements: issue 5 "The language" (numbers and tuples), issue 6 (arrays of kernels), issue 12 (records).
 #pragma once
 
 #include <cstdint>
@@ -14,7 +15,7 @@ namespace cubridge::compiler {
 
 /// Extensible on purpose: a new kind (array, pointer, record) adds an enumerator plus its cases in
 /// typing_rules.cpp and the emitter; nothing here depends on the set being closed.
-enum class TypeKind : std::uint8_t { Unknown, None, Bool, Int, Float, Complex, Tuple, Array };
+enum class TypeKind : std::uint8_t { Unknown, None, Bool, Int, Float, Complex, Tuple, Array, Record, NestedArray };
 
 class Type {
  public:
@@ -28,6 +29,14 @@ class Type {
   static Type tuple(std::vector<Type> elements);
   /// An array of `dtype` (a scalar type) with `ndim` dimensions, layout 'C', 'F' or 'A' (any strides).
   static Type array(const Type& dtype, int ndim, char layout, bool readonly = false);
+  /// A NumPy structured dtype as Numba's Record: its fields (names, types, byte offsets) in order of
+  /// offset (then name, as Numba sorts them), its item size in bytes, and whether NumPy aligned it
+  /// (align=True; a packed record's fields are read with byte alignment, as Numba does).
+  static Type record(std::vector<std::string> names, std::vector<Type> types, std::vector<std::int64_t> offsets,
+                     std::int64_t size, bool aligned);
+  /// An array field of a record (Numba's NestedArray, "nestedarray(float32, (3,))"): C-ordered, of
+  /// constant shape, stored inside the record.
+  static Type nested_array(const Type& dtype, std::vector<std::int64_t> shape);
 
   TypeKind kind() const noexcept { return kind_; }
   /// Width in bits: 1 for bool, the integer or float width, the whole width of a complex (64, 128).
@@ -43,7 +52,21 @@ class Type {
   bool is_tuple() const noexcept { return kind_ == TypeKind::Tuple; }
   bool is_none() const noexcept { return kind_ == TypeKind::None; }
   bool is_array() const noexcept { return kind_ == TypeKind::Array; }
-  /// Arrays: the element type, the rank, the layout ('C', 'F', 'A') and whether it is read-only.
+  bool is_record() const noexcept { return kind_ == TypeKind::Record; }
+  bool is_nested_array() const noexcept { return kind_ == TypeKind::NestedArray; }
+  /// Records: field names and byte offsets (elements() holds the field types), size, alignment.
+  const std::vector<std::string>& field_names() const noexcept { return names_; }
+  const std::vector<std::int64_t>& field_offsets() const noexcept { return ints_; }
+  std::int64_t record_size() const noexcept { return size_; }
+  bool aligned() const noexcept { return readonly_; }
+  /// The index of field `name`, or -1.
+  int field_index(std::string_view name) const;
+  /// Nested arrays: the constant shape (dtype() is the element type).
+  const std::vector<std::int64_t>& nested_shape() const noexcept { return ints_; }
+  /// Bytes a value of this type takes in memory: the item size of a scalar (bool 1), a record or a
+  /// nested array.
+  std::int64_t storage_size() const;
+  /// Arrays and nested arrays: the element type, the rank, the layout ('C', 'F', 'A') and whether it is read-only.
   const Type& dtype() const { return elements_[0]; }
   int ndim() const noexcept { return bits_; }
   char layout() const noexcept { return layout_; }
@@ -65,7 +88,8 @@ class Type {
 
   friend bool operator==(const Type& a, const Type& b) {
     return a.kind_ == b.kind_ && a.bits_ == b.bits_ && a.signed_ == b.signed_ && a.elements_ == b.elements_ &&
-           a.layout_ == b.layout_ && a.readonly_ == b.readonly_;
+           a.layout_ == b.layout_ && a.readonly_ == b.readonly_ && a.size_ == b.size_ && a.names_ == b.names_ &&
+           a.ints_ == b.ints_;
   }
   friend bool operator!=(const Type& a, const Type& b) { return !(a == b); }
 
@@ -75,8 +99,11 @@ class Type {
   int bits_ = 0;
   bool signed_ = false;
   char layout_ = 0;
-  bool readonly_ = false;
+  bool readonly_ = false;  ///< arrays: read-only; records: aligned
+  std::int64_t size_ = 0;  ///< records: the item size in bytes
   std::vector<Type> elements_;
+  std::vector<std::string> names_;  ///< records: field names
+  std::vector<std::int64_t> ints_;  ///< records: field offsets; nested arrays: the shape
 };
 
 /// Parses one type name: the Numba names ("int32", "float32", "complex64", "bool", "boolean",

@@ -41,6 +41,11 @@ struct ParamKind {
   char layout = 'A';                      // arrays only: 'C', 'F' or 'A' (any strides)
   bool written = true;                    // arrays and pointers: false for `const` / `readonly` ones
   bool any_pointee = false;               // pointers only: `void*`, which takes arrays of any dtype
+  /// Arrays of records (NumPy structured dtypes): Numba's spelling of the record,
+  /// "Record(x[type=float32;offset=0],y[type=int32;offset=4];8;False)", and its item size; such an
+  /// array takes any CAI array of typestr '|V<record_size>' (`type` is then meaningless).
+  std::string record;
+  std::uint32_t record_size = 0;
 
   bool is_array() const noexcept { return kind == Kind::Array; }
   bool is_pointer() const noexcept { return kind == Kind::Pointer; }
@@ -67,7 +72,9 @@ class KernelSignature {
   /// parameters; each a scalar type name ("float32", "f4", "int64", "bool", "complex64", ...) or an
   /// array ("float32[:]", "float32[:, ::1]" C, "float32[::1, :]" F, "array(float32, 2d, C)") or a
   /// pointer ("float32*", "void*"), optionally prefixed by "const" or "readonly" (an array or pointee
-  /// the kernel does not write).
+  /// the kernel does not write). An array's element may be a record in Numba's spelling, as
+  /// str(numba.from_dtype(dt)) gives it ("Record(x[type=float32;offset=0];4;False)[::1]", or Numba's
+  /// str() of the array, "unaligned array(Record(...), 1d, C)").
   /// Throws std::invalid_argument naming the offending text and what would be accepted.
   static KernelSignature parse(std::string_view text);
 
