@@ -13,8 +13,9 @@ Here: the host states equal numba's CPU initialisation; the device functions' Py
 values, equals numba's CPU-jitted functions; kernels using each compile and assemble; bad arguments are
 refused by name. The values on the GPU are compared with numba-cuda's by parity/kernels_random.py and
 test_random_gpu.py."""
-import math
+import ctypes
 import os
+import shutil
 import sys
 
 import numpy as np
@@ -26,6 +27,7 @@ import cubridge.random as cr
 nr = pytest.importorskip("numba.cuda.random", reason="numba with numba.cuda is not installed")
 
 sys.path.insert(0, os.path.dirname(__file__))
+needs_clang = pytest.mark.skipif(shutil.which("clang") is None, reason="clang is needed to run NVVM IR on the host")
 
 
 def numba_states(n, seed, subsequence_start):
@@ -212,6 +214,80 @@ def test_unit_float_conversions_match_numba(x):
 def test_rotl_matches_numba(quiet_overflow, k):
     x = np.uint64(0x8000000000000001)
     assert cr.rotl(x, np.uint32(k)) == nr.rotl(x, np.uint32(k))
+
+
+# ---- the compiled device functions, run on the host (clang compiles our NVVM IR for the CPU: the integer
+# and uniform paths use no libdevice), against numba's CPU-jitted functions, bit for bit ----
+
+STATES_SPELLING = f"{nr.xoroshiro128p_type}[::1]"
+
+
+def _compiled(name, sig, tmp_path):
+    from test_jit_slices import host_function
+    return host_function(getattr(nr, name), sig, tmp_path)  # numba's function: cubridge compiles its own
+
+
+def _call(f, result, *args):
+    from test_jit_slices import array_pieces
+    out = result()
+    flat = []
+    for a in args:
+        flat += array_pieces(a) if isinstance(a, np.ndarray) else [a]
+    assert f(ctypes.byref(out), *flat) == 0
+    return out.value
+
+
+@needs_clang
+def test_compiled_next_and_jump_match_numba(tmp_path):
+    (tmp_path / "n").mkdir()
+    (tmp_path / "j").mkdir()
+    next_ = _compiled("xoroshiro128p_next", f"uint64({STATES_SPELLING}, int64)", tmp_path / "n")
+    jump = _compiled("xoroshiro128p_jump", f"({STATES_SPELLING}, int64)", tmp_path / "j")
+    a, b = _pair(4, seed=77)
+    for k in range(60):
+        i = k % 4 - (k % 3 == 0)  # -1 too: indices wrap as numba's
+        assert _call(next_, ctypes.c_uint64, a, ctypes.c_int64(i)) == nr.xoroshiro128p_next(b, i)
+    for i in (1, -1):
+        _call(jump, ctypes.c_int64, a, ctypes.c_int64(i))
+        nr.xoroshiro128p_jump(b, i)
+    np.testing.assert_array_equal(a, b)
+
+
+@needs_clang
+@pytest.mark.parametrize("name, result, dtype", [("xoroshiro128p_uniform_float32", ctypes.c_float, np.float32),
+                                                 ("xoroshiro128p_uniform_float64", ctypes.c_double, np.float64)])
+def test_compiled_uniforms_match_numba_bit_for_bit(tmp_path, name, result, dtype):
+    f = _compiled(name, f"({STATES_SPELLING}, int64)", tmp_path)
+    a, b = _pair(8, seed=3)
+    mine = np.array([_call(f, result, a, ctypes.c_int64(i % 8)) for i in range(300)], dtype=dtype)
+    theirs = np.array([getattr(nr, name)(b, i % 8) for i in range(300)], dtype=dtype)
+    np.testing.assert_array_equal(mine.view(np.uint8), theirs.view(np.uint8))
+    np.testing.assert_array_equal(a, b)
+
+
+@needs_clang
+def test_compiled_init_state_matches_numba(tmp_path):
+    f = _compiled("init_xoroshiro128p_state", f"({STATES_SPELLING}, int64, int64)", tmp_path)
+    a, b = _pair(3)
+    for seed in (0, 1, 12345, -1, -(2**63), 2**63 - 1):
+        _call(f, ctypes.c_int64, a, ctypes.c_int64(2), ctypes.c_int64(seed))
+        nr.init_xoroshiro128p_state(b, 2, np.int64(seed))
+        np.testing.assert_array_equal(a, b)
+
+
+@needs_clang
+def test_compiled_conversions_and_rotl_match_numba(tmp_path):
+    for d in ("r", "f32", "f64"):
+        (tmp_path / d).mkdir()
+    rot = _compiled("rotl", "uint64(uint64, uint32)", tmp_path / "r")
+    f32 = _compiled("uint64_to_unit_float32", "float32(uint64)", tmp_path / "f32")
+    f64 = _compiled("uint64_to_unit_float64", "float64(uint64)", tmp_path / "f64")
+    for x in (0, 1, 2**11, 2**53 + 12345, 2**63, 2**64 - 2**11, 2**64 - 1, 0x123456789ABCDEF0):
+        ux = np.uint64(x)
+        assert np.float32(_call(f32, ctypes.c_float, ctypes.c_uint64(x))) == nr.uint64_to_unit_float32(ux)
+        assert _call(f64, ctypes.c_double, ctypes.c_uint64(x)) == nr.uint64_to_unit_float64(ux)
+        for k in (1, 14, 36, 55, 63):
+            assert _call(rot, ctypes.c_uint64, ctypes.c_uint64(x), ctypes.c_uint32(k)) == nr.rotl(ux, np.uint32(k))
 
 
 # ---- kernels using the device functions compile (numba's spellings and cubridge's) and assemble ----

@@ -94,11 +94,12 @@ def seeded_in_kernel(states, out, seed):
 
 
 def module_spelling(states, out):
+    # Stored apart, not summed: a sum could be contracted into an FMA, which is not what is tested here.
     i = cuda.grid(1)
     if i < out.shape[0]:
-        for k in range(out.shape[1]):
-            out[i, k] = cuda.random.xoroshiro128p_normal_float64(states, i) + \
-                numba.cuda.random.xoroshiro128p_uniform_float32(states, i)
+        for k in range(0, out.shape[1], 2):
+            out[i, k] = cuda.random.xoroshiro128p_normal_float64(states, i)
+            out[i, k + 1] = numba.cuda.random.xoroshiro128p_uniform_float32(states, i)
 
 
 def aliased(states, out):
