@@ -15,10 +15,10 @@ import operator
 
 import numpy as np
 
-from . import _arrays, _core
+from . import _arrays, _compiler, _core, _records
 
 __all__ = [
-    "xoroshiro128p_dtype", "create_xoroshiro128p_states", "init_xoroshiro128p_states",
+    "xoroshiro128p_dtype", "xoroshiro128p_type", "create_xoroshiro128p_states", "init_xoroshiro128p_states",
     "init_xoroshiro128p_states_cpu", "init_xoroshiro128p_state", "xoroshiro128p_next", "xoroshiro128p_jump",
     "xoroshiro128p_uniform_float32", "xoroshiro128p_uniform_float64", "xoroshiro128p_normal_float32",
     "xoroshiro128p_normal_float64", "rotl", "uint64_to_unit_float32", "uint64_to_unit_float64",
@@ -27,6 +27,8 @@ __all__ = [
 
 # numba's dtype, aligned as numba makes it, so that numba's kernels take these arrays as their own.
 xoroshiro128p_dtype = np.dtype([("s0", np.uint64), ("s1", np.uint64)], align=True)
+# Its record type, for signatures: xoroshiro128p_type[::1] (named as numba names it).
+xoroshiro128p_type = _compiler.RecordType(_records.record_name(xoroshiro128p_dtype))
 
 TWO_PI_FLOAT32 = np.float32(2 * math.pi)
 TWO_PI_FLOAT64 = np.float64(2 * math.pi)

@@ -83,7 +83,7 @@ def test_every_public_name_of_numba_cuda_random_is_here():
     numba_names = {n for n, v in vars(nr).items() if not n.startswith("_") and
                    getattr(v, "__module__", None) == nr.__name__ or
                    getattr(getattr(v, "py_func", None), "__module__", None) == nr.__name__}
-    numba_names |= {"xoroshiro128p_dtype", "TWO_PI_FLOAT32", "TWO_PI_FLOAT64"}
+    numba_names |= {"xoroshiro128p_dtype", "xoroshiro128p_type", "TWO_PI_FLOAT32", "TWO_PI_FLOAT64"}
     assert numba_names - set(cr.__all__) == set()
     assert all(hasattr(cr, n) for n in cr.__all__)
 
@@ -326,7 +326,9 @@ from cubridge.random import xoroshiro128p_uniform_float32 as rnd_uniform  # noqa
 
 
 def test_kernel_in_cubridges_spelling_compiles():
-    ptx, _ = cubridge.compile_ptx(cubridge_spelling, (nr.xoroshiro128p_type[::1], cubridge.float32[::1]), cc=CC)
+    """cubridge.random's names, its module and its record type in the signature."""
+    assert str(cr.xoroshiro128p_type) == str(nr.xoroshiro128p_type)
+    ptx, _ = cubridge.compile_ptx(cubridge_spelling, (cr.xoroshiro128p_type[::1], cubridge.float32[::1]), cc=CC)
     assert cubridge.ptxas_check(ptx, CC)
 
 
