@@ -33,13 +33,17 @@ xoroshiro128p_type = _compiler.RecordType(_records.record_name(xoroshiro128p_dty
 TWO_PI_FLOAT32 = np.float32(2 * math.pi)
 TWO_PI_FLOAT64 = np.float64(2 * math.pi)
 
+
+# ---- device functions, compiled by cubridge. A compiled function and the functions and constants it
+# reaches share one namespace, so the helpers and constants they use have names of their own: a kernel's
+# own rotl or TWO_PI_FLOAT32 never stands in for them. ----
+
+_XOROSHIRO128P_TWO_PI_FLOAT32 = TWO_PI_FLOAT32
+_XOROSHIRO128P_TWO_PI_FLOAT64 = TWO_PI_FLOAT64
 # The jump polynomial for 2**64 steps, low word first.
-_JUMP_LOW = np.uint64(0xBEAC0467EBA5FACB)
-_JUMP_HIGH = np.uint64(0xD86B048B86AA9922)
+_XOROSHIRO128P_JUMP_LOW = np.uint64(0xBEAC0467EBA5FACB)
+_XOROSHIRO128P_JUMP_HIGH = np.uint64(0xD86B048B86AA9922)
 
-
-# ---- device functions (compiled by cubridge; the helpers' names are private so that a kernel's own
-# function named, say, rotl never stands in for them: compiled functions share one namespace) ----
 
 def _xoroshiro128p_rotl(x, k):
     x = np.uint64(x)
@@ -106,7 +110,7 @@ def xoroshiro128p_jump(states, index):
     s0 = np.uint64(0)
     s1 = np.uint64(0)
     for w in range(2):
-        word = _JUMP_LOW if w == 0 else _JUMP_HIGH
+        word = _XOROSHIRO128P_JUMP_LOW if w == 0 else _XOROSHIRO128P_JUMP_HIGH
         for b in range(64):
             if word & (np.uint64(1) << np.uint32(b)):
                 s0 ^= states[i]["s0"]
@@ -130,7 +134,7 @@ def xoroshiro128p_normal_float32(states, index):
     """Return a float32 from N(0, 1) (Box-Muller) and advance ``states[index]`` by two steps."""
     u1 = xoroshiro128p_uniform_float32(states, index)
     u2 = xoroshiro128p_uniform_float32(states, index)
-    return math.sqrt(-np.float32(2.0) * math.log(u1)) * math.cos(TWO_PI_FLOAT32 * u2)
+    return math.sqrt(-np.float32(2.0) * math.log(u1)) * math.cos(_XOROSHIRO128P_TWO_PI_FLOAT32 * u2)
 
 
 def xoroshiro128p_normal_float64(states, index):
@@ -138,7 +142,7 @@ def xoroshiro128p_normal_float64(states, index):
     it draws float32 uniforms and takes their float32 logarithm."""
     u1 = xoroshiro128p_uniform_float32(states, index)
     u2 = xoroshiro128p_uniform_float32(states, index)
-    return math.sqrt(-np.float64(2.0) * math.log(u1)) * math.cos(TWO_PI_FLOAT64 * u2)
+    return math.sqrt(-np.float64(2.0) * math.log(u1)) * math.cos(_XOROSHIRO128P_TWO_PI_FLOAT64 * u2)
 
 
 # What the compiler reads for numba.cuda.random's functions of the same name.

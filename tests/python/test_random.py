@@ -352,19 +352,37 @@ def test_device_functions_result_types_are_numbas(name, quiet_overflow):
     assert ("none" if resty is None else str(resty)) == str(expected)
 
 
-def test_device_functions_of_other_libraries_helpers_do_not_clash():
-    """A kernel's module may have its own rotl: cubridge.random's functions call private helpers."""
-    ptx, _ = cubridge.compile_ptx(_kernel_with_own_rotl, (nr.xoroshiro128p_type[::1], cubridge.uint64[::1]), cc=CC)
-    assert cubridge.ptxas_check(ptx, CC)
-
-
 def rotl(x, k):  # not a rotation: it must not stand in for cubridge.random's
     return x + k
 
 
-def _kernel_with_own_rotl(states, out):
-    from_own = rotl(out[0], 1)
-    out[0] = from_own + nr.xoroshiro128p_next(states, 0)
+TWO_PI_FLOAT32 = 1.0  # nor must this stand in for cubridge.random's constant
+
+
+def next_beside_own_rotl(states, i):
+    return nr.xoroshiro128p_next(states, i) + rotl(np.uint64(0), np.uint64(0))
+
+
+def normal_beside_own_constant(states, out):
+    out[0] = nr.xoroshiro128p_normal_float32(states, 0) * TWO_PI_FLOAT32
+
+
+@needs_clang
+def test_a_modules_own_rotl_does_not_stand_in_for_cubridges(tmp_path):
+    """Compiled functions share one namespace: cubridge.random's functions call helpers of their own."""
+    from test_jit_slices import host_function
+    f = host_function(next_beside_own_rotl, f"uint64({STATES_SPELLING}, int64)", tmp_path)
+    a, b = _pair(2, seed=8)
+    for _ in range(20):
+        assert _call(f, ctypes.c_uint64, a, ctypes.c_int64(1)) == nr.xoroshiro128p_next(b, 1)
+
+
+def test_a_modules_own_constant_does_not_stand_in_for_cubridges():
+    from cubridge import _compiler, _core
+    o = _compiler._options(False, False, False, False, CC, True, "numba", None, "ptx")
+    source, name = _compiler._collect(normal_beside_own_constant, o)
+    ir = _core._compile_source_to_ir(source, name, f"void({STATES_SPELLING}, float32[::1])", o).nvvm_ir
+    assert "fmul float 0x401921FB60000000" in ir  # float32(2 pi) in the Box-Muller cosine, not 1.0
 
 
 @pytest.mark.parametrize("kernel, message", [
