@@ -117,6 +117,17 @@ def test_bad_arguments_are_refused_by_name(call, error, message):
         call()
 
 
+def test_core_seeding_refuses_buffers_that_are_not_whole_states():
+    from cubridge import _core
+    with pytest.raises(ValueError, match=r"_init_xoroshiro128p_states: the buffer holds 17 bytes, not a whole "
+                                         r"number of 16-byte states"):
+        _core._init_xoroshiro128p_states(np.zeros(17, np.uint8), 1, 0)
+    read_only = np.zeros(2, cr.xoroshiro128p_dtype)
+    read_only.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        _core._init_xoroshiro128p_states(read_only.view(np.uint8), 1, 0)
+
+
 class _FakeGpuArray:
     def __init__(self, typestr, descr, shape=(4,), strides=None):
         self.__cuda_array_interface__ = {"shape": shape, "typestr": typestr, "descr": descr, "strides": strides,
