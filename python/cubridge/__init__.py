@@ -19,6 +19,8 @@ from ._kernels import *  # noqa: F401,F403
 from ._kernels import __all__ as _kernels_all
 from ._intrinsics import *  # noqa: F401,F403
 from ._intrinsics import __all__ as _intrinsics_all
+from ._records import *  # noqa: F401,F403
+from ._records import __all__ as _records_all
 
 __all__ = ["__version__", *_driver_all, *_memory_all, *_arrays_all, *_linker_all, *_compiler_all, *_kernels_all,
-           *_intrinsics_all]
+           *_intrinsics_all, *_records_all]

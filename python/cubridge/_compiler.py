@@ -12,7 +12,7 @@ import sys
 import types as _pytypes
 from typing import Any
 
-from . import _core, _intrinsics
+from . import _core, _intrinsics, _records
 from ._core import CompileError
 
 __all__ = [
@@ -356,6 +356,8 @@ def _collect(pyfunc, options) -> tuple[str, str]:
             elif callable(v) and getattr(v, "__module__", None) in ("math", "numpy", "numba", "numba.core.types.scalars"):
                 mod = "math" if v.__module__ == "math" else "numpy"
                 imports.append(f"from {mod} import {getattr(v, '__name__', n)} as {n}")
+            elif (d := _records.dtype_name(v)) is not None:  # cuda.local.array(n, dtype=rec)
+                options.add_dtype(n, d)
             elif (c := _constant(v)) is not None:
                 options.add_constant(n, c[0], c[1])
             elif (a := _constant_array(v)) is not None:

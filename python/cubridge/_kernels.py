@@ -101,7 +101,9 @@ def _array_param(iface: dict, arg=None) -> str:
 
 def typeof(arg) -> str:
     """The kernel parameter type of a launch argument, in Numba's spelling: 'float32[:, ::1]' for a
-    C-contiguous 2-d float32 array ('const ...' when read-only), 'int64' for a Python int, ..."""
+    C-contiguous 2-d float32 array ('const ...' when read-only), 'int64' for a Python int, numba's
+    'Record(x[type=float32;offset=0];4;False)[::1]' for an array of a structured dtype, the record alone
+    for one structured scalar (a 0-d structured array such as from_record_like gives), ..."""
     if isinstance(arg, bool):
         return "bool"
     if isinstance(arg, int):
@@ -117,6 +119,8 @@ def typeof(arg) -> str:
         iface = _core.as_cuda_array(arg).__cuda_array_interface__
     if iface is not None and len(iface.get("shape", ())) > 0:
         return _array_param(iface, arg)
+    if iface is not None and iface["typestr"][1:2] == "V":  # one record: a structured scalar or 0-d array
+        return _records.record_name(_records.structured_dtype(arg, iface))
     dtype = getattr(arg, "dtype", None)  # NumPy scalars (and 0-d arrays, as their value)
     if dtype is not None and (dtype.kind, dtype.itemsize) in _SCALAR_NAMES:
         return _SCALAR_NAMES[(dtype.kind, dtype.itemsize)]

@@ -3,6 +3,10 @@ CUDA Array Interface ``descr``, so that ``typeof`` of a structured array gives t
 numba-cuda's ``typeof`` gives (``Record(x[type=float32;offset=0],y[type=int32;offset=4];8;False)[::1]``)."""
 from __future__ import annotations
 
+import sys
+
+__all__ = ["from_record_like"]
+
 _SCALAR_NAMES = {("b", 1): "bool", ("i", 1): "int8", ("i", 2): "int16", ("i", 4): "int32", ("i", 8): "int64",
                  ("u", 1): "uint8", ("u", 2): "uint16", ("u", 4): "uint32", ("u", 8): "uint64",
                  ("f", 2): "float16", ("f", 4): "float32", ("f", 8): "float64", ("c", 8): "complex64",
@@ -73,3 +77,43 @@ def structured_dtype(arg, iface: dict):
         raise TypeError(f"typeof: the array's descr gives itemsize {dtype.itemsize}, its typestr "
                         f"{iface['typestr']!r} another")
     return dtype
+
+
+def dtype_name(v) -> str | None:
+    """The record type name of a NumPy structured dtype or a Numba Record type bound in a kernel's
+    environment (the dtype of cuda.local.array / cuda.shared.array), else None."""
+    if type(v).__name__ == "Record" and type(v).__module__.startswith("numba"):
+        return str(v)
+    np = sys.modules.get("numpy")
+    if np is not None and isinstance(v, np.dtype) and v.fields is not None:
+        return record_name(v, "dtype")
+    return None
+
+
+def from_record_like(rec, stream=None, gpu_data=None):
+    """numba.cuda.from_record_like: an uninitialised device record (a 0-d device array) of the structured
+    dtype of `rec` (a NumPy record, a 0-d structured array or anything with such a ``dtype``), to pass as
+    a kernel's record parameter. `gpu_data`, when given, is device memory to use instead of a new
+    allocation: a cubridge or Numba MemoryPointer, or an int address, of at least the record's size."""
+    from . import _core
+    dtype = getattr(rec, "dtype", None)
+    if getattr(dtype, "fields", None) is None:
+        raise TypeError(f"from_record_like: {rec!r} ({type(rec).__name__}) has no structured dtype; pass a NumPy "
+                        "record (a[i] of a structured array), a 0-d structured array or a structured dtype's scalar")
+    if gpu_data is None:
+        return _core.device_array((), dtype, "C", stream)
+    address = gpu_data if isinstance(gpu_data, int) else getattr(gpu_data, "device_pointer", None)
+    address = getattr(address, "value", address)  # Numba's MemoryPointer: a c_void_p
+    if not isinstance(address, int):
+        raise TypeError(f"from_record_like: gpu_data {gpu_data!r} is not device memory (a MemoryPointer or an "
+                        "int device address)")
+    size = getattr(gpu_data, "size", None)
+    if isinstance(size, int) and size < dtype.itemsize:
+        raise ValueError(f"from_record_like: gpu_data holds {size} bytes, the record {dtype.itemsize}")
+    desc = {"shape": (), "typestr": dtype.str, "data": (address, False), "version": 3, "strides": None,
+            "stream": None}
+    try:
+        desc["descr"] = dtype.descr
+    except ValueError:  # overlapping or out-of-order fields: NumPy has no descr for them
+        pass
+    return _core.from_cuda_array_interface(desc, owner=gpu_data)

@@ -36,6 +36,14 @@ void bind_compiler(nb::module_& m) {
               nb::bytes data) {
              o.constant_arrays[name] = constant_array(dtype, std::move(shape), std::string(data.c_str(), data.size()));
            })
+      .def("add_dtype",
+           [](CompileOptions& o, const std::string& name, std::string_view type) {
+             auto t = parse_type_name(type);
+             if (!t || !(t->is_scalar() || t->is_record()))
+               throw std::invalid_argument("'" + name + "' is bound to the dtype '" + std::string(type) +
+                                           "', which is not a number type or a record");
+             o.dtypes[name] = *t;
+           })
       .def("add_unit", [](CompileOptions& o, std::string source, std::string filename, int first_line) {
         o.extra_units.push_back({std::move(source), std::move(filename), first_line});
       });

@@ -135,7 +135,8 @@ Value FunctionEmitter::intrinsic(const Expr& e) {
     for (std::int64_t d : e.shape) count *= d;
     if (n == "local.array") {
       std::string arr = "[" + std::to_string(count) + " x " + ety + "]";
-      std::string a = alloca(arr);
+      // A record is bytes to LLVM: align its array for the widest field (numbers keep their own).
+      std::string a = t.dtype().is_record() ? alloca_aligned(arr, 16) : alloca(arr);
       std::string data = ins("getelementptr " + arr + ", " + arr + "* " + a + ", i64 0, i64 0");
       return constant_shape_array(t, data, e.shape);
     }
@@ -149,7 +150,7 @@ Value FunctionEmitter::intrinsic(const Expr& e) {
       std::string data = ins("addrspacecast " + ety + " addrspace(3)* " + typed + " to " + ety + "*");
       std::string bytes = ins("call i32 asm \"mov.u32 $0, %dynamic_smem_size;\", \"=r\"()");
       std::string wide = ins("zext i32 " + bytes + " to i64");
-      std::int64_t isz = t.dtype().is_bool() ? 1 : t.dtype().bits() / 8;
+      std::int64_t isz = t.dtype().storage_size();
       std::string len = ins("udiv i64 " + wide + ", " + std::to_string(isz));
       return build_array(t, {"null", "null", len, std::to_string(isz), data, len, std::to_string(isz)});
     }

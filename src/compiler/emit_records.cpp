@@ -37,6 +37,13 @@ void FunctionEmitter::record_store(const Expr& target, const Value& v) {
   Value r = expr(*target.kids[0]);
   const Type& f = r.t.elements()[static_cast<std::size_t>(target.field)];
   std::string p = field_pointer(r, target.field);
+  if (f.is_record()) return copy_record(p, v);
+  if (f.is_nested_array()) {  // the field's bytes from the value's data, as Numba copies them
+    std::string ety = llvm_element_type(f.dtype());
+    std::string to = ins("bitcast " + ety + "* " + p + " to i8*");
+    std::string from = ins("bitcast " + ety + "* " + array_field(v, 4).v + " to i8*");
+    return copy_bytes(to, from, f.storage_size());
+  }
   Value c = to_data(convert(v, f));
   std::string ety = llvm_data_type(f);
   line("store " + ety + " " + c.v + ", " + ety + "* " + p + alignment_of(r.t));
@@ -58,9 +65,13 @@ void FunctionEmitter::record_aug_assign(const Stmt& s) {
 }
 
 void FunctionEmitter::copy_record(const std::string& to, const Value& from) {
+  copy_bytes(to, from.v, from.t.record_size());
+}
+
+void FunctionEmitter::copy_bytes(const std::string& to, const std::string& from, std::int64_t n) {
   m_.declare("declare void @llvm.memcpy.p0i8.p0i8.i64(i8* nocapture, i8* nocapture readonly, i64, i1)");
-  line("call void @llvm.memcpy.p0i8.p0i8.i64(i8* " + to + ", i8* " + from.v + ", i64 " +
-       std::to_string(from.t.record_size()) + ", i1 false)");
+  line("call void @llvm.memcpy.p0i8.p0i8.i64(i8* " + to + ", i8* " + from + ", i64 " + std::to_string(n) +
+       ", i1 false)");
 }
 
 }  // namespace cubridge::compiler

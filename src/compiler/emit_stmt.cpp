@@ -37,6 +37,12 @@ std::string FunctionEmitter::alloca(const std::string& ty) {
   return p;
 }
 
+std::string FunctionEmitter::alloca_aligned(const std::string& ty, int align) {
+  std::string p = "%a" + std::to_string(next_tmp_++);
+  allocas_ += "  " + p + " = alloca " + ty + ", align " + std::to_string(align) + "\n";
+  return p;
+}
+
 Value FunctionEmitter::load(const std::string& ptr, const Type& t) {
   std::string ty = llvm_value_type(t);
   return {ins("load " + ty + ", " + ty + "* " + ptr), t};

@@ -56,6 +56,7 @@ class FunctionEmitter {
   void cond_br(const std::string& c, const std::string& t, const std::string& f);
   bool terminated() const { return terminated_; }
   std::string alloca(const std::string& llvm_type);  ///< an entry-block alloca
+  std::string alloca_aligned(const std::string& llvm_type, int align);  ///< one with an explicit alignment
   Value load(const std::string& ptr, const Type& t);
   Value to_data(const Value& v);
   Value from_data(const std::string& v, const Type& t);
@@ -120,6 +121,7 @@ class FunctionEmitter {
   void record_aug_assign(const Stmt& s);
   /// Copies the bytes of record `from` to the address `to` (a[i] = r).
   void copy_record(const std::string& to, const Value& from);
+  void copy_bytes(const std::string& to, const std::string& from, std::int64_t n);
 
   // CUDA intrinsics (emit_cuda.cpp).
   Value intrinsic(const Expr& e);

@@ -233,8 +233,12 @@ Type FunctionTyper::cuda_array_alloc(Expr& e, const Intrinsic& in, std::vector<E
   std::string dt = dotted(*dtype);
   std::optional<Type> t;
   if (!dt.empty()) t = parse_type_name(dt.substr(dt.rfind('.') + 1));
-  if (!t || !t->is_scalar())
-    error(dtype->loc, shown + ": the dtype must be a number type such as numba.float32, np.float32 or cubridge.int32");
+  if (auto bound = prog_.options.dtypes.find(dtype->name);
+      dtype->kind == ExprKind::Name && slot_of(dtype->name) < 0 && bound != prog_.options.dtypes.end())
+    t = bound->second;  // a NumPy structured dtype or a Numba Record bound outside the kernel
+  if (!t || !(t->is_scalar() || t->is_record()))
+    error(dtype->loc, shown + ": the dtype must be a number type such as numba.float32, np.float32 or cubridge.int32, "
+                              "or a record: a NumPy structured dtype or numba.from_dtype(dt) bound outside the kernel");
   shape->type = i64();
   e.shape = dims;
   return Type::array(*t, static_cast<int>(dims.size()), 'C');

@@ -214,7 +214,7 @@ class FunctionTyper {
         return false;
       case StmtKind::Return: {
         Type t = s.value ? expr(*s.value) : Type::none();
-        if (!t.is_unknown() && !(t.is_scalar() || t.is_tuple() || t.is_none()))
+        if (!t.is_unknown() && !(t.is_scalar() || t.is_tuple() || t.is_none() || t.is_record()))
           error(s.loc, "cannot return a value of type " + t.name());
         returns.emplace_back(t, s.loc);
         return false;
@@ -318,8 +318,8 @@ class FunctionTyper {
         for (auto& k : e.kids) {
           Type t = expr(*k);
           if (t.is_unknown()) unknown = true;
-          else if (!t.is_scalar() && !t.is_tuple() && !t.is_array())
-            error(k->loc, "tuples hold numbers, arrays and tuples; got a value of type " + t.name());
+          else if (!t.is_scalar() && !t.is_tuple() && !t.is_array() && !t.is_record())
+            error(k->loc, "tuples hold numbers, arrays, records and tuples; got a value of type " + t.name());
           elems.push_back(t);
         }
         if (e.kids.empty()) error(e.loc, "the empty tuple is not supported");

@@ -93,12 +93,21 @@ void FunctionTyper::record_store(Expr& target, const Type& value) {
   Type field = target.kind == ExprKind::Attribute ? record_attribute(target, base) : record_subscript(target, base);
   target.type = field;
   const std::string& fname = base.field_names()[static_cast<std::size_t>(target.field)];
-  if (field.is_array())
-    error(target.loc, "cannot assign to the array field '" + fname + "' of " + base.name() +
-                          " as a whole; store its elements (r." + fname + "[k] = v)");
-  if (field.is_record())
-    error(target.loc, "cannot assign to the record field '" + fname + "' as a whole; store its fields one at a time");
   if (value.is_unknown()) return;
+  // A whole array or record field takes a copy of its bytes, as Numba's record setattr copies them.
+  if (field.is_array()) {
+    if (!value.is_array() || value.dtype() != field.dtype())
+      error(target.loc, "cannot store a value of type " + value.name() + " into the array field '" + fname + "' (" +
+                            field.name() + "); assign an array of " + field.dtype().name() +
+                            " (its first elements are copied) or store the elements (r." + fname + "[k] = v)");
+    return;
+  }
+  if (field.is_record()) {
+    if (value != field)
+      error(target.loc, "cannot store a value of type " + value.name() + " into the record field '" + fname +
+                            "' (" + field.name() + "); it takes a record of the same dtype");
+    return;
+  }
   // Numba casts the stored value to the field's type (float to int included); complex cannot narrow.
   if (!value.is_scalar() || can_convert(value, field) == Conversion::None ||
       (value.is_complex() && !field.is_complex()))

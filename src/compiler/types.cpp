@@ -345,7 +345,7 @@ Signature parse_signature(std::string_view text) {
   if (!s.empty() && s.back() == ')' && open != std::string_view::npos) {
     std::string_view head = trim(s.substr(0, open));
     // "UniTuple(int32 x 2)(int32)" or "Tuple(...)(...)": find the matching ')' of the head's own '('.
-    if (head == "UniTuple" || head == "Tuple") {
+    if (head == "UniTuple" || head == "Tuple" || head == "Record") {
       int depth = 0;
       std::size_t i = open;
       for (; i < s.size(); ++i) {

@@ -112,7 +112,11 @@ void ArgumentPack::set_array(std::size_t index, ArrayView&& view) {
                            ": the array has a CUDA Array Interface mask, which a kernel launch cannot "
                            "honour; pass the data without a mask");
 
-  if (p.is_pointer()) {
+  if (p.is_record() && view.size() != 1)
+    type_error(index, "an array of " + std::to_string(view.size()) + " records (shape " + tuple_string(view.shape()) +
+                          "); a record parameter takes one: a 0-d structured array such as "
+                          "cubridge.from_record_like(rec) or cubridge.to_device(rec)");
+  if (p.is_pointer() || p.is_record()) {
     std::uintptr_t data = view.address();
     std::memcpy(slot(index, 0), &data, 8);
     keep(index, std::move(view));

@@ -80,6 +80,18 @@ std::optional<ArraySpelling> array_spelling(std::string_view whole, std::string_
   }
 }
 
+// A record's spelling, read by the compiler's type parser (one spelling, one parser); only its item
+// size matters to a launch.
+void read_record(std::string_view whole, std::string_view text, ParamKind& p) {
+  auto record = compiler::parse_type_name(text);
+  if (!record || !record->is_record())
+    fail(whole, quoted(text) + " is not a record in Numba's spelling, e.g. "
+                "Record(x[type=float32;offset=0],y[type=int32;offset=4];8;False)");
+  p.record = record->name();
+  p.record_size = static_cast<std::uint32_t>(record->record_size());
+  p.type = ScalarType::UInt8;
+}
+
 ParamKind parse_param(std::string_view whole, std::string_view text) {
   ParamKind p;
   std::string_view s = trim(text);
@@ -106,18 +118,14 @@ ParamKind parse_param(std::string_view whole, std::string_view text) {
     } else {
       p.type = scalar_named(whole, pointee);
     }
+  } else if (s.starts_with("Record(") && s.back() == ')') {
+    // One record, passed by address as numba-cuda passes a DeviceRecord.
+    p.kind = ParamKind::Kind::Record;
+    read_record(whole, s, p);
   } else if (std::optional<ArraySpelling> array = array_spelling(whole, s)) {
     p.kind = ParamKind::Kind::Array;
     if (array->element.starts_with("Record(")) {
-      // The record is read by the compiler's type parser (one spelling, one parser); only its item size
-      // matters to a launch.
-      auto record = compiler::parse_type_name(array->element);
-      if (!record || !record->is_record())
-        fail(whole, quoted(array->element) + " is not a record in Numba's spelling, e.g. "
-                    "Record(x[type=float32;offset=0],y[type=int32;offset=4];8;False)");
-      p.record = record->name();
-      p.record_size = static_cast<std::uint32_t>(record->record_size());
-      p.type = ScalarType::UInt8;
+      read_record(whole, array->element, p);
     } else {
       p.type = scalar_named(whole, array->element);
     }
@@ -208,6 +216,7 @@ std::string ParamKind::to_string() const {
   if (!takes_array()) return s;
   if (!written) s = "const " + s;
   if (is_pointer()) return s + '*';
+  if (is_record()) return s;
   s += '[';
   for (int i = 0; i < ndim; ++i) {
     if (i) s += ", ";
@@ -238,6 +247,11 @@ KernelSignature::KernelSignature(std::vector<ParamKind> params) : params_(std::m
       if (p.ndim == 1 && p.layout == 'F') p.layout = 'C';  // one axis: both orders are the same
       ++array_count_;
       for (int k = 0; k < 5 + 2 * p.ndim; ++k) add(8);  // meminfo parent nitems itemsize data shape strides
+    } else if (p.is_record()) {
+      p.ndim = 0;
+      p.layout = 'A';
+      ++array_count_;
+      add(8);  // the record's address
     } else if (p.is_pointer()) {
       p.ndim = 0;
       p.layout = 'A';
@@ -268,7 +282,8 @@ KernelSignature KernelSignature::parse(std::string_view text) {
                                 s.substr(0, 6) != "array(" && s.find("array(") != 0) {
     std::string_view ret = trim(s.substr(0, open));
     bool starts_const = ret.substr(0, 6) == "const " || ret.substr(0, 9) == "readonly ";
-    if (!starts_const && ret.find('[') == std::string_view::npos && ret.find(',') == std::string_view::npos) {
+    if (!starts_const && ret != "Record" && ret.find('[') == std::string_view::npos &&
+        ret.find(',') == std::string_view::npos) {
       if (!ret.empty() && ret != "void" && ret != "none")
         fail(text, "a kernel returns void, but the signature says '" + std::string(ret) + "'");
       s = trim(s.substr(open + 1, s.size() - open - 2));

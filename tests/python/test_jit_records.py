@@ -340,3 +340,39 @@ def test_numba_refuses_what_we_refuse():
 @pytest.mark.parametrize("case", RECORD_CASES, ids=[c.id for c in RECORD_CASES])
 def test_record_gpu_case_compiles_and_assembles(case):
     compile_kernel(case.fn, case.signature(cubridge.typeof))
+
+
+# ---------------------------------------------------------------- one record as a parameter
+
+def record_parameter(r, out):
+    out[0] = r.x * r.y
+    r.y = 5
+    r["x"] += 1.5
+
+
+def test_one_record_types_as_numbas_record_and_passes_by_address():
+    numba = numba_or_skip()
+    from numba import cuda
+    a = np.zeros(3, PAIR)
+    R = str(numba.from_dtype(PAIR))
+    assert cubridge.typeof(a[1]) == R  # a NumPy record (np.void)
+    assert cubridge.typeof(np.zeros((), PAIR)) == R  # a 0-d structured array, as from_record_like gives
+    sig = cubridge.KernelSignature(f"void({R}, const {R}, {R}[::1])")
+    assert sig.params == [R, f"const {R}", R + "[::1]"]
+    ptx = compile_kernel(record_parameter, f"void({R}, float32[::1])")
+    theirs, _ = cuda.compile_ptx(record_parameter, (numba.from_dtype(PAIR), numba.float32[::1]), cc=CC)
+
+    def params(text):
+        entry = text[text.find(".entry"):]
+        return [line.split()[1] for line in entry[:entry.find(")")].splitlines() if ".param" in line]
+
+    assert params(ptx) == params(theirs) == [".u64"] * 8  # the record's address, then the array's 7
+    assert cubridge.jit(record_parameter).compile((numba.from_dtype(PAIR), numba.float32[::1])) == \
+        (R, "float32[::1]")
+
+
+def test_from_record_like_refuses_what_is_no_record():
+    with pytest.raises(TypeError, match=r"from_record_like: .*1.0\)? \(float32\) has no structured dtype"):
+        cubridge.from_record_like(np.float32(1))
+    with pytest.raises(TypeError, match="gpu_data 'x' is not device memory"):
+        cubridge.from_record_like(np.zeros((), PAIR), gpu_data="x")

@@ -55,3 +55,55 @@ def test_record_case_matches_numba_cuda(case):
                                        err_msg=f"{case.id}: output {k}")
         else:
             np.testing.assert_array_equal(_bytes(a), _bytes(b), err_msg=f"{case.id}: output {k} differs from numba-cuda's")
+
+
+REC = np.dtype([("x", np.float32), ("n", np.int32), ("v", np.float64, (2,))], align=True)
+
+
+def record_param(r, out):
+    out[0] = r.x * r.n + r.v[1]
+    r.n += 1
+    r["x"] = r.v[0]
+    r.v[1] = 3.0
+
+
+def _host_record():
+    host = np.zeros((), REC)
+    host["x"], host["n"], host["v"] = 1.5, 7, (0.25, -2.0)
+    return host
+
+
+@pytest.mark.gpu
+def test_a_device_record_parameter_matches_numba_cuda():
+    """A device record on both sides (numba's DeviceRecord, cubridge.from_record_like): the kernel reads and
+    writes the one record through its address."""
+    numba_cuda = pytest.importorskip("numba.cuda", reason="numba-cuda is not installed")
+    host = _host_record()
+    d = numba_cuda.to_device(host[()])  # a DeviceRecord (numba's from_record_like, then a copy)
+    out = numba_cuda.to_device(np.zeros(1))
+    numba_cuda.jit(record_param)[1, 1](d, out)
+    theirs = d.copy_to_host(), out.copy_to_host()
+
+    ours_d = cubridge.from_record_like(host)
+    assert cubridge.typeof(ours_d) == cubridge.typeof(host[()])
+    ours_d.copy_to_device(host)
+    ours_out = cubridge.to_device(np.zeros(1))
+    cubridge.jit(record_param)[1, 1](ours_d, ours_out)
+    ours = ours_d.copy_to_host(), ours_out.copy_to_host()
+    assert ours[0].tobytes() == np.asarray(theirs[0]).tobytes()
+    np.testing.assert_array_equal(ours[1], theirs[1])
+
+
+@pytest.mark.gpu
+def test_a_host_record_is_copied_in_and_back_as_numba_cuda_does():
+    """a[i] of a NumPy structured array passed as a record parameter: copied to the device and back into a."""
+    numba_cuda = pytest.importorskip("numba.cuda", reason="numba-cuda is not installed")
+    theirs = np.zeros(3, REC)
+    theirs[1] = _host_record()
+    ours = theirs.copy()
+    out_t, out_o = np.zeros(1), np.zeros(1)
+    numba_cuda.jit(record_param)[1, 1](theirs[1], out_t)
+    with pytest.warns(cubridge.PerformanceWarning):
+        cubridge.jit(record_param)[1, 1](ours[1], out_o)
+    assert ours.tobytes() == theirs.tobytes()
+    np.testing.assert_array_equal(out_o, out_t)

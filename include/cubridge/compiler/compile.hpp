@@ -90,6 +90,9 @@ struct CompileOptions {
   std::map<std::string, Constant, std::less<>> constants;
   /// Arrays bound outside the source (module globals and closure cells holding NumPy arrays).
   std::map<std::string, ConstantArray, std::less<>> constant_arrays;
+  /// Names bound outside the source to a dtype (a NumPy structured dtype, a Numba Record type): the
+  /// dtype of cuda.local.array / cuda.shared.array.
+  std::map<std::string, Type, std::less<>> dtypes;
   /// Extra source units (other functions the compiled one calls), each with its file and first line.
   struct Unit {
     std::string source;

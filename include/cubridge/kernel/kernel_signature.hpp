@@ -31,17 +31,18 @@ DType scalar_type_dtype(ScalarType t) noexcept;
 /// The scalar type of an array element, or nullopt for dtypes no kernel parameter has ('V', swapped).
 std::optional<ScalarType> scalar_type_of(const DType& dtype) noexcept;
 
-/// One parameter as the user sees it: a scalar, an array of `ndim` dimensions (Numba ABI), or a
-/// pointer to the first element of a contiguous array (C ABI, as CUDA C++ kernels take them).
+/// One parameter as the user sees it: a scalar, an array of `ndim` dimensions (Numba ABI), a pointer
+/// to the first element of a contiguous array (C ABI, as CUDA C++ kernels take them), or one record
+/// (Numba ABI: the address of a structured scalar, e.g. numba.cuda.from_record_like's DeviceRecord).
 struct ParamKind {
-  enum class Kind : std::uint8_t { Scalar, Array, Pointer };
+  enum class Kind : std::uint8_t { Scalar, Array, Pointer, Record };
   Kind kind = Kind::Scalar;
   ScalarType type = ScalarType::Float32;  // the scalar type, the array's element type, or the pointee
   int ndim = 0;                           // arrays only
   char layout = 'A';                      // arrays only: 'C', 'F' or 'A' (any strides)
   bool written = true;                    // arrays and pointers: false for `const` / `readonly` ones
   bool any_pointee = false;               // pointers only: `void*`, which takes arrays of any dtype
-  /// Arrays of records (NumPy structured dtypes): Numba's spelling of the record,
+  /// Records and arrays of records (NumPy structured dtypes): Numba's spelling of the record,
   /// "Record(x[type=float32;offset=0],y[type=int32;offset=4];8;False)", and its item size; such an
   /// array takes any CAI array of typestr '|V<record_size>' (`type` is then meaningless).
   std::string record;
@@ -49,7 +50,8 @@ struct ParamKind {
 
   bool is_array() const noexcept { return kind == Kind::Array; }
   bool is_pointer() const noexcept { return kind == Kind::Pointer; }
-  /// Arrays and pointers: the parameters that are given an array (ArgumentPack keeps its view).
+  bool is_record() const noexcept { return kind == Kind::Record; }
+  /// Arrays, pointers and records: the parameters that are given an array (ArgumentPack keeps its view).
   bool takes_array() const noexcept { return kind != Kind::Scalar; }
   /// Numba's spelling: "float32[:, ::1]", "const float32[:]", "int64"; pointers "const float32*", "void*".
   std::string to_string() const;

@@ -94,3 +94,202 @@ def write_fields(a, v):
 record_case(write_fields, lambda: [mixed(PACKED), rng(9).uniform(-50, 50, N)], grid=N // 64, block=64, outs=[0])
 record_case(write_fields, lambda: [mixed(ALIGNED), rng(9).uniform(-50, 50, N)], grid=N // 64, block=64, outs=[0],
             name="write_fields_aligned")
+
+
+# ---------------------------------------------------------------- record values: references into the array
+
+def record_values(a, out):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        r = a[i]
+        out[i] = r.x + r["y"]
+        r.x = r.y * 0.5  # writes a[i]: a record element refers to the array
+        r["n"] += 3
+        if i % 3 == 0:
+            r = a[a.shape[0] - 1 - i]  # rebinding the name moves the reference, copies nothing
+        r.tag = 1
+
+
+record_case(record_values, lambda: [mixed(ALIGNED), np.zeros(N)], grid=N // 64, block=64)
+
+
+@cuda.jit(device=True)
+def bump_x(r, v):
+    r.x += v  # the caller's record: numba passes a record by reference
+
+
+def pass_to_device_function(a, v):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        bump_x(a[i], v[i])
+
+
+record_case(pass_to_device_function, lambda: [mixed(PACKED), rng(2).uniform(-2, 2, N).astype(np.float32)],
+            grid=N // 64, block=64, outs=[0])
+
+
+def copy_records(src, dst):
+    i = cuda.grid(1)
+    if i < src.shape[0]:
+        dst[src.shape[0] - 1 - i] = src[i]  # a whole record: its bytes
+
+
+record_case(copy_records, lambda: [mixed(ALIGNED), np.zeros(N, ALIGNED)], grid=N // 64, block=64, outs=[1])
+
+# ---------------------------------------------------------------- nested records and array fields
+
+POINT = np.dtype([("x", np.float32), ("y", np.float32)])
+PARTICLE = np.dtype([("pos", POINT), ("vel", np.float64, (3,)), ("m", np.int16, (2, 2)), ("id", np.int32)],
+                    align=True)
+
+
+def particles(n=N, seed=11):
+    a = np.zeros(n, PARTICLE)
+    r = rng(seed)
+    a["pos"]["x"] = r.uniform(-1, 1, n)
+    a["pos"]["y"] = r.uniform(-1, 1, n)
+    a["vel"] = r.uniform(-1, 1, (n, 3))
+    a["m"] = r.integers(-50, 50, (n, 2, 2))
+    a["id"] = np.arange(n)
+    return a
+
+
+def nested_and_array_fields(p, out):
+    i = cuda.grid(1)
+    if i < p.shape[0]:
+        s = 0.0
+        for k in range(3):
+            s += p[i].vel[k] * p[i]["vel"][k]
+        out[i] = s + p[i].pos.x * p[i]["pos"]["y"] + p[i].m[1, 0] - p[i]["m"][0][1]
+        p[i].pos.x = p[i].vel[0]
+        p[i]["pos"].y += 1.5
+        p[i].vel[2] = p[i].id
+        p[i]["vel"][1] *= 2.0
+        p[i].m[0, 1] = p[i].m[1, 1] + p[i].vel.shape[0] + p[i].m.size
+        v = p[i].vel
+        v[0] -= 0.25  # a view into the record: writes the array
+        out[i] += len(v)
+
+
+record_case(nested_and_array_fields, lambda: [particles(), np.zeros(N)], grid=N // 64, block=64)
+
+SCALARS = np.dtype([("b", np.bool_), ("i1", np.int8), ("u2", np.uint16), ("i4", np.int32), ("u8", np.uint64),
+                    ("h", np.float16), ("f", np.float32), ("d", np.float64), ("c8", np.complex64),
+                    ("c16", np.complex128)], align=True)
+
+
+def scalars(n=N, seed=13):
+    a = np.zeros(n, SCALARS)
+    r = rng(seed)
+    a["b"] = r.integers(0, 2, n)
+    a["i1"] = r.integers(-100, 100, n)
+    a["u2"] = r.integers(0, 60000, n)
+    a["i4"] = r.integers(-10**6, 10**6, n)
+    a["u8"] = r.integers(0, 2**62, n, dtype=np.uint64)
+    a["h"] = r.uniform(-8, 8, n)
+    a["f"] = r.uniform(-8, 8, n)
+    a["d"] = r.uniform(-8, 8, n)
+    a["c8"] = r.uniform(-8, 8, n) + 1j * r.uniform(-8, 8, n)
+    a["c16"] = r.uniform(-8, 8, n) + 1j * r.uniform(-8, 8, n)
+    return a
+
+
+def every_field_type(a, out):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        r = a[i]
+        out[i] = (r.b + r.i1 + r.u2 + r.i4 + r.h + r.f + r.d + r.c8.real + r.c16.imag) + (r.u8 >> np.uint64(40))
+        r.b = not r.b
+        r.i1 = r.i1 // 3
+        r.u2 += 7
+        r.i4 = -r.i4
+        r.u8 ^= np.uint64(0xFF)
+        r.h = -r.h
+        r.f = r.f - r.d
+        r.d = r.d * r.f
+        r.c8 = -r.c8
+        r.c16 = r.c16 + r.c8
+
+
+record_case(every_field_type, lambda: [scalars(), np.zeros(N)], grid=N // 64, block=64)
+
+# ---------------------------------------------------------------- records in local and shared arrays
+
+
+
+def local_records(a, out):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        tmp = cuda.local.array(4, dtype=POINT)
+        for k in range(4):
+            tmp[k].x = a[i].x * k
+            tmp[k]["y"] = a[i].y + k
+        s = 0.0
+        for k in range(4):
+            s += tmp[k].x - tmp[3 - k]["y"]
+        out[i] = s
+
+
+def points(n=N, seed=17):
+    a = np.zeros(n, POINT)
+    r = rng(seed)
+    a["x"] = r.uniform(-3, 3, n)
+    a["y"] = r.uniform(-3, 3, n)
+    return a
+
+
+record_case(local_records, lambda: [points(), np.zeros(N, np.float32)], grid=N // 64, block=64, outs=[1])
+
+
+def shared_records(a, out):
+    buf = cuda.shared.array(64, POINT)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    buf[t] = a[i]
+    buf[t].x += 1.0
+    cuda.syncthreads()
+    out[i] = buf[63 - t].x * buf[(t + 1) % 64]["y"]
+
+
+record_case(shared_records, lambda: [points(), np.zeros(N, np.float32)], grid=N // 64, block=64, outs=[1])
+
+
+def shared_records_numba_type(a, out):
+    buf = cuda.shared.array(64, dtype=POINT_RECORD)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    buf[t].x = a[i].y
+    buf[t].y = a[i].x
+    cuda.syncthreads()
+    out[i] = buf[63 - t].x - buf[t].y
+
+
+try:  # numba's Record type object, as numba.from_dtype gives it
+    import numba as _numba
+    POINT_RECORD = _numba.from_dtype(POINT)
+    record_case(shared_records_numba_type, lambda: [points(), np.zeros(N, np.float32)], grid=N // 64, block=64,
+                outs=[1])
+except ImportError:
+    pass
+
+# ---------------------------------------------------------------- whole fields, tuples of records, returned records
+
+
+@cuda.jit(device=True)
+def pick(p, i, j):
+    return p[i] if p[i].id > p[j].id else p[j]  # a record returned by reference
+
+
+def whole_fields(p, out):
+    i = cuda.grid(1)
+    if i < p.shape[0] - 1:
+        pair = (p[i], p[i + 1])
+        out[i] = pair[0].pos.x - pair[0].vel[2] + pair[1].id  # p[i + 1].vel may be another thread's copy
+        if i % 2 == 0:
+            p[i].pos = p[i + 1].pos  # a record field takes a copy of the bytes
+            p[i].vel = p[i + 1]["vel"]  # so does an array field
+        big = pick(p, i, i + 1)
+        big.m[1, 1] = 7
+
+
+record_case(whole_fields, lambda: [particles(), np.zeros(N)], grid=N // 64, block=64)
