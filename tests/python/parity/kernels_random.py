@@ -3,8 +3,9 @@ states made by numba-cuda's create_xoroshiro128p_states and by cubridge.random's
 numba user writes (from-import, cuda.random.X, the module aliased). Each run gets fresh states from
 make(); the draws must equal numba-cuda's bit for bit.
 
-The states are GPU arrays (CuPy has no structured dtypes), so make() needs a GPU: every case names its
-signature (numba's record type, xoroshiro128p_type[::1]), and the CPU test never calls make()."""
+The states are GPU arrays (numba-cuda types a structured CuPy array by its typestr alone, and fails), so
+make() needs a GPU: those cases name their signature (numba's record type, xoroshiro128p_type[::1]) and
+the CPU test never calls their make(). local_states keeps its generator in a local record array instead."""
 import numba.cuda.random
 import numpy as np
 from numba import cuda, float32, float64, int64, uint64, void
@@ -118,6 +119,20 @@ def strided_use(states, out):
             out[i, k] = xoroshiro128p_uniform_float32(states, i // 2)
             out[i + 1, k] = xoroshiro128p_normal_float32(states, i // 2)
 
+
+def local_states(out, seed):
+    # A generator in local memory, seeded in the kernel: no states array comes in at all.
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        state = cuda.local.array(1, xoroshiro128p_type)
+        init_xoroshiro128p_state(state, 0, seed + i)
+        xoroshiro128p_jump(state, 0)
+        for k in range(out.shape[1]):
+            out[i, k] = xoroshiro128p_normal_float32(state, 0) if k % 2 else xoroshiro128p_uniform_float64(state, 0)
+
+
+case(local_states, lambda: [np.zeros((THREADS, DRAWS), np.float64), np.int64(2**40)], grid=THREADS // 64, block=64,
+     outs=[0])
 
 for maker in (numba_states, cubridge_states):
     random_case(uniform_float32, draws(maker(), np.float32), maker, float32[:, ::1])
