@@ -28,9 +28,23 @@ def _field_type(dtype, where: str) -> str:
     return name
 
 
+_NAMES: dict = {}  # id(dtype) -> (dtype, name): typeof runs on every lazy launch
+
+
 def record_name(dtype, where: str = "typeof") -> str:
     """Numba's str() of ``numba.from_dtype(dtype)`` for a structured NumPy dtype: fields sorted by offset
     (then name), each ``name[type=T;offset=N]``, then the item size and whether NumPy aligned it."""
+    hit = _NAMES.get(id(dtype))
+    if hit is not None and hit[0] is dtype:  # by identity: equal dtypes may differ in their align flag
+        return hit[1]
+    name = _record_name(dtype, where)
+    if len(_NAMES) > 256:
+        _NAMES.clear()
+    _NAMES[id(dtype)] = (dtype, name)  # holding the dtype keeps its id from being reused
+    return name
+
+
+def _record_name(dtype, where: str) -> str:
     fields = []
     for name, spec in dtype.fields.items():
         if len(spec) == 3 and spec[2] == name:  # a title's entry repeats a field under its title
@@ -60,11 +74,17 @@ def _from_descr(descr):
     return numpy.dtype({"names": names, "formats": formats, "offsets": offsets, "itemsize": offset})
 
 
+def _has_padding_fields(dtype) -> bool:
+    """Whether `dtype` came from np.dtype(descr) of a padded descr, which names its padding 'f1', ... as
+    void fields (cubridge's DeviceArray.dtype does): the descr itself then says which are padding."""
+    return any(f[0].kind == "V" and f[0].fields is None and f[0].subdtype is None for f in dtype.fields.values())
+
+
 def structured_dtype(arg, iface: dict):
     """The structured dtype of an array of typestr '|V<n>': its ``dtype`` when it has one (CuPy, NumPy,
     Numba), else the CAI/array-interface ``descr``; TypeError naming the array when neither has fields."""
     dtype = getattr(arg, "dtype", None)
-    if getattr(dtype, "fields", None) is None:
+    if getattr(dtype, "fields", None) is None or _has_padding_fields(dtype):
         descr = iface.get("descr")
         try:
             dtype = _from_descr(descr) if descr and descr != [("", iface["typestr"])] else None
@@ -100,6 +120,13 @@ def from_record_like(rec, stream=None, gpu_data=None):
     if getattr(dtype, "fields", None) is None:
         raise TypeError(f"from_record_like: {rec!r} ({type(rec).__name__}) has no structured dtype; pass a NumPy "
                         "record (a[i] of a structured array), a 0-d structured array or a structured dtype's scalar")
+    # The array keeps only the descr, which has no alignment flag: remember the dtype itself for its
+    # .dtype (and so typeof), so an aligned record stays aligned.
+    from . import _arrays
+    try:
+        _arrays._DTYPES[(dtype.str, repr(dtype.descr))] = dtype
+    except ValueError:  # no descr (overlapping or out-of-order fields): .dtype reads the typestr
+        pass
     if gpu_data is None:
         return _core.device_array((), dtype, "C", stream)
     address = gpu_data if isinstance(gpu_data, int) else getattr(gpu_data, "device_pointer", None)

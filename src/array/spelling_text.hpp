@@ -23,13 +23,13 @@ inline std::string quoted(std::string_view text) {
   return s;
 }
 
-/// `s` split at the commas outside brackets and parentheses, each part trimmed; `error` is set instead
-/// ("unbalanced ')'" or "unbalanced brackets") when they do not balance, for the caller to place.
+/// `s` split at the commas (or `sep`) outside brackets and parentheses, each part trimmed; `error` is set
+/// instead ("unbalanced ')'" or "unbalanced brackets") when they do not balance, for the caller to place.
 struct TopLevelFields {
   std::vector<std::string_view> parts;
   std::string error;
 };
-inline TopLevelFields split_top_level(std::string_view s) {
+inline TopLevelFields split_top_level(std::string_view s, char sep = ',') {
   TopLevelFields out;
   int depth = 0;
   std::size_t start = 0;
@@ -40,7 +40,7 @@ inline TopLevelFields split_top_level(std::string_view s) {
       out.error = "unbalanced '" + std::string(1, c) + "'";
       return out;
     }
-    if (c == ',' && depth == 0) {
+    if (c == sep && depth == 0) {
       out.parts.push_back(trim(s.substr(start, i - start)));
       start = i + 1;
     }

@@ -319,7 +319,7 @@ class FunctionTyper {
           Type t = expr(*k);
           if (t.is_unknown()) unknown = true;
           else if (!t.is_scalar() && !t.is_tuple() && !t.is_array() && !t.is_record())
-            error(k->loc, "tuples hold numbers, arrays, records and tuples; got a value of type " + t.name());
+            error(k->loc, "tuples hold numbers, arrays and tuples; got a value of type " + t.name());
           elems.push_back(t);
         }
         if (e.kids.empty()) error(e.loc, "the empty tuple is not supported");

@@ -1,11 +1,10 @@
 // Internal: Type names, type-name parsing and signature parsing (include/cubridge/compiler/types.hpp).
 #include "cubridge/compiler/types.hpp"
 
-#include <algorithm>
 #include <stdexcept>
-#include <tuple>
 
 #include "cubridge/array/array_spelling.hpp"
+#include "record_spelling.hpp"
 
 namespace cubridge::compiler {
 
@@ -109,15 +108,15 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-// Splits at top-level `sep` (not inside parentheses or brackets).
-std::vector<std::string_view> split_top(std::string_view s, char sep) {
+// Splits at top-level commas (not inside parentheses or brackets).
+std::vector<std::string_view> split_commas(std::string_view s) {
   std::vector<std::string_view> out;
   int depth = 0;
   std::size_t start = 0;
   for (std::size_t i = 0; i < s.size(); ++i) {
     if (s[i] == '(' || s[i] == '[') ++depth;
     else if (s[i] == ')' || s[i] == ']') --depth;
-    else if (s[i] == sep && depth == 0) {
+    else if (s[i] == ',' && depth == 0) {
       out.push_back(trim(s.substr(start, i - start)));
       start = i + 1;
     }
@@ -125,19 +124,6 @@ std::vector<std::string_view> split_top(std::string_view s, char sep) {
   std::string_view last = trim(s.substr(start));
   if (!last.empty() || !out.empty()) out.push_back(last);
   return out;
-}
-
-std::vector<std::string_view> split_commas(std::string_view s) { return split_top(s, ','); }
-
-std::optional<std::int64_t> parse_count(std::string_view s) {
-  s = trim(s);
-  if (s.empty() || s.size() > 12) return std::nullopt;
-  std::int64_t n = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return std::nullopt;
-    n = n * 10 + (c - '0');
-  }
-  return n;
 }
 
 std::optional<Type> scalar_by_name(std::string_view n) {
@@ -189,88 +175,6 @@ std::optional<Type> array_type(std::string_view name, bool readonly) {
   return Type::array(*dtype, spelling->ndim, spelling->layout, readonly);
 }
 
-std::optional<Type> field_type(std::string_view name);
-
-// Numba's str() of a Record: "Record(x[type=float32;offset=0],y[type=int32;offset=4];8;False)" (fields
-// may add ";alignment=N" or ";title=T", which change nothing here); the fields come back sorted by
-// offset, then name, as Numba sorts them. nullopt when malformed or a field overflows the record.
-std::optional<Type> numba_record(std::string_view inner) {
-  std::vector<std::string_view> parts = split_top(inner, ';');
-  if (parts.size() != 3) return std::nullopt;
-  auto size = parse_count(parts[1]);
-  if (!size || *size < 1 || (parts[2] != "True" && parts[2] != "False")) return std::nullopt;
-  struct Field {
-    std::int64_t offset;
-    std::string name;
-    Type type;
-  };
-  std::vector<Field> fields;
-  for (std::string_view f : split_commas(parts[0])) {
-    std::size_t open = f.find('[');
-    if (open == std::string_view::npos || f.back() != ']') return std::nullopt;
-    Field field{-1, std::string(trim(f.substr(0, open))), Type()};
-    for (std::string_view attr : split_top(f.substr(open + 1, f.size() - open - 2), ';')) {
-      if (attr.starts_with("type=")) {
-        auto t = field_type(attr.substr(5));
-        if (!t) return std::nullopt;
-        field.type = *t;
-      } else if (attr.starts_with("offset=")) {
-        auto o = parse_count(attr.substr(7));
-        if (!o) return std::nullopt;
-        field.offset = *o;
-      } else if (!attr.starts_with("alignment=") && !attr.starts_with("title=")) {
-        return std::nullopt;
-      }
-    }
-    if (field.name.empty() || field.offset < 0 || field.type.is_unknown() ||
-        field.offset + field.type.storage_size() > *size)
-      return std::nullopt;
-    for (const Field& g : fields)
-      if (g.name == field.name) return std::nullopt;
-    fields.push_back(std::move(field));
-  }
-  if (fields.empty()) return std::nullopt;
-  std::stable_sort(fields.begin(), fields.end(),
-                   [](const Field& a, const Field& b) { return std::tie(a.offset, a.name) < std::tie(b.offset, b.name); });
-  std::vector<std::string> names;
-  std::vector<Type> types;
-  std::vector<std::int64_t> offsets;
-  for (Field& f : fields) {
-    names.push_back(std::move(f.name));
-    types.push_back(std::move(f.type));
-    offsets.push_back(f.offset);
-  }
-  return Type::record(std::move(names), std::move(types), std::move(offsets), *size, parts[2] == "True");
-}
-
-// "nestedarray(float32, (3,))", "nestedarray(int32, (2, 3))": an array field of a record.
-std::optional<Type> nested_array_type(std::string_view inner) {
-  std::vector<std::string_view> parts = split_commas(inner);
-  if (parts.size() != 2 || parts[1].size() < 2 || parts[1].front() != '(' || parts[1].back() != ')')
-    return std::nullopt;
-  auto dtype = field_type(parts[0]);
-  if (!dtype || dtype->is_nested_array()) return std::nullopt;
-  std::vector<std::int64_t> shape;
-  for (std::string_view d : split_commas(parts[1].substr(1, parts[1].size() - 2))) {
-    if (d.empty()) continue;  // "(3,)"
-    auto n = parse_count(d);
-    if (!n || *n < 1 || *n > (1 << 24)) return std::nullopt;
-    shape.push_back(*n);
-  }
-  if (shape.empty() || shape.size() > 32) return std::nullopt;
-  return Type::nested_array(*dtype, std::move(shape));
-}
-
-// The type of a record field: a scalar, a record or a nested array.
-std::optional<Type> field_type(std::string_view name) {
-  name = trim(name);
-  if (name.starts_with("nestedarray(") && name.back() == ')')
-    return nested_array_type(name.substr(12, name.size() - 13));
-  auto t = parse_type_name(name);
-  if (!t || !(t->is_scalar() || t->is_record())) return std::nullopt;
-  return t;
-}
-
 }  // namespace
 
 std::optional<Type> parse_type_name(std::string_view name) {
@@ -282,7 +186,7 @@ std::optional<Type> parse_type_name(std::string_view name) {
     if (!t || !t->is_array() || !t->dtype().is_record()) return std::nullopt;
     return t;
   }
-  if (name.starts_with("Record(") && name.back() == ')') return numba_record(name.substr(7, name.size() - 8));
+  if (name.starts_with("Record(") && name.back() == ')') return parse_record_spelling(name.substr(7, name.size() - 8));
   for (std::string_view prefix : {std::string_view("const "), std::string_view("readonly ")})
     if (name.starts_with(prefix)) {
       auto t = parse_type_name(name.substr(prefix.size()));

@@ -167,7 +167,8 @@ KernelCallTable::Registered KernelCallTable::add(std::span<const std::byte> imag
   const KernelSignature& sig = *e.signature;
   for (std::size_t i = 0; i < sig.size(); ++i) {
     if (!sig[i].takes_array()) continue;
-    const std::uint32_t k = sig.first_slot(i) + (sig[i].is_pointer() ? 0u : 4u);  // Numba ABI: data is word 4
+    // Numba ABI: an array's data is word 4; a pointer or one record is its only word.
+    const std::uint32_t k = sig.first_slot(i) + (sig[i].is_pointer() || sig[i].is_record() ? 0u : 4u);
     e.data_offsets.push_back(sig.slots()[k].offset);
   }
   const int devices = Device::count();

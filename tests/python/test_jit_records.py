@@ -9,6 +9,7 @@ import sys
 
 import numpy as np
 import pytest
+from numba import cuda  # the parity cases need numba too
 
 import cubridge
 
@@ -105,6 +106,7 @@ def test_kernel_signatures_take_numbas_spellings(name):
         sig = cubridge.KernelSignature(f"void({spelling}, int64)")
         assert sig.params == [rec + "[::1]", "int64"]
     assert cubridge.KernelSignature(f"void(const {rec}[:])").params == [f"const {rec}[:]"]
+    assert cubridge.KernelSignature(f"void({numba.from_dtype(dt)[:]})").params == [f"{rec}[:]"]
 
 
 def test_kernel_signature_refuses_a_malformed_record():
@@ -376,3 +378,71 @@ def test_from_record_like_refuses_what_is_no_record():
         cubridge.from_record_like(np.float32(1))
     with pytest.raises(TypeError, match="gpu_data 'x' is not device memory"):
         cubridge.from_record_like(np.zeros((), PAIR), gpu_data="x")
+
+
+# ---------------------------------------------------------------- our own spelling, ranks, local and shared
+
+OWN = [("Record(x=float32, y=int32)", PAIR),
+       ("Record(a=int8, b=float64; aligned)", DTYPES["aligned"]),
+       ("Record(a=int8, v=float32[3], n=Record(x=float32, y=int32))", DTYPES["nested"]),
+       ("Record(m=float64[2, 3], k=int32; aligned)", DTYPES["array_2d"])]
+
+
+@pytest.mark.parametrize("own, dt", OWN, ids=[o for o, _ in OWN])
+def test_our_own_spelling_is_the_same_record(own, dt):
+    assert cubridge.KernelSignature(f"void({own}[::1])").params == [cubridge.typeof(np.zeros(2, dt))]
+
+    def k(a):
+        a[0] = a[1]
+
+    compile_kernel(k, f"void({own}[:])")
+
+
+def test_records_of_any_rank_and_layout():
+    def k(a, out):
+        out[0] = a[1, 2].x + a[0, 0]["y"]
+        a[1, 1].y = 3
+
+    for layout in ("[:, ::1]", "[::1, :]", "[:, :]"):
+        compile_kernel(k, f"void({record(PAIR)}{layout}, float64[::1])")
+    assert cubridge.typeof(np.zeros((3, 4), PAIR, order="F")) == record(PAIR) + "[::1, :]"
+
+
+POINT_DT = np.dtype([("x", np.float32), ("y", np.float32)])
+NOT_A_DTYPE = {"x": np.float32}
+
+
+def local_of_a_global_dtype(out):
+    t = cuda.local.array(2, POINT_DT)
+    t[0].x = 1.5
+    out[0] = t[0].x
+
+
+def local_of_a_dict(out):
+    t = cuda.local.array(2, NOT_A_DTYPE)
+    out[0] = t[0]
+
+
+def test_local_and_shared_arrays_take_a_dtype_bound_outside_the_kernel():
+    compile_kernel(local_of_a_global_dtype, "void(float32[::1])")
+    with pytest.raises(cubridge.CompileError, match=r"the dtype must be a number type .* or a record: a NumPy "
+                                                    r"structured dtype or numba.from_dtype\(dt\) bound outside"):
+        cubridge.compile_ptx(local_of_a_dict, "void(float32[::1])", cc=CC)
+
+
+def test_typeof_drops_the_padding_fields_np_dtype_of_a_descr_makes():
+    """cubridge's DeviceArray.dtype is np.dtype(descr), which names an aligned dtype's padding 'f1', ...:
+    typeof reads the descr instead, so the padding is no field (the record types as packed: a descr has
+    no alignment flag); from_record_like remembers its dtype, so its record keeps the flag."""
+    dt = np.dtype([("tag", np.int8), ("x", np.float32), ("y", np.float64), ("n", np.int32)], align=True)
+
+    class DescrDtype:
+        def __init__(self):
+            self.dtype = np.dtype(dt.descr)
+            self.__cuda_array_interface__ = {"shape": (3,), "typestr": dt.str, "descr": dt.descr,
+                                             "data": (0, False), "version": 3}
+
+    assert "f1" in DescrDtype().dtype.names
+    assert cubridge.typeof(DescrDtype()) == (
+        "Record(tag[type=int8;offset=0],x[type=float32;offset=4],y[type=float64;offset=8],"
+        "n[type=int32;offset=16];24;False)[::1]")

@@ -298,6 +298,45 @@ TEST(ArgumentPack, PointerParametersRejectWithTheArgumentAndWhy) {
   EXPECT_THROW_MSG(pack.set_array(1, masked), MaskNotSupported, "mask");
 }
 
+TEST(KernelSignature, RecordsAndArraysOfRecordsInNumbasSpelling) {
+  const std::string rec = "Record(x[type=float32;offset=0],y[type=int32;offset=4];8;False)";
+  auto sig = KernelSignature::parse("void(" + rec + "[::1], unaligned array(" + rec + ", 2d, A), const " + rec +
+                                    ", Record(s0=uint64, s1=uint64)[:])");
+  ASSERT_EQ(sig.size(), 4u);
+  EXPECT_EQ(sig[0].to_string(), rec + "[::1]");
+  EXPECT_EQ(sig[1].to_string(), rec + "[:, :]");
+  EXPECT_EQ(sig[2].to_string(), "const " + rec);  // one record: its address
+  EXPECT_EQ(sig[3].to_string(), "Record(s0[type=uint64;offset=0],s1[type=uint64;offset=8];16;False)[:]");
+  EXPECT_EQ(sig[0].record_size, 8u);
+  EXPECT_EQ(sig[3].record_size, 16u);
+  EXPECT_TRUE(sig[2].is_record() && sig[2].takes_array());
+  EXPECT_EQ(sig.slot_count(0), 7u);
+  EXPECT_EQ(sig.slot_count(2), 1u);
+  EXPECT_EQ(KernelSignature::parse(sig.to_string()), sig);
+  EXPECT_THROW_MSG(KernelSignature::parse("void(Record(x[type=float64;offset=0];4;False)[:])"), std::invalid_argument,
+                   "'Record(x[type=float64;offset=0];4;False)' is not a record in Numba's spelling");
+}
+
+TEST(ArgumentPack, RecordParametersTakeStructuredArraysByTheirItemSize) {
+  const std::string rec = "Record(x[type=float32;offset=0],y[type=int32;offset=4];8;False)";
+  auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("void(" + rec + "[::1], " + rec + ")"));
+  ArgumentPack pack(sig);
+  pack.set_array(0, fake_view(0x1000, "|V8", {5}));
+  pack.set_array(1, fake_view(0x2000, "|V8", {}));
+  pack.check_complete();
+  EXPECT_EQ(read_at<std::int64_t>(pack, 16), 5);  // nitems
+  EXPECT_EQ(read_at<std::int64_t>(pack, 24), 8);  // itemsize
+  EXPECT_EQ(read_at<std::uint64_t>(pack, 32), 0x1000u);
+  EXPECT_EQ(read_at<std::uint64_t>(pack, 56), 0x2000u);  // the record's address, after the array's 7 slots
+  EXPECT_THROW_MSG(pack.set_array(0, fake_view(0x1000, "|V16", {5})), ArgumentTypeError,
+                   "argument 0: an array of typestr '|V16' (an array of records takes a structured array of itemsize 8");
+  EXPECT_THROW_MSG(pack.set_array(0, fake_view(0x1000, "<f8", {5})), ArgumentTypeError,
+                   "DLPack cannot express record dtypes");
+  EXPECT_THROW_MSG(pack.set_array(1, fake_view(0x2000, "|V8", {3})), ArgumentTypeError,
+                   "argument 1: an array of 3 records (shape (3,)); a record parameter takes one");
+  EXPECT_THROW_MSG(pack.set_address(1, 0x2000), ArgumentTypeError, "argument 1: a device address");
+}
+
 TEST(Float16, RoundsToNearestEvenLikeNumPy) {
   EXPECT_EQ(float16_bits(0.0), 0x0000);
   EXPECT_EQ(float16_bits(-0.0), 0x8000);

@@ -5,6 +5,7 @@ a CUDA Array Interface by `typestr` alone ('|V16'), so it cannot take a structur
 fails with "NumbaNotImplementedError: |V16"). test_jit_records_gpu.py runs them instead: numba-cuda gets
 `cuda.to_device(host)` copies, cubridge gets `cupy.asarray(host)` copies of the same host arrays, and the
 outputs are compared byte for byte. test_jit_records.py compiles and ptxas-checks each on the CPU."""
+import numba
 import numpy as np
 from numba import cuda
 
@@ -264,13 +265,9 @@ def shared_records_numba_type(a, out):
     out[i] = buf[63 - t].x - buf[t].y
 
 
-try:  # numba's Record type object, as numba.from_dtype gives it
-    import numba as _numba
-    POINT_RECORD = _numba.from_dtype(POINT)
-    record_case(shared_records_numba_type, lambda: [points(), np.zeros(N, np.float32)], grid=N // 64, block=64,
-                outs=[1])
-except ImportError:
-    pass
+POINT_RECORD = numba.from_dtype(POINT)  # numba's Record type object
+record_case(shared_records_numba_type, lambda: [points(), np.zeros(N, np.float32)], grid=N // 64, block=64,
+            outs=[1])
 
 # ---------------------------------------------------------------- whole fields, tuples of records, returned records
 
