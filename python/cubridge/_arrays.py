@@ -119,22 +119,9 @@ def _dtype(self: DeviceArray):
         # Producers send descr [('', typestr)] for plain types too (CuPy does); only a 'V' typestr
         # needs descr, and np.dtype of that default descr would be a one-field structured type.
         structured = self.descr is not None and self.typestr[1:2] == "V"
-        dt = _structured_dtype(self.descr) if structured else np.dtype(self.typestr)
+        dt = np.dtype(self.descr) if structured else np.dtype(self.typestr)
         _DTYPES[key] = dt
     return dt
-
-
-def _structured_dtype(descr):
-    """The dtype of a CAI descr. The interface carries no alignment flag, and numba types aligned and
-    packed records apart: a dtype whose fields sit where align=True puts them is taken as aligned, as
-    numba's own are made (numba.cuda.random.xoroshiro128p_dtype), so that numba's signatures match."""
-    np = _np()
-    packed = np.dtype(descr)
-    try:
-        aligned = np.dtype(descr, align=True)
-    except (TypeError, ValueError):
-        return packed
-    return aligned if aligned == packed else packed  # == compares the fields' offsets, not the flag
 
 
 DeviceArray.copy_to_host = _copy_to_host
@@ -150,8 +137,9 @@ def _numba_type(self: DeviceArray):
         raise AttributeError("_numba_type_")
     import sys
     import numba.cuda  # the type system of whichever numba-cuda is installed (numba's or NVIDIA's)
+    from . import _records
     from_dtype = getattr(numba.cuda, "from_dtype", None) or sys.modules["numba"].from_dtype
-    record = from_dtype(self.dtype)
+    record = from_dtype(_records.structured_dtype(self, self.__cuda_array_interface__))  # as cubridge.typeof
     array = sys.modules[type(record).__module__].Array
     layout = "C" if self.is_c_contiguous() else "F" if self.is_f_contiguous() else "A"
     return array(record, len(self.shape), layout, readonly=bool(self.__cuda_array_interface__["data"][1]))

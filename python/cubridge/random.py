@@ -27,6 +27,10 @@ __all__ = [
 
 # numba's dtype, aligned as numba makes it, so that numba's kernels take these arrays as their own.
 xoroshiro128p_dtype = np.dtype([("s0", np.uint64), ("s1", np.uint64)], align=True)
+# A CUDA Array Interface descr has no alignment flag, so an array of these states would read back as
+# packed (same layout) and type apart from numba's: arrays of exactly this descr are taken to be numba's
+# states (DeviceArray.dtype, so cubridge.typeof and _numba_type_), and explicit signatures match.
+_arrays._DTYPES[(xoroshiro128p_dtype.str, repr(xoroshiro128p_dtype.descr))] = xoroshiro128p_dtype
 # Its record type, for signatures: xoroshiro128p_type[::1] (named as numba names it).
 xoroshiro128p_type = _compiler.RecordType(_records.record_name(xoroshiro128p_dtype))
 

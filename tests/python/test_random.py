@@ -148,12 +148,14 @@ def test_init_states_refuses_arrays_of_other_layouts(states, message):
 
 def test_numba_types_structured_cubridge_arrays_as_its_own():
     """numba types foreign arrays by typestr alone ('|V16' has no numba type): cubridge's structured arrays
-    carry _numba_type_, aligned as numba's own xoroshiro128p_type, so numba kernels take them."""
+    carry _numba_type_, the record cubridge.typeof gives; arrays of the states' descr are numba's aligned
+    xoroshiro128p_type, so numba kernels with explicit signatures take them."""
     cai = {"shape": (4,), "typestr": "|V16", "descr": cr.xoroshiro128p_dtype.descr, "data": (0x10000, False),
            "version": 3, "strides": None}
     states = cubridge.from_cuda_array_interface(cai)
-    assert states.dtype == nr.xoroshiro128p_dtype
+    assert states.dtype == nr.xoroshiro128p_dtype and states.dtype.isalignedstruct
     assert states._numba_type_ == nr.xoroshiro128p_type[::1]
+    assert cubridge.typeof(states) == f"{nr.xoroshiro128p_type}[::1]"
     packed = cubridge.from_cuda_array_interface(dict(cai, typestr="|V12", descr=[("a", "<u8"), ("b", "<u4")]))
     assert not packed._numba_type_.dtype.aligned  # 12 bytes: not where align=True puts them (16)
     plain = cubridge.from_cuda_array_interface(dict(cai, typestr="<f4", descr=None))
