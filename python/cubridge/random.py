@@ -159,8 +159,6 @@ _DEVICE_FUNCTIONS = {f.__name__: f for f in (
 # ---- host side ----
 
 def _uint64_argument(what: str, value, allow_negative: bool) -> int:
-    if isinstance(value, (float, complex, np.floating, np.complexfloating)):
-        raise TypeError(f"{what} must be an integer, got {value!r} ({type(value).__name__})")
     try:
         v = operator.index(value)
     except TypeError:
