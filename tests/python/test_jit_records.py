@@ -150,7 +150,9 @@ def read_index_minus_2(a):
 @pytest.mark.parametrize("fn, result", [(read_attr_x, "float32"), (read_key_y, "int32"), (read_index_1, "int32"),
                                         (read_index_minus_2, "float32")])
 def test_a_field_read_has_the_fields_type(fn, result):
+    numba = numba_or_skip()
     assert compile_device(fn, f"({record(PAIR)}[::1],)") == result
+    assert str(cuda.compile_ptx(fn, (numba.from_dtype(PAIR)[::1],), device=True, cc=CC)[1]) == result
 
 
 def field0(a):
@@ -311,6 +313,19 @@ def store_other_record(a, b):
     a[0] = b[0]
 
 
+def arithmetic_on_a_record(a):
+    a[0] += 1
+
+
+def truth_of_a_record(a):
+    if a[0]:
+        a[1].y = 1
+
+
+def atomic_on_records(a):
+    cuda.atomic.add(a, 0, 1)
+
+
 REFUSALS = [
     (unknown_attr, "({R}[::1],)", r"has no field 'z'; its fields: x \(float32\), y \(int32\)"),
     (unknown_key, "({R}[::1],)", r"has no field 'z'; its fields: x \(float32\), y \(int32\)"),
@@ -319,6 +334,9 @@ REFUSALS = [
     (complex_into_int, "({R}[::1],)", r"cannot store a value of type complex128 into field 'y' \(int32\)"),
     (assign_attribute_of_number, "({R}[::1],)", r"cannot assign to attribute 'real' of a value of type float32"),
     (store_other_record, "({R}[::1], {S}[::1])", r"a record element takes a record of the same dtype"),
+    (arithmetic_on_a_record, "({R}[::1],)", r"unsupported operand types for \+: Record\(.*\) and int64"),
+    (truth_of_a_record, "({R}[::1],)", r"cannot test the truth of a value of type Record\("),
+    (atomic_on_records, "({R}[::1],)", r"cuda.atomic.add\(\) on an array of Record\(.*\) is not supported"),
 ]
 
 

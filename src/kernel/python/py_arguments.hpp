@@ -259,8 +259,15 @@ inline std::optional<ArrayView> device_view_of(nb::handle obj) {
   // Looked up on the type first (MRO cache, no exception): exchange_api_of keeps every type it is
   // asked about alive, which must not happen to each argument type a user passes.
   if (_PyType_Lookup(Py_TYPE(obj.ptr()), Keys::get().exchange_api) != nullptr &&
-      exchange_api_of(Py_TYPE(obj.ptr())) != nullptr)
-    return array_from_dlpack(obj, nb::none(), consumer_sync_default()).view;
+      exchange_api_of(Py_TYPE(obj.ptr())) != nullptr) {
+    try {
+      return array_from_dlpack(obj, nb::none(), consumer_sync_default()).view;
+    } catch (const std::exception&) {
+      // DLPack cannot express some dtypes (records: a structured array's '|V<n>'); the array's CUDA
+      // Array Interface can, so a producer offering both is read through it instead.
+      if (!PyObject_HasAttr(obj.ptr(), Keys::get().cai)) throw;
+    }
+  }
   PyObject* cai = PyObject_GetAttr(obj.ptr(), Keys::get().cai);
   if (cai == nullptr) {
     if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw nb::python_error();  // the getter failed
