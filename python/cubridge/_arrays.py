@@ -52,6 +52,12 @@ def to_device(obj, stream=None, copy=True, to=None) -> DeviceArray:
     return to
 
 
+def _numba_stream(stream):
+    """numba's stream argument: its 0 means the default stream, which the CUDA Array Interface writes
+    None (it reserves 0), so numba code calling these methods with stream=0 works on cubridge arrays."""
+    return None if type(stream) is int and stream == 0 else stream
+
+
 def _copy_host_into(dev: DeviceArray, host, stream) -> None:
     np = _np()
     if dev.is_c_contiguous():
@@ -75,7 +81,7 @@ def _copy_to_host(self: DeviceArray, ary=None, stream=None):
     np = _np()
     _, nbytes = self._extent
     buf = np.empty(nbytes, dtype=np.uint8)
-    self._copy_extent_to_host(buf, stream)
+    self._copy_extent_to_host(buf, _numba_stream(stream))
     view = _host_view(self, buf)
     if ary is None:
         if self.is_c_contiguous() or self.is_f_contiguous():
@@ -90,6 +96,7 @@ def _copy_to_host(self: DeviceArray, ary=None, stream=None):
 
 def _copy_to_device(self: DeviceArray, ary, stream=None) -> None:
     """Copies `ary` (a host array or any GPU array) into this array."""
+    stream = _numba_stream(stream)
     if isinstance(ary, DeviceArray) or is_cuda_array(ary) or hasattr(ary, "__dlpack__") and \
             not hasattr(ary, "__array_interface__"):
         self.copy_from(ary, stream)
@@ -103,11 +110,26 @@ def _copy_to_device(self: DeviceArray, ary, stream=None) -> None:
 
 _DTYPES: dict = {}
 _MAX_DTYPES = 256  # the dtypes of a program are few; a stream of distinct descrs must not grow this forever
+_REMEMBERED: dict = {}  # dtypes named by the program itself (remember_dtype); kept apart from the cache above
+_MAX_REMEMBERED = 1024
+
+
+def remember_dtype(dtype) -> None:
+    """Makes arrays whose interface carries exactly dtype's typestr and descr read back as `dtype` (a CAI
+    descr has no alignment flag: an aligned structured dtype would otherwise read back as packed). Used for
+    the dtypes cubridge makes arrays of itself (from_record_like, the random states)."""
+    try:
+        key = (dtype.str, repr(dtype.descr))
+    except ValueError:  # no descr (overlapping or out-of-order fields): .dtype reads the typestr
+        return
+    if key not in _REMEMBERED and len(_REMEMBERED) >= _MAX_REMEMBERED:
+        _REMEMBERED.pop(next(iter(_REMEMBERED)))  # the oldest
+    _REMEMBERED[key] = dtype
 
 
 def _dtype(self: DeviceArray):
     key = (self.typestr, repr(self.descr))
-    dt = _DTYPES.get(key)
+    dt = _REMEMBERED.get(key) or _DTYPES.get(key)
     if dt is None:
         if len(_DTYPES) >= _MAX_DTYPES:
             _DTYPES.clear()
@@ -123,3 +145,22 @@ def _dtype(self: DeviceArray):
 DeviceArray.copy_to_host = _copy_to_host
 DeviceArray.copy_to_device = _copy_to_device
 DeviceArray.dtype = property(_dtype, doc="The NumPy dtype (from typestr, or descr for structured types).")
+
+
+def _numba_type(self: DeviceArray):
+    """The numba type of an array of a structured dtype. numba and numba-cuda type foreign GPU arrays by
+    their typestr alone and have no type for a bare '|V16', so without this a numba kernel refuses, for
+    one, the random states of cubridge.random. Other arrays have no such attribute: numba reads their CAI."""
+    if self.descr is None or self.typestr[1:2] != "V":
+        raise AttributeError("_numba_type_")
+    import sys
+    import numba.cuda  # the type system of whichever numba-cuda is installed (numba's or NVIDIA's)
+    from . import _records
+    from_dtype = getattr(numba.cuda, "from_dtype", None) or sys.modules["numba"].from_dtype
+    record = from_dtype(_records.structured_dtype(self, self.__cuda_array_interface__))  # as cubridge.typeof
+    array = sys.modules[type(record).__module__].Array
+    layout = "C" if self.is_c_contiguous() else "F" if self.is_f_contiguous() else "A"
+    return array(record, len(self.shape), layout, readonly=bool(self.__cuda_array_interface__["data"][1]))
+
+
+DeviceArray._numba_type_ = property(_numba_type, doc="numba's type for arrays of structured dtypes (see _numba_type).")

@@ -381,11 +381,20 @@ class _Environment:
         self.by_name: dict[str, Any] = {entry.__name__: entry}  # functions compiled by their own name
         self.queue = [entry]
         self.bound: set[str] = set()
+        self.deferred: list = []  # (function, alias) reached through modules: added after bind's own names
 
     def function(self, fn, alias: str | None, strict: bool = True) -> None:
         """Compiles fn too; `alias` is the name or path the code calls it by when not fn.__name__. Not
         strict (members of a module whose names the code merely mentions): a clash of names drops the alias
-        instead of refusing, so a call through it is refused by the compiler rather than miscompiled."""
+        instead of refusing, so a call through it is refused by the compiler rather than miscompiled; such
+        functions are added after the names the function binds itself (bind), so its own win whatever
+        order its names come in."""
+        if not strict:
+            self.deferred.append((fn, alias))
+            return
+        self._add(fn, alias, strict)
+
+    def _add(self, fn, alias: str | None, strict: bool) -> None:
         other = self.by_name.get(fn.__name__)
         if other is not None and other is not fn and not strict:
             return
@@ -439,17 +448,21 @@ class _Environment:
         for n, v in env.items():
             if n in self.bound or not n.isidentifier():  # pytest's assertion rewriting adds "@py_builtins"
                 continue
-            inner = getattr(v, "py_func", v)
+            inner = _random_stand_in(getattr(v, "py_func", v))
             if isinstance(v, _pytypes.ModuleType):
                 imports.append(f"import {v.__name__} as {n}")
                 if _is_user_module(v):
                     self.module_members(v, names, v.__name__)
+                for g in _random_functions_reached(v, names):  # cuda.random.X(...), rnd.X(...)
+                    self.function(g, None, strict=False)  # a module's own rotl keeps its name (see docs)
             elif isinstance(inner, _pytypes.FunctionType) and inner.__module__ == "numba.cuda.cg":
                 imports.append(f"import numba.cuda.cg.{inner.__name__} as {n}")  # from numba.cuda.cg import this_grid
             elif isinstance(inner, type) and issubclass(inner, BaseException):
                 options.add_exception_class(n, _register_exception_class(inner))
+            elif _random_host_function(inner):  # refused by name where a kernel calls it
+                imports.append(f"import {inner.__module__}.{inner.__name__} as {n}")
             elif isinstance(inner, _pytypes.FunctionType):
-                self.function(inner, n)
+                self.function(inner, n)  # from numba.cuda.random import X as Y: an alias of cubridge's X
             elif isinstance(v, tuple) and v and all(isinstance(getattr(e, "py_func", e), _pytypes.FunctionType)
                                                     for e in v):
                 for i, e in enumerate(v):  # ops = (f, g); ops[0](x), ops[-1](x)
@@ -473,11 +486,14 @@ class _Environment:
             else:
                 continue
             self.bound.add(n)
+        deferred, self.deferred = self.deferred, []
+        for fn, alias in deferred:
+            self._add(fn, alias, strict=False)
 
 
 def _collect(pyfunc, options) -> tuple[str, str]:
     """Fills options with constants, imports, extra units and function aliases; returns (source, function name)."""
-    fn = getattr(pyfunc, "py_func", pyfunc)  # numba dispatchers
+    fn = _random_stand_in(getattr(pyfunc, "py_func", pyfunc))  # numba dispatchers; numba.cuda.random's are ours
     if not isinstance(fn, _pytypes.FunctionType):
         raise TypeError(f"pyfunc must be a Python function, got {type(pyfunc).__name__}")
     if fn.__name__ == "<lambda>":
@@ -536,6 +552,37 @@ def exception_args(encoded) -> tuple:
             return complex(float.fromhex(re), float.fromhex(im))
         return None
     return tuple(one(a) for a in encoded)
+# numba.cuda.random's device functions are numba CPU-jit dispatchers; kernels get cubridge.random's
+# functions of the same names instead (same arithmetic, written in our subset), so numba's source is never
+# compiled. The typer resolves the dotted spellings (numba.cuda.random.X, cubridge.random.X) to them.
+_RANDOM_MODULES = ("numba.cuda.random", "cubridge.random")
+
+
+def _random_device_functions() -> dict:
+    from . import random  # imported on first use: it imports NumPy
+    return random._DEVICE_FUNCTIONS
+
+
+def _random_stand_in(f):
+    """cubridge.random's device function for numba.cuda.random's f of that name; else f itself."""
+    if isinstance(f, _pytypes.FunctionType) and f.__module__ == _RANDOM_MODULES[0]:
+        return _random_device_functions().get(f.__name__, f)
+    return f
+
+
+def _random_host_function(f) -> bool:
+    """create_xoroshiro128p_states and the other host functions of numba.cuda.random or cubridge.random."""
+    return isinstance(f, _pytypes.FunctionType) and f.__module__ in _RANDOM_MODULES and \
+        not f.__name__.startswith("_") and f.__name__ not in _random_device_functions()
+
+
+def _random_functions_reached(module, names: set) -> list:
+    """The random device functions a function reaches through a module: cuda.random.X, rnd.X."""
+    through_parent = module.__name__ in ("numba", "numba.cuda", "cubridge") and "random" in names
+    if module.__name__ not in _RANDOM_MODULES and not through_parent:
+        return []
+    functions = _random_device_functions()
+    return [functions[n] for n in sorted(names & functions.keys())]
 
 
 def _cell_ok(cell) -> bool:

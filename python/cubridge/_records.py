@@ -123,10 +123,7 @@ def from_record_like(rec, stream=None, gpu_data=None):
     # The array keeps only the descr, which has no alignment flag: remember the dtype itself for its
     # .dtype (and so typeof), so an aligned record stays aligned.
     from . import _arrays
-    try:
-        _arrays._DTYPES[(dtype.str, repr(dtype.descr))] = dtype
-    except ValueError:  # no descr (overlapping or out-of-order fields): .dtype reads the typestr
-        pass
+    _arrays.remember_dtype(dtype)
     if gpu_data is None:
         return _core.device_array((), dtype, "C", stream)
     address = gpu_data if isinstance(gpu_data, int) else getattr(gpu_data, "device_pointer", None)

@@ -11,4 +11,5 @@ void bind_compiler(nb::module_& m);
 void bind_toolkit(nb::module_& m);
 void bind_kernel(nb::module_& m);
 void bind_xla(nb::module_& m);
+void bind_random(nb::module_& m);
 }  // namespace cubridge::python

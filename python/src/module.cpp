@@ -14,4 +14,5 @@ NB_MODULE(_core, m) {
   bind_compiler(m);
   bind_kernel(m);
   bind_xla(m);
+  bind_random(m);
 }

@@ -63,6 +63,7 @@ Type FunctionTyper::call(Expr& e) {
         return *t;
       }
     }
+    if (const FunctionDef* f = random_function(e, path)) return user_call(e, *f, args, unknown);
     if (mod == "numpy") return numpy_call(e, fname, args, unknown);
     error(e.loc, "call of '" + path + "' is not supported; supported calls: builtins (" + kBuiltins +
                      "), math functions, numpy/numba scalar types (np.float32(x)) and functions of this module");
@@ -71,6 +72,20 @@ Type FunctionTyper::call(Expr& e) {
     error(e.loc, "this call is not supported; call builtins, math functions or module functions (by name, through "
                  "a module, a variable bound to one, or a tuple of them at a constant index)");
   return builtin_call(e, callee.name, args, unknown);
+}
+
+const FunctionDef* FunctionTyper::random_function(const Expr& e, const std::string& path) {
+  for (std::string_view module : {"numba.cuda.random.", "cubridge.random."}) {
+    if (!path.starts_with(module)) continue;
+    std::string name = path.substr(module.size());
+    if (auto f = prog_.functions.find(name); f != prog_.functions.end()) return f->second;
+    error(e.loc, "'" + path + "' cannot be called in compiled code; the device functions of " +
+                     std::string(module.substr(0, module.size() - 1)) +
+                     " are xoroshiro128p_uniform_float32/_float64, xoroshiro128p_normal_float32/_float64, "
+                     "xoroshiro128p_next, xoroshiro128p_jump, init_xoroshiro128p_state, rotl and "
+                     "uint64_to_unit_float32/_float64 (the states are made on the host)");
+  }
+  return nullptr;
 }
 
 Type FunctionTyper::builtin_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown) {
