@@ -194,6 +194,12 @@ def _states_dtype_error(caller: str, states) -> str | None:
     typestr, descr, shape = cai.get("typestr"), cai.get("descr"), tuple(cai.get("shape", ()))
     if len(shape) != 1:
         return f"{caller}: states must be 1-d, got shape {shape}"
+    if descr is None and getattr(states, "dtype", None) is not None:
+        # numba's device arrays export no descr for records: their own dtype says what the fields are
+        try:
+            descr = np.dtype(states.dtype).descr
+        except TypeError:
+            pass
     fields = [tuple(f[:2]) for f in descr or ()]
     if typestr != "|V16" or fields != [("s0", "<u8"), ("s1", "<u8")]:
         return (f"{caller}: states must have numba's xoroshiro128p_dtype (typestr '|V16', descr "

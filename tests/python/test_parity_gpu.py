@@ -41,4 +41,24 @@ def test_parity_case_matches_numba_cuda(case):
             np.testing.assert_allclose(a, b, rtol=case.rtol, atol=case.atol, equal_nan=True,
                                        err_msg=f"{case.id}: output {k}")
         else:
-            np.testing.assert_array_equal(a, b, err_msg=f"{case.id}: output {k} differs from numba-cuda's")
+            np.testing.assert_array_equal(a, b, err_msg=f"{case.id}: output {k} differs from numba-cuda's: "
+                                                        f"{_differences(a, b)}")
+
+
+def _differences(ours, theirs, shown=6) -> str:
+    """Where two outputs differ (NaNs equal, one NaN against a number not), with both values: numpy's own
+    report gives no index for a NaN mismatch."""
+    a, b = np.asarray(ours), np.asarray(theirs)
+    if a.shape != b.shape:
+        return f"shapes {a.shape} and {b.shape}"
+    if a.dtype.kind in "fc":
+        same = (a == b) | ((a != a) & (b != b))
+        if a.dtype.kind == "c":
+            same = ((a.real == b.real) | (np.isnan(a.real) & np.isnan(b.real))) & \
+                   ((a.imag == b.imag) | (np.isnan(a.imag) & np.isnan(b.imag)))
+    else:
+        same = a == b
+    where = np.argwhere(~same)
+    items = ", ".join(f"{tuple(int(i) for i in ix)}: ours {a[tuple(ix)]!r}, numba-cuda {b[tuple(ix)]!r}"
+                      for ix in where[:shown])
+    return f"{len(where)} element(s) differ; first: {items}"

@@ -193,6 +193,28 @@ struct StagedArray {
   nb::object keepalive;
 };
 
+/// Whether `obj` is a NumPy record scalar (a[i] of a structured array) whose memory is its writable base
+/// array's: NumPy may call such a scalar's interface read-only, yet writing the record writes the array,
+/// and numba-cuda copies a record parameter back into it.
+inline bool writes_through_to_its_base(nb::handle obj) {
+  if (std::string_view(Py_TYPE(obj.ptr())->tp_name) != "numpy.void") return false;
+  PyObject* base = PyObject_GetAttrString(obj.ptr(), "base");
+  if (base == nullptr) {
+    PyErr_Clear();
+    return false;
+  }
+  nb::object b = nb::steal(base);
+  PyObject* ai = PyObject_GetAttrString(b.ptr(), "__array_interface__");
+  if (ai == nullptr) {
+    PyErr_Clear();
+    return false;
+  }
+  nb::object d = nb::steal(ai);
+  PyObject* data = PyDict_Check(d.ptr()) ? PyDict_GetItemString(d.ptr(), "data") : nullptr;
+  return data != nullptr && PyTuple_Check(data) && PyTuple_GET_SIZE(data) == 2 &&
+         PyObject_IsTrue(PyTuple_GET_ITEM(data, 1)) == 0;
+}
+
 /// The host view of an object with __array_interface__ (NumPy), or nullopt when it has none.
 inline std::optional<ArrayView> host_view_of(nb::handle obj, std::size_t index) {
   PyObject* ai = PyObject_GetAttrString(obj.ptr(), "__array_interface__");
@@ -218,7 +240,7 @@ inline std::optional<ArrayView> host_view_of(nb::handle obj, std::size_t index) 
   unsigned long long ptr = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(data, 0));
   if (PyErr_Occurred()) throw nb::python_error();
   l.data = reinterpret_cast<void*>(static_cast<std::uintptr_t>(ptr));
-  l.read_only = PyObject_IsTrue(PyTuple_GET_ITEM(data, 1)) == 1;
+  l.read_only = PyObject_IsTrue(PyTuple_GET_ITEM(data, 1)) == 1 && !writes_through_to_its_base(obj);
   l.dtype = parse_typestr(PyUnicode_AsUTF8(typestr), "__array_interface__['typestr']");
   l.shape = shape;
   if (strides_obj != nullptr && strides_obj != Py_None) {
