@@ -22,10 +22,11 @@ def run_block(code, tmp_path):
     path.write_text(code + "\n")
     out = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, f"README block failed:\n{code}\n--- stderr:\n{out.stderr}"
+    assert out.stdout.strip(), f"README block printed nothing (each shows what it did):\n{code}"
 
 
 def test_the_readme_marks_blocks_of_both_kinds():
-    assert len(blocks("cpu")) == 2 and len(blocks("gpu")) == 2
+    assert len(blocks("cpu")) == 2 and len(blocks("gpu")) == 3  # arrays, memory, kernels; compile, custom call
 
 
 @pytest.mark.parametrize("code", blocks("cpu"))
