@@ -90,7 +90,8 @@ def main() -> int:
     we_refuse, they_refuse, both_refuse = [], [], []
     for name, fn, numba_fn, sig, options in corpus():
         ours = best_of(lambda: cubridge.compile_ptx(fn, sig, cc=CC, **options), reps)
-        numba_sig = sig.replace("const ", "")  # numba-cuda spells no read-only parameters
+        # numba-cuda spells no read-only parameters; other signatures are numba's own objects already
+        numba_sig = sig.replace("const ", "") if isinstance(sig, str) else sig
         theirs = None
         if numba_ptx is not None:
             with warnings.catch_warnings():

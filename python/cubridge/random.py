@@ -235,7 +235,9 @@ def init_xoroshiro128p_states(states, seed, subsequence_start=0, stream=0):
     target = states if isinstance(states, _core.DeviceArray) else _arrays.as_cuda_array(states)
     host = _host_states(int(target.shape[0]), seed, subsequence_start, caller)
     if host.shape[0]:
-        target.copy_to_device(host, stream=stream)  # stream 0: the default stream, as numba
+        # The same 16 bytes per state whatever the target's dtype says of them: a numba array read through
+        # its interface alone (no descr) is a plain '|V16' array here.
+        target.copy_to_device(host.view(target.dtype), stream=stream)  # stream 0: the default stream, as numba
 
 
 def create_xoroshiro128p_states(n, seed, subsequence_start=0, stream=0):

@@ -490,6 +490,17 @@ Value FunctionEmitter::complex_op(BinOp op, const Value& a, const Value& b) {
     case BinOp::Mul:
       return make_aggregate(T, {f("fsub", f("fmul", ar, br_), f("fmul", ai, bi)), f("fadd", f("fmul", ar, bi), f("fmul", ai, br_))});
     case BinOp::TrueDiv: {
+      // numba's complex_div: a divisor of 0 (either zero's sign) raises ZeroDivisionError, without a source
+      // location, as numba raises it; the rest is Smith's algorithm in the cdiv helper.
+      std::string zero = float_const(0, c).v;
+      std::string rz = ins("fcmp oeq " + cty + " " + br_.v + ", " + zero);
+      std::string iz = ins("fcmp oeq " + cty + " " + bi.v + ", " + zero);
+      std::string both = ins("and i1 " + rz + ", " + iz);
+      std::string raise = label("cdiv_by_zero"), ok = label("cdiv_ok");
+      cond_br(both, raise, ok);
+      start_block(raise);
+      raise_exception("builtins.ZeroDivisionError", {"s:complex division by zero"}, SourceLoc{});
+      start_block(ok);
       std::string h = m_.helper("cdiv", T);
       std::string ty = llvm_value_type(T);
       return {ins("call " + ty + " " + h + "(" + ty + " " + a.v + ", " + ty + " " + b.v + ")"), T};

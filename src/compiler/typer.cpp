@@ -250,7 +250,7 @@ using typer_detail::type_function;
 TypedModule type_program(const SourceSet& sources, std::string_view entry, const Signature& signature,
                          const CompileOptions& options) {
   TypedModule out;
-  Program prog{.sources = sources, .options = options, .out = out};  // the tables start empty
+  Program prog(sources, options, out);
   for (const ModuleAst& m : sources.units) {
     for (const FunctionDef& f : m.functions) prog.functions.emplace(f.name, &f);
     for (const auto& [alias, target] : m.imports) prog.imports[alias] = target;

@@ -28,6 +28,7 @@ inline bool is_numeric_module(std::string_view m) {
 }
 
 struct Program {
+  Program(const SourceSet& s, const CompileOptions& o, TypedModule& m) : sources(s), options(o), out(m) {}
   const SourceSet& sources;
   const CompileOptions& options;
   TypedModule& out;
@@ -502,6 +503,9 @@ class FunctionTyper {
       error(loc, "unsupported operand types for " + std::string(binop_symbol(op)) + ": " + a.name() + " and " + b.name() +
                      (r ? " (complex powers are not supported yet)" : ""));
     if (node) node->formals = {r->lhs, r->rhs};
+    // numba's complex division (CPython's algorithm) raises ZeroDivisionError for a zero divisor in every
+    // error model; the raising thread stops there, as numba-cuda's does.
+    if (op == BinOp::TrueDiv && r->lhs.is_complex()) fn_.can_raise = true;
     return r->result;
   }
 

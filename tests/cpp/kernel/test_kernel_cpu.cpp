@@ -46,7 +46,13 @@ ArrayView fake_view(std::uintptr_t address, const char* typestr, std::vector<std
 TEST(KernelSignature, ParsesNumbaSpellings) {
   auto s = KernelSignature::parse("void(float32[:], float32[:, ::1], int64[::1, :], const f8[:,:,:], int32)");
   ASSERT_EQ(s.size(), 5u);
-  EXPECT_EQ(s[0], (ParamKind{ParamKind::Kind::Array, ScalarType::Float32, 1, 'A', true}));
+  ParamKind first;  // members set by name: an aggregate list would leave the record fields to a warning
+  first.kind = ParamKind::Kind::Array;
+  first.type = ScalarType::Float32;
+  first.ndim = 1;
+  first.layout = 'A';
+  first.written = true;
+  EXPECT_EQ(s[0], first);
   EXPECT_EQ(s[1].layout, 'C');
   EXPECT_EQ(s[1].ndim, 2);
   EXPECT_EQ(s[2].layout, 'F');
