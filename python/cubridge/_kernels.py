@@ -163,7 +163,7 @@ class Dispatcher:
         self._ptx: dict[tuple[str, ...], str] = {}
         self._cooperative: dict[tuple[str, ...], bool] = {}
         self._raise_sites: dict[tuple[str, ...], dict] = {}  # per signature: status code -> RaiseSite tuple
-        self._kernels: dict[tuple[str, ...], Kernel] = {}
+        self._kernels: dict[tuple[tuple[str, ...], int], Kernel] = {}  # per (signature, device)
         self._eager = [self.compile(sig) for sig in signatures]
 
     @property
@@ -190,18 +190,22 @@ class Dispatcher:
         return {"void(" + ", ".join(p) + ")": ptx for p, ptx in self._ptx.items()}
 
     def _kernel(self, params: tuple[str, ...]) -> Kernel:
-        k = self._kernels.get(params)
-        if k is None or not k.module.valid:  # first launch, or the context was closed since
+        # Loaded once per device, in the current device's context as numba-cuda does: a launch made while
+        # device 1 is current (cupy.cuda.Device(1), torch.cuda.device(1)) runs on device 1.
+        device = _core._current_device()
+        k = self._kernels.get((params, device))
+        if k is None or not k.module.valid:  # first launch on this device, or the context was closed since
             if params not in self._ptx:
                 self.compile("void(" + ", ".join(params) + ")")
             code = self._ptx[params]
             if self._options.link:
                 code = link_image(code, self._options, _compiler._current_cc())
-            k = load_kernel(code, _core.ptx_entry_names(self._ptx[params])[0], "void(" + ", ".join(params) + ")")
+            k = load_kernel(code, _core.ptx_entry_names(self._ptx[params])[0], "void(" + ", ".join(params) + ")",
+                            device=device)
             k.cooperative = self._cooperative[params]  # cuda.cg grid sync: launched cooperatively
             if self._options.debug:
                 k = _RaisingKernel(k, self._raise_sites[params])
-            self._kernels[params] = k
+            self._kernels[(params, device)] = k
         return k
 
     def specialize(self, *args) -> Kernel:
