@@ -192,11 +192,11 @@ class Dispatcher:
     def _kernel(self, params: tuple[str, ...]) -> Kernel:
         # Loaded once per device, in the current device's context as numba-cuda does: a launch made while
         # device 1 is current (cupy.cuda.Device(1), torch.cuda.device(1)) runs on device 1.
+        if params not in self._ptx:  # compiled first: a typing error needs no GPU to be reported
+            self.compile("void(" + ", ".join(params) + ")")
         device = _core._current_device()
         k = self._kernels.get((params, device))
         if k is None or not k.module.valid:  # first launch on this device, or the context was closed since
-            if params not in self._ptx:
-                self.compile("void(" + ", ".join(params) + ")")
             code = self._ptx[params]
             if self._options.link:
                 code = link_image(code, self._options, _compiler._current_cc())
