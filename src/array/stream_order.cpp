@@ -127,6 +127,11 @@ void join_streams(StreamRef target, std::span<const StreamRef> pending, int devi
   }
 }
 
+void wait_across_devices(StreamRef waiter, int waiter_device, StreamRef signaller, int signaller_device) {
+  make_wait(waiter, stream_context(waiter, context_for(waiter_device)->handle()), signaller,
+            stream_context(signaller, context_for(signaller_device)->handle()));
+}
+
 ScopedStreamUse::ScopedStreamUse(std::span<const ArrayView* const> views, StreamRef launch)
     : views_(views), launch_(launch) {
   for (const ArrayView* v : views_) order_before_use(*v, launch_);

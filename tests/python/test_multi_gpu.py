@@ -239,13 +239,26 @@ def test_peer_copy_between_devices(src_device, dst_device):
 
 def test_peer_copy_from_a_cupy_array_on_a_stream():
     cp = lib("cupy")
+    dst = cubridge.device_array(1 << 18, np.int32, device=1)
     with cp.cuda.Device(0):
         s = cp.cuda.Stream(non_blocking=True)
-        with s:
+        with s:  # the copy reads the interface here, which names s: the copy on device 1 waits for s
             x = cp.arange(1 << 18, dtype=cp.int32) - 7
-    dst = cubridge.device_array(1 << 18, np.int32, device=1)
-    dst.copy_from(x)
+            dst.copy_from(x)
     np.testing.assert_array_equal(dst.copy_to_host(), np.arange(1 << 18, dtype=np.int32) - 7)
+
+
+def test_peer_copy_into_an_array_with_a_stream_of_device_1():
+    cp = lib("cupy")
+    host = np.arange(1 << 20, dtype=np.float32)
+    src = cubridge.to_device(host, device=0)
+    with cp.cuda.Device(1):
+        s1 = cubridge.stream()  # a stream of the current device: 1
+    dst = cubridge.device_array(1 << 20, np.float32, stream=s1, device=1)
+    dst.copy_from(src)  # on s1, in device 1's context, after device 0's default stream
+    np.testing.assert_array_equal(dst.copy_to_host(), host)
+
+
 # --- arrays of device 1 imported while device 0 is current --------------------------------------------
 
 class _CaiOnly:
