@@ -34,7 +34,9 @@ def lib(name):
 @pytest.fixture
 def fresh():
     """Closes every context before and after the test, leaving the default manager installed; the test
-    may install another with fresh(name)."""
+    may install another with fresh(name). Only the first tests of this file use it: cubridge.close() resets
+    the primary contexts, which would strand the blocks that CuPy's and PyTorch's pools keep cached, so no
+    test closes contexts once those libraries have run."""
     def use(name):
         cubridge.close()
         cubridge.set_memory_manager(name)
