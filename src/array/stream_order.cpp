@@ -95,9 +95,16 @@ bool same_queue(StreamRef launch, const ArrayView& view) {
   CUcontext cur = nullptr;
   CUBRIDGE_CU(cuCtxGetCurrent, &cur);
   if (cur == nullptr) return view.device() == 0;  // Context::current()'s answer when none is current
-  CUdevice dev = 0;
-  CUBRIDGE_CU(cuCtxGetDevice, &dev);
-  return static_cast<int>(dev) == view.device();
+  // Every launch asks, twice per array: remember this thread's last context's device.
+  thread_local CUcontext last_context = nullptr;
+  thread_local int last_device = -1;
+  if (cur != last_context) {
+    CUdevice dev = 0;
+    CUBRIDGE_CU(cuCtxGetDevice, &dev);
+    last_context = cur;
+    last_device = static_cast<int>(dev);
+  }
+  return last_device == view.device();
 }
 
 }  // namespace
