@@ -51,7 +51,7 @@ def _signature_text(signature) -> "str | KernelSignature":
     return "void(" + ", ".join(a.name for a in args) + ")"
 
 
-def load_kernel(code, name: str | None = None, signature=None, *, device: int | None = None,
+def load_kernel(code, name: str | None = None, signature=None, *, device: int | _core.Device | None = None,
                 cache: bool = True) -> Kernel:
     """Loads `code` (PTX text as str/bytes, a cubin or a fatbin) and returns its kernel `name`.
 
@@ -59,7 +59,9 @@ def load_kernel(code, name: str | None = None, signature=None, *, device: int | 
     names). `signature` lists the parameters in Numba's spelling: "void(float32[:], const f8[:, ::1],
     int64)"; "const" marks arrays the kernel does not write, so read-only arrays may be passed.
     C++ kernels' pointer parameters are spelled "float32*", "const float32*" or "void*".
-    Modules are cached per (code, context) unless cache=False; device None means the current device.
+    Modules are cached per (code, context) unless cache=False. `device` (an ordinal or a cubridge.Device;
+    None means the current device) is where the kernel runs: its arrays must live there, or the launch says
+    which device each is on.
     """
     if signature is None:
         raise TypeError("load_kernel: signature is required, e.g. signature='void(float32[:], int64)'")
