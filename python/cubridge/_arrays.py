@@ -25,25 +25,30 @@ def is_cuda_array(obj) -> bool:
 device_array = _core.device_array  # whole in C++: it is the allocation hot path from Python
 
 
-def device_array_like(ary, stream=None) -> DeviceArray:
-    """An uninitialised array with `ary`'s shape, dtype and (C or F) order."""
+def device_array_like(ary, stream=None, *, device=None) -> DeviceArray:
+    """An uninitialised array with `ary`'s shape, dtype and (C or F) order (on `device`: an ordinal or a
+    cubridge.Device; None is the current device)."""
     np = _np()
     host = ary if hasattr(ary, "dtype") else np.asarray(ary)
     f = bool(getattr(getattr(host, "flags", None), "f_contiguous", False)) and not \
         bool(getattr(getattr(host, "flags", None), "c_contiguous", True))
-    return device_array(host.shape, host.dtype, "F" if f else "C", stream)
+    return device_array(host.shape, host.dtype, "F" if f else "C", stream, device=device)
 
 
-def to_device(obj, stream=None, copy=True, to=None) -> DeviceArray:
+def to_device(obj, stream=None, copy=True, to=None, *, device=None) -> DeviceArray:
     """Copies a host array (anything numpy.asarray accepts) to the GPU (numba.cuda.to_device).
-    C- and Fortran-ordered arrays keep their order; other layouts are made C-contiguous first."""
+    C- and Fortran-ordered arrays keep their order; other layouts are made C-contiguous first.
+    `device` (an ordinal or a cubridge.Device; None is the current device) places the new array."""
     np = _np()
     host = np.asarray(obj)
     if not (host.flags.c_contiguous or host.flags.f_contiguous):
         host = np.ascontiguousarray(host)
     order = "F" if host.flags.f_contiguous and not host.flags.c_contiguous else "C"
     if to is None:
-        to = device_array(host.shape, host.dtype, order, stream)
+        to = device_array(host.shape, host.dtype, order, stream, device=device)
+    elif device is not None and to.device_id != getattr(device, "id", device):
+        raise ValueError(f"to_device: `to` is on device {to.device_id} but device={device!r} was asked for; "
+                         "leave device out when passing `to`, or pass an array on that device")
     elif tuple(to.shape) != host.shape or to.typestr != host.dtype.str:
         raise ValueError(f"to_device: `to` has shape {to.shape} and typestr {to.typestr!r}; the host array "
                          f"has {host.shape} and {host.dtype.str!r}")

@@ -49,7 +49,12 @@ def cmd_info(args: argparse.Namespace) -> int:
     stats = getattr(cubridge, "memory_stats", None)
     if stats is not None:
         try:
-            print("Memory manager:", stats())
+            s = stats()
+            print(f"Memory manager: {s['manager']} ({len(s['devices'])} device context(s) open)")
+            for d in s["devices"]:  # one manager per device's context, each with its own counts
+                print(f"  device {d['device']}: {d['manager']}  in use {d['bytes_in_use']} B in "
+                      f"{d['allocations']} allocation(s)  peak {d['peak_bytes']} B  "
+                      f"pending frees {d['pending_frees']} ({d['pending_bytes']} B)")
         except Exception as e:  # statistics must never make `info` fail
             print(f"Memory manager: statistics unavailable ({e})")
     return 0

@@ -51,7 +51,7 @@ def _signature_text(signature) -> "str | KernelSignature":
     return "void(" + ", ".join(a.name for a in args) + ")"
 
 
-def load_kernel(code, name: str | None = None, signature=None, *, device: int | None = None,
+def load_kernel(code, name: str | None = None, signature=None, *, device: int | _core.Device | None = None,
                 cache: bool = True) -> Kernel:
     """Loads `code` (PTX text as str/bytes, a cubin or a fatbin) and returns its kernel `name`.
 
@@ -59,7 +59,9 @@ def load_kernel(code, name: str | None = None, signature=None, *, device: int | 
     names). `signature` lists the parameters in Numba's spelling: "void(float32[:], const f8[:, ::1],
     int64)"; "const" marks arrays the kernel does not write, so read-only arrays may be passed.
     C++ kernels' pointer parameters are spelled "float32*", "const float32*" or "void*".
-    Modules are cached per (code, context) unless cache=False; device None means the current device.
+    Modules are cached per (code, context) unless cache=False. `device` (an ordinal or a cubridge.Device;
+    None means the current device) is where the kernel runs: its arrays must live there, or the launch says
+    which device each is on.
     """
     if signature is None:
         raise TypeError("load_kernel: signature is required, e.g. signature='void(float32[:], int64)'")
@@ -163,7 +165,7 @@ class Dispatcher:
         self._ptx: dict[tuple[str, ...], str] = {}
         self._cooperative: dict[tuple[str, ...], bool] = {}
         self._raise_sites: dict[tuple[str, ...], dict] = {}  # per signature: status code -> RaiseSite tuple
-        self._kernels: dict[tuple[str, ...], Kernel] = {}
+        self._kernels: dict[tuple[tuple[str, ...], int], Kernel] = {}  # per (signature, device)
         self._eager = [self.compile(sig) for sig in signatures]
 
     @property
@@ -190,18 +192,22 @@ class Dispatcher:
         return {"void(" + ", ".join(p) + ")": ptx for p, ptx in self._ptx.items()}
 
     def _kernel(self, params: tuple[str, ...]) -> Kernel:
-        k = self._kernels.get(params)
-        if k is None or not k.module.valid:  # first launch, or the context was closed since
-            if params not in self._ptx:
-                self.compile("void(" + ", ".join(params) + ")")
+        # Loaded once per device, in the current device's context as numba-cuda does: a launch made while
+        # device 1 is current (cupy.cuda.Device(1), torch.cuda.device(1)) runs on device 1.
+        if params not in self._ptx:  # compiled first: a typing error needs no GPU to be reported
+            self.compile("void(" + ", ".join(params) + ")")
+        device = _core._current_device()
+        k = self._kernels.get((params, device))
+        if k is None or not k.module.valid:  # first launch on this device, or the context was closed since
             code = self._ptx[params]
             if self._options.link:
                 code = link_image(code, self._options, _compiler._current_cc())
-            k = load_kernel(code, _core.ptx_entry_names(self._ptx[params])[0], "void(" + ", ".join(params) + ")")
+            k = load_kernel(code, _core.ptx_entry_names(self._ptx[params])[0], "void(" + ", ".join(params) + ")",
+                            device=device)
             k.cooperative = self._cooperative[params]  # cuda.cg grid sync: launched cooperatively
             if self._options.debug:
                 k = _RaisingKernel(k, self._raise_sites[params])
-            self._kernels[params] = k
+            self._kernels[(params, device)] = k
         return k
 
     def specialize(self, *args) -> Kernel:

@@ -166,9 +166,10 @@ void bind_array(nb::module_& m) {
         nb::arg("sync").none() = nb::none(), "A DeviceArray from a DLPack producer (exchange table, then __dlpack__).");
   m.def("device_array", &device_array, nb::arg("shape").none(),
         nb::arg("dtype") = nb::borrow(reinterpret_cast<PyObject*>(&PyFloat_Type)), nb::arg("order") = "C",
-        nb::arg("stream").none() = nb::none(),
+        nb::arg("stream").none() = nb::none(), nb::kw_only(), nb::arg("device").none() = nb::none(),
         "Uninitialised device memory (numba.cuda.device_array). `stream` becomes the array's default\n"
-        "stream, which its `__cuda_array_interface__` names; without one it exports `stream: None`.");
+        "stream, which its `__cuda_array_interface__` names; without one it exports `stream: None`.\n"
+        "`device` (an ordinal or a cubridge.Device) allocates there; None means the current device.");
   m.def("_empty", &empty_device_array, nb::arg("shape"), nb::arg("typestr"), nb::arg("order"), nb::arg("stream").none(),
         nb::arg("descr").none());
   m.def("array_options", [](nb::handle sync, nb::handle export_stream) {

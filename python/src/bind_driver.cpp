@@ -94,6 +94,8 @@ void bind_driver(nb::module_& m) {
       .def("synchronize", &Context::synchronize, nb::call_guard<nb::gil_scoped_release>())
       .def("__repr__", [](const Context& c) { return "<cubridge.Context device " + std::to_string(c.device().ordinal()) + (c.valid() ? "" : " closed") + ">"; });
   m.def("current_context", &Context::current);
+  m.def("_current_device", [] { return Context::current()->device().ordinal(); },
+        "The ordinal of the current context's device (cheap: @jit keys its loaded kernels by it).");
   m.def("primary_context", [](int ordinal) { return Context::primary(Device(ordinal)); }, nb::arg("device") = 0);
   m.def("close", &Context::close_all,
         "Destroys every context cubridge opened; objects bound to them become invalid and say so.");

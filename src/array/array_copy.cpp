@@ -86,7 +86,19 @@ void copy_between_views(const ArrayView& dst, const ArrayView& src, StreamRef st
   ScopedContext scope(*context);
   const ArrayView* views[] = {&dst, &src};
   ScopedStreamUse use(views, stream);
-  CUBRIDGE_CU(cuMemcpyDtoDAsync, first_byte(dst), first_byte(src), static_cast<std::size_t>(src.nbytes()), stream.handle());
+  const std::size_t bytes = static_cast<std::size_t>(src.nbytes());
+  if (dst.device() >= 0 && src.device() >= 0 && dst.device() != src.device()) {
+    // A peer copy, on `stream` in the destination's context. The source device's default stream (which
+    // orders its blocking streams, where an unstreamed array's producer wrote) is not ordered with ours:
+    // wait for it, copy, and make it wait for the copy before anything there overwrites the source.
+    auto source = Context::primary(Device(src.device()));
+    wait_across_devices(stream, dst.device(), StreamRef::legacy(), src.device());
+    CUBRIDGE_CU(cuMemcpyPeerAsync, first_byte(dst), context->handle(), first_byte(src), source->handle(), bytes,
+                stream.handle());
+    wait_across_devices(StreamRef::legacy(), src.device(), stream, dst.device());
+  } else {
+    CUBRIDGE_CU(cuMemcpyDtoDAsync, first_byte(dst), first_byte(src), bytes, stream.handle());
+  }
   use.finish();
 }
 

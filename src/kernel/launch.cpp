@@ -67,6 +67,9 @@ StreamRef launch(Kernel& kernel, const LaunchConfig& config, ArgumentPack& args)
   }
   const StreamRef stream = launch_stream(config, args);
   const std::vector<const ArrayView*> producers = producers_to_order(args, stream);
+  // The kernel's context is current while the launch is ordered: a default-stream handle names the
+  // default stream of the context the kernel runs in, which need not be the caller's (another device).
+  ScopedContext kernel_context(*kernel.module()->context());
   ScopedStreamUse use(producers, stream);  // the launch stream waits for each producer
   const RaiseRecord* raised = kernel.raise_record();
   if (raised != nullptr) {

@@ -1,4 +1,5 @@
 """Shared pytest set-up: the `gpu` marker skips, with the driver's reason, where no GPU is usable; the
+`multi_gpu` marker skips where fewer than two GPUs are usable, saying how many there are; the
 `real_driver` marker also skips under the host driver stand-in (bench/host_driver/host_libcuda.c, which
 scripts/test loads through CUBRIDGE_LIBCUDA to run the memory and array layers' GPU tests on a machine
 without a GPU: host memory stands in for device memory, so what those runs check is cubridge's host-side
@@ -29,11 +30,26 @@ def _host_stand_in():
         return False
 
 
+def _multi_gpu_reason():
+    if GPU_REASON is not None:
+        return f"needs two GPUs: {GPU_REASON}"
+    if HOST_STAND_IN:
+        return "needs two GPUs: this run uses the host driver stand-in"
+    n = cubridge.device_count()
+    return None if n >= 2 else f"needs two GPUs: this machine has {n}"
+
+
 GPU_REASON = _gpu_reason()
 HOST_STAND_IN = GPU_REASON is None and _host_stand_in()
+MULTI_GPU_REASON = _multi_gpu_reason()
 
 
 def pytest_collection_modifyitems(config, items):
+    if MULTI_GPU_REASON is not None:
+        skip_multi = pytest.mark.skip(reason=MULTI_GPU_REASON)
+        for item in items:
+            if "multi_gpu" in item.keywords:
+                item.add_marker(skip_multi)
     if HOST_STAND_IN:
         skip = pytest.mark.skip(reason="needs NVIDIA's driver; this run uses the host driver stand-in")
         for item in items:

@@ -119,6 +119,10 @@ def test_device_array_descr_checked_before_allocating(descr, exc, message):
     ((4, "not-a-dtype"), {}, TypeError, r"^device_array: 'not-a-dtype' is not a NumPy dtype \(data type"),
     ((4, "f4"), {"order": "K"}, ValueError, r"^device_array: order 'K' is not 'C' or 'F'"),
     ((4, "f4"), {"order": 1}, ValueError, r"^device_array: order 1 is not 'C' or 'F'"),
+    ((4, "f4"), {"device": "1"}, TypeError,
+     r"^device_array: device='1' is not an int ordinal, a cubridge.Device or None \(the current device\)"),
+    ((4, "f4"), {"device": 1.0}, TypeError, r"^device_array: device=1.0 is not an int ordinal"),
+    ((4, "f4"), {"device": True}, TypeError, r"^device_array: device=True is not an int ordinal"),
 ])
 def test_device_array_arguments_checked_before_allocating(args, kwargs, exc, message):
     # device_array is C++ end to end; every argument is checked before the driver is asked for memory.

@@ -364,6 +364,8 @@ def test_load_kernel_checks_its_inputs_before_the_driver():
         cubridge.Kernel(".version 8.0", "k", 3)
     with pytest.raises(ValueError, match="neither PTX text"):
         cubridge.Kernel(b"\x01\x02", "k", "float32[:]")
+    with pytest.raises(TypeError, match=r"load_kernel: device='0' is not an int ordinal, a cubridge.Device or None"):
+        cubridge.load_kernel(".version 8.0\n.target sm_75\n.address_size 64\n", "k", "float32[:]", device="0")
 
 
 @pytest.mark.skipif(GPU_REASON is None, reason="a GPU is usable here")

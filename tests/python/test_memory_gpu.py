@@ -1,5 +1,6 @@
-"""Memory face on a GPU: managers through Python, plugins, OOM, IPC between processes, peers' pools,
-and the Numba bridge. Each test leaves the default manager installed and the contexts closed."""
+"""Memory face on a GPU: managers through Python, plugins, OOM, IPC between processes (every manager, a
+handle opened on the exporting device and, with two GPUs, on another; pickled handles; closing order; a
+child killed with the handle open), peers' pools, and the Numba bridge. Each test leaves the default manager installed and the contexts closed."""
 import gc
 import multiprocessing as mp
 import os
@@ -148,69 +149,152 @@ class _Cai:
                                          "version": 3, "strides": None, "stream": None}
 
 
-def _child_read(data, q):
+def _ipc_plugin():
+    """A Python plugin for the IPC tests: CuPy's pool behind cubridge's Python adapter (GetIpcHandleMixin)."""
+    pytest.importorskip("cupy")
+    from cubridge.interop import cupy as plugin
+    return plugin._cubridge_memory_manager
+
+
+def _install_for_ipc(cb, name):
+    if name == "plugin":
+        from cubridge.interop import cupy as plugin
+        cb.set_memory_manager(plugin._cubridge_memory_manager)
+    else:
+        cb.set_memory_manager(name)
+
+
+def _child_open(data, name, device, mode, q):
+    """Opens an exported handle on `device` with manager `name` installed, reads it and reports
+    (bytes, this device's memory statistics). `mode`: "read"; "mapping-then-close" and
+    "close-then-mapping" (the order of dropping the opened memory and cubridge.close(), each followed by
+    a second open); "die" (SIGKILL with the handle open, once the parent has the bytes)."""
     try:
+        import gc
+        import signal
         import cubridge as cb
-        h = cb.IpcHandle.from_bytes(data)
-        mem = h.open()
-        q.put(bytes(cb.as_cuda_array(_Cai(mem.device_pointer, h.size)).copy_to_host()))
+        _install_for_ipc(cb, name)
+        h = cb.IpcHandle.from_bytes(data) if isinstance(data, bytes) else data  # else unpickled by multiprocessing
+
+        def read():
+            mem = h.open(cb._core.primary_context(device))  # device 0: mapped; another device: staged copy
+            return mem, bytes(cb.as_cuda_array(_Cai(mem.device_pointer, h.size)).copy_to_host())
+        mem, got = read()
+        stats = {d["device"]: d for d in cb.memory_stats()["devices"]}.get(device)
+        if mode == "die":
+            q.put((got, stats))
+            q.close()
+            q.join_thread()  # the bytes reach the parent before the process dies
+            os.kill(os.getpid(), signal.SIGKILL)
+        if mode == "mapping-then-close":
+            del mem
+            gc.collect()
+            mem, again = read()
+            cb.close()
+        elif mode == "close-then-mapping":
+            cb.close()  # the opened memory outlives its context: dropping it later must be harmless
+            del mem
+            gc.collect()
+            mem, again = read()
+            del mem
+            gc.collect()
+        else:
+            again = got
+        q.put((got if got == again else "child failed: the second open read different bytes", stats))
     except BaseException as e:  # reported to the parent, which would otherwise wait for its timeout
         q.put(f"child failed: {type(e).__name__}: {e}")
         raise
 
 
-def _child_read_on_device(data, device, q):
-    try:
-        import cubridge as cb
-        h = cb.IpcHandle.from_bytes(data)
-        mem = h.open(cb._core.primary_context(device))  # another device: staged through a copy
-        q.put(bytes(cb.as_cuda_array(_Cai(mem.device_pointer, h.size)).copy_to_host()))
-    except BaseException as e:
-        q.put(f"child failed: {type(e).__name__}: {e}")
-        raise
-
-
-@pytest.mark.real_driver
-@pytest.mark.skipif(cubridge.driver_available() and cubridge.device_count() < 2,
-                    reason="IPC between two GPUs needs a machine with two (this one has one)")
-def test_ipc_between_processes_and_devices(manager):
-    manager("default")
+def _export(manager, name, nbytes=8192, offset=1024):
+    """Installs `name`, allocates nbytes filled with a pattern, and exports the pointer at `offset`."""
     import numpy
-    p = cubridge.memalloc(8192)
-    src = (numpy.arange(8192) % 241).astype(numpy.uint8)
-    cubridge.to_device(src, to=cubridge.as_cuda_array(_Cai(p.device_pointer, 8192)))
+    manager(_ipc_plugin() if name == "plugin" else name)
+    p = cubridge.memalloc(nbytes)
+    src = (numpy.arange(nbytes) % 241).astype(numpy.uint8)
+    cubridge.to_device(src, to=cubridge.as_cuda_array(_Cai(p.device_pointer, nbytes)))
     cubridge.current_context().synchronize()
-    h = cubridge.get_ipc_handle(p.view(1024))
+    return p, src, cubridge.get_ipc_handle(p.view(offset))
+
+
+def _run_child(payload, name, device, mode):
     ctx = mp.get_context("spawn")
     q = ctx.Queue()
-    child = ctx.Process(target=_child_read_on_device, args=(h.to_bytes(), 1, q))
-    child.start()
-    got = q.get(timeout=120)
-    child.join(timeout=60)
-    assert not isinstance(got, str), got
-    assert child.exitcode == 0
-    assert got == src[1024:].tobytes()
-
-
-@pytest.mark.real_driver
-def test_ipc_between_processes(manager):
-    manager("default")
-    import numpy
-    p = cubridge.memalloc(8192)
-    src = (numpy.arange(8192) % 251).astype(numpy.uint8)
-    cubridge.to_device(src, to=cubridge.as_cuda_array(_Cai(p.device_pointer, 8192)))
-    cubridge.current_context().synchronize()
-    h = cubridge.get_ipc_handle(p.view(4096))
-    assert h.offset == 4096 and h.size == 4096 and h.source_info == cubridge.Device(0).uuid_bytes
-    ctx = mp.get_context("spawn")
-    q = ctx.Queue()
-    child = ctx.Process(target=_child_read, args=(h.to_bytes(), q))
+    child = ctx.Process(target=_child_open, args=(payload, name, device, mode, q))
     child.start()
     got = q.get(timeout=120)
     child.join(timeout=60)
     assert not isinstance(got, str), f"{got} (parent: {cubridge.get_memory_info()})"
-    assert child.exitcode == 0
-    assert got == src[4096:].tobytes()
+    return got, child.exitcode
+
+
+IPC_DEVICES = [0, pytest.param(1, marks=pytest.mark.multi_gpu, id="1-staged")]
+
+
+@pytest.mark.real_driver
+@pytest.mark.parametrize("device", IPC_DEVICES)
+@pytest.mark.parametrize("name", ["default", "caching", "plugin"])
+def test_ipc_between_processes(manager, name, device):
+    """Exported on device 0, opened by a spawned process on device 0 (mapped) or 1 (copied into memory of
+    that device's manager); the handle travels as to_bytes() (default) or pickled (the others)."""
+    import pickle
+    p, src, h = _export(manager, name)
+    assert h.offset == 1024 and h.size == p.size - 1024 and h.source_info == cubridge.Device(0).uuid_bytes
+    copy = pickle.loads(pickle.dumps(h))
+    assert (copy.handle, copy.size, copy.offset, copy.source_info, copy.base) == \
+           (h.handle, h.size, h.offset, h.source_info, None)
+    (got, stats), code = _run_child(h.to_bytes() if name == "default" else h, name, device, "read")
+    assert code == 0
+    assert len(got) == h.size and got[:8192 - 1024] == src[1024:].tobytes()
+    if device == 0:  # mapped: the child's manager allocated nothing
+        assert stats is None or stats["bytes_in_use"] == 0, stats
+    else:  # staged: a copy from the child's manager on device 1
+        assert stats["bytes_in_use"] >= h.size and stats["allocations"] == 1, stats
+        assert stats["manager"] == name if name != "plugin" else stats["manager"].startswith("python:"), stats
+    del h, copy, p
+    gc.collect()
+    assert cubridge.memory_stats()["bytes_in_use"] == 0
+
+
+@pytest.mark.real_driver
+@pytest.mark.parametrize("device", IPC_DEVICES)
+@pytest.mark.parametrize("order", ["mapping-then-close", "close-then-mapping"])
+def test_ipc_closing_order(manager, order, device):
+    p, src, h = _export(manager, "default")
+    (got, _), code = _run_child(h, "default", device, order)
+    assert code == 0, f"the child exited with {code} after {order}"
+    assert got[:8192 - 1024] == src[1024:].tobytes()
+    del h  # the exporter drops its handle before its memory, then the memory
+    gc.collect()
+    assert bytes(cubridge.as_cuda_array(_Cai(p.device_pointer, 8192)).copy_to_host()) == src.tobytes()
+    del p
+    gc.collect()
+    assert cubridge.memory_stats()["bytes_in_use"] == 0
+
+
+@pytest.mark.real_driver
+@pytest.mark.parametrize("device", IPC_DEVICES)
+def test_ipc_child_dying_with_the_handle_open(manager, device):
+    import signal
+    p, src, h = _export(manager, "caching")
+    (got, _), code = _run_child(h.to_bytes(), "caching", device, "die")
+    assert code == -signal.SIGKILL and got[:8192 - 1024] == src[1024:].tobytes()
+    # The exporter's memory is intact and its own: read it, export it again, give it back.
+    assert bytes(cubridge.as_cuda_array(_Cai(p.device_pointer, 8192)).copy_to_host()) == src.tobytes()
+    (again, _), code = _run_child(cubridge.get_ipc_handle(p).to_bytes(), "caching", 0, "read")
+    assert code == 0 and again[:8192] == src.tobytes()
+    del h, p
+    gc.collect()
+    assert cubridge.memory_stats()["bytes_in_use"] == 0
+
+
+def test_async_manager_refuses_ipc_export_clearly(manager):
+    manager("async")
+    p = cubridge.memalloc(4096)
+    with pytest.raises(Exception, match=r"get_ipc_handle: the async pool manager's memory comes from a cuMemPool "
+                                        r"created without an export handle type.*use the default or caching manager"):
+        cubridge.get_ipc_handle(p)
+    del p
 
 
 @pytest.mark.parametrize("peer", ["cupy", "torch", "rmm"])

@@ -22,6 +22,11 @@ void order_after_use(const ArrayView& view, StreamRef launch);
 /// Makes `target` wait for everything enqueued so far on each of `pending` (skipping `target`).
 void join_streams(StreamRef target, std::span<const StreamRef> pending, int device);
 
+/// Makes `waiter`, a stream of device `waiter_device`, wait for the work enqueued so far on `signaller`, a
+/// stream of device `signaller_device` (default-stream handles name that device's primary context's).
+/// Copies between two devices use it: one device's legacy default stream does not order the other's.
+void wait_across_devices(StreamRef waiter, int waiter_device, StreamRef signaller, int signaller_device);
+
 /// Brackets work on `launch` that reads or writes `views`: ordered after their producers on
 /// construction, and the producers after it on finish() (or destruction, which cannot report errors).
 class ScopedStreamUse {

@@ -86,7 +86,8 @@ inline void prepare_use(PyDeviceArray& a, StreamRef s) {
 /// Uninitialised memory from the context's manager, on the array's stream when one is given. `shape` and
 /// `dtype` are validated before anything is allocated; `descr` (structured types) is kept for export.
 inline PyDeviceArray allocate_device_array(std::span<const std::int64_t> shape, const DType& dtype, bool fortran,
-                                           nb::handle stream, nb::handle descr) {
+                                           nb::handle stream, nb::handle descr,
+                                           const std::shared_ptr<Context>& on_device = nullptr) {
   std::vector<std::int64_t> strides = fortran ? f_strides(shape, dtype.itemsize) : std::vector<std::int64_t>{};
   ArrayView::Layout l{nullptr, dtype, shape, std::nullopt, false};
   if (fortran) l.strides = std::span<const std::int64_t>(strides);
@@ -101,6 +102,14 @@ inline PyDeviceArray allocate_device_array(std::span<const std::int64_t> shape, 
     context = Context::current();
   } else {
     context = Context::current();
+  }
+  if (on_device) {
+    if (a.owned_stream && context != on_device)
+      throw nb::value_error(("device_array: the stream belongs to device " + std::to_string(context->device().ordinal()) +
+                             " but device=" + std::to_string(on_device->device().ordinal()) +
+                             " was asked for; pass a stream of device " + std::to_string(on_device->device().ordinal()) +
+                             " or leave device out").c_str());
+    context = on_device;
   }
   // A stream-aware manager allocates on the array's stream, where its first use will be ordered.
   const StreamRef on = stream.is_none() ? StreamRef::legacy() : to_stream_ref(stream, StreamRef::legacy());
@@ -173,9 +182,26 @@ inline ResolvedDtype resolve_dtype(nb::handle arg) {
   return r;
 }
 
-/// `device_array(shape, dtype=float, order="C", stream=None)`, whole in C++: the hot path of allocation
-/// from Python (numba.cuda.device_array's signature).
-inline PyDeviceArray device_array(nb::handle shape_obj, nb::handle dtype_arg, nb::handle order, nb::handle stream) {
+/// The context of `device=`: None (the current device's), or an int ordinal or a cubridge.Device.
+inline std::shared_ptr<Context> context_of_device_arg(nb::handle device, const char* what) {
+  if (device.is_none()) return nullptr;
+  if (nb::isinstance<Device>(device)) return Context::primary(nb::cast<const Device&>(device));
+  std::int64_t ordinal = 0;
+  if (PyBool_Check(device.ptr()) || !cai_detail::to_int64(device.ptr(), ordinal))
+    throw nb::type_error((std::string(what) + ": device=" + py_repr(device) +
+                          " is not an int ordinal, a cubridge.Device or None (the current device)").c_str());
+  const int count = Device::count();
+  if (ordinal < 0 || ordinal >= count)
+    throw nb::value_error((std::string(what) + ": device=" + std::to_string(ordinal) + " is not a device of this machine (" +
+                           std::to_string(count) + " CUDA device(s), ordinals 0.." + std::to_string(count - 1) + ")").c_str());
+  return Context::primary(Device(static_cast<int>(ordinal)));
+}
+
+/// `device_array(shape, dtype=float, order="C", stream=None, *, device=None)`, whole in C++: the hot path
+/// of allocation from Python (numba.cuda.device_array's signature; `device` allocates on a device that
+/// need not be current, from that device's context's manager).
+inline PyDeviceArray device_array(nb::handle shape_obj, nb::handle dtype_arg, nb::handle order, nb::handle stream,
+                                  nb::handle device) {
   auto bad_shape = [&] {
     return nb::type_error(("device_array: shape must be an int or a tuple of int, got " + py_repr(shape_obj)).c_str());
   };
@@ -204,7 +230,8 @@ inline PyDeviceArray device_array(nb::handle shape_obj, nb::handle dtype_arg, nb
   }
   bool fortran = parse_order(order);
   ResolvedDtype r = resolve_dtype(dtype_arg);
-  return allocate_device_array(shape.span(), r.dtype, fortran, stream, r.descr);
+  return allocate_device_array(shape.span(), r.dtype, fortran, stream, r.descr,
+                               context_of_device_arg(device, "device_array"));
 }
 
 inline PyDeviceArray derived_array(nb::handle self, const PyDeviceArray& a, ArrayView v) {

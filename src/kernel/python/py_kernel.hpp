@@ -225,9 +225,11 @@ inline PyKernel load(nb::handle code, nb::handle name, nb::handle signature, nb:
   std::shared_ptr<Context> context;
   if (device.is_none()) {
     context = Context::current();
+  } else if (nb::isinstance<Device>(device)) {
+    context = Context::primary(nb::cast<const Device&>(device));
   } else {
     auto ordinal = as_int64(device.ptr(), "device");
-    if (!ordinal) throw nb::type_error(("device: " + py_repr(device) + " is not an int ordinal or None").c_str());
+    if (!ordinal) throw nb::type_error(("load_kernel: device=" + py_repr(device) + " is not an int ordinal, a cubridge.Device or None").c_str());
     context = Context::primary(Device(static_cast<int>(*ordinal)));
   }
   auto module = cache ? Module::cached(context, image) : Module::load(context, image);
