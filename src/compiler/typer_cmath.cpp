@@ -47,9 +47,7 @@ Type FunctionTyper::cmath_constant(Expr& e, std::string_view attr) {
   } else {
     error(e.loc, "cmath." + std::string(attr) + " is not supported; the cmath module offers: " + kCmath);
   }
-  prog_.out.constants.push_back(c);
-  e.constant = &prog_.out.constants.back();
-  return c.type;
+  return folded(e, c);
 }
 
 Type FunctionTyper::cmath_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown) {

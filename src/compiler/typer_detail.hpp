@@ -466,9 +466,15 @@ class FunctionTyper {
     Constant c;
     c.type = f64();
     c.re = v;
+    return folded(e, c);
+  }
+
+  /// e becomes the constant c (math.pi, np.inf, cmath.infj, ...): kept in the module's constants (a deque,
+  /// so the pointer stays valid).
+  Type folded(Expr& e, const Constant& c) {
     prog_.out.constants.push_back(c);
     e.constant = &prog_.out.constants.back();
-    return f64();
+    return c.type;
   }
 
   Type attribute(Expr& e) {

@@ -31,9 +31,7 @@ Type FunctionTyper::numpy_constant(Expr& e, std::string_view attr) {
   Constant c;
   c.type = f64();
   c.re = v;
-  prog_.out.constants.push_back(c);
-  e.constant = &prog_.out.constants.back();
-  return f64();
+  return folded(e, c);
 }
 
 Type FunctionTyper::numpy_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown) {
