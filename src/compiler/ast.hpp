@@ -108,6 +108,13 @@ struct ModuleAst {
   std::vector<std::pair<std::string, ExprPtr>> assignments;
 };
 
+/// How deeply a function's statements and expressions may nest (src/compiler/ast_depth.cpp).
+inline constexpr int kMaxNesting = 300;  // under ASan (bigger frames) 400 levels still fit a thread's 8 MiB stack
+/// Throws CompileError at the first place `f` (or a module-level expression of `file`) nests more than
+/// kMaxNesting levels (checked iteratively).
+void check_nesting(const FunctionDef& f);
+void check_nesting(const Expr& e, const std::string& file);
+
 /// Parses one unit; errors in a function body are recorded in FunctionDef::parse_error (so a module
 /// with one unsupported function still compiles the others); other syntax errors throw CompileError.
 ModuleAst parse_module(std::string_view source, const std::string& file, int first_line = 1);

@@ -106,6 +106,7 @@ class Parser {
       f.file = file_;
       try {
         parse_def(f);
+        check_nesting(f);  // before anything walks the tree recursively
       } catch (const CompileError& e) {
         if (f.name.empty()) throw;
         f.parse_error = e.what();
@@ -160,6 +161,7 @@ class Parser {
         ExprPtr value = test_list();
         if (peek().kind == Tok::Newline || peek().kind == Tok::End) {
           expect_newline();
+          check_nesting(*value, file_);  // a too-deep constant is skipped like any other it cannot read
           m.assignments.emplace_back(name, std::move(value));
           return;
         }

@@ -315,7 +315,12 @@ class FunctionTyper {
           elems.push_back(t);
         }
         if (e.kids.empty()) error(e.loc, "the empty tuple is not supported");
-        return unknown ? Type() : Type::tuple(std::move(elems));
+        if (unknown) return Type();
+        Type t = Type::tuple(std::move(elems));
+        if (t.leaf_count() > kMaxTupleLeaves)
+          error(e.loc, "a tuple of " + std::to_string(t.leaf_count()) + " values; tuples hold at most " +
+                           std::to_string(kMaxTupleLeaves) + " (use an array)");
+        return t;
       }
       case ExprKind::Binary: {
         Type a = expr(*e.kids[0]);

@@ -186,7 +186,42 @@ std::optional<Type> array_type(std::string_view name, bool readonly) {
 
 }  // namespace
 
-std::optional<Type> parse_type_name(std::string_view name) {
+std::size_t Type::leaf_count() const noexcept {
+  if (kind_ != TypeKind::Tuple) return 1;
+  std::size_t n = 0;
+  for (const Type& e : elements_) n += e.leaf_count();
+  return n;
+}
+
+namespace {
+
+std::optional<Type> parse_type_name_at(std::string_view name, int depth);
+
+// Tuples built from a spelling: at most kMaxTupleLeaves values in all, checked before one is built (a
+// 62-character spelling of nested UniTuples asks for 10**9 of them).
+Type checked_tuple(std::vector<Type> elements, std::size_t copies, std::string_view name) {
+  std::size_t leaves = 0;
+  for (const Type& e : elements) leaves += e.leaf_count();
+  if (leaves * copies > kMaxTupleLeaves)
+    throw std::invalid_argument("type " + spelling_text::quoted(name.size() > 80 ? name.substr(0, 77) : name) +
+                                (name.size() > 80 ? "...: " : ": ") + "a tuple of " +
+                                std::to_string(leaves * copies) + " values; tuples hold at most " +
+                                std::to_string(kMaxTupleLeaves));
+  if (copies == 1) return Type::tuple(std::move(elements));
+  return Type::tuple(std::vector<Type>(copies, elements.front()));
+}
+
+}  // namespace
+
+std::optional<Type> parse_type_name(std::string_view name) { return parse_type_name_at(name, 0); }
+
+namespace {
+
+std::optional<Type> parse_type_name_at(std::string_view name, int depth) {
+  if (depth > kMaxTypeNesting)
+    throw std::invalid_argument("type " + spelling_text::quoted(name.substr(0, 40)) + "...: types nest at most " +
+                                std::to_string(kMaxTypeNesting) + " levels deep");
+  const auto parse_type_name = [depth](std::string_view inner) { return parse_type_name_at(inner, depth + 1); };
   name = trim(name);
   if (name.empty()) return std::nullopt;
   if (auto t = scalar_by_name(name)) return t;
@@ -203,7 +238,7 @@ std::optional<Type> parse_type_name(std::string_view name) {
       return t->with_array(t->ndim(), t->layout(), true);
     }
   if (name.back() == ']' || name.starts_with("array(")) return array_type(name, false);
-  auto parse_args = [](std::string_view inner) -> std::optional<std::vector<Type>> {
+  auto parse_args = [&parse_type_name](std::string_view inner) -> std::optional<std::vector<Type>> {
     std::vector<Type> elems;
     for (std::string_view part : split_commas(inner)) {
       if (part.empty()) continue;  // "(int32,)"
@@ -227,20 +262,22 @@ std::optional<Type> parse_type_name(std::string_view name) {
       n = n * 10 + (c - '0');
     }
     if (!elem || elem->is_array() || elem->is_record() || count.empty() || n < 1) return std::nullopt;
-    return Type::tuple(std::vector<Type>(static_cast<std::size_t>(n), *elem));
+    return checked_tuple({*elem}, static_cast<std::size_t>(n), name);
   }
   if (name.starts_with("Tuple(") && name.back() == ')') {
     auto e = parse_args(name.substr(6, name.size() - 7));
     if (!e || e->empty()) return std::nullopt;
-    return Type::tuple(std::move(*e));
+    return checked_tuple(std::move(*e), 1, name);
   }
   if (name.front() == '(' && name.back() == ')') {
     auto e = parse_args(name.substr(1, name.size() - 2));
     if (!e || e->empty()) return std::nullopt;
-    return Type::tuple(std::move(*e));
+    return checked_tuple(std::move(*e), 1, name);
   }
   return std::nullopt;
 }
+
+}  // namespace
 
 std::string Signature::str() const {
   std::string s = result ? result->name() : std::string();

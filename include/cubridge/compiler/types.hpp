@@ -97,6 +97,8 @@ class Type {
   /// Numba's spelling: "int32", "float64", "complex128", "bool", "none", "UniTuple(int64 x 2)",
   /// "Tuple(int64, float64)", "array(float32, 2d, C)", "readonly array(int64, 1d, A)", "OptionalType(float64)".
   std::string name() const;
+  /// The number of values a tuple holds, nested tuples counted through (1 for any other type).
+  std::size_t leaf_count() const noexcept;
 
   friend bool operator==(const Type& a, const Type& b) {
     return a.kind_ == b.kind_ && a.bits_ == b.bits_ && a.signed_ == b.signed_ && a.elements_ == b.elements_ &&
@@ -118,11 +120,16 @@ class Type {
   std::vector<std::int64_t> ints_;  ///< records: field offsets; nested arrays: the shape
 };
 
+/// Limits on types read from text (signatures, Numba spellings): how deeply they nest, and how many values
+/// one tuple holds in all (nested tuples counted through).
+inline constexpr int kMaxTypeNesting = 32;
+inline constexpr std::size_t kMaxTupleLeaves = 256;  // textual IR spells a tuple's type in each of its instructions: quadratic
+
 /// Parses one type name: the Numba names ("int32", "float32", "complex64", "bool", "boolean",
 /// "intp", "uintp", "float"= float64, "double", "int" = int64, "f4", "i8", ...), "UniTuple(T x N)",
 /// "Tuple(T, ...)", "(T, ...)", and arrays as KernelSignature spells them: "float32[:]",
 /// "float32[:, ::1]" (C), "int64[::1, :]" (F), "array(float32, 2d, C)", each optionally prefixed by
-/// "const " or "readonly ". std::nullopt when it is none of them.
+/// "const " or "readonly ". std::nullopt when it is none of them; std::invalid_argument past the limits above.
 std::optional<Type> parse_type_name(std::string_view name);
 
 /// A function signature: argument types and, when declared, a return type.
