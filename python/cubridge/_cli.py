@@ -74,8 +74,9 @@ def _read_source(path: str) -> str:
         raise ValueError(f"{st.st_size} bytes; source files of at most {MAX_SOURCE_BYTES >> 20} MiB are read")
     with open(path, "rb") as fh:
         data = fh.read(MAX_SOURCE_BYTES + 1)
+    from ._compiler import nfkc_identifiers
     try:
-        return data.decode("utf-8-sig")  # a byte-order mark is not part of the source
+        return nfkc_identifiers(data.decode("utf-8-sig"))  # a byte-order mark is not part of the source
     except UnicodeDecodeError as e:
         raise ValueError(f"not UTF-8 text (byte {e.start}: {data[e.start:e.start + 1]!r}); Python source files "
                          f"are UTF-8") from None
@@ -121,6 +122,8 @@ def cmd_compile(argv: list[str]) -> int:
     p.add_argument("--timings", action="store_true", help="print where the time went to stderr")
     a = p.parse_args(argv)
     path, sep, func = a.target.rpartition(":")
+    import unicodedata
+    func = unicodedata.normalize("NFKC", func)  # as Python reads the name in the file
     if not sep or not path or not func:
         print(f"cubridge compile: expected FILE.py:FUNC, got {a.target!r}", file=sys.stderr)
         return 2

@@ -343,6 +343,28 @@ def _source_of(fn) -> tuple[str, str, int]:
     return hit
 
 
+def nfkc_identifiers(source: str) -> str:
+    """`source` with each identifier normalised to NFKC, as Python reads identifiers (PEP 3131: `def 𝓍` defines
+    `x`), so the compiler sees the names Python gives the function and its globals; ASCII text is returned
+    as it is (the common case costs one check)."""
+    if source.isascii():
+        return source
+    import io
+    import tokenize
+    import unicodedata
+    lines = source.splitlines(keepends=True)
+    try:
+        tokens = [t for t in tokenize.generate_tokens(io.StringIO(source).readline)
+                  if t.type == tokenize.NAME and not t.string.isascii()]
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return source  # the compiler reports the syntax error itself
+    for t in reversed(tokens):  # from the end, so earlier positions stay valid
+        (row, col), (_, end) = t.start, t.end
+        line = lines[row - 1]
+        lines[row - 1] = line[:col] + unicodedata.normalize("NFKC", t.string) + line[end:]
+    return "".join(lines)
+
+
 def _read_source(fn) -> tuple[str, str, int]:
     import inspect  # imported here: it costs ~10 ms at start-up, which the CLI never needs
     import textwrap
@@ -352,7 +374,7 @@ def _read_source(fn) -> tuple[str, str, int]:
         raise ValueError(f"cannot read the source of {getattr(fn, '__qualname__', fn)!r} ({e}); the compiler needs "
                          f"functions defined in a file (or use the C++ API / `cubridge compile` with the source)") from None
     filename = inspect.getsourcefile(fn) or getattr(fn.__code__, "co_filename", "<unknown>")
-    return textwrap.dedent("".join(lines)), filename, max(first, 1)
+    return nfkc_identifiers(textwrap.dedent("".join(lines))), filename, max(first, 1)
 
 
 # Modules whose names the compiler resolves itself (math.sqrt, np.float32, cuda.grid); any other module

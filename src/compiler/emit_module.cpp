@@ -261,6 +261,18 @@ EmittedModule emit_module(TypedModule& module, const CompileOptions& options) {
   if (name.empty())
     name = options.abi == Abi::c ? entry.def->name
                                  : mangle_numba_abi(options.module_name, entry.def->qualname, entry.arg_types);
+  // The C ABI exports the function under its own name, and PTX names are ASCII ([A-Za-z_$][A-Za-z0-9_$]*):
+  // a Python name such as 'ñ' needs another (the Numba ABI's mangling escapes it instead).
+  auto ptx_char = [](char c, bool first) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' || c == '$' || (!first && c >= '0' && c <= '9');
+  };
+  bool valid = !name.empty();
+  for (std::size_t i = 0; i < name.size(); ++i) valid = valid && ptx_char(name[i], i == 0);
+  if (!valid)
+    fail(entry.def->file, entry.def->loc,
+         "the C ABI exports '" + name + "' under that name, which is not a PTX identifier (ASCII letters, digits, "
+         "_ and $); give the symbol another name with abi_info={'abi_name': ...} (or --abi-name), or use the "
+         "Numba ABI, whose mangling escapes it");
   std::string body;
   m.symbols.resize(module.functions.size());
   // Under the Numba ABI the entry's core is the exported function itself.

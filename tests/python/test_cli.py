@@ -112,3 +112,10 @@ def test_version_and_help_show_defaults():
 def test_info_into_a_closed_pipe_ends_quietly():
     r = subprocess.run(f"{sys.executable} -m cubridge info | head -c 1", shell=True, capture_output=True, text=True)
     assert "BrokenPipeError" not in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_unicode_function_names_are_normalised_as_python_does(tmp_path, capsys):
+    src = tmp_path / "u.py"
+    src.write_text("def \U0001d4cd(v):\n    return v + 1\n", encoding="utf-8")
+    assert cli_compile([f"{src}:\U0001d4cd", "--sig", "(int32,)", "-o", str(tmp_path / "x.ptx")]) == 0
+    assert ") x(" in flat((tmp_path / "x.ptx").read_text())

@@ -237,3 +237,31 @@ def test_decorated_functions_compile_as_written():
 
     _, resty = cubridge.compile(twice, (float32,))
     assert resty == cubridge.float64
+
+
+def _module_from(tmp_path, name, text):
+    import importlib.util
+    path = tmp_path / f"{name}.py"
+    path.write_text(text, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_identifiers_are_read_as_python_reads_them(tmp_path):
+    """PEP 3131: Python normalises identifiers to NFKC (`def 𝓍` defines `x`); the compiler sees the same names."""
+    m = _module_from(tmp_path, "unicode_names", "\ufb01ve = 5\n\ndef \U0001d4cd(v):\n    return v * \ufb01ve\n")
+    ptx, resty = cubridge.compile(m.x, "(int64,)", cc=(9, 0))
+    assert resty == int64 and ") x(" in flat(ptx)
+
+
+def test_a_c_abi_name_that_is_not_a_ptx_identifier_is_refused_by_name(tmp_path):
+    m = _module_from(tmp_path, "enye", "def \u00f1(v):\n    return v + 1\n")
+    with pytest.raises(cubridge.CompileError, match=r"enye.py:1:1: the C ABI exports '\u00f1' under that name, which "
+                                                    r"is not a PTX identifier .* abi_info=\{'abi_name': \.\.\.\}"):
+        cubridge.compile(m.ñ, "(int64,)", cc=(9, 0))
+    ptx, _ = cubridge.compile(m.ñ, "(int64,)", abi_info={"abi_name": "enye"}, cc=(9, 0))
+    assert ") enye(" in flat(ptx)
+    numba_ptx, _ = cubridge.compile(m.ñ, "(int64,)", abi="numba", cc=(9, 0))  # numba's mangling escapes it
+    assert "_c3_b1" in numba_ptx
