@@ -6,7 +6,6 @@ and where cubridge's time goes (parse, type, emit, libNVVM). CPU only: no GPU is
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import statistics
@@ -21,6 +20,9 @@ if not hasattr(numpy, "row_stack"):  # numba-cuda 0.30 with numpy 2.5
     numpy.row_stack = numpy.vstack
 
 import cubridge
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rows import report  # noqa: E402
 from cubridge import _core
 
 
@@ -142,16 +144,7 @@ def main() -> int:
                         3 if a.quick else 5, warm=1)
         row("cold `cubridge compile` process", "ms", cold, "python -c 'import numba.cuda'", imp, 100.0)
 
-    print("| case | unit | cubridge | peer | peer median | ratio | target |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
-    for r in rows:
-        ratio = f"{r['ours'] / r['peer_value']:.3f}" if r["peer_value"] else "—"
-        pv = f"{r['peer_value']:.3f}" if r["peer_value"] else "—"
-        tg = f"{r['target']:.3f}" if r["target"] else "—"
-        print(f"| {r['case']} | {r['unit']} | {r['ours']:.3f} | {r['peer'] or '—'} | {pv} | {ratio} | {tg} |")
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(rows, f, indent=1)
+    report(rows, a.json)
     return 0
 
 

@@ -11,7 +11,6 @@ compiles and cubridge refuses are the parity gap; they are listed on stderr).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -25,6 +24,9 @@ if not hasattr(numpy, "row_stack"):  # numba-cuda 0.30 with numpy 2.5
     numpy.row_stack = numpy.vstack
 
 import cubridge
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rows import report  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "python"))
@@ -134,16 +136,7 @@ def main() -> int:
     row(f"kernel corpus: kernels numba-cuda compiles that cubridge refuses (of {total})", "kernels",
         float(len(we_refuse)), target=0.0)
 
-    print("| case | unit | cubridge | peer | peer median | ratio | target |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
-    for r in rows:
-        pv = r["peer_value"]
-        ratio = f"{r['ours'] / pv:.3f}" if pv else "—"
-        print(f"| {r['case']} | {r['unit']} | {r['ours']:.3f} | {r['peer'] or '—'} | "
-              f"{f'{pv:.3f}' if pv else '—'} | {ratio} | {r['target'] if r['target'] is not None else '—'} |")
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(rows, f, indent=1)
+    report(rows, a.json)
     return 0
 
 
