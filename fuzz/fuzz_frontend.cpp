@@ -8,9 +8,9 @@
 #include <string>
 #include <string_view>
 
-#include "compiler/ast.hpp"
-#include "compiler/emitter.hpp"
-#include "compiler/typer.hpp"
+#include "compiler/frontend/ast.hpp"
+#include "compiler/lowering/emitter.hpp"
+#include "compiler/typing/typer.hpp"
 
 using namespace cubridge::compiler;
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Writes src/compiler/libdevice_table.inc: the libdevice functions numba-cuda exposes as numba.cuda.libdevice.<name>,
+"""Writes src/compiler/kernel_library/libdevice_table.inc: the libdevice functions numba-cuda exposes as numba.cuda.libdevice.<name>,
 with the types numba-cuda gives them, from its machine-readable list `numba.cuda.libdevicefuncs.functions`
 (the list numba-cuda generates its libdevice stubs, typing and lowering from). A pointer argument is an
 output: numba-cuda returns it, after the function's own result, in a tuple.
 
-    python scripts/gen_libdevice_table.py > src/compiler/libdevice_table.inc
+    python scripts/gen_libdevice_table.py > src/compiler/kernel_library/libdevice_table.inc
 """
 import importlib.metadata
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes src/compiler/numpy_ufunc_table.inc: the NumPy ufuncs numba-cuda lowers in kernels, with their loops.
+"""Writes src/compiler/kernel_library/numpy_ufunc_table.inc: the NumPy ufuncs numba-cuda lowers in kernels, with their loops.
 
 Two facts go into the table, each from its owner:
 - NumPy's loop list of each ufunc (`ufunc.types`, in NumPy's order: numba picks the first loop every input
@@ -9,7 +9,7 @@ Two facts go into the table, each from its owner:
   compile, so we refuse it by name instead).
 
 Run with numba-cuda (the NVIDIA package, not numba's built-in numba.cuda) importable:
-    python scripts/gen_numpy_ufuncs.py > src/compiler/numpy_ufunc_table.inc
+    python scripts/gen_numpy_ufuncs.py > src/compiler/kernel_library/numpy_ufunc_table.inc
 """
 import importlib.metadata
 

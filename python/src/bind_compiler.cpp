@@ -6,7 +6,7 @@
 
 #include "bindings.hpp"
 #include "cubridge/compiler/compile.hpp"
-#include "cubridge/compiler/compile_cache.hpp"
+#include "cubridge/compiler/cached_compile.hpp"
 
 namespace cubridge::python {
 

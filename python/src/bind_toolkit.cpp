@@ -1,5 +1,5 @@
-// Internal: bindings of the toolkit libraries (libNVVM, nvJitLink, NVRTC, libdevice, ptxas), linking and
-// the code cache. Only .def lines and tiny conversions; the work lives in src/compiler/. The Pythonic
+// Internal: bindings of the toolkit libraries (libNVVM, nvJitLink, NVRTC, libdevice, ptxas) and linking.
+// Only .def lines and tiny conversions; the work lives in src/compiler/. The Pythonic
 // layer over these is python/cubridge/_linker.py.
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
@@ -10,7 +10,6 @@
 #include <algorithm>
 
 #include "bindings.hpp"
-#include "cubridge/compiler/code_cache.hpp"
 #include "cubridge/compiler/linker.hpp"
 #include "cubridge/compiler/nvrtc.hpp"
 #include "cubridge/compiler/nvvm.hpp"
@@ -50,8 +49,6 @@ PyObject* new_error(const char* name, const char* doc, PyObject* base) {
   return PyErr_NewExceptionWithDoc(name, doc, base, nullptr);
 }
 
-std::string_view view(const nb::bytes& b) { return {b.c_str(), b.size()}; }
-nb::bytes to_bytes(const std::string& s) { return nb::bytes(s.data(), s.size()); }
 // Text outputs (PTX) become str, binary ones (LTO-IR, cubin) bytes.
 nb::object code_object(const std::string& s, bool text) {
   return text ? nb::object(nb::str(s.data(), s.size())) : nb::object(to_bytes(s));
@@ -202,28 +199,6 @@ void bind_toolkit(nb::module_& m) {
     std::transform(a.begin(), a.end(), out.begin(), pair_of);
     return out;
   });
-
-  // The code cache
-  nb::class_<CodeCache>(m, "CodeCache",
-                        "Persistent on-disk cache of compiled code (default: $CUBRIDGE_CACHE_DIR or "
-                        "~/.cache/cubridge). get(key) -> bytes | None, put(key, data) -> bool.")
-      .def(nb::init<>())
-      .def("__init__", [](CodeCache* self, const std::string& dir) { new (self) CodeCache(dir); }, nb::arg("directory"))
-      .def_prop_ro("directory", [](const CodeCache& c) { return c.directory().string(); })
-      .def_static("default_directory", [] { return CodeCache::default_directory().string(); })
-      .def_static("make_key", [](const std::vector<std::string>& parts, bool nvvm, bool nvjitlink, bool nvrtc) {
-            return CodeCache::make_key(std::span<const std::string>(parts), {nvvm, nvjitlink, nvrtc});
-          }, nb::arg("parts"), nb::arg("nvvm") = true, nb::arg("nvjitlink") = false, nb::arg("nvrtc") = false)
-      .def("get", [](const CodeCache& c, std::string_view key) -> std::optional<nb::bytes> {
-             std::optional<std::string> v = c.get(key);
-             if (!v) return std::nullopt;
-             return to_bytes(*v);
-           }, nb::arg("key"))
-      .def("put", [](const CodeCache& c, std::string_view key, nb::bytes data) { return c.put(key, view(data)); },
-           nb::arg("key"), nb::arg("data"))
-      .def("remove", &CodeCache::remove, nb::arg("key"))
-      .def("clear", &CodeCache::clear)
-      .def("path_for", [](const CodeCache& c, std::string_view key) { return c.path_for(key).string(); }, nb::arg("key"));
 }
 
 }  // namespace cubridge::python

@@ -11,6 +11,7 @@ NB_MODULE(_core, m) {
   bind_memory(m);
   bind_array(m);
   bind_toolkit(m);
+  bind_code_cache(m);
   bind_compiler(m);
   bind_kernel(m);
   bind_xla(m);

@@ -3,10 +3,10 @@
 
 #include <chrono>
 
-#include "ast.hpp"
+#include "compiler/frontend/ast.hpp"
 #include "cubridge/compiler/nvvm.hpp"
-#include "emitter.hpp"
-#include "typer.hpp"
+#include "compiler/lowering/emitter.hpp"
+#include "compiler/typing/typer.hpp"
 
 namespace cubridge::compiler {
 

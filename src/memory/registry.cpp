@@ -14,7 +14,7 @@ namespace cubridge::memory {
 
 namespace {
 
-struct Registry {
+struct ContextManagers {
   std::mutex mutex;
   ManagerFactory factory;
   std::string description;
@@ -24,13 +24,13 @@ struct Registry {
   // context's address reused after it closed never finds the old manager.
   std::atomic<std::uint64_t> generation{0};
 
-  static Registry& instance() {
-    static Registry* r = new Registry;  // never destroyed: pointers may die during static destruction
+  static ContextManagers& instance() {
+    static ContextManagers* r = new ContextManagers;  // never destroyed: pointers may die during static destruction
     return *r;
   }
 
  private:
-  Registry() { Context::add_close_hook(&Registry::closing); }
+  ContextManagers() { Context::add_close_hook(&ContextManagers::closing); }
 
   // close(): EMM v1 resets the context's manager (its memory goes back: pending frees, pooled blocks,
   // a stream-ordered pool trimmed) before the context itself is destroyed, and the manager is dropped
@@ -60,7 +60,7 @@ bool is_library_path(const std::string& v) {
 }
 
 // Called with the registry's mutex held.
-void resolve_locked(Registry& r) {
+void resolve_locked(ContextManagers& r) {
   if (r.factory) return;
   if (const char* env = environment_choice()) {
     std::string v = env;
@@ -86,7 +86,7 @@ void resolve_locked(Registry& r) {
 bool set_memory_manager(ManagerFactory factory, std::string description, bool from_environment) {
   if (!factory) throw std::invalid_argument("set_memory_manager: the factory is empty");
   if (!from_environment && environment_choice() != nullptr) return false;
-  auto& r = Registry::instance();
+  auto& r = ContextManagers::instance();
   std::lock_guard lock(r.mutex);
   r.factory = std::move(factory);
   r.description = std::move(description);
@@ -105,7 +105,7 @@ ManagerFactory builtin_manager(const std::string& name) {
 }
 
 std::string memory_manager_description() {
-  auto& r = Registry::instance();
+  auto& r = ContextManagers::instance();
   std::lock_guard lock(r.mutex);
   if (!r.factory) {
     const char* env = environment_choice();
@@ -118,7 +118,7 @@ bool memory_manager_set_by_environment() { return environment_choice() != nullpt
 
 namespace {
 
-std::shared_ptr<MemoryManager> find_or_make_manager(Registry& r, const std::shared_ptr<Context>& context) {
+std::shared_ptr<MemoryManager> find_or_make_manager(ContextManagers& r, const std::shared_ptr<Context>& context) {
   ManagerFactory factory;
   // Destroyed after the lock is released: a Python plugin's last reference needs the GIL.
   std::vector<std::shared_ptr<MemoryManager>> closed;
@@ -160,7 +160,7 @@ std::shared_ptr<MemoryManager> find_or_make_manager(Registry& r, const std::shar
 std::shared_ptr<MemoryManager> manager_for(const std::shared_ptr<Context>& context) {
   if (!context) throw std::invalid_argument("memory manager: no context given");
   context->ensure_valid("memory allocation");
-  auto& r = Registry::instance();
+  auto& r = ContextManagers::instance();
   // This thread's last answer (a weak reference, checked against the registry's generation) spares the
   // lock and the map lookup on every allocation.
   struct Last {
@@ -196,7 +196,7 @@ std::shared_ptr<MemoryPointer> allocate(const std::shared_ptr<Context>& context,
 std::vector<ManagerStats> memory_stats() {
   std::vector<std::shared_ptr<MemoryManager>> live;
   {
-    auto& r = Registry::instance();
+    auto& r = ContextManagers::instance();
     std::lock_guard lock(r.mutex);
     for (auto& [ctx, m] : r.managers)
       if (m->context() && m->context()->valid()) live.push_back(m);
@@ -208,7 +208,7 @@ std::vector<ManagerStats> memory_stats() {
 }
 
 void reset_registry_for_testing() {
-  auto& r = Registry::instance();
+  auto& r = ContextManagers::instance();
   std::unordered_map<const Context*, std::shared_ptr<MemoryManager>> dropped;
   std::lock_guard lock(r.mutex);
   r.factory = nullptr;

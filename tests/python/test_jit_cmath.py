@@ -2,7 +2,7 @@
 sqrt, the trigonometric and hyperbolic functions and their inverses, phase, polar, rect, isnan, isinf, isfinite)
 and its constants, with numba-cuda's result type for every argument type (measured with numba-cuda 0.30.4's
 compile_ptx, and checked again against numba's CUDA typing where it types cmath). The implementations are
-cubridge's cmath prelude (src/compiler/cmath_prelude.cpp), compiled with the kernel; their values are checked
+cubridge's cmath prelude (src/compiler/kernel_library/cmath_prelude.cpp), compiled with the kernel; their values are checked
 on the GPU by parity/kernels_cmath.py."""
 import cmath
 

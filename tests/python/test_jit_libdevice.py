@@ -1,5 +1,5 @@
 """numba.cuda.libdevice in kernels without a GPU: every function numba-cuda exposes (its list,
-numba/cuda/libdevicefuncs.py, the source of src/compiler/libdevice_table.inc) compiles with its parameter
+numba/cuda/libdevicefuncs.py, the source of src/compiler/kernel_library/libdevice_table.inc) compiles with its parameter
 types, returns numba-cuda's type (a tuple after the result for output pointers: sincos -> (sin, cos), frexp
 -> (mantissa, exponent)), and ptxas assembles it with libdevice linked. Arguments convert as numba converts
 them (float32 to float64, float to int); what does not convert is refused by name. Values are checked on

@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "compiler/typer.hpp"
+#include "compiler/typing/typer.hpp"
 #include "cubridge/compiler/compile.hpp"
 #include "test_kernel_helpers.hpp"
 

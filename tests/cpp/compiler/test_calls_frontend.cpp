@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "compiler/typing_rules.hpp"
+#include "compiler/typing/typing_rules.hpp"
 #include "cubridge/compiler/compile.hpp"
 
 using namespace cubridge;

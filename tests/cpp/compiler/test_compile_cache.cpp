@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "cubridge/compiler/compile_cache.hpp"
+#include "cubridge/compiler/cached_compile.hpp"
 
 using namespace cubridge;
 using namespace cubridge::compiler;

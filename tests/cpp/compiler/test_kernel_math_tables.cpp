@@ -1,13 +1,13 @@
-// The tables behind NumPy, libdevice and fp16 calls in kernels (src/compiler/numpy_ufuncs.cpp,
+// The tables behind NumPy, libdevice and fp16 calls in kernels (src/compiler/kernel_library/numpy_ufuncs.cpp,
 // libdevice_functions.cpp, fp16_functions.cpp): numba's ufunc loop choice on facts measured with numba-cuda
 // 0.30.4, libdevice signatures with output pointers, and the fp16 rows the typer and emitter share.
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "compiler/fp16_functions.hpp"
-#include "compiler/libdevice_functions.hpp"
-#include "compiler/numpy_ufuncs.hpp"
+#include "compiler/kernel_library/fp16_functions.hpp"
+#include "compiler/kernel_library/libdevice_functions.hpp"
+#include "compiler/kernel_library/numpy_ufuncs.hpp"
 
 using namespace cubridge::compiler;
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "cubridge/array/array_spelling.hpp"
-#include "cubridge/compiler/compile_cache.hpp"
+#include "cubridge/compiler/cached_compile.hpp"
 #include "cubridge/compiler/linker.hpp"
 #include "cubridge/kernel/kernel_signature.hpp"
 

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "compiler/toolkit_libraries.hpp"
+#include "compiler/toolkit/toolkit_libraries.hpp"
 #include "cubridge/compiler/toolkit.hpp"
 
 namespace {

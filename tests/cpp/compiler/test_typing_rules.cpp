@@ -1,4 +1,4 @@
-// Numba's scalar typing rules (src/compiler/typing_rules.cpp) checked cell by cell against the matrices
+// Numba's scalar typing rules (src/compiler/typing/typing_rules.cpp) checked cell by cell against the matrices
 // measured with numba-cuda 0.30.4 on the GPU machine (data/numba-scalar-typing-matrices.txt).
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/typing_rules.hpp"
+#include "compiler/typing/typing_rules.hpp"
 
 using namespace cubridge::compiler;
 

@@ -1,6 +1,6 @@
 """cmath in kernels: every function numba-cuda compiles, on complex64 and complex128 values whose parts run
 over edge values (signed zeros, +-1, tiny and huge numbers past the functions' overflow thresholds, +-inf,
-NaN), every pair of them. cubridge compiles its own Python implementations (src/compiler/cmath_prelude.cpp)
+NaN), every pair of them. cubridge compiles its own Python implementations (src/compiler/kernel_library/cmath_prelude.cpp)
 with the same operations in the same types as numba-cuda's cmathimpl.py, over the same libdevice calls, so
 the outputs are compared bit for bit."""
 import cmath

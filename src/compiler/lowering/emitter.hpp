@@ -1,0 +1,272 @@
+// Internal: NVVM IR (LLVM 7 text, typed pointers) from a typed module. Every function body becomes an
+// internal "core" with the Numba calling convention (i32 status; first parameter the return slot;
+// aggregates flattened); the exported entry is that core under the Numba ABI, or a C-ABI wrapper.
+// Locals live in allocas (libNVVM's optimiser promotes them), so control flow needs no phi bookkeeping.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <set>
+#include <tuple>
+#include <string>
+#include <vector>
+
+#include "compiler/typing/typer.hpp"
+
+namespace cubridge::compiler {
+
+struct EmittedModule {
+  std::string ir;
+  std::string symbol;
+  bool uses_libdevice = false;
+  std::vector<RaiseSite> raise_sites;
+  bool cooperative = false;
+};
+
+EmittedModule emit_module(TypedModule& module, const CompileOptions& options);
+
+/// The LLVM types of the Numba-ABI parameters of an array argument: meminfo, parent, nitems, itemsize,
+/// data, shape[N], strides[N] (numba-cuda's array data model, flattened as its kernels take it).
+std::vector<std::string> array_piece_types(const Type& array);
+
+/// The LLVM type of a value of `t` in registers (bool is i1) and in memory/at ABI boundaries (bool is i8).
+/// An array is its data model as one struct: {i8*, i8*, i64, i64, T*, [N x i64], [N x i64]}.
+std::string llvm_value_type(const Type& t);
+std::string llvm_data_type(const Type& t);
+/// The LLVM type of one array element in memory: its data type, or [size x i8] for a record (whose
+/// value is an i8* to its first byte: a reference into the array, as in Numba).
+std::string llvm_element_type(const Type& dtype);
+/// The bytes of one element of an array of `dtype` (bool: 1).
+std::int64_t item_size(const Type& dtype);
+
+struct Value {
+  std::string v;  ///< an SSA name ("%t3") or a constant ("42", "0x3FF0000000000000")
+  Type t;
+};
+
+class ModuleEmitter;
+
+class FunctionEmitter {
+ public:
+  FunctionEmitter(ModuleEmitter& m, TypedFunction& fn, std::string& out) : m_(m), fn_(fn), out_(out) {}
+  void emit_core(const std::string& symbol, bool exported);
+
+  // Instructions (emit_expr.cpp, emit_ops.cpp, emit_calls.cpp).
+  std::string tmp() { return "%t" + std::to_string(next_tmp_++); }
+  std::string label(const char* what) { return std::string(what) + "." + std::to_string(next_label_++); }
+  std::string ins(const std::string& text);  ///< emits "%tN = text", returns %tN
+  void line(const std::string& text);        ///< emits one instruction without a result
+  void start_block(const std::string& l);
+  void br(const std::string& l);
+  void cond_br(const std::string& c, const std::string& t, const std::string& f);
+  bool terminated() const { return terminated_; }
+  std::string alloca(const std::string& llvm_type);  ///< an entry-block alloca
+  std::string alloca_aligned(const std::string& llvm_type, int align);  ///< one with an explicit alignment
+  Value load(const std::string& ptr, const Type& t);
+  Value to_data(const Value& v);
+  Value from_data(const std::string& v, const Type& t);
+
+  Value expr(const Expr& e);
+  Value convert(const Value& v, const Type& to);
+  std::string truth(const Value& v);
+  Value constant(const Constant& c);
+  Value binary(BinOp op, const Value& a, const Value& b, const std::vector<Type>& formals, const Type& result);
+  std::string compare(CmpOp op, const Value& a, const Value& b, const Type& formal);
+  Value call(const Expr& e);
+  Value math(const Expr& e, const std::vector<Value>& args);
+  /// math.<f> on `args` converted to `formals` (two-argument functions), giving `result`.
+  Value math(const std::string& f, const std::vector<Value>& args, const std::vector<Type>& formals, const Type& result);
+  /// A NumPy ufunc on scalars (emit_numpy.cpp), its loop's types in e.formals.
+  Value numpy_ufunc(const Expr& e, const std::vector<Value>& args);
+  /// `v.view(T)` (emit_numpy.cpp): a bit cast to a type of the same width.
+  Value scalar_view(const Expr& e);
+  /// numba.cuda.libdevice.<name>(...) (emit_libdevice.cpp).
+  Value libdevice_call(const Expr& e, const std::vector<Value>& args);
+  /// numba.cuda.fp16.<name>(...) (emit_fp16.cpp).
+  Value fp16_call(const Expr& e, const std::vector<Value>& args);
+  Value builtin(const Expr& e, const std::vector<Value>& args);
+  Value complex_op(BinOp op, const Value& a, const Value& b);
+  Value make_aggregate(const Type& t, const std::vector<Value>& parts);
+  // Optional values (emit_optional.cpp).
+  Value to_optional(const Value& v, const Type& to);  ///< T, none or Optional(U) into Optional `to`
+  std::string optional_valid(const Value& v);          ///< i1: the Optional holds a value
+  Value unwrap(const Expr& e);                          ///< the value of an Optional where a T is needed
+  Value extract(const Value& agg, std::size_t i);
+  Value float_const(double v, const Type& t);
+  Value int_const(std::int64_t v, const Type& t);
+  std::string libdevice(const std::string& base, const Type& t, int nargs);  ///< "@__nv_sinf"
+  std::string intrinsic(const std::string& base, const Type& t, int nargs);  ///< "@llvm.floor.f32"
+  Value round_ndigits(const Value& x, const Value& nd, const Type& result);
+
+  // Arrays (emit_arrays.cpp).
+  /// An array value from its flattened pieces (SSA names or constants, in array_piece_types order).
+  Value build_array(const Type& t, const std::vector<std::string>& pieces);
+  /// Field 0..6 of the data model; shape (5) and strides (6) take the axis.
+  Value array_field(const Value& a, int field, int axis = -1);
+  /// The address of the element (all axes indexed) or of the view's first element (fewer axes), with
+  /// negative signed indices wrapped as Numba does (index + shape).
+  std::string element_pointer(const Value& a, const Expr& index, const std::vector<Type>& index_types);
+  /// What indexing with integers and slices gives: the first element's address and the view's axes
+  /// (sliced axes, then the axes not indexed), as i64 SSA names or constants.
+  struct Indexed {
+    std::string ptr;
+    std::vector<std::string> shape, strides;
+  };
+  Indexed index_array(const Value& a, const Expr& index, const std::vector<Type>& index_types);
+  /// One sliced axis of length `len`: the first index, the count and the step (i64 names or constants).
+  struct SliceAxis {
+    std::string start, length, step;
+  };
+  SliceAxis slice_axis(const std::string& len, const Expr& slice);
+  /// The byte stride of `axis`: the item size on a C/F array's contiguous axis, else the stored stride.
+  std::string axis_stride(const Value& a, int axis);
+  Value array_subscript(const Expr& e);
+  /// An array of type `v` over what indexing gave (its first element and axes).
+  Value view(const Type& v, const Indexed& at);
+  void array_store(const Expr& target, const Value& v);
+  /// A store to a view (target.type is an array): a number, a tuple or a broadcast array (emit_slice_store.cpp).
+  void slice_store(const Expr& target, const Value& value);
+  /// Runs `body` once per index of `shape` (i64 names), in C order: the last axis fastest.
+  void loop_nest(const std::vector<std::string>& shape, const std::function<void(const std::vector<std::string>&)>& body);
+  /// The address of element `index` of the strided block at `base` (a dtype*); strides in bytes.
+  std::string strided_pointer(const std::string& base, const Type& dtype, const std::vector<std::string>& index,
+                              const std::vector<std::string>& strides);
+  /// The [start, end) addresses (i64) of the bytes a strided block touches.
+  std::pair<std::string, std::string> memory_extent(const std::string& base, const Type& dtype,
+                                                    const std::vector<std::string>& shape,
+                                                    const std::vector<std::string>& strides);
+  /// Ends the thread with a raised exception's status when `condition` (an i1) holds.
+  void raise_if(const std::string& condition);
+
+  // Homogeneous tuples indexed at run time (emit_tuple_index.cpp).
+  /// The tuple stored in an entry-block slot, so that its items can be addressed by position.
+  std::string tuple_in_memory(const Value& tuple);
+  /// Item `index` (an i64 known to be in range) of a tuple of `n` items of type `item` held at `held`.
+  Value tuple_item_at(const std::string& held, const Type& item, std::size_t n, const std::string& index);
+  /// t[i] with a variable i: negative indices wrap, an index out of range raises IndexError (numba's
+  /// getitem of a UniTuple).
+  Value tuple_subscript(const Expr& e);
+  void array_aug_assign(const Stmt& s);
+  Value array_attribute(const Expr& e);
+  /// A C-ordered array over `data` (a generic T*) with a constant shape.
+  Value constant_shape_array(const Type& t, const std::string& data, const std::vector<std::int64_t>& shape);
+  /// A NumPy array bound outside the source (Expr::constant_array): its bytes as an addrspace(4)
+  /// global (emitted once per module), viewed as a C-ordered array.
+  Value constant_array(const Expr& e);
+
+  // Records (emit_records.cpp): r.x, r['x'] read and stored through the record's address.
+  /// The address of field `field` of `record` as a pointer to the field's data type.
+  std::string field_pointer(const Value& record, int field);
+  /// A field read (e.field set by the typer); an array field gives a C-ordered view into the record.
+  Value record_field(const Expr& e);
+  /// target.field of the record in target.kids[0] = v (converted to the field's type).
+  void record_store(const Expr& target, const Value& v);
+  void record_aug_assign(const Stmt& s);
+  /// Copies the bytes of record `from` to the address `to` (a[i] = r).
+  void copy_record(const std::string& to, const Value& from);
+  void copy_bytes(const std::string& to, const std::string& from, std::int64_t n);
+
+  // CUDA intrinsics (emit_cuda.cpp).
+  Value intrinsic(const Expr& e);
+  Value cuda_attribute(const Expr& e);
+  Value sreg(const std::string& reg);  ///< llvm.nvvm.read.ptx.sreg.<reg>, an i32
+  Value cuda_atomic(const Expr& e);
+  Value shuffle(const Expr& e, const Value& mask, const Value& value, const Value& lane);
+
+  // print() and raise (emit_print_raise.cpp), as numba-cuda lowers them.
+  /// print(...): one vprintf call with numba-cuda's format string and argument buffer.
+  Value print(const Expr& e);
+  /// Returns the status of a new raise site (RaiseSite) from this function at `loc`; with the C ABI and
+  /// debug=True it traps first (that ABI has no status channel).
+  void raise_exception(const std::string& exception, const std::vector<std::string>& args, SourceLoc loc);
+
+  // Cooperative groups (emit_cooperative.cpp).
+  Value this_grid();
+  Value grid_sync(const Expr& e);
+
+ private:
+  ModuleEmitter& m_;
+  TypedFunction& fn_;
+  std::string& out_;
+  std::string body_;
+  std::string allocas_;
+  int next_tmp_ = 0;
+  int next_label_ = 0;
+  bool terminated_ = false;
+  struct Loop {
+    std::string cont, brk;
+  };
+  std::vector<Loop> loops_;
+  std::vector<std::string> slot_ptr_;
+  int subprogram_ = -1;  ///< metadata id of this function's DISubprogram (-1: no debug info)
+  std::string dbg_;      ///< ", !dbg !N" appended to each instruction (empty without debug info)
+  void set_location(SourceLoc loc);
+  void print_item(const Expr& arg, std::vector<std::string>& formats, std::vector<Value>& values);
+  void print_value(const Value& v, std::vector<std::string>& formats, std::vector<Value>& values);
+
+  void statements(const std::vector<StmtPtr>& body);
+  void statement(const Stmt& s);
+  void assign(const Expr& target, const Value& v);
+  void store_local(int slot, const Value& v);
+  void ret_value(const Value& v);
+
+ public:
+  void raise_status(int code);
+
+ private:
+  // for loops (emit_iteration.cpp): one iterator per iterable, nested for enumerate() and zip().
+  struct Iterator;
+  void for_loop(const Stmt& s);
+  Iterator start_iterator(const Expr& iterable);
+  std::string iterator_has_item(Iterator& it);
+  Value iterator_item(Iterator& it);
+  void iterator_advance(Iterator& it);
+};
+
+class ModuleEmitter {
+ public:
+  ModuleEmitter(TypedModule& m, const CompileOptions& o) : module(m), options(o) {}
+  TypedModule& module;
+  const CompileOptions& options;
+  std::set<std::string> declarations;  ///< "declare ..." lines
+  std::set<std::string> helpers;       ///< names of emitted helper functions
+  std::string helper_text;
+  std::string globals;                 ///< shared-memory (addrspace(3)) and constant (addrspace(4)) arrays
+  int next_global = 0;
+  std::vector<int> pending;            ///< function indices still to emit
+  std::vector<std::string> symbols;    ///< per function index: its core symbol ("" until requested)
+  bool uses_libdevice = false;
+
+  void declare(const std::string& decl) { declarations.insert(decl); }
+
+  // Debug metadata (lineinfo or debug): a compile unit, one DISubprogram per function, DILocations.
+  std::string metadata;
+  int next_metadata = 2;
+  int compile_unit = -1;
+  std::map<std::tuple<int, int, int>, int> locations;
+  std::map<std::string, int> files;
+  /// -1 when neither lineinfo nor debug is on.
+  int subprogram(const FunctionDef& def, const std::string& linkage_name);
+  int location(SourceLoc loc, int scope);
+  /// The core symbol of function `index`, queued for emission on first request.
+  const std::string& function_symbol(int index);
+  /// Ensures the named helper (integer power, Python float floor division, complex division, ...) is
+  /// defined; returns its "@name".
+  std::string helper(const std::string& name, const Type& t);
+
+  /// A NUL-terminated string in constant memory (one global per text), as a generic i8* constant expression.
+  std::string string_constant(const std::string& text);
+  std::map<std::string, std::string> strings;  ///< text -> its constant expression
+  /// Where the module raises; a site's status is its index + 1.
+  std::vector<RaiseSite> raise_sites;
+  int raise_site(RaiseSite site);
+  /// The instructions a debug=True kernel runs after its body returned `status`: the first raising
+  /// thread stores the status, its threadIdx and blockIdx in numba-cuda's globals "<kernel>__errcode__",
+  /// "<kernel>__tid{x,y,z}__" and "<kernel>__ctaid{x,y,z}__" (defined here). Ends in a fresh block.
+  std::string record_raise(const std::string& kernel, const std::string& dbg);
+  bool cooperative = false;  ///< cuda.cg.this_grid() was emitted
+  /// The function that waits at the grid barrier; returns its "@name".
+  std::string grid_sync_function();
+};
+
+}  // namespace cubridge::compiler

@@ -1,0 +1,641 @@
+// Internal: the typer's per-function state (FunctionTyper) and program-wide tables. typer.cpp holds the
+// fixed point, statements and expressions; each typer_<topic>.cpp of this folder types one family of
+// constructs (calls, arrays, records, iteration, NumPy, CUDA intrinsics, ...) as members of FunctionTyper.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "compiler/typing/typer.hpp"
+
+namespace cubridge::compiler::typer_detail {
+
+inline constexpr const char* kBuiltins = "abs, min, max, round, int, float, bool, complex, divmod, pow, len, range, enumerate, zip (in for)";
+inline constexpr const char* kMath =
+    "sqrt, exp, exp2, log, log2, log10, log1p, expm1, sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, "
+    "tanh, asinh, acosh, atanh, floor, ceil, trunc, fabs, copysign, fmod, hypot, pow, ldexp, degrees, radians, "
+    "isnan, isinf, isfinite, erf, erfc, gamma, lgamma, pi, e, tau, inf, nan";
+
+inline Type i64() { return Type::integer(64, true); }
+inline Type u64() { return Type::integer(64, false); }
+inline Type f64() { return Type::floating(64); }
+
+inline bool is_numeric_module(std::string_view m) {
+  return m == "numpy" || m == "numba" || m == "cubridge" || m == "numba.cuda" || m == "numba.types" ||
+         m == "numba.core.types";
+}
+
+struct Program {
+  Program(const SourceSet& s, const CompileOptions& o, TypedModule& m) : sources(s), options(o), out(m) {}
+  const SourceSet& sources;
+  const CompileOptions& options;
+  TypedModule& out;
+  std::map<std::string, const FunctionDef*, std::less<>> functions;
+  std::map<std::string, std::string, std::less<>> imports;
+  std::map<std::string, const Expr*, std::less<>> module_assignments;
+  std::map<std::string, const Constant*, std::less<>> evaluated;
+  std::set<std::string, std::less<>> evaluating;  // module constants being folded (cycle guard)
+  std::vector<const FunctionDef*> stack;  // functions being typed (recursion check)
+  std::set<std::string, std::less<>> constant_arrays_used;  // their bytes go to constant memory (64 KiB)
+  std::int64_t constant_bytes = 0;
+};
+
+class FunctionTyper {
+ public:
+  FunctionTyper(Program& prog, TypedFunction& fn, bool strict) : prog_(prog), fn_(fn), strict_(strict) {}
+
+  bool changed = false;
+  std::vector<std::pair<Type, SourceLoc>> returns;
+
+  void run() {
+    returns.clear();
+    fn_.can_raise = false;
+    fn_.falls_through = block(fn_.body);
+  }
+
+ private:
+  Program& prog_;
+  TypedFunction& fn_;
+  bool strict_;
+  int loop_depth_ = 0;
+
+  const std::string& file() const { return fn_.def->file; }
+  [[noreturn]] void error(SourceLoc loc, const std::string& msg) { fail(file(), loc, msg); }
+
+  int slot_of(std::string_view name) const {
+    for (std::size_t i = 0; i < fn_.local_names.size(); ++i)
+      if (fn_.local_names[i] == name) return static_cast<int>(i);
+    return -1;
+  }
+
+  void assign_type(int slot, const Type& t, SourceLoc loc, std::string_view name) {
+    if (t.is_unknown()) return;
+    Type& cur = fn_.local_types[static_cast<std::size_t>(slot)];
+    if (cur.is_unknown()) {
+      if (!(t.is_scalar() || t.is_tuple() || t.is_array() || t.is_grid_group() || t.is_record() || t.is_optional()))
+        error(loc, "cannot assign a value of type " + t.name() + " to '" + std::string(name) +
+                       "'; variables hold numbers, tuples, arrays, records and Optional values");
+      cur = t;
+      changed = true;
+      return;
+    }
+    if (cur == t) return;
+    auto u = unify(cur, t);
+    if (!u)
+      error(loc, "cannot unify the types of variable '" + std::string(name) + "': " + cur.name() + " and " + t.name() +
+                     " (a variable keeps one type; numbers unify by NumPy's promotion rules)");
+    if (*u != cur) {
+      cur = *u;
+      changed = true;
+    }
+  }
+
+  // ---- statements; each returns whether control can fall off its end ----
+  bool block(std::vector<StmtPtr>& body) {
+    bool live = true;
+    for (std::size_t i = 0; i < body.size(); ++i) {
+      Stmt& s = *body[i];
+      if (!live) {
+        // Dead code is still typed (Numba types it too), but cannot make the block live again.
+        statement(s);
+        continue;
+      }
+      live = statement(s);
+      if (!live && s.kind == StmtKind::If && is_none_test(*s.test)) {
+        // What follows `if x is None: return ...` with x None is unreachable once numba has pruned the
+        // branch; numba drops it before typing, so it is dropped here too.
+        body.resize(i + 1);
+        break;
+      }
+    }
+    return live;
+  }
+
+  void bind_target(Expr& target, const Type& t, SourceLoc loc) {
+    if (target.kind == ExprKind::Name) {
+      int slot = slot_of(target.name);
+      target.slot = slot;
+      target.type = t;
+      assign_type(slot, t, loc, target.name);
+      if (!t.is_unknown()) target.type = fn_.local_types[static_cast<std::size_t>(slot)];
+      return;
+    }
+    if (target.kind == ExprKind::Tuple) {
+      if (t.is_unknown()) {
+        for (auto& k : target.kids) bind_target(*k, Type(), loc);
+        return;
+      }
+      if (!t.is_tuple()) error(target.loc, "cannot unpack a value of type " + t.name() + " (only tuples unpack)");
+      if (t.elements().size() != target.kids.size())
+        error(target.loc, "cannot unpack a tuple of " + std::to_string(t.elements().size()) + " values into " +
+                              std::to_string(target.kids.size()) + " targets");
+      for (std::size_t i = 0; i < target.kids.size(); ++i) bind_target(*target.kids[i], t.elements()[i], loc);
+      target.type = t;
+      return;
+    }
+    if (target.kind == ExprKind::Subscript) {
+      array_store(target, t);
+      return;
+    }
+    if (target.kind == ExprKind::Attribute) {
+      record_store(target, t);
+      return;
+    }
+    error(target.loc, "cannot assign to this expression; assign to a name or a tuple of names");
+  }
+
+  // A test folded from `x is None` (is_none marks it with the name "is None"); literal True/False tests
+  // are kept whole (their dead branch is still typed, as numba types it).
+  static bool is_none_test(const Expr& e) { return e.kind == ExprKind::Bool && e.name == "is None"; }
+
+  static bool is_const_true(const Expr& e) {
+    return (e.kind == ExprKind::Bool && e.ival) || (e.kind == ExprKind::Int && e.ival != 0);
+  }
+
+  static bool contains_break(const std::vector<StmtPtr>& body) {
+    for (const StmtPtr& s : body) {
+      if (s->kind == StmtKind::Break) return true;
+      if (s->kind == StmtKind::If && (contains_break(s->body) || contains_break(s->orelse))) return true;
+    }
+    return false;
+  }
+
+  bool statement(Stmt& s) {
+    switch (s.kind) {
+      case StmtKind::Pass: return true;
+      case StmtKind::Expr: {
+        if (s.value->kind == ExprKind::Str) return true;  // docstring
+        expr(*s.value);
+        return true;
+      }
+      case StmtKind::Assign: {
+        Type t = s.targets.size() == 1 && s.targets[0]->kind == ExprKind::Name ? expr_optional(*s.value) : expr(*s.value);
+        for (auto& target : s.targets) bind_target(*target, t, s.loc);
+        return true;
+      }
+      case StmtKind::AugAssign: {
+        Expr& target = *s.targets[0];
+        if (target.kind != ExprKind::Name && target.kind != ExprKind::Subscript && target.kind != ExprKind::Attribute)
+          error(target.loc, "augmented assignment is supported to a name, an array element or a record field only");
+        Type lhs = expr(target);
+        Type rhs = expr(*s.value);
+        std::vector<Type> index_formals = target.formals;  // a subscript keeps its index types there
+        Type r = binary(s.aug_op, lhs, rhs, s.loc, &target);
+        s.value->formals = target.formals;  // keep the resolved formals on the statement's value
+        target.formals = index_formals;
+        if (target.kind == ExprKind::Subscript) {
+          array_store(target, r);
+          return true;
+        }
+        if (target.kind == ExprKind::Attribute) {
+          record_store(target, r);
+          return true;
+        }
+        int slot = slot_of(target.name);
+        assign_type(slot, r, s.loc, target.name);
+        return true;
+      }
+      case StmtKind::If: {
+        truth(*s.test);
+        if (s.test->kind == ExprKind::Bool && is_none_test(*s.test)) {  // `if x is None:` with x's type known
+          std::vector<StmtPtr>& dead = s.test->ival ? s.orelse : s.body;
+          dead.clear();  // never typed nor emitted, as numba prunes it
+          return block(s.test->ival ? s.body : s.orelse);
+        }
+        bool a = block(s.body);
+        bool b = block(s.orelse);
+        return a || b;
+      }
+      case StmtKind::While: {
+        truth(*s.test);
+        ++loop_depth_;
+        block(s.body);
+        --loop_depth_;
+        bool else_live = block(s.orelse);
+        bool infinite = is_const_true(*s.test) && !contains_break(s.body);
+        return !infinite && (else_live || contains_break(s.body) || true);
+      }
+      case StmtKind::For: {
+        for_loop(s);
+        ++loop_depth_;
+        block(s.body);
+        --loop_depth_;
+        block(s.orelse);
+        return true;
+      }
+      case StmtKind::Break:
+      case StmtKind::Continue:
+        if (loop_depth_ == 0) error(s.loc, std::string("'") + (s.kind == StmtKind::Break ? "break" : "continue") + "' outside a loop");
+        return false;
+      case StmtKind::Return: {
+        Type t = s.value ? expr_optional(*s.value) : Type::none();
+        if (!t.is_unknown() && !(t.is_scalar() || t.is_tuple() || t.is_none() || t.is_record() || t.is_optional()))
+          error(s.loc, "cannot return a value of type " + t.name());
+        returns.emplace_back(t, s.loc);
+        return false;
+      }
+      case StmtKind::Assert: {
+        truth(*s.test);
+        fn_.can_raise = true;
+        return true;
+      }
+      case StmtKind::Raise: {
+        raise_statement(s);
+        fn_.can_raise = true;
+        return false;
+      }
+      case StmtKind::Unsupported: error(s.loc, s.what + " is not supported");
+    }
+    return true;
+  }
+
+  // ---- expressions ----
+  Type truth(Expr& e) {
+    Type t = expr(e);
+    if (!t.is_unknown() && !t.is_scalar() && !t.is_tuple())
+      error(e.loc, "cannot test the truth of a value of type " + t.name());
+    return t;
+  }
+
+  Type unknown_or_error(const Expr& e, const std::string& msg) {
+    if (strict_) error(e.loc, msg);
+    return Type();
+  }
+
+  /// The value's type; an Optional value is unwrapped (numba converts Optional(T) to T where a T is
+  /// needed, raising if it is None): the node becomes an Unwrap of itself.
+  Type expr(Expr& e) {
+    Type t = expr_optional(e);
+    if (!t.is_optional()) return t;
+    auto inner = std::make_unique<Expr>(std::move(e));
+    e = Expr();
+    e.kind = ExprKind::Unwrap;
+    e.loc = inner->loc;
+    e.kids.push_back(std::move(inner));
+    e.type = t.optional_value();
+    fn_.can_raise = true;
+    return e.type;
+  }
+
+  /// The value's type, Optional kept (assignments to a name, returns, `is None` operands, branches of a
+  /// conditional expression).
+  Type expr_optional(Expr& e) {
+    Type t = expr_inner(e);
+    e.type = t;
+    return t;
+  }
+
+  const Constant* constant_of(std::string_view name, SourceLoc loc);
+
+  Type expr_inner(Expr& e) {
+    switch (e.kind) {
+      case ExprKind::Int: return e.int_unsigned ? u64() : i64();
+      case ExprKind::Float: return f64();
+      case ExprKind::Complex: return Type::complex(128);
+      case ExprKind::Bool: return Type::boolean();
+      case ExprKind::NoneLit: return Type::none();
+      case ExprKind::Str:
+        error(e.loc, "strings are not supported as values (only in docstrings, assert messages, print() arguments "
+                     "and exception arguments)");
+      case ExprKind::Unsupported:
+        error(e.loc, e.name + " is not supported; supported expressions: numbers, names, tuples, arithmetic, "
+                              "bitwise and comparison operators, and/or/not, conditional expressions, calls of "
+                              "builtins, math functions and module functions");
+      case ExprKind::Name: return name(e);
+      case ExprKind::Tuple: {
+        std::vector<Type> elems;
+        bool unknown = false;
+        for (auto& k : e.kids) {
+          Type t = expr(*k);
+          if (t.is_unknown()) unknown = true;
+          else if (!t.is_scalar() && !t.is_tuple() && !t.is_array() && !t.is_record())
+            error(k->loc, "tuples hold numbers, arrays and tuples; got a value of type " + t.name());
+          elems.push_back(t);
+        }
+        if (e.kids.empty()) error(e.loc, "the empty tuple is not supported");
+        if (unknown) return Type();
+        Type t = Type::tuple(std::move(elems));
+        if (t.leaf_count() > kMaxTupleLeaves)
+          error(e.loc, "a tuple of " + std::to_string(t.leaf_count()) + " values; tuples hold at most " +
+                           std::to_string(kMaxTupleLeaves) + " (use an array)");
+        return t;
+      }
+      case ExprKind::Binary: {
+        Type a = expr(*e.kids[0]);
+        Type b = expr(*e.kids[1]);
+        return binary(e.binop, a, b, e.loc, &e);
+      }
+      case ExprKind::Unary: {
+        Type a = expr(*e.kids[0]);
+        if (a.is_unknown()) return a;
+        if (e.unop == UnaryOp::Not && a.is_tuple()) return Type::boolean();
+        auto r = resolve_unary(e.unop, a);
+        if (!r) {
+          const char* sym = e.unop == UnaryOp::Neg ? "-" : e.unop == UnaryOp::Pos ? "+" : e.unop == UnaryOp::Invert ? "~" : "not ";
+          error(e.loc, std::string("unsupported operand type for unary ") + sym + ": " + a.name() +
+                           (e.unop == UnaryOp::Invert ? " ('~' takes bool and integers)" : ""));
+        }
+        return *r;
+      }
+      case ExprKind::BoolOp: {
+        Type a = truth(*e.kids[0]);
+        Type b = truth(*e.kids[1]);
+        if (a.is_unknown() || b.is_unknown()) return Type();
+        auto u = unify(a, b);
+        if (!u) error(e.loc, std::string("the operands of '") + (e.is_and ? "and" : "or") + "' have types " + a.name() +
+                                 " and " + b.name() + ", which do not unify");
+        return *u;
+      }
+      case ExprKind::Compare: {
+        if (e.cmp_ops.size() == 1 && (e.cmp_ops[0] == CmpOp::Is || e.cmp_ops[0] == CmpOp::IsNot))
+          return is_none(e);
+        std::vector<Type> ts;
+        for (auto& k : e.kids) ts.push_back(expr(*k));
+        e.formals.clear();
+        for (std::size_t i = 0; i < e.cmp_ops.size(); ++i) {
+          CmpOp op = e.cmp_ops[i];
+          if (op == CmpOp::In || op == CmpOp::NotIn)
+            error(e.loc, "the 'in' operator is not supported; compare numbers with < <= > >= == !=");
+          if (op == CmpOp::Is || op == CmpOp::IsNot)
+            error(e.loc, "the 'is' operator is supported alone with None only (x is None, x is not None); "
+                         "compare numbers with == and !=");
+          if (ts[i].is_unknown() || ts[i + 1].is_unknown()) {
+            e.formals.push_back(Type());
+            continue;
+          }
+          bool eq = op == CmpOp::Eq || op == CmpOp::Ne;
+          auto f = resolve_compare(eq, ts[i], ts[i + 1]);
+          if (!f && eq && ts[i].is_tuple() && ts[i] == ts[i + 1]) f = ts[i];
+          if (!f)
+            error(e.loc, "cannot compare " + ts[i].name() + " with " + ts[i + 1].name() +
+                             (eq ? "" : " using an ordering operator (complex numbers and tuples support == and != only)"));
+          e.formals.push_back(*f);
+        }
+        return Type::boolean();
+      }
+      case ExprKind::IfExp: {
+        truth(*e.kids[0]);
+        if (e.kids[0]->kind == ExprKind::Bool && is_none_test(*e.kids[0])) {  // a if x is None else b
+          Expr live = std::move(*e.kids[e.kids[0]->ival ? 1 : 2]);
+          e = std::move(live);
+          return expr_inner(e);
+        }
+        Type a = expr_optional(*e.kids[1]);
+        Type b = expr_optional(*e.kids[2]);
+        if (a.is_unknown() || b.is_unknown()) return Type();
+        auto u = unify(a, b);
+        if (!u) error(e.loc, "the branches of the conditional expression have types " + a.name() + " and " + b.name() +
+                                 ", which do not unify");
+        return *u;
+      }
+      case ExprKind::Attribute: return attribute(e);
+      case ExprKind::Subscript: {
+        Type base = expr(*e.kids[0]);
+        Expr& idx = *e.kids[1];
+        if (base.is_array()) return array_subscript(e, base);
+        if (base.is_record()) return record_subscript(e, base);
+        if (base.is_unknown()) return base;
+        if (!base.is_tuple()) error(e.loc, "cannot index a value of type " + base.name() + " (tuples and arrays support [i])");
+        if (idx.kind == ExprKind::Unsupported || idx.kind == ExprKind::Slice)
+          error(idx.loc, "slicing tuples is not supported; index them with a constant");
+        if (idx.kind != ExprKind::Int && !fold_tuple_index(idx)) return tuple_subscript(e, base);
+        idx.type = i64();
+        auto n = static_cast<std::int64_t>(base.elements().size());
+        auto i = static_cast<std::int64_t>(idx.ival);
+        if (idx.int_unsigned || i >= n || i < -n)
+          error(idx.loc, "tuple index " + std::to_string(i) + " out of range for " + base.name());
+        if (i < 0) idx.ival = static_cast<std::uint64_t>(i + n);
+        return base.elements()[static_cast<std::size_t>(idx.ival)];
+      }
+      case ExprKind::Call: return call(e);
+      case ExprKind::Unwrap: {
+        fn_.can_raise = true;
+        Type t = expr_optional(*e.kids[0]);
+        return t.is_optional() ? t.optional_value() : t;
+      }
+      case ExprKind::Slice: error(e.loc, "a slice is only valid as an array index (a[1:], a[:, j])");
+    }
+    return Type();
+  }
+
+  Type name(Expr& e) {
+    int slot = slot_of(e.name);
+    if (slot >= 0) {
+      e.slot = slot;
+      const Type& t = fn_.local_types[static_cast<std::size_t>(slot)];
+      if (t.is_unknown())
+        return unknown_or_error(e, "local variable '" + e.name + "' is used before it is assigned (or its type cannot be inferred)");
+      return t;
+    }
+    if (const Constant* c = constant_of(e.name, e.loc)) {
+      e.constant = c;
+      return c->type;
+    }
+    if (auto a = prog_.options.constant_arrays.find(e.name); a != prog_.options.constant_arrays.end())
+      return constant_array_name(e, a->second);
+    if (prog_.functions.count(e.name) || prog_.imports.count(e.name))
+      error(e.loc, "'" + e.name + "' is a function or module; it can only be called (or its attribute read)");
+    error(e.loc, "name '" + e.name + "' is not defined (compiled functions see their parameters, local variables, "
+                                     "module-level constants, closure variables, imported modules and module functions)");
+  }
+
+  // "math", "np.float32", "sqrt" -> the dotted module path it stands for, or "" if not a module path.
+  std::string dotted(const Expr& e) {
+    if (e.kind == ExprKind::Name) {
+      if (slot_of(e.name) >= 0) return "";
+      auto it = prog_.imports.find(e.name);
+      if (it != prog_.imports.end()) return it->second;
+      // The Python API passes modules and module functions it finds in globals as "module:" constants
+      // in imports; a bare "math" without an import statement is accepted too.
+      if (e.name == "math" && !prog_.functions.count(e.name)) return "math";
+      return "";
+    }
+    if (e.kind == ExprKind::Attribute) {
+      std::string base = dotted(*e.kids[0]);
+      if (base.empty()) return "";
+      return base + "." + e.name;
+    }
+    return "";
+  }
+
+  Type math_constant(Expr& e, std::string_view attr) {
+    double v;
+    if (attr == "pi") v = M_PI;
+    else if (attr == "e") v = M_E;
+    else if (attr == "tau") v = 2 * M_PI;
+    else if (attr == "inf") v = INFINITY;
+    else if (attr == "nan") v = NAN;
+    else error(e.loc, "math." + std::string(attr) + " is not supported; the math module offers: " + kMath);
+    Constant c;
+    c.type = f64();
+    c.re = v;
+    return folded(e, c);
+  }
+
+  /// e becomes the constant c (math.pi, np.inf, cmath.infj, ...): kept in the module's constants (a deque,
+  /// so the pointer stays valid).
+  Type folded(Expr& e, const Constant& c) {
+    prog_.out.constants.push_back(c);
+    e.constant = &prog_.out.constants.back();
+    return c.type;
+  }
+
+  Type attribute(Expr& e) {
+    std::string path = dotted(e);
+    if (!path.empty()) {
+      if (path.starts_with("math.")) return math_constant(e, std::string_view(path).substr(5));
+      if (path.starts_with("numpy.")) return numpy_constant(e, std::string_view(path).substr(6));
+      if (path.starts_with("cmath.")) return cmath_constant(e, std::string_view(path).substr(6));
+      if (auto in = intrinsic_of(path)) return cuda_attribute(e, *in);
+      if (const Constant* c = constant_of(path, e.loc)) {  // mod.CONST (the Python API passes it by path)
+        e.constant = c;
+        return c->type;
+      }
+      error(e.loc, "'" + path + "' is not supported as a value");
+    }
+    Type base = expr(*e.kids[0]);
+    if (base.is_array()) return array_attribute(e, base);
+    if (base.is_record()) return record_attribute(e, base);
+    if (base.is_unknown()) return base;
+    if (e.name == "real" || e.name == "imag") {
+      if (base.is_complex()) return base.component();
+      if (base.is_scalar()) return base;
+    }
+    error(e.loc, "attribute '" + e.name + "' of a value of type " + base.name() +
+                     " is not supported (numbers offer .real, .imag and .conjugate())");
+  }
+
+  Type binary(BinOp op, const Type& a, const Type& b, SourceLoc loc, Expr* node) {
+    if (a.is_unknown() || b.is_unknown()) return Type();
+    auto r = resolve_binop(op, a, b);
+    if (!r || (op == BinOp::Pow && (r->lhs.is_complex())))
+      error(loc, "unsupported operand types for " + std::string(binop_symbol(op)) + ": " + a.name() + " and " + b.name() +
+                     (r ? " (complex powers are not supported yet)" : ""));
+    if (node) node->formals = {r->lhs, r->rhs};
+    // numba's complex division (CPython's algorithm) raises ZeroDivisionError for a zero divisor in every
+    // error model; the raising thread stops there, as numba-cuda's does.
+    if (op == BinOp::TrueDiv && r->lhs.is_complex()) fn_.can_raise = true;
+    return r->result;
+  }
+
+  std::vector<Type> args_of(Expr& e, bool& unknown) {
+    std::vector<Type> ts;
+    unknown = false;
+    for (std::size_t i = 1; i < e.kids.size(); ++i) {
+      Type t = expr(*e.kids[i]);
+      if (t.is_unknown()) unknown = true;
+      ts.push_back(t);
+    }
+    return ts;
+  }
+
+  void arity(const Expr& e, std::string_view fname, std::size_t n, std::size_t lo, std::size_t hi) {
+    if (!e.keywords.empty()) error(e.loc, std::string(fname) + "() takes no keyword arguments here");
+    if (n < lo || n > hi)
+      error(e.loc, std::string(fname) + "() takes " +
+                       (lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi)) +
+                       " argument(s), got " + std::to_string(n));
+  }
+
+  // Arrays (typer_arrays.cpp): a[i, j] loads and views, a[...] = v stores, .shape and friends.
+  Type array_subscript(Expr& e, const Type& base);
+  Type array_attribute(Expr& e, const Type& base);
+  void array_store(Expr& target, const Type& value);
+  /// A store to a view (target.type): checks the value against numba's setitem rule (typer_slice_store.cpp).
+  void slice_store(Expr& target, const Type& value, const std::string& what);
+  /// The index types of `index` (an expression or a tuple of them) into `base`, checked.
+  std::vector<Type> array_indices(Expr& index, const Type& base, SourceLoc loc);
+  /// Types a slice's start, stop and step (integers or None) into its formals; false if one is unknown.
+  bool slice_bounds(Expr& slice);
+  /// The layout of the view that indexing `base` with `parts` (integers and slices) makes.
+  static char view_layout(const Type& base, const std::vector<const Expr*>& parts);
+  /// The integer value of a compile-time constant expression (literal, -literal, module constant).
+  std::optional<std::int64_t> const_int(const Expr& e);
+
+  // Records (typer_records.cpp): fields read as r.x / r['x'] and stored, r a record element.
+  Type record_attribute(Expr& e, const Type& record);
+  Type record_subscript(Expr& e, const Type& record);
+  /// target = value where target is r.x or r['x'] (r['x'] comes through array_store's subscript path).
+  void record_store(Expr& target, const Type& value);
+  /// The type a read of field `index` gives: the field's type; an array field is an array view.
+  static Type field_value_type(const Type& record, int index);
+  /// Refuses a field at an offset its type's alignment does not divide (numba-cuda's strict alignment).
+  void check_field_alignment(const Expr& e, const Type& record, int index);
+
+  // CUDA intrinsics (typer_cuda.cpp), spelt cuda.X (from numba import cuda) or cubridge.X.
+  /// One intrinsic: its name ("grid", "threadIdx.x", "atomic.add") and how errors show it, with the
+  /// module the user reached it through ("cuda.grid" for numba.cuda, "cubridge.grid" for cubridge).
+  struct Intrinsic {
+    std::string name;
+    std::string shown;
+  };
+  /// The intrinsic a dotted path names, or nullopt.
+  static std::optional<Intrinsic> intrinsic_of(const std::string& path);
+  Type cuda_attribute(Expr& e, const Intrinsic& in);
+  Type cuda_call(Expr& e, const Intrinsic& in);
+  Type cuda_array_alloc(Expr& e, const Intrinsic& in, std::vector<Expr*> args);
+  Type cuda_atomic(Expr& e, const Intrinsic& in);
+  /// A name bound to a NumPy array outside the source: a read-only C-ordered array in constant memory.
+  Type constant_array_name(Expr& e, const ConstantArray& a);
+
+  // for loops (typer_iteration.cpp): each iterable gets an iterator kind (Expr::iter) and an item type.
+  void for_loop(Stmt& s);
+  /// Types `it` as an iterable; its item type, or unknown while an operand's type is not yet known.
+  Type iterable(Expr& it);
+  Type range_iterable(Expr& it);
+  // Tuple indices other than literals (typer_tuple_index.cpp).
+  /// Turns a constant index expression (-1, N) into an integer literal; false when it is not constant.
+  bool fold_tuple_index(Expr& idx);
+  /// t[i] with a run-time integer i: homogeneous tuples only (numba's UniTuple getitem).
+  Type tuple_subscript(Expr& e, const Type& base);
+
+  Type call(Expr& e);
+  // print() and raise (typer_print_raise.cpp), as numba-cuda types them.
+  Type print_call(Expr& e);
+  void print_item(Expr& a);
+  void raise_statement(Stmt& s);
+  std::string exception_class(const Expr& c);
+  std::string exception_arg(Expr& a);
+  // Cooperative groups (typer_cooperative.cpp): cuda.cg.this_grid() and GridGroup.sync().
+  Type this_grid(Expr& e, const Intrinsic& in);
+  Type grid_group_method(Expr& e, const Expr& callee);
+  Type builtin_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
+  Type math_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
+  // NumPy (typer_numpy.cpp): np.pi and friends, and the ufuncs numba-cuda lowers, on scalars.
+  Type numpy_constant(Expr& e, std::string_view attr);
+  Type numpy_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
+  /// `x.dtype` of an array x, where a type is expected; nullopt when `e` is not one.
+  std::optional<Type> array_dtype_of(Expr& e);
+  /// `x.dtype.type(v)`: v converted to the array's element type.
+  Type dtype_type_call(Expr& e, const Type& dtype);
+  /// `v.view(np.int64)`: the bits of a scalar read as another number type of the same width.
+  Type scalar_view(Expr& e, const Type& value);
+  // cmath (typer_cmath.cpp): its constants, and its functions compiled from the prelude.
+  Type cmath_constant(Expr& e, std::string_view attr);
+  Type cmath_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
+  // numba.cuda.libdevice (typer_libdevice.cpp).
+  Type libdevice_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
+  // numba.cuda.fp16 (typer_fp16.cpp).
+  Type fp16_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
+  Type user_call(Expr& e, const FunctionDef& def, const std::vector<Type>& args, bool unknown);
+
+  // Calls of module functions (typer_arguments.cpp).
+  /// The module function `callee` names (by name, alias, module path or tuple item), or null.
+  const FunctionDef* user_function(const Expr& callee, const std::string& path);
+  /// Reorders e's arguments into def's parameter order (keywords, defaults), with Python's errors.
+  void bind_arguments(Expr& e, const FunctionDef& def);
+
+  // None and Optional (typer_none.cpp).
+  /// `x is None` / `x is not None`: a constant when x's type says (the node becomes a Bool marked by
+  /// is_none_test, and the If it guards is pruned), a run-time test when x is Optional.
+  Type is_none(Expr& e);
+  /// numba.cuda.random.X / cubridge.random.X (module spellings and aliases of the random device functions,
+  /// which the Python API adds as units): X's definition, nullptr for other paths (typer_calls.cpp).
+  const FunctionDef* random_function(const Expr& e, const std::string& path);
+};
+
+void type_function(Program& prog, TypedFunction& fn);
+
+}  // namespace cubridge::compiler::typer_detail

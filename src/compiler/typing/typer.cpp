@@ -1,0 +1,287 @@
+// Internal: type inference (see typer.hpp). Each function is typed by repeating passes over its body
+// until the variable types stop changing (types only widen, by unification, so this terminates), then
+// once more in strict mode, where anything still unknown or unsupported is an error.
+#include "compiler/typing/function_typer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace cubridge::compiler {
+
+ExprPtr clone_expr(const Expr& e) {
+  auto c = std::make_unique<Expr>();
+  c->kind = e.kind;
+  c->loc = e.loc;
+  c->name = e.name;
+  c->binop = e.binop;
+  c->unop = e.unop;
+  c->is_and = e.is_and;
+  c->cmp_ops = e.cmp_ops;
+  c->ival = e.ival;
+  c->int_unsigned = e.int_unsigned;
+  c->fval = e.fval;
+  c->imag = e.imag;
+  c->keywords = e.keywords;
+  c->kids.reserve(e.kids.size());
+  for (const ExprPtr& k : e.kids) c->kids.push_back(k ? clone_expr(*k) : nullptr);
+  return c;
+}
+
+static StmtPtr clone_stmt(const Stmt& s) {
+  auto c = std::make_unique<Stmt>();
+  c->kind = s.kind;
+  c->loc = s.loc;
+  for (const ExprPtr& t : s.targets) c->targets.push_back(clone_expr(*t));
+  if (s.value) c->value = clone_expr(*s.value);
+  if (s.test) c->test = clone_expr(*s.test);
+  if (s.msg) c->msg = clone_expr(*s.msg);
+  c->aug_op = s.aug_op;
+  c->body = clone_body(s.body);
+  c->orelse = clone_body(s.orelse);
+  c->what = s.what;
+  c->exception_args = s.exception_args;
+  return c;
+}
+
+std::vector<StmtPtr> clone_body(const std::vector<StmtPtr>& body) {
+  std::vector<StmtPtr> out;
+  out.reserve(body.size());
+  for (const StmtPtr& s : body) out.push_back(clone_stmt(*s));
+  return out;
+}
+
+namespace typer_detail {
+
+
+// Types one specialisation to a fixed point, then strictly.
+void type_function(Program& prog, TypedFunction& fn) {
+  const FunctionDef& def = *fn.def;
+  if (!def.parse_error.empty()) throw CompileError(def.parse_error, def.file, def.loc.line, def.loc.col);
+  if (fn.arg_types.size() != def.params.size())
+    fail(def.file, def.loc, "function '" + def.name + "' takes " + std::to_string(def.params.size()) +
+                                " argument(s) but the signature gives " + std::to_string(fn.arg_types.size()));
+  fn.body = clone_body(def.body);
+  fn.local_names = def.params;
+  fn.local_types = fn.arg_types;
+  // Every name bound anywhere in the body is local (Python's scoping rule).
+  std::vector<std::string>& names = fn.local_names;
+  auto add_targets = [&](auto&& self, const Expr& t) -> void {
+    if (t.kind == ExprKind::Name) {
+      if (std::find(names.begin(), names.end(), t.name) == names.end()) {
+        names.push_back(t.name);
+        fn.local_types.push_back(Type());
+      }
+    } else if (t.kind == ExprKind::Tuple) {
+      for (const auto& k : t.kids) self(self, *k);
+    }
+  };
+  auto walk = [&](auto&& self, const std::vector<StmtPtr>& body) -> void {
+    for (const StmtPtr& s : body) {
+      for (const auto& t : s->targets) add_targets(add_targets, *t);
+      self(self, s->body);
+      self(self, s->orelse);
+    }
+  };
+  walk(walk, fn.body);
+
+  prog.stack.push_back(&def);
+  struct Pop {
+    std::vector<const FunctionDef*>& s;
+    ~Pop() { s.pop_back(); }
+  } pop{prog.stack};
+  FunctionTyper typer(prog, fn, false);
+  for (int pass = 0;; ++pass) {
+    typer.changed = false;
+    typer.run();
+    if (!typer.changed) break;
+    if (pass > 64) fail(def.file, def.loc, "type inference of '" + def.name + "' did not converge");
+  }
+  FunctionTyper strict(prog, fn, true);
+  strict.run();
+
+  // The return type: unify every returned type (Numba's rule); falling off the end returns None.
+  std::vector<std::pair<Type, SourceLoc>> rets = strict.returns;
+  if (fn.falls_through) rets.emplace_back(Type::none(), def.loc);
+  std::optional<Type> result;
+  bool has_none = false;
+  SourceLoc none_loc = def.loc, value_loc = def.loc;
+  for (auto& [t, loc] : rets) {
+    if (t.is_none()) {
+      has_none = true;
+      none_loc = loc;
+      continue;
+    }
+    value_loc = loc;
+    if (!result) {
+      result = t;
+      continue;
+    }
+    auto u = unify(*result, t);
+    if (!u)
+      fail(def.file, loc, "can't unify the return types of '" + def.name + "': " + result->name() + " and " + t.name());
+    result = *u;
+  }
+  // A value on some paths and None on others: numba's Optional of the value's type.
+  Type inferred = result ? (has_none && !result->is_optional() ? Type::optional(*result) : *result) : Type::none();
+  if (inferred.is_optional() && &fn == prog.out.functions[0].get())
+    fail(def.file, has_none ? none_loc : value_loc,
+         "'" + def.name + "' returns " + inferred.name() + ": only the functions it calls may return an Optional, "
+         "not the compiled function itself; return a value on every path (or unwrap it: x if x is not None else ...)");
+  if (&fn == prog.out.functions[0].get() && !prog.options.device && !inferred.is_none())
+    fail(def.file, value_loc, "a kernel (device=False) must not return a value, but '" + def.name + "' returns " +
+                                  inferred.name() + "; compile it with device=True");
+  if (fn.declared_return) {
+    if (fn.return_type.is_none() != inferred.is_none() ||
+        (!inferred.is_none() && can_convert(inferred, fn.return_type) == Conversion::None))
+      fail(def.file, def.loc, "'" + def.name + "' returns " + inferred.name() + ", which cannot be converted to the declared return type " +
+                                  fn.return_type.name());
+  } else {
+    fn.return_type = inferred;
+  }
+}
+
+const Constant* FunctionTyper::constant_of(std::string_view name, SourceLoc loc) {
+  auto c = prog_.options.constants.find(name);
+  if (c != prog_.options.constants.end()) return &c->second;
+  auto ev = prog_.evaluated.find(name);
+  if (ev != prog_.evaluated.end()) return ev->second;
+  auto a = prog_.module_assignments.find(name);
+  if (a == prog_.module_assignments.end()) return nullptr;
+  if (prog_.evaluating.count(name)) return nullptr;  // A = B; B = A
+  prog_.evaluating.emplace(name);
+  // Evaluate a module-level constant: literals, negation, tuples, and other constants.
+  auto eval = [&](auto&& self, const Expr& e) -> std::optional<Constant> {
+    Constant k;
+    switch (e.kind) {
+      case ExprKind::Int:
+        k.type = e.int_unsigned ? u64() : i64();
+        k.i = static_cast<std::int64_t>(e.ival);
+        k.u = e.ival;
+        return k;
+      case ExprKind::Float: k.type = f64(); k.re = e.fval; return k;
+      case ExprKind::Complex: k.type = Type::complex(128); k.im = e.imag; return k;
+      case ExprKind::Bool: k.type = Type::boolean(); k.i = static_cast<std::int64_t>(e.ival); return k;
+      case ExprKind::Tuple: {
+        std::vector<Type> ts;
+        for (const auto& kid : e.kids) {
+          auto v = self(self, *kid);
+          if (!v) return std::nullopt;
+          ts.push_back(v->type);
+          k.elements.push_back(*v);
+        }
+        if (ts.empty()) return std::nullopt;
+        k.type = Type::tuple(ts);
+        return k;
+      }
+      case ExprKind::Unary: {
+        auto v = self(self, *e.kids[0]);
+        if (!v || e.unop != UnaryOp::Neg || !v->type.is_scalar() || v->type.is_bool()) return std::nullopt;
+        v->re = -v->re;
+        v->im = -v->im;
+        v->i = static_cast<std::int64_t>(~static_cast<std::uint64_t>(v->i) + 1);
+        v->u = ~v->u + 1;
+        return v;
+      }
+      case ExprKind::Name: {
+        if (e.name == name) return std::nullopt;
+        const Constant* other = constant_of(e.name, loc);
+        if (!other) return std::nullopt;
+        return *other;
+      }
+      default: return std::nullopt;
+    }
+  };
+  auto v = eval(eval, *a->second);
+  prog_.evaluating.erase(std::string(name));
+  if (!v)
+    fail(fn_.def->file, loc, "module-level name '" + std::string(name) +
+                                 "' is not a constant this compiler can fold (numbers and tuples of numbers are)");
+  prog_.out.constants.push_back(*v);
+  const Constant* p = &prog_.out.constants.back();
+  prog_.evaluated.emplace(std::string(name), p);
+  return p;
+}
+
+Type FunctionTyper::user_call(Expr& e, const FunctionDef& def, const std::vector<Type>& args, bool unknown) {
+  e.callee = Callee::UserFunction;
+  if (std::find(prog_.stack.begin(), prog_.stack.end(), &def) != prog_.stack.end())
+    error(e.loc, "recursive call of '" + def.name + "' is not supported (functions called from compiled code are "
+                                                    "inlined device functions; rewrite the recursion as a loop)");
+  if (unknown) return Type();
+  if (args.size() != def.params.size())
+    error(e.loc, def.name + "() takes " + std::to_string(def.params.size()) + " argument(s), got " + std::to_string(args.size()));
+  for (std::size_t i = 0; i < args.size(); ++i)
+    if (!args[i].is_scalar() && !args[i].is_tuple() && !args[i].is_array() && !args[i].is_grid_group() &&
+        !args[i].is_record() && !args[i].is_none())
+      error(e.kids[i + 1]->loc, "cannot pass a value of type " + args[i].name() + " to " + def.name + "()");
+  auto& fns = prog_.out.functions;
+  for (std::size_t i = 1; i < fns.size(); ++i) {
+    if (fns[i]->def == &def && fns[i]->arg_types == args && !fns[i]->failed) {
+      e.callee_index = static_cast<int>(i);
+      if (fns[i]->can_raise) fn_.can_raise = true;
+      return fns[i]->return_type;
+    }
+  }
+  auto f = std::make_unique<TypedFunction>();
+  f->def = &def;
+  f->arg_types = args;
+  TypedFunction* raw = f.get();
+  fns.push_back(std::move(f));
+  std::size_t index = fns.size() - 1;
+  try {
+    type_function(prog_, *raw);
+  } catch (...) {
+    raw->failed = true;
+    if (!strict_) return Type();  // retried in the strict pass, where the error is reported
+    throw;
+  }
+  e.callee_index = static_cast<int>(index);
+  if (raw->can_raise) fn_.can_raise = true;
+  return raw->return_type;
+}
+
+}  // namespace typer_detail
+
+using typer_detail::Program;
+using typer_detail::type_function;
+
+
+TypedModule type_program(const SourceSet& sources, std::string_view entry, const Signature& signature,
+                         const CompileOptions& options) {
+  TypedModule out;
+  Program prog(sources, options, out);
+  for (const ModuleAst& m : sources.units) {
+    for (const FunctionDef& f : m.functions) prog.functions.emplace(f.name, &f);
+    for (const auto& [alias, target] : m.imports) prog.imports[alias] = target;
+    for (const auto& [name, value] : m.assignments) prog.module_assignments[name] = value.get();
+  }
+  auto it = prog.functions.find(entry);
+  if (it == prog.functions.end()) {
+    std::string names;
+    for (const auto& [n, f] : prog.functions) names += (names.empty() ? "" : ", ") + n;
+    throw std::invalid_argument("function '" + std::string(entry) + "' is not defined in " + options.filename +
+                                " (functions found: " + (names.empty() ? "none" : names) + ")");
+  }
+  if (!options.device && options.abi == Abi::c)
+    throw std::invalid_argument("kernel '" + std::string(entry) + "': a kernel (device=False) takes the Numba ABI "
+                                "(arrays as numba-cuda's meminfo, parent, nitems, itemsize, data, shape, strides); "
+                                "compile it with abi='numba', or compile a device function with device=True");
+  for (std::size_t i = 0; i < signature.args.size(); ++i)
+    if (signature.args[i].is_array() && options.abi == Abi::c)
+      throw std::invalid_argument("function '" + std::string(entry) + "': argument " + std::to_string(i) + " is an array (" +
+                                  signature.args[i].name() + "), which the C ABI cannot pass; compile with abi='numba'");
+  auto f = std::make_unique<TypedFunction>();
+  f->def = it->second;
+  f->arg_types = signature.args;
+  if (signature.result) {
+    f->declared_return = true;
+    f->return_type = *signature.result;
+  }
+  TypedFunction* raw = f.get();
+  out.functions.push_back(std::move(f));
+  type_function(prog, *raw);
+  return out;
+}
+
+}  // namespace cubridge::compiler

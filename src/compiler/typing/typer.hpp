@@ -1,0 +1,46 @@
+// Internal: type inference of the Python subset with Numba's rules. Fills the Type slots of cloned
+// function bodies (one clone per specialisation: a module function called with new argument types
+// is typed again) and reports everything outside the subset as a CompileError.
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/frontend/ast.hpp"
+
+namespace cubridge::compiler {
+
+struct TypedFunction {
+  const FunctionDef* def = nullptr;
+  std::vector<StmtPtr> body;             ///< a typed clone of def->body
+  std::vector<Type> arg_types;
+  Type return_type;                      ///< none when it returns nothing
+  bool declared_return = false;
+  std::vector<std::string> local_names;  ///< params first, in order
+  std::vector<Type> local_types;
+  bool falls_through = false;            ///< control can reach the end of the body
+  bool can_raise = false;                ///< contains an assert or calls a function that does
+  bool failed = false;                   ///< typing failed in a lenient pass (never emitted)
+  std::string symbol;                    ///< set by the emitter
+};
+
+struct TypedModule {
+  std::vector<std::unique_ptr<TypedFunction>> functions;  ///< [0] is the entry point
+  std::deque<Constant> constants;                         ///< storage for folded constants
+};
+
+struct SourceSet {
+  std::vector<ModuleAst> units;
+};
+
+/// Types `entry` of `sources` for `signature`. Throws CompileError.
+TypedModule type_program(const SourceSet& sources, std::string_view entry, const Signature& signature,
+                         const CompileOptions& options);
+
+/// A deep copy of a statement list (each specialisation gets its own typed tree).
+std::vector<StmtPtr> clone_body(const std::vector<StmtPtr>& body);
+ExprPtr clone_expr(const Expr& e);
+
+}  // namespace cubridge::compiler

@@ -1,0 +1,214 @@
+// Internal: typing of calls: builtins, math functions, numpy/numba scalar casts, methods and module
+// functions (see function_typer.hpp).
+#include "compiler/typing/function_typer.hpp"
+
+namespace cubridge::compiler::typer_detail {
+
+Type FunctionTyper::call(Expr& e) {
+  Expr& callee = *e.kids[0];
+  // Method call: z.conjugate()
+  if (callee.kind == ExprKind::Attribute && dotted(callee).empty()) {
+    if (callee.name == "type")
+      if (auto dt = array_dtype_of(*callee.kids[0])) return dtype_type_call(e, *dt);
+    Type base = expr(*callee.kids[0]);
+    if (base.is_grid_group()) return grid_group_method(e, callee);
+    if (callee.name == "view" && !base.is_array()) return scalar_view(e, base);
+    if (callee.name == "conjugate" && e.kids.size() == 1) {
+      e.callee = Callee::Builtin;
+      e.target = "conjugate";
+      if (base.is_unknown()) return base;
+      if (base.is_scalar() && !base.is_bool()) return base;
+    }
+    if (base.is_unknown()) return base;
+    error(e.loc, "method '" + callee.name + "' of a value of type " + base.name() +
+                     " is not supported (numbers offer .conjugate())");
+  }
+  std::string path = callee.kind == ExprKind::Name ? "" : dotted(callee);
+  if (callee.kind == ExprKind::Name) {
+    if (slot_of(callee.name) >= 0) error(callee.loc, "'" + callee.name + "' is a local variable, not a function");
+    auto imp = prog_.imports.find(callee.name);
+    if (imp != prog_.imports.end()) path = imp->second;
+  }
+  if (auto in = intrinsic_of(path)) return cuda_call(e, *in);
+  if (path.empty() && callee.kind == ExprKind::Name && callee.name == "print" && !prog_.functions.count("print"))
+    return print_call(e);
+  if (const FunctionDef* def = user_function(callee, path)) {
+    bind_arguments(e, *def);
+    bool unknown = false;
+    std::vector<Type> args = args_of(e, unknown);
+    e.formals = args;
+    return user_call(e, *def, args, unknown);
+  }
+  bool unknown = false;
+  std::vector<Type> args = args_of(e, unknown);
+  e.formals = args;
+  std::size_t n = args.size();
+  if (!path.empty()) {
+    auto dot = path.rfind('.');
+    std::string mod = dot == std::string::npos ? "" : path.substr(0, dot);
+    std::string fname = dot == std::string::npos ? path : path.substr(dot + 1);
+    if (mod == "math") return math_call(e, fname, args, unknown);
+    if (mod == "cmath") return cmath_call(e, fname, args, unknown);
+    if (mod == "numba.cuda.libdevice") return libdevice_call(e, fname, args, unknown);
+    if (mod == "numba.cuda.fp16") return fp16_call(e, fname, args, unknown);
+    if (is_numeric_module(mod) || mod.starts_with("numba") ) {
+      if (auto t = parse_type_name(fname); t && t->is_scalar()) {
+        arity(e, fname, n, 1, 1);
+        e.callee = Callee::TypeCast;
+        e.target = t->name();
+        if (unknown) return Type();
+        if (args[0].is_complex() && !t->is_complex())
+          error(e.loc, "cannot convert " + args[0].name() + " to " + t->name());
+        if (!args[0].is_scalar()) error(e.loc, "cannot convert " + args[0].name() + " to " + t->name());
+        return *t;
+      }
+    }
+    if (const FunctionDef* f = random_function(e, path)) return user_call(e, *f, args, unknown);
+    if (mod == "numpy") return numpy_call(e, fname, args, unknown);
+    error(e.loc, "call of '" + path + "' is not supported; supported calls: builtins (" + kBuiltins +
+                     "), math functions, numpy/numba scalar types (np.float32(x)) and functions of this module");
+  }
+  if (callee.kind != ExprKind::Name)
+    error(e.loc, "this call is not supported; call builtins, math functions or module functions (by name, through "
+                 "a module, a variable bound to one, or a tuple of them at a constant index)");
+  return builtin_call(e, callee.name, args, unknown);
+}
+
+const FunctionDef* FunctionTyper::random_function(const Expr& e, const std::string& path) {
+  for (std::string_view module : {"numba.cuda.random.", "cubridge.random."}) {
+    if (!path.starts_with(module)) continue;
+    std::string name = path.substr(module.size());
+    if (auto f = prog_.functions.find(name); f != prog_.functions.end()) return f->second;
+    error(e.loc, "'" + path + "' cannot be called in compiled code; the device functions of " +
+                     std::string(module.substr(0, module.size() - 1)) +
+                     " are xoroshiro128p_uniform_float32/_float64, xoroshiro128p_normal_float32/_float64, "
+                     "xoroshiro128p_next, xoroshiro128p_jump, init_xoroshiro128p_state, rotl and "
+                     "uint64_to_unit_float32/_float64 (the states are made on the host)");
+  }
+  return nullptr;
+}
+
+Type FunctionTyper::builtin_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown) {
+  std::size_t n = args.size();
+  e.callee = Callee::Builtin;
+  e.target = fname;
+  auto bad = [&](std::string_view why = "") -> Type {
+    std::string s = "no implementation of " + fname + "(";
+    for (std::size_t i = 0; i < n; ++i) s += (i ? ", " : "") + args[i].name();
+    error(e.loc, s + ")" + std::string(why));
+  };
+  if (fname == "abs" || fname == "int" || fname == "float" || fname == "bool") {
+    arity(e, fname, n, fname == "abs" ? 1 : 0, 1);
+    if (n == 0) return fname == "bool" ? Type::boolean() : fname == "int" ? i64() : f64();
+    if (unknown) return Type();
+    auto r = resolve_builtin1(fname, args[0]);
+    if (!r) bad();
+    return *r;
+  }
+  if (fname == "complex") {
+    arity(e, fname, n, 1, 2);
+    if (unknown) return Type();
+    if (n == 1) {
+      auto r = resolve_builtin1("complex", args[0]);
+      if (!r) bad(" (complex() takes int, float32 or float64 and complex; not bool or float16)");
+      return *r;
+    }
+    if (!args[0].is_real() || !args[1].is_real() || args[0].is_bool() || args[1].is_bool()) bad();
+    bool both32 = args[0].is_float() && args[0].bits() == 32 && args[1].is_float() && args[1].bits() == 32;
+    return Type::complex(both32 ? 64 : 128);
+  }
+  if (fname == "round") {
+    arity(e, fname, n, 1, 2);
+    if (unknown) return Type();
+    if (n == 1) {
+      auto r = resolve_builtin1("round", args[0]);
+      if (!r) bad();
+      return *r;
+    }
+    if (!(args[1].is_int() || args[1].is_bool())) bad(" (ndigits must be an integer)");
+    auto r = resolve_round2(args[0]);
+    if (!r) bad();
+    return *r;
+  }
+  if (fname == "min" || fname == "max") {
+    if (!e.keywords.empty()) error(e.loc, fname + "() takes no keyword arguments here");
+    if (n == 0) error(e.loc, fname + "() expected at least 1 argument, got 0");
+    if (unknown) return Type();
+    std::vector<Type> items = args;
+    if (n == 1) {
+      if (!args[0].is_tuple()) bad(" (with one argument it must be a tuple)");
+      items = args[0].elements();
+    }
+    bool any_bool = false, all_bool = true;
+    for (const Type& t : items) {
+      if (!t.is_real() && !t.is_complex()) bad();
+      any_bool = any_bool || t.is_bool();
+      all_bool = all_bool && t.is_bool();
+    }
+    if (any_bool && !all_bool) bad(" (Numba rejects mixing bool with other numbers in min/max)");
+    Type r = items[0];
+    for (std::size_t i = 1; i < items.size(); ++i) {
+      auto u = unify(r, items[i]);
+      if (!u) bad();
+      r = *u;
+    }
+    if (r.is_complex()) bad(" (complex numbers are not ordered)");
+    return r;
+  }
+  if (fname == "divmod") {
+    arity(e, fname, n, 2, 2);
+    if (unknown) return Type();
+    auto r = resolve_divmod(args[0], args[1]);
+    if (!r) bad();
+    e.formals = {r->lhs, r->rhs};
+    return Type::tuple({r->result, r->result});
+  }
+  if (fname == "pow") {
+    arity(e, fname, n, 2, 2);
+    if (unknown) return Type();
+    return binary(BinOp::Pow, args[0], args[1], e.loc, &e);
+  }
+  if (fname == "len") {
+    arity(e, fname, n, 1, 1);
+    if (unknown) return Type();
+    if (!args[0].is_tuple() && !args[0].is_array()) bad(" (len() takes a tuple or an array)");
+    return i64();
+  }
+  if (fname == "range" || fname == "enumerate" || fname == "zip")
+    error(e.loc, fname + "() is supported only as the iterable of a for loop (for v in " + fname + "(...))");
+  if (auto t = parse_type_name(fname); t && t->is_scalar()) {  // float32(x) with float32 imported by name
+    error(e.loc, "call of '" + fname + "' is not supported; write np." + fname + "(x) with numpy imported");
+  }
+  error(e.loc, "name '" + fname + "' is not defined or not supported as a function; supported calls: builtins (" +
+                   kBuiltins + "), math functions (math." + "sqrt, ...) and functions of this module");
+}
+
+Type FunctionTyper::math_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown) {
+  std::size_t n = args.size();
+  e.callee = Callee::Math;
+  e.target = fname;
+  auto bad = [&]() {
+    std::string s = "no implementation of math." + fname + "(";
+    for (std::size_t i = 0; i < n; ++i) s += (i ? ", " : "") + args[i].name();
+    error(e.loc, s + ")");
+  };
+  static const char* two[] = {"atan2", "hypot", "copysign", "fmod", "pow", "ldexp"};
+  bool is_two = std::any_of(std::begin(two), std::end(two), [&](const char* s) { return fname == s; });
+  if (is_two) {
+    arity(e, "math." + fname, n, 2, 2);
+    if (unknown) return Type();
+    auto r = resolve_math2(fname, args[0], args[1]);
+    if (!r) bad();
+    e.formals = {r->lhs, r->rhs};
+    return r->result;
+  }
+  if (!resolve_math1(fname, f64()))
+    error(e.loc, "math." + fname + " is not supported; the math module offers: " + kMath);
+  arity(e, "math." + fname, n, 1, 1);
+  if (unknown) return Type();
+  auto r = resolve_math1(fname, args[0]);
+  if (!r) bad();
+  return *r;
+}
+
+}  // namespace cubridge::compiler::typer_detail

@@ -1,0 +1,37 @@
+// Internal: `x is None` / `x is not None` as numba types them. A value whose type is none (an omitted
+// None default, None passed) or a number is known to be None or not: the test is a constant and the
+// branch it guards is pruned before typing (numba's dead-branch pruning), so code that only makes sense
+// for the other case is never typed. An Optional value (numba's unify of T and none) is tested at run time.
+#include "compiler/typing/function_typer.hpp"
+
+namespace cubridge::compiler::typer_detail {
+
+Type FunctionTyper::is_none(Expr& e) {
+  bool negate = e.cmp_ops[0] == CmpOp::IsNot;
+  Type a = expr_optional(*e.kids[0]);
+  Type b = expr_optional(*e.kids[1]);
+  if (!a.is_unknown() && !b.is_unknown() && !a.is_none() && !b.is_none())
+    error(e.loc, std::string("the '") + (negate ? "is not" : "is") + "' operator is supported with None only "
+                     "(x is None, x is not None); compare numbers with == and !=");
+  if ((a.is_optional() && b.is_none()) || (b.is_optional() && a.is_none())) {
+    e.formals = {a.is_optional() ? a : b};  // the emitter reads the Optional's flag
+    return Type::boolean();
+  }
+  // A local variable's type may still widen (to Optional) in a later pass: fold once types are final.
+  auto local = [&](const Expr& x) {
+    return x.kind == ExprKind::Name && x.slot >= static_cast<int>(fn_.def->params.size());
+  };
+  if (a.is_unknown() || b.is_unknown() || (!strict_ && (local(*e.kids[0]) || local(*e.kids[1])))) {
+    e.formals = {Type()};
+    return Type::boolean();
+  }
+  e.kind = ExprKind::Bool;
+  e.name = "is None";  // is_none_test: the If it guards is pruned
+  e.ival = (a.is_none() && b.is_none()) != negate;
+  e.kids.clear();
+  e.cmp_ops.clear();
+  e.formals.clear();
+  return Type::boolean();
+}
+
+}  // namespace cubridge::compiler::typer_detail
