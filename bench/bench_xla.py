@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
-import json
+import os
 import statistics
 import sys
 import time
@@ -23,6 +23,9 @@ import jax
 import jax.numpy as jnp
 
 import cubridge.xla as cx
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rows import report  # noqa: E402
 
 F32 = jnp.float32
 CHAIN = 200
@@ -156,15 +159,6 @@ def kernel_call_rows(reps: int, adapter_us: float, classic_us: float | None, cla
     ]
 
 
-def table(rows: list[dict]) -> str:
-    fmt = lambda v: "—" if v is None else f"{v:.3g}" if isinstance(v, float) else str(v)  # noqa: E731
-    lines = ["| case | unit | cubridge | peer | peer median | target |", "| --- | --- | --- | --- | --- | --- |"]
-    for r in rows:
-        lines.append("| " + " | ".join(fmt(r.get(k)) for k in ("case", "unit", "ours", "peer", "peer_value",
-                                                                  "target")) + " |")
-    return "\n".join(lines)
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--json", help="write the rows here")
@@ -184,10 +178,7 @@ def main() -> int:
         rows += gpu_rows(cdll, reps, args.quick)
     else:
         print("no GPU backend in jax: GPU rows skipped", file=sys.stderr)
-    print(table(rows))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=1)
+    report(rows, args.json)
     return 0
 
 

@@ -55,7 +55,10 @@ def add_mod(b, c, name="cubridge_example_add_mod_gpu"):
     return cx.custom_call(name, spec(c.shape[0]), b, c, opaque={"n": c.shape[0], "m": b.shape[0]})
 
 
-@pytest.mark.parametrize("n,m", [(2048, 128), (100_000, 77), (1, 1)])
+# n a multiple of 4 takes the four-per-thread kernel (m = 1, 2, 3 wrap within a group; 1 << 22 spans many
+# blocks); other n take the one-per-thread kernel.
+@pytest.mark.parametrize("n,m", [(2048, 128), (100_000, 77), (1, 1), (4000, 1), (4004, 2), (4004, 3),
+                                 (1 << 22, 7), (4099, 5), (6, 4)])
 def test_seed_on_the_gpu_with_sizes_through_opaque(n, m):
     dev = gpu_devices()[0]
     b = jax.device_put(jnp.linspace(-1, 1, m, dtype=F32), dev)
