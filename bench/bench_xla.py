@@ -2,8 +2,9 @@
 hand-written typed FFI handler (XLA's ffi.h), on CPU and GPU; plus a memory-bound GPU call against a
 JAX elementwise op moving the same bytes.
 
-Per call: 200 calls chained in one jax.jit (each call's output is the next one's input); the per-call
-figure is (median time of the 200-call program - median time of the 1-call program) / 199, so jit
+Per call: 200 calls chained in one jax.jit (each call's output is the next one's input, behind an
+optimization barrier so XLA cannot fuse the peer's links; 20 for the memory-bound call); the per-call
+figure is (median time of the N-call program - median time of the 1-call program) / (N - 1), so jit
 dispatch is not counted. All three paths run the same work (CPU: copy one float; GPU: the seed kernel
 A[i] = B[i % 64] + C[i] on 256 floats). GPU kernel_call: the same add_mod written in CUDA C++ (NVRTC,
 pointer parameters) launched by cubridge.jax.kernel_call, against the seed's classic target. Usage: python bench/bench_xla.py [--json PATH] [--quick]
@@ -29,6 +30,7 @@ from rows import report  # noqa: E402
 
 F32 = jnp.float32
 CHAIN = 200
+BIG_CHAIN = 20  # memory-bound calls of 512 MiB each: enough links to drown the dispatch
 
 
 def spec(*shape):
@@ -46,14 +48,16 @@ def median_us(f, x, reps: int) -> float:
     return statistics.median(times) / 1e3
 
 
-def per_call_us(call, x, reps: int) -> float:
+def per_call_us(call, x, reps: int, length: int = CHAIN) -> float:
+    # optimization_barrier keeps XLA from fusing a chain of elementwise ops (v + 1 + 1 ...) into one kernel,
+    # so each link of the peer's chain moves its bytes as each custom call does.
     def chain(n):
         def f(v):
             for _ in range(n):
-                v = call(v)
+                v = jax.lax.optimization_barrier(call(v))
             return v
         return jax.jit(f)
-    return (median_us(chain(CHAIN), x, reps) - median_us(chain(1), x, reps)) / (CHAIN - 1)
+    return (median_us(chain(length), x, reps) - median_us(chain(1), x, reps)) / (length - 1)
 
 
 def try_us(fn):
@@ -105,9 +109,9 @@ def gpu_rows(cdll, reps: int, quick: bool) -> list[dict]:
 
         big = 1 << (22 if quick else 26)
         cb = jnp.arange(big, dtype=F32)
-        bw_ours = median_us(jax.jit(lambda v: cx.custom_call("bench_add_mod_adapter", spec(big), b, v,
-                                                             opaque={"n": big, "m": m})), cb, reps)
-        bw_peer = median_us(jax.jit(lambda v: v + 1.0), cb, reps)
+        bw_ours = per_call_us(lambda v: cx.custom_call("bench_add_mod_adapter", spec(big), b, v,
+                                                       opaque={"n": big, "m": m}), cb, reps, BIG_CHAIN)
+        bw_peer = per_call_us(lambda v: v + 1.0, cb, reps, BIG_CHAIN)
     kc_rows = kernel_call_rows(reps, ours, classic, why)
     gbps = lambda us: 8 * big / (us * 1e3)  # noqa: E731  (read C, write A; B stays in cache)
     print(f"memory-bound call: {gbps(bw_ours):.0f} GB/s vs jnp v + 1: {gbps(bw_peer):.0f} GB/s "
@@ -118,8 +122,9 @@ def gpu_rows(cdll, reps: int, quick: bool) -> list[dict]:
         {"face": "calls", "case": "GPU custom call, per call (200 chained), cubridge adapter", "unit": "us",
          "ours": ours, "peer": "XLA classic path" + (f" (failed: {why})" if why else ""),
          "peer_value": classic, "target": 3.0},
-        {"face": "calls", "case": f"GPU memory-bound custom call, {8 * big >> 20} MiB moved", "unit": "us",
-         "ours": bw_ours, "peer": "jnp v + 1.0 (same bytes)", "peer_value": bw_peer, "target": bw_peer / 0.9},
+        {"face": "calls", "case": f"GPU memory-bound custom call, {8 * big >> 20} MiB moved, per call "
+         f"({BIG_CHAIN} chained)", "unit": "us", "ours": bw_ours, "peer": "jnp v + 1.0 (same bytes, same chain)",
+         "peer_value": bw_peer, "target": bw_peer},
         *kc_rows,
     ]
 
