@@ -13,7 +13,7 @@ import sys
 import types
 
 from .decoder import END, Ctx, Decoder, Unsupported
-from .instructions import SUPPORTED_VERSIONS, instructions, unsupported_version_message
+from .instructions import SUPPORTED_VERSIONS, instructions, merge_copied_returns, unsupported_version_message
 from .render import render
 from .roundtrip import first_difference
 from .expressions import constant
@@ -84,20 +84,29 @@ def source_text(fn) -> tuple[str, int]:
         raise _refuse(code, code.co_firstlineno, "a nested function definition ('def') or lambda")
     try:
         header = _header(fn, code)
-        ins = instructions(code)
-        body = Decoder(ins).block(0, len(ins), Ctx(frozenset({END, len(ins)})))
-    except Unsupported as e:
-        raise _refuse(code, e.line or code.co_firstlineno, e.construct) from None
     except ValueError as e:  # a default value with no literal spelling
         raise _refuse(code, code.co_firstlineno, f"a parameter default ({e})") from None
     doc = fn.__doc__
     docstring = repr(doc) if isinstance(doc, str) and code.co_consts[:1] == (doc,) else None
-    text = render(header, docstring, body, code.co_firstlineno)
-    bad = first_difference(fn, text)
-    if bad is not None:
-        raise _refuse(code, bad, "the code at this line (its bytecode has a shape the decompiler does not "
-                                 "rebuild exactly)")
-    return text + f"# bytecode {code_digest(code)}\n", code.co_firstlineno
+    first_error = None
+    # Two readings: the bytecode as laid out, then with 3.12's copies of short returns merged back (a
+    # copy is either a written 'return' in each branch or one return of a conditional expression).
+    for merged in (False, True):
+        ins = instructions(code)
+        if merged and not merge_copied_returns(ins):
+            break
+        try:
+            body = Decoder(ins).block(0, len(ins), Ctx(frozenset({END, len(ins)})))
+        except Unsupported as e:
+            first_error = first_error or _refuse(code, e.line or code.co_firstlineno, e.construct)
+            continue
+        text = render(header, docstring, body, code.co_firstlineno)
+        bad = first_difference(fn, text)
+        if bad is None:
+            return text + f"# bytecode {code_digest(code)}\n", code.co_firstlineno
+        first_error = first_error or _refuse(code, bad, "the code at this line (its bytecode has a shape the "
+                                                        "decompiler does not rebuild exactly)")
+    raise first_error
 
 
 __all__ = ["BytecodeError", "SUPPORTED_VERSIONS", "code_digest", "source_text"]

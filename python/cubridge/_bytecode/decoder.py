@@ -70,6 +70,7 @@ class Decoder:
         self.kwnames: tuple = ()
         self.chain_atom = None
         self.entered: set[int] = set()  # heads of the 'while True' loops being decoded
+        self.copied: dict[int, tuple[int, int]] = {}  # a break's iterator pop -> (end of the copy, original)
         # a function returning values elsewhere says 'return None' (numba's Optional), else 'return'
         self.returns_values = any(i.op == "RETURN_VALUE" and k and not (ins[k - 1].op == "LOAD_CONST"
                                                                          and ins[k - 1].arg is None)
@@ -413,6 +414,9 @@ class Decoder:
                 out.append(Node(line, stack[0].at(E.IFEXP)))
                 return j + 1
             if not stack:  # a for loop's iterator, popped before a break or return
+                if j in self.copied and self.copied[j][1] in ctx.brk:
+                    out.append(Node(ins[j].line, "break"))
+                    return self.copied[j][0]
                 if j + 1 == hi and hi in ctx.brk:
                     out.append(Node(ins[j].line, "break"))
                 return j + 1
@@ -442,9 +446,10 @@ class Decoder:
         target = self.ins[j].target
         if target in ctx.follow and j == self.last_real(hi):
             return j + 1
-        if target in ctx.brk:
+        # 3.12 threads a jump to a jump: a break out of an inner loop may go straight to the outer head
+        if target in ctx.brk or (target not in ctx.cont and any(self.same_place(target, b) for b in ctx.brk)):
             out.append(Node(self.ins[j].line, "break"))
-        elif target in ctx.cont:
+        elif target in ctx.cont or any(self.same_place(target, c) for c in ctx.cont):
             out.append(Node(self.ins[j].line, "continue"))
         else:
             self.fail("a jump that is not part of if/while/for, break or continue", j)
@@ -528,13 +533,36 @@ class Decoder:
         if var.startswith("("):
             var = var[1:-1]
         after = max([ins[p].target for p in range(body_start, exit_)
-                     if ins[p].op == "JUMP" and exit_ < ins[p].target <= hi], default=exit_)
+                     if ins[p].op == "JUMP" and exit_ < ins[p].target <= hi]
+                    + self.copied_breaks(body_start, exit_, hi), default=exit_)
         body = self.block(body_start, exit_, Ctx(frozenset({head}), frozenset({head}), frozenset({after})))
         node = Node(line, f"for {var} in {iterable.at(E.IFEXP)}:", body or [Node(line, "pass")])
         if after > exit_:
             node.orelse = self.block(exit_, after, Ctx(self.follow_of(after, hi, ctx), ctx.cont, ctx.brk))
         out.append(node)
         return after
+
+    def same_code(self, a: int, b: int, n: int) -> bool:
+        return b + n <= len(self.ins) and all(
+            (x.op, x.arg, x.line, x.target) == (y.op, y.arg, y.line, y.target)
+            for x, y in zip(self.ins[a:a + n], self.ins[b:b + n]))
+
+    def copied_breaks(self, lo: int, exit_: int, hi: int) -> list[int]:
+        """3.12 copies the code after a for-else (up to its return) into each break: where each copy's
+        original starts (a break's target), recorded so that the copy reads as 'break'."""
+        found = []
+        for p in range(lo, exit_):
+            if self.op(p) != "POP_TOP" or p in self.copied:
+                continue
+            q = next((r for r in range(p + 1, exit_) if self.op(r) in ("RETURN_VALUE", "JUMP", "POP_TOP")), None)
+            if q is None or self.op(q) != "RETURN_VALUE":
+                continue
+            n = q - p
+            start = next((s for s in range(exit_ + 1, hi - n + 1) if self.same_code(p + 1, s, n)), None)
+            if start is not None:
+                self.copied[p] = (q + 1, start)
+                found.append(start)
+        return found
 
     def while_true(self, k: int, hi: int, ctx: Ctx):
         """`while True:` at k: the last unconditional jump back to k closes it (unless k starts a while loop

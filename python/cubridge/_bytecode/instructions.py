@@ -93,7 +93,7 @@ def instructions(code) -> list[Ins]:
         elif name == "COMPARE_OP":
             text = str(ins.argval)
             add(name, text[5:-1] if text.startswith("bool(") else text)
-        elif name == "BINARY_OP":
+        elif name in ("BINARY_OP", "CALL_INTRINSIC_1"):
             add(name, ins.argrepr)
         elif name == "END_FOR":
             # 3.12 and 3.13 end a loop here (3.13 then pops once more); 3.11's FOR_ITER jumps past its loop.
@@ -153,3 +153,31 @@ def _fold_function_ends(out: list[Ins]) -> None:
     for k in sorted(copies):
         if k > 0 and out[k - 1].op in ("JUMP", "RETURN_VALUE", "RAISE_VARARGS"):
             out[k].op = out[k + 1].op = SKIP
+
+
+def merge_copied_returns(out: list[Ins]) -> bool:
+    """3.12 copies a short exit (`return x`, even a bare RETURN_VALUE under a computed value) into each
+    branch that reaches it; replace each earlier copy by a jump to the last one, as 3.11 lays it out.
+    Returns whether anything changed. Used as a second reading where the first does not rebuild."""
+    changed = False
+    returns = [k for k, i in enumerate(out) if i.op == "RETURN_VALUE"]
+    for a, r in enumerate(returns):
+        later = [r2 for r2 in returns[a + 1:] if out[r2].line == out[r].line]
+        for r2 in reversed(later):
+            n = 0
+            while n <= r and r - n > 0 and r2 - n > r and _same(out[r - n], out[r2 - n]) \
+                    and out[r - n].op not in JUMPS and out[r - n].op != SKIP:
+                n += 1
+            if n == 0:
+                continue
+            start = r - n + 1
+            out[start] = Ins("JUMP", None, out[start].line, out[start].offset, r2 - n + 1)
+            for k in range(start + 1, r + 1):
+                out[k].op = SKIP
+            changed = True
+            break
+    return changed
+
+
+def _same(x: Ins, y: Ins) -> bool:
+    return (x.op, x.arg, x.line) == (y.op, y.arg, y.line) and not (x.op == "LOAD_CONST" and type(x.arg) is not type(y.arg))
