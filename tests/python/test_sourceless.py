@@ -308,3 +308,10 @@ def test_cli_compile_reads_the_module_from_stdin(tmp_path):
     r = subprocess.run([sys.executable, "-m", "cubridge", "compile", "-:mul", "--sig", "(int32,)", "-o", "-"],
                        input="def mul(x):\n    return x +\n", capture_output=True, text=True, timeout=120)
     assert r.returncode == 1 and r.stderr.startswith("cubridge compile: <stdin>:2:")
+
+
+def test_interactive_interpreter():
+    """The standard REPL (`python -i` reading a pipe is the same loop): each statement is compiled alone, so
+    the function's code names <stdin> and no text is kept."""
+    session = "import cubridge\ndef f(x):\n    return x + 1\n\nprint(cubridge.compile(f, 'int32(int32)')[1])\n"
+    assert run_python(["-i"], stdin=session).split() == ["int32"]
