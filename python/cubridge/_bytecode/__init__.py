@@ -89,12 +89,13 @@ def source_text(fn) -> tuple[str, int]:
     doc = fn.__doc__
     docstring = repr(doc) if isinstance(doc, str) and code.co_consts[:1] == (doc,) else None
     first_error = None
-    # Two readings: the bytecode as laid out, then with 3.12's copies of short returns merged back (a
-    # copy is either a written 'return' in each branch or one return of a conditional expression).
-    for merged in (False, True):
+    # Two readings: 3.12's copies of a short return (copies share the line of the one statement they come
+    # from: 'return a if c else b', a for-else's tail, the return after an if/elif chain) merged back into
+    # one, then the bytecode as laid out (where the merged text does not rebuild it).
+    for merged in (True, False):
         ins = instructions(code)
         if merged and not merge_copied_returns(ins):
-            break
+            continue
         try:
             body = Decoder(ins).block(0, len(ins), Ctx(frozenset({END, len(ins)})))
         except Unsupported as e:

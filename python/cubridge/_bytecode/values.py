@@ -224,17 +224,20 @@ class ValueReader:
             self.chain_atom = None
             return cleanup + 2
         # ... POP_JUMP_IF_x t; JUMP u; cleanup: POP_TOP; JUMP f  (f: where the chain's 'false' goes)
-        if not (self.op(j) in COND and self.op(j + 1) == "JUMP" and cleanup == j + 2
+        # 3.12 may put a jump between the two (the test's target, when that jumps on to the body)
+        hop = cleanup == j + 3 and self.op(j + 2) == "JUMP" and self.op(j) in COND and ins[j].target == j + 2
+        if not (self.op(j) in COND and self.op(j + 1) == "JUMP" and (cleanup == j + 2 or hop)
                 and self.op(cleanup) == "POP_TOP"
                 and (self.op(cleanup + 1) == "JUMP" or self.returns_none(cleanup + 1))):
             self.fail("a chained comparison of this shape", j)
         sense = ins[j].op == "POP_JUMP_IF_TRUE"
-        t, u = ins[j].target, ins[j + 1].target
+        t, u = ins[j + 2].target if hop else ins[j].target, ins[j + 1].target
         f = ins[cleanup + 1].target if self.op(cleanup + 1) == "JUMP" else cleanup + 1
         if not self.same_place(f, u if sense else t):
             self.fail("a chained comparison of this shape", j)
         stack.append(expr)
-        self.chain_atom = (sense, t, u)
+        # the test's outcomes, with the one that carries on forward as the fall-through
+        self.chain_atom = (sense, t, u) if u > j or not t > j else (not sense, u, t)
         return j
 
     # ---- conditions ----
