@@ -113,7 +113,9 @@ class Decoder(ValueReader):
 
     def jump(self, j: int, hi: int, ctx: Ctx, out: list) -> int:
         target = self.ins[j].target
-        if target in ctx.follow and j == self.last_real(hi):
+        # a jump on a line of its own is a written 'continue' or 'break', not the block's way out
+        own_line = j > 0 and self.ins[j].line and self.ins[j].line > max(i.line for i in self.ins[:j])
+        if target in ctx.follow and j == self.last_real(hi) and not own_line:
             return j + 1
         # 3.12 threads a jump to a jump: a break out of an inner loop may go straight to the outer head
         if target in ctx.brk or (target not in ctx.cont and any(self.same_place(target, b) for b in ctx.brk)):
@@ -203,7 +205,8 @@ class Decoder(ValueReader):
             var = var[1:-1]
         after = max([ins[p].target for p in range(body_start, exit_)
                      if ins[p].op == "JUMP" and exit_ < ins[p].target <= hi]
-                    + self.copied_breaks(body_start, exit_, hi), default=exit_)
+                    + self.copied_breaks(body_start, exit_, hi) + self.threaded_breaks(body_start, exit_, hi),
+                    default=exit_)
         body = self.block(body_start, exit_, Ctx(frozenset({head}), frozenset({head}), frozenset({after})))
         node = Node(line, f"for {var} in {iterable.at(E.IFEXP)}:", body or [Node(line, "pass")])
         if after > exit_:
@@ -215,6 +218,16 @@ class Decoder(ValueReader):
         return b + n <= len(self.ins) and all(
             (x.op, x.arg, x.line, x.target) == (y.op, y.arg, y.line, y.target)
             for x, y in zip(self.ins[a:a + n], self.ins[b:b + n]))
+
+    def threaded_breaks(self, lo: int, exit_: int, hi: int) -> list[int]:
+        """3.12 sends a break past a for-else straight on to where that code jumps (an outer loop's head):
+        the break's own target is the jump after the else part."""
+        found = []
+        for p in range(lo, exit_ - 1):
+            if self.op(p) == "POP_TOP" and self.op(p + 1) == "JUMP" and not lo <= self.ins[p + 1].target < exit_:
+                t = self.ins[p + 1].target
+                found += [a for a in range(exit_, hi) if self.op(a) == "JUMP" and self.ins[a].target == t][:1]
+        return found
 
     def copied_breaks(self, lo: int, exit_: int, hi: int) -> list[int]:
         """3.12 copies the code after a for-else (up to its return) into each break: where each copy's
