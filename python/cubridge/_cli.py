@@ -66,14 +66,21 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _read_source(path: str) -> str:
-    """The text of a Python source file; OSError/ValueError with a message naming the file and the problem."""
-    st = os.stat(path)
-    if not stat.S_ISREG(st.st_mode):
-        raise ValueError("not a regular file")
-    if st.st_size > MAX_SOURCE_BYTES:
-        raise ValueError(f"{st.st_size} bytes; source files of at most {MAX_SOURCE_BYTES >> 20} MiB are read")
-    with open(path, "rb") as fh:
-        data = fh.read(MAX_SOURCE_BYTES + 1)
+    """The text of a Python source file ('-': standard input); OSError/ValueError with a message naming the
+    file and the problem."""
+    if path == "-":
+        data = sys.stdin.buffer.read(MAX_SOURCE_BYTES + 1)
+        if len(data) > MAX_SOURCE_BYTES:
+            raise ValueError(f"more than {MAX_SOURCE_BYTES >> 20} MiB on standard input; sources of at most "
+                             f"{MAX_SOURCE_BYTES >> 20} MiB are read")
+    else:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            raise ValueError("not a regular file")
+        if st.st_size > MAX_SOURCE_BYTES:
+            raise ValueError(f"{st.st_size} bytes; source files of at most {MAX_SOURCE_BYTES >> 20} MiB are read")
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_SOURCE_BYTES + 1)
     from ._compiler import nfkc_identifiers
     try:
         return nfkc_identifiers(data.decode("utf-8-sig"))  # a byte-order mark is not part of the source
@@ -94,15 +101,16 @@ def _write_output(path: str, code: bytes) -> None:
 
 
 def cmd_compile(argv: list[str]) -> int:
-    """`cubridge compile FILE.py:FUNC --sig SIG [-o OUT]`: the function's source is compiled from the file
-    (CPython never runs it), so the file's other functions and module constants are seen as `compile` sees
-    them from Python."""
+    """`cubridge compile FILE.py:FUNC --sig SIG [-o OUT]` (`-:FUNC` reads the module from standard input): the
+    function's source is compiled from the module's text (CPython never runs it), so the module's other
+    functions and constants are seen as `compile` sees them from Python."""
     from . import _compiler, _core
 
     p = argparse.ArgumentParser(prog="cubridge compile", formatter_class=argparse.ArgumentDefaultsHelpFormatter,
                                 description="Compile a Python function to PTX or LTO-IR (no CPython execution, "
                                             "no GPU).")
-    p.add_argument("target", help="FILE.py:FUNC, the function FUNC defined in FILE.py")
+    p.add_argument("target", help="FILE.py:FUNC, the function FUNC defined in FILE.py; -:FUNC reads the module's "
+                                  "source from standard input")
     p.add_argument("--sig", required=True, help="the signature, e.g. 'float32(float32, float32)', or '(int32, int32)' "
                                                 "to infer the return type")
     p.add_argument("--abi", choices=("c", "numba"), default="c",
@@ -120,24 +128,31 @@ def cmd_compile(argv: list[str]) -> int:
     p.add_argument("-o", dest="out", default=None, help="output file, '-' for standard output (default: FUNC.ptx or "
                                                         "FUNC.ltoir in the current directory)")
     p.add_argument("--timings", action="store_true", help="print where the time went to stderr")
-    a = p.parse_args(argv)
+    # '-:FUNC' names standard input; argparse would read the leading '-' as an option
+    stdin_target = next((x for x in argv if x.startswith("-:")), None)
+    a = p.parse_args([x for x in argv if x is not stdin_target] + ([] if stdin_target is None else
+                                                                   ["--", stdin_target]))
     path, sep, func = a.target.rpartition(":")
     import unicodedata
     func = unicodedata.normalize("NFKC", func)  # as Python reads the name in the file
     if not sep or not path or not func:
-        print(f"cubridge compile: expected FILE.py:FUNC, got {a.target!r}", file=sys.stderr)
+        print(f"cubridge compile: expected FILE.py:FUNC (or -:FUNC for a module on standard input), got "
+              f"{a.target!r}", file=sys.stderr)
         return 2
     try:
         source = _read_source(path)
     except (OSError, ValueError) as e:
-        print(f"cubridge compile: cannot read {path}: {getattr(e, 'strerror', None) or e}", file=sys.stderr)
+        where = "standard input" if path == "-" else path
+        print(f"cubridge compile: cannot read {where}: {getattr(e, 'strerror', None) or e}", file=sys.stderr)
         return 2
+    if path == "-":
+        path = "<stdin>"  # as Python names a module read from standard input, in messages and line tables
     out = a.out if a.out is not None else f"{func}.{a.output}"
     try:
         o = _compiler._options(a.debug, a.lineinfo, not a.kernel, a.fastmath, a.cc, not a.O0, a.abi,
                                {"abi_name": a.abi_name} if a.abi_name else None, a.output)
         o.filename = path
-        o.module_name = os.path.splitext(os.path.basename(path))[0]
+        o.module_name = "__main__" if path == "<stdin>" else os.path.splitext(os.path.basename(path))[0]
         r = _core._compile_source(source, func, a.sig, o)
     except (ValueError, TypeError, RuntimeError) as e:
         print(f"cubridge compile: {e}", file=sys.stderr)

@@ -1,6 +1,7 @@
 """The code face: compile Python functions to PTX or LTO-IR (C or Numba ABI), without a GPU.
 
-``compile(pyfunc, sig, ...)`` reads the function's source (``inspect``), the module functions it calls,
+``compile(pyfunc, sig, ...)`` reads the function's source (``inspect``; rebuilt from the bytecode where Python
+keeps none: ``_bytecode``), the module functions it calls,
 and the numbers it sees in its globals and closure; cubridge's own front end (C++) parses, types (with
 Numba's rules), emits NVVM IR and hands it to libNVVM. CPython never executes the function.
 """
@@ -332,14 +333,16 @@ _SOURCES: dict = {}
 
 
 def _source_of(fn) -> tuple[str, str, int]:
-    # Keyed by the code object: a redefined function gets a new one, so the cache never goes stale.
-    hit = _SOURCES.get(fn.__code__)
+    # Keyed by the code object: a redefined function gets a new one, so the cache never goes stale; and by
+    # its file, which code objects leave out of equality (the same text exec'd elsewhere has no file).
+    key = (fn.__code__, fn.__code__.co_filename)
+    hit = _SOURCES.get(key)
     if hit is not None:
         return hit
     hit = _read_source(fn)
     if len(_SOURCES) > 4096:
         _SOURCES.clear()
-    _SOURCES[fn.__code__] = hit
+    _SOURCES[key] = hit
     return hit
 
 
@@ -369,12 +372,22 @@ def _read_source(fn) -> tuple[str, str, int]:
     import inspect  # imported here: it costs ~10 ms at start-up, which the CLI never needs
     import textwrap
     try:
-        lines, first = inspect.getsourcelines(fn)
-    except (OSError, TypeError) as e:
-        raise ValueError(f"cannot read the source of {getattr(fn, '__qualname__', fn)!r} ({e}); the compiler needs "
-                         f"functions defined in a file (or use the C++ API / `cubridge compile` with the source)") from None
+        lines, first = inspect.getsourcelines(fn)  # a file, or text registered in linecache (IPython cells)
+    except (OSError, TypeError):
+        return _rebuilt_source(fn)
     filename = inspect.getsourcefile(fn) or getattr(fn.__code__, "co_filename", "<unknown>")
     return nfkc_identifiers(textwrap.dedent("".join(lines))), filename, max(first, 1)
+
+
+def _rebuilt_source(fn) -> tuple[str, str, int]:
+    """The source of a function Python keeps no text for (`python -c`, stdin, `exec` of a string, the
+    REPL), rebuilt from its bytecode (python/cubridge/_bytecode/)."""
+    from . import _bytecode
+    try:
+        text, first = _bytecode.source_text(fn)
+    except _bytecode.BytecodeError as e:
+        raise CompileError(str(e)) from None
+    return text, fn.__code__.co_filename, first
 
 
 # Modules whose names the compiler resolves itself (math.sqrt, np.float32, cuda.grid); any other module

@@ -1,6 +1,6 @@
 """The README's examples run as written: each ```python block after a `<!-- readme-test: cpu -->` line runs
-here, each after `<!-- readme-test: gpu -->` on a GPU; every block in its own process (cubridge.compile
-reads the function's source from its file)."""
+here, each after `<!-- readme-test: gpu -->` on a GPU; every block in its own process, once from a file and
+once pasted into `python -c` (where functions have no source file: cubridge compiles them from bytecode)."""
 import pathlib
 import re
 import subprocess
@@ -17,10 +17,15 @@ def blocks(kind):
     return [pytest.param(code, id=f"{kind}{i}") for i, code in enumerate(found)]
 
 
-def run_block(code, tmp_path):
-    path = tmp_path / "readme_block.py"
-    path.write_text(code + "\n")
-    out = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300)
+def run_block(code, tmp_path=None):
+    """The block run from a file in tmp_path, or with `python -c` when tmp_path is None."""
+    if tmp_path is None:
+        args = ["-c", code]
+    else:
+        path = tmp_path / "readme_block.py"
+        path.write_text(code + "\n")
+        args = [str(path)]
+    out = subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, f"README block failed:\n{code}\n--- stderr:\n{out.stderr}"
     assert out.stdout.strip(), f"README block printed nothing (each shows what it did):\n{code}"
 
@@ -42,3 +47,30 @@ def test_gpu_block_runs(code, tmp_path):
         if peer in code:
             pytest.importorskip(peer)
     run_block(code, tmp_path)
+
+
+@pytest.mark.parametrize("code", blocks("cpu"))
+def test_cpu_block_runs_pasted_into_python_dash_c(code):
+    if "jax" in code:
+        pytest.importorskip("jax")
+    run_block(code)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("code", blocks("gpu"))
+def test_gpu_block_runs_pasted_into_python_dash_c(code):
+    for peer in ("cupy", "torch"):
+        if peer in code:
+            pytest.importorskip(peer)
+    run_block(code)
+
+
+def test_kernel_block_compiles_pasted_into_python_dash_c():
+    """The kernel example's definitions, pasted into `python -c` with its launch replaced by a compile (CPU)."""
+    code = next(c for c in (p.values[0] for p in blocks("gpu")) if "@cubridge.jit" in c)
+    definitions = code[:code.index("\nx = ")].replace("import math, cupy, cubridge", "import math, cubridge")
+    program = definitions + ('\nptx, _ = cubridge.compile_ptx(rms_rows, "void(float32[:, ::1], float32[::1])", '
+                             'cc=(9, 0))\nprint(".entry" in ptx and "sqrt" in ptx)\n')
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["True"]
