@@ -17,10 +17,11 @@ def blocks(kind):
     return [pytest.param(code, id=f"{kind}{i}") for i, code in enumerate(found)]
 
 
-def run_block(code, tmp_path):
+def run_block(code, tmp_path, python=sys.executable, env=None):
+    """Runs one block with `python` (test_wheel.py passes a fresh venv's) and checks that it printed."""
     path = tmp_path / "readme_block.py"
     path.write_text(code + "\n")
-    out = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300)
+    out = subprocess.run([str(python), str(path)], capture_output=True, text=True, timeout=300, env=env)
     assert out.returncode == 0, f"README block failed:\n{code}\n--- stderr:\n{out.stderr}"
     assert out.stdout.strip(), f"README block printed nothing (each shows what it did):\n{code}"
 
