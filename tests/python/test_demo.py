@@ -104,3 +104,16 @@ def test_every_step_passes_on_the_gpu():
         assert f"jit(transform_{name}): matches NumPy" in text, text
         assert f"jax.jit kernel_call {name}" in text, text
     assert "cubridge demo: every check passed" in text, text
+
+
+def test_numpy_row_stack_is_lent_to_numba_only_while_it_runs(monkeypatch):
+    import numpy
+    monkeypatch.delattr(numpy, "row_stack", raising=False)  # NumPy >= 2.5 has none (conftest lends one)
+    with functions.numpy_row_stack_for_numba():
+        assert numpy.row_stack is numpy.vstack
+    assert not hasattr(numpy, "row_stack"), "the demo left numpy.row_stack in the user's numpy"
+    own = object()
+    monkeypatch.setattr(numpy, "row_stack", own, raising=False)  # a NumPy that has its own is left alone
+    with functions.numpy_row_stack_for_numba():
+        assert numpy.row_stack is own
+    assert numpy.row_stack is own
