@@ -62,6 +62,8 @@ def _value(value) -> str:
         return f"{type(value).__name__}.{value.name}"
     if isinstance(value, type):
         return value.__qualname__
+    if type(value).__module__ == "numpy" and hasattr(value, "item"):  # a NumPy scalar: repr differs by NumPy version
+        return f"numpy.{type(value).__name__}({str(value)})"
     text = repr(value)
     return "..." if _ADDRESS.search(text) else text
 
@@ -193,7 +195,7 @@ def document_object(qualname: str, name: str, obj) -> str:
     if inspect.isfunction(obj):
         return _entry(qualname, f"def {name}{_python_signature(obj)}", _doc(obj.__doc__))
     if isinstance(obj, (str, int, float, bool)):
-        return _entry(qualname, f"{name} = {obj!r}", "")
+        return _entry(qualname, f"{name} = {_value(obj)}", "")
     return document_instances(module_name_of(qualname), [name], [obj])
 
 
