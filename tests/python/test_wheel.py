@@ -50,8 +50,8 @@ def venv(tmp_path_factory):
 
 def test_the_wheel_brings_numpy_and_nothing_else(venv):
     _, _, _, installed = venv
-    names = sorted(line.split("==")[0].lower() for line in installed.splitlines() if "==" in line)
-    assert names == ["cubridge", "numpy", "pip"] or names == ["cubridge", "numpy", "pip", "setuptools"], names
+    names = {line.split("==")[0].lower() for line in installed.splitlines() if "==" in line}
+    assert names - {"pip", "setuptools"} == {"cubridge", "numpy"}, names  # setuptools: Python < 3.12's venv
 
 
 def test_the_command_runs_in_the_fresh_venv(venv):
@@ -59,7 +59,7 @@ def test_the_command_runs_in_the_fresh_venv(venv):
     version = run("cubridge --version", bin_dir / "cubridge", "--version", env=env)
     assert version.split()[-1] in wheel.name, (version, wheel.name)
     info = run("cubridge info", bin_dir / "cubridge", "info", env=env)
-    assert str(bin_dir / "python") in info and "libNVVM" in info.replace("libnvvm", "libNVVM"), info
+    assert str(bin_dir / "python") in info and "CUDA toolkit components:" in info, info
     demo = run("cubridge demo", bin_dir / "cubridge", "demo", env=env)
     assert "cubridge demo: every check passed" in demo, demo
 
