@@ -10,6 +10,18 @@ import sys
 MAX_SOURCE_BYTES = 16 << 20  # a source file larger than this is refused, not read (think /dev/zero)
 
 
+class _DefaultsShown(argparse.HelpFormatter):
+    """Ends an option's help with its default where that says something: not for a required option, a flag
+    (off unless given) or an option whose help already names its default (argparse's own
+    ArgumentDefaultsHelpFormatter printed '(default: None)' there, after the real default)."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if action.required or action.default in (None, False, argparse.SUPPRESS) or "default" in text:
+            return text
+        return text + " (default: %(default)s)"
+
+
 def _toolkit_rows():
     from . import _linker
     info = getattr(_linker, "toolkit_info", None)
@@ -98,7 +110,7 @@ def cmd_compile(argv: list[str]) -> int:
     them from Python."""
     from . import _compiler, _core
 
-    p = argparse.ArgumentParser(prog="cubridge compile", formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    p = argparse.ArgumentParser(prog="cubridge compile", formatter_class=_DefaultsShown,
                                 description="Compile a Python function to PTX or LTO-IR (no CPython execution, "
                                             "no GPU).")
     p.add_argument("target", help="FILE.py:FUNC, the function FUNC defined in FILE.py")

@@ -107,6 +107,10 @@ def test_version_and_help_show_defaults():
     for text in ("--abi {c,numba}", "(default: c)", "--output {ptx,ltoir}", "(default: ptx)", "--fastmath",
                  "FUNC.ptx or FUNC.ltoir"):
         assert text in " ".join(h.stdout.split()), text
+    # Each default said once, none for a required option or a flag.
+    assert "(default: None)" not in h.stdout and "(default: False)" not in h.stdout, h.stdout
+    for option in h.stdout.split("\n  -")[1:]:
+        assert option.count("default") <= 1, option
 
 
 def test_info_into_a_closed_pipe_ends_quietly():
