@@ -43,3 +43,9 @@ def test_gpu_block_runs(code, tmp_path):
         if peer in code:
             pytest.importorskip(peer)
     run_block(code, tmp_path)
+
+
+def test_the_readme_names_the_environment_the_two_commands_install_into():
+    setup = (README.parent / "scripts" / "lib" / "setup.sh").read_text()
+    assert 'venv="$cubridge_root/.venv"' in setup  # where scripts/demo and scripts/test install the package
+    assert "source .venv/bin/activate" in README.read_text()
