@@ -101,7 +101,7 @@ def _nanobind_signatures(obj) -> list[tuple[str, str]]:
     """(signature, doc) per overload of a nanobind function, with default values written in."""
     out = []
     for sig, doc, defaults in obj.__nb_signature__:
-        for i, value in enumerate(defaults or ()):
+        for i, value in reversed(list(enumerate(defaults or ()))):  # \\10 before \\1
             sig = sig.replace(f"\\{i}", _value(value))
         out.append((sig, _doc(doc)))
     return out
@@ -123,16 +123,18 @@ def _defined_here(cls, attr: str) -> bool:
     return False
 
 
-def _class_signature(cls) -> str:
+def _constructors(cls) -> list[str]:
+    """The argument lists a class is constructed with (one per overload), without `self`; none for a
+    class that cubridge's functions make, or whose constructor is Python's own."""
     init = cls.__dict__.get("__init__")
     if init is not None and _is_nanobind_function(init):
-        sigs = [s.split("(", 1)[1] for s, _ in _nanobind_signatures(init)]
-        return "(" + sigs[0].replace("self, ", "", 1).replace("self)", ")", 1).split(" -> ")[0]
+        return ["(" + sig.split("(", 1)[1].replace("self, ", "", 1).replace("self)", ")", 1).split(" -> ")[0]
+                for sig, _ in _nanobind_signatures(init)]
     if type(cls).__name__ == "nb_type":
-        return ""  # made by cubridge's functions, not constructed by the user
+        return []
     if _defined_here(cls, "__init__") or _defined_here(cls, "__new__"):
-        return _python_signature(cls)
-    return ""
+        return [_python_signature(cls)]
+    return []
 
 
 def _bases(cls) -> str:
@@ -185,8 +187,7 @@ def _entry(heading: str, code: str, doc: str, members: list[str] = ()) -> str:
 
 def document_object(qualname: str, name: str, obj) -> str:
     if inspect.isclass(obj):
-        init = _class_signature(obj)
-        code = f"class {name}{_bases(obj)}" + (f"\n{name}{init}" if init else "")
+        code = "\n".join([f"class {name}{_bases(obj)}", *(f"{name}{args}" for args in _constructors(obj))])
         return _entry(qualname, code, _own_doc(obj), _member_lines(obj))
     if _is_nanobind_function(obj):
         sigs = _nanobind_signatures(obj)
