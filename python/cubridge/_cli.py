@@ -22,6 +22,18 @@ class _DefaultsShown(argparse.HelpFormatter):
         return text + " (default: %(default)s)"
 
 
+# The compiler's advice names compile()'s keywords; the command says its own flags instead
+# (tools/cubridge_compile.cpp, the same command without Python, keeps the same table).
+_CLI_TERMS = (("with device=True", "without --kernel"), ("(device=False)", "(--kernel)"),
+              ("abi='numba'", "--abi numba"), ("abi_info={'abi_name': ...} (or --abi-name)", "--abi-name"))
+
+
+def _in_cli_terms(message: str) -> str:
+    for keyword, flag in _CLI_TERMS:
+        message = message.replace(keyword, flag)
+    return message
+
+
 def _toolkit_rows():
     from . import _linker
     info = getattr(_linker, "toolkit_info", None)
@@ -116,8 +128,9 @@ def cmd_compile(argv: list[str]) -> int:
     p.add_argument("target", help="FILE.py:FUNC, the function FUNC defined in FILE.py")
     p.add_argument("--sig", required=True, help="the signature, e.g. 'float32(float32, float32)', or '(int32, int32)' "
                                                 "to infer the return type")
-    p.add_argument("--abi", choices=("c", "numba"), default="c",
-                   help="c: a plain C function returning its value; numba: numba-cuda's calling convention")
+    p.add_argument("--abi", choices=("c", "numba"), default=None,
+                   help="c: a plain C function returning its value; numba: numba-cuda's calling convention "
+                        "(default: c, and numba with --kernel: a kernel takes the Numba ABI)")
     p.add_argument("--abi-name", default=None, help="the symbol name of a C-ABI function (default: FUNC)")
     p.add_argument("--output", choices=("ptx", "ltoir"), default="ptx", help="PTX text or LTO-IR for nvJitLink")
     p.add_argument("--cc", default=None, help="compute capability, e.g. 9.0, 9, 90 or sm_90 (default: the lowest "
@@ -145,13 +158,14 @@ def cmd_compile(argv: list[str]) -> int:
         return 2
     out = a.out if a.out is not None else f"{func}.{a.output}"
     try:
-        o = _compiler._options(a.debug, a.lineinfo, not a.kernel, a.fastmath, a.cc, not a.O0, a.abi,
+        abi = a.abi or ("numba" if a.kernel else "c")
+        o = _compiler._options(a.debug, a.lineinfo, not a.kernel, a.fastmath, a.cc, not a.O0, abi,
                                {"abi_name": a.abi_name} if a.abi_name else None, a.output)
         o.filename = path
         o.module_name = os.path.splitext(os.path.basename(path))[0]
         r = _core._compile_source(source, func, a.sig, o)
     except (ValueError, TypeError, RuntimeError) as e:
-        print(f"cubridge compile: {e}", file=sys.stderr)
+        print(f"cubridge compile: {_in_cli_terms(str(e))}", file=sys.stderr)
         return 1
     try:
         _write_output(out, r.code)
