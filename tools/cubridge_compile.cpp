@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cubridge/compiler/compile.hpp"
@@ -32,7 +33,7 @@ constexpr const char* kHelp =
     "  --sig SIG             the signature, e.g. 'float32(float32, float32)', or '(int32, int32)' to infer the\n"
     "                        return type\n"
     "  --abi {c,numba}       c: a plain C function returning its value; numba: numba-cuda's calling convention\n"
-    "                        (default: c)\n"
+    "                        (default: c, and numba with --kernel: a kernel takes the Numba ABI)\n"
     "  --abi-name NAME       the symbol name of a C-ABI function (default: FUNC)\n"
     "  --output {ptx,ltoir}  PTX text or LTO-IR for nvJitLink (default: ptx)\n"
     "  --cc CC               compute capability, e.g. 9.0, 9, 90 or sm_90 (default: the lowest libNVVM supports)\n"
@@ -45,6 +46,20 @@ constexpr const char* kHelp =
     "                        current directory)\n"
     "  --timings             print where the time went to stderr\n"
     "  --version             print cubridge's version\n";
+
+// The compiler's advice names compile()'s keywords; the command says its own flags instead (the same table
+// as python/cubridge/_cli.py's _CLI_TERMS).
+std::string in_cli_terms(std::string message) {
+  constexpr std::pair<std::string_view, std::string_view> kCliTerms[] = {
+      {"with device=True", "without --kernel"},
+      {"(device=False)", "(--kernel)"},
+      {"abi='numba'", "--abi numba"},
+      {"abi_info={'abi_name': ...} (or --abi-name)", "--abi-name"}};
+  for (const auto& [keyword, flag] : kCliTerms)
+    for (auto at = message.find(keyword); at != std::string::npos; at = message.find(keyword, at + flag.size()))
+      message.replace(at, keyword.size(), flag);
+  return message;
+}
 
 int usage_error(const std::string& message) {
   std::cerr << kUsage << "cubridge-compile: error: " << message << "\n";
@@ -84,7 +99,7 @@ int main(int argc, char** argv) {
   std::vector<std::string_view> args(argv + 1, argv + argc);
   compiler::CompileOptions options;
   std::string target, sig, out, abi_name;
-  bool have_sig = false, timings = false;
+  bool have_sig = false, timings = false, abi_given = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     std::string_view a = args[i];
     // The value of the flag `a`: the next argument.
@@ -107,6 +122,7 @@ int main(int argc, char** argv) {
         if (v != "c" && v != "numba")
           throw std::invalid_argument("argument --abi: invalid choice: '" + v + "' (choose from 'c', 'numba')");
         options.abi = v == "c" ? compiler::Abi::c : compiler::Abi::numba;
+        abi_given = true;
       } else if (a == "--abi-name") {
         abi_name = value();
       } else if (a == "--output") {
@@ -161,11 +177,12 @@ int main(int argc, char** argv) {
   std::string stem = path.substr(path.find_last_of('/') + 1);
   options.module_name = stem.substr(0, stem.rfind(".py") == std::string::npos ? stem.size() : stem.rfind(".py"));
   options.abi_name = abi_name;
+  if (!abi_given && !options.device) options.abi = compiler::Abi::numba;  // a kernel takes the Numba ABI
   compiler::CompileResult r;
   try {
     r = compile(*source, func, sig, options);
   } catch (const std::exception& e) {  // CompileError, a bad signature, ToolkitError/NvvmError
-    std::cerr << "cubridge compile: " << e.what() << "\n";
+    std::cerr << "cubridge compile: " << in_cli_terms(e.what()) << "\n";
     return 1;
   }
   if (out == "-") {

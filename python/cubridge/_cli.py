@@ -10,6 +10,30 @@ import sys
 MAX_SOURCE_BYTES = 16 << 20  # a source file larger than this is refused, not read (think /dev/zero)
 
 
+class _DefaultsShown(argparse.HelpFormatter):
+    """Ends an option's help with its default where that says something: not for a required option, a flag
+    (off unless given) or an option whose help already names its default (argparse's own
+    ArgumentDefaultsHelpFormatter printed '(default: None)' there, after the real default)."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if action.required or action.default in (None, False, argparse.SUPPRESS) or "default" in text:
+            return text
+        return text + " (default: %(default)s)"
+
+
+# The compiler's advice names compile()'s keywords; the command says its own flags instead
+# (tools/cubridge_compile.cpp, the same command without Python, keeps the same table).
+_CLI_TERMS = (("with device=True", "without --kernel"), ("(device=False)", "(--kernel)"),
+              ("abi='numba'", "--abi numba"), ("abi_info={'abi_name': ...} (or --abi-name)", "--abi-name"))
+
+
+def _in_cli_terms(message: str) -> str:
+    for keyword, flag in _CLI_TERMS:
+        message = message.replace(keyword, flag)
+    return message
+
+
 def _toolkit_rows():
     from . import _linker
     info = getattr(_linker, "toolkit_info", None)
@@ -36,8 +60,7 @@ def cmd_info(args: argparse.Namespace) -> int:
     try:
         count = _core.device_count()
     except cubridge.CudaError as e:
-        print(f"GPU: none usable here ({e}).")
-        print("GPU operations are unavailable; compiling and other CPU-only work still succeed.")
+        print(f"GPU: none usable here: {e}")  # the driver layer's message says what still works
         return 0
     v = _core.driver_version()
     print(f"CUDA driver: {v // 1000}.{(v % 1000) // 10} ({count} device(s))")
@@ -106,15 +129,16 @@ def cmd_compile(argv: list[str]) -> int:
     functions and constants are seen as `compile` sees them from Python."""
     from . import _compiler, _core
 
-    p = argparse.ArgumentParser(prog="cubridge compile", formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    p = argparse.ArgumentParser(prog="cubridge compile", formatter_class=_DefaultsShown,
                                 description="Compile a Python function to PTX or LTO-IR (no CPython execution, "
                                             "no GPU).")
     p.add_argument("target", help="FILE.py:FUNC, the function FUNC defined in FILE.py; -:FUNC reads the module's "
                                   "source from standard input")
     p.add_argument("--sig", required=True, help="the signature, e.g. 'float32(float32, float32)', or '(int32, int32)' "
                                                 "to infer the return type")
-    p.add_argument("--abi", choices=("c", "numba"), default="c",
-                   help="c: a plain C function returning its value; numba: numba-cuda's calling convention")
+    p.add_argument("--abi", choices=("c", "numba"), default=None,
+                   help="c: a plain C function returning its value; numba: numba-cuda's calling convention "
+                        "(default: c, and numba with --kernel: a kernel takes the Numba ABI)")
     p.add_argument("--abi-name", default=None, help="the symbol name of a C-ABI function (default: FUNC)")
     p.add_argument("--output", choices=("ptx", "ltoir"), default="ptx", help="PTX text or LTO-IR for nvJitLink")
     p.add_argument("--cc", default=None, help="compute capability, e.g. 9.0, 9, 90 or sm_90 (default: the lowest "
@@ -149,13 +173,14 @@ def cmd_compile(argv: list[str]) -> int:
         path = "<stdin>"  # as Python names a module read from standard input, in messages and line tables
     out = a.out if a.out is not None else f"{func}.{a.output}"
     try:
-        o = _compiler._options(a.debug, a.lineinfo, not a.kernel, a.fastmath, a.cc, not a.O0, a.abi,
+        abi = a.abi or ("numba" if a.kernel else "c")
+        o = _compiler._options(a.debug, a.lineinfo, not a.kernel, a.fastmath, a.cc, not a.O0, abi,
                                {"abi_name": a.abi_name} if a.abi_name else None, a.output)
         o.filename = path
         o.module_name = "__main__" if path == "<stdin>" else os.path.splitext(os.path.basename(path))[0]
         r = _core._compile_source(source, func, a.sig, o)
     except (ValueError, TypeError, RuntimeError) as e:
-        print(f"cubridge compile: {e}", file=sys.stderr)
+        print(f"cubridge compile: {_in_cli_terms(str(e))}", file=sys.stderr)
         return 1
     try:
         _write_output(out, r.code)

@@ -3,7 +3,10 @@
 `real_driver` marker also skips under the host driver stand-in (bench/host_driver/host_libcuda.c, which
 scripts/test loads through CUBRIDGE_LIBCUDA to run the memory and array layers' GPU tests on a machine
 without a GPU: host memory stands in for device memory, so what those runs check is cubridge's host-side
-logic, not the GPU)."""
+logic, not the GPU). The run ends with one line per skip reason and its count (pytest's own -rs lists a
+reason once per test function, hundreds of lines of the same driver message on a machine without a GPU)."""
+import collections
+
 import numpy
 
 # numba-cuda 0.30 (a peer in interop tests) still calls numpy.row_stack, which numpy 2.5 removed.
@@ -62,3 +65,24 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config):
+    reporter = config.pluginmanager.getplugin("terminalreporter")
+    if reporter is not None:  # the summary below replaces -rs's (and -ra's) list of skips
+        reporter.reportchars = reporter.reportchars.replace("s", "")
+
+
+def _skip_reason(report) -> str:
+    reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    return reason.removeprefix("Skipped: ")
+
+
+def pytest_terminal_summary(terminalreporter):
+    skipped = [r for r in terminalreporter.stats.get("skipped", []) if r.longrepr is not None]
+    if not skipped:
+        return
+    terminalreporter.section("skipped, by reason", sep="-")
+    for reason, count in collections.Counter(map(_skip_reason, skipped)).most_common():
+        terminalreporter.line(f"SKIPPED [{count}] {reason}")

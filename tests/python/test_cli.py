@@ -104,9 +104,13 @@ def test_version_and_help_show_defaults():
     assert r.returncode == 0 and r.stdout.strip() == f"cubridge {cubridge.__version__}"
     h = run_cli("compile", "--help")
     assert h.returncode == 0
-    for text in ("--abi {c,numba}", "(default: c)", "--output {ptx,ltoir}", "(default: ptx)", "--fastmath",
+    for text in ("--abi {c,numba}", "(default: c, and numba with --kernel", "--output {ptx,ltoir}", "(default: ptx)", "--fastmath",
                  "FUNC.ptx or FUNC.ltoir"):
         assert text in " ".join(h.stdout.split()), text
+    # Each default said once, none for a required option or a flag.
+    assert "(default: None)" not in h.stdout and "(default: False)" not in h.stdout, h.stdout
+    for option in h.stdout.split("\n  -")[1:]:
+        assert option.count("default") <= 1, option
 
 
 def test_info_into_a_closed_pipe_ends_quietly():
@@ -119,3 +123,21 @@ def test_unicode_function_names_are_normalised_as_python_does(tmp_path, capsys):
     src.write_text("def \U0001d4cd(v):\n    return v + 1\n", encoding="utf-8")
     assert cli_compile([f"{src}:\U0001d4cd", "--sig", "(int32,)", "-o", str(tmp_path / "x.ptx")]) == 0
     assert ") x(" in flat((tmp_path / "x.ptx").read_text())
+
+
+def test_a_kernel_takes_the_numba_abi_and_advice_is_given_in_flags(tmp_path, capsys):
+    src = tmp_path / "k.py"
+    src.write_text("import cubridge\n\ndef k(a):\n    a[cubridge.grid(1)] = 1.0\n\ndef r(x):\n    return x\n")
+    out = tmp_path / "k.ptx"
+    assert cli_compile([f"{src}:k", "--sig", "void(float32[:])", "--kernel", "-o", str(out)]) == 0  # --abi numba
+    assert ".entry " in out.read_text()
+    assert cli_compile([f"{src}:k", "--sig", "void(float32[:])", "-o", str(out)]) == 1
+    assert "which the C ABI cannot pass; compile with --abi numba" in capsys.readouterr().err
+    assert cli_compile([f"{src}:k", "--sig", "void(float32[:])", "--kernel", "--abi", "c", "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "a kernel (--kernel) takes the Numba ABI" in err and "compile it with --abi numba, or compile a device " \
+           "function without --kernel" in err, err
+    assert cli_compile([f"{src}:r", "--sig", "(int32,)", "--kernel", "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "a kernel (--kernel) must not return a value" in err and "compile it without --kernel" in err, err
+    assert "device=" not in err and "abi=" not in err

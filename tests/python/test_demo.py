@@ -30,8 +30,10 @@ def test_cpu_steps_run_and_gpu_steps_say_why_they_were_skipped():
     assert "g inlined into transform_g: no call left in the linked PTX" in text
     assert "ptxas assembles the linked PTX for sm_90" in text
     assert "kernel parameters for cubridge.load_kernel: const float32*, const float32*, float32*, uint64" in text
-    assert f"skipped: running the kernels (step 3): no GPU: {GPU_REASON}" in text
-    assert f"skipped: the XLA custom call under jax.jit (step 4): no GPU: {GPU_REASON}" in text
+    assert f"== 3-4. GPU steps, skipped: no GPU: {GPU_REASON}\n" \
+           "   skipped: running the kernels (step 3)\n" \
+           "   skipped: the XLA custom call under jax.jit (step 4)\n" in text
+    assert text.count(GPU_REASON) == 1, text  # said once, not once per skipped step
     for row in ("compile f to LTO-IR", "compile g to LTO-IR", "NVRTC + nvJitLink: kernels to cubin"):
         assert row in text, text
     assert "cubridge demo: every check passed (2 skipped)" in text
@@ -102,3 +104,16 @@ def test_every_step_passes_on_the_gpu():
         assert f"jit(transform_{name}): matches NumPy" in text, text
         assert f"jax.jit kernel_call {name}" in text, text
     assert "cubridge demo: every check passed" in text, text
+
+
+def test_numpy_row_stack_is_lent_to_numba_only_while_it_runs(monkeypatch):
+    import numpy
+    monkeypatch.delattr(numpy, "row_stack", raising=False)  # NumPy >= 2.5 has none (conftest lends one)
+    with functions.numpy_row_stack_for_numba():
+        assert numpy.row_stack is numpy.vstack
+    assert not hasattr(numpy, "row_stack"), "the demo left numpy.row_stack in the user's numpy"
+    own = object()
+    monkeypatch.setattr(numpy, "row_stack", own, raising=False)  # a NumPy that has its own is left alone
+    with functions.numpy_row_stack_for_numba():
+        assert numpy.row_stack is own
+    assert numpy.row_stack is own

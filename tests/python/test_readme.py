@@ -17,6 +17,7 @@ def blocks(kind):
     return [pytest.param(code, id=f"{kind}{i}") for i, code in enumerate(found)]
 
 
+<<<<<<< HEAD
 def run_block(code, tmp_path=None):
     """The block run from a file in tmp_path, or with `python -c` when tmp_path is None."""
     if tmp_path is None:
@@ -26,6 +27,13 @@ def run_block(code, tmp_path=None):
         path.write_text(code + "\n")
         args = [str(path)]
     out = subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=300)
+=======
+def run_block(code, tmp_path, python=sys.executable, env=None):
+    """Runs one block with `python` (test_wheel.py passes a fresh venv's) and checks that it printed."""
+    path = tmp_path / "readme_block.py"
+    path.write_text(code + "\n")
+    out = subprocess.run([str(python), str(path)], capture_output=True, text=True, timeout=300, env=env)
+>>>>>>> packaging
     assert out.returncode == 0, f"README block failed:\n{code}\n--- stderr:\n{out.stderr}"
     assert out.stdout.strip(), f"README block printed nothing (each shows what it did):\n{code}"
 
@@ -49,6 +57,7 @@ def test_gpu_block_runs(code, tmp_path):
     run_block(code, tmp_path)
 
 
+<<<<<<< HEAD
 @pytest.mark.parametrize("code", blocks("cpu"))
 def test_cpu_block_runs_pasted_into_python_dash_c(code):
     if "jax" in code:
@@ -74,3 +83,9 @@ def test_kernel_block_compiles_pasted_into_python_dash_c():
     out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["True"]
+=======
+def test_the_readme_names_the_environment_the_two_commands_install_into():
+    setup = (README.parent / "scripts" / "lib" / "setup.sh").read_text()
+    assert 'venv="$cubridge_root/.venv"' in setup  # where scripts/demo and scripts/test install the package
+    assert "source .venv/bin/activate" in README.read_text()
+>>>>>>> packaging

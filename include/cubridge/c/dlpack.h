@@ -1,6 +1,6 @@
 /* cubridge's own declarations of the DLPack 1.x C ABI (tensor structs and the 1.3 exchange table).
  * Implements: DLPack 1.3 "C API" (DLDevice, DLDataType, DLTensor, DLManagedTensor[Versioned],
- * DLPackExchangeAPI). Written from the specification; layouts are pinned by tests/cpp/array/c_abi_layout.cpp.
+ * DLPackExchangeAPI). Written from the specification; layouts are pinned by tests/cpp/c_abi/layout_test.cpp.
  *
  * The names carry a CubridgeDL prefix so that this header can sit in the same translation unit as the
  * real dlpack.h; every struct has the identical layout, so a pointer may be cast between the two. */

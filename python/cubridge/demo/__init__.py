@@ -43,9 +43,9 @@ def run(report: Report, size: int) -> None:
     compiled = functions.compile_step(report, cc)
     linked = transform.link_step(report, cc, compiled)
     if no_gpu:
-        report.step("3-4. GPU steps")
-        report.skip("running the kernels (step 3)", f"no GPU: {no_gpu}")
-        report.skip("the XLA custom call under jax.jit (step 4)", f"no GPU: {no_gpu}")
+        report.step(f"3-4. GPU steps, skipped: no GPU: {no_gpu}")  # the reason once, for both steps
+        report.skip("running the kernels (step 3)")
+        report.skip("the XLA custom call under jax.jit (step 4)")
         return
     gpu_run.run_step(report, linked, size)
     xla_call.run_step(report, linked, size)

@@ -48,9 +48,10 @@ class Report:
     def line(self, text: str) -> None:
         print(f"   {text}", file=self.out, flush=True)
 
-    def skip(self, what: str, reason: str) -> None:
+    def skip(self, what: str, reason: str | None = None) -> None:
+        """`reason` may be left out where the step's title already gave it."""
         self.skipped.append(what)
-        print(f"   skipped: {what}: {reason}", file=self.out, flush=True)
+        print(f"   skipped: {what}" + (f": {reason}" if reason else ""), file=self.out, flush=True)
 
     def time(self, step: str, ours_ms: float, peer: str = "", peer_ms: float | None = None) -> None:
         self.timings.append(Timing(step, ours_ms, peer, peer_ms))

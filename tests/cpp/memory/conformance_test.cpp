@@ -1,28 +1,12 @@
-// One EMM v1 conformance suite run against every built-in manager (GPU), plus the C plugin ABI layout.
+// One EMM v1 conformance suite run against every built-in manager (GPU). The C plugin ABI layout is pinned
+// in tests/cpp/c_abi/layout_test.cpp.
 #include <gtest/gtest.h>
 
-#include <cstddef>
-
-#include "cubridge/c/memory_plugin.h"
 #include "cubridge/memory.hpp"
 #include "gpu.hpp"
 
 using namespace cubridge;
 using namespace cubridge::memory;
-
-// The C ABI is frozen: compiling these is the test (STYLE habit 9).
-static_assert(offsetof(cubridge_memory_plugin_v1, struct_size) == 0);
-static_assert(offsetof(cubridge_memory_plugin_v1, state) == 8);
-static_assert(offsetof(cubridge_memory_plugin_v1, initialize) == 16);
-static_assert(offsetof(cubridge_memory_plugin_v1, memalloc) == 24);
-static_assert(offsetof(cubridge_memory_plugin_v1, memfree) == 32);
-static_assert(offsetof(cubridge_memory_plugin_v1, get_memory_info) == 40);
-static_assert(offsetof(cubridge_memory_plugin_v1, reset) == 48);
-static_assert(offsetof(cubridge_memory_plugin_v1, defer_begin) == 56);
-static_assert(offsetof(cubridge_memory_plugin_v1, defer_end) == 64);
-static_assert(offsetof(cubridge_memory_plugin_v1, last_error) == 72);
-static_assert(offsetof(cubridge_memory_plugin_v1, destroy) == 80);
-static_assert(sizeof(cubridge_memory_plugin_v1) == 88);
 
 class GpuConformance : public ::testing::TestWithParam<const char*> {};
 

@@ -46,3 +46,15 @@ run("cubridge-compile" ${prefix}/bin/cubridge-compile ${WORK_DIR}/m.py:f --sig "
 if(NOT last_output MATCHES "\\.visible \\.func")
   message(FATAL_ERROR "cubridge-compile printed no device function:\n${last_output}")
 endif()
+
+# A kernel takes the Numba ABI without being told; the compiler's advice comes in the command's flags.
+file(WRITE ${WORK_DIR}/k.py "def k(a):\n    a[0] = 1.0\n")
+run("cubridge-compile --kernel" ${prefix}/bin/cubridge-compile ${WORK_DIR}/k.py:k --sig "void(float32[:])" --kernel -o -)
+if(NOT last_output MATCHES "\\.entry ")
+  message(FATAL_ERROR "cubridge-compile --kernel printed no kernel:\n${last_output}")
+endif()
+execute_process(COMMAND ${prefix}/bin/cubridge-compile ${WORK_DIR}/k.py:k --sig "void(float32[:])" -o -
+                RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
+if(NOT rc EQUAL 1 OR NOT err MATCHES "which the C ABI cannot pass; compile with --abi numba")
+  message(FATAL_ERROR "an array argument of a C-ABI function: expected exit 1 and advice naming --abi numba, got ${rc}:\n${err}")
+endif()
