@@ -13,7 +13,7 @@ import sys
 import types as _pytypes
 from typing import Any
 
-from . import _core, _intrinsics, _jit_options, _linker, _records
+from . import _core, _intrinsics, _jit_options, _linker, _records, _scalar_types
 from ._core import CompileError
 
 __all__ = [
@@ -124,15 +124,14 @@ class Signature:
         return hash(str(self))
 
 
-boolean = bool_ = NumberType("bool")
-int8, int16, int32, int64 = (NumberType(f"int{b}") for b in (8, 16, 32, 64))
-uint8, uint16, uint32, uint64 = (NumberType(f"uint{b}") for b in (8, 16, 32, 64))
+_BY_NAME = {name: NumberType(name) for name in _scalar_types.NUMPY_NAMES}  # the table's rows that NumPy has
+boolean = bool_ = _BY_NAME["bool"]
+int8, int16, int32, int64 = (_BY_NAME[f"int{b}"] for b in (8, 16, 32, 64))
+uint8, uint16, uint32, uint64 = (_BY_NAME[f"uint{b}"] for b in (8, 16, 32, 64))
 intp, uintp = int64, uint64
-float16, float32, float64 = (NumberType(f"float{b}") for b in (16, 32, 64))
-complex64, complex128 = NumberType("complex64"), NumberType("complex128")
+float16, float32, float64 = (_BY_NAME[f"float{b}"] for b in (16, 32, 64))
+complex64, complex128 = _BY_NAME["complex64"], _BY_NAME["complex128"]
 void = none = VoidType("none")
-_BY_NAME = {t.name: t for t in (boolean, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-                                float16, float32, float64, complex64, complex128)}
 _BY_NAME["none"] = None
 
 
@@ -307,8 +306,7 @@ def _constant(v: Any) -> tuple[str, str] | None:
     return name, f(v)
 
 
-_ARRAY_DTYPES = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
-                 "float32", "float64", "complex64", "complex128"}
+_ARRAY_DTYPES = set(_scalar_types.NUMPY_NAMES)
 
 
 def _constant_array(v):

@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import os
 
-from . import _compiler, _core, _records
+from . import _compiler, _core, _records, _scalar_types
 from ._jit_options import JitOptions, jit_options, kernel_directives, link_image
 from ._core import (Kernel, KernelLaunch, KernelRaised, KernelSignature, PerformanceWarning,
                     clear_kernel_cache, kernel_cache_size, ptx_entry_names)
@@ -70,10 +70,7 @@ def load_kernel(code, name: str | None = None, signature=None, *, device: int | 
 
 # ---------------------------------------------------------------- @cubridge.jit
 
-_SCALAR_NAMES = {("b", 1): "bool", ("i", 1): "int8", ("i", 2): "int16", ("i", 4): "int32", ("i", 8): "int64",
-                 ("u", 1): "uint8", ("u", 2): "uint16", ("u", 4): "uint32", ("u", 8): "uint64",
-                 ("f", 2): "float16", ("f", 4): "float32", ("f", 8): "float64", ("c", 8): "complex64",
-                 ("c", 16): "complex128"}
+_SCALAR_NAMES = _scalar_types.NAME_OF_NUMPY
 
 
 def _array_param(iface: dict, arg=None) -> str:

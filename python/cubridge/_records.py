@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import sys
 
+from . import _scalar_types
+
 __all__ = ["from_record_like"]
 
-_SCALAR_NAMES = {("b", 1): "bool", ("i", 1): "int8", ("i", 2): "int16", ("i", 4): "int32", ("i", 8): "int64",
-                 ("u", 1): "uint8", ("u", 2): "uint16", ("u", 4): "uint32", ("u", 8): "uint64",
-                 ("f", 2): "float16", ("f", 4): "float32", ("f", 8): "float64", ("c", 8): "complex64",
-                 ("c", 16): "complex128"}
+_SCALAR_NAMES = _scalar_types.NAME_OF_NUMPY
 
 
 def _field_type(dtype, where: str) -> str:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _core
+from . import _core, _scalar_types
 from . import xla as _xla
 
 __all__ = ["kernel_call", "KernelCall"]
@@ -77,7 +77,7 @@ def _result_leaves(result_shape_dtypes) -> list:
 
 def _dtype_of(value, what: str) -> np.dtype:
     dtype = np.dtype(value.dtype)
-    if dtype.kind not in "biufc":
+    if dtype.kind not in _scalar_types.NUMPY_KINDS:
         raise TypeError(f"kernel_call: {what} has dtype {dtype.name}, which no kernel parameter type matches "
                         "(bool, int8..int64, uint8..uint64, float16/32/64, complex64/128)")
     return dtype

@@ -20,7 +20,7 @@ import struct
 from pathlib import Path
 from typing import Any, Mapping, NamedTuple
 
-from . import _core
+from . import _core, _scalar_types
 
 __all__ = ["register", "custom_call", "encode_opaque", "decode_opaque", "validate_opaque", "OpaqueShape",
            "adapter_available", "examples_library", "registered"]
@@ -76,10 +76,9 @@ class OpaqueShape(NamedTuple):
     dims: tuple[int, ...]
 
 
-_ELEMENT_TYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-                  "float16", "bfloat16", "float32", "float64", "complex64", "complex128"]
-_XLA_NAMES = ["pred", "s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64", "f16", "bf16", "f32", "f64",
-              "c64", "c128"]
+# An opaque shape's element type is its row of the scalar-type table + 1 (cubridge/xla/shape.hpp).
+_ELEMENT_TYPES = [r.name for r in _scalar_types.ROWS]
+_XLA_NAMES = [r.xla for r in _scalar_types.ROWS]
 
 
 def _element_code(dtype) -> int:

@@ -9,6 +9,7 @@
 namespace cubridge::python {
 namespace nb = nanobind;
 void bind_driver(nb::module_& m);
+void bind_scalar_types(nb::module_& m);
 void bind_memory(nb::module_& m);
 void bind_array(nb::module_& m);
 void bind_compiler(nb::module_& m);

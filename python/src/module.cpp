@@ -7,6 +7,7 @@ NB_MODULE(_core, m) {
   // JAX keeps the callables of registered custom calls (and through them our KernelSignature objects)
   // past interpreter finalization, which nanobind would report as leaks at every exit.
   nb::set_leak_warnings(false);
+  bind_scalar_types(m);
   bind_driver(m);
   bind_memory(m);
   bind_array(m);

@@ -1,18 +1,51 @@
-// Internal: the typestr grammar, its canonical spellings, and the DLPack dtype mapping.
+// Internal: the typestr grammar, its canonical spellings, and the DLPack dtype mapping, all read off the
+// scalar-type table (cubridge/scalar_type.hpp).
 #include "cubridge/array/dtype.hpp"
 
+#include <array>
 #include <bit>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
 
+#include "cubridge/scalar_type.hpp"
+
 namespace cubridge {
 
 namespace {
 
 constexpr char kNativeOrder = std::endian::native == std::endian::little ? '<' : '>';
-constexpr std::string_view kKinds = "biufc";
+
+// The kinds that have rows ("biufc"), each once, in the table's order.
+constexpr auto kKindChars = [] {
+  std::array<char, kScalarTypes.size() + 1> kinds{};
+  std::size_t n = 0;
+  for (const ScalarTypeInfo& row : kScalarTypes)
+    if (row.numpy() && std::string_view(kinds.data(), n).find(row.kind) == std::string_view::npos) kinds[n++] = row.kind;
+  return kinds;
+}();
+constexpr std::string_view kKinds(kKindChars.data());
+
+// Every row's typestr in each byte order ('<', '>', '|'), made at compile time, so that exporting
+// allocates nothing.
+constexpr char kOrders[3] = {'<', '>', '|'};
+using Spelling = std::array<char, 5>;  // order, kind, up to two digits, NUL
+constexpr auto kSpellings = [] {
+  std::array<std::array<Spelling, 3>, kScalarTypes.size()> text{};
+  for (std::size_t r = 0; r < kScalarTypes.size(); ++r)
+    for (std::size_t o = 0; o < 3; ++o) {
+      const std::string_view body = kScalarTypes[r].short_typestr();
+      text[r][o][0] = kOrders[o];
+      for (std::size_t i = 0; i < body.size(); ++i) text[r][o][i + 1] = body[i];
+    }
+  return text;
+}();
+static_assert([] {
+  for (const ScalarTypeInfo& row : kScalarTypes)
+    if (row.short_typestr().size() + 2 > Spelling().size()) return false;
+  return true;
+}());
 
 std::string quoted(std::string_view s) {
   std::string out = "'";
@@ -35,44 +68,30 @@ std::string quoted(std::string_view s) {
                               why + ")");
 }
 
-const char* allowed_sizes(char kind) {
-  switch (kind) {
-    case 'b': return "1";
-    case 'i': case 'u': return "1, 2, 4, 8";
-    case 'f': return "2, 4, 8";
-    case 'c': return "8, 16";
-    default: return "any positive size";
+std::string accepted_kinds() {
+  std::string s;
+  for (char kind : kKinds) {
+    s += kind;
+    s += ", ";
   }
+  return s + "V";
+}
+
+// "1, 2, 4, 8": the itemsizes of the kind's rows.
+std::string allowed_sizes(char kind) {
+  if (kind == 'V') return "any positive size";
+  std::string sizes;
+  for (const ScalarTypeInfo& row : kScalarTypes)
+    if (row.kind == kind) {
+      if (!sizes.empty()) sizes += ", ";
+      sizes += std::to_string(row.itemsize);
+    }
+  return sizes;
 }
 
 bool size_ok(char kind, std::uint32_t n) {
-  switch (kind) {
-    case 'b': return n == 1;
-    case 'i': case 'u': return n == 1 || n == 2 || n == 4 || n == 8;
-    case 'f': return n == 2 || n == 4 || n == 8;
-    case 'c': return n == 8 || n == 16;
-    case 'V': return n >= 1;
-    default: return false;
-  }
+  return kind == 'V' ? n >= 1 : scalar_type_of_numpy(kind, n) != nullptr;
 }
-
-// Canonical spellings of every numeric dtype, built once: 5 kinds x 5 sizes x 3 orders.
-struct TypestrTable {
-  char text[5][5][3][4] = {};
-  TypestrTable() {
-    const char orders[3] = {'<', '>', '|'};
-    for (int k = 0; k < 5; ++k)
-      for (int s = 0; s < 5; ++s)
-        for (int o = 0; o < 3; ++o) {
-          unsigned size = 1u << s;
-          char* t = text[k][s][o];
-          t[0] = orders[o];
-          t[1] = kKinds[k];
-          t[2] = size == 16 ? '1' : static_cast<char>('0' + size);
-          t[3] = '\0';
-        }
-  }
-};
 
 const char* void_typestr(std::uint32_t itemsize) {
   static std::mutex mutex;
@@ -86,7 +105,6 @@ const char* void_typestr(std::uint32_t itemsize) {
 }  // namespace
 
 const char* DType::typestr() const noexcept {
-  static const TypestrTable table;
   if (kind == 'V') {
     try {
       return void_typestr(itemsize);
@@ -94,16 +112,10 @@ const char* DType::typestr() const noexcept {
       return "|V";  // only on allocation failure
     }
   }
-  std::size_t k = kKinds.find(kind);
-  int s = std::countr_zero(itemsize);
-  int o = byteorder == '<' ? 0 : byteorder == '>' ? 1 : 2;
-  if (k == std::string_view::npos || s > 4) return "|V0";
-  if (itemsize == 16) {
-    // Two-digit size: spelled out separately because the table holds 3 characters.
-    static const char* c16[3] = {"<c16", ">c16", "|c16"};
-    return c16[o];
-  }
-  return table.text[k][s][o];
+  const ScalarTypeInfo* row = scalar_type_of_numpy(kind, itemsize);
+  if (row == nullptr) return "|V0";
+  const std::size_t o = byteorder == '<' ? 0 : byteorder == '>' ? 1 : 2;
+  return kSpellings[static_cast<std::size_t>(row->type)][o].data();
 }
 
 bool DType::native() const noexcept { return byteorder == '|' || byteorder == kNativeOrder; }
@@ -133,7 +145,7 @@ DType parse_typestr(std::string_view s, std::string_view what) {
       default: break;
     }
     reject(what, s, "kind " + quoted(s.substr(1, 1)) + name +
-                        " is not supported on the GPU; accepted kinds: b, i, u, f, c, V");
+                        " is not supported on the GPU; accepted kinds: " + accepted_kinds());
   }
   std::uint64_t size = 0;
   for (char c : s.substr(2)) {
@@ -159,16 +171,9 @@ DType parse_typestr(std::string_view s, std::string_view what) {
 
 std::optional<CubridgeDLDataType> to_dlpack_dtype(const DType& d) noexcept {
   if (!d.native()) return std::nullopt;
-  CubridgeDLDataType t{0, static_cast<std::uint8_t>(d.itemsize * 8), 1};
-  switch (d.kind) {
-    case 'b': t.code = CUBRIDGE_DL_BOOL; break;
-    case 'i': t.code = CUBRIDGE_DL_INT; break;
-    case 'u': t.code = CUBRIDGE_DL_UINT; break;
-    case 'f': t.code = CUBRIDGE_DL_FLOAT; break;
-    case 'c': t.code = CUBRIDGE_DL_COMPLEX; break;
-    default: return std::nullopt;
-  }
-  return t;
+  const ScalarTypeInfo* row = scalar_type_of_numpy(d.kind, d.itemsize);
+  if (row == nullptr) return std::nullopt;
+  return row->dlpack;
 }
 
 DType from_dlpack_dtype(CubridgeDLDataType t) {
@@ -179,21 +184,20 @@ DType from_dlpack_dtype(CubridgeDLDataType t) {
   };
   if (t.lanes != 1) fail("only lanes == 1 is supported");
   if (t.bits % 8 != 0) fail("sub-byte types are not supported");
-  char kind = 0;
-  switch (t.code) {
-    case CUBRIDGE_DL_BOOL: kind = 'b'; break;
-    case CUBRIDGE_DL_INT: kind = 'i'; break;
-    case CUBRIDGE_DL_UINT: kind = 'u'; break;
-    case CUBRIDGE_DL_FLOAT: kind = 'f'; break;
-    case CUBRIDGE_DL_COMPLEX: kind = 'c'; break;
-    case CUBRIDGE_DL_BFLOAT: fail("bfloat16 is not a NumPy type"); break;
-    default: fail("accepted codes are bool (6), int (0), uint (1), float (2), complex (5)"); break;
+  // The code gives the NumPy kind; the bits then pick the row.
+  const ScalarTypeInfo* of_code =
+      find_scalar_type([&t](const ScalarTypeInfo& row) { return row.numpy() && row.dlpack.code == t.code; });
+  if (of_code == nullptr) {
+    if (const ScalarTypeInfo* other = find_scalar_type([&t](const ScalarTypeInfo& row) { return row.dlpack.code == t.code; }))
+      fail(std::string(other->name) + " is not a NumPy type");
+    fail("accepted codes are bool (6), int (0), uint (1), float (2), complex (5)");
   }
   std::uint32_t n = t.bits / 8;
-  if (!size_ok(kind, n))
+  const ScalarTypeInfo* row = scalar_type_of_numpy(of_code->kind, n);
+  if (row == nullptr)
     fail(std::to_string(t.bits) + " bits is not a supported width for this code");
   DType d;
-  d.kind = kind;
+  d.kind = row->kind;
   d.itemsize = n;
   d.byteorder = n == 1 ? '|' : kNativeOrder;
   return d;

@@ -16,31 +16,6 @@ namespace cubridge {
 
 namespace {
 
-struct TypeName {
-  const char* name;
-  ScalarType type;
-};
-
-// Numba's names first (they are what to_string prints), then NumPy's short typestr spellings.
-constexpr TypeName kTypeNames[] = {
-    {"bool", ScalarType::Bool},         {"int8", ScalarType::Int8},
-    {"int16", ScalarType::Int16},       {"int32", ScalarType::Int32},
-    {"int64", ScalarType::Int64},       {"uint8", ScalarType::UInt8},
-    {"uint16", ScalarType::UInt16},     {"uint32", ScalarType::UInt32},
-    {"uint64", ScalarType::UInt64},     {"float16", ScalarType::Float16},
-    {"float32", ScalarType::Float32},   {"float64", ScalarType::Float64},
-    {"complex64", ScalarType::Complex64}, {"complex128", ScalarType::Complex128},
-    {"boolean", ScalarType::Bool},      {"b1", ScalarType::Bool},
-    {"i1", ScalarType::Int8},           {"i2", ScalarType::Int16},
-    {"i4", ScalarType::Int32},          {"i8", ScalarType::Int64},
-    {"intp", ScalarType::Int64},        {"u1", ScalarType::UInt8},
-    {"u2", ScalarType::UInt16},         {"u4", ScalarType::UInt32},
-    {"u8", ScalarType::UInt64},         {"uintp", ScalarType::UInt64},
-    {"f2", ScalarType::Float16},        {"f4", ScalarType::Float32},
-    {"f8", ScalarType::Float64},        {"c8", ScalarType::Complex64},
-    {"c16", ScalarType::Complex128},    {"half", ScalarType::Float16},
-};
-
 constexpr const char* kAccepted =
     "bool, int8..int64, uint8..uint64, float16, float32, float64, complex64, complex128 (or i4, f8, "
     "...), optionally followed by [:] dimensions, e.g. float32[:, ::1], or by * for a pointer, e.g. "
@@ -53,14 +28,10 @@ using spelling_text::trim;
   throw std::invalid_argument("kernel signature " + quoted(whole) + ": " + why);
 }
 
-std::optional<ScalarType> lookup(std::string_view name) {
-  for (const auto& t : kTypeNames)
-    if (name == t.name) return t.type;
-  return std::nullopt;
-}
-
+// A Numba name, its alias or a short typestr ("float32", "intp", "f4") of a type that NumPy has.
 ScalarType scalar_named(std::string_view whole, std::string_view name) {
-  if (auto t = lookup(name)) return *t;
+  const ScalarTypeInfo* row = scalar_type_spelled(name);
+  if (row != nullptr && row->numpy()) return row->type;
   fail(whole, quoted(name) + " is not a type; accepted: " + kAccepted);
 }
 
@@ -142,73 +113,24 @@ std::uint32_t align_up(std::uint32_t v, std::uint32_t a) { return (v + a - 1) / 
 
 }  // namespace
 
-const char* scalar_type_name(ScalarType t) noexcept {
-  for (const auto& n : kTypeNames)
-    if (n.type == t) return n.name;
-  return "?";
-}
+const char* scalar_type_name(ScalarType t) noexcept { return scalar_type_info(t).name.data(); }
 
-std::uint32_t scalar_type_size(ScalarType t) noexcept {
-  switch (t) {
-    case ScalarType::Bool: case ScalarType::Int8: case ScalarType::UInt8: return 1;
-    case ScalarType::Int16: case ScalarType::UInt16: case ScalarType::Float16: return 2;
-    case ScalarType::Int32: case ScalarType::UInt32: case ScalarType::Float32: return 4;
-    case ScalarType::Int64: case ScalarType::UInt64: case ScalarType::Float64:
-    case ScalarType::Complex64: return 8;
-    case ScalarType::Complex128: return 16;
-  }
-  return 0;
-}
+std::uint32_t scalar_type_size(ScalarType t) noexcept { return scalar_type_info(t).itemsize; }
 
 DType scalar_type_dtype(ScalarType t) noexcept {
+  const ScalarTypeInfo& row = scalar_type_info(t);
   DType d;
-  d.itemsize = scalar_type_size(t);
-  switch (t) {
-    case ScalarType::Bool: d.kind = 'b'; break;
-    case ScalarType::Int8: case ScalarType::Int16: case ScalarType::Int32: case ScalarType::Int64: d.kind = 'i'; break;
-    case ScalarType::UInt8: case ScalarType::UInt16: case ScalarType::UInt32: case ScalarType::UInt64: d.kind = 'u'; break;
-    case ScalarType::Float16: case ScalarType::Float32: case ScalarType::Float64: d.kind = 'f'; break;
-    case ScalarType::Complex64: case ScalarType::Complex128: d.kind = 'c'; break;
-  }
-  d.byteorder = d.itemsize == 1 ? '|' : (std::endian::native == std::endian::little ? '<' : '>');
+  d.itemsize = row.itemsize;
+  d.kind = row.numpy() ? row.kind : 'V';  // bfloat16, which no parameter takes: its bytes only
+  d.byteorder = d.itemsize == 1 || !row.numpy() ? '|' : (std::endian::native == std::endian::little ? '<' : '>');
   return d;
 }
 
 std::optional<ScalarType> scalar_type_of(const DType& dtype) noexcept {
-  if (!dtype.native()) return std::nullopt;  // on every launch: a switch, not a table walk
-  switch (dtype.kind) {
-    case 'b': return dtype.itemsize == 1 ? std::optional(ScalarType::Bool) : std::nullopt;
-    case 'i':
-      switch (dtype.itemsize) {
-        case 1: return ScalarType::Int8;
-        case 2: return ScalarType::Int16;
-        case 4: return ScalarType::Int32;
-        case 8: return ScalarType::Int64;
-      }
-      return std::nullopt;
-    case 'u':
-      switch (dtype.itemsize) {
-        case 1: return ScalarType::UInt8;
-        case 2: return ScalarType::UInt16;
-        case 4: return ScalarType::UInt32;
-        case 8: return ScalarType::UInt64;
-      }
-      return std::nullopt;
-    case 'f':
-      switch (dtype.itemsize) {
-        case 2: return ScalarType::Float16;
-        case 4: return ScalarType::Float32;
-        case 8: return ScalarType::Float64;
-      }
-      return std::nullopt;
-    case 'c':
-      switch (dtype.itemsize) {
-        case 8: return ScalarType::Complex64;
-        case 16: return ScalarType::Complex128;
-      }
-      return std::nullopt;
-  }
-  return std::nullopt;
+  if (!dtype.native()) return std::nullopt;
+  const ScalarTypeInfo* row = scalar_type_of_numpy(dtype.kind, dtype.itemsize);  // O(1): asked on every launch
+  if (row == nullptr) return std::nullopt;
+  return row->type;
 }
 
 std::string ParamKind::to_string() const {
@@ -237,6 +159,10 @@ KernelSignature::KernelSignature(std::vector<ParamKind> params) : params_(std::m
   for (std::size_t i = 0; i < params_.size(); ++i) {
     ParamKind& p = params_[i];
     first_slot_.push_back(static_cast<std::uint32_t>(slots_.size()));
+    const bool typed = !(p.is_record() || !p.record.empty() || (p.is_pointer() && p.any_pointee));
+    if (typed && !scalar_type_info(p.type).numpy())
+      throw std::invalid_argument("kernel signature: parameter " + std::to_string(i) + " has type " +
+                                  scalar_type_name(p.type) + ", which NumPy lacks; accepted: " + kAccepted);
     if (p.is_array()) {
       if (p.ndim < 1 || p.ndim > 32)
         throw std::invalid_argument("kernel signature: parameter " + std::to_string(i) + " has " +

@@ -14,13 +14,11 @@
 #include <vector>
 
 #include "cubridge/array/dtype.hpp"
+#include "cubridge/scalar_type.hpp"
 
 namespace cubridge {
 
-enum class ScalarType : std::uint8_t {
-  Bool, Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64,
-  Float16, Float32, Float64, Complex64, Complex128
-};
+// Kernel parameters take the scalar types that NumPy has (ScalarTypeInfo::numpy()): every row but bfloat16.
 
 /// "float32", "int64", "bool", ... (Numba's names).
 const char* scalar_type_name(ScalarType t) noexcept;

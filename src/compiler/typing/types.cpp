@@ -2,9 +2,11 @@
 #include "cubridge/compiler/types.hpp"
 
 #include <stdexcept>
+#include <utility>
 
 #include "array/spelling_text.hpp"
 #include "cubridge/array/array_spelling.hpp"
+#include "cubridge/scalar_type.hpp"
 #include "compiler/typing/record_spelling.hpp"
 
 namespace cubridge::compiler {
@@ -135,26 +137,31 @@ std::vector<std::string_view> split_commas(std::string_view s) {
   return out;
 }
 
+// The compiler's number types: the rows that NumPy has (every one but bfloat16).
+Type number_type(const ScalarTypeInfo& row) {
+  const int bits = 8 * row.itemsize;
+  switch (row.kind) {
+    case 'b': return Type::boolean();
+    case 'i': return Type::integer(bits, true);
+    case 'u': return Type::integer(bits, false);
+    case 'f': return Type::floating(bits);
+    default: return Type::complex(bits);
+  }
+}
+
+// Names of the language beyond the table's spellings: Python's builtins (int, float, complex denote the
+// types Python's values have), NumPy's aliases of them (int_, float_; byte), and C's double.
+constexpr std::pair<std::string_view, ScalarType> kPythonNames[] = {
+    {"int", ScalarType::Int64},     {"int_", ScalarType::Int64},   {"byte", ScalarType::UInt8},
+    {"float", ScalarType::Float64}, {"float_", ScalarType::Float64}, {"double", ScalarType::Float64},
+    {"complex", ScalarType::Complex128},
+};
+
 std::optional<Type> scalar_by_name(std::string_view n) {
-  struct Entry { std::string_view name; Type type; };
-  static const Entry table[] = {
-      {"bool", Type::boolean()},          {"boolean", Type::boolean()},      {"b1", Type::boolean()},
-      {"int8", Type::integer(8, true)},   {"int16", Type::integer(16, true)}, {"int32", Type::integer(32, true)},
-      {"int64", Type::integer(64, true)}, {"uint8", Type::integer(8, false)}, {"uint16", Type::integer(16, false)},
-      {"uint32", Type::integer(32, false)}, {"uint64", Type::integer(64, false)},
-      {"i1", Type::integer(8, true)},     {"i2", Type::integer(16, true)},    {"i4", Type::integer(32, true)},
-      {"i8", Type::integer(64, true)},    {"u1", Type::integer(8, false)},    {"u2", Type::integer(16, false)},
-      {"u4", Type::integer(32, false)},   {"u8", Type::integer(64, false)},   {"intp", Type::integer(64, true)},
-      {"uintp", Type::integer(64, false)}, {"int_", Type::integer(64, true)}, {"int", Type::integer(64, true)},
-      {"byte", Type::integer(8, false)},  {"float16", Type::floating(16)},    {"half", Type::floating(16)},
-      {"f2", Type::floating(16)},         {"float32", Type::floating(32)},    {"f4", Type::floating(32)},
-      {"float64", Type::floating(64)},    {"f8", Type::floating(64)},         {"double", Type::floating(64)},
-      {"float", Type::floating(64)},      {"float_", Type::floating(64)},     {"complex64", Type::complex(64)},
-      {"c8", Type::complex(64)},          {"complex128", Type::complex(128)}, {"c16", Type::complex(128)},
-      {"complex", Type::complex(128)},    {"none", Type::none()},         {"void", Type::none()},
-  };
-  for (const Entry& e : table)
-    if (e.name == n) return e.type;
+  if (n == "none" || n == "void") return Type::none();
+  if (const ScalarTypeInfo* row = scalar_type_spelled(n); row != nullptr && row->numpy()) return number_type(*row);
+  for (const auto& [name, type] : kPythonNames)
+    if (name == n) return number_type(scalar_type_info(type));
   return std::nullopt;
 }
 

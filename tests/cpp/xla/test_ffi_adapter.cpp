@@ -8,9 +8,11 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cubridge/driver.hpp"
+#include "cubridge/scalar_type.hpp"
 #include "cubridge/xla/custom_call.h"
 #include "cubridge/xla/opaque.hpp"
 #include "cubridge/xla/tuple_layout.hpp"
@@ -361,6 +363,24 @@ TEST(FfiAdapter, GpuTargetEnqueuesOnTheStreamXlaGives) {
   stream.ref().synchronize();
   CUBRIDGE_CU(cuMemFree, in);
   CUBRIDGE_CU(cuMemFree, out);
+}
+
+// The scalar-type table's xla_primitive column is XLA's own numbering.
+TEST(FfiAdapter, TableXlaPrimitivesAreXlaFfiDataTypes) {
+  using cubridge::ScalarType;
+  const std::pair<ScalarType, XLA_FFI_DataType> xla[] = {
+      {ScalarType::Bool, XLA_FFI_DataType_PRED},     {ScalarType::Int8, XLA_FFI_DataType_S8},
+      {ScalarType::Int16, XLA_FFI_DataType_S16},     {ScalarType::Int32, XLA_FFI_DataType_S32},
+      {ScalarType::Int64, XLA_FFI_DataType_S64},     {ScalarType::UInt8, XLA_FFI_DataType_U8},
+      {ScalarType::UInt16, XLA_FFI_DataType_U16},    {ScalarType::UInt32, XLA_FFI_DataType_U32},
+      {ScalarType::UInt64, XLA_FFI_DataType_U64},    {ScalarType::Float16, XLA_FFI_DataType_F16},
+      {ScalarType::BFloat16, XLA_FFI_DataType_BF16}, {ScalarType::Float32, XLA_FFI_DataType_F32},
+      {ScalarType::Float64, XLA_FFI_DataType_F64},   {ScalarType::Complex64, XLA_FFI_DataType_C64},
+      {ScalarType::Complex128, XLA_FFI_DataType_C128}};
+  ASSERT_EQ(std::size(xla), cubridge::kScalarTypes.size());
+  for (auto [type, primitive] : xla)
+    EXPECT_EQ(cubridge::scalar_type_info(type).xla_primitive, static_cast<int>(primitive))
+        << cubridge::scalar_type_info(type).name;
 }
 
 #else
