@@ -4,7 +4,7 @@
 
 #include <chrono>
 
-#include "array/python/py_c_api.hpp"
+#include "py_c_api.hpp"
 #include "bindings.hpp"
 #include "cubridge/array.hpp"
 #include "cubridge/array/python_array.hpp"

@@ -6,7 +6,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "bindings.hpp"
-#include "kernel/python/py_kernel.hpp"
+#include "py_kernel.hpp"
 
 namespace cubridge::python {
 

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "array/device_allocation.hpp"
-#include "array/python/py_cai.hpp"
-#include "array/python/py_dlpack.hpp"
+#include "py_cai.hpp"
+#include "py_dlpack.hpp"
 #include "cubridge/array/array_copy.hpp"
 #include "cubridge/array/array_interface.hpp"
 #include "cubridge/kernel.hpp"
