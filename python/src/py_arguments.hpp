@@ -16,7 +16,7 @@
 
 #include "array/device_allocation.hpp"
 #include "py_cai.hpp"
-#include "py_dlpack.hpp"
+#include "py_import.hpp"
 #include "cubridge/array/array_copy.hpp"
 #include "cubridge/array/array_interface.hpp"
 #include "cubridge/kernel.hpp"
@@ -73,21 +73,11 @@ inline Extent3 extent_of(nb::handle value, const char* what) {
   return Extent3::of(std::span<const std::int64_t>(vals, n), what);
 }
 
-/// The default stream of Python launches: legacy, or per-thread with CUBRIDGE_PER_THREAD_DEFAULT_STREAM=1
-/// (the switch cubridge.default_stream() reads too).
-inline StreamRef default_stream() {
-  static const bool per_thread = [] {
-    const char* v = std::getenv("CUBRIDGE_PER_THREAD_DEFAULT_STREAM");
-    return v != nullptr && *v != '\0' && std::string_view(v) != "0";
-  }();
-  return per_thread ? StreamRef::per_thread() : StreamRef::legacy();
-}
-
 /// The launch stream a user named: None → not given; 0 → the default stream, as numba-cuda reads it.
 inline std::optional<StreamRef> stream_of(nb::handle stream) {
   if (stream.is_none()) return std::nullopt;
   if (PyLong_Check(stream.ptr()) && !PyBool_Check(stream.ptr()) && PyLong_AsLongLong(stream.ptr()) == 0)
-    return default_stream();
+    return StreamRef::process_default();
   if (PyErr_Occurred()) PyErr_Clear();
   return to_stream_ref(stream, StreamRef::legacy(), "stream");
 }
@@ -99,7 +89,7 @@ inline LaunchConfig config_of(nb::handle key, nb::object& stream_keepalive) {
                           "[griddim, blockdim, stream, sharedmem], got [" + py_repr(key) + "]").c_str());
   const Py_ssize_t n = PyTuple_GET_SIZE(key.ptr());
   LaunchConfig c;
-  c.default_stream = default_stream();
+  c.default_stream = StreamRef::process_default();
   c.grid = extent_of(PyTuple_GET_ITEM(key.ptr(), 0), "griddim");
   c.block = extent_of(PyTuple_GET_ITEM(key.ptr(), 1), "blockdim");
   if (n > 2) {
@@ -274,41 +264,56 @@ inline StagedArray stage_host_array(nb::handle obj, const ArrayView& host, std::
   return s;
 }
 
-/// Our DeviceArray's view; else, from a producer whose type publishes the DLPack C exchange table
-/// (PyTorch), the table's view on the producer's current stream (no Python-level call); else a CAI
-/// producer's view (the array face's reader); nullopt for anything else.
-inline std::optional<ArrayView> device_view_of(nb::handle obj) {
-  if (nb::isinstance<PyDeviceArray>(obj)) return nb::cast<const PyDeviceArray&>(obj).view;
-  // Looked up on the type first (MRO cache, no exception): exchange_api_of keeps every type it is
-  // asked about alive, which must not happen to each argument type a user passes.
-  if (_PyType_Lookup(Py_TYPE(obj.ptr()), Keys::get().exchange_api) != nullptr &&
-      exchange_api_of(Py_TYPE(obj.ptr())) != nullptr) {
-    try {
-      return array_from_dlpack(obj, nb::none(), consumer_sync_default()).view;
-    } catch (const std::exception&) {
-      // DLPack cannot express some dtypes (records: a structured array's '|V<n>'); the array's CUDA
-      // Array Interface can, so a producer offering both is read through it instead.
-      if (!PyObject_HasAttr(obj.ptr(), Keys::get().cai)) throw;
-    }
-  }
-  PyObject* cai = PyObject_GetAttr(obj.ptr(), Keys::get().cai);
-  if (cai == nullptr) {
-    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw nb::python_error();  // the getter failed
-    PyErr_Clear();
-    return std::nullopt;
-  }
-  nb::object desc = nb::steal(cai);
-  return array_from_cai(desc, nb::handle(), consumer_sync_default()).view;
+/// How a launch imports its array arguments: borrowed (the argument tuple keeps them alive), with the
+/// process's consumer sync rule, `__dlpack__`-only producers deferred until the launch stream is known,
+/// and a record array whose DLPack export fails read through its CAI.
+inline ImportRequest argument_request() {
+  ImportRequest req;
+  req.sync = consumer_sync_default();
+  req.borrow = true;
+  req.defer_dlpack = true;
+  req.cai_after_exchange = true;
+  return req;
 }
 
-inline bool is_dlpack_producer(nb::handle obj) {
-  return PyObject_HasAttr(obj.ptr(), Keys::get().dlpack) ||
-         _PyType_Lookup(Py_TYPE(obj.ptr()), Keys::get().exchange_api) != nullptr;
+/// A deferred DLPack producer's view, produced for `stream` (the producer orders its work before it).
+inline ImportedArray dlpack_argument(nb::handle obj, StreamRef stream) {
+  ImportRequest req = argument_request();
+  req.defer_dlpack = false;
+  nb::object s = nb::int_(stream.cai_value());
+  req.stream = s;
+  return import_array(obj, req);
 }
 
-/// A DLPack producer's view, produced for `stream` (the producer orders its work before it).
-inline ArrayView dlpack_view_of(nb::handle obj, StreamRef stream) {
-  return array_from_dlpack(obj, nb::int_(stream.cai_value()), consumer_sync_default()).view;
+/// @jit's typeof of a GPU array argument, in Numba's spelling ('const float32[:, ::1]'): read through
+/// import_array like a launch's arguments (without synchronising: the launch does), a host array with
+/// `__array_interface__` before its `__dlpack__` as a launch stages it. None when `obj` is no GPU array,
+/// a host array, or an array of records (whose Numba type the Python side spells from the dtype).
+inline nb::object array_param_of(nb::handle obj) {
+  ImportRequest req;
+  req.sync = false;
+  req.borrow = true;
+  req.defer_dlpack = true;
+  ImportedArray a = import_array(obj, req);
+  if (a.deferred) {
+    if (PyObject_HasAttrString(obj.ptr(), "__array_interface__")) return nb::none();
+    req.defer_dlpack = false;
+    a = import_array(obj, req);
+  }
+  if (!a) return nb::none();
+  const ArrayView& v = a.get().view;
+  if (v.dtype().kind == 'V') return nb::none();
+  const auto element = scalar_type_of(v.dtype());
+  if (!element)
+    throw nb::type_error((std::string("typeof: arrays of typestr '") + v.dtype().typestr() +
+                          "' cannot be kernel arguments").c_str());
+  if (v.ndim() == 0)
+    throw nb::type_error("typeof: a 0-d array cannot be a kernel argument; pass its value as a scalar");
+  std::string dims;
+  for (int d = 0; d < v.ndim(); ++d) dims += d ? ", :" : ":";
+  if (v.is_c_contiguous()) dims += ":1";  // the last axis: "[:, ::1]"
+  else if (v.is_f_contiguous()) dims.insert(1, ":1");  // the first axis: "[::1, :]"
+  return nb::str(((v.read_only() ? "const " : "") + std::string(scalar_type_name(*element)) + "[" + dims + "]").c_str());
 }
 
 }  // namespace cubridge::python::kernel_glue

@@ -4,10 +4,12 @@
 // Implements: DESIGN.md "kernel/" launch from Python (numba-cuda's spelling, CAI v3 stream rules).
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "driver/driver_api.hpp"
 #include "py_arguments.hpp"
 
 namespace cubridge::python::kernel_glue {
@@ -69,8 +71,10 @@ inline void convert_immediate(ArgumentPack& pack, nb::handle args, std::vector<s
           continue;
         }
       }
-      if (auto v = device_view_of(obj)) pack.set_array(i, std::move(*v));
-      else deferred.push_back(i);
+      ImportedArray a = import_array(obj, argument_request());
+      if (a.ours != nullptr) pack.set_array_borrowed(i, a.ours->view);  // the tuple keeps it alive
+      else if (a.made) pack.set_array(i, std::move(a.made->view));
+      else deferred.push_back(i);  // a host (NumPy) array or a DLPack-only producer, or no array at all
       continue;
     }
     if (auto s = scalar_of(obj, i)) {
@@ -116,8 +120,10 @@ inline void launch_with(PyKernel& k, const LaunchConfig& config, nb::handle args
   std::vector<std::size_t> deferred;
   convert_immediate(*pack, args, deferred);
   std::vector<StagedArray> staged;
+  // Chosen once, before the deferred arrays are produced for it; launch() then uses this stream.
+  std::optional<StreamRef> stream;
   if (!deferred.empty()) {
-    const StreamRef stream = launch_stream(config, *pack);
+    stream = launch_stream(config, *pack);
     for (std::size_t i : deferred) {
       nb::handle obj = PyTuple_GET_ITEM(args.ptr(), static_cast<Py_ssize_t>(i));
       if (auto host = host_view_of(obj, i)) {
@@ -127,16 +133,16 @@ inline void launch_with(PyKernel& k, const LaunchConfig& config, nb::handle args
                           "and back after it; pass a device array to avoid the copies").c_str(), 1) != 0)
           throw nb::python_error();
         staged.push_back(stage_host_array(obj, *host, i, (*k.signature)[i].written,
-                                          k.kernel->module()->context(), stream));
+                                          k.kernel->module()->context(), *stream));
         pack->set_array(i, staged.back().device);
-      } else if (is_dlpack_producer(obj)) {
-        pack->set_array(i, dlpack_view_of(obj, stream));
+      } else if (ImportedArray a = dlpack_argument(obj, *stream)) {
+        pack->set_array(i, std::move(a.get().view));
       } else {
         throw_not_an_array(obj, i, *k.signature);
       }
     }
   }
-  const StreamRef used = launch(*k.kernel, config, *pack);
+  const StreamRef used = launch(*k.kernel, config, *pack, stream);
   if (!staged.empty()) {
     for (const StagedArray& s : staged)
       if (s.copy_back) copy_extent_to_host(s.device, s.host_first, s.bytes, used);
@@ -155,7 +161,7 @@ inline PyLaunch forall(nb::handle self, std::int64_t n, nb::handle stream, std::
   PyLaunch l;
   l.owner = nb::borrow(self);
   l.kernel = &k;
-  l.config.default_stream = default_stream();
+  l.config.default_stream = StreamRef::process_default();
   l.config.stream = stream_of(stream);
   l.stream_keepalive = nb::borrow(stream);
   l.config.shared_mem = sharedmem;
@@ -288,6 +294,29 @@ inline nb::bytes pack_for_inspection(const std::shared_ptr<KernelSignature>& sig
   }
   auto b = pack.buffer();
   return nb::bytes(reinterpret_cast<const char*>(b.data()), b.size());
+}
+
+/// The floor a launch is measured against (bench/bench_kernels.py): `repeat` bare cuLaunchKernel calls
+/// of the kernel, one block of 32 threads on the legacy default stream, with `args` packed once and the
+/// kernel's context current; nanoseconds per call, timed in C++ (no Python, no checks per call).
+inline double bare_launch_ns(PyKernel& k, nb::tuple args, int repeat) {
+  check_count(k, args);
+  ArgumentPack pack(k.signature);
+  std::vector<std::size_t> deferred;
+  convert_immediate(pack, args, deferred);
+  if (!deferred.empty()) throw nb::type_error("_bare_launch_ns: pass device arrays, addresses and numbers only");
+  pack.check_complete();
+  CUfunction f = k.kernel->handle();
+  ScopedContext scope(*k.kernel->module()->context());
+  const auto& api = driver::api();
+  nb::gil_scoped_release release;
+  auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < repeat; ++i) {
+    CUresult r = api.cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, CU_STREAM_LEGACY, pack.params(), nullptr);
+    if (r != CUDA_SUCCESS) driver::throw_error(r, "cuLaunchKernel");
+  }
+  auto t1 = std::chrono::steady_clock::now();
+  return std::chrono::duration<double, std::nano>(t1 - t0).count() / repeat;
 }
 
 }  // namespace cubridge::python::kernel_glue
