@@ -125,6 +125,8 @@ void translate(const std::exception_ptr& p, void*) {
     PyErr_SetString(PyExc_NotImplementedError, e.what());
   } catch (const ExportError& e) {
     PyErr_SetString(PyExc_BufferError, e.what());
+  } catch (const ArrayInterfaceError& e) {
+    PyErr_SetString(PyExc_ValueError, e.what());
   } catch (const PythonArrayError& e) {
     PyErr_SetString(PyExc_ValueError, e.what());
   }

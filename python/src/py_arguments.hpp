@@ -1,6 +1,6 @@
 // Internal (Python glue of the kernel face): turning Python launch configurations and arguments into
 // LaunchConfig, ArrayView and Scalar values. Header-only, included only by python/src/bind_kernel.cpp;
-// arrays are imported by the array face's own glue (src/array/python/), never parsed here.
+// arrays are imported by the array face's one import (py_import.hpp), never parsed here.
 // Implements: the argument rules of DESIGN.md "kernel/" (any CAI or DLPack array, NumPy arrays staged
 // through the device with a warning, Python and NumPy scalars) and numba-cuda's launch spelling.
 #pragma once
@@ -25,9 +25,6 @@
 namespace cubridge::python::kernel_glue {
 
 namespace nb = nanobind;
-
-/// The Python type's name, for messages.
-inline std::string type_of(nb::handle h) { return Py_TYPE(h.ptr())->tp_name; }
 
 inline std::string arg_name(std::size_t i) { return "argument " + std::to_string(i); }
 
@@ -67,7 +64,7 @@ inline Extent3 extent_of(nb::handle value, const char* what) {
       vals[n++] = *v;
     }
   } else {
-    throw nb::type_error((std::string(what) + ": " + py_repr(value) + " (" + type_of(value) +
+    throw nb::type_error((std::string(what) + ": " + py_repr(value) + " (" + py_type_name(value) +
                           ") is not an int or a tuple of 1 to 3 ints").c_str());
   }
   return Extent3::of(std::span<const std::int64_t>(vals, n), what);
@@ -220,7 +217,7 @@ inline std::optional<ArrayView> host_view_of(nb::handle obj, std::size_t index) 
   PyObject* strides_obj = PyDict_GetItemString(d.ptr(), "strides");
   if (data == nullptr || !PyTuple_Check(data) || PyTuple_GET_SIZE(data) != 2 || shape_obj == nullptr ||
       typestr == nullptr || !PyUnicode_Check(typestr))
-    throw nb::type_error((arg_name(index) + ": " + type_of(obj) +
+    throw nb::type_error((arg_name(index) + ": " + py_type_name(obj) +
                           " has an __array_interface__ without a (pointer, read_only) 'data' tuple, "
                           "'shape' and 'typestr'; pass a NumPy array or a GPU array")
                              .c_str());

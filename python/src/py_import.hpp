@@ -244,20 +244,22 @@ inline std::optional<ArrayView> cupy_view(nb::handle obj, const import_detail::C
   if (c_contiguous || n == 0) ai.strides.reset();
   if (n > 0) {
     nb::object ptr = get(get(obj.ptr(), k.data).ptr(), k.ptr);
-    unsigned long long p = PyLong_AsUnsignedLongLong(ptr.ptr());
-    if (PyErr_Occurred()) throw nb::python_error();
+    long long p = PyLong_AsLongLong(ptr.ptr());  // CuPy's pointers are intptr_t
+    if (p == -1 && PyErr_Occurred()) throw nb::python_error();
+    if (p < 0) return std::nullopt;  // not a pointer: the CAI path says so in its words
     ai.data = static_cast<std::uintptr_t>(p);
   }
   if (*version == 3) {
     nb::object s = get(nb::steal(PyObject_CallNoArgs(c.current_stream)).ptr(), k.ptr);
-    unsigned long long v = PyLong_AsUnsignedLongLong(s.ptr());
-    if (PyErr_Occurred()) throw nb::python_error();
+    long long v = PyLong_AsLongLong(s.ptr());  // CuPy's stream pointers are intptr_t
+    if (v == -1 && PyErr_Occurred()) throw nb::python_error();
     if (v == 0) {  // CAI v3 disallows 0: CuPy names its default stream instead
       s = nb::steal(PyObject_CallNoArgs(c.default_stream_ptr));
       if (!s.is_valid()) throw nb::python_error();
-      v = PyLong_AsUnsignedLongLong(s.ptr());
-      if (PyErr_Occurred()) throw nb::python_error();
+      v = PyLong_AsLongLong(s.ptr());
+      if (v == -1 && PyErr_Occurred()) throw nb::python_error();
     }
+    if (v < 0) return std::nullopt;  // not a stream: the CAI path says so in its words
     ai.stream = static_cast<std::uintptr_t>(v);
   }
   return view_from_interface(ai, nullptr, ImportOptions{sync, true});

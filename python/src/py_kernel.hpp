@@ -39,7 +39,7 @@ inline std::string parameter_text(const KernelSignature& sig, std::size_t i) {
 }
 
 [[noreturn]] inline void throw_not_an_array(nb::handle obj, std::size_t i, const KernelSignature& sig) {
-  throw ArgumentTypeError(arg_name(i) + ": " + py_repr(obj) + " (" + type_of(obj) +
+  throw ArgumentTypeError(arg_name(i) + ": " + py_repr(obj) + " (" + py_type_name(obj) +
                           ") is not an array, but the signature says " + parameter_text(sig, i) +
                           "; accepted: cubridge.DeviceArray, objects with __cuda_array_interface__ or "
                           "__dlpack__ (CuPy, PyTorch, Numba, JAX), NumPy arrays" +
@@ -49,6 +49,12 @@ inline std::string parameter_text(const KernelSignature& sig, std::size_t i) {
 /// A Python int given for a pointer parameter: the raw device address it names.
 inline std::optional<std::uint64_t> address_of(PyObject* o, std::size_t i) {
   if (!PyLong_Check(o) || PyBool_Check(o)) return std::nullopt;
+  // User-space addresses fit in a signed 64-bit value, whose conversion is the fast one; the unsigned
+  // conversion (a byte-array walk) is for the rest.
+  int overflow = 0;
+  long long sv = PyLong_AsLongLongAndOverflow(o, &overflow);
+  if (overflow == 0 && sv >= 0) return static_cast<std::uint64_t>(sv);
+  if (PyErr_Occurred()) PyErr_Clear();
   unsigned long long v = PyLong_AsUnsignedLongLong(o);
   if (PyErr_Occurred()) {
     PyErr_Clear();
@@ -83,7 +89,7 @@ inline void convert_immediate(ArgumentPack& pack, nb::handle args, std::vector<s
     }
     bool array_like = PyObject_HasAttr(obj, Keys::get().cai) || PyObject_HasAttr(obj, Keys::get().dlpack) ||
                       PyObject_HasAttrString(obj, "__array_interface__");
-    throw ArgumentTypeError(arg_name(i) + ": " + (array_like ? "an array" : py_repr(obj) + " (" + type_of(obj) + ")") +
+    throw ArgumentTypeError(arg_name(i) + ": " + (array_like ? "an array" : py_repr(obj) + " (" + py_type_name(obj) + ")") +
                             " was passed where the signature says " + parameter_text(sig, i) +
                             (array_like ? "" : "; expected a number"));
   }
@@ -199,7 +205,7 @@ inline std::shared_ptr<KernelSignature> signature_of(nb::handle signature) {
   if (nb::isinstance<KernelSignature>(signature)) return nb::cast<std::shared_ptr<KernelSignature>>(signature);
   if (PyUnicode_Check(signature.ptr()))
     return std::make_shared<KernelSignature>(KernelSignature::parse(nb::cast<std::string>(signature)));
-  throw nb::type_error(("signature: " + py_repr(signature) + " (" + type_of(signature) +
+  throw nb::type_error(("signature: " + py_repr(signature) + " (" + py_type_name(signature) +
                         ") is neither a str such as 'void(float32[:], int64)' nor a cubridge.KernelSignature")
                            .c_str());
 }
@@ -218,7 +224,7 @@ inline PyKernel load(nb::handle code, nb::handle name, nb::handle signature, nb:
   } else {
     PyErr_Clear();
     throw nb::type_error(("load_kernel: code must be PTX text (str) or a cubin/fatbin/PTX image (bytes), got " +
-                          type_of(code)).c_str());
+                          py_type_name(code)).c_str());
   }
   struct Release {
     Py_buffer* v;

@@ -188,6 +188,15 @@ def test_cupy_path_raises_as_the_cai_path_does():
     assert str(fast.value) == str(slow.value)
 
 
+@pytest.mark.parametrize("field", ["ptr", "stream"])
+def test_cupy_path_leaves_negative_values_to_the_cai_path(field):
+    state = CupyState(current=-5 if field == "stream" else 0)
+    obj = FakeCupy((3,), "f4", ptr=-4096 if field == "ptr" else BASE, state=state)
+    assert cubridge._core._cupy_view(obj, state.util, state.current_stream, state.default_stream_ptr) is None
+    with pytest.raises(ValueError, match="not a valid pointer" if field == "ptr" else "is negative"):
+        cubridge.from_cuda_array_interface(obj.__cuda_array_interface__, obj)
+
+
 def test_a_raising_stream_getter_propagates():
     state = CupyState()
 
