@@ -126,14 +126,15 @@ inline Route route_of(PyTypeObject* tp) {
   static std::size_t next = 0;
   static PyTypeObject* const ours = reinterpret_cast<PyTypeObject*>(nb::type<PyDeviceArray>().ptr());
   if (tp == ours) return Route::ours;  // the hottest case, and a type that lives for the process
+  // A tag of 0 is no tag (CPython zeroes it when the type changes; Python 3.12 no longer keeps the
+  // VALID_VERSION_TAG flag in step, so the tag alone is the test).
   const unsigned int tag = tp->tp_version_tag;
-  if (tag != 0 && PyType_HasFeature(tp, Py_TPFLAGS_VALID_VERSION_TAG))
+  if (tag != 0)
     for (const Entry& e : cache)
       if (e.type == tp && e.tag == tag) return e.route;
   const Route r = import_detail::decide_route(tp);
   // _PyType_Lookup above gives the type a tag when it can have one; a type without one is never cached.
-  if (tp->tp_version_tag != 0 && PyType_HasFeature(tp, Py_TPFLAGS_VALID_VERSION_TAG))
-    cache[next++ % cache.size()] = Entry{tp, tp->tp_version_tag, r};
+  if (tp->tp_version_tag != 0) cache[next++ % cache.size()] = Entry{tp, tp->tp_version_tag, r};
   return r;
 }
 
