@@ -51,7 +51,7 @@ namespace import_detail {
 /// imported or does not look as expected (then CuPy arrays go through their CAI like anybody's).
 struct CupyFacts {
   PyTypeObject* ndarray = nullptr;
-  PyObject* util = nullptr;                // cupy._core._util: CUDA_ARRAY_INTERFACE_EXPORT_VERSION
+  PyObject* util = nullptr;                // cupy._util: CUDA_ARRAY_INTERFACE_EXPORT_VERSION
   PyObject* current_stream = nullptr;      // cupy.cuda.stream.get_current_stream (its .ptr; the C-level
                                            // get_current_stream_ptr CuPy's export calls is not Python's)
   PyObject* default_stream_ptr = nullptr;  // cupy_backends.cuda.stream.get_default_stream_ptr
@@ -82,7 +82,7 @@ inline const CupyFacts& cupy_facts() {
   resolved = true;
   CupyFacts f;
   PyObject* type = attr_path("cupy", "ndarray");
-  f.util = attr_path("cupy._core._util", nullptr);
+  f.util = attr_path("cupy._util", nullptr);
   f.current_stream = attr_path("cupy.cuda.stream", "get_current_stream");
   f.default_stream_ptr = attr_path("cupy_backends.cuda.stream", "get_default_stream_ptr");
   if (PyErr_Occurred()) PyErr_Clear();

@@ -233,3 +233,53 @@ def test_typeof_leaves_host_arrays_and_records_to_python():
     with pytest.raises(TypeError, match="typeof: a 0-d array cannot be a kernel argument"):
         cubridge._core._array_param(cubridge.from_cuda_array_interface(
             {"shape": (), "typestr": "<f4", "data": (BASE, False), "version": 3}))
+
+
+# ---- the route to CuPy's path, with a stand-in `cupy` package (in a child process: the CuPy facts are
+# resolved once per process, and the real CuPy may be imported by other tests of this one) -------------
+
+CHILD = r"""
+import sys, types
+import numpy as np
+sys.path.insert(0, {here!r})
+from test_arrays_import import FakeCupy, CupyState, facts, BASE
+
+state = CupyState(current=0xABC000)
+cupy = types.ModuleType("cupy")
+cupy.ndarray = type("ndarray", (FakeCupy,), {{}})
+util = types.ModuleType("cupy._util")
+util.CUDA_ARRAY_INTERFACE_EXPORT_VERSION = 3
+cuda_stream = types.ModuleType("cupy.cuda.stream")
+cuda_stream.get_current_stream = state.current_stream
+backend_stream = types.ModuleType("cupy_backends.cuda.stream")
+backend_stream.get_default_stream_ptr = state.default_stream_ptr
+for name, mod in [("cupy", cupy), ("cupy._util", util), ("cupy.cuda", types.ModuleType("cupy.cuda")),
+                  ("cupy.cuda.stream", cuda_stream), ("cupy_backends", types.ModuleType("cupy_backends")),
+                  ("cupy_backends.cuda", types.ModuleType("cupy_backends.cuda")),
+                  ("cupy_backends.cuda.stream", backend_stream)]:
+    sys.modules[name] = mod
+state.util = util
+
+import cubridge
+a = cupy.ndarray((3, 4), "f4", (4, 12), state=state)
+assert cubridge._core._import_route(a) == "cupy", cubridge._core._import_route(a)
+assert cubridge._core._import_route(FakeCupy((3,), "f4", state=state)) == "attributes"  # a subclass is not CuPy's type
+fast = cubridge.as_cuda_array(a)
+slow = cubridge.from_cuda_array_interface(a.__cuda_array_interface__, a)
+assert facts(fast) == facts(slow), (facts(fast), facts(slow))
+assert fast.__cuda_array_interface__["stream"] == 0xABC000
+a.__class__.__cuda_array_interface__ = property(lambda self: (_ for _ in ()).throw(AssertionError("CAI read")))
+assert cubridge._core._array_param(a) == "float32[::1, :]"  # typeof took CuPy's path, not the CAI
+util.CUDA_ARRAY_INTERFACE_EXPORT_VERSION = 2
+assert cubridge.as_cuda_array(a).__cuda_array_interface__["stream"] is None
+print("ok")
+"""
+
+
+def test_cupys_own_type_takes_the_attribute_path(tmp_path):
+    import os
+    import subprocess
+    here = os.path.dirname(os.path.abspath(__file__))
+    r = subprocess.run([sys.executable, "-c", CHILD.format(here=here)], capture_output=True, text=True,
+                       env=dict(os.environ, CUBRIDGE_LIBCUDA="/nonexistent/libcuda.so"))
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stdout + r.stderr

@@ -27,7 +27,7 @@ def facts(a):
 
 
 def cupy_path(cp, a):
-    from cupy._core import _util
+    from cupy import _util
     from cupy.cuda import stream
     from cupy_backends.cuda import stream as backend_stream
     return cubridge._core._cupy_view(a, _util, stream.get_current_stream, backend_stream.get_default_stream_ptr)
@@ -49,7 +49,7 @@ def test_a_cupy_array_takes_the_cupy_route(cp):
 @pytest.mark.parametrize("stream", ["null", "new", "ptds"])
 @pytest.mark.parametrize("version", [3, 2])
 def test_cupy_path_equals_the_cai_path_on_real_arrays(cp, which, stream, version):
-    from cupy._core import _util
+    from cupy import _util
     a = arrays(cp)[which]
     s = {"null": cp.cuda.Stream.null, "new": cp.cuda.Stream(), "ptds": cp.cuda.Stream.ptds}[stream]
     old = _util.CUDA_ARRAY_INTERFACE_EXPORT_VERSION
