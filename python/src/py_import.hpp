@@ -197,12 +197,13 @@ inline std::optional<std::string> dtype_typestr(PyObject* dtype) {
 
 }  // namespace import_detail
 
-/// A CuPy ndarray read through its attributes (`.data.ptr`, `.shape`, `.strides`, `.dtype`) instead of the dict its `__cuda_array_interface__` builds, with the facts that dict
-/// would hold: CuPy's export version (3: the current stream's .ptr, the default stream's CAI value when
-/// that is 0; 2: no stream), data (0, False) when empty, strides None when C-contiguous. The view comes from the
-/// same view_from_interface as the CAI path, so every rule is the array layer's. nullopt when the array
-/// has something only the dict says (a structured dtype's descr, an export version CuPy refuses): the
-/// caller then reads the CAI.
+/// A CuPy ndarray read through its attributes (`.data.ptr`, `.shape`, `.strides`, `.dtype`) instead of
+/// the dict its `__cuda_array_interface__` builds, with the facts that dict would hold: CuPy's export
+/// version (3: the current stream's .ptr, the default stream's CAI value when that is 0; 2: no stream),
+/// data (0, False) when empty, strides None when C-contiguous. The view comes from the same
+/// view_from_interface as the CAI path, so every rule is the array layer's. nullopt when the array has
+/// something only the dict says (a structured dtype's descr, an export version CuPy refuses, a negative
+/// pointer or stream): the caller then reads the CAI, which raises in its own words.
 inline std::optional<ArrayView> cupy_view(nb::handle obj, const import_detail::CupyFacts& c, bool sync) {
   using namespace cai_detail;
   struct Names {
