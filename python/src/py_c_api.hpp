@@ -134,8 +134,8 @@ inline void fill_from_dltensor(const CubridgeDLTensor& t, PyObject* owner, Strea
 
 }  // namespace c_api_detail
 
-/// The C API import, in import_array's order; an exchange-table producer with a borrowed export
-/// (PyTorch, us) is read straight from its DLTensor into `out`, with no allocation.
+/// The C API import, in import_array's order (route_of decides); our arrays and an exchange-table producer
+/// with a borrowed export (PyTorch) are read straight into `out`, with no allocation.
 inline int c_array_from_pyobject(void* obj, std::uint32_t flags, std::uintptr_t consumer_stream, CubridgeArray* out) noexcept {
   if (out == nullptr) {
     PyErr_SetString(PyExc_ValueError, "cubridge array C API: `out` is NULL");
@@ -150,9 +150,14 @@ inline int c_array_from_pyobject(void* obj, std::uint32_t flags, std::uintptr_t 
     if (consumer_stream != CUBRIDGE_ARRAY_NO_STREAM) consumer = StreamRef::from_cai(consumer_stream);
     std::optional<StreamRef> producer;
     int device = -1;
-    const CubridgeDLPackExchangeAPI* api =
-        route_of(Py_TYPE(h.ptr())) == Route::exchange ? exchange_api_of(Py_TYPE(h.ptr())) : nullptr;
-    if (api != nullptr && api->dltensor_from_py_object_no_sync != nullptr) {
+    const Route route = route_of(Py_TYPE(h.ptr()));
+    const CubridgeDLPackExchangeAPI* api = route == Route::exchange ? exchange_api_of(Py_TYPE(h.ptr())) : nullptr;
+    if (route == Route::ours) {  // import_array's first route, filled with no request to build
+      const PyDeviceArray& a = *nb::inst_ptr<PyDeviceArray>(h);
+      c_api_detail::fill(a.view, h.ptr(), a.mask.is_valid() ? a.mask.ptr() : nullptr, out);
+      producer = a.view.synchronizes() ? a.view.stream() : std::nullopt;
+      device = a.view.device();
+    } else if (api != nullptr && api->dltensor_from_py_object_no_sync != nullptr) {
       CubridgeDLTensor t{};
       check_producer_call(api->dltensor_from_py_object_no_sync(h.ptr(), &t), h.ptr(), "dltensor_from_py_object_no_sync");
       StreamRef work = exchange_work_stream(api, t.device.device_type, t.device.device_id);

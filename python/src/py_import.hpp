@@ -21,9 +21,10 @@ enum class Route : std::uint8_t { ours, exchange, cupy, attributes };
 /// What a caller asks of an import.
 struct ImportRequest {
   bool sync = true;  // the consumer rule of CAI v3 "stream" (ordering with the producer's stream)
-  /// The consumer's stream for a DLPack producer (`__dlpack__(stream=...)`); None: the legacy default
-  /// stream for `__dlpack__`, the producer's current work stream for the exchange table.
-  nb::handle stream = nb::none();
+  /// The consumer's stream for a DLPack producer (`__dlpack__(stream=...)`); null or None: the legacy
+  /// default stream for `__dlpack__`, the producer's current work stream for the exchange table.
+  nb::handle stream;
+  nb::handle stream_or_none() const noexcept { return stream.is_valid() ? stream : nb::handle(Py_None); }
   /// The caller keeps the object alive for as long as it uses the view (a launch holds its arguments):
   /// the view gets no owner, and an exchange-table producer's borrowed DLTensor is read with no copy.
   bool borrow = false;
@@ -150,11 +151,12 @@ inline ArrayView exchange_view(nb::handle obj, const CubridgeDLPackExchangeAPI* 
                         "dltensor_from_py_object_no_sync");
     // A borrowed DLTensor carries no read-only flag (the C API reads it the same way).
     ArrayView v = view_of_dltensor(t, false, nullptr);
-    StreamRef work = req.stream.is_none() ? exchange_work_stream(api, t.device.device_type, t.device.device_id)
-                                          : to_stream_ref(req.stream, StreamRef::legacy(), "from_dlpack: stream");
+    StreamRef work = req.stream_or_none().is_none()
+                         ? exchange_work_stream(api, t.device.device_type, t.device.device_id)
+                         : to_stream_ref(req.stream, StreamRef::legacy(), "from_dlpack: stream");
     return std::move(v).with_stream(work, req.sync);
   }
-  return array_from_dlpack(obj, req.stream, req.sync).view;
+  return array_from_dlpack(obj, req.stream_or_none(), req.sync).view;
 }
 
 /// A small int attribute value (CuPy's export version) or nullopt when it is not an int.
@@ -309,7 +311,7 @@ inline ImportedArray import_array(nb::handle obj, const ImportRequest& req) {
       out.deferred = true;
       return out;
     }
-    made(array_from_dlpack(obj, req.stream, req.sync).view);
+    made(array_from_dlpack(obj, req.stream_or_none(), req.sync).view);
   }
   return out;
 }

@@ -68,6 +68,7 @@ inline std::optional<std::uint64_t> address_of(PyObject* o, std::size_t i) {
 /// DLPack arrays wait in `deferred` until the launch stream is known.
 inline void convert_immediate(ArgumentPack& pack, nb::handle args, std::vector<std::size_t>& deferred) {
   const KernelSignature& sig = pack.signature();
+  std::optional<ImportRequest> request;  // made for the first foreign array, shared by the others
   for (std::size_t i = 0; i < sig.size(); ++i) {
     PyObject* obj = PyTuple_GET_ITEM(args.ptr(), static_cast<Py_ssize_t>(i));
     if (sig[i].takes_array()) {
@@ -77,9 +78,13 @@ inline void convert_immediate(ArgumentPack& pack, nb::handle args, std::vector<s
           continue;
         }
       }
-      ImportedArray a = import_array(obj, argument_request());
-      if (a.ours != nullptr) pack.set_array_borrowed(i, a.ours->view);  // the tuple keeps it alive
-      else if (a.made) pack.set_array(i, std::move(a.made->view));
+      if (route_of(Py_TYPE(obj)) == Route::ours) {  // import_array's first route, with no request to build
+        pack.set_array_borrowed(i, nb::inst_ptr<PyDeviceArray>(obj)->view);  // the tuple keeps it alive
+        continue;
+      }
+      if (!request) request = argument_request();
+      ImportedArray a = import_array(obj, *request);
+      if (a.made) pack.set_array(i, std::move(a.made->view));
       else deferred.push_back(i);  // a host (NumPy) array or a DLPack-only producer, or no array at all
       continue;
     }
