@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import statistics
 import sys
 import timeit
@@ -21,6 +20,16 @@ if not hasattr(np, "row_stack"):
     np.row_stack = np.vstack  # numba-cuda still names it
 
 import cubridge  # noqa: E402
+
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
+from rows import report  # noqa: E402  (the table-and-JSON ending every bench shares)
+
+
+# Issue 17's targets (µs).
+EXPORT_US = 0.4        # CAI export of our array
+DICT_US = 0.3          # CAI import from a prebuilt dict
+CUPY_IMPORT_US = 1.5   # as_cuda_array of a CuPy array, CuPy's own export included (its attribute path now)
+C_API_TORCH_US = 0.1   # C API import of a PyTorch tensor through __dlpack_c_exchange_api__
 
 
 def optional(name):
@@ -89,39 +98,43 @@ def main() -> int:
     if cp is not None:
         env["cp_arr"] = cp.arange(1024, dtype=cp.float32).reshape(32, 32)
         row("CAI export (__cuda_array_interface__)", ours_export, "CuPy export",
-            peer("cp_arr.__cuda_array_interface__"), 0.5)
+            peer("cp_arr.__cuda_array_interface__"), EXPORT_US)
     if ncuda is not None:
         env["nb_arr"] = ncuda.to_device(np.arange(1024, dtype=np.float32).reshape(32, 32))
         row("CAI export (__cuda_array_interface__)", ours_export, "Numba export",
-            peer("nb_arr.__cuda_array_interface__"), 0.5)
+            peer("nb_arr.__cuda_array_interface__"), EXPORT_US)
     if cp is None and ncuda is None:
-        row("CAI export (__cuda_array_interface__)", ours_export, target=0.5)
+        row("CAI export (__cuda_array_interface__)", ours_export, target=EXPORT_US)
 
     if cp is None and not cubridge.driver_available():
         env["desc"] = desc
-        row("CAI import from a prebuilt dict (parse + view)", run("from_cai(desc)"), target=0.5)
+        row("CAI import from a prebuilt dict (parse + view)", run("from_cai(desc)"), target=DICT_US)
 
     # --- import: a CuPy array (its CAI) as a view, ours vs the peers a user would otherwise call ------
     if cp is not None:
         env["cp_desc"] = env["cp_arr"].__cuda_array_interface__
         parse = run("from_cai(cp_desc, cp_arr)")
         row("CAI import from a prebuilt dict (parse + view)", parse, "CuPy dict export (for scale)",
-            peer("cp_arr.__cuda_array_interface__"), 0.5)
+            peer("cp_arr.__cuda_array_interface__"), DICT_US)
         ours_import = run("as_cuda_array(cp_arr)")
+        env["from_cai_of"] = lambda x: cubridge.from_cuda_array_interface(x.__cuda_array_interface__, x)
+        row("CAI import of a CuPy array (incl. CuPy's export)", ours_import,
+            "cubridge through CuPy's CAI dict (the path before issue 17)", peer("from_cai_of(cp_arr)"),
+            CUPY_IMPORT_US)
         if ncuda is not None:
             env["nb_as"] = ncuda.as_cuda_array
             row("CAI import of a CuPy array (incl. CuPy's export)", ours_import, "numba as_cuda_array",
-                peer("nb_as(cp_arr)"), 0.5)
+                peer("nb_as(cp_arr)"), CUPY_IMPORT_US)
         if smv is not None:
             env["SMV"] = smv
             row("CAI import of a CuPy array (incl. CuPy's export)", ours_import, "cuda.core StridedMemoryView",
-                peer("SMV(cp_arr, stream_ptr=-1)"), 0.5)
+                peer("SMV(cp_arr, stream_ptr=-1)"), CUPY_IMPORT_US)
         if torch is not None:
             env["torch"] = torch
             row("CAI import of a CuPy array (incl. CuPy's export)", ours_import, "torch.as_tensor",
-                peer("torch.as_tensor(cp_arr, device='cuda')"), 0.5)
+                peer("torch.as_tensor(cp_arr, device='cuda')"), CUPY_IMPORT_US)
         if ncuda is None and smv is None and torch is None:
-            row("CAI import of a CuPy array (incl. CuPy's export)", ours_import, target=0.5)
+            row("CAI import of a CuPy array (incl. CuPy's export)", ours_import, target=CUPY_IMPORT_US)
 
     # --- DLPack ------------------------------------------------------------------------------------
     if torch is not None:
@@ -146,20 +159,9 @@ def main() -> int:
         exchange = hasattr(type(env["t"]), "__dlpack_c_exchange_api__")
         row("C API import of a PyTorch tensor (" + ("__dlpack_c_exchange_api__" if exchange else "__dlpack__")
             + ")", statistics.median(cubridge._core._c_import_ns(env["t"], per) for _ in range(repeat)) / 1000,
-            target=0.08)
+            target=C_API_TORCH_US)
 
-    lines = ["| case | cubridge (µs) | peer | peer (µs) | ratio ours/peer | target (µs) |",
-             "| --- | --- | --- | --- | --- | --- |"]
-    for r in rows:
-        ratio = r["ours"] / r["peer_value"] if r["peer_value"] else None
-        peer_value = "—" if r["peer_value"] is None else f"{r['peer_value']:.3f}"
-        ratio_text = "—" if ratio is None else f"{ratio:.2f}"
-        target = "—" if r["target"] is None else r["target"]
-        lines.append(f"| {r['case']} | {r['ours']:.3f} | {r['peer'] or '—'} | {peer_value} | {ratio_text} | {target} |")
-    print("\n".join(lines))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=1)
+    report(rows, args.json)
     return 0
 
 

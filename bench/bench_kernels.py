@@ -1,6 +1,9 @@
 """Kernel launches: host-side launch overhead of one kernel taking 3 CuPy arrays (out = a + b on 32
 floats), cubridge vs numba-cuda's dispatcher vs CuPy RawKernel vs cuda.core's launch (if importable);
-and the device time of the same PTX over 16M floats, cubridge vs numba-cuda.
+the device time of the same PTX over 16M floats, cubridge vs numba-cuda; and issue 17's rows: the empty
+kernel `k(float* a, float* b, float* c, int64 n)` with both parameter styles on cubridge arrays, PyTorch
+tensors, raw addresses and CuPy arrays, beside the floor (bare cuLaunchKernel in a C++ loop on the same
+loaded kernel, cubridge._core._bare_launch_ns) and the peers.
 
 The same launch on cubridge.DeviceArray views of the CuPy arrays shows the cost of reading CuPy's
 __cuda_array_interface__ at every call. Launch overhead: batches of launches timed on the host (the queue is drained between batches, outside
@@ -11,7 +14,6 @@ CUDA C++. Usage: python bench/bench_kernels.py [--json PATH] [--quick]
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import time
@@ -26,6 +28,9 @@ import cupy as cp
 from numba import cuda
 
 import cubridge
+
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
+from rows import report  # noqa: E402  (the table-and-JSON ending every bench shares)
 
 SIG = "void(float32[:], float32[:], float32[:])"
 N_SMALL = 32
@@ -76,6 +81,11 @@ def device_ms(launch, reps: int) -> float:
 
 def cuda_core_launcher(a, b, out, n):
     """cuda.core's bare launch of the same C++ kernel, or (None, why)."""
+    return cuda_core_launcher_for(CUDA_CPP, "add", (a.data.ptr, b.data.ptr, out.data.ptr, numpy.int64(n)))
+
+
+def cuda_core_launcher_for(source: str, name: str, args: tuple):
+    """cuda.core's bare launch of `name` in the C++ `source` with `args`, or (None, why)."""
     try:
         try:
             from cuda.core import Device, LaunchConfig, Program, ProgramOptions, launch
@@ -84,11 +94,10 @@ def cuda_core_launcher(a, b, out, n):
         dev = Device()
         dev.set_current()
         arch = "sm_" + "".join(str(v) for v in dev.compute_capability)
-        prog = Program(CUDA_CPP, code_type="c++", options=ProgramOptions(arch=arch))
-        kernel = prog.compile("cubin").get_kernel("add")
+        prog = Program(source, code_type="c++", options=ProgramOptions(arch=arch))
+        kernel = prog.compile("cubin").get_kernel(name)
         stream = dev.create_stream()
         cfg = LaunchConfig(grid=1, block=32)
-        args = (a.data.ptr, b.data.ptr, out.data.ptr, numpy.int64(n))
 
         def go():
             launch(stream, cfg, kernel, *args)
@@ -97,6 +106,91 @@ def cuda_core_launcher(a, b, out, n):
         return go, None
     except Exception as e:  # API drift between cuda.core releases: report, keep going
         return None, f"{type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else ''}"
+
+
+EMPTY_CPP = r"""
+extern "C" __global__ void k(float* a, float* b, float* c, long long n) {}
+"""
+# The same empty kernel as PTX, so that cubridge and the floor launch exactly the code CuPy compiles.
+EMPTY_PTX = """.version 7.0
+.target sm_50
+.address_size 64
+.visible .entry k(.param .u64 a, .param .u64 b, .param .u64 c, .param .u64 n) { ret; }
+"""
+POINTER_SIG = "void(float32*, float32*, float32*, int64)"
+ARRAY_SIG = "void(float32[::1], float32[::1], float32[::1], int64)"
+FLOOR_SLACK_US = 1.0  # issue 17: cubridge arrays, PyTorch tensors and raw ints within 1.0 µs of the floor
+PEER_FACTOR = 0.8     # issue 17: on CuPy arrays, at most 0.8x CuPy RawKernel and cuda.core
+
+
+def empty_kernel(a, b, c, n):
+    pass
+
+
+def launch_floor_rows(batches: int, per_batch: int) -> list[dict]:
+    """Issue 17's launch rows: the empty 4-parameter kernel `k(float* a, float* b, float* c, int64 n)` on
+    every argument kind, both parameter styles, beside the floor (bare cuLaunchKernel in a C++ loop on
+    the same loaded kernel) and the peers on the same CuPy arrays."""
+    n = N_SMALL
+    cps = [cp.zeros(n, dtype=cp.float32) for _ in range(3)]
+    ours = [cubridge.device_array(n, "f4") for _ in range(3)]
+    ints = [x.data.ptr for x in cps]
+    try:
+        import torch
+        tts = [torch.zeros(n, dtype=torch.float32, device="cuda") for _ in range(3)]
+    except Exception as e:  # noqa: BLE001 - PyTorch missing or without CUDA: its rows say so
+        print(f"(PyTorch rows skipped: {type(e).__name__}: {e})", file=sys.stderr)
+        tts = None
+    k_ptr = cubridge.load_kernel(EMPTY_PTX, "k", POINTER_SIG)[1, 32]
+    k_arr = cubridge.load_kernel(EMPTY_PTX, "k", ARRAY_SIG)[1, 32]
+    floor_kernel = cubridge.load_kernel(EMPTY_PTX, "k", POINTER_SIG)
+    n64 = numpy.int64(n)
+
+    def floor_us() -> float:
+        floor_kernel[1, 32](*ints, n)  # loads and warms the module
+        cp.cuda.Device().synchronize()
+        means = []
+        for _ in range(batches):
+            means.append(cubridge._core._bare_launch_ns(floor_kernel, (*ints, n), per_batch) / 1e3)
+            cp.cuda.Device().synchronize()
+        return statistics.median(means)
+
+    floor = floor_us()
+    raw = cp.RawKernel(EMPTY_CPP, "k")
+    raw_us = launch_us(lambda: raw((1,), (32,), (*cps, n64)), batches, per_batch)
+    core_go, why = cuda_core_launcher_for(EMPTY_CPP, "k", (*ints, n64))
+    core_us = launch_us(core_go, batches, per_batch) if core_go else None
+    numba_kernel = cuda.jit(ARRAY_SIG)(empty_kernel)[1, 32]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # numba-cuda's small-grid performance warning
+        numba_us = launch_us(lambda: numba_kernel(*cps, n), batches, per_batch)
+
+    rows = []
+
+    def row(case, ours_us, peer, peer_us, target):
+        rows.append({"face": "code", "case": case, "unit": "us", "ours": ours_us, "peer": peer,
+                     "peer_value": peer_us, "target": target})
+
+    row("launch floor: bare cuLaunchKernel in a C++ loop (empty 4-parameter kernel)", floor, None, None, None)
+    kinds = [("cubridge arrays", ours), ("raw int addresses", ints)]
+    if tts is not None:
+        kinds.insert(1, ("PyTorch tensors", tts))
+    for style, k in (("float32*", k_ptr), ("float32[::1]", k_arr)):
+        for kind, (a, b, c) in kinds:
+            if kind.startswith("raw") and style != "float32*":
+                continue  # an int is an address only for a pointer parameter
+            us = launch_us(lambda: k(a, b, c, n), batches, per_batch)
+            row(f"launch, {style} params, on {kind}", us, "floor (bare cuLaunchKernel)", floor, floor + FLOOR_SLACK_US)
+        a, b, c = cps
+        us = launch_us(lambda: k(a, b, c, n), batches, per_batch)
+        row(f"launch, {style} params, on CuPy arrays", us, "CuPy RawKernel", raw_us, PEER_FACTOR * raw_us)
+        row(f"launch, {style} params, on CuPy arrays", us, "cuda.core launch" + (f" (unavailable: {why})" if why else ""),
+            core_us, PEER_FACTOR * core_us if core_us else None)
+        row(f"launch, {style} params, on CuPy arrays", us, "numba-cuda dispatcher", numba_us, None)
+    row("launch, CuPy RawKernel on CuPy arrays", raw_us, "floor (bare cuLaunchKernel)", floor, None)
+    if core_us is not None:
+        row("launch, cuda.core on raw addresses", core_us, "floor (bare cuLaunchKernel)", floor, None)
+    return rows
 
 
 def main() -> int:
@@ -162,16 +256,8 @@ def main() -> int:
                  "unit": "GB/s", "ours": bytes_moved / ours_ms / 1e6, "peer": "CuPy device-to-device copy",
                  "peer_value": 2 * 4 * N_BIG / copy_ms / 1e6, "target": None})
 
-    print("| case | unit | cubridge | peer | peer median | ratio (ours/peer) |")
-    print("| --- | --- | --- | --- | --- | --- |")
-    for r in rows:
-        pv = r["peer_value"]
-        ratio = f"{r['ours'] / pv:.3g}" if pv else "—"
-        print(f"| {r['case']} | {r['unit']} | {r['ours']:.3g} | {r['peer']} | "
-              f"{'—' if pv is None else f'{pv:.3g}'} | {ratio} |")
-    if opts.json:
-        with open(opts.json, "w") as f:
-            json.dump(rows, f, indent=1)
+    rows += launch_floor_rows(*((20, 200) if opts.quick else (20, 2000)))
+    report(rows, opts.json)
     return 0
 
 

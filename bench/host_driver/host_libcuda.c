@@ -2,7 +2,8 @@
 // cost of cubridge's Python and C++ paths (what a GPU run cannot separate from the driver) on a machine
 // without a GPU, under perf or callgrind. It implements the entry points that allocation, arrays, streams
 // and events reach, each as cheaply as possible; every other entry point is absent (cubridge then reports
-// CUDA_ERROR_NOT_FOUND naming it). Nothing runs on a device: a "kernel launch" is not provided.
+// CUDA_ERROR_NOT_FOUND naming it). Modules load without being read and a kernel launch returns at once
+// (nothing runs), so what a launch from Python costs on the host can be timed and profiled too.
 //
 // Load it with CUBRIDGE_LIBCUDA=/path/to/host_libcuda.so (see profile.sh). Not for tests of behaviour:
 // timings of the real driver calls it replaces are not represented.
@@ -54,6 +55,11 @@ static CUresult host_cuDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice
     case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = 1024; break;
     case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: *v = 1; break;
     case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: *v = 1; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: *v = 1024; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: *v = 64; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: *v = 2147483647; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: *v = 65535; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: *v = 49152; break;
     default: *v = 0; break;
   }
   return CUDA_SUCCESS;
@@ -190,6 +196,44 @@ static CUresult host_cuPointerGetAttributes(unsigned n, CUpointer_attribute* as,
   return CUDA_SUCCESS;
 }
 
+// Modules and launches: any image "loads", every name is found, a launch does nothing. What is timed is
+// the caller's work before the driver call, which is what the launch benches cannot separate on a GPU.
+struct CUmod_st { int unused; };
+struct CUfunc_st { int unused; };
+static struct CUmod_st g_module;
+static struct CUfunc_st g_function;
+static CUresult host_cuModuleLoadDataEx(CUmodule* m, const void* image, unsigned n, CUjit_option* o, void** v) {
+  (void)image;
+  for (unsigned i = 0; i < n; ++i)  // empty logs, as a successful JIT leaves them
+    if (o[i] == CU_JIT_ERROR_LOG_BUFFER || o[i] == CU_JIT_INFO_LOG_BUFFER) *(char*)v[i] = 0;
+  *m = &g_module;
+  return CUDA_SUCCESS;
+}
+static CUresult host_cuModuleUnload(CUmodule m) { (void)m; return CUDA_SUCCESS; }
+static CUresult host_cuModuleGetFunction(CUfunction* f, CUmodule m, const char* name) {
+  (void)m;
+  (void)name;
+  *f = &g_function;
+  return CUDA_SUCCESS;
+}
+static CUresult host_cuModuleGetGlobal(CUdeviceptr* p, size_t* bytes, CUmodule m, const char* name) {
+  (void)p;
+  (void)bytes;
+  (void)m;
+  (void)name;
+  return CUDA_ERROR_NOT_FOUND;  // no raise record: the kernels timed here are not debug builds
+}
+static CUresult host_cuFuncGetAttribute(int* v, CUfunction_attribute a, CUfunction f) {
+  (void)f;
+  *v = a == CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK ? 1024 : a == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES ? 49152 : 0;
+  return CUDA_SUCCESS;
+}
+static CUresult host_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                                    unsigned bz, unsigned smem, CUstream s, void** params, void** extra) {
+  (void)f; (void)gx; (void)gy; (void)gz; (void)bx; (void)by; (void)bz; (void)smem; (void)s; (void)params; (void)extra;
+  return CUDA_SUCCESS;
+}
+
 struct Entry {
   const char* name;
   void* fn;
@@ -210,7 +254,8 @@ static const struct Entry kEntries[] = {
     E(cuMemsetD8Async), E(cuPointerGetAttribute), E(cuPointerGetAttributes), E(cuMemHostAlloc),
     E(cuMemFreeHost), E(cuMemHostRegister), E(cuMemHostUnregister), E(cuMemHostGetDevicePointer),
     E(cuDeviceGetDefaultMemPool), E(cuMemPoolCreate), E(cuMemPoolDestroy), E(cuMemPoolSetAttribute),
-    E(cuMemPoolGetAttribute), E(cuMemPoolTrimTo), E(cuMemAllocFromPoolAsync),
+    E(cuMemPoolGetAttribute), E(cuMemPoolTrimTo), E(cuMemAllocFromPoolAsync), E(cuModuleLoadDataEx),
+    E(cuModuleUnload), E(cuModuleGetFunction), E(cuModuleGetGlobal), E(cuFuncGetAttribute), E(cuLaunchKernel),
 };
 #undef E
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Times (and with --perf, profiles) cubridge's host-side allocation paths on a machine without a GPU,
+# Times (and with --perf, profiles) cubridge's host-side allocation and launch paths on a machine without a GPU,
 # against the host-memory driver stand-in host_libcuda.c. Needs cubridge installed (scripts/lib/setup.sh).
 # Usage: bench/host_driver/profile.sh [--perf]
 set -euo pipefail
@@ -8,6 +8,7 @@ lib="$("$here/build.sh")"
 export CUBRIDGE_LIBCUDA="$lib" OPENBLAS_NUM_THREADS=1
 py="${PYTHON:-python3}"
 $py "$here/host_paths.py"
+$py "$here/host_launch.py"
 if [ "${1:-}" = "--perf" ]; then
   data="${TMPDIR:-/tmp}/cubridge-host-paths.perf"
   perf record -g -o "$data" $py "$here/host_paths.py" --loop 2000000 2>/dev/null

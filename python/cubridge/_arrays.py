@@ -1,7 +1,7 @@
 """The arrays face: CUDA Array Interface v3 and DLPack 1.x, both directions (see DESIGN.md).
 
 The hot paths (`as_cuda_array`, `from_cuda_array_interface`, `DeviceArray.__cuda_array_interface__`)
-are C++ (src/array/, src/array/python/); this module adds the NumPy-facing conveniences.
+are C++ (src/array/, python/src/py_*.hpp); this module adds the NumPy-facing conveniences.
 """
 from __future__ import annotations
 

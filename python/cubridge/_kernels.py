@@ -115,7 +115,10 @@ def typeof(arg) -> str:
         return "float64"
     if isinstance(arg, complex):
         return "complex128"
-    iface = getattr(arg, "__cuda_array_interface__", None)
+    param = _core._array_param(arg)  # GPU arrays, read as a launch reads them (C++ picks the protocol)
+    if param is not None:
+        return param
+    iface = getattr(arg, "__cuda_array_interface__", None)  # records, host arrays, NumPy scalars
     if iface is None:
         iface = getattr(arg, "__array_interface__", None)
     if iface is None and hasattr(arg, "__dlpack__"):

@@ -1,10 +1,10 @@
 // Internal: bindings of the array face (cubridge.DeviceArray and the import functions). The rules live
-// in src/array/ (C++) and src/array/python/ (the Python-object glue, header-only, included here only).
+// in src/array/ (C++) and python/src/py_*.hpp (the Python-object glue, header-only, included here only).
 #include <nanobind/stl/string.h>
 
 #include <chrono>
 
-#include "array/python/py_c_api.hpp"
+#include "py_c_api.hpp"
 #include "bindings.hpp"
 #include "cubridge/array.hpp"
 #include "cubridge/array/python_array.hpp"
@@ -93,6 +93,31 @@ nb::dict exchange_table_selftest(nb::handle obj) {
   return d;
 }
 
+/// The route import_array takes for `obj`'s type (tests: the per-type decision and its cache).
+const char* import_route(nb::handle obj) {
+  switch (route_of(Py_TYPE(obj.ptr()))) {
+    case Route::ours: return "ours";
+    case Route::exchange: return "exchange";
+    case Route::cupy: return "cupy";
+    case Route::attributes: break;
+  }
+  return "attributes";
+}
+
+/// The CuPy attribute path on any object, with the module state CuPy's export reads passed in (tests:
+/// a fake CuPy type on a machine without CuPy, and real CuPy arrays compared with their CAI on a GPU).
+/// None when the path declines (the CAI would be read instead).
+nb::object cupy_view_for_tests(nb::handle obj, nb::handle util, nb::handle current_stream,
+                               nb::handle default_stream_ptr, nb::handle sync) {
+  import_detail::CupyFacts facts{Py_TYPE(obj.ptr()), util.ptr(), current_stream.ptr(), default_stream_ptr.ptr()};
+  std::optional<ArrayView> v = cupy_view(obj, facts, sync_arg(sync));
+  if (!v) return nb::none();
+  PyDeviceArray a;
+  a.view = std::move(*v);
+  a.producer = nb::borrow(obj);
+  return wrap(std::move(a));
+}
+
 void translate(const std::exception_ptr& p, void*) {
   try {
     std::rethrow_exception(p);
@@ -100,6 +125,8 @@ void translate(const std::exception_ptr& p, void*) {
     PyErr_SetString(PyExc_NotImplementedError, e.what());
   } catch (const ExportError& e) {
     PyErr_SetString(PyExc_BufferError, e.what());
+  } catch (const ArrayInterfaceError& e) {
+    PyErr_SetString(PyExc_ValueError, e.what());
   } catch (const PythonArrayError& e) {
     PyErr_SetString(PyExc_ValueError, e.what());
   }
@@ -183,6 +210,9 @@ void bind_array(nb::module_& m) {
   m.def("_c_import", &c_import_for_tests, nb::arg("obj"), nb::arg("flags") = 0, nb::arg("consumer_stream") = 0);
   m.def("_cpp_helper_import", &cpp_helper_import, nb::arg("obj"), nb::arg("typestr").none() = nb::none(),
         nb::arg("ndim") = -1, nb::arg("order") = "any", nb::arg("writable") = false, nb::arg("consumer_stream") = 0);
+  m.def("_import_route", &import_route, nb::arg("obj"));
+  m.def("_cupy_view", &cupy_view_for_tests, nb::arg("obj"), nb::arg("util"), nb::arg("current_stream"),
+        nb::arg("default_stream_ptr"), nb::arg("sync").none() = nb::none());
   m.def("_exchange_table_selftest", &exchange_table_selftest, nb::arg("obj"));
   m.def("_c_import_ns", &c_import_ns, nb::arg("obj"), nb::arg("repeat") = 100000);
   m.attr("_array_c_api") = nb::capsule(array_c_api_table(), CUBRIDGE_ARRAY_API_CAPSULE);

@@ -40,11 +40,6 @@ void translate(const std::exception_ptr& p, void*) {
   }
 }
 
-bool per_thread_default() {
-  const char* v = std::getenv("CUBRIDGE_PER_THREAD_DEFAULT_STREAM");
-  return v != nullptr && std::strcmp(v, "0") != 0 && *v != '\0';
-}
-
 PyStream make_default(CUstream which) { return PyStream{nullptr, which, nb::none()}; }
 
 std::string stream_repr(const PyStream& s) {
@@ -124,7 +119,7 @@ void bind_driver(nb::module_& m) {
       }, nb::arg("non_blocking") = true, nb::arg("priority") = 0, "A new stream on the current device.");
   m.def("legacy_default_stream", [] { return make_default(CU_STREAM_LEGACY); });
   m.def("per_thread_default_stream", [] { return make_default(CU_STREAM_PER_THREAD); });
-  m.def("default_stream", [] { return make_default(per_thread_default() ? CU_STREAM_PER_THREAD : CU_STREAM_LEGACY); },
+  m.def("default_stream", [] { return make_default(StreamRef::process_default().handle()); },
         "The legacy default stream, or the per-thread one when CUBRIDGE_PER_THREAD_DEFAULT_STREAM=1.");
   m.def("external_stream", [](nb::object obj) {
         std::uintptr_t h = stream_handle_of(obj, "external_stream");

@@ -1,12 +1,12 @@
 // Internal: bindings of the kernel layer (only .def lines and tiny lambdas; the work lives in
-// src/kernel/ and its Python glue src/kernel/python/).
+// src/kernel/ and its Python glue python/src/py_kernel.hpp, py_arguments.hpp).
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include "bindings.hpp"
-#include "kernel/python/py_kernel.hpp"
+#include "py_kernel.hpp"
 
 namespace cubridge::python {
 
@@ -129,6 +129,9 @@ void bind_kernel(nb::module_& m) {
            nb::arg("sharedmem") = 0)
       .def("__repr__", [](const PyKernel& k) { return "<cubridge.Kernel " + k.kernel->name() + " " + k.signature->to_string() + ">"; });
 
+  m.def("_array_param", &array_param_of, nb::arg("obj"),
+        "@jit's typeof of a GPU array argument ('const float32[:, ::1]'), or None (no GPU array, or records).");
+  m.def("_bare_launch_ns", &bare_launch_ns, nb::arg("kernel"), nb::arg("args"), nb::arg("repeat") = 2000);
   m.def("_load_kernel", &load, nb::arg("code"), nb::arg("name").none(), nb::arg("signature"), nb::arg("device").none(),
         nb::arg("cache") = true);
   m.def("ptx_entry_names", [](const std::string& ptx) { return ptx_entry_names(ptx); }, nb::arg("ptx"),

@@ -9,7 +9,7 @@
 
 #include "bindings.hpp"
 #include "cubridge/memory.hpp"
-#include "memory/python/py_memory_manager.hpp"
+#include "py_memory_manager.hpp"
 #include "memory/timing.hpp"
 #include "py_stream.hpp"
 #include "py_text.hpp"

@@ -1,12 +1,15 @@
-// Internal: the CAI consumer rules (versions, stream, data pointer) and the process-wide switches.
+// Internal: the CAI consumer rules (versions, stream, data pointer, mask, descr size) and the
+// process-wide switches.
 #include "cubridge/array/array_interface.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
 
+#include "cubridge/array/errors.hpp"
 #include "cubridge/array/pointer_attributes.hpp"
 #include "driver/driver_api.hpp"
 
@@ -49,16 +52,19 @@ void set_export_stream_enabled(bool enabled) noexcept {
 ArrayView view_from_interface(const ArrayInterface& d, std::shared_ptr<const void> owner,
                               const ImportOptions& options) {
   if (d.version < 0 || d.version > kCudaArrayInterfaceVersion)
-    throw std::invalid_argument(std::string(kWhat) + "['version']: " + std::to_string(d.version) +
+    throw ArrayInterfaceError(std::string(kWhat) + "['version']: " + std::to_string(d.version) +
                                 " is not a version this consumer understands (accepted: 0, 1, 2, 3)");
+  if (d.has_mask && options.is_mask)  // a mask whose interface names a mask (itself, say) would recurse
+    throw ArrayInterfaceError(std::string(kWhat) + "['mask']: the mask's own interface has a 'mask'; a mask is "
+                              "a plain array of one entry per element");
   if (d.has_mask && d.version < 1)
-    throw std::invalid_argument(std::string(kWhat) +
+    throw ArrayInterfaceError(std::string(kWhat) +
                                 "['mask']: version 0 of the interface has no mask; a producer that "
                                 "sends one must declare version 1 or later");
   std::optional<StreamRef> stream;
   if (d.version >= 3 && d.stream) {
     if (*d.stream == 0)
-      throw std::invalid_argument(std::string(kWhat) +
+      throw ArrayInterfaceError(std::string(kWhat) +
                                   "['stream']: 0 is disallowed by the CUDA Array Interface v3 (use 1 "
                                   "for the legacy default stream, 2 for the per-thread default "
                                   "stream, a stream handle, or None)");
@@ -73,6 +79,22 @@ ArrayView view_from_interface(const ArrayInterface& d, std::shared_ptr<const voi
   }
   if (stream) view = std::move(view).with_stream(stream, options.sync);
   return view;
+}
+
+ArrayView with_mask_of_interface(ArrayView view, const ArrayView& mask) {
+  auto ms = mask.shape();
+  auto vs = view.shape();
+  if (!std::equal(ms.begin(), ms.end(), vs.begin(), vs.end()))
+    throw ArrayInterfaceError(std::string(kWhat) + "['mask']: the mask's shape differs from 'shape' (a mask "
+                              "has one entry per element)");
+  return std::move(view).with_mask(std::make_shared<const ArrayView>(mask));
+}
+
+void check_descr_itemsize(std::int64_t descr_bytes, const DType& dtype) {
+  if (descr_bytes != dtype.itemsize)
+    throw ArrayInterfaceError(std::string(kWhat) + "['descr']: describes " + std::to_string(descr_bytes) +
+                              " bytes per element but typestr '" + dtype.typestr() + "' has " +
+                              std::to_string(dtype.itemsize));
 }
 
 }  // namespace cubridge

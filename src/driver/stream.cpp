@@ -1,6 +1,8 @@
 // Internal: StreamRef operations and the owning Stream's lifetime.
 #include "cubridge/driver/stream.hpp"
 
+#include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 
 #include "cubridge/driver/context.hpp"
@@ -8,6 +10,14 @@
 #include "driver/driver_api.hpp"
 
 namespace cubridge {
+
+StreamRef StreamRef::process_default() noexcept {
+  static const bool per_thread = [] {
+    const char* v = std::getenv("CUBRIDGE_PER_THREAD_DEFAULT_STREAM");
+    return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
+  }();
+  return per_thread ? StreamRef::per_thread() : StreamRef::legacy();
+}
 
 StreamRef StreamRef::from_cai(std::uintptr_t value) {
   if (value == 0)

@@ -43,6 +43,7 @@ ArgumentPack::ArgumentPack(std::shared_ptr<const KernelSignature> signature)
       words_(signature_->buffer_size() / 8, 0),
       array_index_(signature_->size(), kNotArray),
       views_(signature_->array_count()),
+      copied_(signature_->array_count(), 0),
       array_ptrs_(signature_->array_count(), nullptr),
       filled_(signature_->size(), 0) {
   auto* base = reinterpret_cast<std::byte*>(words_.data());
@@ -73,6 +74,7 @@ void ArgumentPack::check_index(std::size_t index) const {
 void ArgumentPack::keep(std::size_t index, ArrayView&& view) {
   std::uint32_t a = array_index_[index];
   views_[a] = std::move(view);
+  copied_[a] = 1;
   array_ptrs_[a] = &views_[a];
   filled_[index] = 1;
 }
@@ -80,6 +82,17 @@ void ArgumentPack::keep(std::size_t index, ArrayView&& view) {
 void ArgumentPack::set_array(std::size_t index, const ArrayView& view) { set_array(index, ArrayView(view)); }
 
 void ArgumentPack::set_array(std::size_t index, ArrayView&& view) {
+  check_and_write(index, view);
+  keep(index, std::move(view));
+}
+
+void ArgumentPack::set_array_borrowed(std::size_t index, const ArrayView& view) {
+  check_and_write(index, view);
+  array_ptrs_[array_index_[index]] = &view;
+  filled_[index] = 1;
+}
+
+void ArgumentPack::check_and_write(std::size_t index, const ArrayView& view) {
   check_index(index);
   const ParamKind& p = (*signature_)[index];
   if (!p.takes_array()) type_error(index, "an array");
@@ -119,7 +132,6 @@ void ArgumentPack::set_array(std::size_t index, ArrayView&& view) {
   if (p.is_pointer() || p.is_record()) {
     std::uintptr_t data = view.address();
     std::memcpy(slot(index, 0), &data, 8);
-    keep(index, std::move(view));
     return;
   }
 
@@ -138,7 +150,6 @@ void ArgumentPack::set_array(std::size_t index, ArrayView&& view) {
     put(5 + static_cast<std::uint32_t>(d), shape[static_cast<std::size_t>(d)]);
     put(5 + static_cast<std::uint32_t>(p.ndim + d), strides[static_cast<std::size_t>(d)]);
   }
-  keep(index, std::move(view));
 }
 
 void ArgumentPack::set_address(std::size_t index, std::uint64_t address) {
@@ -147,7 +158,8 @@ void ArgumentPack::set_address(std::size_t index, std::uint64_t address) {
   if (!p.is_pointer()) type_error(index, "a device address (" + std::to_string(address) + ")");
   std::memcpy(slot(index, 0), &address, 8);
   std::uint32_t a = array_index_[index];
-  views_[a] = ArrayView();
+  if (copied_[a]) views_[a] = ArrayView();
+  copied_[a] = 0;
   array_ptrs_[a] = nullptr;
   filled_[index] = 1;
 }
@@ -231,7 +243,11 @@ void ArgumentPack::check_complete() const {
 }
 
 void ArgumentPack::clear() noexcept {
-  for (auto& v : views_) v = ArrayView();
+  for (std::size_t a = 0; a < views_.size(); ++a)
+    if (copied_[a]) {  // only copies hold owners; a borrowed view's slot was never written
+      views_[a] = ArrayView();
+      copied_[a] = 0;
+    }
   for (auto& p : array_ptrs_) p = nullptr;
   for (auto& f : filled_) f = 0;
 }

@@ -107,9 +107,13 @@ void Kernel::validate(const LaunchConfig& config) const {
 
 void Kernel::launch_raw(const LaunchConfig& config, StreamRef stream, void** params) {
   validate(config);
+  ScopedContext scope(*module_->context());
+  launch_validated(config, stream, params);
+}
+
+void Kernel::launch_validated(const LaunchConfig& config, StreamRef stream, void** params) {
   if (config.shared_mem > opted_in_shared_.load(std::memory_order_relaxed))
     set_max_dynamic_shared_memory(config.shared_mem);
-  ScopedContext scope(*module_->context());
   if (cooperative_) {
     CUlaunchAttribute cooperative{};
     cooperative.id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;

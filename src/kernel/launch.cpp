@@ -46,7 +46,7 @@ StreamRef launch_stream(const LaunchConfig& config, const ArgumentPack& args) {
   return config.default_stream;
 }
 
-StreamRef launch(Kernel& kernel, const LaunchConfig& config, ArgumentPack& args) {
+StreamRef launch(Kernel& kernel, const LaunchConfig& config, ArgumentPack& args, std::optional<StreamRef> chosen) {
   args.check_complete();
   kernel.validate(config);
   const int device = kernel.module()->context()->device().ordinal();
@@ -65,7 +65,7 @@ StreamRef launch(Kernel& kernel, const LaunchConfig& config, ArgumentPack& args)
                                   "; copy the array to device " + std::to_string(device) +
                                   " or load the kernel there");
   }
-  const StreamRef stream = launch_stream(config, args);
+  const StreamRef stream = chosen ? *chosen : launch_stream(config, args);
   const std::vector<const ArrayView*> producers = producers_to_order(args, stream);
   // The kernel's context is current while the launch is ordered: a default-stream handle names the
   // default stream of the context the kernel runs in, which need not be the caller's (another device).
@@ -76,7 +76,7 @@ StreamRef launch(Kernel& kernel, const LaunchConfig& config, ArgumentPack& args)
     ScopedContext scope(*kernel.module()->context());
     raised->reset(stream);
   }
-  kernel.launch_raw(config, stream, args.params());
+  kernel.launch_validated(config, stream, args.params());
   use.finish();  // each producer waits for the launch
   if (raised != nullptr) {  // a debug=True kernel: wait for it and report a raise, as numba-cuda does
     ScopedContext scope(*kernel.module()->context());

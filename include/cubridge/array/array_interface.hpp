@@ -18,7 +18,7 @@ inline constexpr int kCudaArrayInterfaceVersion = 3;
 
 /// A `__cuda_array_interface__` dict whose values already have the right Python types.
 struct ArrayInterface {
-  int version = kCudaArrayInterfaceVersion;
+  std::int64_t version = kCudaArrayInterfaceVersion;  // as given: the range is one of the rules
   std::span<const std::int64_t> shape;
   std::string_view typestr;
   std::uintptr_t data = 0;
@@ -34,15 +34,25 @@ struct ImportOptions {
   /// Ask the driver whether `data` is GPU-accessible (skipped when there is no driver at all:
   /// then nothing can dereference the pointer later either).
   bool check_pointer = true;
+  /// The description is another array's "mask" (which must not have a mask of its own).
+  bool is_mask = false;
 };
 
 /// Applies every CAI rule to `desc` and returns the view (without its mask: the caller imports the
-/// mask object and attaches it with with_mask). Throws std::invalid_argument whose message starts
-/// with "__cuda_array_interface__['<key>']" and names the value and what would be accepted.
+/// mask object and attaches it with with_mask_of_interface). Throws ArrayInterfaceError whose message
+/// starts with "__cuda_array_interface__['<key>']" and names the value and what would be accepted.
 /// Version rules: 0-3 accepted; a mask needs version >= 1; "stream" has meaning only from version 3
 /// (earlier versions leave synchronisation to the user, so the view gets no stream).
 ArrayView view_from_interface(const ArrayInterface& desc, std::shared_ptr<const void> owner,
                               const ImportOptions& options);
+
+/// `view` with `mask` (the view of its "mask" object) attached: one mask entry per element, so the
+/// shapes must be equal. Throws ArrayInterfaceError.
+ArrayView with_mask_of_interface(ArrayView view, const ArrayView& mask);
+
+/// Checks that a "descr" describing `descr_bytes` per element agrees with the typestr's itemsize
+/// (`descr_bytes` as the caller read the descr list). Throws ArrayInterfaceError.
+void check_descr_itemsize(std::int64_t descr_bytes, const DType& dtype);
 
 /// Whether consumers synchronise by default: false only when CUBRIDGE_CUDA_ARRAY_INTERFACE_SYNC=0
 /// (read once, on first use). set_ overrides it for the process.

@@ -1,5 +1,5 @@
 // The array layer's exceptions beyond std::invalid_argument / std::out_of_range.
-// Implements: CAI v3 "mask" (operations that cannot honour one refuse clearly) and the DLPack rule
+// Implements: CAI v3's value rules (one error for all of them), CAI v3 "mask" (operations that cannot honour one refuse clearly) and the DLPack rule
 // that a producer which cannot export raises BufferError.
 #pragma once
 
@@ -11,6 +11,14 @@ namespace cubridge {
 class MaskNotSupported : public std::logic_error {
  public:
   using std::logic_error::logic_error;
+};
+
+/// A CUDA Array Interface description breaks one of the interface's rules (a value out of range, parts
+/// that disagree). The message starts with "__cuda_array_interface__['<key>']" and names the value and
+/// what would be accepted. Python: ValueError.
+class ArrayInterfaceError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
 };
 
 /// The array cannot be described in the requested exchange format. Python: BufferError.

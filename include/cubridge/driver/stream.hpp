@@ -22,6 +22,9 @@ class StreamRef {
   static StreamRef per_thread() noexcept { return StreamRef(CU_STREAM_PER_THREAD); }
   /// Wraps a handle owned by the caller (CuPy, PyTorch, ...); it is never destroyed by us.
   static StreamRef external(CUstream handle) noexcept { return StreamRef(handle); }
+  /// The default stream of this process's launches and exports: per_thread() when the environment sets
+  /// CUBRIDGE_PER_THREAD_DEFAULT_STREAM (to anything but "" or "0"), else legacy(). Read once.
+  static StreamRef process_default() noexcept;
   /// From a CAI v3 "stream" integer: 1 → legacy, 2 → per-thread, other → that handle.
   /// Throws std::invalid_argument for 0, which the specification disallows.
   static StreamRef from_cai(std::uintptr_t value);

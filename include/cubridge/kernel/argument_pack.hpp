@@ -41,6 +41,10 @@ class ArgumentPack {
   /// message starts with "argument <index>".
   void set_array(std::size_t index, const ArrayView& view);
   void set_array(std::size_t index, ArrayView&& view);
+  /// As set_array, without copying the view: the caller keeps `view` (and what it refers to) alive and
+  /// unchanged until the next set of this parameter or clear(). For launches whose caller holds the
+  /// arrays (a Python launch holds its argument tuple).
+  void set_array_borrowed(std::size_t index, const ArrayView& view);
   /// A raw device address for pointer parameter `index` (no view: nothing to order or keep alive).
   void set_address(std::size_t index, std::uint64_t address);
   /// Converts to the parameter's exact type (range-checked) and writes it.
@@ -65,12 +69,14 @@ class ArgumentPack {
   [[noreturn]] void type_error(std::size_t index, const std::string& got) const;
   void check_index(std::size_t index) const;
   void keep(std::size_t index, ArrayView&& view);
+  void check_and_write(std::size_t index, const ArrayView& view);
 
   std::shared_ptr<const KernelSignature> signature_;
   std::vector<std::uint64_t> words_;  // the packed buffer, as words so every slot is aligned
   std::vector<void*> pointers_;
   std::vector<std::uint32_t> array_index_;  // param index -> index into views_ (or UINT32_MAX)
-  std::vector<ArrayView> views_;
+  std::vector<ArrayView> views_;          // copies set_array kept (empty for borrowed views)
+  std::vector<std::uint8_t> copied_;      // views_[k] holds a copy to release at clear()
   std::vector<const ArrayView*> array_ptrs_;
   std::vector<std::uint8_t> filled_;
 };

@@ -67,6 +67,9 @@ class Kernel {
   /// Launches on `stream` with `params` already packed; validates first and opts in to the dynamic
   /// shared memory asked for. Context made current for the call.
   void launch_raw(const LaunchConfig& config, StreamRef stream, void** params);
+  /// launch_raw for a caller that already validated `config` for this kernel and made the kernel's
+  /// context current (launch() does both once per launch).
+  void launch_validated(const LaunchConfig& config, StreamRef stream, void** params);
 
  private:
   std::shared_ptr<const Module> module_;

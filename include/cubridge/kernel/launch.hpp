@@ -3,6 +3,8 @@
 // by a host-wide synchronize. Implements: CAI v3 "stream" consumer synchronisation for kernel launches.
 #pragma once
 
+#include <optional>
+
 #include "cubridge/driver/stream.hpp"
 #include "cubridge/kernel/argument_pack.hpp"
 #include "cubridge/kernel/kernel.hpp"
@@ -16,7 +18,9 @@ StreamRef launch_stream(const LaunchConfig& config, const ArgumentPack& args);
 
 /// Checks completeness, the arrays' devices against the kernel's, and the configuration; orders the
 /// launch stream after each distinct producer stream, launches, and orders those producer streams
-/// after the launch. Returns the stream used. Throws before launching on any bad input.
-StreamRef launch(Kernel& kernel, const LaunchConfig& config, ArgumentPack& args);
+/// after the launch. Returns the stream used. Throws before launching on any bad input. `stream`, when
+/// given, is launch_stream(config, args) as the caller already chose it (it is not chosen again).
+StreamRef launch(Kernel& kernel, const LaunchConfig& config, ArgumentPack& args,
+                 std::optional<StreamRef> stream = std::nullopt);
 
 }  // namespace cubridge

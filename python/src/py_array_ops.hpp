@@ -8,8 +8,7 @@
 #include "array/device_allocation.hpp"
 #include "cubridge/array/array_copy.hpp"
 #include "cubridge/array/pointer_attributes.hpp"
-#include "py_cai.hpp"
-#include "py_dlpack.hpp"
+#include "py_import.hpp"
 
 namespace cubridge::python {
 
@@ -21,28 +20,13 @@ inline bool sync_arg(nb::handle sync) {
   return sync.ptr() == Py_True;
 }
 
-/// as_cuda_array: our arrays as they are; a type publishing the DLPack C exchange table through it (it
-/// names the producer's current stream, where PyTorch's CAI is version 2 without one); else the CAI;
-/// else `__dlpack__`.
+/// as_cuda_array: any GPU array as a DeviceArray that keeps it alive (import_array decides how).
 inline nb::object as_cuda_array(nb::handle obj, nb::handle sync) {
-  if (nb::isinstance<PyDeviceArray>(obj)) return nb::borrow(obj);
-  if (exchange_api_of(Py_TYPE(obj.ptr())) != nullptr) {
-    PyDeviceArray a = array_from_dlpack(obj, nb::none(), sync_arg(sync));
-    a.producer = nb::borrow(obj);
-    return wrap(std::move(a));
-  }
-  PyObject* cai = PyObject_GetAttr(obj.ptr(), Keys::get().cai);
-  if (cai != nullptr) {
-    nb::object desc = nb::steal(cai);
-    return wrap(array_from_cai(desc, obj, sync_arg(sync)));
-  }
-  if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw nb::python_error();
-  PyErr_Clear();
-  if (PyObject_HasAttr(obj.ptr(), Keys::get().dlpack)) {
-    PyDeviceArray a = array_from_dlpack(obj, nb::none(), sync_arg(sync));
-    a.producer = nb::borrow(obj);
-    return wrap(std::move(a));
-  }
+  ImportRequest req;
+  req.sync = sync_arg(sync);
+  ImportedArray a = import_array(obj, req);
+  if (a.ours != nullptr) return nb::borrow(obj);
+  if (a) return wrap(std::move(*a.made));
   throw nb::type_error(("as_cuda_array: " + py_type_name(obj) +
                         " is not a GPU array (expected an object with __cuda_array_interface__ or "
                         "__dlpack__, e.g. a CuPy, PyTorch, Numba, JAX or cubridge array)").c_str());

@@ -1,5 +1,5 @@
-// Internal (Python extension only): a Python EMM plugin seen as a C++ MemoryManager, the host-only
-// base that Python's HostOnlyCUDAMemoryManager delegates to, and Python objects held from C++.
+// Internal (Python glue of the memory face): a Python EMM plugin seen as a C++ MemoryManager, and the
+// host-only base that Python's HostOnlyCUDAMemoryManager delegates to.
 #pragma once
 
 #include <nanobind/nanobind.h>
@@ -9,38 +9,10 @@
 #include <string>
 
 #include "cubridge/memory.hpp"
-#include "py_text.hpp"
+#include "py_common.hpp"
 
 namespace cubridge::python {
 namespace nb = nanobind;
-
-inline bool python_alive() noexcept {
-#if PY_VERSION_HEX >= 0x030D0000
-  return Py_IsInitialized() && !Py_IsFinalizing();
-#else
-  return Py_IsInitialized() && !_Py_IsFinalizing();
-#endif
-}
-
-/// Deleter of a Python object held by C++ (may run on any thread, with or without the GIL).
-struct PyDecref {
-  void operator()(void* p) const noexcept {
-    if (!python_alive()) return;  // leaked on purpose: the interpreter is going away
-    nb::gil_scoped_acquire gil;
-    Py_DECREF(static_cast<PyObject*>(p));
-  }
-};
-
-inline std::shared_ptr<void> keep_python(nb::handle obj) {
-  if (!obj.is_valid() || obj.is_none()) return nullptr;
-  return std::shared_ptr<void>(nb::borrow(obj).release().ptr(), PyDecref{});
-}
-
-/// The Python object an owner came from, or None when C++ made it.
-inline nb::object python_of(const std::shared_ptr<void>& owner) {
-  if (owner && std::get_deleter<PyDecref>(owner) != nullptr) return nb::borrow(static_cast<PyObject*>(owner.get()));
-  return nb::none();
-}
 
 /// A Python callable as a finalizer: called with the GIL; an exception is reported as unraisable.
 inline memory::MemoryPointer::Finalizer python_finalizer(nb::handle fn) {

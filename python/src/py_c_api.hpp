@@ -8,6 +8,7 @@
 
 #include "cubridge/c/array.h"
 #include "py_array_ops.hpp"
+#include "py_import.hpp"
 
 namespace cubridge::python {
 
@@ -42,14 +43,6 @@ inline void set_python_error() noexcept {
   } catch (...) {
     PyErr_SetString(PyExc_RuntimeError, "cubridge: unknown C++ exception");
   }
-}
-
-inline bool per_thread_default_stream() {
-  static const bool v = [] {
-    const char* e = std::getenv("CUBRIDGE_PER_THREAD_DEFAULT_STREAM");
-    return e != nullptr && *e != '\0' && std::strcmp(e, "0") != 0;
-  }();
-  return v;
 }
 
 namespace c_api_detail {
@@ -141,8 +134,8 @@ inline void fill_from_dltensor(const CubridgeDLTensor& t, PyObject* owner, Strea
 
 }  // namespace c_api_detail
 
-/// The C API import: our own arrays, the exchange table (borrowed export), `__dlpack__`, then
-/// `__cuda_array_interface__`.
+/// The C API import, in import_array's order (route_of decides); our arrays and an exchange-table producer
+/// with a borrowed export (PyTorch) are read straight into `out`, with no allocation.
 inline int c_array_from_pyobject(void* obj, std::uint32_t flags, std::uintptr_t consumer_stream, CubridgeArray* out) noexcept {
   if (out == nullptr) {
     PyErr_SetString(PyExc_ValueError, "cubridge array C API: `out` is NULL");
@@ -157,14 +150,14 @@ inline int c_array_from_pyobject(void* obj, std::uint32_t flags, std::uintptr_t 
     if (consumer_stream != CUBRIDGE_ARRAY_NO_STREAM) consumer = StreamRef::from_cai(consumer_stream);
     std::optional<StreamRef> producer;
     int device = -1;
-    if (nb::isinstance<PyDeviceArray>(h)) {
-      PyDeviceArray& a = nb::cast<PyDeviceArray&>(h);
+    const Route route = route_of(Py_TYPE(h.ptr()));
+    const CubridgeDLPackExchangeAPI* api = route == Route::exchange ? exchange_api_of(Py_TYPE(h.ptr())) : nullptr;
+    if (route == Route::ours) {  // import_array's first route, filled with no request to build
+      const PyDeviceArray& a = *nb::inst_ptr<PyDeviceArray>(h);
       c_api_detail::fill(a.view, h.ptr(), a.mask.is_valid() ? a.mask.ptr() : nullptr, out);
-      producer = a.view.stream();
+      producer = a.view.synchronizes() ? a.view.stream() : std::nullopt;
       device = a.view.device();
-      if (!a.view.synchronizes()) producer.reset();
-    } else if (const CubridgeDLPackExchangeAPI* api = exchange_api_of(Py_TYPE(h.ptr()));
-               api != nullptr && api->dltensor_from_py_object_no_sync != nullptr) {
+    } else if (api != nullptr && api->dltensor_from_py_object_no_sync != nullptr) {
       CubridgeDLTensor t{};
       check_producer_call(api->dltensor_from_py_object_no_sync(h.ptr(), &t), h.ptr(), "dltensor_from_py_object_no_sync");
       StreamRef work = exchange_work_stream(api, t.device.device_type, t.device.device_id);
@@ -172,16 +165,17 @@ inline int c_array_from_pyobject(void* obj, std::uint32_t flags, std::uintptr_t 
       producer = work;
       device = t.device.device_id;
     } else {
+      ImportRequest req;
+      req.sync = sync;
       nb::object stream_obj = consumer ? nb::object(nb::int_(consumer->cai_value())) : nb::object(nb::none());
-      nb::object made;
-      if (exchange_api_of(Py_TYPE(h.ptr())) != nullptr || PyObject_HasAttr(h.ptr(), Keys::get().dlpack)) {
-        PyDeviceArray a = array_from_dlpack(h, stream_obj, sync);
-        a.producer = nb::borrow(h);
-        made = wrap(std::move(a));
-      } else {
-        made = as_cuda_array(h, sync ? nb::handle(Py_True) : nb::handle(Py_False));
-      }
-      PyDeviceArray& a = nb::cast<PyDeviceArray&>(made);
+      req.stream = stream_obj;
+      ImportedArray imported = import_array(h, req);
+      if (!imported)
+        throw nb::type_error(("as_cuda_array: " + py_type_name(h) +
+                              " is not a GPU array (expected an object with __cuda_array_interface__ or "
+                              "__dlpack__, e.g. a CuPy, PyTorch, Numba, JAX or cubridge array)").c_str());
+      nb::object made = imported.ours != nullptr ? nb::borrow(h) : wrap(std::move(*imported.made));
+      const PyDeviceArray& a = imported.ours != nullptr ? *imported.ours : *nb::inst_ptr<PyDeviceArray>(made);
       c_api_detail::fill(a.view, made.ptr(), a.mask.is_valid() ? a.mask.ptr() : nullptr, out);
       producer = a.view.synchronizes() ? a.view.stream() : std::nullopt;
       device = a.view.device();
@@ -288,7 +282,7 @@ inline int dltensor_from_py_object(void* obj, CubridgeDLTensor* out) noexcept {
 
 inline int current_work_stream(std::int32_t type, std::int32_t, void** out) noexcept {
   if (type == CUBRIDGE_DL_CPU) *out = nullptr;
-  else *out = per_thread_default_stream() ? CU_STREAM_PER_THREAD : CU_STREAM_LEGACY;
+  else *out = StreamRef::process_default().handle();
   return 0;
 }
 

@@ -1,6 +1,7 @@
 // Internal (Python glue of the array face): reading a `__cuda_array_interface__` dict into a view with
 // cached interned keys and no Python-level code, and writing one for our arrays. Implements: CAI v3
-// (every key's type rule; the value rules live in src/array/array_interface.cpp) and its export.
+// (every key's Python type rule and the parse of 'descr' lists; every value rule, one ArrayInterfaceError,
+// lives in src/array/array_interface.cpp) and its export.
 #pragma once
 
 #include <algorithm>
@@ -248,11 +249,7 @@ inline PyDeviceArray array_from_cai(nb::handle desc, nb::handle owner, bool sync
   const CaiItems items(d);
   PyObject* v = require(items.version, "version");
   if (!to_int64(v, version, "['version']")) type_error("['version']", "an int (3)", v);
-  if (version < 0 || version > kCudaArrayInterfaceVersion)
-    throw nb::value_error((std::string(kWhat) + "['version']: " + std::to_string(version) +
-                           " is not a version this consumer understands (accepted: 0, 1, 2, 3)")
-                              .c_str());
-  ai.version = static_cast<int>(version);
+  ai.version = version;  // its range, like every value rule, is the array layer's
 
   Dims shape, strides;
   int_sequence(require(items.shape, "shape"), "['shape']", shape);
@@ -289,7 +286,7 @@ inline PyDeviceArray array_from_cai(nb::handle desc, nb::handle owner, bool sync
     int_sequence(s, "['strides']", strides);
     ai.strides = strides.span();
   }
-  if (ai.version >= 3) {
+  if (version >= 3) {
     if (PyObject* st = unless_none(items.stream)) {
       std::int64_t sv = 0;
       if (!to_int64(st, sv, "['stream']")) type_error("['stream']", "None or an int (1 legacy, 2 per-thread, or a handle)", st);
@@ -301,23 +298,14 @@ inline PyDeviceArray array_from_cai(nb::handle desc, nb::handle owner, bool sync
     }
   }
   PyObject* mask = unless_none(items.mask);
-  if (mask != nullptr && is_mask)  // a mask whose interface names a mask (itself, say) would recurse
-    throw nb::value_error((std::string(kWhat) + "['mask']: the mask's own interface has a 'mask'; a mask is "
-                           "a plain array of one entry per element")
-                              .c_str());
   ai.has_mask = mask != nullptr;
   PyObject* descr = unless_none(items.descr);
   if (descr != nullptr && is_default_descr(descr, t)) descr = nullptr;  // [('', typestr)] says nothing more
 
   PyDeviceArray out;
-  out.view = view_from_interface(ai, nullptr, ImportOptions{sync, true});
+  out.view = view_from_interface(ai, nullptr, ImportOptions{sync, true, is_mask});
   if (descr != nullptr) {
-    std::int64_t size = descr_size(descr, std::string(kWhat) + "['descr']");
-    if (size != out.view.itemsize())
-      throw nb::value_error((std::string(kWhat) + "['descr']: describes " + std::to_string(size) +
-                             " bytes per element but typestr '" + out.view.dtype().typestr() + "' has " +
-                             std::to_string(out.view.itemsize()))
-                                .c_str());
+    check_descr_itemsize(descr_size(descr, std::string(kWhat) + "['descr']"), out.view.dtype());
     out.descr = nb::borrow(descr);
   }
   if (mask != nullptr) {
@@ -328,13 +316,7 @@ inline PyDeviceArray array_from_cai(nb::handle desc, nb::handle owner, bool sync
     }
     nb::object mdesc = nb::steal(mcai);
     PyDeviceArray m = array_from_cai(mdesc, mask, sync, /*is_mask=*/true);
-    auto ms = m.view.shape();
-    auto vs = out.view.shape();
-    if (!std::equal(ms.begin(), ms.end(), vs.begin(), vs.end()))
-      throw nb::value_error((std::string(kWhat) + "['mask']: the mask's shape differs from 'shape' (a mask "
-                             "has one entry per element)")
-                                .c_str());
-    out.view = out.view.with_mask(std::make_shared<const ArrayView>(m.view));
+    out.view = with_mask_of_interface(std::move(out.view), m.view);
     out.mask = wrap(std::move(m));
   }
   out.producer = nb::borrow(owner);

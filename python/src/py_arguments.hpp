@@ -1,6 +1,6 @@
 // Internal (Python glue of the kernel face): turning Python launch configurations and arguments into
 // LaunchConfig, ArrayView and Scalar values. Header-only, included only by python/src/bind_kernel.cpp;
-// arrays are imported by the array face's own glue (src/array/python/), never parsed here.
+// arrays are imported by the array face's one import (py_import.hpp), never parsed here.
 // Implements: the argument rules of DESIGN.md "kernel/" (any CAI or DLPack array, NumPy arrays staged
 // through the device with a warning, Python and NumPy scalars) and numba-cuda's launch spelling.
 #pragma once
@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "array/device_allocation.hpp"
-#include "array/python/py_cai.hpp"
-#include "array/python/py_dlpack.hpp"
+#include "py_cai.hpp"
+#include "py_import.hpp"
 #include "cubridge/array/array_copy.hpp"
 #include "cubridge/array/array_interface.hpp"
 #include "cubridge/kernel.hpp"
@@ -25,9 +25,6 @@
 namespace cubridge::python::kernel_glue {
 
 namespace nb = nanobind;
-
-/// The Python type's name, for messages.
-inline std::string type_of(nb::handle h) { return Py_TYPE(h.ptr())->tp_name; }
 
 inline std::string arg_name(std::size_t i) { return "argument " + std::to_string(i); }
 
@@ -67,27 +64,17 @@ inline Extent3 extent_of(nb::handle value, const char* what) {
       vals[n++] = *v;
     }
   } else {
-    throw nb::type_error((std::string(what) + ": " + py_repr(value) + " (" + type_of(value) +
+    throw nb::type_error((std::string(what) + ": " + py_repr(value) + " (" + py_type_name(value) +
                           ") is not an int or a tuple of 1 to 3 ints").c_str());
   }
   return Extent3::of(std::span<const std::int64_t>(vals, n), what);
-}
-
-/// The default stream of Python launches: legacy, or per-thread with CUBRIDGE_PER_THREAD_DEFAULT_STREAM=1
-/// (the switch cubridge.default_stream() reads too).
-inline StreamRef default_stream() {
-  static const bool per_thread = [] {
-    const char* v = std::getenv("CUBRIDGE_PER_THREAD_DEFAULT_STREAM");
-    return v != nullptr && *v != '\0' && std::string_view(v) != "0";
-  }();
-  return per_thread ? StreamRef::per_thread() : StreamRef::legacy();
 }
 
 /// The launch stream a user named: None → not given; 0 → the default stream, as numba-cuda reads it.
 inline std::optional<StreamRef> stream_of(nb::handle stream) {
   if (stream.is_none()) return std::nullopt;
   if (PyLong_Check(stream.ptr()) && !PyBool_Check(stream.ptr()) && PyLong_AsLongLong(stream.ptr()) == 0)
-    return default_stream();
+    return StreamRef::process_default();
   if (PyErr_Occurred()) PyErr_Clear();
   return to_stream_ref(stream, StreamRef::legacy(), "stream");
 }
@@ -99,7 +86,7 @@ inline LaunchConfig config_of(nb::handle key, nb::object& stream_keepalive) {
                           "[griddim, blockdim, stream, sharedmem], got [" + py_repr(key) + "]").c_str());
   const Py_ssize_t n = PyTuple_GET_SIZE(key.ptr());
   LaunchConfig c;
-  c.default_stream = default_stream();
+  c.default_stream = StreamRef::process_default();
   c.grid = extent_of(PyTuple_GET_ITEM(key.ptr(), 0), "griddim");
   c.block = extent_of(PyTuple_GET_ITEM(key.ptr(), 1), "blockdim");
   if (n > 2) {
@@ -230,7 +217,7 @@ inline std::optional<ArrayView> host_view_of(nb::handle obj, std::size_t index) 
   PyObject* strides_obj = PyDict_GetItemString(d.ptr(), "strides");
   if (data == nullptr || !PyTuple_Check(data) || PyTuple_GET_SIZE(data) != 2 || shape_obj == nullptr ||
       typestr == nullptr || !PyUnicode_Check(typestr))
-    throw nb::type_error((arg_name(index) + ": " + type_of(obj) +
+    throw nb::type_error((arg_name(index) + ": " + py_type_name(obj) +
                           " has an __array_interface__ without a (pointer, read_only) 'data' tuple, "
                           "'shape' and 'typestr'; pass a NumPy array or a GPU array")
                              .c_str());
@@ -274,41 +261,56 @@ inline StagedArray stage_host_array(nb::handle obj, const ArrayView& host, std::
   return s;
 }
 
-/// Our DeviceArray's view; else, from a producer whose type publishes the DLPack C exchange table
-/// (PyTorch), the table's view on the producer's current stream (no Python-level call); else a CAI
-/// producer's view (the array face's reader); nullopt for anything else.
-inline std::optional<ArrayView> device_view_of(nb::handle obj) {
-  if (nb::isinstance<PyDeviceArray>(obj)) return nb::cast<const PyDeviceArray&>(obj).view;
-  // Looked up on the type first (MRO cache, no exception): exchange_api_of keeps every type it is
-  // asked about alive, which must not happen to each argument type a user passes.
-  if (_PyType_Lookup(Py_TYPE(obj.ptr()), Keys::get().exchange_api) != nullptr &&
-      exchange_api_of(Py_TYPE(obj.ptr())) != nullptr) {
-    try {
-      return array_from_dlpack(obj, nb::none(), consumer_sync_default()).view;
-    } catch (const std::exception&) {
-      // DLPack cannot express some dtypes (records: a structured array's '|V<n>'); the array's CUDA
-      // Array Interface can, so a producer offering both is read through it instead.
-      if (!PyObject_HasAttr(obj.ptr(), Keys::get().cai)) throw;
-    }
-  }
-  PyObject* cai = PyObject_GetAttr(obj.ptr(), Keys::get().cai);
-  if (cai == nullptr) {
-    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw nb::python_error();  // the getter failed
-    PyErr_Clear();
-    return std::nullopt;
-  }
-  nb::object desc = nb::steal(cai);
-  return array_from_cai(desc, nb::handle(), consumer_sync_default()).view;
+/// How a launch imports its array arguments: borrowed (the argument tuple keeps them alive), with the
+/// process's consumer sync rule, `__dlpack__`-only producers deferred until the launch stream is known,
+/// and a record array whose DLPack export fails read through its CAI.
+inline ImportRequest argument_request() {
+  ImportRequest req;
+  req.sync = consumer_sync_default();
+  req.borrow = true;
+  req.defer_dlpack = true;
+  req.cai_after_exchange = true;
+  return req;
 }
 
-inline bool is_dlpack_producer(nb::handle obj) {
-  return PyObject_HasAttr(obj.ptr(), Keys::get().dlpack) ||
-         _PyType_Lookup(Py_TYPE(obj.ptr()), Keys::get().exchange_api) != nullptr;
+/// A deferred DLPack producer's view, produced for `stream` (the producer orders its work before it).
+inline ImportedArray dlpack_argument(nb::handle obj, StreamRef stream) {
+  ImportRequest req = argument_request();
+  req.defer_dlpack = false;
+  nb::object s = nb::int_(stream.cai_value());
+  req.stream = s;
+  return import_array(obj, req);
 }
 
-/// A DLPack producer's view, produced for `stream` (the producer orders its work before it).
-inline ArrayView dlpack_view_of(nb::handle obj, StreamRef stream) {
-  return array_from_dlpack(obj, nb::int_(stream.cai_value()), consumer_sync_default()).view;
+/// @jit's typeof of a GPU array argument, in Numba's spelling ('const float32[:, ::1]'): read through
+/// import_array like a launch's arguments (without synchronising: the launch does), a host array with
+/// `__array_interface__` before its `__dlpack__` as a launch stages it. None when `obj` is no GPU array,
+/// a host array, or an array of records (whose Numba type the Python side spells from the dtype).
+inline nb::object array_param_of(nb::handle obj) {
+  ImportRequest req;
+  req.sync = false;
+  req.borrow = true;
+  req.defer_dlpack = true;
+  ImportedArray a = import_array(obj, req);
+  if (a.deferred) {
+    if (PyObject_HasAttrString(obj.ptr(), "__array_interface__")) return nb::none();
+    req.defer_dlpack = false;
+    a = import_array(obj, req);
+  }
+  if (!a) return nb::none();
+  const ArrayView& v = a.get().view;
+  if (v.dtype().kind == 'V') return nb::none();
+  const auto element = scalar_type_of(v.dtype());
+  if (!element)
+    throw nb::type_error((std::string("typeof: arrays of typestr '") + v.dtype().typestr() +
+                          "' cannot be kernel arguments").c_str());
+  if (v.ndim() == 0)
+    throw nb::type_error("typeof: a 0-d array cannot be a kernel argument; pass its value as a scalar");
+  std::string dims;
+  for (int d = 0; d < v.ndim(); ++d) dims += d ? ", :" : ":";
+  if (v.is_c_contiguous()) dims += ":1";  // the last axis: "[:, ::1]"
+  else if (v.is_f_contiguous()) dims.insert(1, ":1");  // the first axis: "[::1, :]"
+  return nb::str(((v.read_only() ? "const " : "") + std::string(scalar_type_name(*element)) + "[" + dims + "]").c_str());
 }
 
 }  // namespace cubridge::python::kernel_glue

@@ -1,7 +1,6 @@
-// Internal (Python glue of the array face): the object behind cubridge.DeviceArray and the helpers the
-// other glue headers share. Included only by python/src/bind_array.cpp, so it may use nanobind; it lives
-// with the array layer because the array face owns it. Implements: CAI v3 "Lifetime" (the producer is
-// kept alive by the view) and the producer-side stream bookkeeping of "stream".
+// Internal (Python glue of the array face): the object behind cubridge.DeviceArray, with the
+// producer-side stream bookkeeping every glue header that makes or exports one uses. Implements: CAI v3
+// "Lifetime" (the producer is kept alive by the view) and the producer-side stream bookkeeping of "stream".
 #pragma once
 
 #include <Python.h>
@@ -14,8 +13,8 @@
 
 #include "cubridge/array/array_view.hpp"
 #include "cubridge/array/stream_order.hpp"
+#include "py_common.hpp"
 #include "py_stream.hpp"
-#include "py_text.hpp"
 
 namespace cubridge::python {
 namespace nb = nanobind;
@@ -53,34 +52,6 @@ inline void retain_exported_stream(PyDeviceArray& a) {
       if (o.is(a.stream_owner)) return;
     kept_objects->push_back(a.stream_owner);
   }
-}
-
-/// Interned Python strings used on every hot path (created once, immortal for our purposes).
-struct Keys {
-  PyObject *shape, *typestr, *data, *version, *strides, *descr, *mask, *stream, *cai, *dlpack,
-      *dlpack_device, *exchange_api, *max_version, *dl_device, *copy;
-  static const Keys& get() {
-    static const Keys k = [] {
-      auto s = [](const char* t) { return PyUnicode_InternFromString(t); };
-      return Keys{s("shape"), s("typestr"), s("data"), s("version"), s("strides"), s("descr"), s("mask"),
-                  s("stream"), s("__cuda_array_interface__"), s("__dlpack__"), s("__dlpack_device__"),
-                  s("__dlpack_c_exchange_api__"), s("max_version"), s("dl_device"), s("copy")};
-    }();
-    return k;
-  }
-};
-
-
-/// A shared_ptr owner holding a strong reference to a Python object; its last release takes the GIL,
-/// so C++ code (DLPack deleters, other threads) may drop it anywhere.
-inline std::shared_ptr<const void> py_ref_owner(nb::handle h) {
-  Py_INCREF(h.ptr());
-  return std::shared_ptr<const void>(h.ptr(), [](const void* p) {
-    if (!Py_IsInitialized()) return;  // the interpreter is gone; so is the object
-    PyGILState_STATE g = PyGILState_Ensure();
-    Py_DECREF(static_cast<PyObject*>(const_cast<void*>(p)));
-    PyGILState_Release(g);
-  });
 }
 
 /// Turns a PyDeviceArray into a Python object (moved into a new cubridge.DeviceArray).

@@ -4,10 +4,12 @@
 // Implements: DESIGN.md "kernel/" launch from Python (numba-cuda's spelling, CAI v3 stream rules).
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "driver/driver_api.hpp"
 #include "py_arguments.hpp"
 
 namespace cubridge::python::kernel_glue {
@@ -37,7 +39,7 @@ inline std::string parameter_text(const KernelSignature& sig, std::size_t i) {
 }
 
 [[noreturn]] inline void throw_not_an_array(nb::handle obj, std::size_t i, const KernelSignature& sig) {
-  throw ArgumentTypeError(arg_name(i) + ": " + py_repr(obj) + " (" + type_of(obj) +
+  throw ArgumentTypeError(arg_name(i) + ": " + py_repr(obj) + " (" + py_type_name(obj) +
                           ") is not an array, but the signature says " + parameter_text(sig, i) +
                           "; accepted: cubridge.DeviceArray, objects with __cuda_array_interface__ or "
                           "__dlpack__ (CuPy, PyTorch, Numba, JAX), NumPy arrays" +
@@ -47,6 +49,12 @@ inline std::string parameter_text(const KernelSignature& sig, std::size_t i) {
 /// A Python int given for a pointer parameter: the raw device address it names.
 inline std::optional<std::uint64_t> address_of(PyObject* o, std::size_t i) {
   if (!PyLong_Check(o) || PyBool_Check(o)) return std::nullopt;
+  // User-space addresses fit in a signed 64-bit value, whose conversion is the fast one; the unsigned
+  // conversion (a byte-array walk) is for the rest.
+  int overflow = 0;
+  long long sv = PyLong_AsLongLongAndOverflow(o, &overflow);
+  if (overflow == 0 && sv >= 0) return static_cast<std::uint64_t>(sv);
+  if (PyErr_Occurred()) PyErr_Clear();
   unsigned long long v = PyLong_AsUnsignedLongLong(o);
   if (PyErr_Occurred()) {
     PyErr_Clear();
@@ -60,6 +68,7 @@ inline std::optional<std::uint64_t> address_of(PyObject* o, std::size_t i) {
 /// DLPack arrays wait in `deferred` until the launch stream is known.
 inline void convert_immediate(ArgumentPack& pack, nb::handle args, std::vector<std::size_t>& deferred) {
   const KernelSignature& sig = pack.signature();
+  std::optional<ImportRequest> request;  // made for the first foreign array, shared by the others
   for (std::size_t i = 0; i < sig.size(); ++i) {
     PyObject* obj = PyTuple_GET_ITEM(args.ptr(), static_cast<Py_ssize_t>(i));
     if (sig[i].takes_array()) {
@@ -69,8 +78,14 @@ inline void convert_immediate(ArgumentPack& pack, nb::handle args, std::vector<s
           continue;
         }
       }
-      if (auto v = device_view_of(obj)) pack.set_array(i, std::move(*v));
-      else deferred.push_back(i);
+      if (route_of(Py_TYPE(obj)) == Route::ours) {  // import_array's first route, with no request to build
+        pack.set_array_borrowed(i, nb::inst_ptr<PyDeviceArray>(obj)->view);  // the tuple keeps it alive
+        continue;
+      }
+      if (!request) request = argument_request();
+      ImportedArray a = import_array(obj, *request);
+      if (a.made) pack.set_array(i, std::move(a.made->view));
+      else deferred.push_back(i);  // a host (NumPy) array or a DLPack-only producer, or no array at all
       continue;
     }
     if (auto s = scalar_of(obj, i)) {
@@ -79,7 +94,7 @@ inline void convert_immediate(ArgumentPack& pack, nb::handle args, std::vector<s
     }
     bool array_like = PyObject_HasAttr(obj, Keys::get().cai) || PyObject_HasAttr(obj, Keys::get().dlpack) ||
                       PyObject_HasAttrString(obj, "__array_interface__");
-    throw ArgumentTypeError(arg_name(i) + ": " + (array_like ? "an array" : py_repr(obj) + " (" + type_of(obj) + ")") +
+    throw ArgumentTypeError(arg_name(i) + ": " + (array_like ? "an array" : py_repr(obj) + " (" + py_type_name(obj) + ")") +
                             " was passed where the signature says " + parameter_text(sig, i) +
                             (array_like ? "" : "; expected a number"));
   }
@@ -116,8 +131,10 @@ inline void launch_with(PyKernel& k, const LaunchConfig& config, nb::handle args
   std::vector<std::size_t> deferred;
   convert_immediate(*pack, args, deferred);
   std::vector<StagedArray> staged;
+  // Chosen once, before the deferred arrays are produced for it; launch() then uses this stream.
+  std::optional<StreamRef> stream;
   if (!deferred.empty()) {
-    const StreamRef stream = launch_stream(config, *pack);
+    stream = launch_stream(config, *pack);
     for (std::size_t i : deferred) {
       nb::handle obj = PyTuple_GET_ITEM(args.ptr(), static_cast<Py_ssize_t>(i));
       if (auto host = host_view_of(obj, i)) {
@@ -127,16 +144,16 @@ inline void launch_with(PyKernel& k, const LaunchConfig& config, nb::handle args
                           "and back after it; pass a device array to avoid the copies").c_str(), 1) != 0)
           throw nb::python_error();
         staged.push_back(stage_host_array(obj, *host, i, (*k.signature)[i].written,
-                                          k.kernel->module()->context(), stream));
+                                          k.kernel->module()->context(), *stream));
         pack->set_array(i, staged.back().device);
-      } else if (is_dlpack_producer(obj)) {
-        pack->set_array(i, dlpack_view_of(obj, stream));
+      } else if (ImportedArray a = dlpack_argument(obj, *stream)) {
+        pack->set_array(i, std::move(a.get().view));
       } else {
         throw_not_an_array(obj, i, *k.signature);
       }
     }
   }
-  const StreamRef used = launch(*k.kernel, config, *pack);
+  const StreamRef used = launch(*k.kernel, config, *pack, stream);
   if (!staged.empty()) {
     for (const StagedArray& s : staged)
       if (s.copy_back) copy_extent_to_host(s.device, s.host_first, s.bytes, used);
@@ -155,7 +172,7 @@ inline PyLaunch forall(nb::handle self, std::int64_t n, nb::handle stream, std::
   PyLaunch l;
   l.owner = nb::borrow(self);
   l.kernel = &k;
-  l.config.default_stream = default_stream();
+  l.config.default_stream = StreamRef::process_default();
   l.config.stream = stream_of(stream);
   l.stream_keepalive = nb::borrow(stream);
   l.config.shared_mem = sharedmem;
@@ -193,7 +210,7 @@ inline std::shared_ptr<KernelSignature> signature_of(nb::handle signature) {
   if (nb::isinstance<KernelSignature>(signature)) return nb::cast<std::shared_ptr<KernelSignature>>(signature);
   if (PyUnicode_Check(signature.ptr()))
     return std::make_shared<KernelSignature>(KernelSignature::parse(nb::cast<std::string>(signature)));
-  throw nb::type_error(("signature: " + py_repr(signature) + " (" + type_of(signature) +
+  throw nb::type_error(("signature: " + py_repr(signature) + " (" + py_type_name(signature) +
                         ") is neither a str such as 'void(float32[:], int64)' nor a cubridge.KernelSignature")
                            .c_str());
 }
@@ -212,7 +229,7 @@ inline PyKernel load(nb::handle code, nb::handle name, nb::handle signature, nb:
   } else {
     PyErr_Clear();
     throw nb::type_error(("load_kernel: code must be PTX text (str) or a cubin/fatbin/PTX image (bytes), got " +
-                          type_of(code)).c_str());
+                          py_type_name(code)).c_str());
   }
   struct Release {
     Py_buffer* v;
@@ -288,6 +305,29 @@ inline nb::bytes pack_for_inspection(const std::shared_ptr<KernelSignature>& sig
   }
   auto b = pack.buffer();
   return nb::bytes(reinterpret_cast<const char*>(b.data()), b.size());
+}
+
+/// The floor a launch is measured against (bench/bench_kernels.py): `repeat` bare cuLaunchKernel calls
+/// of the kernel, one block of 32 threads on the legacy default stream, with `args` packed once and the
+/// kernel's context current; nanoseconds per call, timed in C++ (no Python, no checks per call).
+inline double bare_launch_ns(PyKernel& k, nb::tuple args, int repeat) {
+  check_count(k, args);
+  ArgumentPack pack(k.signature);
+  std::vector<std::size_t> deferred;
+  convert_immediate(pack, args, deferred);
+  if (!deferred.empty()) throw nb::type_error("_bare_launch_ns: pass device arrays, addresses and numbers only");
+  pack.check_complete();
+  CUfunction f = k.kernel->handle();
+  ScopedContext scope(*k.kernel->module()->context());
+  const auto& api = driver::api();
+  nb::gil_scoped_release release;
+  auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < repeat; ++i) {
+    CUresult r = api.cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, CU_STREAM_LEGACY, pack.params(), nullptr);
+    if (r != CUDA_SUCCESS) driver::throw_error(r, "cuLaunchKernel");
+  }
+  auto t1 = std::chrono::steady_clock::now();
+  return std::chrono::duration<double, std::nano>(t1 - t0).count() / repeat;
 }
 
 }  // namespace cubridge::python::kernel_glue

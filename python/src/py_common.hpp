@@ -1,0 +1,66 @@
+// Internal: what every piece of the Python glue shares: the interned strings of the hot paths, and how
+// C++ holds a Python object (a reference whose last release takes the GIL, from any thread, and is
+// skipped while the interpreter goes away).
+#pragma once
+
+#include <Python.h>
+#include <nanobind/nanobind.h>
+
+#include <memory>
+
+#include "py_text.hpp"
+
+namespace cubridge::python {
+namespace nb = nanobind;
+
+/// Interned Python strings used on every hot path (created once, immortal for our purposes).
+struct Keys {
+  PyObject *shape, *typestr, *data, *version, *strides, *descr, *mask, *stream, *cai, *dlpack,
+      *dlpack_device, *exchange_api, *max_version, *dl_device, *copy;
+  static const Keys& get() {
+    static const Keys k = [] {
+      auto s = [](const char* t) { return PyUnicode_InternFromString(t); };
+      return Keys{s("shape"), s("typestr"), s("data"), s("version"), s("strides"), s("descr"), s("mask"),
+                  s("stream"), s("__cuda_array_interface__"), s("__dlpack__"), s("__dlpack_device__"),
+                  s("__dlpack_c_exchange_api__"), s("max_version"), s("dl_device"), s("copy")};
+    }();
+    return k;
+  }
+};
+
+/// Whether a Python object may still be released: the interpreter is up and not finalizing.
+inline bool python_alive() noexcept {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsInitialized() && !Py_IsFinalizing();
+#else
+  return Py_IsInitialized() && !_Py_IsFinalizing();
+#endif
+}
+
+/// Deleter of a Python object held by C++ (may run on any thread, with or without the GIL).
+struct PyDecref {
+  void operator()(void* p) const noexcept {
+    if (!python_alive()) return;  // leaked on purpose: the interpreter is going away
+    nb::gil_scoped_acquire gil;
+    Py_DECREF(static_cast<PyObject*>(p));
+  }
+};
+
+/// A strong reference as a shared_ptr C++ may drop anywhere (null for None).
+inline std::shared_ptr<void> keep_python(nb::handle obj) {
+  if (!obj.is_valid() || obj.is_none()) return nullptr;
+  return std::shared_ptr<void>(nb::borrow(obj).release().ptr(), PyDecref{});
+}
+
+/// The Python object an owner came from, or None when C++ made it.
+inline nb::object python_of(const std::shared_ptr<void>& owner) {
+  if (owner && std::get_deleter<PyDecref>(owner) != nullptr) return nb::borrow(static_cast<PyObject*>(owner.get()));
+  return nb::none();
+}
+
+/// keep_python for owners of views and exports (never None): the object stays alive while the owner does.
+inline std::shared_ptr<const void> py_ref_owner(nb::handle h) {
+  return std::shared_ptr<void>(nb::borrow(h).release().ptr(), PyDecref{});
+}
+
+}  // namespace cubridge::python

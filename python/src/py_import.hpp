@@ -1,0 +1,319 @@
+// Internal (Python glue of the array face): the one place that decides how a Python object becomes an
+// array: our DeviceArray as it is; a type publishing the DLPack C exchange table through the table (it
+// names the producer's current stream, where PyTorch's CAI is version 2 without one); CuPy's ndarray
+// through its attributes; else the object's `__cuda_array_interface__`; else its `__dlpack__`. The route
+// is decided once per Python type (a bounded cache that holds no reference to the types). Used by
+// as_cuda_array, the C API, kernel arguments and @jit's typeof.
+// Implements: CAI v3 "stream" (consumer side) for every route; DLPack "Python specification" (consumer).
+#pragma once
+
+#include <array>
+#include <optional>
+
+#include "py_cai.hpp"
+#include "py_dlpack.hpp"
+
+namespace cubridge::python {
+
+/// How objects of one Python type are imported.
+enum class Route : std::uint8_t { ours, exchange, cupy, attributes };
+
+/// What a caller asks of an import.
+struct ImportRequest {
+  bool sync = true;  // the consumer rule of CAI v3 "stream" (ordering with the producer's stream)
+  /// The consumer's stream for a DLPack producer (`__dlpack__(stream=...)`); null or None: the legacy
+  /// default stream for `__dlpack__`, the producer's current work stream for the exchange table.
+  nb::handle stream;
+  nb::handle stream_or_none() const noexcept { return stream.is_valid() ? stream : nb::handle(Py_None); }
+  /// The caller keeps the object alive for as long as it uses the view (a launch holds its arguments):
+  /// the view gets no owner, and an exchange-table producer's borrowed DLTensor is read with no copy.
+  bool borrow = false;
+  /// A `__dlpack__`-only producer is not imported but reported deferred (a launch first learns its stream).
+  bool defer_dlpack = false;
+  /// An exchange-table export that fails (DLPack cannot express record dtypes) falls back to the
+  /// object's CAI when it has one (kernel arguments: a structured array).
+  bool cai_after_exchange = false;
+};
+
+/// The result of import_array: our own array (not copied), a new one, or nothing.
+struct ImportedArray {
+  PyDeviceArray* ours = nullptr;
+  std::optional<PyDeviceArray> made;
+  bool deferred = false;  // a DLPack-only producer left for the caller (ImportRequest::defer_dlpack)
+
+  explicit operator bool() const noexcept { return ours != nullptr || made.has_value(); }
+  PyDeviceArray& get() noexcept { return ours != nullptr ? *ours : *made; }
+};
+
+namespace import_detail {
+
+/// CuPy's ndarray type and the module state its `__cuda_array_interface__` reads (the export version
+/// and the current stream), resolved once when CuPy is first seen; every field null when CuPy is not
+/// imported or does not look as expected (then CuPy arrays go through their CAI like anybody's).
+struct CupyFacts {
+  PyTypeObject* ndarray = nullptr;
+  PyObject* util = nullptr;                // cupy._util: CUDA_ARRAY_INTERFACE_EXPORT_VERSION
+  PyObject* current_stream = nullptr;      // cupy.cuda.stream.get_current_stream (its .ptr; the C-level
+                                           // get_current_stream_ptr CuPy's export calls is not Python's)
+  PyObject* default_stream_ptr = nullptr;  // cupy_backends.cuda.stream.get_default_stream_ptr
+
+  bool usable() const noexcept { return ndarray != nullptr; }
+};
+
+inline PyObject* attr_path(const char* module, const char* name) {
+  PyObject* m = PyImport_ImportModule(module);
+  if (m == nullptr) return nullptr;
+  PyObject* v = name != nullptr ? PyObject_GetAttrString(m, name) : (Py_INCREF(m), m);
+  Py_DECREF(m);
+  return v;
+}
+
+/// Resolved at most once per process, and only after the program imported CuPy itself (never imported
+/// here first: a process without CuPy pays nothing). The references are kept for the process.
+inline const CupyFacts& cupy_facts() {
+  static CupyFacts facts;
+  static bool resolved = false;
+  if (resolved) return facts;
+  PyObject* loaded = PyImport_GetModule(nb::str("cupy").ptr());
+  if (loaded == nullptr) {
+    if (PyErr_Occurred()) PyErr_Clear();
+    return facts;  // asked again later: CuPy may be imported after our first import
+  }
+  Py_DECREF(loaded);
+  resolved = true;
+  CupyFacts f;
+  PyObject* type = attr_path("cupy", "ndarray");
+  f.util = attr_path("cupy._util", nullptr);
+  f.current_stream = attr_path("cupy.cuda.stream", "get_current_stream");
+  f.default_stream_ptr = attr_path("cupy_backends.cuda.stream", "get_default_stream_ptr");
+  if (PyErr_Occurred()) PyErr_Clear();
+  if (type != nullptr && PyType_Check(type) && f.util != nullptr && f.current_stream != nullptr &&
+      f.default_stream_ptr != nullptr) {
+    f.ndarray = reinterpret_cast<PyTypeObject*>(type);
+    facts = f;
+  } else {
+    Py_XDECREF(type);
+    Py_XDECREF(f.util);
+    Py_XDECREF(f.current_stream);
+    Py_XDECREF(f.default_stream_ptr);
+  }
+  return facts;
+}
+
+inline Route decide_route(PyTypeObject* tp) {
+  if (PyType_IsSubtype(tp, reinterpret_cast<PyTypeObject*>(nb::type<PyDeviceArray>().ptr()))) return Route::ours;
+  if (_PyType_Lookup(tp, Keys::get().exchange_api) != nullptr) return Route::exchange;
+  // Only CuPy's own type: a subclass may redefine what its interface says.
+  if (const CupyFacts& c = cupy_facts(); c.usable() && tp == c.ndarray) return Route::cupy;
+  return Route::attributes;
+}
+
+/// How many types the route cache remembers (a program passes few array types; a miss costs a few
+/// type lookups, never a wrong answer).
+inline constexpr std::size_t kRouteCacheSize = 16;
+
+}  // namespace import_detail
+
+/// The route of `tp`, cached by the type's identity and its version tag: CPython gives every type a tag
+/// never given to another and clears it when the type is changed, so a freed type's address reused by a
+/// new type, or a type given a new attribute, is decided again. No reference to the type is held.
+inline Route route_of(PyTypeObject* tp) {
+  struct Entry {
+    PyTypeObject* type = nullptr;
+    unsigned int tag = 0;
+    Route route = Route::attributes;
+  };
+  static std::array<Entry, import_detail::kRouteCacheSize> cache;  // guarded by the GIL
+  static std::size_t next = 0;
+  static PyTypeObject* const ours = reinterpret_cast<PyTypeObject*>(nb::type<PyDeviceArray>().ptr());
+  if (tp == ours) return Route::ours;  // the hottest case, and a type that lives for the process
+  // A tag of 0 is no tag (CPython zeroes it when the type changes; Python 3.12 no longer keeps the
+  // VALID_VERSION_TAG flag in step, so the tag alone is the test).
+  const unsigned int tag = tp->tp_version_tag;
+  if (tag != 0)
+    for (const Entry& e : cache)
+      if (e.type == tp && e.tag == tag) return e.route;
+  const Route r = import_detail::decide_route(tp);
+  // _PyType_Lookup above gives the type a tag when it can have one; a type without one is never cached.
+  if (tp->tp_version_tag != 0) cache[next++ % cache.size()] = Entry{tp, tp->tp_version_tag, r};
+  return r;
+}
+
+namespace import_detail {
+
+/// An exchange-table producer's view: the borrowed DLTensor when the caller keeps the object alive and
+/// the table has the function, else an owned export; on the producer's current work stream unless the
+/// caller named a stream.
+inline ArrayView exchange_view(nb::handle obj, const CubridgeDLPackExchangeAPI* api, const ImportRequest& req) {
+  if (req.borrow && api->dltensor_from_py_object_no_sync != nullptr) {
+    CubridgeDLTensor t{};
+    check_producer_call(api->dltensor_from_py_object_no_sync(obj.ptr(), &t), obj.ptr(),
+                        "dltensor_from_py_object_no_sync");
+    // A borrowed DLTensor carries no read-only flag (the C API reads it the same way).
+    ArrayView v = view_of_dltensor(t, false, nullptr);
+    StreamRef work = req.stream_or_none().is_none()
+                         ? exchange_work_stream(api, t.device.device_type, t.device.device_id)
+                         : to_stream_ref(req.stream, StreamRef::legacy(), "from_dlpack: stream");
+    return std::move(v).with_stream(work, req.sync);
+  }
+  return array_from_dlpack(obj, req.stream_or_none(), req.sync).view;
+}
+
+/// A small int attribute value (CuPy's export version) or nullopt when it is not an int.
+inline std::optional<long> int_attr(PyObject* o, PyObject* name) {
+  PyObject* v = PyObject_GetAttr(o, name);
+  if (v == nullptr) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  long x = PyLong_Check(v) ? PyLong_AsLong(v) : -1;
+  Py_DECREF(v);
+  if (PyErr_Occurred()) PyErr_Clear();
+  return x;
+}
+
+/// The typestr of a NumPy dtype object (dtype.str), cached by the dtype's identity: the dtypes a program
+/// uses are few and NumPy's builtin ones live for the process. Structured dtypes give nullopt (their
+/// descr matters, which only the CAI path carries).
+inline std::optional<std::string> dtype_typestr(PyObject* dtype) {
+  struct Entry {
+    PyObject* dtype;  // a strong reference, kept while cached
+    std::string typestr;
+  };
+  static std::array<Entry, 16> cache{};
+  static std::size_t next = 0;
+  for (const Entry& e : cache)
+    if (e.dtype == dtype) return e.typestr;
+  nb::object fields = nb::steal(PyObject_GetAttrString(dtype, "fields"));
+  if (!fields.is_valid()) throw nb::python_error();
+  if (!fields.is_none()) return std::nullopt;
+  nb::object s = nb::steal(PyObject_GetAttrString(dtype, "str"));
+  if (!s.is_valid()) throw nb::python_error();
+  if (!PyUnicode_Check(s.ptr())) return std::nullopt;
+  Entry& slot = cache[next++ % cache.size()];
+  Py_XDECREF(slot.dtype);
+  Py_INCREF(dtype);
+  slot = Entry{dtype, PyUnicode_AsUTF8(s.ptr())};
+  return slot.typestr;
+}
+
+}  // namespace import_detail
+
+/// A CuPy ndarray read through its attributes (`.data.ptr`, `.shape`, `.strides`, `.dtype`) instead of
+/// the dict its `__cuda_array_interface__` builds, with the facts that dict would hold: CuPy's export
+/// version (3: the current stream's .ptr, the default stream's CAI value when that is 0; 2: no stream),
+/// data (0, False) when empty, strides None when C-contiguous. The view comes from the same
+/// view_from_interface as the CAI path, so every rule is the array layer's. nullopt when the array has
+/// something only the dict says (a structured dtype's descr, an export version CuPy refuses, a negative
+/// pointer or stream): the caller then reads the CAI, which raises in its own words.
+inline std::optional<ArrayView> cupy_view(nb::handle obj, const import_detail::CupyFacts& c, bool sync) {
+  using namespace cai_detail;
+  struct Names {
+    PyObject *dtype, *shape, *strides, *data, *ptr;
+  };
+  static const Names k = [] {
+    auto s = [](const char* t) { return PyUnicode_InternFromString(t); };
+    return Names{s("dtype"), s("shape"), s("strides"), s("data"), s("ptr")};
+  }();
+  auto get = [](PyObject* o, PyObject* name) {
+    nb::object v = nb::steal(o != nullptr ? PyObject_GetAttr(o, name) : nullptr);  // null o: a failed call
+    if (!v.is_valid()) throw nb::python_error();
+    return v;
+  };
+  static PyObject* const version_name = PyUnicode_InternFromString("CUDA_ARRAY_INTERFACE_EXPORT_VERSION");
+  const std::optional<long> version = import_detail::int_attr(c.util, version_name);
+  if (!version || (*version != 2 && *version != 3)) return std::nullopt;
+  nb::object dtype = get(obj.ptr(), k.dtype);
+  const std::optional<std::string> typestr = import_detail::dtype_typestr(dtype.ptr());
+  if (!typestr) return std::nullopt;
+  nb::object shape_obj = get(obj.ptr(), k.shape);
+  Dims shape, strides;
+  int_sequence(shape_obj.ptr(), "['shape']", shape);
+  int_sequence(get(obj.ptr(), k.strides).ptr(), "['strides']", strides);
+  ArrayInterface ai;
+  ai.version = static_cast<int>(*version);
+  ai.shape = shape.span();
+  ai.typestr = *typestr;
+  ai.strides = strides.span();
+  // CuPy exports strides None when the array is C-contiguous by its own rule: an empty array is, and
+  // extents of 1 may carry any stride. The product of the extents is its `size`.
+  std::int64_t n = 1, expected = parse_typestr(*typestr, "__cuda_array_interface__['typestr']").itemsize;
+  bool c_contiguous = strides.n == shape.n;
+  for (std::size_t i = shape.n; i-- > 0;) {
+    const std::int64_t extent = shape.span()[i];
+    if (c_contiguous && extent != 1 && strides.span()[i] != expected) c_contiguous = false;
+    expected *= extent;
+    n *= extent;
+  }
+  if (c_contiguous || n == 0) ai.strides.reset();
+  if (n > 0) {
+    nb::object ptr = get(get(obj.ptr(), k.data).ptr(), k.ptr);
+    long long p = PyLong_AsLongLong(ptr.ptr());  // CuPy's pointers are intptr_t
+    if (p == -1 && PyErr_Occurred()) throw nb::python_error();
+    if (p < 0) return std::nullopt;  // not a pointer: the CAI path says so in its words
+    ai.data = static_cast<std::uintptr_t>(p);
+  }
+  if (*version == 3) {
+    nb::object s = get(nb::steal(PyObject_CallNoArgs(c.current_stream)).ptr(), k.ptr);
+    long long v = PyLong_AsLongLong(s.ptr());  // CuPy's stream pointers are intptr_t
+    if (v == -1 && PyErr_Occurred()) throw nb::python_error();
+    if (v == 0) {  // CAI v3 disallows 0: CuPy names its default stream instead
+      s = nb::steal(PyObject_CallNoArgs(c.default_stream_ptr));
+      if (!s.is_valid()) throw nb::python_error();
+      v = PyLong_AsLongLong(s.ptr());
+      if (v == -1 && PyErr_Occurred()) throw nb::python_error();
+    }
+    if (v < 0) return std::nullopt;  // not a stream: the CAI path says so in its words
+    ai.stream = static_cast<std::uintptr_t>(v);
+  }
+  return view_from_interface(ai, nullptr, ImportOptions{sync, true});
+}
+
+/// The one import: see the file's opening comment for the order. Raises what the producer's protocol
+/// raised; an empty result when `obj` offers no GPU-array protocol.
+inline ImportedArray import_array(nb::handle obj, const ImportRequest& req) {
+  ImportedArray out;
+  const Route route = route_of(Py_TYPE(obj.ptr()));
+  if (route == Route::ours) {
+    out.ours = nb::inst_ptr<PyDeviceArray>(obj);  // the route checked the type: no second lookup
+    return out;
+  }
+  auto made = [&](ArrayView v) {
+    out.made.emplace();
+    out.made->view = std::move(v);
+    if (!req.borrow) out.made->producer = nb::borrow(obj);
+  };
+  if (route == Route::exchange) {
+    if (const CubridgeDLPackExchangeAPI* api = exchange_api_of(Py_TYPE(obj.ptr()))) {
+      try {
+        made(import_detail::exchange_view(obj, api, req));
+        return out;
+      } catch (const std::exception&) {
+        if (!req.cai_after_exchange || !PyObject_HasAttr(obj.ptr(), Keys::get().cai)) throw;
+      }
+    }
+  } else if (route == Route::cupy) {
+    if (auto v = cupy_view(obj, import_detail::cupy_facts(), req.sync)) {
+      made(std::move(*v));
+      return out;
+    }
+  }
+  PyObject* cai = PyObject_GetAttr(obj.ptr(), Keys::get().cai);
+  if (cai != nullptr) {
+    nb::object desc = nb::steal(cai);
+    out.made.emplace(array_from_cai(desc, req.borrow ? nb::handle() : obj, req.sync));
+    return out;
+  }
+  if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw nb::python_error();  // the getter failed
+  PyErr_Clear();
+  if (PyObject_HasAttr(obj.ptr(), Keys::get().dlpack)) {
+    if (req.defer_dlpack) {
+      out.deferred = true;
+      return out;
+    }
+    made(array_from_dlpack(obj, req.stream_or_none(), req.sync).view);
+  }
+  return out;
+}
+
+}  // namespace cubridge::python
