@@ -1,8 +1,9 @@
 """The one import (python/src/py_import.hpp): the route decided per Python type (its cache holds no type
 alive and follows a type that changes), and CuPy's attribute path proved equal to the CAI path on a fake
 CuPy type whose `__cuda_array_interface__` follows CuPy's export rule (version, stream, empty data,
-strides None when C-contiguous). Runs without a GPU (fake addresses; no driver, so no pointer check); the
-same comparison on real CuPy arrays is in test_arrays_import_gpu.py.
+strides None when C-contiguous). Runs without a GPU (fake addresses; no driver, so no pointer check) and on
+one (addresses inside a real allocation, which the driver's pointer check accepts); the same comparison on
+real CuPy arrays is in test_arrays_import_gpu.py.
 """
 import gc
 import sys
@@ -14,7 +15,19 @@ import pytest
 
 import cubridge
 
-BASE = 0x7F0000000000  # a fake aligned device address (nothing dereferences it here)
+
+def _device_address():
+    """An aligned address the fake arrays point at (nothing dereferences it): made up where no driver is
+    usable; where one is, an import asks it about the pointer, so the middle of a real 1 MiB allocation
+    (room on both sides for negative strides), kept for the life of the module."""
+    from conftest import GPU_REASON
+    if GPU_REASON is not None:
+        return 0x7F0000000000, None
+    buffer = cubridge.device_array(1 << 20, "u1")
+    return buffer.ptr + (1 << 19), buffer
+
+
+BASE, _BUFFER = _device_address()
 
 
 # ---- the route per type -------------------------------------------------------------------------------
