@@ -84,8 +84,9 @@ inline PyObject* sharedmem(PyObject* self, void*) { return PyLong_FromLongLong(r
 inline void register_launch_type(nb::module_& m) {
   using namespace launch_detail;
   static PyGetSetDef getset[] = {
-      {"griddim", griddim, nullptr, "tuple: (x, y, z) blocks", nullptr},
-      {"blockdim", blockdim, nullptr, "tuple: (x, y, z) threads per block", nullptr},
+      // Each doc is "type: text", which scripts/gen_api_docs.py reads as the attribute's type and doc.
+      {"griddim", griddim, nullptr, "tuple: the grid's (x, y, z) extents, in blocks", nullptr},
+      {"blockdim", blockdim, nullptr, "tuple: the block's (x, y, z) extents, in threads", nullptr},
       {"sharedmem", sharedmem, nullptr, "int: dynamic shared memory per block, in bytes", nullptr},
       {nullptr, nullptr, nullptr, nullptr, nullptr}};
   static PyMemberDef members[] = {
@@ -123,5 +124,22 @@ inline nb::object make_launch(nb::handle owner, const LaunchConfig& config, nb::
   l->nothing_to_do = nothing_to_do;
   return nb::steal(o);
 }
+
+/// `kernel[griddim, blockdim, stream, sharedmem]`: the Kernel type's mp_subscript slot, called by CPython
+/// directly (numba-style code writes `k[1, 32](...)` at every launch, so the configuration is on the hot
+/// path too). A bad configuration fails here, before any launch.
+inline PyObject* subscript(PyObject* self, PyObject* key) noexcept {
+  try {
+    nb::object keepalive;
+    LaunchConfig c = configure(*nb::inst_ptr<PyKernel>(self), key, keepalive);
+    return make_launch(self, c, keepalive, false).release().ptr();
+  } catch (...) {
+    launch_detail::raise_current();
+    return nullptr;
+  }
+}
+
+/// The Kernel type's slots (nb::type_slots).
+inline PyType_Slot kernel_slots[] = {{Py_mp_subscript, reinterpret_cast<void*>(subscript)}, {0, nullptr}};
 
 }  // namespace cubridge::python::kernel_glue
