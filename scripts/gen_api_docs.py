@@ -159,6 +159,9 @@ def _member_lines(cls) -> list[str]:
                 returns = "" if ret is inspect.Signature.empty else str(ret)
                 doc = _doc(member.__doc__)
             lines.append(_bullet(f"{name}: {returns}" if returns else name, doc))
+        elif inspect.isgetsetdescriptor(member):  # a C type's attribute, documented "type: text"
+            returns, _, doc = (member.__doc__ or "").partition(": ")
+            lines.append(_bullet(f"{name}: {returns}" if returns else name, _doc(doc)))
         elif isinstance(member, (staticmethod, classmethod)):
             lines.append(_bullet(f"{name}{_python_signature(member.__func__)}", _doc(member.__func__.__doc__)))
         elif _is_nanobind_function(member):

@@ -6,7 +6,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "bindings.hpp"
-#include "py_kernel.hpp"
+#include "py_launch.hpp"
 
 namespace cubridge::python {
 
@@ -83,20 +83,21 @@ void bind_kernel(nb::module_& m) {
       .def_prop_ro("context", [](const Module& mod) { return mod.context(); })
       .def("__repr__", [](const Module& mod) { return std::string("<cubridge.Module ") + format_name(mod.format()) + (mod.valid() ? "" : " closed") + ">"; });
 
-  nb::class_<PyLaunch>(m, "KernelLaunch", "A kernel with its launch configuration; call it with the arguments.")
-      .def("__call__", &call)
-      .def_prop_ro("griddim", [](const PyLaunch& l) { return nb::make_tuple(l.config.grid.x, l.config.grid.y, l.config.grid.z); })
-      .def_prop_ro("blockdim", [](const PyLaunch& l) { return nb::make_tuple(l.config.block.x, l.config.block.y, l.config.block.z); })
-      .def_prop_ro("sharedmem", [](const PyLaunch& l) { return l.config.shared_mem; });
+  register_launch_type(m);
 
   nb::class_<PyKernel>(m, "Kernel",
-      "A loaded kernel with its signature: kernel[griddim, blockdim, stream, sharedmem](*args), kernel.forall(n)(*args).")
+      "A loaded kernel with its signature: kernel[griddim, blockdim, stream, sharedmem](*args), kernel.forall(n)(*args).",
+      nb::type_slots(kernel_slots))
       .def("__init__", [](PyKernel* k, nb::handle code, nb::handle name, nb::handle signature, nb::handle device, bool cache) {
              new (k) PyKernel(load(code, name, signature, device, cache)); },
            nb::arg("code"), nb::arg("name").none(), nb::arg("signature"), nb::kw_only(), nb::arg("device").none() = nb::none(),
            nb::arg("cache") = true, "Same as cubridge.load_kernel (signature as text or a KernelSignature).")
-      .def("__getitem__", &configure, nb::arg("config"))
-      .def("forall", &forall, nb::arg("ntasks"), nb::arg("stream").none() = nb::none(), nb::arg("sharedmem") = 0)
+      .def("forall", [](nb::handle self, std::int64_t n, nb::handle stream, std::int64_t sharedmem) {
+             bool nothing_to_do = false;
+             LaunchConfig c = forall_config(nb::cast<PyKernel&>(self), n, stream, sharedmem, nothing_to_do);
+             return make_launch(self, c, stream, nothing_to_do); },
+           nb::arg("ntasks"), nb::arg("stream").none() = nb::none(), nb::arg("sharedmem") = 0,
+           nb::sig("def forall(self, ntasks: int, stream: object | None = None, sharedmem: int = 0) -> KernelLaunch"))
       .def("__call__", [](const PyKernel& k, nb::args) {
              throw nb::type_error(("kernel '" + k.kernel->name() + "' needs a launch configuration: "
                                    "kernel[griddim, blockdim](*args) or kernel.forall(n)(*args)").c_str()); })

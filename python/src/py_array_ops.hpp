@@ -32,8 +32,14 @@ inline nb::object as_cuda_array(nb::handle obj, nb::handle sync) {
                         "__dlpack__, e.g. a CuPy, PyTorch, Numba, JAX or cubridge array)").c_str());
 }
 
+/// Built in place inside its Python object: a DeviceArray moved into one costs a copy of every field.
 inline nb::object from_cai(nb::handle desc, nb::handle owner, nb::handle sync) {
-  return wrap(array_from_cai(desc, owner, sync_arg(sync)));
+  const bool s = sync_arg(sync);
+  nb::object o = nb::inst_alloc(nb::type<PyDeviceArray>());
+  new (nb::inst_ptr<PyDeviceArray>(o)) PyDeviceArray();
+  nb::inst_mark_ready(o);  // from here a failure destroys the array with the object
+  read_cai(*nb::inst_ptr<PyDeviceArray>(o), desc, owner, s);
+  return o;
 }
 
 inline nb::object from_dlpack(nb::handle obj, nb::handle stream, nb::handle sync) {

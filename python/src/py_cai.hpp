@@ -236,9 +236,10 @@ inline bool is_default_descr(PyObject* descr, PyObject* typestr) {
 
 }  // namespace cai_detail
 
-/// Reads `desc` (a CAI dict). `owner` (may be None) is kept alive by the result; `sync` follows the
-/// consumer rule of CAI v3 "stream". Every malformed value raises TypeError/ValueError naming the key.
-inline PyDeviceArray array_from_cai(nb::handle desc, nb::handle owner, bool sync, bool is_mask = false) {
+/// Reads `desc` (a CAI dict) into `out`, a new array (it may be the one inside its Python object).
+/// `owner` (may be None) is kept alive by the result; `sync` follows the consumer rule of CAI v3
+/// "stream". Every malformed value raises TypeError/ValueError naming the key.
+inline void read_cai(PyDeviceArray& out, nb::handle desc, nb::handle owner, bool sync, bool is_mask = false) {
   using namespace cai_detail;
   const Keys& k = Keys::get();
   PyObject* d = desc.ptr();
@@ -302,7 +303,6 @@ inline PyDeviceArray array_from_cai(nb::handle desc, nb::handle owner, bool sync
   PyObject* descr = unless_none(items.descr);
   if (descr != nullptr && is_default_descr(descr, t)) descr = nullptr;  // [('', typestr)] says nothing more
 
-  PyDeviceArray out;
   out.view = view_from_interface(ai, nullptr, ImportOptions{sync, true, is_mask});
   if (descr != nullptr) {
     check_descr_itemsize(descr_size(descr, std::string(kWhat) + "['descr']"), out.view.dtype());
@@ -315,11 +315,18 @@ inline PyDeviceArray array_from_cai(nb::handle desc, nb::handle owner, bool sync
       type_error("['mask']", "None or an object exposing __cuda_array_interface__", mask);
     }
     nb::object mdesc = nb::steal(mcai);
-    PyDeviceArray m = array_from_cai(mdesc, mask, sync, /*is_mask=*/true);
+    PyDeviceArray m;
+    read_cai(m, mdesc, mask, sync, /*is_mask=*/true);
     out.view = with_mask_of_interface(std::move(out.view), m.view);
     out.mask = wrap(std::move(m));
   }
   out.producer = nb::borrow(owner);
+}
+
+/// read_cai into a new array.
+inline PyDeviceArray array_from_cai(nb::handle desc, nb::handle owner, bool sync) {
+  PyDeviceArray out;
+  read_cai(out, desc, owner, sync);
   return out;
 }
 

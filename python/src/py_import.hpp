@@ -108,19 +108,37 @@ inline Route decide_route(PyTypeObject* tp) {
   return Route::attributes;
 }
 
+/// Whether the weak reference `weak` still refers to `tp`.
+inline bool refers_to(PyObject* weak, PyTypeObject* tp) {
+#if PY_VERSION_HEX >= 0x030D0000
+  PyObject* o = nullptr;
+  if (PyWeakref_GetRef(weak, &o) < 0) PyErr_Clear();
+  Py_XDECREF(o);  // only compared: the caller holds an object of type `tp`, which keeps `tp` alive
+  return o == reinterpret_cast<PyObject*>(tp);
+#else
+  return PyWeakref_GET_OBJECT(weak) == reinterpret_cast<PyObject*>(tp);
+#endif
+}
+
 /// How many types the route cache remembers (a program passes few array types; a miss costs a few
 /// type lookups, never a wrong answer).
 inline constexpr std::size_t kRouteCacheSize = 16;
 
 }  // namespace import_detail
 
-/// The route of `tp`, cached by the type's identity and its version tag: CPython gives every type a tag
-/// never given to another and clears it when the type is changed, so a freed type's address reused by a
-/// new type, or a type given a new attribute, is decided again. No reference to the type is held.
+/// The route of `tp`, cached by the type's identity. A type with a version tag is matched by its tag too:
+/// CPython gives every type a tag never given to another and clears it when the type is changed, so a
+/// freed type's address reused by a new type, or a type given a new attribute, is decided again. A type
+/// without a tag (CPython gives up tagging a type that changed too often, as Python 3.12+ may do for
+/// torch.Tensor, changed hundreds of times while PyTorch loads) is matched by a weak reference instead,
+/// which dies with the type; such a type keeps the route of its first import, as exchange_api_of keeps
+/// its table (the route reads only the bases and `__dlpack_c_exchange_api__`, which a library sets when
+/// it makes the class). No strong reference to a type is held.
 inline Route route_of(PyTypeObject* tp) {
   struct Entry {
     PyTypeObject* type = nullptr;
     unsigned int tag = 0;
+    PyObject* weak = nullptr;  // for a type without a tag: a weak reference to it, else null
     Route route = Route::attributes;
   };
   static std::array<Entry, import_detail::kRouteCacheSize> cache;  // guarded by the GIL
@@ -130,12 +148,22 @@ inline Route route_of(PyTypeObject* tp) {
   // A tag of 0 is no tag (CPython zeroes it when the type changes; Python 3.12 no longer keeps the
   // VALID_VERSION_TAG flag in step, so the tag alone is the test).
   const unsigned int tag = tp->tp_version_tag;
-  if (tag != 0)
-    for (const Entry& e : cache)
-      if (e.type == tp && e.tag == tag) return e.route;
+  for (const Entry& e : cache)
+    if (e.type == tp && (tag != 0 ? e.tag == tag : e.weak != nullptr && import_detail::refers_to(e.weak, tp)))
+      return e.route;
   const Route r = import_detail::decide_route(tp);
-  // _PyType_Lookup above gives the type a tag when it can have one; a type without one is never cached.
-  if (tp->tp_version_tag != 0) cache[next++ % cache.size()] = Entry{tp, tp->tp_version_tag, r};
+  // _PyType_Lookup above gives the type a tag when it can have one.
+  Entry fresh{tp, tp->tp_version_tag, nullptr, r};
+  if (fresh.tag == 0) {
+    fresh.weak = PyWeakref_NewRef(reinterpret_cast<PyObject*>(tp), nullptr);
+    if (fresh.weak == nullptr) {
+      PyErr_Clear();  // a type that takes no weak reference is decided at every import
+      return r;
+    }
+  }
+  Entry& slot = cache[next++ % cache.size()];
+  Py_XDECREF(slot.weak);
+  slot = fresh;
   return r;
 }
 

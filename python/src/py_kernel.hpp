@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -26,13 +27,13 @@ struct PyKernel {
   int forall_block = 0;  // the occupancy-suggested block size, found on the first forall()
 };
 
-struct PyLaunch {
-  nb::object owner;  // the cubridge.Kernel, kept alive
-  PyKernel* kernel = nullptr;
-  LaunchConfig config;
-  nb::object stream_keepalive;  // a foreign stream object named in the configuration
-  bool nothing_to_do = false;   // forall(0)
-};
+/// The positional arguments of a launch, where the caller keeps them (a vectorcall's stack or a tuple).
+using Args = std::span<PyObject* const>;
+
+/// A tuple's items as launch arguments.
+inline Args items_of(nb::handle tuple) {
+  return {&PyTuple_GET_ITEM(tuple.ptr(), 0), static_cast<std::size_t>(PyTuple_GET_SIZE(tuple.ptr()))};
+}
 
 inline std::string parameter_text(const KernelSignature& sig, std::size_t i) {
   return sig[i].to_string() + " (signature " + sig.to_string() + ")";
@@ -66,11 +67,11 @@ inline std::optional<std::uint64_t> address_of(PyObject* o, std::size_t i) {
 
 /// Pass 1 of argument conversion: scalars, our arrays and CAI arrays go into `pack`; NumPy and
 /// DLPack arrays wait in `deferred` until the launch stream is known.
-inline void convert_immediate(ArgumentPack& pack, nb::handle args, std::vector<std::size_t>& deferred) {
+inline void convert_immediate(ArgumentPack& pack, Args args, std::vector<std::size_t>& deferred) {
   const KernelSignature& sig = pack.signature();
   std::optional<ImportRequest> request;  // made for the first foreign array, shared by the others
   for (std::size_t i = 0; i < sig.size(); ++i) {
-    PyObject* obj = PyTuple_GET_ITEM(args.ptr(), static_cast<Py_ssize_t>(i));
+    PyObject* obj = args[i];
     if (sig[i].takes_array()) {
       if (sig[i].is_pointer()) {
         if (auto address = address_of(obj, i)) {
@@ -79,7 +80,7 @@ inline void convert_immediate(ArgumentPack& pack, nb::handle args, std::vector<s
         }
       }
       if (route_of(Py_TYPE(obj)) == Route::ours) {  // import_array's first route, with no request to build
-        pack.set_array_borrowed(i, nb::inst_ptr<PyDeviceArray>(obj)->view);  // the tuple keeps it alive
+        pack.set_array_borrowed(i, nb::inst_ptr<PyDeviceArray>(obj)->view);  // the caller keeps it alive
         continue;
       }
       if (!request) request = argument_request();
@@ -100,15 +101,15 @@ inline void convert_immediate(ArgumentPack& pack, nb::handle args, std::vector<s
   }
 }
 
-inline void check_count(const PyKernel& k, nb::handle args) {
-  const std::size_t n = static_cast<std::size_t>(PyTuple_GET_SIZE(args.ptr()));
+inline void check_count(const PyKernel& k, Args args) {
+  const std::size_t n = args.size();
   if (n != k.signature->size())
     throw nb::type_error(("kernel '" + k.kernel->name() + "' takes " + std::to_string(k.signature->size()) +
                           " arguments (" + k.signature->to_string() + "), got " + std::to_string(n))
                              .c_str());
 }
 
-inline void launch_with(PyKernel& k, const LaunchConfig& config, nb::handle args) {
+inline void launch_with(PyKernel& k, const LaunchConfig& config, Args args) {
   check_count(k, args);
   std::unique_ptr<ArgumentPack> own;
   ArgumentPack* pack = k.pack.get();
@@ -136,7 +137,7 @@ inline void launch_with(PyKernel& k, const LaunchConfig& config, nb::handle args
   if (!deferred.empty()) {
     stream = launch_stream(config, *pack);
     for (std::size_t i : deferred) {
-      nb::handle obj = PyTuple_GET_ITEM(args.ptr(), static_cast<Py_ssize_t>(i));
+      nb::handle obj = args[i];
       if (auto host = host_view_of(obj, i)) {
         pack->set_array(i, *host);  // every check before anything is copied
         if (PyErr_WarnEx(g_performance_warning,
@@ -164,46 +165,32 @@ inline void launch_with(PyKernel& k, const LaunchConfig& config, nb::handle args
   }
 }
 
-/// kernel.forall(n): one thread per task, blocks of the occupancy calculator's suggested size.
-inline PyLaunch forall(nb::handle self, std::int64_t n, nb::handle stream, std::int64_t sharedmem) {
-  PyKernel& k = nb::cast<PyKernel&>(self);
+/// The validated configuration of kernel.forall(n): one thread per task, blocks of the occupancy
+/// calculator's suggested size; `nothing_to_do` for no tasks (the launch then only checks its arguments' count).
+inline LaunchConfig forall_config(PyKernel& k, std::int64_t n, nb::handle stream, std::int64_t sharedmem,
+                                  bool& nothing_to_do) {
   if (n < 0)
     throw nb::value_error(("forall: " + std::to_string(n) + " tasks; the count must be 0 or more").c_str());
-  PyLaunch l;
-  l.owner = nb::borrow(self);
-  l.kernel = &k;
-  l.config.default_stream = StreamRef::process_default();
-  l.config.stream = stream_of(stream);
-  l.stream_keepalive = nb::borrow(stream);
-  l.config.shared_mem = sharedmem;
-  if (n == 0) {
-    l.nothing_to_do = true;
-    return l;
-  }
+  LaunchConfig c;
+  c.default_stream = StreamRef::process_default();
+  c.stream = stream_of(stream);
+  c.shared_mem = sharedmem;
+  nothing_to_do = n == 0;
+  if (nothing_to_do) return c;
   int block = sharedmem == 0 && k.forall_block > 0 ? k.forall_block : k.kernel->suggested_block_size(sharedmem);
   if (sharedmem == 0) k.forall_block = block;
-  l.config.block.x = std::min<std::int64_t>(block, n);
-  l.config.grid.x = blocks_for(n, l.config.block.x);
-  k.kernel->validate(l.config);
-  return l;
+  c.block.x = std::min<std::int64_t>(block, n);
+  c.grid.x = blocks_for(n, c.block.x);
+  k.kernel->validate(c);
+  return c;
 }
 
-inline PyLaunch configure(nb::handle self, nb::handle key) {
-  PyKernel& k = nb::cast<PyKernel&>(self);
-  PyLaunch l;
-  l.owner = nb::borrow(self);
-  l.kernel = &k;
-  l.config = config_of(key, l.stream_keepalive);
-  k.kernel->validate(l.config);  // a bad configuration fails here, before any launch
-  return l;
-}
-
-inline void call(PyLaunch& l, nb::args args) {
-  if (l.nothing_to_do) {
-    check_count(*l.kernel, args);
-    return;
-  }
-  launch_with(*l.kernel, l.config, args);
+/// The validated configuration of kernel[griddim, blockdim, stream, sharedmem]: a bad one fails here,
+/// before any launch.
+inline LaunchConfig configure(PyKernel& k, nb::handle key, nb::object& stream_keepalive) {
+  LaunchConfig c = config_of(key, stream_keepalive);
+  k.kernel->validate(c);
+  return c;
 }
 
 inline std::shared_ptr<KernelSignature> signature_of(nb::handle signature) {
@@ -290,15 +277,16 @@ inline std::vector<std::string> params_of(const KernelSignature& s) {
 
 /// The packed buffer for `args` without launching (tests and debugging): arrays must be device arrays
 /// (or NumPy arrays, whose host pointers are packed as they are).
-inline nb::bytes pack_for_inspection(const std::shared_ptr<KernelSignature>& sig, nb::args args) {
-  if (static_cast<std::size_t>(PyTuple_GET_SIZE(args.ptr())) != sig->size())
+inline nb::bytes pack_for_inspection(const std::shared_ptr<KernelSignature>& sig, nb::args tuple) {
+  const Args args = items_of(tuple);
+  if (args.size() != sig->size())
     throw nb::type_error(("pack: the signature " + sig->to_string() + " takes " + std::to_string(sig->size()) +
-                          " arguments, got " + std::to_string(PyTuple_GET_SIZE(args.ptr()))).c_str());
+                          " arguments, got " + std::to_string(args.size())).c_str());
   ArgumentPack pack(sig);
   std::vector<std::size_t> deferred;
   convert_immediate(pack, args, deferred);
   for (std::size_t i : deferred) {
-    nb::handle obj = PyTuple_GET_ITEM(args.ptr(), static_cast<Py_ssize_t>(i));
+    nb::handle obj = args[i];
     auto host = host_view_of(obj, i);
     if (!host) throw_not_an_array(obj, i, *sig);
     pack.set_array(i, *host);
@@ -310,7 +298,8 @@ inline nb::bytes pack_for_inspection(const std::shared_ptr<KernelSignature>& sig
 /// The floor a launch is measured against (bench/bench_kernels.py): `repeat` bare cuLaunchKernel calls
 /// of the kernel, one block of 32 threads on the legacy default stream, with `args` packed once and the
 /// kernel's context current; nanoseconds per call, timed in C++ (no Python, no checks per call).
-inline double bare_launch_ns(PyKernel& k, nb::tuple args, int repeat) {
+inline double bare_launch_ns(PyKernel& k, nb::tuple tuple, int repeat) {
+  const Args args = items_of(tuple);
   check_count(k, args);
   ArgumentPack pack(k.signature);
   std::vector<std::size_t> deferred;

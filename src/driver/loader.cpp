@@ -2,6 +2,7 @@
 // This is the only file in cubridge that calls dlopen/dlsym for the driver.
 #include <dlfcn.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 #include <string>
@@ -112,7 +113,14 @@ std::once_flag& load_once() {
 
 const DriverApi& api() {
   LoadState& s = state();
-  std::call_once(load_once(), [&] { load(s); });
+  // libstdc++'s std::call_once sets two thread-locals on every call, done or not, and api() runs
+  // before every driver call (a tenth of a host-side launch): once loaded, one acquire load decides.
+  static std::atomic<bool> loaded{false};
+  if (!loaded.load(std::memory_order_acquire))
+    std::call_once(load_once(), [&] {
+      load(s);
+      loaded.store(true, std::memory_order_release);
+    });
   if (!s.ok) throw DriverUnavailable(s.failure_code, s.failure_name, s.failure, s.failure_call);
   return s.api;
 }

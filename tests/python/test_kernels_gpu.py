@@ -390,6 +390,21 @@ def test_bad_arguments_fail_before_launch():
     k.forall(0)(a, a, a)  # nothing to do
 
 
+def test_a_launch_object_reports_its_configuration_and_takes_positional_arguments_only():
+    k = kernel("add_f32", ADD)
+    a = cubridge.device_array(8, "f4")
+    launch = k[2, (4, 2), 0, 128]
+    assert isinstance(launch, cubridge.KernelLaunch)
+    assert (launch.griddim, launch.blockdim, launch.sharedmem) == ((2, 1, 1), (4, 2, 1), 128)
+    assert k.forall(0, sharedmem=64).sharedmem == 64
+    with pytest.raises(TypeError, match="kernel 'add_f32' takes its arguments by position only, got keyword 'b'"):
+        k[1, 8](a, a, b=a)
+    with pytest.raises(TypeError, match="kernel 'add_f32' takes 3 arguments"):
+        k.forall(0)(a)
+    with pytest.raises(TypeError):
+        cubridge.KernelLaunch()
+
+
 def test_arrays_on_another_device_are_refused():
     cp = cupy()
     if cubridge.device_count() < 2:

@@ -1,0 +1,145 @@
+// Internal (Python glue of the kernel face): cubridge.KernelLaunch, `kernel[griddim, blockdim, stream,
+// sharedmem]`, as a plain CPython type whose call is a vectorcall: the arguments are read where the caller
+// left them, with no *args tuple per launch (a tuple per call was ~10% of a host-side launch and fed the
+// GC). Errors raised in C++ are handed to nanobind's translators, so a launch raises what it raised as a
+// nanobind method. Included only by python/src/bind_kernel.cpp.
+#pragma once
+
+#include <exception>
+#include <new>
+#include <span>
+
+#if PY_VERSION_HEX < 0x030C0000
+#include <structmember.h>  // the member flags' names before Python 3.12
+#define Py_T_PYSSIZET T_PYSSIZET
+#define Py_READONLY READONLY
+#endif
+
+#include "py_kernel.hpp"
+
+namespace cubridge::python::kernel_glue {
+
+/// A KernelLaunch instance. `owner` (the cubridge.Kernel) and `stream_keepalive` are strong references;
+/// neither can refer back to the launch (a Kernel holds no launches), so the type takes no part in the GC.
+struct LaunchObject {
+  PyObject_HEAD
+  vectorcallfunc vectorcall;
+  PyObject* owner;
+  PyKernel* kernel;
+  PyObject* stream_keepalive;  // a foreign stream object named in the configuration, or null
+  LaunchConfig config;
+  bool nothing_to_do;  // forall(0)
+};
+
+namespace launch_detail {
+
+inline PyTypeObject* g_type = nullptr;
+inline PyObject* g_reraise = nullptr;             // a nanobind function that rethrows `pending`
+inline thread_local std::exception_ptr pending;  // set just before g_reraise is called
+
+/// Sets the Python error for the C++ exception being handled, exactly as a nanobind binding would.
+inline void raise_current() noexcept {
+  pending = std::current_exception();
+  PyObject* r = PyObject_CallNoArgs(g_reraise);  // always fails, with the translated error set
+  Py_XDECREF(r);
+  pending = nullptr;
+}
+
+inline PyObject* call(PyObject* self, PyObject* const* args, std::size_t nargsf, PyObject* kwnames) noexcept {
+  auto* l = reinterpret_cast<LaunchObject*>(self);
+  if (kwnames != nullptr && PyTuple_GET_SIZE(kwnames) != 0) {
+    PyErr_Format(PyExc_TypeError, "kernel '%s' takes its arguments by position only, got keyword '%U'",
+                 l->kernel->kernel->name().c_str(), PyTuple_GET_ITEM(kwnames, 0));
+    return nullptr;
+  }
+  const std::span<PyObject* const> argv(args, static_cast<std::size_t>(PyVectorcall_NARGS(nargsf)));
+  try {
+    if (l->nothing_to_do) check_count(*l->kernel, argv);
+    else launch_with(*l->kernel, l->config, argv);
+  } catch (...) {
+    raise_current();
+    return nullptr;
+  }
+  Py_RETURN_NONE;
+}
+
+inline void dealloc(PyObject* self) {
+  auto* l = reinterpret_cast<LaunchObject*>(self);
+  PyTypeObject* tp = Py_TYPE(self);
+  l->config.~LaunchConfig();
+  Py_XDECREF(l->stream_keepalive);
+  Py_XDECREF(l->owner);
+  tp->tp_free(self);
+  Py_DECREF(tp);  // a heap type's instances hold a reference to it
+}
+
+inline PyObject* extent_tuple(const Extent3& e) { return Py_BuildValue("(LLL)", static_cast<long long>(e.x), static_cast<long long>(e.y), static_cast<long long>(e.z)); }
+inline PyObject* griddim(PyObject* self, void*) { return extent_tuple(reinterpret_cast<LaunchObject*>(self)->config.grid); }
+inline PyObject* blockdim(PyObject* self, void*) { return extent_tuple(reinterpret_cast<LaunchObject*>(self)->config.block); }
+inline PyObject* sharedmem(PyObject* self, void*) { return PyLong_FromLongLong(reinterpret_cast<LaunchObject*>(self)->config.shared_mem); }
+
+}  // namespace launch_detail
+
+/// Creates cubridge.KernelLaunch in `m` (once, from bind_kernel).
+inline void register_launch_type(nb::module_& m) {
+  using namespace launch_detail;
+  static PyGetSetDef getset[] = {
+      // Each doc is "type: text", which scripts/gen_api_docs.py reads as the attribute's type and doc.
+      {"griddim", griddim, nullptr, "tuple: the grid's (x, y, z) extents, in blocks", nullptr},
+      {"blockdim", blockdim, nullptr, "tuple: the block's (x, y, z) extents, in threads", nullptr},
+      {"sharedmem", sharedmem, nullptr, "int: dynamic shared memory per block, in bytes", nullptr},
+      {nullptr, nullptr, nullptr, nullptr, nullptr}};
+  static PyMemberDef members[] = {
+      {"__vectorcalloffset__", Py_T_PYSSIZET, static_cast<Py_ssize_t>(offsetof(LaunchObject, vectorcall)), Py_READONLY, nullptr},
+      {nullptr, 0, 0, 0, nullptr}};
+  static PyType_Slot slots[] = {
+      {Py_tp_dealloc, reinterpret_cast<void*>(dealloc)},
+      {Py_tp_call, reinterpret_cast<void*>(PyVectorcall_Call)},
+      {Py_tp_getset, getset},
+      {Py_tp_members, members},
+      {Py_tp_doc, const_cast<char*>("A kernel with its launch configuration; call it with the arguments.")},
+      {0, nullptr}};
+  static PyType_Spec spec = {"cubridge._core.KernelLaunch", sizeof(LaunchObject), 0,
+                             Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_IMMUTABLETYPE |
+                                 Py_TPFLAGS_DISALLOW_INSTANTIATION,
+                             slots};
+  PyObject* type = PyType_FromSpec(&spec);
+  if (type == nullptr) throw nb::python_error();
+  g_type = reinterpret_cast<PyTypeObject*>(type);  // kept for the process, as nanobind keeps its types
+  g_reraise = nb::cpp_function([] { std::rethrow_exception(pending); }).release().ptr();
+  m.attr("KernelLaunch") = nb::handle(type);
+}
+
+/// A new KernelLaunch of `kernel` (the cubridge.Kernel `owner`) with a validated configuration.
+inline nb::object make_launch(nb::handle owner, const LaunchConfig& config, nb::handle stream_keepalive,
+                              bool nothing_to_do) {
+  PyObject* o = launch_detail::g_type->tp_alloc(launch_detail::g_type, 0);
+  if (o == nullptr) throw nb::python_error();
+  auto* l = reinterpret_cast<LaunchObject*>(o);
+  l->vectorcall = launch_detail::call;
+  l->owner = nb::borrow(owner).release().ptr();
+  l->kernel = nb::inst_ptr<PyKernel>(owner);
+  l->stream_keepalive = stream_keepalive.is_valid() ? nb::borrow(stream_keepalive).release().ptr() : nullptr;
+  new (&l->config) LaunchConfig(config);
+  l->nothing_to_do = nothing_to_do;
+  return nb::steal(o);
+}
+
+/// `kernel[griddim, blockdim, stream, sharedmem]`: the Kernel type's mp_subscript slot, called by CPython
+/// directly (numba-style code writes `k[1, 32](...)` at every launch, so the configuration is on the hot
+/// path too). A bad configuration fails here, before any launch.
+inline PyObject* subscript(PyObject* self, PyObject* key) noexcept {
+  try {
+    nb::object keepalive;
+    LaunchConfig c = configure(*nb::inst_ptr<PyKernel>(self), key, keepalive);
+    return make_launch(self, c, keepalive, false).release().ptr();
+  } catch (...) {
+    launch_detail::raise_current();
+    return nullptr;
+  }
+}
+
+/// The Kernel type's slots (nb::type_slots).
+inline PyType_Slot kernel_slots[] = {{Py_mp_subscript, reinterpret_cast<void*>(subscript)}, {0, nullptr}};
+
+}  // namespace cubridge::python::kernel_glue
