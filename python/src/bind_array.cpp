@@ -110,7 +110,9 @@ const char* import_route(nb::handle obj) {
 nb::object cupy_view_for_tests(nb::handle obj, nb::handle util, nb::handle current_stream,
                                nb::handle default_stream_ptr, nb::handle sync) {
   import_detail::CupyFacts facts{Py_TYPE(obj.ptr()), util.ptr(), current_stream.ptr(), default_stream_ptr.ptr()};
-  std::optional<ArrayView> v = cupy_view(obj, facts, sync_arg(sync));
+  ImportRequest req;
+  req.sync = sync_arg(sync);
+  std::optional<ArrayView> v = cupy_view(obj, facts, req);
   if (!v) return nb::none();
   PyDeviceArray a;
   a.view = std::move(*v);

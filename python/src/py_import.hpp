@@ -33,6 +33,14 @@ struct ImportRequest {
   /// An exchange-table export that fails (DLPack cannot express record dtypes) falls back to the
   /// object's CAI when it has one (kernel arguments: a structured array).
   bool cai_after_exchange = false;
+  /// What a CuPy array's CAI would say of CuPy's state (its export version, and for version 3 the stream
+  /// it names), read for the first CuPy array of a request and reused by the others: a launch shares one
+  /// request among its arguments, and CuPy's export reads the same thread state for each of them.
+  struct CupyState {
+    long version = 0;
+    std::uintptr_t stream = 0;
+  };
+  mutable std::optional<CupyState> cupy_state;
 };
 
 /// The result of import_array: our own array (not copied), a new one, or nothing.
@@ -234,7 +242,7 @@ inline std::optional<std::string> dtype_typestr(PyObject* dtype) {
 /// view_from_interface as the CAI path, so every rule is the array layer's. nullopt when the array has
 /// something only the dict says (a structured dtype's descr, an export version CuPy refuses, a negative
 /// pointer or stream): the caller then reads the CAI, which raises in its own words.
-inline std::optional<ArrayView> cupy_view(nb::handle obj, const import_detail::CupyFacts& c, bool sync) {
+inline std::optional<ArrayView> cupy_view(nb::handle obj, const import_detail::CupyFacts& c, const ImportRequest& req) {
   using namespace cai_detail;
   struct Names {
     PyObject *dtype, *shape, *strides, *data, *ptr;
@@ -248,9 +256,27 @@ inline std::optional<ArrayView> cupy_view(nb::handle obj, const import_detail::C
     if (!v.is_valid()) throw nb::python_error();
     return v;
   };
-  static PyObject* const version_name = PyUnicode_InternFromString("CUDA_ARRAY_INTERFACE_EXPORT_VERSION");
-  const std::optional<long> version = import_detail::int_attr(c.util, version_name);
-  if (!version || (*version != 2 && *version != 3)) return std::nullopt;
+  if (!req.cupy_state) {
+    static PyObject* const version_name = PyUnicode_InternFromString("CUDA_ARRAY_INTERFACE_EXPORT_VERSION");
+    const std::optional<long> version = import_detail::int_attr(c.util, version_name);
+    if (!version || (*version != 2 && *version != 3)) return std::nullopt;
+    ImportRequest::CupyState state{*version, 0};
+    if (*version == 3) {
+      nb::object s = get(nb::steal(PyObject_CallNoArgs(c.current_stream)).ptr(), k.ptr);
+      long long v = PyLong_AsLongLong(s.ptr());  // CuPy's stream pointers are intptr_t
+      if (v == -1 && PyErr_Occurred()) throw nb::python_error();
+      if (v == 0) {  // CAI v3 disallows 0: CuPy names its default stream instead
+        s = nb::steal(PyObject_CallNoArgs(c.default_stream_ptr));
+        if (!s.is_valid()) throw nb::python_error();
+        v = PyLong_AsLongLong(s.ptr());
+        if (v == -1 && PyErr_Occurred()) throw nb::python_error();
+      }
+      if (v < 0) return std::nullopt;  // not a stream: the CAI path says so in its words
+      state.stream = static_cast<std::uintptr_t>(v);
+    }
+    req.cupy_state = state;
+  }
+  const long version = req.cupy_state->version;
   nb::object dtype = get(obj.ptr(), k.dtype);
   const std::optional<std::string> typestr = import_detail::dtype_typestr(dtype.ptr());
   if (!typestr) return std::nullopt;
@@ -259,7 +285,7 @@ inline std::optional<ArrayView> cupy_view(nb::handle obj, const import_detail::C
   int_sequence(shape_obj.ptr(), "['shape']", shape);
   int_sequence(get(obj.ptr(), k.strides).ptr(), "['strides']", strides);
   ArrayInterface ai;
-  ai.version = static_cast<int>(*version);
+  ai.version = static_cast<int>(version);
   ai.shape = shape.span();
   ai.typestr = *typestr;
   ai.strides = strides.span();
@@ -281,20 +307,8 @@ inline std::optional<ArrayView> cupy_view(nb::handle obj, const import_detail::C
     if (p < 0) return std::nullopt;  // not a pointer: the CAI path says so in its words
     ai.data = static_cast<std::uintptr_t>(p);
   }
-  if (*version == 3) {
-    nb::object s = get(nb::steal(PyObject_CallNoArgs(c.current_stream)).ptr(), k.ptr);
-    long long v = PyLong_AsLongLong(s.ptr());  // CuPy's stream pointers are intptr_t
-    if (v == -1 && PyErr_Occurred()) throw nb::python_error();
-    if (v == 0) {  // CAI v3 disallows 0: CuPy names its default stream instead
-      s = nb::steal(PyObject_CallNoArgs(c.default_stream_ptr));
-      if (!s.is_valid()) throw nb::python_error();
-      v = PyLong_AsLongLong(s.ptr());
-      if (v == -1 && PyErr_Occurred()) throw nb::python_error();
-    }
-    if (v < 0) return std::nullopt;  // not a stream: the CAI path says so in its words
-    ai.stream = static_cast<std::uintptr_t>(v);
-  }
-  return view_from_interface(ai, nullptr, ImportOptions{sync, true});
+  if (version == 3) ai.stream = req.cupy_state->stream;
+  return view_from_interface(ai, nullptr, ImportOptions{req.sync, true});
 }
 
 /// The one import: see the file's opening comment for the order. Raises what the producer's protocol
@@ -321,7 +335,7 @@ inline ImportedArray import_array(nb::handle obj, const ImportRequest& req) {
       }
     }
   } else if (route == Route::cupy) {
-    if (auto v = cupy_view(obj, import_detail::cupy_facts(), req.sync)) {
+    if (auto v = cupy_view(obj, import_detail::cupy_facts(), req)) {
       made(std::move(*v));
       return out;
     }
