@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "array/spelling_text.hpp"
+#include "support/spelling_text.hpp"
 #include "cubridge/array/array_spelling.hpp"
 #include "cubridge/array/dtype.hpp"
 #include "cubridge/compiler/toolkit.hpp"

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "array/spelling_text.hpp"
+#include "support/spelling_text.hpp"
 
 namespace cubridge {
 namespace {

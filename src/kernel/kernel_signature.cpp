@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "array/spelling_text.hpp"
+#include "support/spelling_text.hpp"
 #include "cubridge/array/array_spelling.hpp"
 #include "cubridge/compiler/types.hpp"
 

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "array/spelling_text.hpp"
+#include "support/spelling_text.hpp"
 
 namespace cubridge::xla {
 namespace {

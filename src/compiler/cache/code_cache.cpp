@@ -11,7 +11,7 @@
 #include <cstring>
 #include <system_error>
 
-#include "compiler/support/file_bytes.hpp"
+#include "support/file_bytes.hpp"
 #include "cubridge/compiler/linker.hpp"
 #include "cubridge/compiler/nvrtc.hpp"
 #include "cubridge/compiler/nvvm.hpp"

@@ -1,7 +1,7 @@
 // Internal: the libdevice table's rows as types (see libdevice_functions.hpp).
 #include "compiler/kernel_library/libdevice_functions.hpp"
 
-#include "compiler/support/split_fields.hpp"
+#include "support/split_fields.hpp"
 
 namespace cubridge::compiler {
 namespace {

@@ -1,7 +1,7 @@
 // Internal: NumPy ufunc loop resolution for kernels (see numpy_ufuncs.hpp).
 #include "compiler/kernel_library/numpy_ufuncs.hpp"
 
-#include "compiler/support/split_fields.hpp"
+#include "support/split_fields.hpp"
 
 #include <algorithm>
 #include <utility>

@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-#include "compiler/support/file_bytes.hpp"
+#include "support/file_bytes.hpp"
 #include "compiler/toolkit/toolkit_libraries.hpp"
 
 namespace cubridge {

@@ -7,8 +7,8 @@
 #include <mutex>
 #include <stdexcept>
 
-#include "compiler/support/file_bytes.hpp"
-#include "compiler/support/split_fields.hpp"
+#include "support/file_bytes.hpp"
+#include "support/split_fields.hpp"
 #include "compiler/toolkit/toolkit_libraries.hpp"
 #include "cubridge/compiler/code_cache.hpp"
 

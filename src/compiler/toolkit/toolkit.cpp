@@ -13,8 +13,8 @@
 #include <filesystem>
 #include <mutex>
 
-#include "compiler/support/file_bytes.hpp"
-#include "compiler/support/split_fields.hpp"
+#include "support/file_bytes.hpp"
+#include "support/split_fields.hpp"
 #include "compiler/toolkit/toolkit_libraries.hpp"
 
 extern char** environ;

@@ -8,7 +8,7 @@
 #include <tuple>
 #include <vector>
 
-#include "array/spelling_text.hpp"
+#include "support/spelling_text.hpp"
 
 namespace cubridge::compiler {
 

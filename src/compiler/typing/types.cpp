@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "array/spelling_text.hpp"
+#include "support/spelling_text.hpp"
 #include "cubridge/array/array_spelling.hpp"
 #include "cubridge/scalar_type.hpp"
 #include "compiler/typing/record_spelling.hpp"

@@ -1,5 +1,5 @@
-// Internal: the text helpers of the type-spelling parsers (array_spelling.cpp, and the kernel signature
-// parser above it): trimming, splitting at top-level commas, and quoting the offending text in errors.
+// Internal: the text helpers of every type-spelling parser (arrays, kernel signatures, compiler types,
+// records, XLA opaque names): trimming, splitting at top-level commas, quoting the offending text in errors.
 #pragma once
 
 #include <cctype>
