@@ -51,7 +51,7 @@ TEST_P(ManagerThreads, AllocateWriteFreeFromSixteenThreads) {
       const std::size_t size = 64 + static_cast<std::size_t>((round * 97 + t * 31) % 4096);
       auto p = round % 2 ? allocate(ctx, size, stream.ref()) : allocate(ctx, size);
       if (p->size() < size) throw std::runtime_error("got " + std::to_string(p->size()) + " bytes for " + std::to_string(size));
-      std::memset(bytes_of(p), mark, size);
+      std::memset(bytes_of(p), mark, p->size());
       live.push_back(std::move(p));
       if (live.size() == 8) {  // check that nobody else was handed these blocks, then give half back
         for (const auto& q : live)
