@@ -1,7 +1,7 @@
 // libFuzzer target for the array layer's readers of foreign descriptions: a DLPack DLTensor (check_dltensor
 // and view_of_dltensor, as from_dlpack and the C API see a producer's tensor), a CUDA Array Interface
-// description (view_from_interface, the CAI value rules) and serialized IPC handles. Input: the first byte
-// picks the reader (mod 3); the rest fills the fields. No GPU is touched (pointer checks are off).
+// description (view_from_interface, the CAI value rules). Input: the first byte picks the reader (even:
+// DLTensor, odd: CAI); the rest fills the fields. No GPU is touched (pointer checks are off).
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -11,7 +11,6 @@
 
 #include "cubridge/array/array_interface.hpp"
 #include "cubridge/array/dlpack_exchange.hpp"
-#include "cubridge/memory/ipc_handle.hpp"
 
 namespace {
 
@@ -36,7 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size == 0) return 0;
   Input in{data + 1, size - 1};
   try {
-    switch (data[0] % 3) {
+    switch (data[0] % 2) {
       case 0: {
         CubridgeDLTensor t{};
         t.data = reinterpret_cast<void*>(in.take<std::uint64_t>());
@@ -53,7 +52,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         (void)cubridge::view_of_dltensor(t, false, nullptr).extent();
         break;
       }
-      case 1: {
+      default: {
         cubridge::ArrayInterface ai;
         ai.version = in.take<std::int8_t>();
         const std::size_t ndim = in.take<std::uint8_t>() % 40;
@@ -71,10 +70,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         ai.has_mask = in.take<std::uint8_t>() & 1;
         (void)cubridge::view_from_interface(ai, nullptr, {.sync = false, .check_pointer = false}).extent();
         break;
-      }
-      default: {
-        std::vector<unsigned char> bytes(in.p, in.p + in.n);
-        (void)cubridge::memory::IpcHandle::deserialize(bytes).serialize();
       }
     }
   } catch (const std::exception&) {

@@ -1,14 +1,53 @@
 #!/usr/bin/env bash
-# Runs every fuzzer of fuzz/ for $1 seconds each (default 600) in a clang build with libFuzzer, ASan and
-# UBSan (build/fuzz), keeping what each finds in build/fuzz/fuzz/corpus_<name>/ between runs, and prints
-# how many inputs each ran. CI runs the same targets for a few seconds each (CTest fuzz.*, in scripts/test).
-# Usage: fuzz/run_all.sh [seconds] [jobs]   e.g. fuzz/run_all.sh 3600 2
+# Runs the fuzzers of fuzz/ for long budgets, one after another (each uses one core), in the clang build
+# with libFuzzer, ASan and UBSan (build/fuzz). What each finds stays in build/fuzz/fuzz/corpus_<name>/
+# between runs (the seeds in fuzz/corpus_<name>/ are read, never written). Every run's libFuzzer output
+# goes to build/fuzz/fuzz/logs/, its input count ("Done N runs in S second(s)") to build/fuzz/fuzz/totals.tsv,
+# and the script ends with each target's total over every run recorded there (issue 13 asks for 10^7).
+# CI runs the same targets for a few seconds each (CTest fuzz.*, scripts/test).
+# Usage: fuzz/run_all.sh [seconds per target, default 600] [target ...]   e.g. fuzz/run_all.sh 3600 ipc xla
+# Environment: FUZZ_RSS_MB (libFuzzer's -rss_limit_mb, default 2048), FUZZ_NICE (default 10), FUZZ_NO_BUILD=1
+# (run the fuzzers as built, e.g. while another build uses the tree).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-600}"
-jobs="${2:-1}"
-CC=clang CXX=clang++ cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCUBRIDGE_BUILD_FUZZERS=ON \
-  -DCUBRIDGE_SANITIZE=address,undefined,fuzzer-no-link -DCUBRIDGE_FUZZ_SECONDS="$seconds" >/dev/null
-ninja -C build/fuzz --quiet $(cd fuzz && ls fuzz_*.cpp | sed 's/\.cpp$//')
-ASAN_OPTIONS=detect_leaks=1:intercept_tls_get_addr=0 ctest --test-dir build/fuzz -R '^fuzz\.' -j"$jobs" \
-  --output-on-failure -V 2>&1 | grep -E "stat::number_of_executed_units|fuzz\.[a-z_]+ \.|Passed|Failed|ERROR|SUMMARY" || true
+shift $(($# > 0 ? 1 : 0))
+if [ $# -gt 0 ]; then
+  targets=("$@")
+else
+  mapfile -t targets < <(cd fuzz && ls fuzz_*.cpp | sed 's/^fuzz_//; s/\.cpp$//')
+fi
+build=build/fuzz
+if [ -z "${FUZZ_NO_BUILD:-}" ]; then
+  CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCUBRIDGE_BUILD_FUZZERS=ON \
+    -DCUBRIDGE_SANITIZE=address,undefined,fuzzer-no-link >/dev/null
+  ninja -C "$build" --quiet $(printf 'fuzz_%s ' "${targets[@]}")
+fi
+out="$build/fuzz"
+mkdir -p "$out/logs"
+failed=0
+for t in "${targets[@]}"; do
+  mkdir -p "$out/corpus_$t"
+  log="$out/logs/$t-$(date -u +%Y%m%dT%H%M%SZ).log"
+  status=0
+  # Crash inputs are written beside the log (-artifact_prefix), never into the source tree.
+  ASAN_OPTIONS=detect_leaks=1:intercept_tls_get_addr=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    nice -n "${FUZZ_NICE:-10}" "$out/fuzz_$t" -max_total_time="$seconds" -max_len=4096 -timeout=10 \
+    -rss_limit_mb="${FUZZ_RSS_MB:-2048}" -print_final_stats=1 -artifact_prefix="$out/logs/$t-" \
+    "$out/corpus_$t" "fuzz/corpus_$t" >"$log" 2>&1 || status=$?
+  done_line="$(grep -E '^Done [0-9]+ runs in [0-9]+ second' "$log" | tail -1 || true)"
+  if [ "$status" -ne 0 ] || [ -z "$done_line" ]; then
+    failed=1
+    echo "fuzz_$t FAILED (exit $status): $log"
+    grep -E 'ERROR|SUMMARY|runtime error|Test unit written|ALARM|out-of-memory' "$log" | head -5 || true
+    continue
+  fi
+  runs="$(echo "$done_line" | awk '{print $2}')"
+  secs="$(echo "$done_line" | awk '{print $5}')"
+  printf '%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$runs" "$secs" >>"$out/totals.tsv"
+  echo "fuzz_$t: $runs inputs in $secs s ($((runs / (secs > 0 ? secs : 1))) per second)"
+done
+echo "Totals over every recorded run ($out/totals.tsv):"
+awk -F'\t' '{ runs[$2] += $3; secs[$2] += $4; n[$2] += 1 }
+  END { for (t in runs) printf "  %-10s %12d inputs  %7d s  %3d runs\n", t, runs[t], secs[t], n[t] }' "$out/totals.tsv" | sort
+exit "$failed"

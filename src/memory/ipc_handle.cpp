@@ -1,6 +1,8 @@
 // Internal: IPC export (the GetIpcHandleMixin behaviour), the byte layout, and opening in another process.
 #include "cubridge/memory/ipc_handle.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -35,7 +37,12 @@ std::uint64_t get_u64(const unsigned char* at) {
 
 IpcHandle::IpcHandle(std::shared_ptr<MemoryPointer> base, const Bytes& handle, std::size_t size,
                      std::optional<Uuid> source_info, std::size_t offset)
-    : base_(std::move(base)), handle_(handle), size_(size), source_info_(source_info), offset_(offset) {}
+    : base_(std::move(base)), handle_(handle), size_(size), source_info_(source_info), offset_(offset) {
+  // open() maps base + offset for size bytes: a range past the address space would wrap around.
+  if (offset > SIZE_MAX - size)
+    throw std::invalid_argument("IpcHandle: offset " + std::to_string(offset) + " plus size " + std::to_string(size) +
+                                " exceeds the address space; the exported range must fit in it");
+}
 
 std::vector<unsigned char> IpcHandle::serialize() const {
   std::vector<unsigned char> out(kSerializedSize, 0);
@@ -58,7 +65,18 @@ IpcHandle IpcHandle::deserialize(std::span<const unsigned char> bytes) {
   std::uint32_t version = get_u32(bytes.data() + 8);
   if (version != kLayoutVersion)
     throw std::invalid_argument("IpcHandle: layout version " + std::to_string(version) + " is not supported (accepted: 1)");
+  // Only what serialize() writes is accepted, so that a handle read back serialises to the same bytes: a
+  // set bit or field this layout does not define means the bytes were damaged or come from elsewhere.
   std::uint32_t flags = get_u32(bytes.data() + 12);
+  if (flags & ~1u)
+    throw std::invalid_argument("IpcHandle: flags " + std::to_string(flags) + " set bits that layout version 1 does not "
+                                "define (accepted: 0, or 1 when the exporting device's UUID is given)");
+  if (std::uint64_t reserved = get_u64(bytes.data() + 112); reserved != 0)
+    throw std::invalid_argument("IpcHandle: the reserved field at bytes [112, 120) is " + std::to_string(reserved) +
+                                "; layout version 1 writes 0 there");
+  if (!(flags & 1u) && std::any_of(bytes.begin() + 96, bytes.begin() + 112, [](unsigned char b) { return b != 0; }))
+    throw std::invalid_argument("IpcHandle: bytes [96, 112) hold a device UUID but flags bit 0 (UUID given) is clear");
+  const std::uint64_t size = get_u64(bytes.data() + 16), offset = get_u64(bytes.data() + 24);
   Bytes handle{};
   std::memcpy(handle.data(), bytes.data() + 32, kHandleSize);
   std::optional<Uuid> uuid;
@@ -67,7 +85,7 @@ IpcHandle IpcHandle::deserialize(std::span<const unsigned char> bytes) {
     std::memcpy(u.data(), bytes.data() + 96, 16);
     uuid = u;
   }
-  return IpcHandle(nullptr, handle, get_u64(bytes.data() + 16), uuid, get_u64(bytes.data() + 24));
+  return IpcHandle(nullptr, handle, size, uuid, offset);
 }
 
 namespace {

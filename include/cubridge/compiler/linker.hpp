@@ -3,6 +3,8 @@
 // Implements: nvJitLink API (nvJitLink.h) inputs and options; the code face's "link" (cubridge.link).
 #pragma once
 
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,11 +51,17 @@ class LinkError : public ToolkitError {
 };
 
 /// Collects inputs (copied, so the caller's buffers may go away) and links them on demand. A Linker can
-/// link any number of times; each link uses a fresh nvJitLink handle. Not thread-safe for concurrent adds.
+/// link any number of times; each link uses a fresh nvJitLink handle. Threads may share one Linker: add()
+/// and link() may run at once, and a link uses the inputs added before it started (an input added while it
+/// runs joins the next link), because linking takes milliseconds to seconds and bindings run it without
+/// their interpreter's lock.
 class Linker {
  public:
   /// std::invalid_argument for an opt level other than 0 or 3.
   explicit Linker(LinkOptions options = {});
+  /// Copies take the inputs added so far (they share the bytes, which never change once added).
+  Linker(const Linker& other);
+  Linker& operator=(const Linker& other);
 
   /// `name` shows in nvJitLink's logs; std::invalid_argument for empty data.
   Linker& add(LinkInputType type, std::string_view data, std::string name = {});
@@ -75,7 +83,7 @@ class Linker {
   /// The nvJitLink options this Linker passes (e.g. {"-arch=sm_90", "-lto", "-O3"}).
   std::vector<std::string> option_strings() const;
   const LinkOptions& options() const noexcept { return options_; }
-  size_t input_count() const noexcept { return inputs_.size(); }
+  size_t input_count() const;
 
  private:
   struct Input {
@@ -83,8 +91,13 @@ class Linker {
     std::string data;
     std::string name;
   };
+  using Inputs = std::vector<std::shared_ptr<const Input>>;
+  Inputs inputs() const;  ///< the inputs added so far, taken under the lock
+  std::string link_ptx_of(const Inputs& inputs) const;
+
   LinkOptions options_;
-  std::vector<Input> inputs_;
+  mutable std::mutex mutex_;  ///< guards inputs_
+  Inputs inputs_;
 };
 
 /// One call: link `inputs` ({type, bytes, name}) with `options` into a cubin.

@@ -33,6 +33,7 @@ class IpcHandle {
   using Bytes = std::array<unsigned char, kHandleSize>;
   using Uuid = std::array<unsigned char, 16>;
 
+  /// std::invalid_argument when offset + size passes the end of the address space.
   IpcHandle(std::shared_ptr<MemoryPointer> base, const Bytes& handle, std::size_t size,
             std::optional<Uuid> source_info = std::nullopt, std::size_t offset = 0);
 
@@ -43,7 +44,9 @@ class IpcHandle {
   const std::optional<Uuid>& source_info() const noexcept { return source_info_; }
 
   std::vector<unsigned char> serialize() const;
-  /// Throws std::invalid_argument naming what is wrong (length, magic, version) for bad bytes.
+  /// Throws std::invalid_argument naming what is wrong for bad bytes (length, magic, version, flag bits,
+  /// reserved word or UUID bytes the layout does not define, a range past the address space): only bytes
+  /// that serialize() could have written are accepted.
   static IpcHandle deserialize(std::span<const unsigned char> bytes);
 
   /// Opens the handle in `context` (another process). Same device: the exporter's memory, mapped

@@ -2,6 +2,7 @@
 #include "compiler/frontend/lexer.hpp"
 
 #include <cstring>
+#include <string_view>
 
 namespace cubridge::compiler {
 namespace {
@@ -11,7 +12,7 @@ bool is_ident(unsigned char c) { return is_ident_start(c) || (c >= '0' && c <= '
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // Longest operators first.
-constexpr const char* kOps[] = {"**=", "//=", ">>=", "<<=", "...", "->", "**", "//", "<<", ">>", "<=", ">=", "==",
+constexpr std::string_view kOps[] = {"**=", "//=", ">>=", "<<=", "...", "->", "**", "//", "<<", ">>", "<=", ">=", "==",
                                 "!=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", ":=", "@=", "+", "-",
                                 "*", "/", "%", "&", "|", "^", "~", "<", ">", "(", ")", "[", "]", "{", "}",
                                 ",", ":", ".", ";", "=", "@"};
@@ -141,9 +142,9 @@ std::vector<Token> tokenize(std::string_view src, const std::string& file, int f
       continue;
     }
     bool matched = false;
-    for (const char* op : kOps) {
-      std::size_t n = std::strlen(op);
-      if (src.substr(i, n) == op) {
+    for (std::string_view op : kOps) {
+      const std::size_t n = op.size();
+      if (op[0] == c && src.substr(i, n) == op) {
         if (op[0] == '(' || op[0] == '[' || op[0] == '{') ++depth;
         if ((op[0] == ')' || op[0] == ']' || op[0] == '}') && depth > 0) --depth;
         out.push_back({Tok::Op, src.substr(i, n), loc});

@@ -169,11 +169,34 @@ Linker::Linker(LinkOptions options) : options_(std::move(options)) {
                                 " is not valid; expected major >= 1 and minor 0-9");
 }
 
+Linker::Linker(const Linker& other) : options_(other.options_), inputs_(other.inputs()) {}
+
+Linker& Linker::operator=(const Linker& other) {
+  if (this == &other) return *this;
+  Inputs taken = other.inputs();
+  std::lock_guard lock(mutex_);
+  options_ = other.options_;
+  inputs_ = std::move(taken);
+  return *this;
+}
+
+Linker::Inputs Linker::inputs() const {
+  std::lock_guard lock(mutex_);
+  return inputs_;
+}
+
+size_t Linker::input_count() const {
+  std::lock_guard lock(mutex_);
+  return inputs_.size();
+}
+
 Linker& Linker::add(LinkInputType type, std::string_view data, std::string name) {
   if (data.empty())
     throw std::invalid_argument("Linker::add: the " + std::string(to_string(type)) + " input '" +
                                 name + "' is empty; expected its bytes");
-  inputs_.push_back({type, std::string(data), std::move(name)});
+  auto input = std::make_shared<const Input>(Input{type, std::string(data), std::move(name)});
+  std::lock_guard lock(mutex_);
+  inputs_.push_back(std::move(input));
   return *this;
 }
 
@@ -212,30 +235,37 @@ std::vector<std::string> Linker::option_strings() const {
 }
 
 LinkResult Linker::link(bool want_ptx) const {
-  if (inputs_.empty())
+  const Inputs taken = inputs();
+  if (taken.empty())
     throw std::invalid_argument("Linker::link: no inputs; add PTX, LTO-IR, cubin or fatbin first");
   if (want_ptx && !options_.lto)
     throw std::invalid_argument("Linker::link: linked PTX exists only with LTO (lto=true); got lto=false");
   Handle h(nvjitlink_api(), option_strings());
-  for (const Input& in : inputs_) h.add(in.type, in.data, in.name);
+  for (const auto& in : taken) h.add(in->type, in->data, in->name);
   h.complete();
   LinkResult result;
   result.cubin = h.cubin();
   result.info_log = h.info_log();
-  // nvJitLink keeps the LTO PTX only when linking with -ptx (which then makes no cubin): link again.
-  if (want_ptx) result.ptx = link_ptx();
+  // nvJitLink keeps the LTO PTX only when linking with -ptx (which then makes no cubin): link again, the
+  // same inputs (another thread may have added one since).
+  if (want_ptx) result.ptx = link_ptx_of(taken);
   return result;
 }
 
 std::string Linker::link_ptx() const {
-  if (inputs_.empty())
+  const Inputs taken = inputs();
+  if (taken.empty())
     throw std::invalid_argument("Linker::link_ptx: no inputs; add PTX or LTO-IR first");
   if (!options_.lto)
     throw std::invalid_argument("Linker::link_ptx: linked PTX exists only with LTO (lto=true); got lto=false");
+  return link_ptx_of(taken);
+}
+
+std::string Linker::link_ptx_of(const Inputs& taken) const {
   std::vector<std::string> opts = option_strings();
   opts.push_back("-ptx");
   Handle h(nvjitlink_api(), opts);
-  for (const Input& in : inputs_) h.add(in.type, in.data, in.name);
+  for (const auto& in : taken) h.add(in->type, in->data, in->name);
   h.complete();
   return h.ptx();
 }

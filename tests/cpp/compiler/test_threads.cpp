@@ -1,20 +1,21 @@
 // Thread stress (issue 13): 16 threads at once through the compiler's shared state: the lazily loaded
 // toolkit libraries (libNVVM, nvJitLink), the on-disk code cache (one directory, the same keys), the cache
-// statistics, linkers (one each) and the spelling parsers. Every thread must get the same, correct answers;
-// under ASan+UBSan (scripts/test) this also checks for races that corrupt memory.
+// statistics, linkers (one each, and one shared by threads adding and linking) and the spelling parsers.
+// Every thread must get the same, correct answers; under ASan+UBSan (scripts/test) this also checks for
+// races that corrupt memory.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
 #include <atomic>
 #include <filesystem>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "cubridge/array/array_spelling.hpp"
 #include "cubridge/compiler/cached_compile.hpp"
 #include "cubridge/compiler/linker.hpp"
 #include "cubridge/kernel/kernel_signature.hpp"
+#include "on_threads.hpp"
 
 using namespace cubridge;
 using namespace cubridge::compiler;
@@ -22,30 +23,8 @@ using namespace cubridge::compiler;
 namespace {
 namespace fs = std::filesystem;
 
-constexpr int kThreads = 16;
-
-// Runs body(thread_index) on kThreads threads started together; returns the failures they report.
-template <class Body>
-std::vector<std::string> on_threads(Body body) {
-  std::atomic<int> ready{0};
-  std::vector<std::string> failures(kThreads);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t)
-    threads.emplace_back([&, t] {
-      ++ready;
-      while (ready.load() < kThreads) std::this_thread::yield();
-      try {
-        body(t);
-      } catch (const std::exception& e) {
-        failures[static_cast<std::size_t>(t)] = e.what();
-      }
-    });
-  for (auto& th : threads) th.join();
-  std::vector<std::string> out;
-  for (auto& f : failures)
-    if (!f.empty()) out.push_back(f);
-  return out;
-}
+using cubridge::testing::on_threads;
+constexpr int kThreads = cubridge::testing::kStressThreads;
 
 CompileOptions options(Output output) {
   CompileOptions o;
@@ -101,4 +80,41 @@ TEST(Threads, SpellingParsersFromSixteenThreads) {
     }
   });
   EXPECT_TRUE(failures.empty()) << failures.front();
+}
+
+// One Linker shared by threads that add inputs and threads that link (the Python binding links without
+// the GIL, so other threads reach add() mid-link): every link sees a consistent prefix of the inputs and
+// succeeds; the last count is every input added.
+TEST(Threads, OneLinkerAddedToAndLinkedFromSixteenThreads) {
+  constexpr int kAddsPerThread = 3;
+  std::vector<std::string> ltoir;
+  for (int i = 0; i < kThreads / 2 * kAddsPerThread; ++i) {
+    const std::string name = "h" + std::to_string(i);
+    ltoir.push_back(compile("def " + name + "(x):\n    return x + " + std::to_string(i) + "\n", name, "(int64,)",
+                            options(Output::ltoir))
+                        .code);
+  }
+  Linker linker({.cc = ComputeCapability{9, 0}});
+  linker.add_ltoir(ltoir.back(), "first.ltoir");
+  ltoir.pop_back();
+  std::atomic<int> links{0};
+  auto failures = on_threads([&](int t) {
+    if (t % 2 == 0) {
+      for (int k = 0; k < kAddsPerThread; ++k) {
+        const std::size_t i = static_cast<std::size_t>(t / 2 * kAddsPerThread + k);
+        if (i < ltoir.size()) linker.add_ltoir(ltoir[i], "h" + std::to_string(i) + ".ltoir");
+      }
+    } else {
+      for (int k = 0; k < 2; ++k) {
+        if (linker.link_ptx().find(".version") == std::string::npos) throw std::runtime_error("the link gave no PTX");
+        ++links;
+      }
+    }
+  });
+  EXPECT_TRUE(failures.empty()) << failures.front();
+  EXPECT_EQ(links.load(), kThreads);
+  EXPECT_EQ(linker.input_count(), static_cast<std::size_t>(kThreads / 2 * kAddsPerThread));
+  Linker copy = linker;  // a copy taken while nobody adds holds the same inputs and links alone
+  EXPECT_EQ(copy.input_count(), linker.input_count());
+  EXPECT_NE(copy.link_ptx().find(".version"), std::string::npos);
 }

@@ -130,6 +130,19 @@ TEST(IpcHandle, RejectsMalformedBytes) {
   bad = bytes;
   bad[8] = 2;
   expect_message(bad, "layout version 2 is not supported (accepted: 1)");
+  bad = bytes;
+  bad[13] = 1;  // flags 256
+  expect_message(bad, "flags 256 set bits that layout version 1 does not define");
+  bad = bytes;
+  bad[119] = 1;
+  expect_message(bad, "the reserved field at bytes [112, 120) is 72057594037927936");
+  bad = bytes;
+  bad[100] = 7;
+  expect_message(bad, "bytes [96, 112) hold a device UUID but flags bit 0 (UUID given) is clear");
+  bad = IpcHandle(nullptr, IpcHandle::Bytes{}, 16, std::nullopt, SIZE_MAX - 16).serialize();
+  bad[16] = 17;  // size 17: the range would end one byte past the address space
+  expect_message(bad, "plus size 17 exceeds the address space");
+  EXPECT_THROW(IpcHandle(nullptr, IpcHandle::Bytes{}, 2, std::nullopt, SIZE_MAX), std::invalid_argument);
 }
 
 TEST(OutOfMemory, MessageStatesSizeAndFreeTotal) {
