@@ -343,7 +343,7 @@ inline ImportedArray import_array(nb::handle obj, const ImportRequest& req) {
     out.ours = nb::inst_ptr<PyDeviceArray>(obj);  // the route checked the type: no second lookup
     return out;
   }
-  auto made = [&](ArrayView v) {
+  auto made = [&](ArrayView&& v) {  // by reference: a launch imports an array per argument
     out.made.emplace();
     out.made->view = std::move(v);
     if (!req.borrow) out.made->producer = nb::borrow(obj);
