@@ -4,9 +4,9 @@
 # Usage: bench/host_driver/profile.sh [--perf]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-lib="$("$here/build.sh")"
-export CUBRIDGE_LIBCUDA="$lib" OPENBLAS_NUM_THREADS=1
 py="${PYTHON:-python3}"
+lib="$(PYTHON="$py" "$here/build.sh")"
+export CUBRIDGE_LIBCUDA="$lib" OPENBLAS_NUM_THREADS=1 HOST_TORCHLIKE_DIR="$(dirname "$lib")"
 $py "$here/host_paths.py"
 $py "$here/host_launch.py"
 if [ "${1:-}" = "--perf" ]; then

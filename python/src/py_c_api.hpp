@@ -103,8 +103,7 @@ namespace c_api_detail {
 /// fills the struct straight from the DLTensor, with no allocation.
 inline void fill_from_dltensor(const CubridgeDLTensor& t, PyObject* owner, StreamRef stream, bool sync, CubridgeArray* out) {
   // The same checker as from_dlpack: a producer's borrowed tensor is trusted no further than an owned one.
-  check_dltensor(t, CUBRIDGE_ARRAY_MAX_NDIM, "cubridge array C API");
-  DType dtype = from_dlpack_dtype(t.dtype);
+  const DType dtype = check_dltensor(t, CUBRIDGE_ARRAY_MAX_NDIM, "cubridge array C API");
   out->version = CUBRIDGE_ARRAY_VERSION;
   out->data = dltensor_data(t);
   out->ndim = t.ndim;

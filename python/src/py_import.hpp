@@ -41,6 +41,17 @@ struct ImportRequest {
     std::uintptr_t stream = 0;
   };
   mutable std::optional<CupyState> cupy_state;
+  /// An exchange-table producer's current work stream on one device, asked for the first tensor of a
+  /// request on that device and reused by the next ones (a launch's tensors: PyTorch answers from the same
+  /// thread state for each). Forgotten when an import on another route runs, which may run Python code
+  /// (a CAI getter) that changes the producer's current stream.
+  struct ExchangeStream {
+    const CubridgeDLPackExchangeAPI* api = nullptr;
+    int device_type = 0;
+    int device_id = 0;
+    StreamRef stream = StreamRef::legacy();
+  };
+  mutable std::optional<ExchangeStream> exchange_stream;
 };
 
 /// The result of import_array: our own array (not copied), a new one, or nothing.
@@ -187,10 +198,13 @@ inline ArrayView exchange_view(nb::handle obj, const CubridgeDLPackExchangeAPI* 
                         "dltensor_from_py_object_no_sync");
     // A borrowed DLTensor carries no read-only flag (the C API reads it the same way).
     ArrayView v = view_of_dltensor(t, false, nullptr);
-    StreamRef work = req.stream_or_none().is_none()
-                         ? exchange_work_stream(api, t.device.device_type, t.device.device_id)
-                         : to_stream_ref(req.stream, StreamRef::legacy(), "from_dlpack: stream");
-    return std::move(v).with_stream(work, req.sync);
+    if (!req.stream_or_none().is_none())
+      return std::move(v).with_stream(to_stream_ref(req.stream, StreamRef::legacy(), "from_dlpack: stream"), req.sync);
+    std::optional<ImportRequest::ExchangeStream>& memo = req.exchange_stream;
+    if (!memo || memo->api != api || memo->device_type != t.device.device_type || memo->device_id != t.device.device_id)
+      memo = ImportRequest::ExchangeStream{api, t.device.device_type, t.device.device_id,
+                                           exchange_work_stream(api, t.device.device_type, t.device.device_id)};
+    return std::move(v).with_stream(memo->stream, req.sync);
   }
   return array_from_dlpack(obj, req.stream_or_none(), req.sync).view;
 }
@@ -208,29 +222,36 @@ inline std::optional<long> int_attr(PyObject* o, PyObject* name) {
   return x;
 }
 
-/// The typestr of a NumPy dtype object (dtype.str), cached by the dtype's identity: the dtypes a program
-/// uses are few and NumPy's builtin ones live for the process. Structured dtypes give nullopt (their
-/// descr matters, which only the CAI path carries).
-inline std::optional<std::string> dtype_typestr(PyObject* dtype) {
-  struct Entry {
-    PyObject* dtype;  // a strong reference, kept while cached
-    std::string typestr;
-  };
-  static std::array<Entry, 16> cache{};
+/// What cupy_view needs of a NumPy dtype object: its typestr (dtype.str) and that typestr's itemsize.
+struct DtypeFacts {
+  PyObject* dtype = nullptr;  // a strong reference, kept while cached
+  std::string typestr;
+  std::int64_t itemsize = 0;
+};
+
+/// The facts of a NumPy dtype object, cached by the dtype's identity: the dtypes a program uses are few
+/// and NumPy's builtin ones live for the process. Null for a structured dtype (its descr matters, which
+/// only the CAI path carries). The entry may be replaced by the next call, which Python code run in
+/// between can make: callers copy what they keep.
+inline const DtypeFacts* dtype_facts(PyObject* dtype) {
+  static std::array<DtypeFacts, 16> cache{};
   static std::size_t next = 0;
-  for (const Entry& e : cache)
-    if (e.dtype == dtype) return e.typestr;
+  for (const DtypeFacts& e : cache)
+    if (e.dtype == dtype) return &e;
   nb::object fields = nb::steal(PyObject_GetAttrString(dtype, "fields"));
   if (!fields.is_valid()) throw nb::python_error();
-  if (!fields.is_none()) return std::nullopt;
+  if (!fields.is_none()) return nullptr;
   nb::object s = nb::steal(PyObject_GetAttrString(dtype, "str"));
   if (!s.is_valid()) throw nb::python_error();
-  if (!PyUnicode_Check(s.ptr())) return std::nullopt;
-  Entry& slot = cache[next++ % cache.size()];
+  if (!PyUnicode_Check(s.ptr())) return nullptr;
+  const char* text = PyUnicode_AsUTF8(s.ptr());
+  if (text == nullptr) throw nb::python_error();
+  const std::int64_t itemsize = parse_typestr(text, "__cuda_array_interface__['typestr']").itemsize;
+  DtypeFacts& slot = cache[next++ % cache.size()];
   Py_XDECREF(slot.dtype);
   Py_INCREF(dtype);
-  slot = Entry{dtype, PyUnicode_AsUTF8(s.ptr())};
-  return slot.typestr;
+  slot = DtypeFacts{dtype, text, itemsize};
+  return &slot;
 }
 
 }  // namespace import_detail
@@ -278,8 +299,10 @@ inline std::optional<ArrayView> cupy_view(nb::handle obj, const import_detail::C
   }
   const long version = req.cupy_state->version;
   nb::object dtype = get(obj.ptr(), k.dtype);
-  const std::optional<std::string> typestr = import_detail::dtype_typestr(dtype.ptr());
-  if (!typestr) return std::nullopt;
+  const import_detail::DtypeFacts* facts = import_detail::dtype_facts(dtype.ptr());
+  if (facts == nullptr) return std::nullopt;
+  const std::string typestr = facts->typestr;  // the attribute reads below run Python code
+  const std::int64_t itemsize = facts->itemsize;
   nb::object shape_obj = get(obj.ptr(), k.shape);
   Dims shape, strides;
   int_sequence(shape_obj.ptr(), "['shape']", shape);
@@ -287,11 +310,11 @@ inline std::optional<ArrayView> cupy_view(nb::handle obj, const import_detail::C
   ArrayInterface ai;
   ai.version = static_cast<int>(version);
   ai.shape = shape.span();
-  ai.typestr = *typestr;
+  ai.typestr = typestr;
   ai.strides = strides.span();
   // CuPy exports strides None when the array is C-contiguous by its own rule: an empty array is, and
   // extents of 1 may carry any stride. The product of the extents is its `size`.
-  std::int64_t n = 1, expected = parse_typestr(*typestr, "__cuda_array_interface__['typestr']").itemsize;
+  std::int64_t n = 1, expected = itemsize;
   bool c_contiguous = strides.n == shape.n;
   for (std::size_t i = shape.n; i-- > 0;) {
     const std::int64_t extent = shape.span()[i];
@@ -320,11 +343,12 @@ inline ImportedArray import_array(nb::handle obj, const ImportRequest& req) {
     out.ours = nb::inst_ptr<PyDeviceArray>(obj);  // the route checked the type: no second lookup
     return out;
   }
-  auto made = [&](ArrayView v) {
+  auto made = [&](ArrayView&& v) {  // by reference: a launch imports an array per argument
     out.made.emplace();
     out.made->view = std::move(v);
     if (!req.borrow) out.made->producer = nb::borrow(obj);
   };
+  if (route != Route::exchange) req.exchange_stream.reset();
   if (route == Route::exchange) {
     if (const CubridgeDLPackExchangeAPI* api = exchange_api_of(Py_TYPE(obj.ptr()))) {
       try {

@@ -1,6 +1,7 @@
 // Internal: building and adopting DLPack managed tensors.
 #include "cubridge/array/dlpack_exchange.hpp"
 
+#include <array>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -86,7 +87,7 @@ CubridgeDLManagedTensor* to_dlpack_unversioned(const ArrayView& view, DLPackDevi
   return mt.release();
 }
 
-void check_dltensor(const CubridgeDLTensor& t, int max_ndim, const char* who) {
+DType check_dltensor(const CubridgeDLTensor& t, int max_ndim, const char* who) {
   const int type = t.device.device_type;
   if (type != CUBRIDGE_DL_CUDA && type != CUBRIDGE_DL_CUDA_MANAGED && type != CUBRIDGE_DL_CUDA_HOST)
     throw std::invalid_argument(std::string(who) + ": device type " + std::to_string(type) +
@@ -104,7 +105,8 @@ void check_dltensor(const CubridgeDLTensor& t, int max_ndim, const char* who) {
     throw std::invalid_argument(std::string(who) + ": byte_offset " + std::to_string(t.byte_offset) +
                                 " past data " + std::to_string(reinterpret_cast<std::uintptr_t>(t.data)) +
                                 " leaves the 64-bit address space");
-  const std::int64_t itemsize = static_cast<std::int64_t>(from_dlpack_dtype(t.dtype).itemsize);
+  const DType dtype = from_dlpack_dtype(t.dtype);
+  const std::int64_t itemsize = static_cast<std::int64_t>(dtype.itemsize);
   // Every extent a consumer computes from the tensor must fit 64 bits: the element count, the byte size,
   // and the contiguous strides (extents of 0 counted as 1, as c_strides does), each byte stride.
   std::int64_t elements = 1, span = itemsize;
@@ -120,6 +122,7 @@ void check_dltensor(const CubridgeDLTensor& t, int max_ndim, const char* who) {
       throw std::invalid_argument(std::string(who) + ": stride " + std::to_string(t.strides[i]) + " of axis " +
                                   std::to_string(i) + " overflows 64 bits in bytes");
   }
+  return dtype;
 }
 
 void* dltensor_data(const CubridgeDLTensor& t) noexcept {
@@ -128,18 +131,16 @@ void* dltensor_data(const CubridgeDLTensor& t) noexcept {
 }
 
 ArrayView view_of_dltensor(const CubridgeDLTensor& t, bool read_only, std::shared_ptr<const void> owner) {
-  check_dltensor(t, kMaxDLPackNdim, "from_dlpack");
-  DType dtype = from_dlpack_dtype(t.dtype);
-  std::vector<std::int64_t> strides;
-  if (t.strides != nullptr) {
-    strides.resize(static_cast<std::size_t>(t.ndim));
+  const DType dtype = check_dltensor(t, kMaxDLPackNdim, "from_dlpack");
+  // On the stack: a launch imports a tensor per argument, and the view copies the strides it keeps.
+  std::array<std::int64_t, kMaxDLPackNdim> strides;
+  if (t.strides != nullptr)
     for (int i = 0; i < t.ndim; ++i) strides[i] = t.strides[i] * static_cast<std::int64_t>(dtype.itemsize);
-  }
   ArrayView::Layout layout;
   layout.data = dltensor_data(t);
   layout.dtype = dtype;
   layout.shape = std::span<const std::int64_t>(t.shape, static_cast<std::size_t>(t.ndim));
-  if (t.strides != nullptr) layout.strides = std::span<const std::int64_t>(strides);
+  if (t.strides != nullptr) layout.strides = std::span<const std::int64_t>(strides.data(), static_cast<std::size_t>(t.ndim));
   layout.read_only = read_only;
   return ArrayView(layout, std::move(owner), "DLPack tensor").with_device(t.device.device_id);
 }

@@ -33,8 +33,9 @@ inline constexpr int kMaxDLPackNdim = 64;
 /// Checks a producer's DLTensor before anything reads it: a GPU-accessible device, 0 <= ndim <= max_ndim,
 /// a shape array when ndim > 0, extents >= 0, and element count, byte size and byte strides that fit 64
 /// bits. Throws std::invalid_argument starting with `who` and naming the bad field. One checker for
-/// from_dlpack and the C API's borrowed exports, so both refuse the same tensors.
-void check_dltensor(const CubridgeDLTensor& t, int max_ndim, const char* who);
+/// from_dlpack and the C API's borrowed exports, so both refuse the same tensors. Returns the tensor's
+/// dtype (from_dlpack_dtype), which the checks need and every caller reads next.
+DType check_dltensor(const CubridgeDLTensor& t, int max_ndim, const char* who);
 
 /// The address of the tensor's first element (data + byte_offset), for a tensor check_dltensor accepted.
 void* dltensor_data(const CubridgeDLTensor& t) noexcept;

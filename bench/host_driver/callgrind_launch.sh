@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Instructions per launch of host_launch.py's kernel on one argument kind, counted by callgrind: a run of N
+# launches minus a run of none, divided by N, with the top functions by the same difference. Deterministic
+# where wall-clock timings on a shared machine are not (OpenBLAS's threads and hash seeds fixed).
+# Usage: [PYTHON=python] bench/host_driver/callgrind_launch.sh "KIND" [N]   (KIND as host_launch.py names it)
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+py="${PYTHON:-python3}"
+kind="$1"
+n="${2:-10000}"
+work="$(mktemp -d)"
+lib="$(PYTHON="$py" "$here/build.sh" "$work/libcuda.so")"
+export CUBRIDGE_LIBCUDA="$lib" HOST_TORCHLIKE_DIR="$work" OPENBLAS_NUM_THREADS=1 PYTHONHASHSEED=0
+for m in 0 "$n"; do
+  valgrind --tool=callgrind --callgrind-out-file="$work/cg.$m" "$py" "$here/host_launch.py" --loop "$kind" -n "$m" \
+    >/dev/null 2>&1
+  callgrind_annotate --threshold=100 "$work/cg.$m" 2>/dev/null | grep -E '^ *[0-9,]+ \(' | sed 's/ (.*%)  / /' \
+    >"$work/cg.$m.txt"
+done
+"$py" - "$work" "$n" <<'PY'
+import collections, sys
+work, n = sys.argv[1], int(sys.argv[2])
+def load(path):
+    counts = collections.Counter()
+    for line in open(path):
+        ir, _, name = line.strip().partition(" ")
+        counts[name[:150]] += int(ir.replace(",", ""))
+    return counts
+none, some = load(f"{work}/cg.0.txt"), load(f"{work}/cg.{n}.txt")
+print(f"instructions per launch: {(some['PROGRAM TOTALS'] - none['PROGRAM TOTALS']) / n:.0f}")
+rows = sorted(((some[k] - none[k]) / n, k) for k in some if k != "PROGRAM TOTALS")
+for per, name in reversed(rows[-25:]):
+    print(f"{per:9.1f} {name}")
+PY
+rm -rf "$work"
