@@ -38,7 +38,7 @@ inline nb::object from_cai(nb::handle desc, nb::handle owner, nb::handle sync) {
   nb::object o = nb::inst_alloc(nb::type<PyDeviceArray>());
   new (nb::inst_ptr<PyDeviceArray>(o)) PyDeviceArray();
   nb::inst_mark_ready(o);  // from here a failure destroys the array with the object
-  read_cai(*nb::inst_ptr<PyDeviceArray>(o), desc, owner, s);
+  read_cai(*nb::inst_ptr<PyDeviceArray>(o), desc, owner, ImportOptions{s});
   return o;
 }
 

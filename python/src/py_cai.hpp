@@ -237,9 +237,10 @@ inline bool is_default_descr(PyObject* descr, PyObject* typestr) {
 }  // namespace cai_detail
 
 /// Reads `desc` (a CAI dict) into `out`, a new array (it may be the one inside its Python object).
-/// `owner` (may be None) is kept alive by the result; `sync` follows the consumer rule of CAI v3
-/// "stream". Every malformed value raises TypeError/ValueError naming the key.
-inline void read_cai(PyDeviceArray& out, nb::handle desc, nb::handle owner, bool sync, bool is_mask = false) {
+/// `owner` (may be None) is kept alive by the result; `options` say whether to follow the consumer rule of
+/// CAI v3 "stream" and to ask the driver about the pointer. Every malformed value raises TypeError/ValueError
+/// naming the key.
+inline void read_cai(PyDeviceArray& out, nb::handle desc, nb::handle owner, ImportOptions options = {}) {
   using namespace cai_detail;
   const Keys& k = Keys::get();
   PyObject* d = desc.ptr();
@@ -303,7 +304,7 @@ inline void read_cai(PyDeviceArray& out, nb::handle desc, nb::handle owner, bool
   PyObject* descr = unless_none(items.descr);
   if (descr != nullptr && is_default_descr(descr, t)) descr = nullptr;  // [('', typestr)] says nothing more
 
-  out.view = view_from_interface(ai, nullptr, ImportOptions{sync, true, is_mask});
+  out.view = view_from_interface(ai, nullptr, options);
   if (descr != nullptr) {
     check_descr_itemsize(descr_size(descr, std::string(kWhat) + "['descr']"), out.view.dtype());
     out.descr = nb::borrow(descr);
@@ -316,7 +317,9 @@ inline void read_cai(PyDeviceArray& out, nb::handle desc, nb::handle owner, bool
     }
     nb::object mdesc = nb::steal(mcai);
     PyDeviceArray m;
-    read_cai(m, mdesc, mask, sync, /*is_mask=*/true);
+    ImportOptions mask_options = options;
+    mask_options.is_mask = true;
+    read_cai(m, mdesc, mask, mask_options);
     out.view = with_mask_of_interface(std::move(out.view), m.view);
     out.mask = wrap(std::move(m));
   }
@@ -324,9 +327,9 @@ inline void read_cai(PyDeviceArray& out, nb::handle desc, nb::handle owner, bool
 }
 
 /// read_cai into a new array.
-inline PyDeviceArray array_from_cai(nb::handle desc, nb::handle owner, bool sync) {
+inline PyDeviceArray array_from_cai(nb::handle desc, nb::handle owner, ImportOptions options) {
   PyDeviceArray out;
-  read_cai(out, desc, owner, sync);
+  read_cai(out, desc, owner, options);
   return out;
 }
 

@@ -33,6 +33,9 @@ struct ImportRequest {
   /// An exchange-table export that fails (DLPack cannot express record dtypes) falls back to the
   /// object's CAI when it has one (kernel arguments: a structured array).
   bool cai_after_exchange = false;
+  /// Ask the driver whether a CAI pointer is GPU-accessible. `typeof` reads only the description (as
+  /// numba's does) and turns it off; everything that will use the memory keeps it.
+  bool check_pointer = true;
   /// What a CuPy array's CAI would say of CuPy's state (its export version, and for version 3 the stream
   /// it names), read for the first CuPy array of a request and reused by the others: a launch shares one
   /// request among its arguments, and CuPy's export reads the same thread state for each of them.
@@ -331,7 +334,7 @@ inline std::optional<ArrayView> cupy_view(nb::handle obj, const import_detail::C
     ai.data = static_cast<std::uintptr_t>(p);
   }
   if (version == 3) ai.stream = req.cupy_state->stream;
-  return view_from_interface(ai, nullptr, ImportOptions{req.sync, true});
+  return view_from_interface(ai, nullptr, ImportOptions{req.sync, req.check_pointer});
 }
 
 /// The one import: see the file's opening comment for the order. Raises what the producer's protocol
@@ -367,7 +370,7 @@ inline ImportedArray import_array(nb::handle obj, const ImportRequest& req) {
   PyObject* cai = PyObject_GetAttr(obj.ptr(), Keys::get().cai);
   if (cai != nullptr) {
     nb::object desc = nb::steal(cai);
-    out.made.emplace(array_from_cai(desc, req.borrow ? nb::handle() : obj, req.sync));
+    out.made.emplace(array_from_cai(desc, req.borrow ? nb::handle() : obj, ImportOptions{req.sync, req.check_pointer}));
     return out;
   }
   if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw nb::python_error();  // the getter failed

@@ -47,6 +47,17 @@ HOST_STAND_IN = GPU_REASON is None and _host_stand_in()
 MULTI_GPU_REASON = _multi_gpu_reason()
 
 
+def described_address(nbytes: int = 1 << 20):
+    """(address, keep): an aligned device address for arrays a test describes (CAI dicts, fake producers)
+    but never dereferences, and the object that keeps it valid. Made up where no driver is usable; where
+    one is, every imported pointer is checked with it, so the middle of a real allocation of `nbytes`
+    (room on both sides for negative strides)."""
+    if GPU_REASON is not None:
+        return 0x7F0000000000, None
+    buffer = cubridge.device_array(nbytes, "u1")
+    return buffer.ptr + nbytes // 2, buffer
+
+
 def pytest_collection_modifyitems(config, items):
     if MULTI_GPU_REASON is not None:
         skip_multi = pytest.mark.skip(reason=MULTI_GPU_REASON)
@@ -86,3 +97,16 @@ def pytest_terminal_summary(terminalreporter):
     terminalreporter.section("skipped, by reason", sep="-")
     for reason, count in collections.Counter(map(_skip_reason, skipped)).most_common():
         terminalreporter.line(f"SKIPPED [{count}] {reason}")
+
+
+def numba_typing_errors() -> tuple:
+    """The classes numba-cuda's TypingError may have: numba-cuda 0.30 raises its own copy
+    (numba.cuda.core.errors), older releases numba's (numba.core.errors). Importing numba is the caller's."""
+    import importlib
+    found = []
+    for module in ("numba.cuda.core.errors", "numba.core.errors"):
+        try:
+            found.append(importlib.import_module(module).TypingError)
+        except (ImportError, AttributeError):
+            pass
+    return tuple(found)

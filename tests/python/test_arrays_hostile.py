@@ -15,6 +15,7 @@ import weakref
 import pytest
 
 import cubridge
+from conftest import described_address
 
 INT = ctypes.c_int
 
@@ -195,7 +196,7 @@ def test_publishing_types_are_not_pinned_forever():
 
 # ---- CAI dicts that recurse, mutate themselves or overflow -------------------------------------------
 
-PTR = 0x7F0000000000
+PTR, _PTR_KEEP = described_address()
 
 
 def cai(**over):

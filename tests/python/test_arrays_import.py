@@ -14,20 +14,10 @@ import numpy as np
 import pytest
 
 import cubridge
+from conftest import described_address
 
 
-def _device_address():
-    """An aligned address the fake arrays point at (nothing dereferences it): made up where no driver is
-    usable; where one is, an import asks it about the pointer, so the middle of a real 1 MiB allocation
-    (room on both sides for negative strides), kept for the life of the module."""
-    from conftest import GPU_REASON
-    if GPU_REASON is not None:
-        return 0x7F0000000000, None
-    buffer = cubridge.device_array(1 << 20, "u1")
-    return buffer.ptr + (1 << 19), buffer
-
-
-BASE, _BUFFER = _device_address()
+BASE, _BUFFER = described_address()  # nothing dereferences it here
 
 
 # ---- the route per type -------------------------------------------------------------------------------

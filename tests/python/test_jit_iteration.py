@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import cubridge
+from conftest import numba_typing_errors
 from test_jit_slices import call, host_function, needs_clang
 
 CC = (9, 0)
@@ -448,8 +449,7 @@ def test_numba_cuda_refuses_them_too(fn, sig):
         import numpy
         numpy.row_stack = getattr(numpy, "row_stack", numpy.vstack)
         from numba import cuda
-        from numba.core.errors import TypingError
     except Exception as e:  # noqa: BLE001 - numba's CUDA target is not importable here
         pytest.skip(f"numba.cuda is not importable: {e}")
-    with pytest.raises(TypingError):
+    with pytest.raises(numba_typing_errors()):
         cuda.compile_ptx(fn, sig, device=True, cc=CC)

@@ -23,6 +23,7 @@ import pytest
 
 import cubridge
 import cubridge.random as cr
+from conftest import described_address
 
 nr = pytest.importorskip("numba.cuda.random", reason="numba with numba.cuda is not installed")
 
@@ -150,7 +151,8 @@ def test_numba_types_structured_cubridge_arrays_as_its_own():
     """numba types foreign arrays by typestr alone ('|V16' has no numba type): cubridge's structured arrays
     carry _numba_type_, the record cubridge.typeof gives; arrays of the states' descr are numba's aligned
     xoroshiro128p_type, so numba kernels with explicit signatures take them."""
-    cai = {"shape": (4,), "typestr": "|V16", "descr": cr.xoroshiro128p_dtype.descr, "data": (0x10000, False),
+    address, keep = described_address()
+    cai = {"shape": (4,), "typestr": "|V16", "descr": cr.xoroshiro128p_dtype.descr, "data": (address, False),
            "version": 3, "strides": None}
     states = cubridge.from_cuda_array_interface(cai)
     assert states.dtype == nr.xoroshiro128p_dtype and states.dtype.isalignedstruct
