@@ -149,17 +149,15 @@ void bind_toolkit(nb::module_& m) {
       .def("add_file", [](Linker& l, const std::string& path, std::string_view type) {
              l.add_file(path, parse_link_input_type(type));
            }, nb::arg("path"), nb::arg("type"))
-      // Linking runs without the GIL on a snapshot of the inputs taken with it: another thread may add()
-      // to the same Linker meanwhile (it then joins the next link, never the one in flight).
+      // Linking runs without the GIL: the Linker itself is safe while another thread add()s to it (a link
+      // takes the inputs added before it started), and the call's `self` keeps it alive.
       .def("link", [](const Linker& l, bool want_ptx) {
-             Linker snapshot = l;
              nb::gil_scoped_release release;
-             return snapshot.link(want_ptx);
+             return l.link(want_ptx);
            }, nb::arg("want_ptx") = false)
       .def("link_ptx", [](const Linker& l) {
-             Linker snapshot = l;
              nb::gil_scoped_release release;
-             return snapshot.link_ptx();
+             return l.link_ptx();
            })
       .def("option_strings", &Linker::option_strings)
       .def_prop_ro("input_count", &Linker::input_count);
