@@ -1,0 +1,341 @@
+"""Launches as numba users write them (issue 22): lazy `@jit` kernels with no signature, called as
+`k[1, 32](args...)`, on CuPy arrays, PyTorch tensors, numba device arrays and cubridge arrays, for cubridge
+(lazy and eager), numba-cuda, numba-cuda-mlir, CuPy RawKernel and cuda.core, beside the floor (a bare
+cuLaunchKernel in a C++ loop, measured in the same run); and compile times of a one-line device function,
+a 12-line loop kernel and a cold first compile (a fresh process) for cubridge, numba-cuda and numba-cuda-mlir.
+
+Every kernel has an empty body: the figure is host-side time per launch (batches of launches timed on the
+host, the queue drained between batches outside the timing; the median over batches of the per-launch mean).
+numba-cuda-mlir runs in a child process of its own (`--peer mlir`), back to back on the same machine, so its
+CUDA state and numba-cuda's never share a process; it is found on PYTHONPATH or in the folder named by
+CUBRIDGE_BENCH_MLIR (bench/fetch_mlir.sh explains how it travels to the GPU machine).
+
+    python bench/bench_launch.py [--json PATH] [--quick]
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+
+import numpy
+
+if not hasattr(numpy, "row_stack"):  # numba-cuda 0.30 still calls it; numpy 2.5 removed it
+    numpy.row_stack = numpy.vstack
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from rows import report  # noqa: E402
+
+N = 32
+# (arrays, int64 scalars): the rows the issue asks for.
+CASES = [(0, 0), (1, 0), (4, 0), (16, 0), (1, 32), (1, 256)]
+# Issue 22's targets on CuPy arrays, PyTorch tensors and numba device arrays (µs).
+FLOOR_SLACK_US = 1.0
+PER_ARRAY_US = 0.15
+PER_SCALAR_US = 0.05
+RAWKERNEL_FACTOR = 0.8
+
+TINY = "def tiny(x, y):\n    return x * y + 1.0\n"
+LOOP = '''def loop_kernel(x, out, n):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        acc = 0.0
+        for j in range(n):
+            t = x[i] * j - 0.5
+            if t > 1.0:
+                t = 1.0
+            elif t < -1.0:
+                t = -1.0
+            acc += t * t
+        out[i] = acc
+'''
+
+
+def kernel_name(arrays: int, scalars: int) -> str:
+    return f"k_a{arrays}_s{scalars}"
+
+
+def kernel_params(arrays: int, scalars: int) -> list[str]:
+    return [f"a{i}" for i in range(arrays)] + [f"s{i}" for i in range(scalars)]
+
+
+def write_kernels(folder: str, module: str, cuda_import: str) -> str:
+    """One module of empty-bodied Python functions, one per case, in a real file (every compiler reads
+    source or bytecode from it the same way); `cuda_import` binds the name `cuda` the loop kernel uses.
+    The one-line function also gets a module of its own, importing nothing, for the cold compile."""
+    lines = [cuda_import + "\n"]
+    for arrays, scalars in CASES:
+        lines.append(f"def {kernel_name(arrays, scalars)}({', '.join(kernel_params(arrays, scalars))}):\n    pass\n")
+    lines += [LOOP, TINY]
+    path = os.path.join(folder, module + ".py")
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+    with open(os.path.join(folder, "bench_launch_tiny.py"), "w") as f:
+        f.write(TINY)
+    return path
+
+
+def load_module(path: str):
+    spec = importlib.util.spec_from_file_location(os.path.basename(path)[:-3], path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def cuda_cpp(arrays: int, scalars: int) -> str:
+    params = [f"float* a{i}" for i in range(arrays)] + [f"long long s{i}" for i in range(scalars)]
+    return f'extern "C" __global__ void {kernel_name(arrays, scalars)}({", ".join(params)}) {{}}\n'
+
+
+def launch_us(launch, sync, batches: int, per_batch: int) -> float:
+    for _ in range(2 * per_batch):  # warm up: compile, module load, caches
+        launch()
+    sync()
+    means = []
+    for _ in range(batches):
+        t0 = time.perf_counter_ns()
+        for _ in range(per_batch):
+            launch()
+        means.append((time.perf_counter_ns() - t0) / per_batch / 1e3)
+        sync()
+    return statistics.median(means)
+
+
+def median_ms(fn, reps: int, warm: int = 2) -> float:
+    for _ in range(warm):
+        fn()
+    ts = []
+    for _ in range(reps):
+        t0 = time.perf_counter_ns()
+        fn()
+        ts.append((time.perf_counter_ns() - t0) / 1e6)
+    return statistics.median(ts)
+
+
+def scalar_args(scalars: int) -> list[int]:
+    return [i + 1 for i in range(scalars)]
+
+
+def jit_launchers(jit, mod, make_arrays, batches, per_batch, sync, eager_sig=None) -> dict:
+    """Per case: the host time of `k[1, 32](arrays..., scalars...)` for one jit decorator."""
+    out = {}
+    for arrays, scalars in CASES:
+        fn = getattr(mod, kernel_name(arrays, scalars))
+        k = (jit(eager_sig(arrays, scalars)) if eager_sig else jit)(fn)
+        args = [*make_arrays(arrays), *scalar_args(scalars)]
+        configured = k[1, 32]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # numba's small-grid performance warning
+            out[(arrays, scalars)] = launch_us(lambda: configured(*args), sync, batches, per_batch)
+    return out
+
+
+def eager_signature(arrays: int, scalars: int) -> str:
+    return "void(" + ", ".join(["float32[::1]"] * arrays + ["int64"] * scalars) + ")"
+
+
+def compile_times(compile_ptx, mod, reps: int) -> dict:
+    """Warm compile of the one-line device function and of the loop kernel, to PTX."""
+    return {
+        "tiny": median_ms(lambda: compile_ptx(mod.tiny, "float32(float32, float32)", device=True), reps),
+        "loop": median_ms(lambda: compile_ptx(mod.loop_kernel, "void(float32[::1], float32[::1], int64)"), reps),
+    }
+
+
+COLD = {
+    "cubridge": "import cubridge\nfrom bench_launch_tiny import tiny\n"
+                "cubridge.compile_ptx(tiny, 'float32(float32, float32)', device=True)\n",
+    "numba-cuda": "import numpy\nnumpy.row_stack = numpy.vstack\nfrom numba import cuda\n"
+                  "from bench_launch_tiny import tiny\n"
+                  "cuda.compile_ptx(tiny, 'float32(float32, float32)', device=True)\n",
+    "numba-cuda-mlir": "from numba_cuda_mlir import cuda\nfrom bench_launch_tiny import tiny\n"
+                       "cuda.compile_ptx(tiny, 'float32(float32, float32)', device=True)\n",
+}
+
+
+def cold_ms(peer: str, folder: str, reps: int) -> float | None:
+    """A fresh process that imports the compiler and compiles the one-line function (cubridge's on-disk
+    cache pointed at an empty folder each time, so nothing is reused)."""
+    times = []
+    for _ in range(reps):
+        with tempfile.TemporaryDirectory() as cache:
+            env = dict(os.environ, CUBRIDGE_CACHE_DIR=cache, PYTHONPATH=os.pathsep.join(
+                [folder, *filter(None, [os.environ.get("PYTHONPATH")])]))
+            t0 = time.perf_counter_ns()
+            r = subprocess.run([sys.executable, "-c", COLD[peer]], env=env, capture_output=True, text=True)
+            if r.returncode != 0:
+                print(f"cold compile with {peer} failed: {r.stderr[-600:]}", file=sys.stderr)
+                return None
+            times.append((time.perf_counter_ns() - t0) / 1e6)
+    return statistics.median(times)
+
+
+def mlir_child(opts) -> int:
+    """--peer mlir: numba-cuda-mlir's launch and compile figures, as JSON on stdout."""
+    import cupy as cp
+    from numba_cuda_mlir import cuda as mcuda
+    mod = load_module(write_kernels(opts.kernels, "bench_launch_mlir_kernels", "from numba_cuda_mlir import cuda"))
+    sync = cp.cuda.Device().synchronize
+    cps = [cp.zeros(N, dtype=cp.float32) for _ in range(16)]
+    res = jit_launchers(mcuda.jit, mod, lambda n: cps[:n], opts.batches, opts.per_batch, sync)
+    comp = compile_times(mcuda.compile_ptx, mod, opts.reps)
+    json.dump({"launch": {f"{a},{s}": v for (a, s), v in res.items()}, "compile": comp}, sys.stdout)
+    return 0
+
+
+def find_mlir() -> tuple[dict, str | None]:
+    """numba-cuda-mlir's environment: PYTHONPATH as it is, plus CUBRIDGE_BENCH_MLIR's folder."""
+    env = dict(os.environ)
+    extra = os.environ.get("CUBRIDGE_BENCH_MLIR")
+    if extra:
+        env["PYTHONPATH"] = os.pathsep.join([extra, *filter(None, [env.get("PYTHONPATH")])])
+    probe = subprocess.run([sys.executable, "-c", "import numba_cuda_mlir; print(numba_cuda_mlir.__version__)"],
+                           env=env, capture_output=True, text=True)
+    if probe.returncode != 0:
+        return env, f"numba-cuda-mlir not importable: {probe.stderr.strip().splitlines()[-1:]}"
+    return env, None
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--json", help="write the rows (bench/README.md format) here")
+    ap.add_argument("--quick", action="store_true", help="fewer repetitions")
+    ap.add_argument("--peer", choices=["mlir"], help=argparse.SUPPRESS)
+    ap.add_argument("--kernels", help=argparse.SUPPRESS)
+    ap.add_argument("--batches", type=int, default=15, help=argparse.SUPPRESS)
+    ap.add_argument("--per-batch", type=int, default=1000, help=argparse.SUPPRESS)
+    ap.add_argument("--reps", type=int, default=20, help=argparse.SUPPRESS)
+    opts = ap.parse_args()
+    if opts.quick:
+        opts.batches, opts.per_batch, opts.reps = 5, 200, 5
+    if opts.peer == "mlir":
+        return mlir_child(opts)
+
+    import cupy as cp
+    from numba import cuda
+
+    import cubridge
+    from bench_kernels import EMPTY_PTX, POINTER_SIG, cuda_core_launcher_for
+
+    folder = tempfile.mkdtemp(prefix="bench_launch_")
+    mod = load_module(write_kernels(folder, "bench_launch_kernels", "from numba import cuda"))
+    sync = cp.cuda.Device().synchronize
+    b, pb = opts.batches, opts.per_batch
+
+    cps = [cp.zeros(N, dtype=cp.float32) for _ in range(16)]
+    kinds = {"CuPy arrays": lambda n: cps[:n]}
+    try:
+        import torch
+        tts = [torch.zeros(N, dtype=torch.float32, device="cuda") for _ in range(16)]
+        kinds["PyTorch tensors"] = lambda n: tts[:n]
+    except Exception as e:  # noqa: BLE001 - PyTorch missing or without CUDA: its rows say so
+        print(f"(PyTorch rows skipped: {type(e).__name__}: {e})", file=sys.stderr)
+    nbs = [cuda.to_device(numpy.zeros(N, numpy.float32)) for _ in range(16)]
+    kinds["numba device arrays"] = lambda n: nbs[:n]
+    ours = [cubridge.device_array(N, "f4") for _ in range(16)]
+    kinds["cubridge arrays"] = lambda n: ours[:n]
+
+    # The floor: bare cuLaunchKernel in a C++ loop on a loaded empty kernel (3 pointers + int64).
+    floor_kernel = cubridge.load_kernel(EMPTY_PTX, "k", POINTER_SIG)
+    ints = [x.data.ptr for x in cps[:3]]
+    floor_kernel[1, 32](*ints, N)
+    sync()
+    floor_means = []
+    for _ in range(b):
+        floor_means.append(cubridge._core._bare_launch_ns(floor_kernel, (*ints, N), pb) / 1e3)
+        sync()
+    floor = statistics.median(floor_means)
+
+    results: dict[tuple[str, str], dict] = {}
+    for kind, make in kinds.items():
+        results[("cubridge lazy @jit", kind)] = jit_launchers(cubridge.jit, mod, make, b, pb, sync)
+        results[("cubridge eager @jit(sig)", kind)] = jit_launchers(cubridge.jit, mod, make, b, pb, sync,
+                                                                   eager_sig=eager_signature)
+        results[("numba-cuda @cuda.jit", kind)] = jit_launchers(cuda.jit, mod, make, b, pb, sync)
+    raw = {}
+    core = {}
+    for arrays, scalars in CASES:
+        rk = cp.RawKernel(cuda_cpp(arrays, scalars), kernel_name(arrays, scalars))
+        args = (*cps[:arrays], *[numpy.int64(v) for v in scalar_args(scalars)])
+        raw[(arrays, scalars)] = launch_us(lambda: rk((1,), (32,), args), sync, b, pb)
+        go, why = cuda_core_launcher_for(cuda_cpp(arrays, scalars), kernel_name(arrays, scalars),
+                                         (*[x.data.ptr for x in cps[:arrays]],
+                                          *[numpy.int64(v) for v in scalar_args(scalars)]))
+        core[(arrays, scalars)] = launch_us(go, sync, b, pb) if go else None
+
+    env, mlir_why = find_mlir()
+    mlir = None
+    if mlir_why is None:
+        r = subprocess.run([sys.executable, os.path.abspath(__file__), "--peer", "mlir", "--kernels", folder,
+                            "--batches", str(b), "--per-batch", str(pb), "--reps", str(opts.reps)],
+                           env=dict(env, PYTHONPATH=os.pathsep.join([folder, env.get("PYTHONPATH", "")])),
+                           capture_output=True, text=True)
+        if r.returncode == 0:
+            mlir = json.loads(r.stdout.strip().splitlines()[-1])
+        else:
+            mlir_why = f"numba-cuda-mlir run failed: {r.stderr.strip()[-400:]}"
+    if mlir_why:
+        print(mlir_why, file=sys.stderr)
+
+    rows = []
+
+    def row(case, unit, ours_v, peer=None, peer_v=None, target=None):
+        rows.append({"face": "code", "case": case, "unit": unit, "ours": ours_v, "peer": peer,
+                     "peer_value": peer_v, "target": target})
+
+    row("launch floor: bare cuLaunchKernel in a C++ loop (3 pointers + int64)", "us", floor)
+    for kind in kinds:
+        lazy = results[("cubridge lazy @jit", kind)]
+        base = lazy[(1, 0)]
+        for arrays, scalars in CASES:
+            case = f"lazy @jit k[1, 32], {arrays} arrays + {scalars} int64 on {kind}"
+            ours_us = lazy[(arrays, scalars)]
+            if (arrays, scalars) == (1, 0):
+                target = floor + FLOOR_SLACK_US
+            elif scalars == 0:
+                target = base + PER_ARRAY_US * (arrays - 1) if arrays else None
+            else:
+                target = base + PER_SCALAR_US * scalars
+            row(case, "us", ours_us, "floor (bare cuLaunchKernel)", floor, target)
+            row(case, "us", ours_us, "cubridge eager @jit(sig)", results[("cubridge eager @jit(sig)", kind)][(arrays, scalars)])
+            row(case, "us", ours_us, "numba-cuda 0.30 @cuda.jit", results[("numba-cuda @cuda.jit", kind)][(arrays, scalars)])
+            if kind == "CuPy arrays":
+                row(case, "us", ours_us, "CuPy RawKernel", raw[(arrays, scalars)], RAWKERNEL_FACTOR * raw[(arrays, scalars)])
+                row(case, "us", ours_us, "cuda.core launch (raw pointers)", core[(arrays, scalars)])
+                row(case, "us", ours_us, "numba-cuda-mlir @cuda.jit" + (f" ({mlir_why})" if mlir_why else ""),
+                    mlir["launch"][f"{arrays},{scalars}"] if mlir else None)
+
+    from numba import cuda as ncuda
+    ours_c = compile_times(cubridge.compile_ptx, mod, opts.reps)
+    numba_c = compile_times(ncuda.compile_ptx, mod, max(3, opts.reps // 2))
+    for key, label in (("tiny", "1-line device function"), ("loop", "12-line loop kernel")):
+        row(f"compile to PTX, {label}", "ms", ours_c[key], "numba-cuda 0.30", numba_c[key], 0.2 * numba_c[key])
+        row(f"compile to PTX, {label}", "ms", ours_c[key], "numba-cuda-mlir",
+            mlir["compile"][key] if mlir else None, 0.2 * mlir["compile"][key] if mlir else None)
+    reps = 3 if opts.quick else 5
+    cold = cold_ms("cubridge", folder, reps)
+    row("cold first compile (fresh process: import + compile the 1-line function)", "ms", cold,
+        "numba-cuda 0.30", cold_ms("numba-cuda", folder, reps), 150.0)
+    if mlir:
+        mlir_env_folder = os.environ.get("CUBRIDGE_BENCH_MLIR")
+        saved = os.environ.get("PYTHONPATH")
+        if mlir_env_folder:
+            os.environ["PYTHONPATH"] = os.pathsep.join([mlir_env_folder, *filter(None, [saved])])
+        row("cold first compile (fresh process: import + compile the 1-line function)", "ms", cold,
+            "numba-cuda-mlir", cold_ms("numba-cuda-mlir", folder, reps), 150.0)
+        if mlir_env_folder:
+            os.environ["PYTHONPATH"] = saved or ""
+    report(rows, opts.json)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
