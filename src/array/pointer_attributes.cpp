@@ -66,11 +66,15 @@ PointerAttributes query_pointer_attributes(std::uintptr_t address) {
   PointerAttributes a;
   a.context = context;
   a.memory_type = static_cast<unsigned>(memory_type);
-  a.device = context != nullptr ? device : -1;
+  // The pointer's own device, whichever context is current: memory of a stream-ordered pool (cuMemPool,
+  // cudaMallocAsync) or mapped through cuMemMap belongs to no context, so CU_POINTER_ATTRIBUTE_CONTEXT is
+  // null for it while the driver still knows its device; only memory the driver does not know has none.
+  const bool known = context != nullptr || memory_type == CU_MEMORYTYPE_DEVICE;
+  a.device = known && device >= 0 ? device : -1;
   a.managed = managed != 0;
   a.range_start = static_cast<std::uintptr_t>(range_start);
   a.range_size = static_cast<std::size_t>(range_size);
-  if (context == nullptr && !a.managed) a.pageable_access = pageable_access();
+  if (a.device < 0 && !a.managed) a.pageable_access = pageable_access();
   return a;
 }
 
@@ -86,7 +90,7 @@ PointerAttributes check_device_pointer(std::uintptr_t address, std::string_view 
                                 " is not GPU-accessible memory (the driver does not know it: plain host "
                                 "memory?); pass device, managed or pinned host memory, or copy it with "
                                 "cubridge.to_device()");
-  if (a.context != nullptr && a.range_size != 0) {
+  if (a.device >= 0 && a.range_size != 0) {
     t_cache[t_next++ % t_cache.size()] = CachedRange{gen, a};
   }
   return a;

@@ -85,6 +85,8 @@ std::shared_ptr<MemoryPointer> AsyncPoolMemoryManager::memalloc(std::size_t size
 
 std::shared_ptr<MemoryPointer> AsyncPoolMemoryManager::memalloc(std::size_t size, StreamRef stream) {
   if (pool_->handle == nullptr) initialize();
+  // The legacy stream and the cuCtxSynchronize below are the current context's: this manager's.
+  detail::ScopedContextIfAny scope(context());
   CUdeviceptr p = 0;
   CUresult r = CUBRIDGE_CU_RESULT(cuMemAllocFromPoolAsync, &p, size, pool_->handle, stream.handle());
   if (r == CUDA_ERROR_OUT_OF_MEMORY) {

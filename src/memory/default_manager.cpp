@@ -13,6 +13,9 @@ DefaultMemoryManager::DefaultMemoryManager(std::shared_ptr<Context> context, Pen
       device_frees_(std::make_shared<PendingFrees>(context ? context->device().total_memory() : 0, limits)) {}
 
 std::shared_ptr<MemoryPointer> DefaultMemoryManager::memalloc(std::size_t size) {
+  // cuMemAlloc allocates on the current context's device: this manager's, whatever the caller made current
+  // (registry::allocate makes it current too; a plugin or a user may call memalloc directly).
+  detail::ScopedContextIfAny scope(context());
   CUdeviceptr ptr = 0;
   CUresult r = CUBRIDGE_CU_RESULT(cuMemAlloc, &ptr, size);
   if (r == CUDA_ERROR_OUT_OF_MEMORY) {

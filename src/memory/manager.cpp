@@ -49,6 +49,8 @@ std::shared_ptr<MemoryPointer> HostOnlyMemoryManager::memhostalloc(std::size_t s
   if (mapped) flags |= CU_MEMHOSTALLOC_DEVICEMAP;
   if (portable) flags |= CU_MEMHOSTALLOC_PORTABLE;
   if (wc) flags |= CU_MEMHOSTALLOC_WRITECOMBINED;
+  // Page-locked memory belongs to the context current at the call (and a mapping to its device): ours.
+  detail::ScopedContextIfAny scope(context());
   void* host = nullptr;
   CUresult r = CUBRIDGE_CU_RESULT(cuMemHostAlloc, &host, size, flags);
   if (r == CUDA_ERROR_OUT_OF_MEMORY) {
@@ -78,6 +80,7 @@ std::shared_ptr<MemoryPointer> HostOnlyMemoryManager::memhostalloc(std::size_t s
 std::shared_ptr<MemoryPointer> HostOnlyMemoryManager::mempin(std::shared_ptr<void> owner, std::uintptr_t pointer,
                                                              std::size_t size, bool mapped) {
   void* host = reinterpret_cast<void*>(pointer);
+  detail::ScopedContextIfAny scope(context());
   CUBRIDGE_CU(cuMemHostRegister, host, size, mapped ? CU_MEMHOSTREGISTER_DEVICEMAP : 0u);
   auto ctx = context();
   auto frees = host_frees_;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include "cubridge/driver/context.hpp"
@@ -14,6 +15,17 @@ MemoryInfo memory_info_or_zero(const Context* context) noexcept;
 /// Throws OutOfMemory for `size` with the free/total memory of `context`.
 [[noreturn]] void throw_out_of_memory(const Context* context, std::size_t size, const std::string& manager,
                                       const char* call);
+/// Makes `context` current for the scope's life when there is one (a manager made without a context
+/// allocates in whichever is current, as before).
+class ScopedContextIfAny {
+ public:
+  explicit ScopedContextIfAny(const std::shared_ptr<Context>& context) {
+    if (context) scope_.emplace(*context);
+  }
+
+ private:
+  std::optional<ScopedContext> scope_;
+};
 /// Runs `fn` with the context current when it is still valid; swallows errors (finalizers).
 template <class Fn>
 void in_valid_context(const std::shared_ptr<Context>& context, Fn&& fn) noexcept {

@@ -83,6 +83,8 @@ def pytest_configure(config):
     reporter = config.pluginmanager.getplugin("terminalreporter")
     if reporter is not None:  # the summary below replaces -rs's (and -ra's) list of skips
         reporter.reportchars = reporter.reportchars.replace("s", "")
+    if not config.pluginmanager.hasplugin("timeout"):  # tests that spawn processes set their own limit
+        config.addinivalue_line("markers", "timeout(seconds): pytest-timeout's limit for one test (where installed)")
 
 
 def _skip_reason(report) -> str:

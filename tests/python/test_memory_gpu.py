@@ -166,7 +166,7 @@ def _install_for_ipc(cb, name):
 
 def _child_open(data, name, device, mode, q):
     """Opens an exported handle on `device` with manager `name` installed, reads it and reports
-    (bytes, this device's memory statistics). `mode`: "read"; "mapping-then-close" and
+    (bytes, this device's memory statistics, the device the opened memory's own attributes name). `mode`: "read"; "mapping-then-close" and
     "close-then-mapping" (the order of dropping the opened memory and cubridge.close(), each followed by
     a second open); "die" (SIGKILL with the handle open, once the parent has the bytes)."""
     try:
@@ -181,8 +181,9 @@ def _child_open(data, name, device, mode, q):
             return mem, bytes(cb.as_cuda_array(_Cai(mem.device_pointer, h.size)).copy_to_host())
         mem, got = read()
         stats = {d["device"]: d for d in cb.memory_stats()["devices"]}.get(device)
+        lives_on = cb.as_cuda_array(_Cai(mem.device_pointer, h.size)).pointer_attributes["device"]
         if mode == "die":
-            q.put((got, stats))
+            q.put((got, stats, lives_on))
             q.close()
             q.join_thread()  # the bytes reach the parent before the process dies
             os.kill(os.getpid(), signal.SIGKILL)
@@ -200,7 +201,7 @@ def _child_open(data, name, device, mode, q):
             gc.collect()
         else:
             again = got
-        q.put((got if got == again else "child failed: the second open read different bytes", stats))
+        q.put((got if got == again else "child failed: the second open read different bytes", stats, lives_on))
     except BaseException as e:  # reported to the parent, which would otherwise wait for its timeout
         q.put(f"child failed: {type(e).__name__}: {e}")
         raise
@@ -217,7 +218,9 @@ def _export(manager, name, nbytes=8192, offset=1024):
     return p, src, cubridge.get_ipc_handle(p.view(offset))
 
 
-def _run_child(payload, name, device, mode):
+def _run_child(payload, name, device, mode, lives_on=None):
+    """Runs _child_open in a spawned process: ((bytes, statistics), exit code). The opened memory must live
+    on `device` (its own pointer attributes say so), or on `lives_on` when given."""
     ctx = mp.get_context("spawn")
     q = ctx.Queue()
     child = ctx.Process(target=_child_open, args=(payload, name, device, mode, q))
@@ -225,7 +228,9 @@ def _run_child(payload, name, device, mode):
     got = q.get(timeout=120)
     child.join(timeout=60)
     assert not isinstance(got, str), f"{got} (parent: {cubridge.get_memory_info()})"
-    return got, child.exitcode
+    want = device if lives_on is None else lives_on
+    assert got[2] == want, f"the child's opened memory lives on device {got[2]}, not {want}"
+    return got[:2], child.exitcode
 
 
 IPC_DEVICES = [0, pytest.param(1, marks=pytest.mark.multi_gpu, id="1-staged")]
@@ -252,6 +257,24 @@ def test_ipc_between_processes(manager, name, device):
         assert stats["bytes_in_use"] >= h.size and stats["allocations"] == 1, stats
         assert stats["manager"] == name if name != "plugin" else stats["manager"].startswith("python:"), stats
     del h, copy, p
+    gc.collect()
+    assert cubridge.memory_stats()["bytes_in_use"] == 0
+
+
+@pytest.mark.real_driver
+@pytest.mark.multi_gpu
+@pytest.mark.parametrize("child_manager", ["default", "caching", "async", "plugin"])
+def test_ipc_opened_on_device_1_by_every_manager(manager, child_manager):
+    """Exported by the default manager on device 0; the child, with each manager installed (the async
+    pool's too: its memory, which no context owns, must still say device 1), opens it on device 1 while
+    device 0 is its current device: a copy staged into memory of device 1's manager."""
+    if child_manager == "plugin":
+        _ipc_plugin()
+    p, src, h = _export(manager, "default")
+    (got, stats), code = _run_child(h.to_bytes(), child_manager, 1, "read")
+    assert code == 0 and got[:8192 - 1024] == src[1024:].tobytes()
+    assert stats["bytes_in_use"] >= h.size and stats["allocations"] == 1, stats
+    del h, p
     gc.collect()
     assert cubridge.memory_stats()["bytes_in_use"] == 0
 

@@ -72,6 +72,11 @@ def test_one_manager_per_device_with_its_own_statistics(fresh, name):
     assert per[1]["bytes_in_use"] >= 3 << 20 and per[1]["allocations"] == 1
     assert s["bytes_in_use"] == per[0]["bytes_in_use"] + per[1]["bytes_in_use"]
     assert b.pointer_attributes["device"] == 1 and a.pointer_attributes["device"] == 0
+    # Imported through the interface alone (no device in it), b is device 1's whatever its manager: the
+    # async pool's memory belongs to no context, and reported device -1 in the first two-GPU run.
+    v = cubridge.as_cuda_array(_CaiOnly(b, b.__cuda_array_interface__))
+    assert v.device_id == 1 and v.pointer_attributes["device"] == 1
+    del v
     del b
     gc.collect()
     per = {d["device"]: d for d in cubridge.memory_stats()["devices"]}
@@ -284,8 +289,48 @@ def test_cupy_array_on_device_1_through_cai_while_device_0_is_current():
     # The copy runs in device 1's context, ordered after the producer's stream of device 1.
     np.testing.assert_array_equal(v.copy_to_host(), np.arange(1 << 20, dtype=np.float32) * 3)
     assert cubridge.current_context().device.id == 0
-    back = cp.asarray(v)  # and back to CuPy: it lands on device 1
-    assert back.device.id == 1 and int(back[5]) == 15
+    # And back to CuPy, zero-copy, with device 1 current: the same memory, on device 1.
+    with cp.cuda.Device(1):
+        back = cp.asarray(v)
+    assert back.device.id == 1 and back.data.ptr == x.data.ptr and int(back[5]) == 15
+    # With device 0 current, CuPy's asarray copies an array of another device to the current one (its rule
+    # for every foreign array, CuPy's own included: the first two-GPU run's "back.device.id == 0" was this
+    # copy, not a wrong device in cubridge's export): a copy on device 0 holding the same values.
+    copied = cp.asarray(v)
+    assert copied.device.id == 0 and copied.data.ptr != x.data.ptr
+    with cp.cuda.Device(0):
+        assert int(copied[5]) == 15
+    own = cp.asarray(x)  # CuPy's own device-1 array does the same
+    assert own.device.id == 0 and own.data.ptr != x.data.ptr
+
+
+@pytest.mark.parametrize("route", ["cai", "dlpack"])
+def test_pool_memory_on_device_1_imported_while_device_0_is_current(route):
+    """Memory of a stream-ordered pool (cudaMallocAsync: CuPy's MemoryAsyncPool here) belongs to no context,
+    so the driver names no context for it: its device comes from the pointer's own attributes (the first
+    two-GPU run reported device -1 for such memory, and a kernel of device 0 then took it as reachable)."""
+    cp = lib("cupy")
+    previous = cp.cuda.get_allocator()
+    cp.cuda.set_allocator(cp.cuda.MemoryAsyncPool().malloc)
+    try:
+        with cp.cuda.Device(1):
+            x = cp.arange(1 << 16, dtype=cp.float32) * 0.5
+            cp.cuda.Device(1).synchronize()
+    finally:
+        cp.cuda.set_allocator(previous)
+    assert cubridge.current_context().device.id == 0
+    v = cubridge.as_cuda_array(_CaiOnly(x, x.__cuda_array_interface__)) if route == "cai" else cubridge.from_dlpack(x)
+    assert v.device_id == 1, v.device_id
+    pa = v.pointer_attributes
+    assert pa["device"] == 1 and pa["memory_type"] == "device", pa
+    np.testing.assert_array_equal(v.copy_to_host(), np.arange(1 << 16, dtype=np.float32) * 0.5)
+    k0 = cubridge.load_kernel(PTX, "add_f32", ADD, device=0)
+    with pytest.raises(ValueError, match=r"argument 0: the array is on device 1 but kernel 'add_f32' was loaded on device 0"):
+        k0[1, 32](v, v, v)
+    with pytest.raises(ValueError, match=r"argument 0: the array is on device 1 but kernel 'add_f32' was loaded on device 0"):
+        k0[1, 32](x, x, x)  # the CuPy array itself, read by the launch
+    assert cubridge.current_context().device.id == 0
+    del v, x
 
 
 def test_torch_tensor_on_device_1_through_dlpack_while_device_0_is_current():

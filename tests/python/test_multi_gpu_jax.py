@@ -1,8 +1,8 @@
 """cubridge's calls face on several GPUs through real jaxlib: cubridge.jax.kernel_call and a classic custom-call
 target served by the typed-FFI adapter, inside jax.jit with shard_map over every local GPU (each shard checked
 against the same computation in jnp), a call whose operands live on device 1 only, and two processes on one
-host joined by jax.distributed.initialize (one GPU each through CUDA_VISIBLE_DEVICES, coordinator on
-127.0.0.1). Skips, saying how many GPUs there are, on a machine with fewer than two."""
+host joined by jax.distributed.initialize (one per GPU, each seeing its own GPU only through
+CUDA_VISIBLE_DEVICES, coordinator on 127.0.0.1). Skips, saying how many GPUs there are, on a machine with fewer than two."""
 import ctypes
 import functools
 import inspect
@@ -150,10 +150,10 @@ import inspect, os, sys
 import numpy as np
 import jax
 import jax.numpy as jnp
-process_id, port, ptx_path = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+process_id, port, ptx_path, nproc = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
 init = jax.distributed.initialize
 kw = {"initialization_timeout": 90} if "initialization_timeout" in inspect.signature(init).parameters else {}
-init(coordinator_address=f"127.0.0.1:{port}", num_processes=2, process_id=process_id, **kw)
+init(coordinator_address=f"127.0.0.1:{port}", num_processes=nproc, process_id=process_id, **kw)
 import ctypes
 import cubridge, cubridge.jax as cj, cubridge.xla as cx
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
@@ -161,14 +161,14 @@ shard_map = getattr(jax, "shard_map", None)
 if shard_map is None:
     from jax.experimental.shard_map import shard_map
 extra = {"check_vma": False} if "check_vma" in inspect.signature(shard_map).parameters else {"check_rep": False}
-assert (jax.process_count(), jax.device_count(), jax.local_device_count()) == (2, 2, 1), \
+assert (jax.process_count(), jax.device_count(), jax.local_device_count()) == (nproc, nproc, 1), \
     (jax.process_count(), jax.device_count(), jax.local_device_count())
 assert cubridge.device_count() == 1, cubridge.device_count()
 mesh = Mesh(np.array(jax.devices()), ("x",))
 per, m = 4096, 100
-host = np.arange(2 * per, dtype=np.float32) * 0.25
+host = np.arange(nproc * per, dtype=np.float32) * 0.25
 bh = np.arange(m, dtype=np.float32) + 10
-x = jax.make_array_from_callback((2 * per,), NamedSharding(mesh, P("x")), lambda i: host[i])
+x = jax.make_array_from_callback((nproc * per,), NamedSharding(mesh, P("x")), lambda i: host[i])
 b = jax.make_array_from_callback((m,), NamedSharding(mesh, P()), lambda i: bh[i])
 
 k = cubridge.load_kernel(open(ptx_path).read(), "add_f32", "const float32[:], const float32[:], float32[:]")
@@ -183,7 +183,7 @@ def body(b, x):
                           opaque={"n": per, "m": m})
 f = jax.jit(shard_map(body, mesh=mesh, in_specs=(P(), P("x")), out_specs=P("x"), **extra))
 out = f(b, x)
-want = jax.jit(lambda b, x: jnp.tile(b[jnp.arange(per) % m], 2) + x + x,
+want = jax.jit(lambda b, x: jnp.tile(b[jnp.arange(per) % m], nproc) + x + x,
                out_shardings=NamedSharding(mesh, P("x")))(b, x)
 (mine,) = out.addressable_shards
 (ref,) = want.addressable_shards
@@ -202,24 +202,27 @@ def free_port():
         return s.getsockname()[1]
 
 
-def test_two_processes_with_jax_distributed_one_gpu_each(gpus):
+@pytest.mark.timeout(210)
+def test_one_process_per_gpu_with_jax_distributed(gpus):
+    """As many processes as GPUs (two on a two-GPU host, four on four), each seeing only its own GPU."""
+    nproc = len(gpus)
     port = free_port()
     children = []
-    for process_id in range(2):
+    for process_id in range(nproc):
         env = dict(os.environ, CUDA_VISIBLE_DEVICES=str(process_id), XLA_PYTHON_CLIENT_PREALLOCATE="false",
                    NCCL_NVLS_ENABLE="0")
         children.append(subprocess.Popen([sys.executable, "-c", DISTRIBUTED_CHILD, str(process_id), str(port),
-                                          str(PTX_PATH)], env=env, stdout=subprocess.PIPE,
+                                          str(PTX_PATH), str(nproc)], env=env, stdout=subprocess.PIPE,
                                          stderr=subprocess.STDOUT, text=True))
     outputs = []
     try:
         for child in children:
-            outputs.append(child.communicate(timeout=100)[0])
+            outputs.append(child.communicate(timeout=150)[0])
     except subprocess.TimeoutExpired:
         for child in children:
             child.kill()
         outputs = [child.communicate()[0] for child in children]
-        pytest.fail("jax.distributed processes did not finish in 100 s:\n" +
+        pytest.fail("jax.distributed processes did not finish in 150 s:\n" +
                     "\n".join(f"--- process {i}:\n{o[-3000:]}" for i, o in enumerate(outputs)))
     for i, (child, out) in enumerate(zip(children, outputs)):
         assert child.returncode == 0, f"process {i} exited with {child.returncode}:\n{out[-4000:]}"

@@ -1,5 +1,6 @@
 """The README's examples run as written: each ```python block after a `<!-- readme-test: cpu -->` line runs
-here, each after `<!-- readme-test: gpu -->` on a GPU; every block in its own process, once from a file and
+here, each after `<!-- readme-test: gpu -->` on a GPU, each after `<!-- readme-test: multi_gpu -->` where there
+are two or more; every block in its own process, once from a file and
 once pasted into `python -c` (where functions have no source file: cubridge compiles them from bytecode)."""
 import pathlib
 import re
@@ -9,7 +10,7 @@ import sys
 import pytest
 
 README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
-BLOCK = re.compile(r"<!-- readme-test: (cpu|gpu) -->\n```python\n(.*?)\n```", re.S)
+BLOCK = re.compile(r"<!-- readme-test: (cpu|gpu|multi_gpu) -->\n```python\n(.*?)\n```", re.S)
 
 
 def blocks(kind):
@@ -33,6 +34,15 @@ def run_block(code, tmp_path=None, python=sys.executable, env=None):
 
 def test_the_readme_marks_blocks_of_both_kinds():
     assert len(blocks("cpu")) == 2 and len(blocks("gpu")) == 3  # arrays, memory, kernels; compile, custom call
+    assert len(blocks("multi_gpu")) == 1  # several GPUs
+
+
+@pytest.mark.gpu
+@pytest.mark.multi_gpu
+@pytest.mark.parametrize("code", blocks("multi_gpu"))
+def test_multi_gpu_block_runs(code, tmp_path):
+    pytest.importorskip("cupy")
+    run_block(code, tmp_path)
 
 
 @pytest.mark.parametrize("code", blocks("cpu"))

@@ -12,8 +12,10 @@
 namespace cubridge {
 
 struct PointerAttributes {
-  CUcontext context = nullptr;   // null for memory the driver does not know (plain host memory)
-  int device = -1;               // ordinal of the device the memory lives on or is mapped to
+  CUcontext context = nullptr;   // null for memory the driver does not know (plain host memory) and for
+                                 // memory no context owns (a stream-ordered pool's, cuMemMap's)
+  int device = -1;               // ordinal of the device the memory lives on or is mapped to, from the
+                                 // pointer itself (never the current context); -1 when the driver does not know it
   unsigned memory_type = 0;      // CU_MEMORYTYPE_DEVICE / _HOST / _UNIFIED; 0 when unknown
   bool managed = false;          // cudaMallocManaged memory
   std::uintptr_t range_start = 0;
