@@ -238,6 +238,15 @@ class Dispatcher:
     def __repr__(self) -> str:
         return f"<cubridge.Dispatcher {self.__name__} {self.signatures}>"
 
+    def __reduce__(self):
+        # By reference, as pickle takes functions (and numba-cuda's kernels by their module): the unpickling
+        # process imports the module and finds the kernel under its qualified name, then compiles it anew.
+        if "<locals>" in self.__qualname__ or "<lambda>" in self.__qualname__:
+            raise TypeError(f"cannot pickle kernel {self.__name__!r}: kernels are pickled by reference (module and "
+                            f"qualified name, as functions are), and {self.__module__}.{self.__qualname__} is "
+                            "defined inside a function; define it at module level")
+        return self.__qualname__
+
 
 class _RaisingKernel:
     """A debug=True kernel: a launch that raised (cubridge.KernelRaised from the launch, which waits for

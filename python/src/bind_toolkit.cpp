@@ -5,6 +5,7 @@
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
@@ -82,9 +83,18 @@ void bind_toolkit(nb::module_& m) {
       .def_ro("path", &ToolkitComponent::path)
       .def_ro("version", &ToolkitComponent::version)
       .def_ro("searched", &ToolkitComponent::searched)
-      .def_ro("error", &ToolkitComponent::error);
+      .def_ro("error", &ToolkitComponent::error)
+      .def_ro("source", &ToolkitComponent::source)
+      .def_ro("origin", &ToolkitComponent::origin);
   m.def("_toolkit_components", [] { return toolkit().components(); });
   m.def("_cuda_homes", [] { return toolkit().cuda_homes(); });
+  m.def("_toolkit_homes", [] {
+    std::vector<std::tuple<std::string, std::string, std::string>> out;
+    for (const CudaHome& h : toolkit().homes()) out.emplace_back(h.path, h.source, h.origin);
+    return out;
+  });
+  m.def("_set_wheel_directories", &set_wheel_directories, nb::arg("site_directories"));
+  m.def("_wheel_directories", &wheel_directories);
   m.def("_parse_cc", [](std::string_view text) { return pair_of(ComputeCapability::parse(text)); },
         nb::arg("text"));
 
