@@ -7,6 +7,7 @@ Numba's rules), emits NVVM IR and hands it to libNVVM. CPython never executes th
 """
 from __future__ import annotations
 
+import logging
 import math as _math
 import os
 import sys
@@ -15,6 +16,8 @@ from typing import Any
 
 from . import _core, _intrinsics, _jit_options, _linker, _records, _scalar_types
 from ._core import CompileError
+
+_log = logging.getLogger("cubridge")
 
 __all__ = [
     "compile", "compile_for_current_device", "compile_ptx", "compile_ptx_for_current_device", "CompileError",
@@ -629,8 +632,9 @@ def _cell_ok(cell) -> bool:
 def _options(debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output):
     if abi not in ("c", "numba"):
         raise ValueError(f"abi must be 'c' or 'numba', got {abi!r}")
-    if output not in ("ptx", "ltoir"):
-        raise ValueError(f"output must be 'ptx' or 'ltoir', got {output!r}")
+    if output not in ("ptx", "ltoir", "llvm"):
+        raise ValueError(f"output must be 'ptx', 'ltoir' or 'llvm' (the NVVM IR text given to libNVVM), got "
+                         f"{output!r}")
     o = _core._CompileOptions()
     o.debug, o.lineinfo, o.device, o.opt = bool(debug), bool(lineinfo), bool(device), bool(opt)
     o.fastmath = _jit_options._fastmath(fastmath)  # also numba's flag set ({'nsz', 'arcp', ...})
@@ -662,7 +666,7 @@ def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=Fals
     if bounds.launch_bounds and (device or output != "ptx"):
         raise ValueError("launch_bounds apply to kernels compiled to PTX (device=False, output='ptx')")
     r = _compile_result(pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output, cache)
-    code = r.code
+    code = r.nvvm_ir if output == "llvm" else r.code
     if output == "ptx":
         code = _jit_options.kernel_directives(code.decode(), bounds)
     return code, _type_from_name(r.result_type)
@@ -671,11 +675,19 @@ def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=Fals
 def _compile_result(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=False, cc=None, opt=True,
                     abi="c", abi_info=None, output="ptx", cache=False):
     """compile()'s whole result, before numba-cuda's kernel directives: code, name, result_type, cooperative,
-    raise_sites (for @cubridge.jit)."""
+    raise_sites (for @cubridge.jit); for output="llvm", nvvm_ir in place of code."""
     o = _options(debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output)
     source, name = _collect(pyfunc, o)
+    if output == "llvm":  # the front end's NVVM IR, before libNVVM (numba-cuda's inspect_llvm)
+        return _core._compile_source_to_ir(source, name, _signature_text(sig), o)
     compile_source = _core._compile_source_cached if cache else _core._compile_source
-    return compile_source(source, name, _signature_text(sig), o)
+    r = compile_source(source, name, _signature_text(sig), o)
+    if _log.isEnabledFor(logging.DEBUG):
+        t = r.timings
+        _log.debug("compiled %s for %s to %s%s: parse %.3f ms, type %.3f ms, emit %.3f ms, libNVVM %.3f ms",
+                   name, _signature_text(sig), output, " (code cache hit)" if r.from_cache else
+                   " (code cache miss)" if cache else "", t[0] * 1e3, t[1] * 1e3, t[2] * 1e3, t[3] * 1e3)
+    return r
 
 
 def compile_cache_stats() -> dict:

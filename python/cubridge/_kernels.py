@@ -191,6 +191,15 @@ class Dispatcher:
     def inspect_ptx(self) -> dict[str, str]:
         return {"void(" + ", ".join(p) + ")": ptx for p, ptx in self._ptx.items()}
 
+    def inspect_llvm(self) -> dict[str, str]:
+        """The NVVM IR given to libNVVM, per compiled signature (numba-cuda's inspect_llvm)."""
+        out = {}
+        for params in self._ptx:
+            sig = "void(" + ", ".join(params) + ")"
+            out[sig] = _compiler._compile_result(self.py_func, sig, device=False, abi="numba", output="llvm",
+                                                 **self._options.compiler()).nvvm_ir
+        return out
+
     def _kernel(self, params: tuple[str, ...]) -> Kernel:
         # Loaded once per device, in the current device's context as numba-cuda does: a launch made while
         # device 1 is current (cupy.cuda.Device(1), torch.cuda.device(1)) runs on device 1.

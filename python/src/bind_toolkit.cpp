@@ -87,6 +87,7 @@ void bind_toolkit(nb::module_& m) {
       .def_ro("source", &ToolkitComponent::source)
       .def_ro("origin", &ToolkitComponent::origin);
   m.def("_toolkit_components", [] { return toolkit().components(); });
+  m.def("_toolkit_component", [](std::string_view name) { return toolkit().component(name); }, nb::arg("name"));
   m.def("_cuda_homes", [] { return toolkit().cuda_homes(); });
   m.def("_toolkit_homes", [] {
     std::vector<std::tuple<std::string, std::string, std::string>> out;
