@@ -12,7 +12,7 @@ import math as _math
 import os
 import sys
 import types as _pytypes
-from typing import Any
+from typing import Any, Callable
 
 from . import _core, _intrinsics, _jit_options, _linker, _records, _scalar_types
 from ._core import CompileError
@@ -654,14 +654,17 @@ def _options(debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output):
     return o
 
 
-def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=False, cc=None, opt=True,
-            abi="c", abi_info=None, output="ptx", cache=False, forceinline=False, launch_bounds=None):
+def compile(pyfunc: Callable[..., Any], sig: Any, debug: bool = False, lineinfo: bool = False, device: bool = True,
+            fastmath: bool | set[str] = False, cc: Any = None, opt: bool = True, abi: str = "c",
+            abi_info: dict[str, str] | None = None, output: str = "ptx", cache: bool = False,
+            forceinline: bool = False, launch_bounds: Any = None) -> tuple[str | bytes, Any]:
     """Compile ``pyfunc`` for ``sig``; returns ``(code, resty)``: PTX text (str) or LTO-IR (bytes), and the
     return type (declared, or inferred with Numba's rules). ``cache=True`` goes through the on-disk code
     cache (``CodeCache.default_directory()``, $CUBRIDGE_CACHE_DIR): a later process compiling the same
     source, signature and options for the same target with the same cubridge and libNVVM reads it back.
     ``forceinline`` (numba-cuda's option) is what cubridge does to the helpers a function calls anyway;
-    ``launch_bounds`` (kernels, PTX) adds numba-cuda's ``.maxntid``/``.minnctapersm``/``.maxclusterrank``."""
+    ``launch_bounds`` (kernels, PTX) adds numba-cuda's ``.maxntid``/``.minnctapersm``/``.maxclusterrank``.
+    ``output="llvm"`` returns the NVVM IR text the front end gives libNVVM instead (numba-cuda's spelling)."""
     bounds = _jit_options.jit_options(launch_bounds=launch_bounds, forceinline=forceinline)
     if bounds.launch_bounds and (device or output != "ptx"):
         raise ValueError("launch_bounds apply to kernels compiled to PTX (device=False, output='ptx')")
@@ -702,15 +705,19 @@ def _current_cc():
     return tuple(_core.current_context().device.compute_capability)
 
 
-def compile_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=False, opt=True,
-                               abi="c", abi_info=None, output="ptx"):
+def compile_for_current_device(pyfunc: Callable[..., Any], sig: Any, debug: bool = False, lineinfo: bool = False,
+                               device: bool = True, fastmath: bool | set[str] = False, opt: bool = True,
+                               abi: str = "c", abi_info: dict[str, str] | None = None,
+                               output: str = "ptx") -> tuple[str | bytes, Any]:
     """``compile`` with ``cc`` of the current device (needs a GPU)."""
     return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath, cc=_current_cc(),
                    opt=opt, abi=abi, abi_info=abi_info, output=output)
 
 
-def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False, cc=None, opt=True,
-                abi="numba", abi_info=None, forceinline=False, launch_bounds=None):
+def compile_ptx(pyfunc: Callable[..., Any], sig: Any, debug: bool = False, lineinfo: bool = False,
+                device: bool = False, fastmath: bool | set[str] = False, cc: Any = None, opt: bool = True,
+                abi: str = "numba", abi_info: dict[str, str] | None = None, forceinline: bool = False,
+                launch_bounds: Any = None) -> tuple[str | bytes, Any]:
     """PTX only, Numba ABI by default (``numba.cuda.compile_ptx``)."""
     return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath, cc=cc, opt=opt,
                    abi=abi, abi_info=abi_info, output="ptx", forceinline=forceinline, launch_bounds=launch_bounds)

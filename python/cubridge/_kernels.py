@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import os
+from typing import Any, Callable, Literal, TypeVar, overload
 
 from . import _compiler, _core, _records, _scalar_types
 from ._jit_options import JitOptions, jit_options, kernel_directives, link_image
@@ -214,6 +215,7 @@ class Dispatcher:
             k = load_kernel(code, _core.ptx_entry_names(self._ptx[params])[0], "void(" + ", ".join(params) + ")",
                             device=device)
             k.cooperative = self._cooperative[params]  # cuda.cg grid sync: launched cooperatively
+            k.python_name = self.__name__  # messages name `add`, not _ZN8__main__3addE...
             if self._options.debug:
                 k = _RaisingKernel(k, self._raise_sites[params])
             self._kernels[(params, device)] = k
@@ -313,7 +315,18 @@ class _LazyLaunch:
         self._configure(self._dispatcher.specialize(*args))(*args)
 
 
-def jit(func_or_sig=None, **options):
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+@overload
+def jit(func_or_sig: _F, *, device: Literal[True], **options: Any) -> _F: ...
+@overload
+def jit(func_or_sig: Callable[..., Any], **options: Any) -> Dispatcher: ...
+@overload
+def jit(func_or_sig: Any = None, **options: Any) -> Callable[[Callable[..., Any]], Any]: ...
+
+
+def jit(func_or_sig: Any = None, **options: Any) -> Any:
     """numba-cuda's ``cuda.jit`` over cubridge's front end: ``@jit`` (lazy), ``@jit("void(float32[:])")``,
     ``@jit(numba.void(numba.float32[::1]))`` or ``@jit([sig, ...])`` (eager), ``@jit(device=True)`` (a device
     function, compiled where a kernel calls it: the function itself is returned). Kernels take the Numba

@@ -26,6 +26,11 @@ def module_level_kernel(x):
         x[i] = 2.0 * x[i]
 
 
+@cubridge.jit("void(float32[::1])")
+def eager_kernel(x):
+    x[0] = 1.0
+
+
 def cli(*args, env=None):
     return subprocess.run([sys.executable, "-m", "cubridge", *args], capture_output=True, text=True, timeout=300,
                           env=env)
@@ -118,6 +123,15 @@ def test_process_bound_objects_are_refused_by_name():
         pickle.dumps(cubridge.current_context())
     with pytest.raises(TypeError, match="an event belongs|a event belongs"):
         pickle.dumps(cubridge.event())
+
+
+# Rule: a launch with the wrong number of arguments says so as Python does, with the Python function's name.
+@pytest.mark.gpu
+def test_arity_error_names_the_python_function():
+    d = cubridge.to_device(np.zeros(4, np.float32))
+    with pytest.raises(TypeError, match=r"^eager_kernel\(\) takes 1 positional argument but 2 were given \(kernel "
+                                        r"signature void\(float32\[::1\]\)\)$"):
+        eager_kernel[1, 4](d, d)
 
 
 # Rule: output="llvm" gives the NVVM IR text the front end hands to libNVVM; kernels show it per signature.
