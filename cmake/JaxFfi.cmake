@@ -33,9 +33,9 @@ function(cubridge_xla_ffi_sources target)
 endfunction()
 
 # A source that includes XLA's own headers: their include directory and the flag above, for that file only.
-function(cubridge_xla_ffi_reference target)
+function(cubridge_xla_ffi_reference target include_dir)
   # -isystem: XLA's headers are not ours to keep warning-free; -fpermissive as in cubridge_xla_ffi_sources.
   set_source_files_properties(${ARGN} TARGET_DIRECTORY ${target} PROPERTIES
-    COMPILE_OPTIONS "-isystem;${CUBRIDGE_XLA_FFI_INCLUDE_DIR};$<$<CXX_COMPILER_ID:GNU>:-fpermissive>"
+    COMPILE_OPTIONS "-isystem;${include_dir};$<$<CXX_COMPILER_ID:GNU>:-fpermissive>"
     COMPILE_DEFINITIONS "CUBRIDGE_HAVE_XLA_FFI=1")
 endfunction()

@@ -7,9 +7,12 @@ the list is handed over at import, before anything is compiled. Only directory n
 is opened), so importing stays fast."""
 from __future__ import annotations
 
+import logging
 import os
 import site
 import sys
+
+_log = logging.getLogger("cubridge")
 
 
 def site_directories() -> list[str]:
@@ -30,4 +33,10 @@ def site_directories() -> list[str]:
 
 
 def register(core) -> None:
-    core._set_wheel_directories(site_directories())
+    dirs = site_directories()
+    try:
+        core._set_wheel_directories(dirs)
+    except RuntimeError as e:  # a re-import after this process already found its toolkit: that one stays
+        _log.debug("toolkit search: %s", e)
+        return
+    _log.debug("toolkit search: NVIDIA's wheels looked for in nvidia/cu13 under %s", ", ".join(dirs))

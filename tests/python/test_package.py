@@ -49,8 +49,9 @@ def test_numpy_conversion_raises_and_names_copy_to_host():
 
 def test_numpy_conversion_of_a_described_array_raises_without_touching_memory():
     from conftest import described_address
-    a = cubridge.from_cuda_array_interface({"shape": (3,), "typestr": "<f4", "data": (described_address(), False),
-                                            "version": 3, "strides": None}, sync=False)
+    address, keep = described_address()
+    a = cubridge.from_cuda_array_interface({"shape": (3,), "typestr": "<f4", "data": (address, False),
+                                            "version": 3, "strides": None}, owner=keep, sync=False)
     with pytest.raises(TypeError, match=r"Implicit conversion .* \.copy_to_host\(\)"):
         np.asarray(a)
 
@@ -192,11 +193,13 @@ def test_cache_info_and_clear(tmp_path):
     env = dict(os.environ, CUBRIDGE_CACHE_DIR=str(tmp_path))
     cache = cubridge.CodeCache(str(tmp_path))
     cache.put(cubridge.CodeCache.make_key(["a"], False, False, False), b"x" * 100)
+    size = sum(p.stat().st_size for p in tmp_path.rglob("*") if p.is_file())  # the entry, with its header
+    assert size >= 100
     info = cli("cache", "info", env=env)
     assert info.returncode == 0, info.stderr
-    assert info.stdout.strip() == f"{tmp_path}: 1 file(s), 100 B"
+    assert info.stdout.strip() == f"{tmp_path}: 1 file(s), {size} B"
     cleared = cli("cache", "clear", env=env)
-    assert cleared.returncode == 0 and cleared.stdout.strip() == f"cleared {tmp_path}: 1 file(s), 100 B removed"
+    assert cleared.returncode == 0 and cleared.stdout.strip() == f"cleared {tmp_path}: 1 file(s), {size} B removed"
     assert cli("cache", "info", env=env).stdout.strip() == f"{tmp_path}: 0 file(s), 0 B"
     bad = cli("cache", "shrink", env=env)
     assert bad.returncode == 2 and "invalid choice: 'shrink'" in bad.stderr
@@ -245,7 +248,7 @@ def test_bad_toolkit_search_is_refused_by_name():
 # Rule: the README's environment-variable table lists every variable cubridge reads, and no other.
 def test_readme_lists_every_environment_variable():
     readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("## Environment variables"):]
+    section = readme[readme.index("## Finding the toolkit, diagnostics, environment variables"):]
     section = section[:section.index("\n## ", 4)]
     listed = set(re.findall(r"^\| `(CUBRIDGE_[A-Z_]+)`", section, re.M))
     assert listed == set(_info.ENVIRONMENT_VARIABLES)
