@@ -685,12 +685,26 @@ def _compile_result(pyfunc, sig, debug=False, lineinfo=False, device=True, fastm
         return _core._compile_source_to_ir(source, name, _signature_text(sig), o)
     compile_source = _core._compile_source_cached if cache else _core._compile_source
     r = compile_source(source, name, _signature_text(sig), o)
+    if _log.isEnabledFor(logging.DEBUG) and not _toolkit_logged:
+        _log_toolkit()
     if _log.isEnabledFor(logging.DEBUG):
         t = r.timings
         _log.debug("compiled %s for %s to %s%s: parse %.3f ms, type %.3f ms, emit %.3f ms, libNVVM %.3f ms",
                    name, _signature_text(sig), output, " (code cache hit)" if r.from_cache else
                    " (code cache miss)" if cache else "", t[0] * 1e3, t[1] * 1e3, t[2] * 1e3, t[3] * 1e3)
     return r
+
+
+_toolkit_logged = False
+
+
+def _log_toolkit() -> None:
+    """Once per process, at the first compile logged: where libNVVM was found and where the toolkit was looked for."""
+    global _toolkit_logged
+    _toolkit_logged = True
+    nvvm = _linker.toolkit_component("libNVVM")
+    _log.debug("toolkit: libNVVM %s from %s (%s); searched %s", nvvm["version"], nvvm["path"], nvvm["origin"],
+               ", ".join(f"{p} ({o})" for p, _, o in _core._toolkit_homes()) or "no CUDA home")
 
 
 def compile_cache_stats() -> dict:

@@ -159,10 +159,14 @@ def test_compile_logs_timings(caplog):
     def g(x):
         return x + 1
 
+    from cubridge import _compiler
+    _compiler._toolkit_logged = False  # the toolkit is logged once per process, at the first compile logged
     with caplog.at_level(logging.DEBUG, logger="cubridge"):
         cubridge.compile(g, "int32(int32)")
     assert any(r.name == "cubridge" and re.search(r"compiled g for int32\(int32\) to ptx: parse .* libNVVM .* ms",
                                                   r.getMessage()) for r in caplog.records), caplog.text
+    assert any(re.match(r"toolkit: libNVVM .* from .*libnvvm\.so.* \(.+\); searched ", r.getMessage())
+               for r in caplog.records), caplog.text
 
 
 # Rule: `cubridge info --json` reports each component with where it came from, the adapter, cache, peers, variables.
