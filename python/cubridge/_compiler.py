@@ -7,17 +7,14 @@ Numba's rules), emits NVVM IR and hands it to libNVVM. CPython never executes th
 """
 from __future__ import annotations
 
-import logging
 import math as _math
 import os
 import sys
 import types as _pytypes
 from typing import Any, Callable
 
-from . import _core, _intrinsics, _jit_options, _linker, _records, _scalar_types
+from . import _core, _intrinsics, _jit_options, _linker, _logging, _records, _scalar_types
 from ._core import CompileError
-
-_log = logging.getLogger("cubridge")
 
 __all__ = [
     "compile", "compile_for_current_device", "compile_ptx", "compile_ptx_for_current_device", "CompileError",
@@ -685,11 +682,12 @@ def _compile_result(pyfunc, sig, debug=False, lineinfo=False, device=True, fastm
         return _core._compile_source_to_ir(source, name, _signature_text(sig), o)
     compile_source = _core._compile_source_cached if cache else _core._compile_source
     r = compile_source(source, name, _signature_text(sig), o)
-    if _log.isEnabledFor(logging.DEBUG) and not _toolkit_logged:
-        _log_toolkit()
-    if _log.isEnabledFor(logging.DEBUG):
+    log = _logging.debug_logger()
+    if log is not None and not _toolkit_logged:
+        _log_toolkit(log)
+    if log is not None:
         t = r.timings
-        _log.debug("compiled %s for %s to %s%s: parse %.3f ms, type %.3f ms, emit %.3f ms, libNVVM %.3f ms",
+        log.debug("compiled %s for %s to %s%s: parse %.3f ms, type %.3f ms, emit %.3f ms, libNVVM %.3f ms",
                    name, _signature_text(sig), output, " (code cache hit)" if r.from_cache else
                    " (code cache miss)" if cache else "", t[0] * 1e3, t[1] * 1e3, t[2] * 1e3, t[3] * 1e3)
     return r
@@ -698,12 +696,12 @@ def _compile_result(pyfunc, sig, debug=False, lineinfo=False, device=True, fastm
 _toolkit_logged = False
 
 
-def _log_toolkit() -> None:
+def _log_toolkit(log) -> None:
     """Once per process, at the first compile logged: where libNVVM was found and where the toolkit was looked for."""
     global _toolkit_logged
     _toolkit_logged = True
     nvvm = _linker.toolkit_component("libNVVM")
-    _log.debug("toolkit: libNVVM %s from %s (%s); searched %s", nvvm["version"], nvvm["path"], nvvm["origin"],
+    log.debug("toolkit: libNVVM %s from %s (%s); searched %s", nvvm["version"], nvvm["path"], nvvm["origin"],
                ", ".join(f"{p} ({o})" for p, _, o in _core._toolkit_homes()) or "no CUDA home")
 
 

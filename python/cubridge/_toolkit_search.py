@@ -7,12 +7,11 @@ the list is handed over at import, before anything is compiled. Only directory n
 is opened), so importing stays fast."""
 from __future__ import annotations
 
-import logging
 import os
 import site
 import sys
 
-_log = logging.getLogger("cubridge")
+from . import _logging
 
 
 def site_directories() -> list[str]:
@@ -37,6 +36,6 @@ def register(core) -> None:
     try:
         core._set_wheel_directories(dirs)
     except RuntimeError as e:  # a re-import after this process already found its toolkit: that one stays
-        _log.debug("toolkit search: %s", e)
-        return
-    _log.debug("toolkit search: NVIDIA's wheels looked for in nvidia/cu13 under %s", ", ".join(dirs))
+        log = _logging.debug_logger()
+        if log is not None:
+            log.debug("toolkit search: %s", e)
