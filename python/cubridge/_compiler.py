@@ -702,7 +702,7 @@ def _log_toolkit(log) -> None:
     _toolkit_logged = True
     nvvm = _linker.toolkit_component("libNVVM")
     log.debug("toolkit: libNVVM %s from %s (%s); searched %s", nvvm["version"], nvvm["path"], nvvm["origin"],
-               ", ".join(f"{p} ({o})" for p, _, o in _core._toolkit_homes()) or "no CUDA home")
+               ", ".join(f"{h.path} ({h.origin})" for h in _core._toolkit_homes()) or "no CUDA home")
 
 
 def compile_cache_stats() -> dict:

@@ -40,7 +40,7 @@ def toolkit_component(name: str) -> dict[str, Any]:
 
 def toolkit_homes() -> list[dict[str, str]]:
     """The directories searched for the toolkit, in order: path, source and origin (see ``toolkit_info``)."""
-    return [{"path": p, "source": s, "origin": o} for p, s, o in _core._toolkit_homes()]
+    return [{"path": h.path, "source": h.source, "origin": h.origin} for h in _core._toolkit_homes()]
 
 
 def _cc(arch, what: str, name: str = "arch") -> tuple[int, int]:

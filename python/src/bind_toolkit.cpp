@@ -5,7 +5,6 @@
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
-#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
@@ -89,11 +88,11 @@ void bind_toolkit(nb::module_& m) {
   m.def("_toolkit_components", [] { return toolkit().components(); });
   m.def("_toolkit_component", [](std::string_view name) { return toolkit().component(name); }, nb::arg("name"));
   m.def("_cuda_homes", [] { return toolkit().cuda_homes(); });
-  m.def("_toolkit_homes", [] {
-    std::vector<std::tuple<std::string, std::string, std::string>> out;
-    for (const CudaHome& h : toolkit().homes()) out.emplace_back(h.path, h.source, h.origin);
-    return out;
-  });
+  nb::class_<CudaHome>(m, "_CudaHome")
+      .def_ro("path", &CudaHome::path)
+      .def_ro("source", &CudaHome::source)
+      .def_ro("origin", &CudaHome::origin);
+  m.def("_toolkit_homes", [] { return toolkit().homes(); });
   m.def("_set_wheel_directories", &set_wheel_directories, nb::arg("site_directories"));
   m.def("_wheel_directories", &wheel_directories);
   m.def("_parse_cc", [](std::string_view text) { return pair_of(ComputeCapability::parse(text)); },
