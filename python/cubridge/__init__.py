@@ -5,6 +5,8 @@ code (Python functions compiled to PTX / LTO-IR), calls (XLA custom calls throug
 Importing cubridge never touches the GPU: the driver is loaded by the first GPU operation.
 """
 from ._core import __version__
+from . import _core as _core_module, _toolkit_search
+_toolkit_search.register(_core_module)  # NVIDIA's toolkit wheels in this environment, before any compile
 from ._driver import *  # noqa: F401,F403
 from ._driver import __all__ as _driver_all
 from ._memory import *  # noqa: F401,F403

@@ -147,6 +147,27 @@ def _dtype(self: DeviceArray):
     return dt
 
 
+def _no_implicit_host_copy(self: DeviceArray, dtype=None, copy=None):
+    # NumPy would otherwise build an object array of 0-d DeviceArrays through __len__/__getitem__.
+    raise TypeError("Implicit conversion of a cubridge.DeviceArray to a NumPy array is not allowed: its data is "
+                    "in GPU memory. Call .copy_to_host() to copy it to a NumPy array explicitly")
+
+
+def _rebuild_device_array(host):
+    return to_device(host)
+
+
+def _reduce(self: DeviceArray):
+    # Through the host, as numba-cuda's and CuPy's arrays pickle: the copy lands on the unpickling process's
+    # current device, contiguous and writable, owned by cubridge.
+    if self.mask is not None:
+        raise TypeError("cannot pickle a cubridge.DeviceArray with a CUDA Array Interface mask: the copy would "
+                        "lose it; copy the data and the mask to the host (.copy_to_host()) and pickle those")
+    return _rebuild_device_array, (self.copy_to_host(),)
+
+
+DeviceArray.__array__ = _no_implicit_host_copy
+DeviceArray.__reduce__ = _reduce
 DeviceArray.copy_to_host = _copy_to_host
 DeviceArray.copy_to_device = _copy_to_device
 DeviceArray.dtype = property(_dtype, doc="The NumPy dtype (from typestr, or descr for structured types).")

@@ -1,9 +1,9 @@
-"""The `cubridge` command: `info` (version, toolkit, devices, memory), `demo` (the main job), `compile`."""
+"""The `cubridge` command: `info` (version, toolkit, devices, memory; `--json`), `cache info|clear`, `demo` (the
+main job), `compile`."""
 from __future__ import annotations
 
 import argparse
 import os
-import platform
 import stat
 import sys
 
@@ -34,41 +34,44 @@ def _in_cli_terms(message: str) -> str:
     return message
 
 
-def _toolkit_rows():
-    from . import _linker
-    info = getattr(_linker, "toolkit_info", None)
-    if info is None:
-        return None
-    return info()
-
-
 def cmd_info(args: argparse.Namespace) -> int:
-    import cubridge
-    from . import _core
+    from . import _info
 
-    print(f"cubridge {cubridge.__version__} (Python {platform.python_version()}, {sys.executable})")
-    rows = _toolkit_rows()
-    print("CUDA toolkit components:")
-    if rows is None:
-        print("  (toolkit discovery is not part of this build)")
-    else:
-        for r in rows:
-            if r.get("found"):
-                print(f"  {r['name']:<10} {r.get('version') or '?':<12} {r.get('path')}")
-            else:
-                print(f"  {r['name']:<10} {'not found':<12} looked in: {r.get('searched', '?')}")
-    try:
-        count = _core.device_count()
-    except cubridge.CudaError as e:
-        print(f"GPU: none usable here: {e}")  # the driver layer's message says what still works
+    r = _info.report()
+    if args.json:
+        import json
+        print(json.dumps(r, indent=2))
         return 0
-    v = _core.driver_version()
-    print(f"CUDA driver: {v // 1000}.{(v % 1000) // 10} ({count} device(s))")
-    for d in cubridge.devices:
-        major, minor = d.compute_capability
-        print(f"  device {d.id}: {d.name}  compute capability {major}.{minor}  "
-              f"{d.total_memory / 2**30:.1f} GiB  {d.multiprocessor_count} SMs  "
-              f"PCI {d.pci_bus_id}  {d.uuid}")
+    print(f"cubridge {r['cubridge']} (Python {r['python']}, {r['executable']})")
+    print("CUDA toolkit components:")
+    if "toolkit_error" in r:
+        print(f"  {r['toolkit_error']}")
+    for c in r["toolkit"]:
+        if c["found"]:
+            print(f"  {c['name']:<10} {c['version'] or '?':<12} {c['path']}  (from {c['origin']})")
+        else:
+            print(f"  {c['name']:<10} {'not found':<12} {c['error']}")
+    print("  searched, in order: " + (", ".join(f"{h['path']} ({h['origin']})" for h in r["toolkit_homes"])
+                                      or "no CUDA home exists"))
+    x = r["xla_ffi_adapter"]
+    print(f"XLA FFI adapter: {'built' if x['built'] else 'not built'} (XLA FFI C API {x['ffi_api_version']})")
+    c = r["cache"]
+    print(f"Code cache: {c['directory']}  {c['files']} file(s), {c['bytes']} B"
+          + ("" if c["enabled"] else "  (disabled by CUBRIDGE_DISABLE_CACHE)"))
+    peers = ", ".join(f"{k} {v}" for k, v in r["peers"].items() if v)
+    print(f"Peers installed: {peers or 'none'}")
+    if r["environment"]:
+        print("Environment: " + ", ".join(f"{k}={v}" for k, v in r["environment"].items()))
+    g = r["gpu"]
+    if not g["available"]:
+        print(f"GPU: none usable here: {g['reason']}")  # the driver layer's message says what still works
+        return 0
+    print(f"CUDA driver: {g['driver']} ({len(g['devices'])} device(s))")
+    for d in g["devices"]:
+        major, minor = d["compute_capability"]
+        print(f"  device {d['id']}: {d['name']}  compute capability {major}.{minor}  "
+              f"{d['total_memory'] / 2**30:.1f} GiB  PCI {d['pci_bus_id']}  {d['uuid']}")
+    import cubridge
     stats = getattr(cubridge, "memory_stats", None)
     if stats is not None:
         try:
@@ -80,6 +83,25 @@ def cmd_info(args: argparse.Namespace) -> int:
                       f"pending frees {d['pending_frees']} ({d['pending_bytes']} B)")
         except Exception as e:  # statistics must never make `info` fail
             print(f"Memory manager: statistics unavailable ({e})")
+    return 0
+
+
+def cmd_cache(args: argparse.Namespace) -> int:
+    """`cubridge cache info` (directory, files, bytes) and `cubridge cache clear` (removes every entry)."""
+    from . import _core, _info
+
+    cache = _core.CodeCache()
+    if args.action == "clear":
+        before = _info.cache_usage(cache.directory)
+        cache.clear()
+        after = _info.cache_usage(cache.directory)
+        print(f"cleared {cache.directory}: {before['files'] - after['files']} file(s), "
+              f"{before['bytes'] - after['bytes']} B removed")
+        return 0
+    u = _info.cache_usage(cache.directory)
+    disabled = os.environ.get("CUBRIDGE_DISABLE_CACHE", "") not in ("", "0")
+    print(f"{cache.directory}: {u['files']} file(s), {u['bytes']} B"
+          + ("  (disabled by CUBRIDGE_DISABLE_CACHE)" if disabled else ""))
     return 0
 
 
@@ -211,11 +233,17 @@ def _main(argv: list[str] | None) -> int:
     parser = argparse.ArgumentParser(prog="cubridge", description=__doc__)
     parser.add_argument("--version", action="version", version=f"cubridge {cubridge.__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("info", help="version, CUDA toolkit components, devices, memory manager")
+    info = sub.add_parser("info", help="version, CUDA toolkit components and where they came from, XLA adapter, "
+                                       "code cache, peers, environment, devices, memory manager")
+    info.add_argument("--json", action="store_true", help="print the report as JSON")
+    cache = sub.add_parser("cache", help="the on-disk code cache: `cache info` or `cache clear`")
+    cache.add_argument("action", choices=("info", "clear"))
     demo = sub.add_parser("demo", help="the end-to-end demo of all four faces")
     demo.add_argument("--size", type=int, default=1 << 24, help="elements per array on the GPU")
     sub.add_parser("compile", help="compile FILE.py:FUNC to PTX or LTO-IR (see `cubridge compile -h`)")
     args = parser.parse_args(argv)
     if args.command == "info":
         return cmd_info(args)
+    if args.command == "cache":
+        return cmd_cache(args)
     return cmd_demo(args)

@@ -11,9 +11,9 @@ import math as _math
 import os
 import sys
 import types as _pytypes
-from typing import Any
+from typing import Any, Callable
 
-from . import _core, _intrinsics, _jit_options, _linker, _records, _scalar_types
+from . import _core, _intrinsics, _jit_options, _linker, _logging, _records, _scalar_types
 from ._core import CompileError
 
 __all__ = [
@@ -629,8 +629,9 @@ def _cell_ok(cell) -> bool:
 def _options(debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output):
     if abi not in ("c", "numba"):
         raise ValueError(f"abi must be 'c' or 'numba', got {abi!r}")
-    if output not in ("ptx", "ltoir"):
-        raise ValueError(f"output must be 'ptx' or 'ltoir', got {output!r}")
+    if output not in ("ptx", "ltoir", "llvm"):
+        raise ValueError(f"output must be 'ptx', 'ltoir' or 'llvm' (the NVVM IR text given to libNVVM), got "
+                         f"{output!r}")
     o = _core._CompileOptions()
     o.debug, o.lineinfo, o.device, o.opt = bool(debug), bool(lineinfo), bool(device), bool(opt)
     o.fastmath = _jit_options._fastmath(fastmath)  # also numba's flag set ({'nsz', 'arcp', ...})
@@ -650,19 +651,22 @@ def _options(debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output):
     return o
 
 
-def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=False, cc=None, opt=True,
-            abi="c", abi_info=None, output="ptx", cache=False, forceinline=False, launch_bounds=None):
+def compile(pyfunc: Callable[..., Any], sig: Any, debug: bool = False, lineinfo: bool = False, device: bool = True,
+            fastmath: bool | set[str] = False, cc: Any = None, opt: bool = True, abi: str = "c",
+            abi_info: dict[str, str] | None = None, output: str = "ptx", cache: bool = False,
+            forceinline: bool = False, launch_bounds: Any = None) -> tuple[str | bytes, Any]:
     """Compile ``pyfunc`` for ``sig``; returns ``(code, resty)``: PTX text (str) or LTO-IR (bytes), and the
     return type (declared, or inferred with Numba's rules). ``cache=True`` goes through the on-disk code
     cache (``CodeCache.default_directory()``, $CUBRIDGE_CACHE_DIR): a later process compiling the same
     source, signature and options for the same target with the same cubridge and libNVVM reads it back.
     ``forceinline`` (numba-cuda's option) is what cubridge does to the helpers a function calls anyway;
-    ``launch_bounds`` (kernels, PTX) adds numba-cuda's ``.maxntid``/``.minnctapersm``/``.maxclusterrank``."""
+    ``launch_bounds`` (kernels, PTX) adds numba-cuda's ``.maxntid``/``.minnctapersm``/``.maxclusterrank``.
+    ``output="llvm"`` returns the NVVM IR text the front end gives libNVVM instead (numba-cuda's spelling)."""
     bounds = _jit_options.jit_options(launch_bounds=launch_bounds, forceinline=forceinline)
     if bounds.launch_bounds and (device or output != "ptx"):
         raise ValueError("launch_bounds apply to kernels compiled to PTX (device=False, output='ptx')")
     r = _compile_result(pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output, cache)
-    code = r.code
+    code = r.nvvm_ir if output == "llvm" else r.code
     if output == "ptx":
         code = _jit_options.kernel_directives(code.decode(), bounds)
     return code, _type_from_name(r.result_type)
@@ -671,11 +675,34 @@ def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=Fals
 def _compile_result(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=False, cc=None, opt=True,
                     abi="c", abi_info=None, output="ptx", cache=False):
     """compile()'s whole result, before numba-cuda's kernel directives: code, name, result_type, cooperative,
-    raise_sites (for @cubridge.jit)."""
+    raise_sites (for @cubridge.jit); for output="llvm", nvvm_ir in place of code."""
     o = _options(debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output)
     source, name = _collect(pyfunc, o)
+    if output == "llvm":  # the front end's NVVM IR, before libNVVM (numba-cuda's inspect_llvm)
+        return _core._compile_source_to_ir(source, name, _signature_text(sig), o)
     compile_source = _core._compile_source_cached if cache else _core._compile_source
-    return compile_source(source, name, _signature_text(sig), o)
+    r = compile_source(source, name, _signature_text(sig), o)
+    log = _logging.debug_logger()
+    if log is not None and not _toolkit_logged:
+        _log_toolkit(log)
+    if log is not None:
+        t = r.timings
+        log.debug("compiled %s for %s to %s%s: parse %.3f ms, type %.3f ms, emit %.3f ms, libNVVM %.3f ms",
+                   name, _signature_text(sig), output, " (code cache hit)" if r.from_cache else
+                   " (code cache miss)" if cache else "", t[0] * 1e3, t[1] * 1e3, t[2] * 1e3, t[3] * 1e3)
+    return r
+
+
+_toolkit_logged = False
+
+
+def _log_toolkit(log) -> None:
+    """Once per process, at the first compile logged: where libNVVM was found and where the toolkit was looked for."""
+    global _toolkit_logged
+    _toolkit_logged = True
+    nvvm = _linker.toolkit_component("libNVVM")
+    log.debug("toolkit: libNVVM %s from %s (%s); searched %s", nvvm["version"], nvvm["path"], nvvm["origin"],
+               ", ".join(f"{h.path} ({h.origin})" for h in _core._toolkit_homes()) or "no CUDA home")
 
 
 def compile_cache_stats() -> dict:
@@ -690,15 +717,19 @@ def _current_cc():
     return tuple(_core.current_context().device.compute_capability)
 
 
-def compile_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=False, opt=True,
-                               abi="c", abi_info=None, output="ptx"):
+def compile_for_current_device(pyfunc: Callable[..., Any], sig: Any, debug: bool = False, lineinfo: bool = False,
+                               device: bool = True, fastmath: bool | set[str] = False, opt: bool = True,
+                               abi: str = "c", abi_info: dict[str, str] | None = None,
+                               output: str = "ptx") -> tuple[str | bytes, Any]:
     """``compile`` with ``cc`` of the current device (needs a GPU)."""
     return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath, cc=_current_cc(),
                    opt=opt, abi=abi, abi_info=abi_info, output=output)
 
 
-def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False, cc=None, opt=True,
-                abi="numba", abi_info=None, forceinline=False, launch_bounds=None):
+def compile_ptx(pyfunc: Callable[..., Any], sig: Any, debug: bool = False, lineinfo: bool = False,
+                device: bool = False, fastmath: bool | set[str] = False, cc: Any = None, opt: bool = True,
+                abi: str = "numba", abi_info: dict[str, str] | None = None, forceinline: bool = False,
+                launch_bounds: Any = None) -> tuple[str | bytes, Any]:
     """PTX only, Numba ABI by default (``numba.cuda.compile_ptx``)."""
     return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath, cc=cc, opt=opt,
                    abi=abi, abi_info=abi_info, output="ptx", forceinline=forceinline, launch_bounds=launch_bounds)

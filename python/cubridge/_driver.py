@@ -38,3 +38,33 @@ class _Devices:
 
 
 devices = _Devices()
+
+
+# Pickling: what names the same thing in another process is pickled; what lives only in this process's
+# contexts is refused by name (pickle's own refusal would not say why).
+def _reduce_device(self: Device):
+    return Device, (self.id,)  # an ordinal: the same GPU on the same machine (CUDA_VISIBLE_DEVICES alike)
+
+
+def _default_stream_named(cai_value: int) -> Stream:
+    # A Python function: pickle takes callables by reference, and nanobind's functions have none.
+    return legacy_default_stream() if cai_value == 1 else per_thread_default_stream()
+
+
+def _reduce_stream(self: Stream):
+    if self.cai_value in (1, 2):  # CAI v3's names for the legacy and the per-thread default stream
+        return _default_stream_named, (self.cai_value,)
+    raise TypeError(f"cannot pickle {self!r}: a stream other than the default streams belongs to this process's "
+                    "CUDA context; create one with cubridge.stream() where it is unpickled")
+
+
+def _refuse(what: str, advice: str):
+    def reduce(self):
+        raise TypeError(f"cannot pickle {self!r}: a {what} belongs to this process's CUDA context; {advice}")
+    return reduce
+
+
+Device.__reduce__ = _reduce_device
+Stream.__reduce__ = _reduce_stream
+Context.__reduce__ = _refuse("context", "use cubridge.current_context() where it is unpickled")
+Event.__reduce__ = _refuse("event", "record a new one with cubridge.event() where it is unpickled")

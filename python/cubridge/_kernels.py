@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import os
+from typing import Any, Callable, Literal, TypeVar, overload
 
 from . import _compiler, _core, _records, _scalar_types
 from ._jit_options import JitOptions, jit_options, kernel_directives, link_image
@@ -191,6 +192,15 @@ class Dispatcher:
     def inspect_ptx(self) -> dict[str, str]:
         return {"void(" + ", ".join(p) + ")": ptx for p, ptx in self._ptx.items()}
 
+    def inspect_llvm(self) -> dict[str, str]:
+        """The NVVM IR given to libNVVM, per compiled signature (numba-cuda's inspect_llvm)."""
+        out = {}
+        for params in self._ptx:
+            sig = "void(" + ", ".join(params) + ")"
+            out[sig] = _compiler._compile_result(self.py_func, sig, device=False, abi="numba", output="llvm",
+                                                 **self._options.compiler()).nvvm_ir
+        return out
+
     def _kernel(self, params: tuple[str, ...]) -> Kernel:
         # Loaded once per device, in the current device's context as numba-cuda does: a launch made while
         # device 1 is current (cupy.cuda.Device(1), torch.cuda.device(1)) runs on device 1.
@@ -205,6 +215,7 @@ class Dispatcher:
             k = load_kernel(code, _core.ptx_entry_names(self._ptx[params])[0], "void(" + ", ".join(params) + ")",
                             device=device)
             k.cooperative = self._cooperative[params]  # cuda.cg grid sync: launched cooperatively
+            k.python_name = self.__name__  # messages name `add`, not _ZN8__main__3addE...
             if self._options.debug:
                 k = _RaisingKernel(k, self._raise_sites[params])
             self._kernels[(params, device)] = k
@@ -237,6 +248,15 @@ class Dispatcher:
 
     def __repr__(self) -> str:
         return f"<cubridge.Dispatcher {self.__name__} {self.signatures}>"
+
+    def __reduce__(self):
+        # By reference, as pickle takes functions (and numba-cuda's kernels by their module): the unpickling
+        # process imports the module and finds the kernel under its qualified name, then compiles it anew.
+        if "<locals>" in self.__qualname__ or "<lambda>" in self.__qualname__:
+            raise TypeError(f"cannot pickle kernel {self.__name__!r}: kernels are pickled by reference (module and "
+                            f"qualified name, as functions are), and {self.__module__}.{self.__qualname__} is "
+                            "defined inside a function; define it at module level")
+        return self.__qualname__
 
 
 class _RaisingKernel:
@@ -295,7 +315,18 @@ class _LazyLaunch:
         self._configure(self._dispatcher.specialize(*args))(*args)
 
 
-def jit(func_or_sig=None, **options):
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+@overload
+def jit(func_or_sig: _F, *, device: Literal[True], **options: Any) -> _F: ...
+@overload
+def jit(func_or_sig: Callable[..., Any], **options: Any) -> Dispatcher: ...
+@overload
+def jit(func_or_sig: Any = None, **options: Any) -> Callable[[Callable[..., Any]], Any]: ...
+
+
+def jit(func_or_sig: Any = None, **options: Any) -> Any:
     """numba-cuda's ``cuda.jit`` over cubridge's front end: ``@jit`` (lazy), ``@jit("void(float32[:])")``,
     ``@jit(numba.void(numba.float32[::1]))`` or ``@jit([sig, ...])`` (eager), ``@jit(device=True)`` (a device
     function, compiled where a kernel calls it: the function itself is returned). Kernels take the Numba

@@ -13,7 +13,7 @@ from . import _core
 from ._core import CodeCache, LinkError, NvrtcError, NvvmError, PtxasResult, ToolkitError
 
 __all__ = [
-    "toolkit_info", "ToolkitError", "NvvmError", "LinkError", "NvrtcError",
+    "toolkit_info", "toolkit_component", "toolkit_homes", "ToolkitError", "NvvmError", "LinkError", "NvrtcError",
     "nvvm_compile", "nvvm_supported_archs", "nvrtc_compile", "NvrtcResult",
     "Linker", "LinkResult", "link", "CodeCache", "ptxas_check", "PtxasResult",
 ]
@@ -22,12 +22,25 @@ _INPUT_KINDS = ("ptx", "ltoir", "cubin", "fatbin", "object", "library")
 
 
 def toolkit_info() -> list[dict[str, Any]]:
-    """One dict per toolkit component: name, found, path, version, searched (every place tried), error."""
-    return [
-        {"name": c.name, "found": c.found, "path": c.path, "version": c.version,
-         "searched": list(c.searched), "error": c.error}
-        for c in _core._toolkit_components()
-    ]
+    """One dict per toolkit component: name, found, path, version, source ("variables", "wheels", "conda",
+    "system" or "loader": where the file came from), origin (the same in words, e.g. "$CUDA_HOME"), searched
+    (every place tried) and error."""
+    return [_component_dict(c) for c in _core._toolkit_components()]
+
+
+def _component_dict(c) -> dict[str, Any]:
+    return {"name": c.name, "found": c.found, "path": c.path, "version": c.version, "source": c.source,
+            "origin": c.origin, "searched": list(c.searched), "error": c.error}
+
+
+def toolkit_component(name: str) -> dict[str, Any]:
+    """One component of ``toolkit_info`` by name (libNVVM, libdevice, nvJitLink, NVRTC, ptxas; any case)."""
+    return _component_dict(_core._toolkit_component(name))
+
+
+def toolkit_homes() -> list[dict[str, str]]:
+    """The directories searched for the toolkit, in order: path, source and origin (see ``toolkit_info``)."""
+    return [{"path": h.path, "source": h.source, "origin": h.origin} for h in _core._toolkit_homes()]
 
 
 def _cc(arch, what: str, name: str = "arch") -> tuple[int, int]:

@@ -92,6 +92,8 @@ void bind_kernel(nb::module_& m) {
              new (k) PyKernel(load(code, name, signature, device, cache)); },
            nb::arg("code"), nb::arg("name").none(), nb::arg("signature"), nb::kw_only(), nb::arg("device").none() = nb::none(),
            nb::arg("cache") = true, "Same as cubridge.load_kernel (signature as text or a KernelSignature).")
+      .def_rw("python_name", &PyKernel::python_name,
+              "The Python function's name, which messages use (set by @cubridge.jit); empty: the entry's name.")
       .def("forall", [](nb::handle self, std::int64_t n, nb::handle stream, std::int64_t sharedmem) {
              bool nothing_to_do = false;
              LaunchConfig c = forall_config(nb::cast<PyKernel&>(self), n, stream, sharedmem, nothing_to_do);

@@ -82,9 +82,19 @@ void bind_toolkit(nb::module_& m) {
       .def_ro("path", &ToolkitComponent::path)
       .def_ro("version", &ToolkitComponent::version)
       .def_ro("searched", &ToolkitComponent::searched)
-      .def_ro("error", &ToolkitComponent::error);
+      .def_ro("error", &ToolkitComponent::error)
+      .def_ro("source", &ToolkitComponent::source)
+      .def_ro("origin", &ToolkitComponent::origin);
   m.def("_toolkit_components", [] { return toolkit().components(); });
+  m.def("_toolkit_component", [](std::string_view name) { return toolkit().component(name); }, nb::arg("name"));
   m.def("_cuda_homes", [] { return toolkit().cuda_homes(); });
+  nb::class_<CudaHome>(m, "_CudaHome")
+      .def_ro("path", &CudaHome::path)
+      .def_ro("source", &CudaHome::source)
+      .def_ro("origin", &CudaHome::origin);
+  m.def("_toolkit_homes", [] { return toolkit().homes(); });
+  m.def("_set_wheel_directories", &set_wheel_directories, nb::arg("site_directories"));
+  m.def("_wheel_directories", &wheel_directories);
   m.def("_parse_cc", [](std::string_view text) { return pair_of(ComputeCapability::parse(text)); },
         nb::arg("text"));
 

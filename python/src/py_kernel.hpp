@@ -25,6 +25,8 @@ struct PyKernel {
   std::unique_ptr<ArgumentPack> pack;  // reused by every launch unless one is already filling it
   bool busy = false;
   int forall_block = 0;  // the occupancy-suggested block size, found on the first forall()
+  std::string python_name;  // the Python function's name (@cubridge.jit), for messages; else the entry's
+  const std::string& display_name() const { return python_name.empty() ? kernel->name() : python_name; }
 };
 
 /// The positional arguments of a launch, where the caller keeps them (a vectorcall's stack or a tuple).
@@ -103,9 +105,11 @@ inline void convert_immediate(ArgumentPack& pack, Args args, std::vector<std::si
 
 inline void check_count(const PyKernel& k, Args args) {
   const std::size_t n = args.size();
-  if (n != k.signature->size())
-    throw nb::type_error(("kernel '" + k.kernel->name() + "' takes " + std::to_string(k.signature->size()) +
-                          " arguments (" + k.signature->to_string() + "), got " + std::to_string(n))
+  const std::size_t want = k.signature->size();
+  if (n != want)  // phrased as Python phrases a call with the wrong number of arguments
+    throw nb::type_error((k.display_name() + "() takes " + std::to_string(want) + " positional argument" +
+                          (want == 1 ? "" : "s") + " but " + std::to_string(n) + (n == 1 ? " was" : " were") +
+                          " given (kernel signature " + k.signature->to_string() + ")")
                              .c_str());
 }
 

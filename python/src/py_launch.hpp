@@ -49,7 +49,7 @@ inline PyObject* call(PyObject* self, PyObject* const* args, std::size_t nargsf,
   auto* l = reinterpret_cast<LaunchObject*>(self);
   if (kwnames != nullptr && PyTuple_GET_SIZE(kwnames) != 0) {
     PyErr_Format(PyExc_TypeError, "kernel '%s' takes its arguments by position only, got keyword '%U'",
-                 l->kernel->kernel->name().c_str(), PyTuple_GET_ITEM(kwnames, 0));
+                 l->kernel->display_name().c_str(), PyTuple_GET_ITEM(kwnames, 0));
     return nullptr;
   }
   const std::span<PyObject* const> argv(args, static_cast<std::size_t>(PyVectorcall_NARGS(nargsf)));

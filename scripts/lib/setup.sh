@@ -1,12 +1,22 @@
 # Sourced by scripts/test and scripts/demo: installs what a fresh machine of this kind lacks (Debian
-# packages, a Python virtual environment with requirements-test.txt) and activates the environment.
+# packages, a Python virtual environment) and activates the environment. scripts/demo sets
+# CUBRIDGE_SETUP_FOR=demo first and gets only what the demo needs (a C++ compiler, CMake, Ninja, venv;
+# requirements-demo.txt); the tests also need clang with its sanitizer runtime, GoogleTest and
+# requirements-test.txt.
 # The CUDA 13 toolkit (nvcc, NVRTC, libNVVM, nvJitLink) comes with the machine; it is checked, not installed.
 set -euo pipefail
 
 cubridge_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
+setup_for="${CUBRIDGE_SETUP_FOR:-test}"
+debs=(cmake ninja-build g++ python3-venv)
+requirements="$cubridge_root/requirements-demo.txt"
+if [ "$setup_for" = test ]; then
+  debs+=(clang libclang-rt-14-dev libgtest-dev)
+  requirements="$cubridge_root/requirements-test.txt"
+fi
 need_debs=()
-for pkg in cmake ninja-build g++ clang libclang-rt-14-dev libgtest-dev python3-venv; do
+for pkg in "${debs[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_debs+=("$pkg")
 done
 if ((${#need_debs[@]})); then
@@ -30,12 +40,12 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 # shellcheck disable=SC1091
 source "$venv/bin/activate"
-stamp="$venv/.requirements-test.sha"
-want="$(sha256sum "$cubridge_root/requirements-test.txt" | cut -d' ' -f1)"
+stamp="$venv/.$(basename "$requirements" .txt).sha"
+want="$(sha256sum "$requirements" | cut -d' ' -f1)"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-  echo "setup: installing Python packages from requirements-test.txt"
+  echo "setup: installing Python packages from $(basename "$requirements")"
   python -m pip install -q --upgrade pip
-  python -m pip install -q -r "$cubridge_root/requirements-test.txt"
+  python -m pip install -q -r "$requirements"
   echo "$want" > "$stamp"
 fi
 

@@ -1,38 +1,26 @@
 // Internal: the classic → typed-FFI adapter. Each adapted target owns a slot whose handler function is
-// a template instance, because XLA_FFI_Handler carries no user data and its traits are per handler.
+// a template instance, because an XLA FFI handler carries no user data and its traits are per handler.
+// Built in every build: XLA's C ABI comes from xla_ffi_abi.hpp (our declarations), not from jaxlib.
 // The hot path allocates nothing for calls without tuples and with at most 32 buffers.
 #include "cubridge/xla/ffi_adapter.hpp"
 
-#include <stdexcept>
-#include <type_traits>
-
-#ifndef CUBRIDGE_HAVE_XLA_FFI
-
-namespace cubridge::xla {
-bool ffi_adapter_available() noexcept { return false; }
-const char* ffi_api_version() noexcept { return ""; }
-void* ffi_handler_for(const Target&) {
-  throw std::runtime_error(
-      "the XLA FFI adapter is not built: jax was not importable by the Python that built cubridge "
-      "(install jax, then rebuild cubridge)");
-}
-}  // namespace cubridge::xla
-
-#else
-
 #include <array>
+#include <cstddef>
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <stdexcept>
 #include <string_view>
 #include <utility>
 
 #include "cubridge/c/xla_custom_call.h"
 #include "cubridge/xla/tuple_layout.hpp"
-#include "xla/ffi/api/c_api.h"
+#include "xla/xla_ffi_abi.hpp"
 
 namespace cubridge::xla {
 namespace {
+
+using namespace ffi_abi;
 
 // Written once under g_slots_mutex before its handler is handed out; read-only afterwards.
 struct Slot {
@@ -44,13 +32,16 @@ std::array<Slot, kMaxAdaptedTargets> g_slots;
 std::mutex g_slots_mutex;
 std::size_t g_slots_used = 0;
 
-XLA_FFI_Error* make_error(const XLA_FFI_Api* api, XLA_FFI_Error_Code code, const std::string& message) {
-  XLA_FFI_Error_Create_Args args;
-  args.struct_size = XLA_FFI_Error_Create_Args_STRUCT_SIZE;
+// XLA gives no API table to the metadata call in some versions; there the error cannot be created, and
+// XLA reports the handler's unanswered metadata (version 0.0) itself.
+Error* make_error(const Api* api, ErrorCode code, const std::string& message) {
+  if (api == nullptr || api->struct_size < kApiPrefixSize || api->error_create == nullptr) return nullptr;
+  ErrorCreateArgs args;
+  args.struct_size = kErrorCreateArgsSize;
   args.extension_start = nullptr;
   args.message = message.c_str();
   args.errc = code;
-  return api->XLA_FFI_Error_Create(&args);
+  return api->error_create(&args);
 }
 
 // The status object's message sink; called from C, so it must not throw.
@@ -67,27 +58,32 @@ void store_message(XlaCustomCallStatus* status, const char* message, std::size_t
   }
 }
 
-// jaxlib 0.10 names the call frame's extension header XLA_FFI_Extension_Base, 0.11 renames it
-// XLA_FFI_InternalExtension with the same layout; take the type from the frame to build with both.
-using FrameExtension = std::remove_pointer_t<decltype(XLA_FFI_CallFrame{}.extension_start)>;
+// The ABI version to report: ours, or the framework's when it is older (XLA accepts a handler of its own
+// version or older; the API table, where XLA passes one, says which version XLA is).
+ApiVersion reported_version(const Api* api) {
+  ApiVersion v{kApiVersionSize, nullptr, kApiMajor, kApiMinor};
+  if (api != nullptr && api->struct_size >= offsetof(Api, api_version) + kApiVersionSize &&
+      api->api_version.major_version == kApiMajor && api->api_version.minor_version < kApiMinor &&
+      api->api_version.minor_version >= 1)
+    v.minor_version = api->api_version.minor_version;
+  return v;
+}
 
-XLA_FFI_Error* answer_metadata(const Slot& slot, const XLA_FFI_Api* api, FrameExtension* base) {
-  auto* ext = reinterpret_cast<XLA_FFI_Metadata_Extension*>(base);
-  if (ext->extension_base.struct_size < XLA_FFI_Metadata_Extension_STRUCT_SIZE || ext->metadata == nullptr ||
-      ext->metadata->struct_size < XLA_FFI_Metadata_STRUCT_SIZE) {
-    return make_error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
-                      slot.label + ": the metadata extension XLA passed is older than the headers "
-                                   "cubridge was built with; rebuild cubridge against this jaxlib");
+Error* answer_metadata(const Slot& slot, const Api* api, ExtensionBase* base) {
+  auto* ext = reinterpret_cast<MetadataExtension*>(base);
+  if (ext->extension_base.struct_size < kMetadataExtensionSize || ext->metadata == nullptr ||
+      ext->metadata->struct_size < kMetadataSize) {
+    return make_error(api, ErrorCode::invalid_argument,
+                      slot.label + ": the metadata extension XLA passed is older than XLA FFI API 0." +
+                          std::to_string(kApiMinor) + ", which cubridge reads (upgrade jax and jaxlib)");
   }
-  ext->metadata->api_version = XLA_FFI_Api_Version{XLA_FFI_Api_Version_STRUCT_SIZE, nullptr,
-                                                   XLA_FFI_API_MAJOR, XLA_FFI_API_MINOR};
+  ext->metadata->api_version = reported_version(api);
   bool graphs = slot.target.platform == Platform::cuda && slot.target.command_buffer_compatible;
-  ext->metadata->traits =
-      graphs ? static_cast<XLA_FFI_Handler_Traits>(XLA_FFI_HANDLER_TRAITS_COMMAND_BUFFER_COMPATIBLE) : 0u;
+  ext->metadata->traits = graphs ? kTraitCommandBufferCompatible : 0u;
   return nullptr;
 }
 
-bool named(const XLA_FFI_ByteSpan* name, std::string_view expected) {
+bool named(const ByteSpan* name, std::string_view expected) {
   return name != nullptr && std::string_view(name->ptr, name->len) == expected;
 }
 
@@ -104,39 +100,39 @@ struct Pointers {
   }
 };
 
-XLA_FFI_Error* execute(const Slot& slot, XLA_FFI_CallFrame* frame) {
-  const XLA_FFI_Api* api = frame->api;
+Error* execute(const Slot& slot, CallFrame* frame) {
+  const Api* api = frame->api;
   const Target& t = slot.target;
 
   std::string_view opaque;
-  const XLA_FFI_Array* layout_codes = nullptr;
+  const Array* layout_codes = nullptr;
   for (int64_t i = 0; i < frame->attrs.size; ++i) {
-    const XLA_FFI_ByteSpan* name = frame->attrs.names[i];
-    XLA_FFI_AttrType type = frame->attrs.types[i];
+    const ByteSpan* name = frame->attrs.names[i];
+    AttrType type = frame->attrs.types[i];
     if (named(name, kOpaqueAttribute)) {
-      if (type == XLA_FFI_AttrType_STRING) {
-        auto* span = static_cast<XLA_FFI_ByteSpan*>(frame->attrs.attrs[i]);
+      if (type == AttrType::string) {
+        auto* span = static_cast<ByteSpan*>(frame->attrs.attrs[i]);
         opaque = std::string_view(span->ptr, span->len);
-      } else if (type == XLA_FFI_AttrType_ARRAY &&
-                 (static_cast<XLA_FFI_Array*>(frame->attrs.attrs[i])->dtype == XLA_FFI_DataType_U8 ||
-                  static_cast<XLA_FFI_Array*>(frame->attrs.attrs[i])->dtype == XLA_FFI_DataType_S8)) {
-        auto* array = static_cast<XLA_FFI_Array*>(frame->attrs.attrs[i]);
+      } else if (type == AttrType::array &&
+                 (static_cast<Array*>(frame->attrs.attrs[i])->dtype == DataType::u8 ||
+                  static_cast<Array*>(frame->attrs.attrs[i])->dtype == DataType::s8)) {
+        auto* array = static_cast<Array*>(frame->attrs.attrs[i]);
         opaque = std::string_view(static_cast<const char*>(array->data), array->size);
       } else {
-        return make_error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
+        return make_error(api, ErrorCode::invalid_argument,
                           slot.label + ": attribute '" + kOpaqueAttribute +
                               "' must be a uint8 array or a string (pass opaque= as bytes)");
       }
     } else if (named(name, kLayoutAttribute)) {
-      auto* array = static_cast<XLA_FFI_Array*>(frame->attrs.attrs[i]);
-      if (type != XLA_FFI_AttrType_ARRAY || array->dtype != XLA_FFI_DataType_S32) {
-        return make_error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
+      auto* array = static_cast<Array*>(frame->attrs.attrs[i]);
+      if (type != AttrType::array || array->dtype != DataType::s32) {
+        return make_error(api, ErrorCode::invalid_argument,
                           slot.label + ": attribute '" + kLayoutAttribute + "' must be an int32 array");
       }
       layout_codes = array;
     } else {
       std::string got = name != nullptr ? std::string(name->ptr, name->len) : std::string("?");
-      return make_error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
+      return make_error(api, ErrorCode::invalid_argument,
                         slot.label + ": unexpected attribute '" + got + "': the adapter reads only '" +
                             kOpaqueAttribute + "' and '" + kLayoutAttribute +
                             "' (pass attributes to the target inside opaque=)");
@@ -149,18 +145,18 @@ XLA_FFI_Error* execute(const Slot& slot, XLA_FFI_CallFrame* frame) {
   Pointers ptrs;
   ptrs.reserve(n_args + n_rets);
   for (std::size_t i = 0; i < n_args; ++i) {
-    if (frame->args.types[i] != XLA_FFI_ArgType_BUFFER) {
-      return make_error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
+    if (frame->args.types[i] != ArgType::buffer) {
+      return make_error(api, ErrorCode::invalid_argument,
                         slot.label + ": operand " + std::to_string(i) + " is not a buffer");
     }
-    ptrs.data[i] = static_cast<XLA_FFI_Buffer*>(frame->args.args[i])->data;
+    ptrs.data[i] = static_cast<Buffer*>(frame->args.args[i])->data;
   }
   for (std::size_t i = 0; i < n_rets; ++i) {
-    if (frame->rets.types[i] != XLA_FFI_RetType_BUFFER) {
-      return make_error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
+    if (frame->rets.types[i] != RetType::buffer) {
+      return make_error(api, ErrorCode::invalid_argument,
                         slot.label + ": result " + std::to_string(i) + " is not a buffer");
     }
-    ptrs.data[n_args + i] = static_cast<XLA_FFI_Buffer*>(frame->rets.rets[i])->data;
+    ptrs.data[n_args + i] = static_cast<Buffer*>(frame->rets.rets[i])->data;
   }
 
   std::string message;
@@ -175,19 +171,24 @@ XLA_FFI_Error* execute(const Slot& slot, XLA_FFI_CallFrame* frame) {
       CallLayout layout = CallLayout::decode(
           {static_cast<const std::int32_t*>(layout_codes->data), layout_codes->size});
       if (layout.operand_leaves() != n_args || layout.result_leaves() != n_rets) {
-        return make_error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
+        return make_error(api, ErrorCode::invalid_argument,
                           slot.label + ": the tuple layout describes " +
                               std::to_string(layout.operand_leaves()) + " operand and " +
                               std::to_string(layout.result_leaves()) + " result buffers, the call has " +
                               std::to_string(n_args) + " and " + std::to_string(n_rets));
       }
     }
-    XLA_FFI_Stream_Get_Args stream_args;
-    stream_args.struct_size = XLA_FFI_Stream_Get_Args_STRUCT_SIZE;
+    StreamGetArgs stream_args;
+    stream_args.struct_size = kStreamGetArgsSize;
     stream_args.extension_start = nullptr;
     stream_args.ctx = frame->ctx;
     stream_args.stream = nullptr;
-    if (XLA_FFI_Error* err = api->XLA_FFI_Stream_Get(&stream_args)) return err;
+    if (api == nullptr || api->struct_size < kApiPrefixSize || api->stream_get == nullptr) {
+      return make_error(api, ErrorCode::internal,
+                        slot.label + ": XLA's FFI API table has no XLA_FFI_Stream_Get; the call's stream is "
+                                     "unknown");
+    }
+    if (Error* err = api->stream_get(&stream_args)) return err;
     auto* stream = static_cast<CUstream_st*>(stream_args.stream);
     if (t.api_version == 1) {
       reinterpret_cast<CubridgeXlaGpuTargetV1>(t.function)(stream, ptrs.data, op, op_len);
@@ -214,41 +215,41 @@ XLA_FFI_Error* execute(const Slot& slot, XLA_FFI_CallFrame* frame) {
     }
   }
   if (status.failed != 0u) {
-    return make_error(api, XLA_FFI_Error_Code_INTERNAL,
+    return make_error(api, ErrorCode::internal,
                       slot.label + " failed: " +
                           (message.empty() ? std::string("(the target gave no message)") : message));
   }
   return nullptr;
 }
 
-XLA_FFI_Error* serve(const Slot& slot, XLA_FFI_CallFrame* frame) noexcept {
-  const XLA_FFI_Api* api = frame->api;
+Error* serve(const Slot& slot, CallFrame* frame) noexcept {
+  const Api* api = frame->api;
   try {
-    if (frame->struct_size < XLA_FFI_CallFrame_STRUCT_SIZE) {
-      return make_error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
-                        slot.label + ": the call frame is older than the XLA FFI headers cubridge was "
-                                     "built with; rebuild cubridge against this jaxlib");
+    if (frame->struct_size < kCallFrameSize) {
+      return make_error(api, ErrorCode::invalid_argument,
+                        slot.label + ": the call frame is older than XLA FFI API 0." +
+                            std::to_string(kApiMinor) + ", which cubridge reads (upgrade jax and jaxlib)");
     }
-    if (frame->extension_start != nullptr && frame->extension_start->type == XLA_FFI_Extension_Metadata) {
+    if (frame->extension_start != nullptr && frame->extension_start->type == ExtensionType::metadata) {
       return answer_metadata(slot, api, frame->extension_start);
     }
     // Registered for the execute stage only; XLA does not call other stages, but be explicit.
-    if (frame->stage != XLA_FFI_ExecutionStage_EXECUTE) return nullptr;
+    if (frame->stage != ExecutionStage::execute) return nullptr;
     return execute(slot, frame);
   } catch (const std::exception& e) {
-    return make_error(api, XLA_FFI_Error_Code_INTERNAL, slot.label + " failed: " + e.what());
+    return make_error(api, ErrorCode::internal, slot.label + " failed: " + e.what());
   } catch (...) {
-    return make_error(api, XLA_FFI_Error_Code_INTERNAL, slot.label + " failed with an unknown exception");
+    return make_error(api, ErrorCode::internal, slot.label + " failed with an unknown exception");
   }
 }
 
 template <std::size_t I>
-XLA_FFI_Error* slot_handler(XLA_FFI_CallFrame* frame) {
+Error* slot_handler(CallFrame* frame) {
   return serve(g_slots[I], frame);
 }
 
 template <std::size_t... I>
-constexpr std::array<XLA_FFI_Handler*, sizeof...(I)> make_handlers(std::index_sequence<I...>) {
+constexpr std::array<Handler*, sizeof...(I)> make_handlers(std::index_sequence<I...>) {
   return {&slot_handler<I>...};
 }
 constexpr auto kHandlers = make_handlers(std::make_index_sequence<kMaxAdaptedTargets>{});
@@ -258,11 +259,8 @@ constexpr auto kHandlers = make_handlers(std::make_index_sequence<kMaxAdaptedTar
 bool ffi_adapter_available() noexcept { return true; }
 
 const char* ffi_api_version() noexcept {
-#define CUBRIDGE_STR2(x) #x
-#define CUBRIDGE_STR(x) CUBRIDGE_STR2(x)
-  return CUBRIDGE_STR(XLA_FFI_API_MAJOR) "." CUBRIDGE_STR(XLA_FFI_API_MINOR);
-#undef CUBRIDGE_STR
-#undef CUBRIDGE_STR2
+  static const std::string v = std::to_string(kApiMajor) + "." + std::to_string(kApiMinor);
+  return v.c_str();
 }
 
 void* ffi_handler_for(const Target& target) {
@@ -292,4 +290,3 @@ void* ffi_handler_for(const Target& target) {
 
 }  // namespace cubridge::xla
 
-#endif  // CUBRIDGE_HAVE_XLA_FFI

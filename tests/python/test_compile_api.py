@@ -126,7 +126,7 @@ def test_compute_capability_spellings(cc):
 
 
 @pytest.mark.parametrize("kwargs,message", [
-    ({"output": "cubin"}, "output must be 'ptx' or 'ltoir', got 'cubin'"),
+    ({"output": "cubin"}, r"output must be 'ptx', 'ltoir' or 'llvm' \(the NVVM IR text given to libNVVM\), got 'cubin'"),
     ({"abi": "fortran"}, "abi must be 'c' or 'numba', got 'fortran'"),
     ({"abi_info": {"name": "x"}}, "abi_info must be a dict with the key 'abi_name' only"),
     ({"abi_info": {"abi_name": "1x"}}, r"abi_info\['abi_name'\] must be an identifier"),

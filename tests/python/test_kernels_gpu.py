@@ -372,7 +372,8 @@ def test_bad_arguments_fail_before_launch():
     cp = cupy()
     k = kernel("add_f32", ADD)
     a = cp.zeros(8, cp.float32)
-    with pytest.raises(TypeError, match=r"kernel 'add_f32' takes 3 arguments \(void\(const float32\[:\]"):
+    with pytest.raises(TypeError, match=r"add_f32\(\) takes 3 positional arguments but 2 were given \(kernel "
+                                        r"signature void\(const float32\[:\]"):
         k[1, 8](a, a)
     with pytest.raises(TypeError, match=r"argument 2: a float64 array \(typestr '<f8'\)"):
         k[1, 8](a, a, cp.zeros(8, cp.float64))
@@ -399,7 +400,7 @@ def test_a_launch_object_reports_its_configuration_and_takes_positional_argument
     assert k.forall(0, sharedmem=64).sharedmem == 64
     with pytest.raises(TypeError, match="kernel 'add_f32' takes its arguments by position only, got keyword 'b'"):
         k[1, 8](a, a, b=a)
-    with pytest.raises(TypeError, match="kernel 'add_f32' takes 3 arguments"):
+    with pytest.raises(TypeError, match=r"add_f32\(\) takes 3 positional arguments but 1 was given"):
         k.forall(0)(a)
     with pytest.raises(TypeError):
         cubridge.KernelLaunch()

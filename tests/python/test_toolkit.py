@@ -33,7 +33,7 @@ def test_toolkit_info_reports_every_component():
     info = cubridge.toolkit_info()
     assert [c["name"] for c in info] == ["libNVVM", "libdevice", "nvJitLink", "NVRTC", "ptxas"]
     for c in info:
-        assert set(c) == {"name", "found", "path", "version", "searched", "error"}
+        assert set(c) == {"name", "found", "path", "version", "source", "origin", "searched", "error"}
         assert c["found"], c["error"]  # both machines have the whole toolkit
         assert os.path.isfile(c["path"])
         assert c["version"]

@@ -39,6 +39,20 @@ class ToolkitError : public std::runtime_error {
   std::string log_;
 };
 
+/// A directory taken as a CUDA toolkit home, and why it was searched.
+struct CudaHome {
+  std::string path;
+  std::string source;  ///< "variables", "wheels", "conda" or "system" (the CUBRIDGE_TOOLKIT_SEARCH names)
+  std::string origin;  ///< e.g. "$CUBRIDGE_CUDA_HOME", "nvidia-* wheels in /venv/lib/python3.12/site-packages"
+};
+
+/// Directories that may hold NVIDIA's pip wheels of the toolkit (`<dir>/nvidia/cu13/lib/libnvvm.so.4`):
+/// the Python package gives its site-packages directories at import. Searched after the variables and
+/// before $CONDA_PREFIX. std::logic_error once the toolkit has been looked for with other directories.
+void set_wheel_directories(std::vector<std::string> site_directories);
+/// The directories given to set_wheel_directories (none by default).
+std::vector<std::string> wheel_directories();
+
 /// One component as found on this machine. `searched` lists, in order, every path (or loader name)
 /// that was tried; `error` says why a component that was not found is unusable.
 struct ToolkitComponent {
@@ -46,6 +60,8 @@ struct ToolkitComponent {
   bool found = false;
   std::string path;      ///< the file used, when found
   std::string version;   ///< e.g. "2.0 (NVVM IR 2.0, debug 3.2)"; empty when unknown
+  std::string source;    ///< where `path` came from: a CudaHome's source, or "loader" (the loader's path)
+  std::string origin;    ///< in words: the CudaHome's origin or "the dynamic loader's search path"
   std::vector<std::string> searched;
   std::string error;
 };
@@ -54,8 +70,13 @@ struct ToolkitComponent {
 /// caches it for the life of the process; all are thread-safe.
 class Toolkit {
  public:
-  /// The directories taken as CUDA homes, in search order: $CUBRIDGE_CUDA_HOME, $CUDA_HOME,
-  /// $CUDA_PATH, the parent of the directory holding `nvcc` on PATH, /usr/local/cuda (existing ones only).
+  /// The directories taken as CUDA homes, in search order (existing ones only, each once):
+  /// variables ($CUBRIDGE_CUDA_HOME, $CUDA_HOME, $CUDA_PATH), wheels (`nvidia/cu13` under each
+  /// set_wheel_directories entry), conda ($CONDA_PREFIX), system (the parent of the directory holding
+  /// `nvcc` on PATH, /usr/local/cuda; after them, the dynamic loader's own search path).
+  /// $CUBRIDGE_TOOLKIT_SEARCH, a comma-separated subset of those four names, limits the search.
+  const std::vector<CudaHome>& homes() const;
+  /// The paths of homes().
   const std::vector<std::string>& cuda_homes() const;
   /// Path of libdevice.10.bc; throws ToolkitError naming every place searched when absent.
   const std::string& libdevice_path() const;

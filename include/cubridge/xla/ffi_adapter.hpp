@@ -18,15 +18,17 @@ inline constexpr std::size_t kMaxAdaptedTargets = 256;
 inline constexpr const char* kOpaqueAttribute = "cubridge_opaque";
 inline constexpr const char* kLayoutAttribute = "cubridge_layout";
 
-/// True when this build has the XLA FFI headers (jax was importable by the build's Python).
+/// True: every build has the adapter (XLA's FFI C ABI is declared by cubridge, no jaxlib at build time).
+/// Kept so that callers written when the adapter was optional still compile.
 bool ffi_adapter_available() noexcept;
-/// The major.minor of the XLA FFI C API this build was compiled against, or "" without the adapter.
+/// The major.minor of the XLA FFI C API the adapter is written against ("0.3"); the adapter reports the
+/// framework's own version instead where that is older.
 const char* ffi_api_version() noexcept;
 
 /// The typed-FFI handler serving `target` (an XLA_FFI_Handler*, returned as void* so this header needs
 /// no XLA header). The same (name, platform) always gets the same handler. On the GPU the handler is
 /// marked command-buffer compatible unless target.command_buffer_compatible is false. Throws
-/// std::runtime_error when the adapter is not built or all kMaxAdaptedTargets handlers are in use.
+/// std::runtime_error when all kMaxAdaptedTargets handlers are in use.
 void* ffi_handler_for(const Target& target);
 
 }  // namespace cubridge::xla

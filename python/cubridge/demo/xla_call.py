@@ -15,9 +15,6 @@ def unavailable() -> str | None:
     jax, why = optional_import("jax")
     if jax is None:
         return why
-    import cubridge.xla as cx
-    if not cx.adapter_available():
-        return "cubridge was built without XLA's FFI headers (jax was not importable when it was built)"
     try:
         jax.devices("gpu")
     except RuntimeError as e:

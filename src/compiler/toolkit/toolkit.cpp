@@ -45,7 +45,7 @@ const FoundFile& ptxas_file() {
   static const FoundFile f = [] {
     std::vector<std::string> homes = toolkit().cuda_homes();
     Located l = locate(homes, {{"ptxas"}, {"bin"}});
-    if (l.path.empty()) {
+    if (l.path.empty() && loader_search_enabled()) {
       // Not in a toolkit home: any ptxas on PATH will do for checking that PTX assembles.
       const char* path = std::getenv("PATH");
       std::vector<std::string> path_dirs = compiler_detail::split_fields(path ? path : "", ':');
@@ -103,6 +103,22 @@ std::string lower(std::string_view s) {
   return out;
 }
 
+// The home a found file lies in (its path was built as home/subdir/name), or the loader's search path.
+void set_origin(ToolkitComponent& c, const char* other_source = "loader",
+                const char* other_origin = "the dynamic loader's search path") {
+  if (!c.found) return;
+  for (const CudaHome& h : toolkit().homes()) {
+    std::string prefix = (fs::path(h.path) / "").lexically_normal().string();
+    if (c.path.starts_with(prefix)) {
+      c.source = h.source;
+      c.origin = h.origin;
+      return;
+    }
+  }
+  c.source = other_source;
+  c.origin = other_origin;
+}
+
 ToolkitComponent from_report(const char* name, const LibraryReport& r) {
   ToolkitComponent c;
   c.name = name;
@@ -110,16 +126,19 @@ ToolkitComponent from_report(const char* name, const LibraryReport& r) {
   c.path = r.path;
   c.searched = r.searched;
   c.error = r.error;
+  set_origin(c);
   return c;
 }
 
-ToolkitComponent from_file(const char* name, const FoundFile& f) {
+ToolkitComponent from_file(const char* name, const FoundFile& f, const char* other_source = "",
+                           const char* other_origin = "") {
   ToolkitComponent c;
   c.name = name;
   c.found = !f.path.empty();
   c.path = f.path;
   c.searched = f.searched;
   c.error = f.error;
+  set_origin(c, other_source, other_origin);
   return c;
 }
 
@@ -161,7 +180,7 @@ ToolkitComponent libdevice_component() {
 }
 
 ToolkitComponent ptxas_component() {
-  ToolkitComponent c = from_file("ptxas", ptxas_file());
+  ToolkitComponent c = from_file("ptxas", ptxas_file(), "system", "PATH");
   if (!c.found) return c;
   try {
     ProcessResult r = run_process({c.path, "--version"});
@@ -180,9 +199,14 @@ ToolkitComponent ptxas_component() {
 
 }  // namespace
 
-const std::vector<std::string>& Toolkit::cuda_homes() const {
-  static const std::vector<std::string> homes = discover_cuda_homes();
+const std::vector<CudaHome>& Toolkit::homes() const {
+  static const std::vector<CudaHome> homes = discover_cuda_homes();
   return homes;
+}
+
+const std::vector<std::string>& Toolkit::cuda_homes() const {
+  static const std::vector<std::string> paths = home_paths(homes());
+  return paths;
 }
 
 const std::string& Toolkit::libdevice_path() const {

@@ -7,7 +7,9 @@
 #include <nvrtc.h>
 #include <nvvm.h>
 
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cubridge/compiler/toolkit.hpp"
@@ -88,8 +90,24 @@ FileSearch nvvm_search();
 FileSearch nvjitlink_search();
 FileSearch nvrtc_search();
 
-/// The CUDA homes from the environment (see Toolkit::cuda_homes), computed fresh (not cached).
-std::vector<std::string> discover_cuda_homes();
+/// What home discovery reads, so tests can give it a scratch environment.
+struct HomeSearchInputs {
+  std::function<const char*(const char*)> getenv;   ///< the process's environment
+  std::vector<std::string> wheel_directories;        ///< site-packages directories (set_wheel_directories)
+  int cuda_major = 0;                                ///< wheels are looked for in nvidia/cu<major>
+};
+/// The CUDA homes (see Toolkit::homes), computed fresh (not cached): existing directories only, each once.
+/// ToolkitError when CUBRIDGE_TOOLKIT_SEARCH names an unknown place.
+std::vector<CudaHome> discover_cuda_homes(const HomeSearchInputs& in);
+/// The same from this process's environment and the registered wheel directories.
+std::vector<CudaHome> discover_cuda_homes();
+/// "variables,wheels" -> {"variables", "wheels"}; ToolkitError naming the text and the accepted names.
+std::vector<std::string> parse_search_sources(std::string_view text);
+/// Whether the dynamic loader's own search path may be tried (it is part of the "system" toolkit).
+bool loader_search_enabled();
+std::vector<std::string> home_paths(const std::vector<CudaHome>& homes);
+/// What to install or set to get `what` ("libNVVM", "NVRTC", ...): the wheel that brings it.
+std::string wheel_advice(const std::string& what);
 
 /// A library opened with dlopen (never closed), or why it could not be.
 struct LoadedLibrary {

@@ -37,11 +37,6 @@ std::vector<fs::path> expand_subdir(const fs::path& home, const std::string& sub
   return out;
 }
 
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v == nullptr ? std::string() : std::string(v);
-}
-
 }  // namespace
 
 LoadedLibrary open_library(const std::string& what, const FileSearch& search,
@@ -61,6 +56,7 @@ LoadedLibrary open_library(const std::string& what, const FileSearch& search,
     dl_errors += std::string("; dlopen(\"") + found.path + "\") failed: " + (err ? err : "?");
   }
   for (const std::string& name : search.names) {
+    if (!loader_search_enabled()) break;  // CUBRIDGE_TOOLKIT_SEARCH without "system"
     searched.push_back("the loader's search path as " + name);
     void* h = ::dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (h == nullptr) continue;
@@ -98,37 +94,6 @@ std::string cuda_major() { return std::to_string(CUDA_VERSION / 1000); }
 
 }  // namespace
 
-std::vector<std::string> discover_cuda_homes() {
-  std::vector<std::string> candidates;
-  for (const char* var : {"CUBRIDGE_CUDA_HOME", "CUDA_HOME", "CUDA_PATH"}) {
-    std::string v = env(var);
-    if (!v.empty()) candidates.push_back(v);
-  }
-  // nvcc on PATH: its bin/ directory's parent is a toolkit (symlinks resolved, as for /usr/bin/nvcc).
-  std::string path = env("PATH");
-  for (size_t start = 0; start <= path.size();) {
-    size_t end = path.find(':', start);
-    if (end == std::string::npos) end = path.size();
-    fs::path dir = path.substr(start, end - start);
-    start = end + 1;
-    if (dir.empty() || !is_file(dir / "nvcc")) continue;
-    std::error_code ec;
-    fs::path real = fs::canonical(dir / "nvcc", ec);
-    if (!ec) candidates.push_back(real.parent_path().parent_path().string());
-    break;
-  }
-  candidates.push_back("/usr/local/cuda");
-  std::vector<std::string> homes;
-  for (const std::string& c : candidates) {
-    std::error_code ec;
-    if (!fs::is_directory(c, ec)) continue;
-    bool duplicate = false;
-    for (const std::string& h : homes) duplicate = duplicate || fs::equivalent(h, c, ec);
-    if (!duplicate) homes.push_back(c);
-  }
-  return homes;
-}
-
 Located locate(const std::vector<std::string>& homes, const FileSearch& search) {
   Located out;
   for (const std::string& home : homes)
@@ -150,7 +115,7 @@ std::string not_found_message(const std::string& what, const std::string& file,
   std::string msg = "cannot find " + what + " (" + file + "): looked in ";
   if (searched.empty()) msg += "nowhere (no CUDA home exists)";
   for (size_t i = 0; i < searched.size(); ++i) msg += (i ? ", " : "") + searched[i];
-  msg += ". Set CUBRIDGE_CUDA_HOME (or CUDA_HOME) to the CUDA toolkit's directory";
+  msg += ". " + wheel_advice(what);
   return msg;
 }
 
@@ -187,7 +152,7 @@ static void* resolve(void* handle, const char* name) {
   static LoadState<Api>& fn##_state() {                                       \
     static LoadState<Api> s;                                                  \
     std::call_once(s.once, [] {                                               \
-      LoadedLibrary lib = open_library(label, search_fn(), discover_cuda_homes());                   \
+      LoadedLibrary lib = open_library(label, search_fn(), home_paths(discover_cuda_homes()));                   \
       s.api.searched = lib.searched;                                          \
       if (lib.handle == nullptr) {                                            \
         s.error = lib.error;                                                  \

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "compiler/toolkit/toolkit_libraries.hpp"
 #include "cubridge/compiler/toolkit.hpp"
@@ -86,8 +87,9 @@ TEST(Toolkit, MissingLibraryNamesTheFileAndEveryPlace) {
   std::string expected = "cannot find libFOO (libcubridge_absent.so.9): looked in " +
                          (home.path / "lib64/libcubridge_absent.so.9").string() + ", " +
                          (home.path / "lib/libcubridge_absent.so.9").string() +
-                         ", the loader's search path as libcubridge_absent.so.9. Set "
-                         "CUBRIDGE_CUDA_HOME (or CUDA_HOME) to the CUDA toolkit's directory";
+                         ", the loader's search path as libcubridge_absent.so.9. Install a CUDA 13 "
+                         "toolkit and set CUBRIDGE_CUDA_HOME (or CUDA_HOME) to its directory, or put "
+                         "libFOO on PATH";
   EXPECT_EQ(lib.error, expected);
   EXPECT_EQ(lib.searched.size(), 3u);
 }
@@ -111,19 +113,110 @@ TEST(Toolkit, LoaderFallbackFindsTheRealPath) {
   EXPECT_TRUE(fs::path(lib.path).is_absolute()) << lib.path;
 }
 
+// A scratch environment for discover_cuda_homes(inputs): only the variables given exist.
+struct FakeEnv {
+  std::map<std::string, std::string> vars;
+  HomeSearchInputs inputs(std::vector<std::string> wheels = {}) const {
+    HomeSearchInputs in;
+    in.getenv = [this](const char* name) -> const char* {
+      auto it = vars.find(name);
+      return it == vars.end() ? nullptr : it->second.c_str();
+    };
+    in.wheel_directories = std::move(wheels);
+    in.cuda_major = 13;
+    return in;
+  }
+};
+
+std::vector<std::string> origins(const std::vector<CudaHome>& homes) {
+  std::vector<std::string> out;
+  for (const CudaHome& h : homes) out.push_back(h.source + ":" + h.origin);
+  return out;
+}
+
 TEST(Toolkit, CudaHomesFromTheEnvironmentInOrder) {
   ScratchDir mine, other;
-  ScopedEnv e1("CUBRIDGE_CUDA_HOME", mine.path.string());
-  ScopedEnv e2("CUDA_HOME", other.path.string());
-  ScopedEnv e3("CUDA_PATH", "/nonexistent/cuda");   // skipped: not a directory
-  std::vector<std::string> homes = discover_cuda_homes();
+  FakeEnv env{{{"CUBRIDGE_CUDA_HOME", mine.path.string()}, {"CUDA_HOME", other.path.string()},
+               {"CUDA_PATH", "/nonexistent/cuda"}}};  // skipped: not a directory
+  std::vector<CudaHome> homes = discover_cuda_homes(env.inputs());
   ASSERT_GE(homes.size(), 2u);
-  EXPECT_EQ(homes[0], mine.path.string());
-  EXPECT_EQ(homes[1], other.path.string());
-  for (const std::string& h : homes) EXPECT_NE(h, "/nonexistent/cuda");
-  ScopedEnv e4("CUDA_HOME", mine.path.string());  // the same directory twice counts once
-  homes = discover_cuda_homes();
-  EXPECT_EQ(std::count(homes.begin(), homes.end(), mine.path.string()), 1);
+  EXPECT_EQ(homes[0].path, mine.path.string());
+  EXPECT_EQ(homes[0].origin, "$CUBRIDGE_CUDA_HOME");
+  EXPECT_EQ(homes[1].path, other.path.string());
+  EXPECT_EQ(homes[1].origin, "$CUDA_HOME");
+  for (const CudaHome& h : homes) EXPECT_NE(h.path, "/nonexistent/cuda");
+  env.vars["CUDA_HOME"] = mine.path.string();  // the same directory twice counts once
+  homes = discover_cuda_homes(env.inputs());
+  EXPECT_EQ(std::count_if(homes.begin(), homes.end(), [&](const CudaHome& h) { return h.path == mine.path.string(); }),
+            1);
+}
+
+// Rule: variables, then nvidia/cu13 under each wheel directory, then $CONDA_PREFIX, then the system.
+TEST(Toolkit, CudaHomesOrderVariablesWheelsCondaSystem) {
+  ScratchDir var, site_a, site_b, conda, nvcc_home;
+  site_a.touch("nvidia/cu13/lib/libnvvm.so.4");
+  site_b.touch("nvidia/cu12/lib/libnvvm.so.4");  // another CUDA major's wheels: not ours
+  nvcc_home.touch("bin/nvcc");
+  FakeEnv env{{{"CUDA_PATH", var.path.string()}, {"CONDA_PREFIX", conda.path.string()},
+               {"PATH", "/nonexistent:" + (nvcc_home.path / "bin").string()}}};
+  std::vector<CudaHome> homes = discover_cuda_homes(env.inputs({site_a.path.string(), site_b.path.string()}));
+  std::vector<std::string> expected = {"variables:$CUDA_PATH",
+                                       "wheels:nvidia-* wheels in " + site_a.path.string(),
+                                       "conda:$CONDA_PREFIX", "system:nvcc on PATH"};
+  std::vector<std::string> got = origins(homes);
+  if (!got.empty() && got.back() == "system:/usr/local/cuda") got.pop_back();  // where this machine has one
+  EXPECT_EQ(got, expected);
+  EXPECT_EQ(homes[1].path, (site_a.path / "nvidia/cu13").string());
+  EXPECT_EQ(homes[3].path, fs::canonical(nvcc_home.path).string());
+}
+
+// Rule: CUBRIDGE_TOOLKIT_SEARCH limits the search to the places it names; a bad name is refused by name.
+TEST(Toolkit, ToolkitSearchVariableLimitsThePlaces) {
+  ScratchDir var, site, conda;
+  site.touch("nvidia/cu13/lib/libnvrtc.so.13");
+  FakeEnv env{{{"CUDA_HOME", var.path.string()}, {"CONDA_PREFIX", conda.path.string()},
+               {"CUBRIDGE_TOOLKIT_SEARCH", "wheels"}}};
+  EXPECT_EQ(origins(discover_cuda_homes(env.inputs({site.path.string()}))),
+            std::vector<std::string>{"wheels:nvidia-* wheels in " + site.path.string()});
+  env.vars["CUBRIDGE_TOOLKIT_SEARCH"] = "conda, variables";  // the order stays the documented one
+  EXPECT_EQ(origins(discover_cuda_homes(env.inputs({site.path.string()}))),
+            (std::vector<std::string>{"variables:$CUDA_HOME", "conda:$CONDA_PREFIX"}));
+  env.vars["CUBRIDGE_TOOLKIT_SEARCH"] = "wheels,pip";
+  EXPECT_EQ(message_of([&] { discover_cuda_homes(env.inputs()); }),
+            "CUBRIDGE_TOOLKIT_SEARCH='wheels,pip': 'pip' is not a place to search; expected a "
+            "comma-separated list of variables, wheels, conda, system");
+  env.vars["CUBRIDGE_TOOLKIT_SEARCH"] = ",";
+  EXPECT_EQ(message_of([&] { discover_cuda_homes(env.inputs()); }),
+            "CUBRIDGE_TOOLKIT_SEARCH=',' names no place to search; expected a comma-separated list of "
+            "variables, wheels, conda, system (unset it to search all four)");
+}
+
+TEST(Toolkit, WithoutTheSystemTheLoaderIsNotAsked) {
+  ScopedEnv only_wheels("CUBRIDGE_TOOLKIT_SEARCH", "wheels");
+  ScratchDir home;
+  LoadedLibrary lib = open_library("libc", {{"libc.so.6"}, {"lib"}, "printf"}, {home.path.string()});
+  EXPECT_EQ(lib.handle, nullptr);
+  EXPECT_EQ(lib.searched, std::vector<std::string>{(home.path / "lib/libc.so.6").string()});
+}
+
+TEST(Toolkit, MissingLibraryAdviceNamesTheWheel) {
+  EXPECT_NE(not_found_message("NVRTC", "libnvrtc.so.13", {}).find("`pip install cubridge[cu13]`; NVRTC comes in "
+                                                                  "nvidia-cuda-nvrtc"),
+            std::string::npos);
+  EXPECT_NE(not_found_message("libdevice", "libdevice.10.bc", {}).find("libdevice comes in nvidia-nvvm"),
+            std::string::npos);
+  EXPECT_NE(not_found_message("nvJitLink", "libnvJitLink.so.13", {}).find("nvJitLink comes in nvidia-nvjitlink"),
+            std::string::npos);
+}
+
+// Rule: the wheel directories are fixed once the toolkit has been looked for.
+TEST(Toolkit, WheelDirectoriesAreSetBeforeDiscovery) {
+  (void)toolkit().homes();
+  std::vector<std::string> current = wheel_directories();
+  EXPECT_NO_THROW(set_wheel_directories(current));  // the same list again is fine
+  EXPECT_EQ(message_of([&] { set_wheel_directories({"/somewhere/else"}); }),
+            "set_wheel_directories: the CUDA toolkit was already looked for in this process; give the "
+            "directories that hold NVIDIA's wheels before the first compile, link or toolkit query");
 }
 
 TEST(Toolkit, ComponentsReportEveryLibrary) {
@@ -137,6 +230,8 @@ TEST(Toolkit, ComponentsReportEveryLibrary) {
     EXPECT_FALSE(c.version.empty()) << c.name;
     EXPECT_FALSE(c.searched.empty()) << c.name;
     EXPECT_EQ(c.searched.back(), c.path);  // found in a CUDA home, the last place tried
+    EXPECT_FALSE(c.source.empty()) << c.name;
+    EXPECT_FALSE(c.origin.empty()) << c.name;
   }
   EXPECT_EQ(names, (std::vector<std::string>{"libNVVM", "libdevice", "nvJitLink", "NVRTC", "ptxas"}));
   EXPECT_EQ(toolkit().component("nvjitlink").name, "nvJitLink");

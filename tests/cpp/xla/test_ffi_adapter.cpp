@@ -4,10 +4,10 @@
 
 #include "cubridge/xla/ffi_adapter.hpp"
 
-#ifdef CUBRIDGE_HAVE_XLA_FFI
 #include <cstring>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -18,23 +18,24 @@
 #include "cubridge/xla/tuple_layout.hpp"
 #include "driver/driver_api.hpp"
 #include "gpu.hpp"
-#include "xla/ffi/api/c_api.h"
+#include "xla/xla_ffi_abi.hpp"
 
 using namespace cubridge::xla;
+using namespace cubridge::xla::ffi_abi;
 
 namespace {
 
-// XLA_FFI_Error is opaque to handlers; here it is a std::string holding the message.
-XLA_FFI_Error* fake_error_create(XLA_FFI_Error_Create_Args* args) {
-  return reinterpret_cast<XLA_FFI_Error*>(new std::string(args->message));
+// Error is opaque to handlers; here it is a std::string holding the message.
+Error* fake_error_create(ErrorCreateArgs* args) {
+  return reinterpret_cast<Error*>(new std::string(args->message));
 }
 CUstream_st* const kFakeStream = reinterpret_cast<CUstream_st*>(0x5eed);
 CUstream_st* g_stream_to_give = kFakeStream;  // what "XLA" hands out as the call's stream
-XLA_FFI_Error* fake_stream_get(XLA_FFI_Stream_Get_Args* args) {
+Error* fake_stream_get(StreamGetArgs* args) {
   args->stream = g_stream_to_give;
   return nullptr;
 }
-std::string take_message(XLA_FFI_Error* e) {
+std::string take_message(Error* e) {
   if (e == nullptr) return "";
   std::unique_ptr<std::string> s(reinterpret_cast<std::string*>(e));
   return *s;
@@ -42,25 +43,25 @@ std::string take_message(XLA_FFI_Error* e) {
 
 // A call frame with buffers and attributes that own their storage.
 struct Frame {
-  XLA_FFI_Api api{};
+  Api api{};
   std::vector<std::int64_t> dims;
-  std::vector<XLA_FFI_Buffer> args_buffers, rets_buffers;
-  std::vector<XLA_FFI_ArgType> arg_types;
-  std::vector<XLA_FFI_RetType> ret_types;
+  std::vector<Buffer> args_buffers, rets_buffers;
+  std::vector<ArgType> arg_types;
+  std::vector<RetType> ret_types;
   std::vector<void*> arg_ptrs, ret_ptrs;
-  std::vector<XLA_FFI_ByteSpan> names_storage;
-  std::vector<XLA_FFI_ByteSpan*> names;
-  std::vector<XLA_FFI_AttrType> attr_types;
-  std::vector<XLA_FFI_Array> arrays;
+  std::vector<ByteSpan> names_storage;
+  std::vector<ByteSpan*> names;
+  std::vector<AttrType> attr_types;
+  std::vector<Array> arrays;
   std::vector<void*> attr_ptrs;
   std::vector<std::string> keep;
   std::vector<std::int32_t> layout_codes;
-  XLA_FFI_CallFrame frame{};
+  CallFrame frame{};
 
   Frame() {
-    api.struct_size = XLA_FFI_Api_STRUCT_SIZE;
-    api.XLA_FFI_Error_Create = &fake_error_create;
-    api.XLA_FFI_Stream_Get = &fake_stream_get;
+    api.struct_size = sizeof(Api);
+    api.error_create = &fake_error_create;
+    api.stream_get = &fake_stream_get;
     args_buffers.reserve(64);
     rets_buffers.reserve(64);
     names_storage.reserve(4);
@@ -68,47 +69,47 @@ struct Frame {
     keep.reserve(4);
   }
   void arg(void* data) {
-    args_buffers.push_back({XLA_FFI_Buffer_STRUCT_SIZE, nullptr, XLA_FFI_DataType_F32, data, 0, nullptr});
-    arg_types.push_back(XLA_FFI_ArgType_BUFFER);
+    args_buffers.push_back({kBufferSize, nullptr, DataType::f32, data, 0, nullptr});
+    arg_types.push_back(ArgType::buffer);
   }
   void ret(void* data) {
-    rets_buffers.push_back({XLA_FFI_Buffer_STRUCT_SIZE, nullptr, XLA_FFI_DataType_F32, data, 0, nullptr});
-    ret_types.push_back(XLA_FFI_RetType_BUFFER);
+    rets_buffers.push_back({kBufferSize, nullptr, DataType::f32, data, 0, nullptr});
+    ret_types.push_back(RetType::buffer);
   }
-  void array_attr(const std::string& name, XLA_FFI_DataType dtype, const void* data, std::size_t size) {
+  void array_attr(const std::string& name, DataType dtype, const void* data, std::size_t size) {
     keep.push_back(name);
     names_storage.push_back({keep.back().data(), keep.back().size()});
-    attr_types.push_back(XLA_FFI_AttrType_ARRAY);
+    attr_types.push_back(AttrType::array);
     arrays.push_back({dtype, size, const_cast<void*>(data)});
   }
   void opaque(const std::string& bytes) {
     keep.push_back(bytes);
     const std::string& b = keep.back();
-    array_attr(kOpaqueAttribute, XLA_FFI_DataType_U8, b.data(), b.size());
+    array_attr(kOpaqueAttribute, DataType::u8, b.data(), b.size());
   }
   void layout(const CallLayout& l) {
     layout_codes = l.encode();
-    array_attr(kLayoutAttribute, XLA_FFI_DataType_S32, layout_codes.data(), layout_codes.size());
+    array_attr(kLayoutAttribute, DataType::s32, layout_codes.data(), layout_codes.size());
   }
-  XLA_FFI_CallFrame* build() {
+  CallFrame* build() {
     for (auto& b : args_buffers) arg_ptrs.push_back(&b);
     for (auto& b : rets_buffers) ret_ptrs.push_back(&b);
     for (auto& n : names_storage) names.push_back(&n);
     for (auto& a : arrays) attr_ptrs.push_back(&a);
-    frame.struct_size = XLA_FFI_CallFrame_STRUCT_SIZE;
+    frame.struct_size = kCallFrameSize;
     frame.api = &api;
-    frame.stage = XLA_FFI_ExecutionStage_EXECUTE;
-    frame.args = {XLA_FFI_Args_STRUCT_SIZE, nullptr, static_cast<int64_t>(arg_ptrs.size()),
+    frame.stage = ExecutionStage::execute;
+    frame.args = {kArgsSize, nullptr, static_cast<int64_t>(arg_ptrs.size()),
                   arg_types.data(), arg_ptrs.data()};
-    frame.rets = {XLA_FFI_Rets_STRUCT_SIZE, nullptr, static_cast<int64_t>(ret_ptrs.size()),
+    frame.rets = {kRetsSize, nullptr, static_cast<int64_t>(ret_ptrs.size()),
                   ret_types.data(), ret_ptrs.data()};
-    frame.attrs = {XLA_FFI_Attrs_STRUCT_SIZE, nullptr, static_cast<int64_t>(attr_ptrs.size()),
+    frame.attrs = {kAttrsSize, nullptr, static_cast<int64_t>(attr_ptrs.size()),
                    attr_types.data(), names.data(), attr_ptrs.data()};
     return &frame;
   }
 };
 
-XLA_FFI_Handler* handler(const char* name, Platform platform, int api_version, void (*fn)(void),
+Handler* handler(const char* name, Platform platform, int api_version, void (*fn)(void),
                          bool graphs = true) {
   Target t;
   t.name = name;
@@ -116,7 +117,7 @@ XLA_FFI_Handler* handler(const char* name, Platform platform, int api_version, v
   t.api_version = api_version;
   t.function = fn;
   t.command_buffer_compatible = graphs;
-  return reinterpret_cast<XLA_FFI_Handler*>(ffi_handler_for(t));
+  return reinterpret_cast<Handler*>(ffi_handler_for(t));
 }
 template <class F>
 void (*generic(F f))(void) {
@@ -167,24 +168,52 @@ TEST(FfiAdapter, AnswersTheMetadataCall) {
   auto* h_gpu = handler("adapter_meta_gpu", Platform::cuda, 2, generic(&adapter_gpu));
   auto* h_gpu_off = handler("adapter_meta_gpu_off", Platform::cuda, 2, generic(&adapter_gpu), false);
   auto* h_cpu = handler("adapter_meta_cpu", Platform::host, 2, generic(&adapter_fails));
-  const XLA_FFI_Handler_Traits graphs = XLA_FFI_HANDLER_TRAITS_COMMAND_BUFFER_COMPATIBLE;
-  std::pair<XLA_FFI_Handler*, XLA_FFI_Handler_Traits> cases[] = {{h_gpu, graphs}, {h_gpu_off, 0u}, {h_cpu, 0u}};
+  const std::uint32_t graphs = kTraitCommandBufferCompatible;
+  std::pair<Handler*, std::uint32_t> cases[] = {{h_gpu, graphs}, {h_gpu_off, 0u}, {h_cpu, 0u}};
   for (auto [h, traits] : cases) {
     Frame f;
-    XLA_FFI_Metadata metadata{};
-    metadata.struct_size = XLA_FFI_Metadata_STRUCT_SIZE;
+    Metadata metadata{};
+    metadata.struct_size = kMetadataSize;
     // Field by field: jaxlib 0.11 renamed the extension header's type (same layout and field names).
-    XLA_FFI_Metadata_Extension ext{};
-    ext.extension_base.struct_size = XLA_FFI_Metadata_Extension_STRUCT_SIZE;
-    ext.extension_base.type = XLA_FFI_Extension_Metadata;
+    MetadataExtension ext{};
+    ext.extension_base.struct_size = kMetadataExtensionSize;
+    ext.extension_base.type = ExtensionType::metadata;
     ext.metadata = &metadata;
-    XLA_FFI_CallFrame* frame = f.build();
+    CallFrame* frame = f.build();
     frame->extension_start = reinterpret_cast<decltype(frame->extension_start)>(&ext.extension_base);
     EXPECT_EQ(take_message(h(frame)), "");
-    EXPECT_EQ(metadata.api_version.major_version, XLA_FFI_API_MAJOR);
-    EXPECT_EQ(metadata.api_version.minor_version, XLA_FFI_API_MINOR);
+    EXPECT_EQ(metadata.api_version.major_version, kApiMajor);
+    EXPECT_EQ(metadata.api_version.minor_version, kApiMinor);
     EXPECT_EQ(metadata.traits, traits);
   }
+}
+
+// Rule: the handler reports the ABI version it reads (0.3), or the framework's where XLA passes an older
+// one in the API table (XLA accepts handlers of its own version or older); no table: its own.
+TEST(FfiAdapter, MetadataVersionFollowsAnOlderFramework) {
+  auto* h = handler("adapter_meta_version", Platform::host, 2, generic(&adapter_fails));
+  for (auto [framework_minor, expected_minor, with_api] :
+       {std::tuple{kApiMinor, kApiMinor, true}, std::tuple{1, 1, true}, std::tuple{kApiMinor + 1, kApiMinor, true},
+        std::tuple{1, kApiMinor, false}}) {
+    Frame f;
+    f.api.api_version = {kApiVersionSize, nullptr, kApiMajor, framework_minor};
+    Metadata metadata{};
+    metadata.struct_size = kMetadataSize;
+    MetadataExtension ext{};
+    ext.extension_base.struct_size = kMetadataExtensionSize;
+    ext.extension_base.type = ExtensionType::metadata;
+    ext.metadata = &metadata;
+    CallFrame* frame = f.build();
+    if (!with_api) frame->api = nullptr;
+    frame->extension_start = &ext.extension_base;
+    EXPECT_EQ(take_message(h(frame)), "");
+    EXPECT_EQ(metadata.api_version.minor_version, expected_minor) << framework_minor << " " << with_api;
+  }
+}
+
+TEST(FfiAdapter, IsInEveryBuild) {
+  EXPECT_TRUE(ffi_adapter_available());
+  EXPECT_EQ(std::string(ffi_api_version()), "0.3");
 }
 
 TEST(FfiAdapter, SameTargetGetsTheSameHandler) {
@@ -293,7 +322,7 @@ TEST(FfiAdapter, BadAttributesAndLayoutsAreErrors) {
   f.arg(&x[0]);
   f.ret(&x[1]);
   std::int32_t junk = 0;
-  f.array_attr("n", XLA_FFI_DataType_S32, &junk, 1);
+  f.array_attr("n", DataType::s32, &junk, 1);
   EXPECT_EQ(take_message(h(f.build())),
             "custom call 'adapter_tuple' (Host): unexpected attribute 'n': the adapter reads only "
             "'cubridge_opaque' and 'cubridge_layout' (pass attributes to the target inside opaque=)");
@@ -305,12 +334,12 @@ TEST(FfiAdapter, BadAttributesAndLayoutsAreErrors) {
             "custom call 'adapter_tuple' (Host) failed: tuple layout: it describes 2 operand and 1 result "
             "buffers but the call has 1 and 1");
   Frame o;
-  o.array_attr(kOpaqueAttribute, XLA_FFI_DataType_F32, &junk, 1);
+  o.array_attr(kOpaqueAttribute, DataType::f32, &junk, 1);
   EXPECT_EQ(take_message(h(o.build())),
             "custom call 'adapter_tuple' (Host): attribute 'cubridge_opaque' must be a uint8 array or a "
             "string (pass opaque= as bytes)");
   Frame old;
-  XLA_FFI_CallFrame* frame = old.build();
+  CallFrame* frame = old.build();
   frame->struct_size = 8;
   EXPECT_NE(take_message(h(frame)).find("the call frame is older"), std::string::npos);
 }
@@ -366,26 +395,3 @@ TEST(FfiAdapter, GpuTargetEnqueuesOnTheStreamXlaGives) {
 }
 
 // The scalar-type table's xla_primitive column is XLA's own numbering.
-TEST(FfiAdapter, TableXlaPrimitivesAreXlaFfiDataTypes) {
-  using cubridge::ScalarType;
-  const std::pair<ScalarType, XLA_FFI_DataType> xla[] = {
-      {ScalarType::Bool, XLA_FFI_DataType_PRED},     {ScalarType::Int8, XLA_FFI_DataType_S8},
-      {ScalarType::Int16, XLA_FFI_DataType_S16},     {ScalarType::Int32, XLA_FFI_DataType_S32},
-      {ScalarType::Int64, XLA_FFI_DataType_S64},     {ScalarType::UInt8, XLA_FFI_DataType_U8},
-      {ScalarType::UInt16, XLA_FFI_DataType_U16},    {ScalarType::UInt32, XLA_FFI_DataType_U32},
-      {ScalarType::UInt64, XLA_FFI_DataType_U64},    {ScalarType::Float16, XLA_FFI_DataType_F16},
-      {ScalarType::BFloat16, XLA_FFI_DataType_BF16}, {ScalarType::Float32, XLA_FFI_DataType_F32},
-      {ScalarType::Float64, XLA_FFI_DataType_F64},   {ScalarType::Complex64, XLA_FFI_DataType_C64},
-      {ScalarType::Complex128, XLA_FFI_DataType_C128}};
-  ASSERT_EQ(std::size(xla), cubridge::kScalarTypes.size());
-  for (auto [type, primitive] : xla)
-    EXPECT_EQ(cubridge::scalar_type_info(type).xla_primitive, static_cast<int>(primitive))
-        << cubridge::scalar_type_info(type).name;
-}
-
-#else
-TEST(FfiAdapter, NotBuiltSaysWhy) {
-  EXPECT_FALSE(cubridge::xla::ffi_adapter_available());
-  EXPECT_THROW(cubridge::xla::ffi_handler_for({}), std::runtime_error);
-}
-#endif
