@@ -7,6 +7,7 @@ import os
 import pathlib
 import pickle
 import re
+import site as site_module
 import subprocess
 import sys
 
@@ -227,10 +228,16 @@ def test_toolkit_found_in_a_wheel_layout_alone(tmp_path):
             "print(json.dumps([cubridge.toolkit_component(n) for n in ('libNVVM', 'libdevice', 'NVRTC', 'nvJitLink')]))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
     assert out.returncode == 0, out.stderr
+    # The search reads the environment's own site-packages before sys.path's other entries (cuda-pathfinder's
+    # order): where the interpreter itself has NVIDIA's wheels (the GPU machine's venv does), those win.
+    own = [p for p in [*site_module.getsitepackages(), site_module.getusersitepackages()]
+           if os.path.isdir(os.path.join(p, "nvidia", "cu13", "lib"))]
+    expected = pathlib.Path(own[0]) if own else site
     for c in json.loads(out.stdout):
         assert c["found"] and c["source"] == "wheels", c
-        assert c["path"].startswith(str(home)), c
-        assert c["origin"] == f"nvidia-* wheels in {site}", c
+        assert os.path.normpath(c["path"]).startswith(os.path.normpath(expected / "nvidia" / "cu13")), c
+        prefix = "nvidia-* wheels in "
+        assert c["origin"].startswith(prefix) and os.path.samefile(c["origin"][len(prefix):], expected), c
 
 
 def test_missing_toolkit_says_which_wheel_to_install(tmp_path):

@@ -18,12 +18,25 @@ namespace ours = cubridge::xla::ffi_abi;
   static_assert(offsetof(ours::type, member) == offsetof(theirs, their_member), #type "::" #member); \
   static_assert(sizeof(ours::type::member) == sizeof(theirs::their_member), #type "::" #member)
 
+// API 0.4 (jaxlib 0.11) renamed the extension header (XLA_FFI_Extension_Base -> XLA_FFI_InternalExtension)
+// and the error-message entry (XLA_FFI_Error_GetMessage -> XLA_FFI_Error_GetDetails) without moving a byte:
+// the same offsets are compared under either spelling.
+#if XLA_FFI_API_MINOR >= 4
+using TheirExtensionBase = XLA_FFI_InternalExtension;
+using TheirExtensionType = XLA_FFI_InternalExtension_Type;
+#define CUBRIDGE_THEIR_ERROR_GET XLA_FFI_Error_GetDetails
+#else
+using TheirExtensionBase = XLA_FFI_Extension_Base;
+using TheirExtensionType = XLA_FFI_Extension_Type;
+#define CUBRIDGE_THEIR_ERROR_GET XLA_FFI_Error_GetMessage
+#endif
+
 static_assert(XLA_FFI_API_MAJOR == ours::kApiMajor, "declared against another major version");
 static_assert(XLA_FFI_API_MINOR >= ours::kApiMinor, "this jaxlib's FFI API is older than our declarations");
 
-CUBRIDGE_SAME_MEMBER(ExtensionBase, struct_size, XLA_FFI_Extension_Base, struct_size);
-CUBRIDGE_SAME_MEMBER(ExtensionBase, type, XLA_FFI_Extension_Base, type);
-CUBRIDGE_SAME_MEMBER(ExtensionBase, next, XLA_FFI_Extension_Base, next);
+CUBRIDGE_SAME_MEMBER(ExtensionBase, struct_size, TheirExtensionBase, struct_size);
+CUBRIDGE_SAME_MEMBER(ExtensionBase, type, TheirExtensionBase, type);
+CUBRIDGE_SAME_MEMBER(ExtensionBase, next, TheirExtensionBase, next);
 CUBRIDGE_SAME_MEMBER(ApiVersion, major_version, XLA_FFI_Api_Version, major_version);
 CUBRIDGE_SAME_MEMBER(ApiVersion, minor_version, XLA_FFI_Api_Version, minor_version);
 static_assert(ours::kApiVersionSize == XLA_FFI_Api_Version_STRUCT_SIZE);
@@ -37,7 +50,7 @@ CUBRIDGE_SAME_MEMBER(Api, struct_size, XLA_FFI_Api, struct_size);
 CUBRIDGE_SAME_MEMBER(Api, api_version, XLA_FFI_Api, api_version);
 CUBRIDGE_SAME_MEMBER(Api, internal_api, XLA_FFI_Api, internal_api);
 CUBRIDGE_SAME_MEMBER(Api, error_create, XLA_FFI_Api, XLA_FFI_Error_Create);
-CUBRIDGE_SAME_MEMBER(Api, error_get_message, XLA_FFI_Api, XLA_FFI_Error_GetMessage);
+CUBRIDGE_SAME_MEMBER(Api, error_get_message, XLA_FFI_Api, CUBRIDGE_THEIR_ERROR_GET);
 CUBRIDGE_SAME_MEMBER(Api, error_destroy, XLA_FFI_Api, XLA_FFI_Error_Destroy);
 CUBRIDGE_SAME_MEMBER(Api, handler_register, XLA_FFI_Api, XLA_FFI_Handler_Register);
 CUBRIDGE_SAME_MEMBER(Api, stream_get, XLA_FFI_Api, XLA_FFI_Stream_Get);
@@ -95,7 +108,7 @@ static_assert(static_cast<int>(ours::AttrType::array) == XLA_FFI_AttrType_ARRAY)
 static_assert(static_cast<int>(ours::AttrType::string) == XLA_FFI_AttrType_STRING);
 static_assert(static_cast<int>(ours::ExecutionStage::execute) == XLA_FFI_ExecutionStage_EXECUTE);
 static_assert(ours::kTraitCommandBufferCompatible == XLA_FFI_HANDLER_TRAITS_COMMAND_BUFFER_COMPATIBLE);
-static_assert(sizeof(ours::ExtensionType) == sizeof(XLA_FFI_Extension_Type));
+static_assert(sizeof(ours::ExtensionType) == sizeof(TheirExtensionType));
 static_assert(sizeof(ours::DataType) == sizeof(XLA_FFI_DataType));
 
 TEST(FfiAbiLayout, ScalarTableXlaPrimitivesAreXlaFfiDataTypes) {
