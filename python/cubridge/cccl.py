@@ -1,0 +1,152 @@
+"""Python operators for CCCL's Python algorithms (``cuda.compute``), compiled by cubridge instead of numba::
+
+    import numpy as np, cuda.compute, cubridge.cccl
+    add = cubridge.cccl.op(lambda a, b: a + b, "float32(float32, float32)")
+    cuda.compute.reduce_into(d_in=x, d_out=out, op=add, num_items=x.size, h_init=np.float32(0))
+
+``op`` returns ``cuda.compute``'s ``RawOp``: LTO-IR with the C ABI its algorithms call, every operand and
+the result passed by address (``void name(void* a, void* b, void* result)``; a stateful operator takes
+``void* state`` first). The Python function is compiled by cubridge's front end (C ABI, by value) and a
+CUDA C++ shim compiled by NVRTC adapts the addresses to it; nvJitLink inlines both into CCCL's kernels.
+``state`` makes a stateful operator: NumPy scalars passed to the function before the operands, packed
+into the RawOp's state bytes. The LTO-IR depends only on their types, so a new ``op`` with other values
+reuses the compiled code (here, and in ``cuda.compute``'s build cache). Nothing here imports numba.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import re
+import sys
+import types
+
+import numpy as np
+
+from . import compile as _compile, current_context, nvrtc_compile
+
+__all__ = ["Operator", "compile_op", "op"]
+
+#: The scalar types an operator may take and return, with their CUDA C++ spelling.
+C_TYPES = {"bool": "bool", "int8": "signed char", "int16": "short", "int32": "int", "int64": "long long",
+           "uint8": "unsigned char", "uint16": "unsigned short", "uint32": "unsigned int",
+           "uint64": "unsigned long long", "float32": "float", "float64": "double"}
+
+_SIG = re.compile(r"^\s*(\w+)\s*\((.*)\)\s*$")
+_shims: dict[tuple[str, tuple], bytes] = {}  # (shim source, cc) -> LTO-IR
+
+
+def _parse(sig) -> tuple[str, list[str]]:
+    m = _SIG.match(sig) if isinstance(sig, str) else None
+    if m is None:
+        raise TypeError(f"cccl.op: signature {sig!r} is not text such as 'float32(float32, float32)' (the result "
+                        "type, then the operand types)")
+    result, args = m.group(1), [a.strip() for a in m.group(2).split(",") if a.strip()]
+    for t in [result, *args]:
+        if t not in C_TYPES:
+            raise TypeError(f"cccl.op: type {t!r} in signature {sig!r} is not an operator type; accepted: "
+                            f"{', '.join(C_TYPES)}")
+    if not args:
+        raise TypeError(f"cccl.op: signature {sig!r} has no operands; CCCL's operators take 1 or more")
+    return result, args
+
+
+def _state_values(state) -> list[np.generic]:
+    values = list(state) if isinstance(state, (tuple, list)) else [state]
+    for v in values:
+        if not isinstance(v, np.generic) or v.dtype.name not in C_TYPES:
+            raise TypeError(f"cccl.op: state value {v!r} ({type(v).__name__}) is not a NumPy scalar of an operator "
+                            f"type ({', '.join(C_TYPES)}), e.g. numpy.float32(2.0)")
+    return values
+
+
+def _layout(types: list[str]) -> tuple[list[int], int, int]:
+    """(offsets, size, alignment) of the state fields packed in order, each at its natural alignment."""
+    offsets, size, align = [], 0, 1
+    for t in types:
+        n = np.dtype(t).itemsize
+        size = (size + n - 1) // n * n
+        offsets.append(size)
+        size += n
+        align = max(align, n)
+    return offsets, size, align
+
+
+def _shim(name: str, impl: str, result: str, state: list[str], offsets: list[int], args: list[str]) -> str:
+    c = C_TYPES
+    decl = ", ".join(c[t] for t in state + args)
+    params = (["void* state"] if state else []) + [f"void* a{i}" for i in range(len(args))] + ["void* result"]
+    values = [f"*reinterpret_cast<const {c[t]}*>(static_cast<const char*>(state) + {o})" for t, o in zip(state, offsets)]
+    values += [f"*static_cast<const {c[t]}*>(a{i})" for i, t in enumerate(args)]
+    return (f'extern "C" __device__ {c[result]} {impl}({decl});\n'
+            f'extern "C" __device__ void {name}({", ".join(params)}) {{\n'
+            f'  *static_cast<{c[result]}*>(result) = {impl}({", ".join(values)});\n}}\n')
+
+
+def _named(func):
+    """A lambda as a function cubridge's front end takes: the same code under a name, in no file, so its
+    source is rebuilt from the bytecode (a lambda's line holds more than the function)."""
+    if func.__name__ != "<lambda>":
+        return func
+    names = {"co_name": "cccl_operator", **({"co_qualname": "cccl_operator"} if sys.version_info >= (3, 11) else {})}
+    code = func.__code__.replace(co_filename=f"<cubridge.cccl lambda {func.__code__.co_filename}:"
+                                             f"{func.__code__.co_firstlineno}>", **names)
+    return types.FunctionType(code, func.__globals__, "cccl_operator", func.__defaults__, func.__closure__)
+
+
+def _code(func, result: str, args: list[str], state: list[str], cc) -> tuple[str, list[bytes]]:
+    """(symbol, [shim LTO-IR, operator LTO-IR]). The operator goes through cubridge's code cache, keyed by
+    its source, the constants it folds and the signature; the shim is a function of its text alone."""
+    code = func.__code__
+    digest = hashlib.sha1(repr((code.co_code, code.co_consts, result, args, state)).encode()).hexdigest()[:16]
+    name = f"cubridge_op_{digest}"
+    sig = f"{result}({', '.join(state + args)})"
+    impl, _ = _compile(_named(func), sig, abi="c", abi_info={"abi_name": f"{name}_impl"}, output="ltoir", cc=cc, cache=True)
+    source = _shim(name, f"{name}_impl", result, state, _layout(state)[0], args)
+    shim = _shims.get((source, cc))
+    if shim is None:
+        shim = _shims[(source, cc)] = nvrtc_compile(source, f"{name}.cu", cc, output="ltoir").code
+    return name, [shim, impl]
+
+
+@dataclasses.dataclass(frozen=True)
+class Operator:
+    """A compiled operator: `name` is the symbol CCCL calls, `ltoir` the shim that defines it and
+    `extra_ltoirs` the Python function's code; `state` the packed state bytes (empty: stateless)."""
+
+    name: str
+    ltoir: bytes
+    extra_ltoirs: tuple[bytes, ...]
+    state: bytes = b""
+    state_alignment: int = 1
+
+    def raw_op(self):
+        """``cuda.compute.op.RawOp`` of this operator (needs cuda-cccl; its import needs a CUDA driver)."""
+        from cuda.compute.op import RawOp  # cuda-cccl is optional: needed only here
+        return RawOp(ltoir=self.ltoir, name=self.name, extra_ltoirs=list(self.extra_ltoirs), state=self.state,
+                     state_alignment=self.state_alignment)
+
+
+def compile_op(func, sig: str, *, state=(), cc=None) -> Operator:
+    """Compiles `func` (a Python function or lambda cubridge's front end takes) for `sig` ('float32(float32,
+    float32)': result type, then operand types) with CCCL's operator ABI; needs no GPU when `cc` is given.
+    `state`: NumPy scalars passed first to `func` (a stateful operator). `cc`: the target (default: the
+    current device's compute capability)."""
+    if not isinstance(func, types.FunctionType):
+        raise TypeError(f"cccl.op: {func!r} ({type(func).__name__}) is not a Python function")
+    result, args = _parse(sig)
+    values = _state_values(state)
+    kinds = [v.dtype.name for v in values]
+    if cc is None:
+        cc = current_context().device.compute_capability
+    name, (shim, impl) = _code(func, result, args, kinds, tuple(cc))
+    offsets, size, align = _layout(kinds)
+    packed = bytearray(size)
+    for v, o in zip(values, offsets):
+        packed[o:o + v.dtype.itemsize] = v.tobytes()
+    return Operator(name, shim, (impl,), bytes(packed), align)
+
+
+def op(func, sig: str, *, state=(), cc=None):
+    """``cuda.compute.op.RawOp`` running `func` (e.g. ``lambda a, b: a + b``) for signature `sig`; see
+    compile_op for the arguments. Hand it to cuda.compute's algorithms as their ``op``."""
+    return compile_op(func, sig, state=state, cc=cc).raw_op()
