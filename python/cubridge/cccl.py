@@ -14,10 +14,13 @@ reuses the compiled code (here, and in ``cuda.compute``'s build cache). Nothing 
 """
 from __future__ import annotations
 
+import ast
 import dataclasses
 import hashlib
+import inspect
+import linecache
 import re
-import sys
+import textwrap
 import types
 
 import numpy as np
@@ -83,21 +86,43 @@ def _shim(name: str, impl: str, result: str, state: list[str], offsets: list[int
 
 
 def _named(func):
-    """A lambda as a function cubridge's front end takes: the same code under a name, in no file, so its
-    source is rebuilt from the bytecode (a lambda's line holds more than the function)."""
+    """A lambda as a def cubridge's front end takes (it compiles functions from their source text): the
+    lambda's expression, read from its line, returned by a def registered in linecache, its closure's
+    values bound as globals (cubridge folds both the same way)."""
     if func.__name__ != "<lambda>":
         return func
-    names = {"co_name": "cccl_operator", **({"co_qualname": "cccl_operator"} if sys.version_info >= (3, 11) else {})}
-    code = func.__code__.replace(co_filename=f"<cubridge.cccl lambda {func.__code__.co_filename}:"
-                                             f"{func.__code__.co_firstlineno}>", **names)
-    return types.FunctionType(code, func.__globals__, "cccl_operator", func.__defaults__, func.__closure__)
+    code = func.__code__
+    where = f"{code.co_filename}:{code.co_firstlineno}"
+    try:
+        lines, first = inspect.getsourcelines(func)
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except (OSError, TypeError, SyntaxError):
+        raise TypeError(f"cccl.op: the lambda at {where} has no source text that reads alone (it is part of a "
+                        "longer statement, or has no file); define the operator with def") from None
+    names = list(code.co_varnames[:code.co_argcount])
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno + first - 1 == code.co_firstlineno
+             and [a.arg for a in n.args.args] == names and not n.args.kwonlyargs and not n.args.vararg]
+    if len(found) != 1:
+        raise TypeError(f"cccl.op: {len(found)} lambdas of parameters ({', '.join(names)}) start at {where}; "
+                        "define the operator with def")
+    filename = f"<cubridge.cccl lambda {where}>"
+    text = f"def cccl_operator({', '.join(names)}):\n    return {ast.unparse(found[0].body)}\n"
+    linecache.cache[filename] = (len(text), None, text.splitlines(keepends=True), filename)
+    namespace = dict(func.__globals__)
+    namespace.update(zip(code.co_freevars, (c.cell_contents for c in func.__closure__ or ())))
+    exec(compile(text, filename, "exec"), namespace)
+    return namespace["cccl_operator"]
 
 
 def _code(func, result: str, args: list[str], state: list[str], cc) -> tuple[str, list[bytes]]:
     """(symbol, [shim LTO-IR, operator LTO-IR]). The operator goes through cubridge's code cache, keyed by
     its source, the constants it folds and the signature; the shim is a function of its text alone."""
     code = func.__code__
-    digest = hashlib.sha1(repr((code.co_code, code.co_consts, result, args, state)).encode()).hexdigest()[:16]
+    # The symbol differs with what the code folds (closure and global numbers), so two operators of the same
+    # text and other constants can be linked into one program.
+    folded = [c.cell_contents for c in func.__closure__ or ()]
+    folded += [v for n in code.co_names if isinstance(v := func.__globals__.get(n), (int, float, complex, np.generic))]
+    digest = hashlib.sha1(repr((code.co_code, code.co_consts, folded, result, args, state)).encode()).hexdigest()[:16]
     name = f"cubridge_op_{digest}"
     sig = f"{result}({', '.join(state + args)})"
     impl, _ = _compile(_named(func), sig, abi="c", abi_info={"abi_name": f"{name}_impl"}, output="ltoir", cc=cc, cache=True)
