@@ -20,7 +20,6 @@ import hashlib
 import inspect
 import linecache
 import re
-import textwrap
 import types
 
 import numpy as np
@@ -85,6 +84,14 @@ def _shim(name: str, impl: str, result: str, state: list[str], offsets: list[int
             f'  *static_cast<{c[result]}*>(result) = {impl}({", ".join(values)});\n}}\n')
 
 
+def _module_tree(filename: str) -> ast.Module:
+    """The parsed text of a file (a lambda's statement may span lines, so the whole module is read)."""
+    lines = linecache.getlines(filename)
+    if not lines:
+        raise OSError(filename)
+    return ast.parse("".join(lines), filename)
+
+
 def _named(func):
     """A lambda as a def cubridge's front end takes (it compiles functions from their source text): the
     lambda's expression, read from its line, returned by a def registered in linecache, its closure's
@@ -94,16 +101,19 @@ def _named(func):
     code = func.__code__
     where = f"{code.co_filename}:{code.co_firstlineno}"
     try:
-        lines, first = inspect.getsourcelines(func)
-        tree = ast.parse(textwrap.dedent("".join(lines)))
-    except (OSError, TypeError, SyntaxError):
-        raise TypeError(f"cccl.op: the lambda at {where} has no source text that reads alone (it is part of a "
-                        "longer statement, or has no file); define the operator with def") from None
+        tree = _module_tree(inspect.getsourcefile(func) or code.co_filename)
+    except (OSError, TypeError, SyntaxError, ValueError):
+        raise TypeError(f"cccl.op: the lambda at {where} has no source file to read it from; define the operator "
+                        "with def") from None
     names = list(code.co_varnames[:code.co_argcount])
-    found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno + first - 1 == code.co_firstlineno
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == code.co_firstlineno
              and [a.arg for a in n.args.args] == names and not n.args.kwonlyargs and not n.args.vararg]
+    if len(found) > 1 and hasattr(code, "co_positions"):  # several on the line: the one holding the code's columns
+        spans = [(p[0], p[2]) for p in code.co_positions() if p[0] is not None and p[2] is not None]
+        found = [n for n in found if any((n.body.lineno, n.body.col_offset) <= sp
+                                         <= (n.body.end_lineno, n.body.end_col_offset) for sp in spans)]
     if len(found) != 1:
-        raise TypeError(f"cccl.op: {len(found)} lambdas of parameters ({', '.join(names)}) start at {where}; "
+        raise TypeError(f"cccl.op: {len(found)} lambdas of parameters ({', '.join(names)}) match the one at {where}; "
                         "define the operator with def")
     filename = f"<cubridge.cccl lambda {where}>"
     text = f"def cccl_operator({', '.join(names)}):\n    return {ast.unparse(found[0].body)}\n"

@@ -57,6 +57,11 @@ class _Param:
                             "structured dtype (accepted: arrays and pointers of bool, ints, floats, complex)")
 
     @property
+    def wants_c_order(self) -> bool:
+        """A pointer, or an array whose last dimension is contiguous ('[::1]', '[:, ::1]')."""
+        return self.kind == "pointer" or self.kind == "array" and self.text.endswith("::1]")
+
+    @property
     def tensor(self) -> bool:
         return self.kind != "scalar"
 
@@ -121,13 +126,16 @@ class _Op:
     """What the op's implementations share: the parameters, which are inputs and results, the specs."""
 
     def __init__(self, kernel, params: list[_Param], inputs: list[int], results: list[int], out_specs, single: bool,
-                 ntasks, griddim, blockdim, sharedmem: int, qualname: str):
+                 mutated: list[str], ntasks, griddim, blockdim, sharedmem: int, qualname: str):
         self.kernel, self.params, self.inputs, self.results = kernel, params, inputs, results
         self.single = single  # one result is returned as a Tensor, as PyTorch's schema "-> (Tensor)" reads
         self.out_specs, self.ntasks, self.griddim, self.blockdim = out_specs, ntasks, griddim, blockdim
         self.sharedmem, self.qualname = sharedmem, qualname
         self.input_names = [params[i].name for i in inputs]
         self.tensor_inputs = [n for n, i in enumerate(inputs) if params[i].tensor]
+        # Inputs the kernel only reads and wants C-contiguous: a strided view (an expanded gradient, a slice) is
+        # passed as a contiguous copy. Written inputs never are (the writes would be lost): their launch says why.
+        self.contiguous = [n for n, i in enumerate(inputs) if params[i].wants_c_order and params[i].name not in mutated]
         self.fixed = isinstance(kernel, Kernel) or len(kernel.signatures) == 1
         self._loaded: dict[int, Kernel] = {}
 
@@ -176,6 +184,11 @@ class _Op:
         return outs[0] if self.single else tuple(outs)
 
     def launch(self, *args):
+        if self.contiguous:
+            args = list(args)
+            for n in self.contiguous:
+                if not args[n].is_contiguous():
+                    args[n] = args[n].contiguous()
         device = self._device(args)
         outs = self.results_for(args, device)
         values = list(args) + outs
@@ -199,17 +212,20 @@ class _Op:
         stream = _raw_stream(index)
         if self.ntasks is not None:
             n = self.ntasks(*args) if callable(self.ntasks) else self.ntasks
-            kernel.forall(n, stream, self.sharedmem)(*ordered)
+            launch = kernel.forall(n, stream, self.sharedmem)
         else:
-            grid = _extent(self.griddim, args, "griddim")
-            block = _extent(self.blockdim, args, "blockdim")
-            kernel[grid, block, stream, self.sharedmem](*ordered)
+            launch = kernel[_extent(self.griddim, args, "griddim"), _extent(self.blockdim, args, "blockdim"),
+                            stream, self.sharedmem]
+        try:
+            launch(*ordered)
+        except (TypeError, ValueError) as e:  # an argument the kernel refuses: say which op was called
+            raise type(e)(f"{self.qualname}: {e}") from None
 
 
 def custom_op(kernel, *, out=None, mutates_args=(), ntasks=None, griddim=None, blockdim=None, sharedmem: int = 0,
               name: str | None = None, signature=None, fake=None, backward=None):
-    """A ``torch.library.custom_op`` (a ``CustomOpDef``; call it like a function) that launches `kernel` on
-    torch's current stream. See this module's docstring for the rules of each argument."""
+    """A PyTorch operator (``torch.ops.<ns>.<name>.default``, an OpOverload; call it like a function) that
+    launches `kernel` on torch's current stream. See this module's docstring for the rules of each argument."""
     texts, names = _kernel_params(kernel, signature)
     if len(names) != len(texts):
         raise TypeError(f"custom_op: kernel {kernel.__name__!r} has {len(names)} Python parameters but its "
@@ -263,16 +279,27 @@ def custom_op(kernel, *, out=None, mutates_args=(), ntasks=None, griddim=None, b
     ins = ", ".join(f"{params[i].schema_type(aliases.get(params[i].name))} {params[i].name}" for i in inputs)
     single = len(specs) == 1
     rets = "()" if not specs else "Tensor" if single else "(" + ", ".join(["Tensor"] * len(specs)) + ")"
-    op = _Op(kernel, params, inputs, results, specs, single, ntasks, griddim, blockdim, sharedmem, qualname)
-    defined = torch.library.custom_op(qualname, op.launch, mutates_args=tuple(mutated), device_types="cuda",
-                                      schema=f"({ins}) -> {rets}")
-    defined.register_fake(fake if fake is not None else op.fake)
+    op = _Op(kernel, params, inputs, results, specs, single, mutated, ntasks, griddim, blockdim, sharedmem, qualname)
+    lib = _library(ns)
+    lib.define(f"{opname}({ins}) -> {rets}")
+    lib.impl(opname, op.launch, "CUDA")
+    torch.library.register_fake(qualname, fake if fake is not None else op.fake, lib=lib)
     if backward is not None:
-        _register_backward(defined, op, backward)
-    return defined
+        _register_backward(qualname, lib, op, backward)
+    return getattr(getattr(torch.ops, ns), opname).default
 
 
-def _register_backward(defined, op: _Op, backward) -> None:
+_LIBRARIES: dict[str, torch.library.Library] = {}  # kept alive: a Library's registrations end with it
+
+
+def _library(ns: str) -> torch.library.Library:
+    lib = _LIBRARIES.get(ns)
+    if lib is None:
+        lib = _LIBRARIES[ns] = torch.library.Library(ns, "FRAGMENT")
+    return lib
+
+
+def _register_backward(qualname: str, lib, op: _Op, backward) -> None:
     def setup_context(ctx, inputs, output):
         tensors = [inputs[n] for n in op.tensor_inputs]
         ctx.save_for_backward(*tensors)
@@ -290,4 +317,4 @@ def _register_backward(defined, op: _Op, backward) -> None:
                              "(None where there is none)")
         return result
 
-    defined.register_autograd(grad, setup_context=setup_context)
+    torch.library.register_autograd(qualname, grad, setup_context=setup_context, lib=lib)

@@ -99,15 +99,24 @@ def test_a_loaded_kernel_with_griddim_and_blockdim():
     k = cubridge.load_kernel(ptx, None, "void(const float32[::1], const float32[::1], float32[::1])")
     op = ct.custom_op(k, out="arg0", griddim=lambda a, b: (a.numel() + 127) // 128, blockdim=128,
                       name=unique("loaded"))
-    assert str(op._opoverload._schema).endswith("(Tensor arg0, Tensor arg1) -> Tensor")
+    assert str(op._schema).endswith("(Tensor arg0, Tensor arg1) -> Tensor")
     a, b = torch.randn(1000, device="cuda"), torch.randn(1000, device="cuda")
     torch.testing.assert_close(op(a, b), a + b)
 
 
-def test_a_launch_error_names_the_kernel():
+def test_a_strided_input_is_read_through_a_contiguous_copy():
     op = add_op()
-    with pytest.raises(Exception, match="add"):
-        op(torch.randn(4, device="cuda")[::2], torch.randn(2, device="cuda"))  # not C-contiguous
+    x, y = torch.randn(64, device="cuda"), torch.randn(64, device="cuda")
+    torch.testing.assert_close(op(x[::2], y[::2]), x[::2] + y[::2])
+    torch.testing.assert_close(op(x[:1].expand(32), y[:32]), x[0] + y[:32])
+
+
+def test_a_strided_written_input_is_refused_naming_the_op():
+    scale = ct.custom_op(scale_rows, mutates_args=("x",), ntasks=lambda x, f, r: r, name=unique("scale"))
+    m = torch.randn(8, 6, device="cuda")
+    with pytest.raises(TypeError, match=r"cubridge_gpu_test::scale_\d+: argument 0: an array that is not "
+                                        r"C-contiguous"):
+        scale(m[:, ::2], 2.0, 8)
 
 
 def test_compile_fullgraph_equals_eager_with_no_graph_break():
