@@ -2,7 +2,7 @@
 
     import numpy as np, cuda.compute, cubridge.cccl
     add = cubridge.cccl.op(lambda a, b: a + b, "float32(float32, float32)")
-    cuda.compute.reduce_into(d_in=x, d_out=out, op=add, num_items=x.size, h_init=np.float32(0))
+    cuda.compute.reduce_into(d_in=x, d_out=out, op=add, num_items=x.size, h_init=np.zeros(1, np.float32))
 
 ``op`` returns ``cuda.compute``'s ``RawOp``: LTO-IR with the C ABI its algorithms call, every operand and
 the result passed by address (``void name(void* a, void* b, void* result)``; a stateful operator takes
@@ -11,6 +11,8 @@ CUDA C++ shim compiled by NVRTC adapts the addresses to it; nvJitLink inlines bo
 ``state`` makes a stateful operator: NumPy scalars passed to the function before the operands, packed
 into the RawOp's state bytes. The LTO-IR depends only on their types, so a new ``op`` with other values
 reuses the compiled code (here, and in ``cuda.compute``'s build cache). Nothing here imports numba.
+``compile_op`` gives the parts (an ``Operator``) without importing cuda.compute. Rules and figures:
+docs/native-ops.md.
 """
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""cubridge kernels as PyTorch operators: ``custom_op`` turns a ``@cubridge.jit`` or loaded kernel into a
-``torch.library.custom_op`` that runs eagerly, inside ``torch.compile(fullgraph=True)`` with no graph break,
-and inside CUDA graphs (``mode="reduce-overhead"``, ``torch.cuda.graph``)::
+"""cubridge kernels as PyTorch operators: ``custom_op`` turns a ``@cubridge.jit`` or loaded kernel into an
+operator of ``torch.library`` (``torch.ops.cubridge.<name>``) that runs eagerly, inside
+``torch.compile(fullgraph=True)`` with no graph break, and inside CUDA graphs (``mode="reduce-overhead"``,
+``torch.cuda.graph``)::
 
     @cubridge.jit("void(float32[::1], float32[::1], float32[::1])")
     def add(x, y, out):
@@ -20,7 +21,8 @@ write every element. ``mutates_args`` names the inputs the kernel writes. The la
 torch's current stream of the tensors' device. The fake implementation (``register_fake``) allocates the
 results from the same specs after checking each tensor's dtype and rank against the kernel's parameter
 (``fake=`` replaces it). ``backward`` (a function of the inputs then the results' gradients, returning one
-gradient or None per input, typically other such ops) registers autograd.
+gradient or None per input, typically other such ops) registers autograd. Rules and figures:
+docs/native-ops.md.
 """
 from __future__ import annotations
 
