@@ -140,6 +140,9 @@ class _Op:
         self.contiguous = [n for n, i in enumerate(inputs) if params[i].wants_c_order and params[i].name not in mutated]
         self.fixed = isinstance(kernel, Kernel) or len(kernel.signatures) == 1
         self._loaded: dict[int, Kernel] = {}
+        slots = inputs + results  # the op's arguments then its results, each at its kernel parameter
+        self.order = [slots.index(i) for i in range(len(params))]
+        self.likes = [self.input_names.index(s) if isinstance(s, str) else None for s in out_specs]
 
     def _device(self, args) -> torch.device:
         if not self.tensor_inputs:
@@ -148,9 +151,9 @@ class _Op:
 
     def results_for(self, args, device):
         outs = []
-        for spec in self.out_specs:
-            if isinstance(spec, str):
-                like = args[self.input_names.index(spec)]
+        for spec, like in zip(self.out_specs, self.likes):
+            if like is not None:
+                like = args[like]
                 outs.append(torch.empty(like.shape, dtype=like.dtype, device=device))
             else:
                 shape, dtype = spec(*args)
@@ -193,12 +196,11 @@ class _Op:
                     args[n] = args[n].contiguous()
         device = self._device(args)
         outs = self.results_for(args, device)
-        values = list(args) + outs
-        ordered = [None] * len(self.params)
-        for slot, i in enumerate(self.inputs + self.results):
-            ordered[i] = values[slot]
-        index = device.index if device.index is not None else torch.cuda.current_device()
-        if index != torch.cuda.current_device():
+        values = [*args, *outs]
+        ordered = [values[slot] for slot in self.order]
+        current = torch._C._cuda_getDevice()  # CUDA is initialised: the tensors live there
+        index = device.index if device.index is not None else current
+        if index != current:
             with torch.cuda.device(index):
                 self._launch(ordered, args, index)
         else:

@@ -15,8 +15,9 @@ CC = (9, 0)
 
 
 def caller(op: cccl.Operator, result: str, args: list[str]) -> str:
-    """A kernel calling `op` through its void* ABI, each operand from an array, as CCCL's kernels do."""
-    c = cccl.C_TYPES
+    """A kernel calling `op` through its void* ABI, each operand from an array, as CCCL's kernels do (struct
+    operands as arrays of char)."""
+    c = {**cccl.C_TYPES, "struct": "char"}
     params = [f"const {c[t]}* in{i}" for i, t in enumerate(args)] + [f"{c[result]}* out"]
     if op.state:
         params.insert(0, "void* state")
@@ -90,6 +91,10 @@ def test_different_operators_get_different_symbols():
     (("float32",), r"signature \('float32',\) is not text"),
     ("float32()", r"signature 'float32\(\)' has no operands"),
     ("float16(float16, float16)", r"type 'float16' in signature .* is not an operator type; accepted: bool, "),
+    (("float32", ["float32", 3]), r"3 in signature .* is neither a type name nor a NumPy dtype"),
+    (("float32", [np.dtype([("x", np.float16)])]), r"holds float16, which is not an operator type"),
+    (("float32", [np.dtype([("x", np.float32, 3)])]), r"holds \('<f4', \(3,\)\), which is not an operator type"),
+    (("float32", "float32"), r"nor a pair \(result, \[operand types\]\)"),
     ("float32(complex64)", r"type 'complex64' in signature"),
 ])
 def test_signature_refusals(sig, message):
@@ -116,6 +121,41 @@ def test_a_typing_error_names_the_function():
 
     with pytest.raises(cubridge.CompileError, match="nope"):
         cccl.compile_op(bad, "int32(int32, int32)", cc=CC)
+
+
+PAIR = np.dtype([("x", np.float32), ("n", np.int32)], align=True)
+MIXED = np.dtype([("flag", np.int8), ("v", np.float64), ("k", np.uint16)], align=True)
+
+
+def add_pair(a, b):
+    return (a[0] + b[0], a[1] if a[1] > b[1] else b[1])
+
+
+def mix(a, b):
+    return (a[0] | b[0], a[1] * b[1], a[2])
+
+
+@pytest.mark.parametrize("dtype, func", [(PAIR, add_pair), (MIXED, mix)])
+def test_a_struct_operator_links_and_inlines(dtype, func):
+    op = cccl.compile_op(func, (dtype, [dtype, dtype]), cc=CC)
+    body = entry(linked_ptx(op, "struct", ["struct", "struct"]))
+    assert "call" not in body
+    for _, offset in dtype.fields.values():  # every field read and stored at its offset
+        assert offset == 0 or f"+{offset}]" in body
+
+
+def test_a_struct_type_may_be_anything_with_a_structured_dtype():
+    class GpuStructLike:
+        dtype = PAIR
+
+    a = cccl.compile_op(add_pair, (GpuStructLike, [GpuStructLike, GpuStructLike]), cc=CC)
+    b = cccl.compile_op(add_pair, (PAIR, [PAIR, PAIR]), cc=CC)
+    assert (a.name, a.ltoir) == (b.name, b.ltoir)
+    packed = np.dtype([("x", np.float32), ("n", np.int32), ("z", np.int8)])  # other offsets: another symbol
+    c = cccl.compile_op(lambda p: p[0], ("float32", [packed]), cc=CC)
+    d = cccl.compile_op(lambda p: p[0], ("float32", [np.dtype([("x", np.float32), ("z", np.int8), ("n", np.int32)])]),
+                        cc=CC)
+    assert c.name != d.name
 
 
 def test_a_lambda_without_source_text_is_refused():

@@ -98,3 +98,31 @@ def test_no_numba_module_is_imported():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_reduce_into_of_a_struct_operator():
+    pair = compute.gpu_struct({"total": np.float64, "biggest": np.int32}, name="Pair")
+    n = 20_000
+    h = np.empty(n, pair.dtype)
+    h["total"] = rng.standard_normal(n)
+    h["biggest"] = rng.integers(-10**6, 10**6, n, dtype=np.int32)
+    d, out = cp.asarray(h.view(np.uint8)).view(pair.dtype), cp.empty(1, pair.dtype)
+
+    def combine(a, b):
+        return (a[0] + b[0], a[1] if a[1] > b[1] else b[1])
+
+    compute.reduce_into(d_in=d, d_out=out, op=cccl.op(combine, (pair, [pair, pair])), num_items=n,
+                        h_init=pair(0.0, -(2**31)))
+    got = out.get()[0]
+    np.testing.assert_allclose(got["total"], h["total"].sum(), rtol=1e-9)
+    assert got["biggest"] == h["biggest"].max()
+
+
+def test_transform_of_a_struct_into_a_scalar():
+    pair = compute.gpu_struct({"x": np.float32, "y": np.float32}, name="XY")
+    h = np.empty(5000, pair.dtype)
+    h["x"], h["y"] = rng.standard_normal(5000), rng.standard_normal(5000)
+    d, out = cp.asarray(h.view(np.uint8)).view(pair.dtype), cp.empty(5000, np.float32)
+    compute.unary_transform(d_in=d, d_out=out, op=cccl.op(lambda p: p[0] * p[1], ("float32", [pair])),
+                            num_items=5000)
+    np.testing.assert_allclose(out.get(), h["x"] * h["y"], rtol=1e-6)
