@@ -157,3 +157,24 @@ def test_vmap_is_refused_with_a_message(monkeypatch):
     # Without vmap the same call traces to one custom call of the built-in target.
     jaxpr = jax.make_jaxpr(kc)(jnp.zeros(8, jnp.float32))
     assert cj.TARGET in str(jaxpr)
+
+
+@pytest.mark.parametrize("method", ["sequential", "sequential_unrolled"])
+def test_vmap_method_sequential_loops_over_the_unbatched_call(monkeypatch, method):
+    monkeypatch.setattr(cj, "_register", lambda kernel: (1, 2))
+    monkeypatch.setattr(cj, "_prepare", lambda *args: None)
+    kc = cj.kernel_call(FakeKernel("const float32[:], float32[:]", name="add"), spec((8,)), 1, 8, vmap_method=method)
+    jaxpr = str(jax.make_jaxpr(jax.vmap(kc))(jnp.zeros((3, 8), jnp.float32)))
+    assert cj.TARGET in jaxpr and "f32[3,8]" in jaxpr
+    assert "scan" in jaxpr or "while" in jaxpr  # JAX's loop around the unbatched (f32[8]) call
+    assert "f32[8]" in jaxpr and ("unroll=3" in jaxpr) == (method == "sequential_unrolled")
+
+
+@pytest.mark.parametrize("method, message", [
+    ("broadcast_all", r"vmap_method='broadcast_all' would launch the kernel once on the batched buffers"),
+    ("expand_dims", r"vmap_method='expand_dims' would launch"),
+    ("loop", r"vmap_method='loop' is not one of None, 'sequential', 'sequential_unrolled'"),
+])
+def test_batched_vmap_methods_are_refused(method, message):
+    with pytest.raises(ValueError, match=message):
+        cj.kernel_call(FakeKernel("const float32[:], float32[:]"), spec((8,)), 1, 8, vmap_method=method)

@@ -163,6 +163,16 @@ def test_vmap_is_refused(gpu):
         jax.jit(jax.vmap(lambda a: f(a, a, 8)))(jax.device_put(jnp.ones((3, 8), F32), gpu))
 
 
+@pytest.mark.parametrize("method", ["sequential", "sequential_unrolled"])
+def test_vmap_method_sequential_equals_numpy(gpu, method):
+    add = cj.kernel_call(cubridge.load_kernel(PTX, "add_f32", ADD), spec(100), griddim=1, blockdim=128,
+                         vmap_method=method)
+    a = np.arange(500, dtype=np.float32).reshape(5, 100)
+    b = np.full((5, 100), 0.25, np.float32)
+    out = jax.jit(jax.vmap(add))(jax.device_put(a, gpu), jax.device_put(b, gpu))
+    np.testing.assert_array_equal(np.asarray(out), a + b)
+
+
 def shard_map_fn():
     fn = getattr(jax, "shard_map", None)
     if fn is None:
