@@ -34,7 +34,7 @@ import numpy as np
 from . import _core, _scalar_types
 from . import xla as _xla
 
-__all__ = ["kernel_call", "KernelCall"]
+__all__ = ["kernel_call", "KernelCall", "kernel_vjp"]
 
 TARGET = "cubridge_kernel_call"
 
@@ -220,3 +220,50 @@ def _vmap_method(value):
                          "buffers with the unbatched shapes and strides packed at trace time; accepted: None "
                          "(jax.vmap refused), 'sequential' or 'sequential_unrolled' (one launch per element)")
     raise ValueError(f"kernel_call: vmap_method={value!r} is not one of None, 'sequential', 'sequential_unrolled'")
+
+
+def kernel_vjp(forward: KernelCall, backward: KernelCall):
+    """A function computing ``forward(*args)`` whose gradient (``jax.grad``, ``jax.vjp``) is ``backward``:
+    ``backward(*args, *cotangents)`` (the forward's arguments, then one cotangent per forward result) returns
+    one cotangent per array argument of the forward, in order. Scalar arguments are static (not
+    differentiated), as kernel_call packs them at trace time."""
+    for what, call in (("forward", forward), ("backward", backward)):
+        if not isinstance(call, KernelCall):
+            raise TypeError(f"kernel_vjp: {what} {call!r} ({type(call).__name__}) is not a kernel_call(...)")
+    import jax
+
+    made: dict[tuple[int, ...], object] = {}
+
+    def differentiable(*args):
+        static = tuple(i for i, a in enumerate(args) if _is_static_scalar(a))
+        f = made.get(static)
+        if f is None:
+            f = made[static] = _paired(jax, forward, backward, static)
+        return f(*args)
+
+    return differentiable
+
+
+def _paired(jax, forward: KernelCall, backward: KernelCall, static: tuple[int, ...]):
+    """jax.custom_vjp of the forward call, the static scalars at `static` left undifferentiated."""
+    def f(*args):
+        return forward(*args)
+
+    f = jax.custom_vjp(f, nondiff_argnums=static)
+
+    def fwd(*args):
+        return forward(*args), args
+
+    def bwd(*rest):  # the static arguments, then the residuals (every argument) and the cotangents
+        args, cotangents = rest[-2], rest[-1]
+        cts = tuple(cotangents) if isinstance(cotangents, (tuple, list)) else (cotangents,)
+        grads = backward(*args, *cts)
+        grads = tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)
+        if len(grads) != len(args) - len(static):
+            raise ValueError(f"kernel_vjp: the backward kernel {getattr(backward.kernel, 'name', '?')!r} returns "
+                             f"{len(grads)} results, but the forward takes {len(args) - len(static)} array "
+                             "arguments: it must return one cotangent per array argument")
+        return grads
+
+    f.defvjp(fwd, bwd)
+    return f
