@@ -28,7 +28,7 @@ COMMAND = "python scripts/gen_api_docs.py"
 
 # Public modules that import a peer at import time: documented from their source (see the docstring).
 READ_FROM_SOURCE = {"cubridge.numba_emm", "cubridge.interop.cupy", "cubridge.interop.torch",
-                    "cubridge.interop.rmm"}
+                    "cubridge.interop.rmm", "cubridge.torch"}
 # Public-looking modules (with their submodules) that are no API, with the reason.
 NOT_API = {"cubridge.demo": "the steps of the `cubridge demo` command"}
 # Packages that only hold modules: each of those is documented, the package itself has nothing to show.

@@ -13,7 +13,10 @@ trace time). The results are the kernel's trailing array/pointer parameters; XLA
 kernel must write every element. Operands must not be written (XLA may share them). ``griddim`` and
 ``blockdim`` are an int or 1 to 3 ints, or a callable of the operand shapes, evaluated at trace time.
 Works with Numba-ABI kernels (numba-cuda's ``compile_ptx`` output, loaded with cubridge.load_kernel)
-and with CUDA C++ kernels' pointer parameters (NVRTC, nvcc). ``jax.vmap`` is refused (a kernel's grid does not batch by itself).
+and with CUDA C++ kernels' pointer parameters (NVRTC, nvcc). ``jax.vmap`` is refused (a kernel's grid does
+not batch by itself) unless ``vmap_method`` is chosen: "sequential" or "sequential_unrolled" launch the kernel
+once per batch element (JAX's loop around the unbatched call); JAX's batched methods ("expand_dims",
+"broadcast_all") are refused, since the shapes and strides packed at trace time are the unbatched ones.
 
 How it runs: the kernel is loaded into every device's primary context when first traced (so nothing
 loads while XLA captures a CUDA graph) and kept in a process-wide C++ table
@@ -31,7 +34,7 @@ import numpy as np
 from . import _core, _scalar_types
 from . import xla as _xla
 
-__all__ = ["kernel_call", "KernelCall"]
+__all__ = ["kernel_call", "KernelCall", "kernel_vjp"]
 
 TARGET = "cubridge_kernel_call"
 
@@ -109,7 +112,7 @@ class KernelCall:
     """A kernel with its results and launch configuration; call it (inside jax.jit) with the operands
     and scalar values, in the order of the kernel's parameters less the results."""
 
-    def __init__(self, kernel, result_shape_dtypes, griddim, blockdim, sharedmem: int = 0):
+    def __init__(self, kernel, result_shape_dtypes, griddim, blockdim, sharedmem: int = 0, vmap_method=None):
         if not (hasattr(kernel, "signature") and hasattr(kernel, "image") and hasattr(kernel, "name")):
             raise TypeError(f"kernel_call: {kernel!r} ({type(kernel).__name__}) is not a cubridge.Kernel; load "
                             "PTX, a cubin or a fatbin with cubridge.load_kernel (numba-cuda's compile_ptx "
@@ -120,6 +123,7 @@ class KernelCall:
         self.result_shape_dtypes = result_shape_dtypes
         self._results = _result_leaves(result_shape_dtypes)
         self.griddim, self.blockdim, self.sharedmem = griddim, blockdim, int(sharedmem)
+        self.vmap_method = _vmap_method(vmap_method)
         self._ids: dict[int, tuple[int, int]] = {}
 
     def plan(self, *args):
@@ -182,22 +186,84 @@ class KernelCall:
         opaque = self.opaque(kernel_id, fingerprint, packed, grid, block)
         _ensure_target()
         try:
-            return _xla.custom_call(TARGET, self.result_shape_dtypes, *operands, opaque=opaque)
+            return _xla.custom_call(TARGET, self.result_shape_dtypes, *operands, opaque=opaque,
+                                    vmap_method=self.vmap_method)
         except NotImplementedError as e:  # jax.ffi.ffi_call's batching rule without a vmap_method
             if "vmap" not in str(e):
                 raise
             raise NotImplementedError(
                 f"kernel_call: jax.vmap of kernel {getattr(kernel, 'name', '?')!r} is not supported (its grid "
                 "and buffers are fixed at trace time); call it on the whole batch with a grid that covers "
-                "it, or use jax.lax.map") from None
+                "it, or pass vmap_method='sequential' (one launch per batch element)") from None
 
     def __repr__(self) -> str:
         return (f"<cubridge.jax.KernelCall {getattr(self.kernel, 'name', self.kernel)!r} grid={self.griddim!r} "
                 f"block={self.blockdim!r} shared={self.sharedmem}>")
 
 
-def kernel_call(kernel, result_shape_dtypes, griddim, blockdim, sharedmem: int = 0) -> KernelCall:
+def kernel_call(kernel, result_shape_dtypes, griddim, blockdim, sharedmem: int = 0, *,
+                vmap_method: str | None = None) -> KernelCall:
     """A function that launches `kernel` (a cubridge.Kernel) inside jax.jit:
     ``kernel_call(k, out_spec, grid, block)(x, y)`` runs ``k[grid, block](x, y, out)`` on XLA's stream
     and returns ``out``. See this module's docstring for the argument rules."""
-    return KernelCall(kernel, result_shape_dtypes, griddim, blockdim, sharedmem)
+    return KernelCall(kernel, result_shape_dtypes, griddim, blockdim, sharedmem, vmap_method)
+
+
+_SEQUENTIAL = ("sequential", "sequential_unrolled")
+
+
+def _vmap_method(value):
+    if value is None or value in _SEQUENTIAL:
+        return value
+    if value in ("expand_dims", "broadcast_all", "legacy_vectorized"):
+        raise ValueError(f"kernel_call: vmap_method={value!r} would launch the kernel once on the batched "
+                         "buffers with the unbatched shapes and strides packed at trace time; accepted: None "
+                         "(jax.vmap refused), 'sequential' or 'sequential_unrolled' (one launch per element)")
+    raise ValueError(f"kernel_call: vmap_method={value!r} is not one of None, 'sequential', 'sequential_unrolled'")
+
+
+def kernel_vjp(forward: KernelCall, backward: KernelCall):
+    """A function computing ``forward(*args)`` whose gradient (``jax.grad``, ``jax.vjp``) is ``backward``:
+    ``backward(*args, *cotangents)`` (the forward's arguments, then one cotangent per forward result) returns
+    one cotangent per array argument of the forward, in order. Scalar arguments are static (not
+    differentiated), as kernel_call packs them at trace time."""
+    for what, call in (("forward", forward), ("backward", backward)):
+        if not isinstance(call, KernelCall):
+            raise TypeError(f"kernel_vjp: {what} {call!r} ({type(call).__name__}) is not a kernel_call(...)")
+    import jax
+
+    made: dict[tuple[int, ...], object] = {}
+
+    def differentiable(*args):
+        static = tuple(i for i, a in enumerate(args) if _is_static_scalar(a))
+        f = made.get(static)
+        if f is None:
+            f = made[static] = _paired(jax, forward, backward, static)
+        return f(*args)
+
+    return differentiable
+
+
+def _paired(jax, forward: KernelCall, backward: KernelCall, static: tuple[int, ...]):
+    """jax.custom_vjp of the forward call, the static scalars at `static` left undifferentiated."""
+    def f(*args):
+        return forward(*args)
+
+    f = jax.custom_vjp(f, nondiff_argnums=static)
+
+    def fwd(*args):
+        return forward(*args), args
+
+    def bwd(*rest):  # the static arguments, then the residuals (every argument) and the cotangents
+        args, cotangents = rest[-2], rest[-1]
+        cts = tuple(cotangents) if isinstance(cotangents, (tuple, list)) else (cotangents,)
+        grads = backward(*args, *cts)
+        grads = tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)
+        if len(grads) != len(args) - len(static):
+            raise ValueError(f"kernel_vjp: the backward kernel {getattr(backward.kernel, 'name', '?')!r} returns "
+                             f"{len(grads)} results, but the forward takes {len(args) - len(static)} array "
+                             "arguments: it must return one cotangent per array argument")
+        return grads
+
+    f.defvjp(fwd, bwd)
+    return f

@@ -155,3 +155,61 @@ def test_vmap_is_refused_with_a_message(monkeypatch):
     # Without vmap the same call traces to one custom call of the built-in target.
     jaxpr = jax.make_jaxpr(kc)(jnp.zeros(8, jnp.float32))
     assert cj.TARGET in str(jaxpr)
+
+
+@pytest.mark.parametrize("method", ["sequential", "sequential_unrolled"])
+def test_vmap_method_sequential_loops_over_the_unbatched_call(monkeypatch, method):
+    monkeypatch.setattr(cj, "_register", lambda kernel: (1, 2))
+    monkeypatch.setattr(cj, "_prepare", lambda *args: None)
+    kc = cj.kernel_call(FakeKernel("const float32[:], float32[:]", name="add"), spec((8,)), 1, 8, vmap_method=method)
+    jaxpr = str(jax.make_jaxpr(jax.vmap(kc))(jnp.zeros((3, 8), jnp.float32)))
+    assert cj.TARGET in jaxpr and "f32[3,8]" in jaxpr
+    assert "scan" in jaxpr or "while" in jaxpr  # JAX's loop around the unbatched (f32[8]) call
+    assert "f32[8]" in jaxpr and ("unroll=3" in jaxpr) == (method == "sequential_unrolled")
+
+
+@pytest.mark.parametrize("method, message", [
+    ("broadcast_all", r"vmap_method='broadcast_all' would launch the kernel once on the batched buffers"),
+    ("expand_dims", r"vmap_method='expand_dims' would launch"),
+    ("loop", r"vmap_method='loop' is not one of None, 'sequential', 'sequential_unrolled'"),
+])
+def test_batched_vmap_methods_are_refused(method, message):
+    with pytest.raises(ValueError, match=message):
+        cj.kernel_call(FakeKernel("const float32[:], float32[:]"), spec((8,)), 1, 8, vmap_method=method)
+
+
+def fake_calls(monkeypatch):
+    monkeypatch.setattr(cj, "_register", lambda kernel: (1, 2))
+    monkeypatch.setattr(cj, "_prepare", lambda *args: None)
+    fwd = cj.kernel_call(FakeKernel("void(const float32[:], const float32[:], int64, float32[:])", name="mul"),
+                         spec((8,)), 1, 8)
+    bwd = cj.kernel_call(FakeKernel("void(const float32[:], const float32[:], int64, const float32[:], float32[:], "
+                                    "float32[:])", name="mul_grad"), (spec((8,)), spec((8,))), 1, 8)
+    return fwd, bwd
+
+
+def test_kernel_vjp_pairs_the_forward_and_the_backward(monkeypatch):
+    fwd, bwd = fake_calls(monkeypatch)
+    f = cj.kernel_vjp(fwd, bwd)
+    x = jnp.ones(8, jnp.float32)
+    jaxpr = str(jax.make_jaxpr(jax.grad(lambda a, b: f(a, b, 8).sum(), argnums=(0, 1)))(x, x))
+    assert jaxpr.count("target_name=cubridge_kernel_call") == 2  # the forward, then the backward
+    pulled = jax.make_jaxpr(lambda a, b: jax.vjp(lambda a, b: f(a, b, 8), a, b)[1](a))(x, x)
+    assert [v.shape for v in pulled.out_avals] == [(8,), (8,)]
+
+
+def test_kernel_vjp_checks_the_backward_results(monkeypatch):
+    fwd, _ = fake_calls(monkeypatch)
+    one = cj.kernel_call(FakeKernel("void(const float32[:], const float32[:], int64, const float32[:], float32[:])",
+                                    name="half_grad"), spec((8,)), 1, 8)
+    f = cj.kernel_vjp(fwd, one)
+    x = jnp.ones(8, jnp.float32)
+    with pytest.raises(ValueError, match=r"kernel_vjp: the backward kernel 'half_grad' returns 1 results, but the "
+                                         r"forward takes 2 array arguments"):
+        jax.make_jaxpr(jax.grad(lambda a, b: f(a, b, 8).sum()))(x, x)
+
+
+def test_kernel_vjp_refuses_what_is_not_a_kernel_call(monkeypatch):
+    fwd, _ = fake_calls(monkeypatch)
+    with pytest.raises(TypeError, match=r"kernel_vjp: backward <function .*> \(function\) is not a kernel_call"):
+        cj.kernel_vjp(fwd, lambda *a: a)

@@ -161,6 +161,49 @@ def test_vmap_is_refused(gpu):
         jax.jit(jax.vmap(lambda a: f(a, a, 8)))(jax.device_put(jnp.ones((3, 8), F32), gpu))
 
 
+@pytest.mark.parametrize("method", ["sequential", "sequential_unrolled"])
+def test_vmap_method_sequential_equals_numpy(gpu, method):
+    add = cj.kernel_call(cubridge.load_kernel(PTX, "add_f32", ADD), spec(100), griddim=1, blockdim=128,
+                         vmap_method=method)
+    a = np.arange(500, dtype=np.float32).reshape(5, 100)
+    b = np.full((5, 100), 0.25, np.float32)
+    out = jax.jit(jax.vmap(add))(jax.device_put(a, gpu), jax.device_put(b, gpu))
+    np.testing.assert_array_equal(np.asarray(out), a + b)
+
+
+def _mul(a, b, out):
+    i = cubridge.grid(1)
+    if i < out.size:
+        out[i] = a[i] * b[i]
+
+
+def _mul_grad(a, b, g, ga, gb):
+    i = cubridge.grid(1)
+    if i < g.size:
+        ga[i] = g[i] * b[i]
+        gb[i] = g[i] * a[i]
+
+
+def python_kernel(func, sig):
+    ptx, _ = cubridge.compile(func, sig, device=False, abi="numba", output="ptx",
+                              cc=cubridge.Device(0).compute_capability)
+    return cubridge.load_kernel(ptx, None, sig)
+
+
+def test_kernel_vjp_gradients_equal_numpy(gpu):
+    v = "const float32[::1]"
+    fwd = cj.kernel_call(python_kernel(_mul, f"void({v}, {v}, float32[::1])"), spec(300), griddim=3, blockdim=128)
+    bwd = cj.kernel_call(python_kernel(_mul_grad, f"void({v}, {v}, {v}, float32[::1], float32[::1])"),
+                         (spec(300), spec(300)), griddim=3, blockdim=128)
+    f = cj.kernel_vjp(fwd, bwd)
+    a = np.linspace(-1, 1, 300, dtype=np.float32)
+    b = np.linspace(2, 3, 300, dtype=np.float32)
+    ga, gb = jax.jit(jax.grad(lambda a, b: f(a, b).sum(), argnums=(0, 1)))(jax.device_put(a, gpu),
+                                                                           jax.device_put(b, gpu))
+    np.testing.assert_array_equal(np.asarray(ga), b)
+    np.testing.assert_array_equal(np.asarray(gb), a)
+
+
 def shard_map_fn():
     fn = getattr(jax, "shard_map", None)
     if fn is None:

@@ -1,0 +1,193 @@
+"""cubridge.torch.custom_op on a GPU: results equal PyTorch's eagerly, on torch's current stream (a side
+stream, and the capture stream of torch.cuda.graph, where a launch on any other stream fails the capture),
+under torch.compile(fullgraph=True) with no graph break and results equal to eager, under
+mode="reduce-overhead" with no CUDA-graph skip and replays that follow new inputs, with mutated inputs,
+several results, scalars, a loaded (PTX) kernel with griddim/blockdim, and autograd through a backward op."""
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import cubridge  # noqa: E402
+import cubridge.torch as ct  # noqa: E402
+
+pytestmark = pytest.mark.gpu
+
+_count = iter(range(10**6))
+
+
+@pytest.fixture(autouse=True)
+def _cuda():
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch has no CUDA here")
+
+
+def unique(stem: str) -> str:
+    return f"cubridge_gpu_test::{stem}_{next(_count)}"
+
+
+@cubridge.jit("void(const float32[::1], const float32[::1], float32[::1])")
+def add(x, y, out):
+    i = cubridge.grid(1)
+    if i < out.size:
+        out[i] = x[i] + y[i]
+
+
+@cubridge.jit("void(float32[:, ::1], float32, int64)")
+def scale_rows(x, factor, rows):
+    i = cubridge.grid(1)
+    if i < rows:
+        for j in range(x.shape[1]):
+            x[i, j] *= factor
+
+
+@cubridge.jit("void(const float32[::1], float32[::1], float64[::1])")
+def square_and_cube(x, sq, cube):
+    i = cubridge.grid(1)
+    if i < x.size:
+        sq[i] = x[i] * x[i]
+        cube[i] = x[i] * x[i] * x[i]
+
+
+@cubridge.jit("void(const float32[::1], const float32[::1], float32[::1])")
+def mul(x, y, out):
+    i = cubridge.grid(1)
+    if i < out.size:
+        out[i] = x[i] * y[i]
+
+
+def add_op():
+    return ct.custom_op(add, out="x", ntasks=lambda x, y: x.numel(), name=unique("add"))
+
+
+def test_eager_equals_torch():
+    op = add_op()
+    x, y = torch.randn(10_000, device="cuda"), torch.randn(10_000, device="cuda")
+    torch.testing.assert_close(op(x, y), x + y)
+
+
+def test_runs_on_the_current_side_stream():
+    op = add_op()
+    s = torch.cuda.Stream()
+    x = torch.randn(1 << 20, device="cuda")
+    y = torch.randn(1 << 20, device="cuda")
+    torch.cuda.synchronize()
+    with torch.cuda.stream(s):
+        z = op(x, y)
+        w = z * 2  # ordered after the op on s only if the op ran on s
+    s.synchronize()
+    torch.testing.assert_close(w, (x + y) * 2)
+
+
+def test_several_results_and_scalars_and_mutation():
+    sc = ct.custom_op(square_and_cube, out=("x", lambda x: (x.shape, torch.float64)), ntasks=lambda x: x.numel(),
+                      name=unique("sc"))
+    x = torch.randn(777, device="cuda")
+    sq, cube = sc(x)
+    torch.testing.assert_close(sq, x * x)
+    torch.testing.assert_close(cube, (x * x * x).double())
+    scale = ct.custom_op(scale_rows, mutates_args=("x",), ntasks=lambda x, f, r: r, name=unique("scale"))
+    m = torch.randn(50, 7, device="cuda")
+    expected = m * 3
+    assert scale(m, 3.0, m.shape[0]) is None
+    torch.testing.assert_close(m, expected)
+
+
+def test_a_loaded_kernel_with_griddim_and_blockdim():
+    ptx, _ = cubridge.compile(add.py_func, "void(const float32[::1], const float32[::1], float32[::1])",
+                              device=False, abi="numba", output="ptx",
+                              cc=tuple(torch.cuda.get_device_capability()))
+    k = cubridge.load_kernel(ptx, None, "void(const float32[::1], const float32[::1], float32[::1])")
+    op = ct.custom_op(k, out="arg0", griddim=lambda a, b: (a.numel() + 127) // 128, blockdim=128,
+                      name=unique("loaded"))
+    assert str(op._schema).endswith("(Tensor arg0, Tensor arg1) -> Tensor")
+    a, b = torch.randn(1000, device="cuda"), torch.randn(1000, device="cuda")
+    torch.testing.assert_close(op(a, b), a + b)
+
+
+def test_a_strided_input_is_read_through_a_contiguous_copy():
+    op = add_op()
+    x, y = torch.randn(64, device="cuda"), torch.randn(64, device="cuda")
+    torch.testing.assert_close(op(x[::2], y[::2]), x[::2] + y[::2])
+    torch.testing.assert_close(op(x[:1].expand(32), y[:32]), x[0] + y[:32])
+
+
+def test_a_strided_written_input_is_refused_naming_the_op():
+    scale = ct.custom_op(scale_rows, mutates_args=("x",), ntasks=lambda x, f, r: r, name=unique("scale"))
+    m = torch.randn(8, 6, device="cuda")
+    with pytest.raises(TypeError, match=r"cubridge_gpu_test::scale_\d+: argument 0: an array that is not "
+                                        r"C-contiguous"):
+        scale(m[:, ::2], 2.0, 8)
+
+
+def test_compile_fullgraph_equals_eager_with_no_graph_break():
+    op = add_op()
+
+    def f(x, y):
+        return torch.relu(op(x, y)) * 2
+
+    x, y = torch.randn(4096, device="cuda"), torch.randn(4096, device="cuda")
+    explained = torch._dynamo.explain(f)(x, y)
+    assert explained.graph_break_count == 0 and explained.graph_count == 1
+    torch._dynamo.reset()
+    compiled = torch.compile(f, fullgraph=True)
+    torch.testing.assert_close(compiled(x, y), f(x, y))
+
+
+def test_compile_fullgraph_of_a_mutating_op():
+    scale = ct.custom_op(scale_rows, mutates_args=("x",), ntasks=lambda x, f, r: r, name=unique("scale"))
+
+    def f(x):
+        scale(x, 2.0, x.shape[0])
+        return x + 1
+
+    m = torch.randn(64, 5, device="cuda")
+    expected = m * 2 + 1
+    torch._dynamo.reset()
+    out = torch.compile(f, fullgraph=True)(m)
+    torch.testing.assert_close(out, expected)
+    torch.testing.assert_close(m, expected - 1)  # the input was written, as mutates_args says
+
+
+def test_reduce_overhead_captures_one_graph_and_replays_new_inputs():
+    from torch._dynamo.utils import counters
+
+    op = add_op()
+
+    def f(x, y):
+        return op(x, y) * y
+
+    torch._dynamo.reset()
+    counters.clear()
+    compiled = torch.compile(f, mode="reduce-overhead", fullgraph=True)
+    for _ in range(4):  # warm-up runs, then recording, then replays
+        x, y = torch.randn(2048, device="cuda"), torch.randn(2048, device="cuda")
+        torch.testing.assert_close(compiled(x, y).clone(), (x + y) * y)
+    assert not counters["inductor"]["cudagraph_skips"], dict(counters["inductor"])
+
+
+def test_torch_cuda_graph_capture_and_replay():
+    op = add_op()
+    x, y = torch.randn(5000, device="cuda"), torch.randn(5000, device="cuda")
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        op(x, y)  # warm-up: the module is loaded before the capture
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        z = op(x, y)
+    x.copy_(torch.randn(5000, device="cuda"))
+    g.replay()
+    torch.cuda.synchronize()
+    torch.testing.assert_close(z, x + y)
+
+
+def test_autograd_through_a_backward_op():
+    mul_op = ct.custom_op(mul, out="x", ntasks=lambda x, y: x.numel(), name=unique("mul_bwd"))
+    op = ct.custom_op(mul, out="x", ntasks=lambda x, y: x.numel(), name=unique("mul"),
+                      backward=lambda x, y, grad: (mul_op(grad, y), mul_op(grad, x)))
+    x = torch.randn(300, device="cuda", requires_grad=True)
+    y = torch.randn(300, device="cuda", requires_grad=True)
+    gx, gy = torch.autograd.grad(op(x, y).sum(), (x, y))
+    torch.testing.assert_close(gx, y.detach())
+    torch.testing.assert_close(gy, x.detach())
