@@ -13,7 +13,7 @@ import sys
 import types as _pytypes
 from typing import Any
 
-from . import _core, _intrinsics, _jit_options, _linker, _records, _scalar_types
+from . import _core, _intrinsics, _jit_options, _linker, _numba_extensions, _records, _scalar_types
 from ._core import CompileError
 
 __all__ = [
@@ -397,6 +397,14 @@ def _is_user_module(m: _pytypes.ModuleType) -> bool:
     return m.__name__.partition(".")[0] not in _KNOWN_MODULE_ROOTS
 
 
+def _compiled_from_body(v) -> bool:
+    """Whether v is a Python function (or a dispatcher of one) whose body is what the GPU runs: not one of
+    numba's stubs, nor a function numba implements through an @overload or @intrinsic (_numba_extensions)."""
+    inner = getattr(v, "py_func", v)
+    return isinstance(inner, _pytypes.FunctionType) and _numba_extensions.numba_path(inner) is None and \
+        _numba_extensions.refusal(getattr(inner, "__name__", "?"), v) is None
+
+
 def _inline_policy(v) -> str | None:
     """'never' for a helper declared @cubridge.jit(device=True, inline='never'), else None (inlined).
     numba-cuda's dispatchers are not read: inline='never' is their default, so a written one cannot be
@@ -415,6 +423,7 @@ class _Environment:
         self.queue = [entry]
         self.bound: set[str] = set()
         self.deferred: list = []  # (function, alias) reached through modules: added after bind's own names
+        self.signatures: dict = {}  # function -> the signatures a numba-cuda device dispatcher declared for it
 
     def function(self, fn, alias: str | None, strict: bool = True) -> None:
         """Compiles fn too; `alias` is the name or path the code calls it by when not fn.__name__. Not
@@ -438,6 +447,8 @@ class _Environment:
             self.options.add_unit(src, fname, line)
             if _inline_policy(fn) == "never":
                 self.options.add_inline_never(fn.__name__)
+            for sig in self.signatures.get(fn) or getattr(fn, "__cubridge_signatures__", ()):  # jit(sigs, device=True)
+                self.options.add_declared_signature(fn.__name__, _signature_text(sig))
         elif other is not fn:
             raise CompileError(f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}: two different functions named "
                                f"{fn.__name__!r} are called ({other.__module__}.{other.__qualname__} and "
@@ -453,7 +464,7 @@ class _Environment:
                 continue
             v = members[n]
             inner = getattr(v, "py_func", v)
-            if isinstance(inner, _pytypes.FunctionType):
+            if _compiled_from_body(v):
                 self.function(inner, f"{path}.{n}", strict=False)
             elif isinstance(v, _pytypes.ModuleType) and _is_user_module(v) and depth < 8:
                 self.module_members(v, names, f"{path}.{n}", depth + 1)
@@ -494,10 +505,15 @@ class _Environment:
                 options.add_exception_class(n, _register_exception_class(inner))
             elif _random_host_function(inner):  # refused by name where a kernel calls it
                 imports.append(f"import {inner.__module__}.{inner.__name__} as {n}")
+            elif isinstance(inner, _pytypes.FunctionType) and (path := _numba_extensions.numba_path(inner)):
+                imports.append(f"import {path} as {n}")  # numba's stubs (cuda.ldcg, libdevice.sin): never their body
+            elif (why := _numba_extensions.refusal(n, v)) is not None:
+                options.add_refused_function(n, why)  # a user's @overload / @intrinsic: refused where called
             elif isinstance(inner, _pytypes.FunctionType):
+                if sigs := _numba_extensions.declared_signatures(v):
+                    self.signatures[inner] = sigs
                 self.function(inner, n)  # from numba.cuda.random import X as Y: an alias of cubridge's X
-            elif isinstance(v, tuple) and v and all(isinstance(getattr(e, "py_func", e), _pytypes.FunctionType)
-                                                    for e in v):
+            elif isinstance(v, tuple) and v and all(_compiled_from_body(e) for e in v):
                 for i, e in enumerate(v):  # ops = (f, g); ops[0](x), ops[-1](x)
                     self.function(getattr(e, "py_func", e), f"{n}[{i}]")
                     self.options.add_function_alias(f"{n}[{i - len(v)}]", getattr(e, "py_func", e).__name__)

@@ -70,7 +70,11 @@ class FunctionEmitter {
   Value convert(const Value& v, const Type& to);
   std::string truth(const Value& v);
   Value constant(const Constant& c);
-  Value binary(BinOp op, const Value& a, const Value& b, const std::vector<Type>& formals, const Type& result);
+  /// `operator_form`: the expression a <op> b (numba's operator.truediv), not an in-place a <op>= b.
+  /// A call of a compiled module function (e.callee_index) with `args` (converted to its parameters).
+  Value user_function_call(const Expr& e, const std::vector<Value>& args);
+  Value binary(BinOp op, const Value& a, const Value& b, const std::vector<Type>& formals, const Type& result,
+               bool operator_form = false);
   std::string compare(CmpOp op, const Value& a, const Value& b, const Type& formal);
   Value call(const Expr& e);
   Value math(const Expr& e, const std::vector<Value>& args);
@@ -171,6 +175,8 @@ class FunctionEmitter {
   Value cuda_attribute(const Expr& e);
   Value sreg(const std::string& reg);  ///< llvm.nvvm.read.ptx.sreg.<reg>, an i32
   Value cuda_atomic(const Expr& e);
+  /// cuda.ldcg(a, i) / cuda.stcg(a, i, v) and the other cache hints (emit_cache_hints.cpp).
+  Value cache_hint(const Expr& e);
   Value shuffle(const Expr& e, const Value& mask, const Value& value, const Value& lane);
 
   // print() and raise (emit_print_raise.cpp), as numba-cuda lowers them.

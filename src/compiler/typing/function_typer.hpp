@@ -16,7 +16,7 @@ inline constexpr const char* kBuiltins = "abs, min, max, round, int, float, bool
 inline constexpr const char* kMath =
     "sqrt, exp, exp2, log, log2, log10, log1p, expm1, sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, "
     "tanh, asinh, acosh, atanh, floor, ceil, trunc, fabs, copysign, fmod, hypot, pow, ldexp, degrees, radians, "
-    "isnan, isinf, isfinite, erf, erfc, gamma, lgamma, pi, e, tau, inf, nan";
+    "isnan, isinf, isfinite, erf, erfc, gamma, lgamma, remainder, nextafter, frexp, modf, pi, e, tau, inf, nan";
 
 inline Type i64() { return Type::integer(64, true); }
 inline Type u64() { return Type::integer(64, false); }
@@ -510,9 +510,11 @@ class FunctionTyper {
   Type binary(BinOp op, const Type& a, const Type& b, SourceLoc loc, Expr* node) {
     if (a.is_unknown() || b.is_unknown()) return Type();
     auto r = resolve_binop(op, a, b);
-    if (!r || (op == BinOp::Pow && (r->lhs.is_complex())))
+    bool in_place = !node || (node->kind != ExprKind::Binary && node->kind != ExprKind::Call);
+    if (!r || (op == BinOp::Pow && r->lhs.is_complex() && in_place))
       error(loc, "unsupported operand types for " + std::string(binop_symbol(op)) + ": " + a.name() + " and " + b.name() +
-                     (r ? " (complex powers are not supported yet)" : ""));
+                     (r ? " (an in-place complex power is not supported; write x = x ** y)" : ""));
+    if (op == BinOp::Pow && r->lhs.is_complex() && node) return complex_power(*node, r->lhs);
     if (node) node->formals = {r->lhs, r->rhs};
     // numba's complex division (CPython's algorithm) raises ZeroDivisionError for a zero divisor in every
     // error model; the raising thread stops there, as numba-cuda's does.
@@ -577,6 +579,9 @@ class FunctionTyper {
   Type cuda_call(Expr& e, const Intrinsic& in);
   Type cuda_array_alloc(Expr& e, const Intrinsic& in, std::vector<Expr*> args);
   Type cuda_atomic(Expr& e, const Intrinsic& in);
+  // Cache-hinted loads and stores (typer_cache_hints.cpp): cuda.ldca/ldcg/ldcs/ldlu/ldcv, stcg/stcs/stwb/stwt.
+  static bool is_cache_hint(std::string_view name);
+  Type cache_hint(Expr& e, const Intrinsic& in);
   /// A name bound to a NumPy array outside the source: a read-only C-ordered array in constant memory.
   Type constant_array_name(Expr& e, const ConstantArray& a);
 
@@ -592,6 +597,13 @@ class FunctionTyper {
   Type tuple_subscript(Expr& e, const Type& base);
 
   Type call(Expr& e);
+  /// A prelude function (kernel_library/cmath_prelude.cpp), added to the program on first use.
+  const FunctionDef& cmath_function(const std::string& impl);
+  /// a ** b / pow(a, b) on complex numbers of type t: a call of the prelude's __cpow_c64/_c128.
+  Type complex_power(Expr& e, const Type& t);
+  /// The declared signature a call of `def` takes (typer_declared_signatures.cpp); refuses when none fits.
+  const Signature& declared_signature(Expr& e, const FunctionDef& def, const std::vector<Signature>& sigs,
+                                      const std::vector<Type>& args);
   // print() and raise (typer_print_raise.cpp), as numba-cuda types them.
   Type print_call(Expr& e);
   void print_item(Expr& a);

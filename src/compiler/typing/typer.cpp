@@ -205,9 +205,16 @@ const Constant* FunctionTyper::constant_of(std::string_view name, SourceLoc loc)
 
 Type FunctionTyper::user_call(Expr& e, const FunctionDef& def, const std::vector<Type>& args, bool unknown) {
   e.callee = Callee::UserFunction;
-  if (std::find(prog_.stack.begin(), prog_.stack.end(), &def) != prog_.stack.end())
-    error(e.loc, "recursive call of '" + def.name + "' is not supported (functions called from compiled code are "
-                                                    "inlined device functions; rewrite the recursion as a loop)");
+  const bool recursive = std::find(prog_.stack.begin(), prog_.stack.end(), &def) != prog_.stack.end();
+  auto declared_of = prog_.options.declared_signatures.find(def.name);
+  const bool returns_declared = declared_of != prog_.options.declared_signatures.end() &&
+                                std::all_of(declared_of->second.begin(), declared_of->second.end(),
+                                            [](const Signature& s) { return s.result.has_value(); });
+  // numba types a self-recursive call from the declared signature (jit("i8(i8)", device=True)); without
+  // one it needs a type inference of the recursion that cubridge does not do.
+  if (recursive && !returns_declared)
+    error(e.loc, "recursive call of '" + def.name + "' is not supported without a declared return type (declare it "
+                 "as numba-cuda allows: cuda.jit('int64(int64)', device=True), or rewrite the recursion as a loop)");
   if (unknown) return Type();
   if (args.size() != def.params.size())
     error(e.loc, def.name + "() takes " + std::to_string(def.params.size()) + " argument(s), got " + std::to_string(args.size()));
@@ -215,17 +222,28 @@ Type FunctionTyper::user_call(Expr& e, const FunctionDef& def, const std::vector
     if (!args[i].is_scalar() && !args[i].is_tuple() && !args[i].is_array() && !args[i].is_grid_group() &&
         !args[i].is_record() && !args[i].is_none())
       error(e.kids[i + 1]->loc, "cannot pass a value of type " + args[i].name() + " to " + def.name + "()");
+  const Signature* declared = nullptr;
+  if (auto d = prog_.options.declared_signatures.find(def.name); d != prog_.options.declared_signatures.end()) {
+    declared = &declared_signature(e, def, d->second, args);
+    e.formals = declared->args;  // the arguments are cast to the declared parameters
+  }
+  const std::vector<Type>& params = declared ? declared->args : args;
   auto& fns = prog_.out.functions;
   for (std::size_t i = 1; i < fns.size(); ++i) {
-    if (fns[i]->def == &def && fns[i]->arg_types == args && !fns[i]->failed) {
+    if (fns[i]->def == &def && fns[i]->arg_types == params && !fns[i]->failed) {
       e.callee_index = static_cast<int>(i);
+      if (recursive) fns[i]->recursive = true;  // the call of a function being typed: its declared return
       if (fns[i]->can_raise) fn_.can_raise = true;
       return fns[i]->return_type;
     }
   }
   auto f = std::make_unique<TypedFunction>();
   f->def = &def;
-  f->arg_types = args;
+  f->arg_types = params;
+  if (declared && declared->result) {
+    f->declared_return = true;
+    f->return_type = *declared->result;
+  }
   TypedFunction* raw = f.get();
   fns.push_back(std::move(f));
   std::size_t index = fns.size() - 1;

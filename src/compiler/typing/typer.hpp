@@ -23,6 +23,7 @@ struct TypedFunction {
   bool falls_through = false;            ///< control can reach the end of the body
   bool can_raise = false;                ///< contains an assert or calls a function that does
   bool failed = false;                   ///< typing failed in a lenient pass (never emitted)
+  bool recursive = false;                ///< calls itself (declared return type): a real call, never inlined
   std::string symbol;                    ///< set by the emitter
 };
 
