@@ -397,6 +397,12 @@ def _is_user_module(m: _pytypes.ModuleType) -> bool:
     return m.__name__.partition(".")[0] not in _KNOWN_MODULE_ROOTS
 
 
+# Modules of the callables bound as `from <math or numpy> import name`: math's functions, NumPy's scalar types
+# and numba's number types (numba.core's, and numba-cuda's own since 0.30: numba.cuda.types.cuda_scalars).
+_NUMBER_TYPE_MODULES = ("math", "numpy", "numba", "numba.core.types.scalars", "numba.cuda.types.scalars",
+                        "numba.cuda.types.cuda_scalars")
+
+
 def _compiled_from_body(v) -> bool:
     """Whether v is a Python function (or a dispatcher of one) whose body is what the GPU runs: not one of
     numba's stubs, nor a function numba implements through an @overload or @intrinsic (_numba_extensions)."""
@@ -523,9 +529,10 @@ class _Environment:
                 imports.append(f"import numba.cuda.{inner.__name__} as {n}")
             elif isinstance(v, NumberType) and not isinstance(v, (TupleType, ArrayType, VoidType, RecordType)):
                 imports.append(f"from numpy import {v.name} as {n}")  # cubridge.float32(x) casts
-            elif callable(v) and getattr(v, "__module__", None) in ("math", "numpy", "numba", "numba.core.types.scalars"):
+            elif callable(v) and getattr(v, "__module__", None) in _NUMBER_TYPE_MODULES:
                 mod = "math" if v.__module__ == "math" else "numpy"
-                imports.append(f"from {mod} import {getattr(v, '__name__', n)} as {n}")
+                # numba's type objects are instances: their name is .name (nbtype = numba.cuda.float32)
+                imports.append(f"from {mod} import {getattr(v, '__name__', None) or getattr(v, 'name', n)} as {n}")
             elif (d := _records.dtype_name(v)) is not None:  # cuda.local.array(n, dtype=rec)
                 options.add_dtype(n, d)
             elif (c := _constant(v)) is not None:

@@ -18,6 +18,7 @@ import types
 import pytest
 
 import cubridge
+from conftest import assembled_ptx
 
 CC = (8, 0)
 LOADS = ["ldca", "ldcg", "ldcs", "ldlu", "ldcv"]
@@ -27,10 +28,7 @@ DTYPES = {"int8": 8, "int16": 16, "int32": 32, "int64": 64, "uint8": 8, "uint16"
 
 
 def _ptx(fn, sig):
-    ptx, _ = cubridge.compile_ptx(fn, sig, cc=CC)
-    r = cubridge.ptxas_check(ptx, CC)
-    assert r, r.log
-    return ptx
+    return assembled_ptx(fn, sig, CC)
 
 
 def _load_1d(hint):

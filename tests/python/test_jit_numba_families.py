@@ -18,15 +18,13 @@ import math
 import pytest
 
 import cubridge
+from conftest import assembled_ptx
 
 CC = (8, 0)
 
 
 def _ptx(fn, sig):
-    ptx, _ = cubridge.compile_ptx(fn, sig, cc=CC)
-    r = cubridge.ptxas_check(ptx, CC)
-    assert r, r.log
-    return ptx
+    return assembled_ptx(fn, sig, CC)
 
 
 def nan_extremes(res, ary):

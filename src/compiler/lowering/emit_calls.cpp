@@ -35,7 +35,16 @@ Value FunctionEmitter::call(const Expr& e) {
   if (e.callee == Callee::Builtin && e.target == "grid_sync") return grid_sync(e);
   if (e.callee == Callee::Builtin && e.target == "view") return scalar_view(e);  // its argument is a type
   std::vector<Value> args;
-  for (std::size_t i = 1; i < e.kids.size(); ++i) args.push_back(expr(*e.kids[i]));
+  const std::vector<std::string>* statics =
+      e.callee == Callee::UserFunction ? &m_.module.functions[static_cast<std::size_t>(e.callee_index)]->static_args
+                                       : nullptr;
+  for (std::size_t i = 1; i < e.kids.size(); ++i) {
+    if (statics && i - 1 < statics->size() && !(*statics)[i - 1].empty()) {
+      args.push_back({"undef", Type::none()});  // bound at compile time (typer_static_arguments.cpp)
+      continue;
+    }
+    args.push_back(expr(*e.kids[i]));
+  }
   switch (e.callee) {
     case Callee::Math: return math(e, args);
     case Callee::TypeCast: return convert(args[0], e.type);

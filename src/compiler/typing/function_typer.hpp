@@ -27,6 +27,15 @@ inline bool is_numeric_module(std::string_view m) {
          m == "numba.core.types";
 }
 
+/// A parameter bound at compile time (TypedFunction::static_args): to a module path, a module function or
+/// a constant. `key` tells specialisations apart.
+struct StaticBinding {
+  std::string key;
+  std::string path;
+  std::string function;
+  std::optional<Constant> constant;
+};
+
 struct Program {
   Program(const SourceSet& s, const CompileOptions& o, TypedModule& m) : sources(s), options(o), out(m) {}
   const SourceSet& sources;
@@ -444,6 +453,7 @@ class FunctionTyper {
   // "math", "np.float32", "sqrt" -> the dotted module path it stands for, or "" if not a module path.
   std::string dotted(const Expr& e) {
     if (e.kind == ExprKind::Name) {
+      if (auto s = fn_.static_paths.find(e.name); s != fn_.static_paths.end()) return s->second;
       if (slot_of(e.name) >= 0) return "";
       auto it = prog_.imports.find(e.name);
       if (it != prog_.imports.end()) return it->second;
@@ -631,7 +641,14 @@ class FunctionTyper {
   Type libdevice_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
   // numba.cuda.fp16 (typer_fp16.cpp).
   Type fp16_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
-  Type user_call(Expr& e, const FunctionDef& def, const std::vector<Type>& args, bool unknown);
+  Type user_call(Expr& e, const FunctionDef& def, const std::vector<Type>& args, bool unknown,
+                 const std::vector<StaticBinding>* statics = nullptr);
+  // Compile-time arguments (typer_static_arguments.cpp): numba types a function, a type, an intrinsic or a
+  // literal passed to a device function as part of the callee's type, so the callee is compiled for it.
+  /// What argument `a` binds parameter `param` of `def` to at compile time, or nullopt for a run-time value.
+  std::optional<StaticBinding> static_binding(Expr& a, const FunctionDef& def, std::size_t param);
+  /// A call of module function `def`: compile-time arguments bound, the others typed; the callee's type.
+  Type module_function_call(Expr& e, const FunctionDef& def);
 
   // Calls of module functions (typer_arguments.cpp).
   /// The module function `callee` names (by name, alias, module path or tuple item), or null.

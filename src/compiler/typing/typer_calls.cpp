@@ -31,22 +31,20 @@ Type FunctionTyper::call(Expr& e) {
   }
   std::string path = callee.kind == ExprKind::Name ? "" : dotted(callee);
   if (callee.kind == ExprKind::Name) {
-    if (slot_of(callee.name) >= 0) error(callee.loc, "'" + callee.name + "' is a local variable, not a function");
+    // A parameter bound at compile time to a function or a path (h(cuda.atomic.add) calling op(a, i, v)).
+    if (auto f = fn_.static_functions.find(callee.name); f != fn_.static_functions.end())
+      return module_function_call(e, *prog_.functions.find(f->second)->second);
+    if (auto s = fn_.static_paths.find(callee.name); s != fn_.static_paths.end()) path = s->second;
+    else if (slot_of(callee.name) >= 0) error(callee.loc, "'" + callee.name + "' is a local variable, not a function");
     if (auto refused = prog_.options.refused_functions.find(callee.name); refused != prog_.options.refused_functions.end())
       error(callee.loc, refused->second);
     auto imp = prog_.imports.find(callee.name);
-    if (imp != prog_.imports.end()) path = imp->second;
+    if (path.empty() && imp != prog_.imports.end()) path = imp->second;
   }
   if (auto in = intrinsic_of(path)) return cuda_call(e, *in);
   if (path.empty() && callee.kind == ExprKind::Name && callee.name == "print" && !prog_.functions.count("print"))
     return print_call(e);
-  if (const FunctionDef* def = user_function(callee, path)) {
-    bind_arguments(e, *def);
-    bool unknown = false;
-    std::vector<Type> args = args_of(e, unknown);
-    e.formals = args;
-    return user_call(e, *def, args, unknown);
-  }
+  if (const FunctionDef* def = user_function(callee, path)) return module_function_call(e, *def);
   bool unknown = false;
   std::vector<Type> args = args_of(e, unknown);
   e.formals = args;
