@@ -212,8 +212,12 @@ TEST(CompileFrontend, BadSignaturesAndOptions) {
 TEST(CompileFrontend, OptionsReachLibnvvm) {
   CompileOptions o = opts();
   o.fastmath = true;
-  CompileResult fast = compile("def f(x, y):\n    return x / y\n", "f", "(float32, float32)", o);
+  // x /= y is an fdiv, which libNVVM's prec-div=0 makes div.full; x / y on float32 is numba-cuda's
+  // __nv_fast_fdividef under fastmath (div.approx).
+  CompileResult fast = compile("def f(x, y):\n    x /= y\n    return x\n", "f", "(float32, float32)", o);
   EXPECT_NE(fast.code.find("div.full.ftz.f32"), std::string::npos) << fast.code;
+  CompileResult fast_operator = compile("def f(x, y):\n    return x / y\n", "f", "(float32, float32)", o);
+  EXPECT_NE(fast_operator.code.find("div.approx.ftz.f32"), std::string::npos) << fast_operator.code;
   o.fastmath = false;
   o.opt = false;
   CompileResult slow = compile("def f(x, y):\n    return x / y\n", "f", "(float32, float32)", o);
