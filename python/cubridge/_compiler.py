@@ -403,6 +403,12 @@ _NUMBER_TYPE_MODULES = ("math", "numpy", "numba", "numba.core.types.scalars", "n
                         "numba.cuda.types.cuda_scalars")
 
 
+def _def_name(fn) -> str:
+    """The name fn's source defines it by: its code object's (a function renamed through __name__ after
+    `exec` keeps `def fn` in its text, as numba-cuda's test_ufuncs makes them)."""
+    return fn.__code__.co_name
+
+
 def _compiled_from_body(v) -> bool:
     """Whether v is a Python function (or a dispatcher of one) whose body is what the GPU runs: not one of
     numba's stubs, nor a function numba implements through an @overload or @intrinsic (_numba_extensions)."""
@@ -425,7 +431,7 @@ class _Environment:
     def __init__(self, options, entry):
         self.options = options
         self.imports: list[str] = []
-        self.by_name: dict[str, Any] = {entry.__name__: entry}  # functions compiled by their own name
+        self.by_name: dict[str, Any] = {_def_name(entry): entry}  # functions compiled by their own name
         self.queue = [entry]
         self.bound: set[str] = set()
         self.deferred: list = []  # (function, alias) reached through modules: added after bind's own names
@@ -443,24 +449,25 @@ class _Environment:
         self._add(fn, alias, strict)
 
     def _add(self, fn, alias: str | None, strict: bool) -> None:
-        other = self.by_name.get(fn.__name__)
+        name = _def_name(fn)
+        other = self.by_name.get(name)
         if other is not None and other is not fn and not strict:
             return
         if other is None:
-            self.by_name[fn.__name__] = fn
+            self.by_name[name] = fn
             self.queue.append(fn)
             src, fname, line = _source_of(fn)
             self.options.add_unit(src, fname, line)
             if _inline_policy(fn) == "never":
-                self.options.add_inline_never(fn.__name__)
+                self.options.add_inline_never(name)
             for sig in self.signatures.get(fn) or getattr(fn, "__cubridge_signatures__", ()):  # jit(sigs, device=True)
-                self.options.add_declared_signature(fn.__name__, _signature_text(sig))
+                self.options.add_declared_signature(name, _signature_text(sig))
         elif other is not fn:
             raise CompileError(f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}: two different functions named "
-                               f"{fn.__name__!r} are called ({other.__module__}.{other.__qualname__} and "
+                               f"{name!r} are called ({other.__module__}.{other.__qualname__} and "
                                f"{fn.__module__}.{fn.__qualname__}); cubridge compiles helpers by their name: rename one")
-        if alias is not None and alias != fn.__name__:
-            self.options.add_function_alias(alias, fn.__name__)
+        if alias is not None and alias != name:
+            self.options.add_function_alias(alias, name)
 
     def module_members(self, module: _pytypes.ModuleType, names: set[str], path: str, depth: int = 0) -> None:
         """mod.fn, mod.CONST and pkg.sub.fn: the members of a user module that the code names."""
@@ -483,7 +490,7 @@ class _Environment:
         params = fn.__code__.co_varnames[fn.__code__.co_argcount - len(values):fn.__code__.co_argcount]
         for p, v in zip(params, values):
             if (c := _constant(v)) is not None:
-                self.options.add_constant(f"<default {fn.__name__}.{p}>", c[0], c[1])
+                self.options.add_constant(f"<default {_def_name(fn)}.{p}>", c[0], c[1])
 
     def bind(self, f) -> None:
         env: dict[str, Any] = {}
@@ -522,7 +529,7 @@ class _Environment:
             elif isinstance(v, tuple) and v and all(_compiled_from_body(e) for e in v):
                 for i, e in enumerate(v):  # ops = (f, g); ops[0](x), ops[-1](x)
                     self.function(getattr(e, "py_func", e), f"{n}[{i}]")
-                    self.options.add_function_alias(f"{n}[{i - len(v)}]", getattr(e, "py_func", e).__name__)
+                    self.options.add_function_alias(f"{n}[{i - len(v)}]", _def_name(getattr(e, "py_func", e)))
             elif isinstance(v, _intrinsics.Intrinsic):  # from cubridge import grid
                 imports.append(f"import cubridge.{v._name} as {n}")
             elif isinstance(inner, type) and inner.__module__.startswith("numba.cuda"):  # from numba.cuda import grid
@@ -567,7 +574,7 @@ def _collect(pyfunc, options) -> tuple[str, str]:
             env.defaults(f)
     if env.imports:
         options.add_unit("\n".join(env.imports) + "\n", "<imports>", 1)
-    return source, fn.__name__
+    return source, _def_name(fn)
 
 
 _EXCEPTION_CLASSES: dict = {}

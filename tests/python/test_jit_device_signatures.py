@@ -75,3 +75,17 @@ def test_without_signatures_the_call_specialises_on_the_arguments():
     helper = cubridge.jit(device=True)(types.FunctionType(add.__code__, add.__globals__, "add"))
     ptx, _ = cubridge.compile_ptx(_kernel_calling(helper), "void(int64[::1], float64, float64)", cc=CC)
     assert "add.f64" in ptx or "add.rn.f64" in ptx
+
+
+def halves(n):
+    return n // 2
+
+
+def test_a_constant_argument_is_converted_to_the_declared_type_not_bound():
+    # (float64,) declared: halves(3) is 3.0 // 2, a float64, as numba converts the argument.
+    helper = _device(["(float64,)"], halves)
+
+    def caller():
+        return helper(3)
+    _, resty = cubridge.compile(caller, "()", device=True, abi="numba", cc=CC)
+    assert str(resty) == "float64"

@@ -11,7 +11,10 @@ The rules, family by family (numba-cuda 0.30's cudaimpl.py, cudamath.py, mathimp
 - `i.bit_count()` on an integer: cuda.popc(i) in i's type;
 - math.frexp -> (float, int32), math.modf -> (float, float), math.remainder, math.nextafter: libdevice's;
 - complex ** complex and pow(complex, complex): numba-cuda's cpow_internal, compiled with the kernel;
-  the in-place `x **= y` on complex numbers is refused by name.
+  the in-place `x **= y` on complex numbers is refused by name;
+- cuda.nanosleep(ns); shared/local shapes from global or closure tuples; self-recursion with a declared
+  return type (a real call) and its refusal without one;
+- a function renamed through __name__ after exec is found by its code object's name.
 """
 import math
 
@@ -259,3 +262,22 @@ def test_self_recursion_without_a_declared_return_type_is_refused():
     with pytest.raises(cubridge.CompileError, match=r"recursive call of 'fib' is not supported without a declared "
                                                     r"return type"):
         cubridge.compile_ptx(kernel, "void(int64[::1], int64)", cc=CC)
+
+
+def _renamed(body):
+    namespace = {"cubridge": cubridge}
+    exec(body, namespace)
+    fn = namespace["fn"]
+    fn.__name__ = "renamed_usecase"
+    return fn
+
+
+def test_a_function_renamed_through_dunder_name_is_found_by_its_code_name():
+    # numba-cuda's test_ufuncs: exec("def fn(a0, a1): ...") then fn.__name__ = "arccos_usecase".
+    kernel = _renamed("def fn(r, x):\n    r[0] = x + 1\n")
+    _ptx(kernel, "void(int64[::1], int64)")
+    helper = _renamed("def fn(x):\n    return x * 2\n")
+
+    def calls_renamed(r, x):
+        r[0] = helper(x)
+    _ptx(calls_renamed, "void(int64[::1], int64)")  # was: function 'renamed_usecase' is not defined

@@ -117,3 +117,4 @@ def _closure_dtype():
 def test_a_numba_type_object_in_a_closure_is_a_dtype():
     pytest.importorskip("numba")
     assert ".shared .align 16 .b8" in _ptx(_closure_dtype(), "void(float32[::1], int64)")
+

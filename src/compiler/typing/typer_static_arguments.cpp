@@ -95,11 +95,15 @@ std::optional<StaticBinding> FunctionTyper::static_binding(Expr& a, const Functi
 
 Type FunctionTyper::module_function_call(Expr& e, const FunctionDef& def) {
   bind_arguments(e, def);
+  // A function declared with signatures (jit(sigs, device=True)) takes its declared parameter types:
+  // numba converts the arguments to them, so nothing is bound at compile time.
+  const bool declared = prog_.options.declared_signatures.count(def.name) > 0;
   bool unknown = false, any = false;
   std::vector<Type> args;
   std::vector<StaticBinding> statics;
   for (std::size_t i = 1; i < e.kids.size(); ++i) {
-    std::optional<StaticBinding> s = i - 1 < def.params.size() ? static_binding(*e.kids[i], def, i - 1) : std::nullopt;
+    std::optional<StaticBinding> s =
+        !declared && i - 1 < def.params.size() ? static_binding(*e.kids[i], def, i - 1) : std::nullopt;
     if (s) {
       any = true;
       e.kids[i]->type = Type::none();  // passes nothing
