@@ -82,6 +82,10 @@ class FunctionEmitter {
   Value math(const std::string& f, const std::vector<Value>& args, const std::vector<Type>& formals, const Type& result);
   /// A NumPy ufunc on scalars (emit_numpy.cpp), its loop's types in e.formals.
   Value numpy_ufunc(const Expr& e, const std::vector<Value>& args);
+  /// One ufunc loop on scalars: `f` with the loop's input types `formals` (more are ignored), result R.
+  Value ufunc_scalar(std::string_view f, const std::vector<Type>& formals, const Type& R, const std::vector<Value>& args);
+  /// np.<ufunc>(inputs..., out) on arrays: the loop over out's elements, inputs broadcast from size-1 axes.
+  Value numpy_ufunc_on_arrays(const Expr& e, const std::vector<Value>& args);
   /// `v.view(T)` (emit_numpy.cpp): a bit cast to a type of the same width.
   Value scalar_view(const Expr& e);
   /// numba.cuda.libdevice.<name>(...) (emit_libdevice.cpp).

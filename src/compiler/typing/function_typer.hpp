@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "compiler/kernel_library/numpy_ufuncs.hpp"
 #include "compiler/typing/typer.hpp"
 
 namespace cubridge::compiler::typer_detail {
@@ -628,6 +629,10 @@ class FunctionTyper {
   // NumPy (typer_numpy.cpp): np.pi and friends, and the ufuncs numba-cuda lowers, on scalars.
   Type numpy_constant(Expr& e, std::string_view attr);
   Type numpy_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
+  /// The loop numba-cuda lowers for ufunc on these scalar types; refuses what it cannot compile.
+  UfuncLoop ufunc_loop(Expr& e, std::string_view ufunc, const std::string& shown, const std::vector<Type>& args);
+  /// np.<ufunc>(inputs..., out) on arrays (typer_numpy.cpp): returns out's type; e.formals: loop inputs, output.
+  Type numpy_ufunc_on_arrays(Expr& e, std::string_view ufunc, const std::string& shown, const std::vector<Type>& args);
   /// `x.dtype` of an array x, where a type is expected; nullopt when `e` is not one.
   std::optional<Type> array_dtype_of(Expr& e);
   /// `x.dtype.type(v)`: v converted to the array's element type.
