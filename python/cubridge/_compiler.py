@@ -8,6 +8,7 @@ Numba's rules), emits NVVM IR and hands it to libNVVM. CPython never executes th
 from __future__ import annotations
 
 import math as _math
+import operator
 import os
 import sys
 import types as _pytypes
@@ -530,6 +531,8 @@ class _Environment:
                 for i, e in enumerate(v):  # ops = (f, g); ops[0](x), ops[-1](x)
                     self.function(getattr(e, "py_func", e), f"{n}[{i}]")
                     self.options.add_function_alias(f"{n}[{i - len(v)}]", _def_name(getattr(e, "py_func", e)))
+            elif callable(v) and getattr(v, "__module__", None) == "_operator" and hasattr(operator, v.__name__):
+                imports.append(f"import operator.{v.__name__} as {n}")  # op = operator.truediv: op(x, y) is x / y
             elif isinstance(v, _intrinsics.Intrinsic):  # from cubridge import grid
                 imports.append(f"import cubridge.{v._name} as {n}")
             elif isinstance(inner, type) and inner.__module__.startswith("numba.cuda"):  # from numba.cuda import grid

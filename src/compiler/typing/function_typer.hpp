@@ -608,6 +608,9 @@ class FunctionTyper {
   Type tuple_subscript(Expr& e, const Type& base);
 
   Type call(Expr& e);
+  /// operator.add(a, b) and the other operator functions: the call becomes the operator expression
+  /// (typer_operator_module.cpp).
+  Type operator_call(Expr& e, const std::string& fname);
   /// A prelude function (kernel_library/cmath_prelude.cpp), added to the program on first use.
   const FunctionDef& cmath_function(const std::string& impl);
   /// a ** b / pow(a, b) on complex numbers of type t: a call of the prelude's __cpow_c64/_c128.

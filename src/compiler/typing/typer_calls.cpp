@@ -57,6 +57,7 @@ Type FunctionTyper::call(Expr& e) {
     if (mod == "cmath") return cmath_call(e, fname, args, unknown);
     if (mod == "numba.cuda.libdevice") return libdevice_call(e, fname, args, unknown);
     if (mod == "numba.cuda.fp16") return fp16_call(e, fname, args, unknown);
+    if (mod == "operator") return operator_call(e, fname);
     if (is_numeric_module(mod) || mod.starts_with("numba") ) {
       if (auto t = parse_type_name(fname); t && t->is_scalar()) {
         arity(e, fname, n, 1, 1);
