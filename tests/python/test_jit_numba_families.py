@@ -10,8 +10,7 @@ The rules, family by family (numba-cuda 0.30's cudaimpl.py, cudamath.py, mathimp
   work on components; `.real` of a real array is the array; `.imag` of a real array is refused;
 - `i.bit_count()` on an integer: cuda.popc(i) in i's type;
 - math.frexp -> (float, int32), math.modf -> (float, float), math.remainder, math.nextafter: libdevice's;
-- complex ** complex and pow(complex, complex): numba-cuda's cpow_internal, compiled with the kernel;
-  the in-place `x **= y` on complex numbers is refused by name;
+- complex ** complex, pow(complex, complex) and x **= y: numba-cuda's cpow_internal, compiled with the kernel;
 - cuda.nanosleep(ns); shared/local shapes from global or closure tuples; self-recursion with a declared
   return type (a real call) and its refusal without one;
 - a function renamed through __name__ after exec is found by its code object's name.
@@ -185,11 +184,14 @@ def power_in_place(r, x):
     v = r[0]
     v **= x[0]
     r[0] = v
+    r[1] **= x[1]
 
 
-def test_in_place_complex_power_is_refused_by_name():
-    with pytest.raises(cubridge.CompileError, match=r"an in-place complex power is not supported; write x = x \*\* y"):
-        cubridge.compile_ptx(power_in_place, "void(complex128[::1], complex128[::1])", cc=CC)
+def test_in_place_complex_power_calls_cpow_too():
+    sig = "void(complex64[::1], complex64[::1])"
+    _ptx(power_in_place, sig)
+    ir = cubridge._compiler._compile_result(power_in_place, sig, device=False, abi="numba", cc=CC).nvvm_ir
+    assert ir.count("call i32 @") >= 2 and "__cpow_c64" in ir
 
 
 def sleeps(x):

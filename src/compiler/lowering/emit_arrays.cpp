@@ -183,9 +183,7 @@ void FunctionEmitter::array_aug_assign(const Stmt& s) {
   std::string ety = llvm_data_type(d);
   Value cur = from_data(ins("load " + ety + ", " + ety + "* " + ptr), d);
   Value rhs = expr(*s.value);
-  auto r = resolve_binop(s.aug_op, cur.t, rhs.t);
-  Value result = binary(s.aug_op, cur, rhs, {r->lhs, r->rhs}, r->result);
-  Value c = to_data(convert(result, d));
+  Value c = to_data(convert(aug_operation(s, target, cur, rhs), d));
   line("store " + ety + " " + c.v + ", " + ety + "* " + ptr);
 }
 

@@ -105,6 +105,12 @@ Value FunctionEmitter::user_function_call(const Expr& e, const std::vector<Value
   return convert(from_data(raw, callee.return_type), e.type);
 }
 
+Value FunctionEmitter::aug_operation(const Stmt& s, const Expr& target, const Value& cur, const Value& rhs) {
+  if (target.callee == Callee::UserFunction) return user_function_call(target, {cur, rhs});
+  auto r = resolve_binop(s.aug_op, cur.t, rhs.t);
+  return binary(s.aug_op, cur, rhs, {r->lhs, r->rhs}, r->result);
+}
+
 Value FunctionEmitter::builtin(const Expr& e, const std::vector<Value>& args) {
   const std::string& f = e.target;
   const Type& R = e.type;

@@ -196,8 +196,7 @@ void FunctionEmitter::statement(const Stmt& s) {
       }
       Value cur = expr(target);
       Value rhs = expr(*s.value);
-      auto r = resolve_binop(s.aug_op, cur.t, rhs.t);
-      store_local(target.slot, binary(s.aug_op, cur, rhs, {r->lhs, r->rhs}, r->result));
+      store_local(target.slot, aug_operation(s, target, cur, rhs));
       return;
     }
     case StmtKind::If: {

@@ -73,6 +73,9 @@ class FunctionEmitter {
   /// `operator_form`: the expression a <op> b (numba's operator.truediv), not an in-place a <op>= b.
   /// A call of a compiled module function (e.callee_index) with `args` (converted to its parameters).
   Value user_function_call(const Expr& e, const std::vector<Value>& args);
+  /// target op= value's new value from the current one: the operator, or numba-cuda's cpow for a complex
+  /// **= (the typer marks the target as its call: typer's complex_power).
+  Value aug_operation(const Stmt& s, const Expr& target, const Value& cur, const Value& rhs);
   Value binary(BinOp op, const Value& a, const Value& b, const std::vector<Type>& formals, const Type& result,
                bool operator_form = false);
   std::string compare(CmpOp op, const Value& a, const Value& b, const Type& formal);

@@ -521,11 +521,10 @@ class FunctionTyper {
   Type binary(BinOp op, const Type& a, const Type& b, SourceLoc loc, Expr* node) {
     if (a.is_unknown() || b.is_unknown()) return Type();
     auto r = resolve_binop(op, a, b);
-    bool in_place = !node || (node->kind != ExprKind::Binary && node->kind != ExprKind::Call);
-    if (!r || (op == BinOp::Pow && r->lhs.is_complex() && in_place))
-      error(loc, "unsupported operand types for " + std::string(binop_symbol(op)) + ": " + a.name() + " and " + b.name() +
-                     (r ? " (an in-place complex power is not supported; write x = x ** y)" : ""));
-    if (op == BinOp::Pow && r->lhs.is_complex() && node) return complex_power(*node, r->lhs);
+    if (!r || (op == BinOp::Pow && r->lhs.is_complex() && !node))
+      error(loc, "unsupported operand types for " + std::string(binop_symbol(op)) + ": " + a.name() + " and " + b.name());
+    // a ** b, pow(a, b) and a **= b (node: the target) on complex numbers call numba-cuda's cpow.
+    if (op == BinOp::Pow && r->lhs.is_complex()) return complex_power(*node, r->lhs);
     if (node) node->formals = {r->lhs, r->rhs};
     // numba's complex division (CPython's algorithm) raises ZeroDivisionError for a zero divisor in every
     // error model; the raising thread stops there, as numba-cuda's does.

@@ -104,7 +104,7 @@ Type FunctionTyper::complex_power(Expr& e, const Type& t) {
   // function compiled with the kernel (mathimpl.cpow_implement): so is the prelude's copy of it.
   std::string impl = t.bits() == 64 ? "__cpow_c64" : "__cpow_c128";
   user_call(e, cmath_function(impl), {t, t}, false);
-  e.formals = {t, t};
+  e.formals = {t, t};  // an augmented assignment's target gets its index types back (statement())
   return t;
 }
 

@@ -93,11 +93,13 @@ def _math_inputs(dtype):
 case(math_pairs, lambda: _math_inputs(np.float64), grid=1, block=N, outs=[2, 3, 4, 5, 6, 7])
 
 
-def complex_power(r, s, x, y):
+def complex_power(r, s, t, x, y):
     i = cuda.grid(1)
     if i < x.size:
         r[i] = x[i] ** y[i]
         s[i] = pow(x[i], y[i])
+        t[i] = x[i]
+        t[i] **= y[i]
 
 
 def _power_inputs(dtype):
@@ -105,7 +107,8 @@ def _power_inputs(dtype):
     y = (rng(3).uniform(-2, 2, N) + 1j * rng(4).uniform(-2, 2, N)).astype(dtype)
     x[:4] = [0, 0, 2 + 1j, -1]
     y[:4] = [0, 1 + 1j, 2, 0.5j]
-    return [np.zeros(N, dtype), np.zeros(N, dtype), x, y]
+    return [np.zeros(N, dtype), np.zeros(N, dtype), np.zeros(N, dtype), x, y]
 
 
-case(complex_power, lambda: _power_inputs(np.complex128), grid=1, block=N, outs=[0, 1], rtol=1e-13)
+case(complex_power, lambda: _power_inputs(np.complex128), grid=1, block=N, outs=[0, 1, 2], rtol=1e-13)
+case(complex_power, lambda: _power_inputs(np.complex64), grid=1, block=N, outs=[0, 1, 2], rtol=1e-5)
