@@ -8,12 +8,13 @@ Numba's rules), emits NVVM IR and hands it to libNVVM. CPython never executes th
 from __future__ import annotations
 
 import math as _math
+import operator
 import os
 import sys
 import types as _pytypes
 from typing import Any, Callable
 
-from . import _core, _intrinsics, _jit_options, _linker, _logging, _records, _scalar_types
+from . import _core, _intrinsics, _jit_options, _linker, _logging, _numba_extensions, _records, _scalar_types
 from ._core import CompileError
 
 __all__ = [
@@ -397,6 +398,26 @@ def _is_user_module(m: _pytypes.ModuleType) -> bool:
     return m.__name__.partition(".")[0] not in _KNOWN_MODULE_ROOTS
 
 
+# Modules of the callables bound as `from <math or numpy> import name`: math's functions, NumPy's scalar types
+# and numba's number types (numba.core's, and numba-cuda's own since 0.30: numba.cuda.types.cuda_scalars).
+_NUMBER_TYPE_MODULES = ("math", "numpy", "numba", "numba.core.types.scalars", "numba.cuda.types.scalars",
+                        "numba.cuda.types.cuda_scalars")
+
+
+def _def_name(fn) -> str:
+    """The name fn's source defines it by: its code object's (a function renamed through __name__ after
+    `exec` keeps `def fn` in its text, as numba-cuda's test_ufuncs makes them)."""
+    return fn.__code__.co_name
+
+
+def _compiled_from_body(v) -> bool:
+    """Whether v is a Python function (or a dispatcher of one) whose body is what the GPU runs: not one of
+    numba's stubs, nor a function numba implements through an @overload or @intrinsic (_numba_extensions)."""
+    inner = getattr(v, "py_func", v)
+    return isinstance(inner, _pytypes.FunctionType) and _numba_extensions.numba_path(inner) is None and \
+        _numba_extensions.refusal(getattr(inner, "__name__", "?"), v) is None
+
+
 def _inline_policy(v) -> str | None:
     """'never' for a helper declared @cubridge.jit(device=True, inline='never'), else None (inlined).
     numba-cuda's dispatchers are not read: inline='never' is their default, so a written one cannot be
@@ -411,10 +432,11 @@ class _Environment:
     def __init__(self, options, entry):
         self.options = options
         self.imports: list[str] = []
-        self.by_name: dict[str, Any] = {entry.__name__: entry}  # functions compiled by their own name
+        self.by_name: dict[str, Any] = {_def_name(entry): entry}  # functions compiled by their own name
         self.queue = [entry]
         self.bound: set[str] = set()
         self.deferred: list = []  # (function, alias) reached through modules: added after bind's own names
+        self.signatures: dict = {}  # function -> the signatures a numba-cuda device dispatcher declared for it
 
     def function(self, fn, alias: str | None, strict: bool = True) -> None:
         """Compiles fn too; `alias` is the name or path the code calls it by when not fn.__name__. Not
@@ -428,22 +450,25 @@ class _Environment:
         self._add(fn, alias, strict)
 
     def _add(self, fn, alias: str | None, strict: bool) -> None:
-        other = self.by_name.get(fn.__name__)
+        name = _def_name(fn)
+        other = self.by_name.get(name)
         if other is not None and other is not fn and not strict:
             return
         if other is None:
-            self.by_name[fn.__name__] = fn
+            self.by_name[name] = fn
             self.queue.append(fn)
             src, fname, line = _source_of(fn)
             self.options.add_unit(src, fname, line)
             if _inline_policy(fn) == "never":
-                self.options.add_inline_never(fn.__name__)
+                self.options.add_inline_never(name)
+            for sig in self.signatures.get(fn) or getattr(fn, "__cubridge_signatures__", ()):  # jit(sigs, device=True)
+                self.options.add_declared_signature(name, _signature_text(sig))
         elif other is not fn:
             raise CompileError(f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}: two different functions named "
-                               f"{fn.__name__!r} are called ({other.__module__}.{other.__qualname__} and "
+                               f"{name!r} are called ({other.__module__}.{other.__qualname__} and "
                                f"{fn.__module__}.{fn.__qualname__}); cubridge compiles helpers by their name: rename one")
-        if alias is not None and alias != fn.__name__:
-            self.options.add_function_alias(alias, fn.__name__)
+        if alias is not None and alias != name:
+            self.options.add_function_alias(alias, name)
 
     def module_members(self, module: _pytypes.ModuleType, names: set[str], path: str, depth: int = 0) -> None:
         """mod.fn, mod.CONST and pkg.sub.fn: the members of a user module that the code names."""
@@ -453,7 +478,7 @@ class _Environment:
                 continue
             v = members[n]
             inner = getattr(v, "py_func", v)
-            if isinstance(inner, _pytypes.FunctionType):
+            if _compiled_from_body(v):
                 self.function(inner, f"{path}.{n}", strict=False)
             elif isinstance(v, _pytypes.ModuleType) and _is_user_module(v) and depth < 8:
                 self.module_members(v, names, f"{path}.{n}", depth + 1)
@@ -466,7 +491,7 @@ class _Environment:
         params = fn.__code__.co_varnames[fn.__code__.co_argcount - len(values):fn.__code__.co_argcount]
         for p, v in zip(params, values):
             if (c := _constant(v)) is not None:
-                self.options.add_constant(f"<default {fn.__name__}.{p}>", c[0], c[1])
+                self.options.add_constant(f"<default {_def_name(fn)}.{p}>", c[0], c[1])
 
     def bind(self, f) -> None:
         env: dict[str, Any] = {}
@@ -494,22 +519,30 @@ class _Environment:
                 options.add_exception_class(n, _register_exception_class(inner))
             elif _random_host_function(inner):  # refused by name where a kernel calls it
                 imports.append(f"import {inner.__module__}.{inner.__name__} as {n}")
+            elif isinstance(inner, _pytypes.FunctionType) and (path := _numba_extensions.numba_path(inner)):
+                imports.append(f"import {path} as {n}")  # numba's stubs (cuda.ldcg, libdevice.sin): never their body
+            elif (why := _numba_extensions.refusal(n, v)) is not None:
+                options.add_refused_function(n, why)  # a user's @overload / @intrinsic: refused where called
             elif isinstance(inner, _pytypes.FunctionType):
+                if sigs := _numba_extensions.declared_signatures(v):
+                    self.signatures[inner] = sigs
                 self.function(inner, n)  # from numba.cuda.random import X as Y: an alias of cubridge's X
-            elif isinstance(v, tuple) and v and all(isinstance(getattr(e, "py_func", e), _pytypes.FunctionType)
-                                                    for e in v):
+            elif isinstance(v, tuple) and v and all(_compiled_from_body(e) for e in v):
                 for i, e in enumerate(v):  # ops = (f, g); ops[0](x), ops[-1](x)
                     self.function(getattr(e, "py_func", e), f"{n}[{i}]")
-                    self.options.add_function_alias(f"{n}[{i - len(v)}]", getattr(e, "py_func", e).__name__)
+                    self.options.add_function_alias(f"{n}[{i - len(v)}]", _def_name(getattr(e, "py_func", e)))
+            elif callable(v) and getattr(v, "__module__", None) == "_operator" and hasattr(operator, v.__name__):
+                imports.append(f"import operator.{v.__name__} as {n}")  # op = operator.truediv: op(x, y) is x / y
             elif isinstance(v, _intrinsics.Intrinsic):  # from cubridge import grid
                 imports.append(f"import cubridge.{v._name} as {n}")
             elif isinstance(inner, type) and inner.__module__.startswith("numba.cuda"):  # from numba.cuda import grid
                 imports.append(f"import numba.cuda.{inner.__name__} as {n}")
             elif isinstance(v, NumberType) and not isinstance(v, (TupleType, ArrayType, VoidType, RecordType)):
                 imports.append(f"from numpy import {v.name} as {n}")  # cubridge.float32(x) casts
-            elif callable(v) and getattr(v, "__module__", None) in ("math", "numpy", "numba", "numba.core.types.scalars"):
+            elif callable(v) and getattr(v, "__module__", None) in _NUMBER_TYPE_MODULES:
                 mod = "math" if v.__module__ == "math" else "numpy"
-                imports.append(f"from {mod} import {getattr(v, '__name__', n)} as {n}")
+                # numba's type objects are instances: their name is .name (nbtype = numba.cuda.float32)
+                imports.append(f"from {mod} import {getattr(v, '__name__', None) or getattr(v, 'name', n)} as {n}")
             elif (d := _records.dtype_name(v)) is not None:  # cuda.local.array(n, dtype=rec)
                 options.add_dtype(n, d)
             elif (c := _constant(v)) is not None:
@@ -544,7 +577,7 @@ def _collect(pyfunc, options) -> tuple[str, str]:
             env.defaults(f)
     if env.imports:
         options.add_unit("\n".join(env.imports) + "\n", "<imports>", 1)
-    return source, fn.__name__
+    return source, _def_name(fn)
 
 
 _EXCEPTION_CLASSES: dict = {}

@@ -11,7 +11,8 @@ __all__ = ["grid", "gridsize", "threadIdx", "blockIdx", "blockDim", "gridDim", "
            "syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or", "syncwarp", "threadfence",
            "threadfence_block", "threadfence_system", "shared", "local", "atomic", "shfl_sync", "shfl_up_sync",
            "shfl_down_sync", "shfl_xor_sync", "all_sync", "any_sync", "eq_sync", "ballot_sync", "activemask",
-           "lanemask_lt", "popc", "clz", "ffs", "brev", "fma", "cbrt", "selp", "const", "cg"]
+           "lanemask_lt", "popc", "clz", "ffs", "brev", "fma", "cbrt", "selp", "const", "cg",
+           "ldca", "ldcg", "ldcs", "ldlu", "ldcv", "stcg", "stcs", "stwb", "stwt", "nanosleep"]
 
 
 class Intrinsic:
@@ -54,8 +55,8 @@ shared = _Namespace("shared", ("array",))
 local = _Namespace("local", ("array",))
 const = _Namespace("const", ("array_like",))
 cg = _Namespace("cg", ("this_grid",))
-atomic = _Namespace("atomic", ("add", "sub", "max", "min", "and_", "or_", "xor", "exch", "inc", "dec", "cas",
-                               "compare_and_swap"))
+atomic = _Namespace("atomic", ("add", "sub", "max", "min", "nanmax", "nanmin", "and_", "or_", "xor", "exch", "inc",
+                               "dec", "cas", "compare_and_swap"))
 (grid, gridsize, laneid, warpsize, syncthreads, syncthreads_count, syncthreads_and, syncthreads_or, syncwarp,
  threadfence, threadfence_block, threadfence_system, shfl_sync, shfl_up_sync, shfl_down_sync, shfl_xor_sync,
  all_sync, any_sync, eq_sync, ballot_sync, activemask, lanemask_lt, popc, clz, ffs, brev, fma, cbrt, selp) = (
@@ -64,3 +65,8 @@ atomic = _Namespace("atomic", ("add", "sub", "max", "min", "and_", "or_", "xor",
                            "threadfence_system", "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync",
                            "all_sync", "any_sync", "eq_sync", "ballot_sync", "activemask", "lanemask_lt", "popc",
                            "clz", "ffs", "brev", "fma", "cbrt", "selp"))
+# numba-cuda's cache-hinted loads and stores: ldcg(array, i) reads a[i] with ld.global.cg, stcg(array, i, v)
+# writes it with st.global.cg (i an integer, or a tuple of integers for a multi-dimensional array).
+ldca, ldcg, ldcs, ldlu, ldcv, stcg, stcs, stwb, stwt = (
+    Intrinsic(n) for n in ("ldca", "ldcg", "ldcs", "ldlu", "ldcv", "stcg", "stcs", "stwb", "stwt"))
+nanosleep = Intrinsic("nanosleep")  # cuda.nanosleep(ns): suspends the thread for about ns nanoseconds (sm_70+)

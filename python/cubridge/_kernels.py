@@ -346,6 +346,8 @@ def jit(func_or_sig: Any = None, **options: Any) -> Any:
         if checked.device:
             func.__cubridge_device__ = True
             func.__cubridge_inline__ = checked.inline_policy
+            # numba-cuda's jit(sigs, device=True): calls are typed against these, arguments cast to them
+            func.__cubridge_signatures__ = tuple(sigs)
             return func
         return Dispatcher(func, sigs, checked)
 

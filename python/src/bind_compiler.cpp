@@ -53,7 +53,13 @@ void bind_compiler(nb::module_& m) {
       .def("add_function_alias", [](CompileOptions& o, const std::string& alias, const std::string& function) {
         o.function_aliases[alias] = function;
       })
-      .def("add_inline_never", [](CompileOptions& o, const std::string& function) { o.inline_never.insert(function); });
+      .def("add_inline_never", [](CompileOptions& o, const std::string& function) { o.inline_never.insert(function); })
+      .def("add_refused_function", [](CompileOptions& o, const std::string& name, std::string reason) {
+        o.refused_functions[name] = std::move(reason);
+      })
+      .def("add_declared_signature", [](CompileOptions& o, const std::string& function, std::string_view signature) {
+        o.declared_signatures[function].push_back(parse_signature(signature));
+      });
 
   nb::class_<CompileResult>(m, "_CompileResult")
       .def_prop_ro("code", [](const CompileResult& r) { return nb::bytes(r.code.data(), r.code.size()); })

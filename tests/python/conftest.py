@@ -112,3 +112,11 @@ def numba_typing_errors() -> tuple:
         except (ImportError, AttributeError):
             pass
     return tuple(found)
+
+
+def assembled_ptx(fn, sig, cc=(8, 0)) -> str:
+    """The PTX of kernel `fn` compiled for `sig` (cubridge.compile_ptx), after checking that ptxas assembles it."""
+    ptx, _ = cubridge.compile_ptx(fn, sig, cc=cc)
+    r = cubridge.ptxas_check(ptx, cc)
+    assert r, r.log
+    return ptx

@@ -111,6 +111,14 @@ struct CompileOptions {
   /// Module functions declared with inline='never' (numba-cuda's jit option: no forced inlining): not
   /// marked alwaysinline, so NVVM's inliner decides, as it does for numba-cuda.
   std::set<std::string, std::less<>> inline_never;
+  /// Names bound outside the source to functions whose GPU code cubridge cannot compile faithfully, each
+  /// -> why (a numba @overload or @intrinsic: its Python body is not what numba runs on the GPU). A call
+  /// of such a name is refused with that reason, never compiled from the Python body.
+  std::map<std::string, std::string, std::less<>> refused_functions;
+  /// Module functions given signatures (numba-cuda's jit(sigs, device=True)), by the function's own name: a
+  /// call picks one by Numba's overload score and converts its arguments to it (unsafely where needed:
+  /// 1.5 -> int64 is 1), and a declared return type converts the result.
+  std::map<std::string, std::vector<Signature>, std::less<>> declared_signatures;
 };
 
 /// Where the time went, in seconds.

@@ -140,6 +140,9 @@ std::string compile_cache_key(std::string_view source, std::string_view function
   for (const auto& [name, t] : o.dtypes) parts.push_back(name + ":" + t.name());
   for (const auto& [alias, function] : o.function_aliases) parts.push_back("alias " + alias + "=" + function);
   for (const std::string& function : o.inline_never) parts.push_back("inline_never " + function);
+  for (const auto& [name, reason] : o.refused_functions) parts.push_back("refused " + name + "=" + reason);
+  for (const auto& [name, signatures] : o.declared_signatures)
+    for (const Signature& s : signatures) parts.push_back("signature " + name + "=" + s.str());
   for (const CompileOptions::Unit& u : o.extra_units) {
     parts.push_back(u.filename + ":" + std::to_string(u.first_line));
     parts.push_back(u.source);

@@ -1,6 +1,7 @@
 // Internal: the cmath module for kernels, written in the Python subset this compiler accepts and compiled with
 // the kernel when it calls cmath (typer_cmath.cpp), as numba-cuda compiles its own Python implementations
-// (cmathimpl.py: CPython's and NumPy's algorithms over math functions). Bit-for-bit parity with numba-cuda
+// (cmathimpl.py: CPython's and NumPy's algorithms over math functions), and numba-cuda's complex power
+// (mathimpl.cpow_implement: `a ** b` and pow(a, b) on complex numbers, __cpow_c64/_c128). Bit-for-bit parity with numba-cuda
 // depends on doing the same floating-point operations in the same types, so each function keeps numba's
 // operation order, and a name never holds two types where numba's SSA would give them two variables.
 // Thresholds are numba's: float32 ones (FLT_MAX / 4, FLT_MAX / (1 + sqrt 2)) are written as the float64
@@ -12,6 +13,7 @@ namespace cubridge::compiler {
 std::string_view cmath_prelude_source() {
   return R"PY(import math
 import cmath
+import numpy as __np
 
 
 def __cmath_isnan(z):
@@ -130,6 +132,31 @@ def __cmath_sqrt_below(z, thres):
     if scale:
         return complex(re * 2, im)
     return complex(re, im)
+
+
+def __cpow(a, b, zero, one):
+    # numba-cuda's cpow_internal with fty(0.0) = zero, fty(1.0) = one and cty(x) = complex(x, zero): the
+    # constants in the component type, so complex64 stays in float32 as numba's does.
+    if b.real == zero and b.imag == zero:
+        return complex(one, zero) + complex(zero, zero)
+    elif a.real == zero and b.real == zero:
+        return complex(zero, zero) + complex(zero, zero)
+    vabs = math.hypot(a.real, a.imag)
+    length = math.pow(vabs, b.real)
+    at = math.atan2(a.imag, a.real)
+    phase = at * b.real
+    if b.imag != zero:
+        length /= math.exp(at * b.imag)
+        phase += b.imag * math.log(vabs)
+    return length * (complex(math.cos(phase), zero) + complex(math.sin(phase), zero) * complex(zero, one))
+
+
+def __cpow_c64(a, b):
+    return __cpow(a, b, __np.float32(0.0), __np.float32(1.0))
+
+
+def __cpow_c128(a, b):
+    return __cpow(a, b, 0.0, 1.0)
 
 
 def __cmath_sqrt_c64(z):

@@ -96,17 +96,21 @@ FunctionEmitter::Indexed FunctionEmitter::index_array(const Value& a, const Expr
     std::string term = ins("mul i64 " + by + ", " + stride);
     offset = offset == "0" ? term : ins("add i64 " + offset + ", " + term);
   };
-  for (std::size_t k = 0; k < parts.size(); ++k) {
+  // A tuple of integers held in a variable (typer: array_indices) gives one index per item.
+  std::optional<Value> packed;
+  if (index.kind != ExprKind::Tuple && index.type.is_tuple()) packed = expr(index);
+  const std::size_t count = packed ? index_types.size() : parts.size();
+  for (std::size_t k = 0; k < count; ++k) {
     int axis = static_cast<int>(k);
     std::string stride = axis_stride(a, axis);
-    if (parts[k]->kind == ExprKind::Slice) {
+    if (!packed && parts[k]->kind == ExprKind::Slice) {
       SliceAxis s = slice_axis(array_field(a, 5, axis).v, *parts[k]);
       advance(s.start, stride);
       r.shape.push_back(s.length);
       r.strides.push_back(s.step == "1" ? stride : ins("mul i64 " + stride + ", " + s.step));
       continue;
     }
-    Value raw = expr(*parts[k]);
+    Value raw = packed ? extract(*packed, k) : expr(*parts[k]);
     Value i = convert(raw, index_types[k].is_signed() ? i64 : Type::integer(64, false));
     std::string idx = i.v;
     if (index_types[k].is_signed()) {  // Numba's wraparound: a negative index counts from the end
@@ -117,7 +121,7 @@ FunctionEmitter::Indexed FunctionEmitter::index_array(const Value& a, const Expr
     }
     advance(idx, stride);
   }
-  for (int k = static_cast<int>(parts.size()); k < t.ndim(); ++k) {  // the axes not indexed stay whole
+  for (int k = static_cast<int>(count); k < t.ndim(); ++k) {  // the axes not indexed stay whole
     r.shape.push_back(array_field(a, 5, k).v);
     r.strides.push_back(axis_stride(a, k));
   }
@@ -179,9 +183,7 @@ void FunctionEmitter::array_aug_assign(const Stmt& s) {
   std::string ety = llvm_data_type(d);
   Value cur = from_data(ins("load " + ety + ", " + ety + "* " + ptr), d);
   Value rhs = expr(*s.value);
-  auto r = resolve_binop(s.aug_op, cur.t, rhs.t);
-  Value result = binary(s.aug_op, cur, rhs, {r->lhs, r->rhs}, r->result);
-  Value c = to_data(convert(result, d));
+  Value c = to_data(convert(aug_operation(s, target, cur, rhs), d));
   line("store " + ety + " " + c.v + ", " + ety + "* " + ptr);
 }
 
@@ -193,6 +195,18 @@ Value FunctionEmitter::array_attribute(const Expr& e) {
     std::vector<Value> parts;
     for (int k = 0; k < a.t.ndim(); ++k) parts.push_back(array_field(a, n == "shape" ? 5 : 6, k));
     return make_aggregate(e.type, parts);
+  }
+  if (n == "real" || n == "imag") {
+    if (!a.t.dtype().is_complex()) return a;  // .real of a real array (typer: array_attribute)
+    // A view of one component: the same shape and strides, items of the component's size.
+    const Type& c = e.type.dtype();
+    std::string cty = llvm_data_type(c), ety = llvm_element_type(a.t.dtype());
+    std::string data = ins("bitcast " + ety + "* " + array_field(a, 4).v + " to " + cty + "*");
+    if (n == "imag") data = ins("getelementptr " + cty + ", " + cty + "* " + data + ", i64 1");
+    std::vector<std::string> pieces = {"null", "null", array_field(a, 2).v, std::to_string(item_size(c)), data};
+    for (int k = 0; k < a.t.ndim(); ++k) pieces.push_back(array_field(a, 5, k).v);
+    for (int k = 0; k < a.t.ndim(); ++k) pieces.push_back(axis_stride(a, k));
+    return build_array(e.type, pieces);
   }
   if (n == "ndim") return {std::to_string(a.t.ndim()), i64};
   if (n == "itemsize") return {std::to_string(item_size(a.t.dtype())), i64};

@@ -35,7 +35,16 @@ Value FunctionEmitter::call(const Expr& e) {
   if (e.callee == Callee::Builtin && e.target == "grid_sync") return grid_sync(e);
   if (e.callee == Callee::Builtin && e.target == "view") return scalar_view(e);  // its argument is a type
   std::vector<Value> args;
-  for (std::size_t i = 1; i < e.kids.size(); ++i) args.push_back(expr(*e.kids[i]));
+  const std::vector<std::string>* statics =
+      e.callee == Callee::UserFunction ? &m_.module.functions[static_cast<std::size_t>(e.callee_index)]->static_args
+                                       : nullptr;
+  for (std::size_t i = 1; i < e.kids.size(); ++i) {
+    if (statics && i - 1 < statics->size() && !(*statics)[i - 1].empty()) {
+      args.push_back({"undef", Type::none()});  // bound at compile time (typer_static_arguments.cpp)
+      continue;
+    }
+    args.push_back(expr(*e.kids[i]));
+  }
   switch (e.callee) {
     case Callee::Math: return math(e, args);
     case Callee::TypeCast: return convert(args[0], e.type);
@@ -51,41 +60,55 @@ Value FunctionEmitter::call(const Expr& e) {
         Value neg{ins("fsub " + llvm_value_type(c) + " " + float_const(-0.0, c).v + ", " + im.v), c};
         return make_aggregate(base.t, {extract(base, 0), neg});
       }
-      return builtin(e, args);
-    case Callee::UserFunction: {
-      TypedFunction& callee = *m_.module.functions[static_cast<std::size_t>(e.callee_index)];
-      const std::string& sym = m_.function_symbol(e.callee_index);
-      std::string rty = callee.return_type.is_none() ? "i8" : llvm_data_type(callee.return_type);
-      std::string slot = alloca(rty);
-      std::string text = "call i32 @" + sym + "(" + rty + "* " + slot;
-      auto flatten = [&](auto&& self, const Value& v) -> void {
-        if (v.t.is_complex() || v.t.is_tuple()) {
-          std::size_t n = v.t.is_complex() ? 2 : v.t.elements().size();
-          for (std::size_t i = 0; i < n; ++i) self(self, extract(v, i));
-          return;
-        }
-        if (v.t.is_none()) return;  // None (an omitted default) passes nothing
-        Value d = to_data(v);
-        text += ", " + llvm_data_type(v.t) + " " + d.v;
-      };
-      for (std::size_t i = 0; i < args.size(); ++i) flatten(flatten, convert(args[i], callee.arg_types[i]));
-      std::string status = ins(text + ")");
-      if (callee.can_raise || (m_.options.debug && m_.options.abi == Abi::numba)) {
-        std::string ok = label("call_ok"), fail = label("call_raised");
-        std::string c = ins("icmp eq i32 " + status + ", 0");
-        cond_br(c, ok, fail);
-        start_block(fail);
-        line("ret i32 " + status);
-        terminated_ = true;
-        start_block(ok);
+      if (e.target == "bit_count") {  // numba-cuda: i.bit_count() is cuda.popc(i), in i's own type
+        Value base = expr(*e.kids[0]->kids[0]);
+        std::string ty = llvm_value_type(e.type), fn = "@llvm.ctpop." + ty;
+        m_.declare("declare " + ty + " " + fn + "(" + ty + ") nounwind readnone");
+        return {ins("call " + ty + " " + fn + "(" + ty + " " + base.v + ")"), e.type};
       }
-      if (callee.return_type.is_none()) return {"undef", callee.return_type};
-      std::string raw = ins("load " + rty + ", " + rty + "* " + slot);
-      // e.type differs from the callee's only for cmath's fixed signatures (typer_cmath.cpp).
-      return convert(from_data(raw, callee.return_type), e.type);
-    }
+      return builtin(e, args);
+    case Callee::UserFunction: return user_function_call(e, args);
     default: return {"undef", e.type};
   }
+}
+
+Value FunctionEmitter::user_function_call(const Expr& e, const std::vector<Value>& args) {
+  TypedFunction& callee = *m_.module.functions[static_cast<std::size_t>(e.callee_index)];
+  const std::string& sym = m_.function_symbol(e.callee_index);
+  std::string rty = callee.return_type.is_none() ? "i8" : llvm_data_type(callee.return_type);
+  std::string slot = alloca(rty);
+  std::string text = "call i32 @" + sym + "(" + rty + "* " + slot;
+  auto flatten = [&](auto&& self, const Value& v) -> void {
+    if (v.t.is_complex() || v.t.is_tuple()) {
+      std::size_t n = v.t.is_complex() ? 2 : v.t.elements().size();
+      for (std::size_t i = 0; i < n; ++i) self(self, extract(v, i));
+      return;
+    }
+    if (v.t.is_none()) return;  // None (an omitted default) passes nothing
+    Value d = to_data(v);
+    text += ", " + llvm_data_type(v.t) + " " + d.v;
+  };
+  for (std::size_t i = 0; i < args.size(); ++i) flatten(flatten, convert(args[i], callee.arg_types[i]));
+  std::string status = ins(text + ")");
+  if (callee.can_raise || (m_.options.debug && m_.options.abi == Abi::numba)) {
+    std::string ok = label("call_ok"), fail = label("call_raised");
+    std::string c = ins("icmp eq i32 " + status + ", 0");
+    cond_br(c, ok, fail);
+    start_block(fail);
+    line("ret i32 " + status);
+    terminated_ = true;
+    start_block(ok);
+  }
+  if (callee.return_type.is_none()) return {"undef", callee.return_type};
+  std::string raw = ins("load " + rty + ", " + rty + "* " + slot);
+  // e.type differs from the callee's only for cmath's fixed signatures (typer_cmath.cpp).
+  return convert(from_data(raw, callee.return_type), e.type);
+}
+
+Value FunctionEmitter::aug_operation(const Stmt& s, const Expr& target, const Value& cur, const Value& rhs) {
+  if (target.callee == Callee::UserFunction) return user_function_call(target, {cur, rhs});
+  auto r = resolve_binop(s.aug_op, cur.t, rhs.t);
+  return binary(s.aug_op, cur, rhs, {r->lhs, r->rhs}, r->result);
 }
 
 Value FunctionEmitter::builtin(const Expr& e, const std::vector<Value>& args) {
@@ -230,6 +253,20 @@ Value FunctionEmitter::math(const std::string& f, const std::vector<Value>& args
     std::string inf = float_const(INFINITY, a.t).v;
     if (f == "isinf") return {ins("fcmp oeq " + ty + " " + abs + ", " + inf), R};
     return {ins("fcmp olt " + ty + " " + abs + ", " + inf), R};
+  }
+  if (f == "frexp" || f == "modf") {
+    // libdevice's __nv_frexp(x, int* exponent) -> mantissa and __nv_modf(x, double* integral) -> fraction,
+    // as numba-cuda lowers them: the tuple is (result, what the pointer received).
+    const Type& T = formals[0];
+    std::string ty = llvm_value_type(T), out_ty = f == "frexp" ? "i32" : ty;
+    std::string name = "__nv_" + f + (T.bits() == 32 ? "f" : "");
+    m_.declare("declare " + ty + " @" + name + "(" + ty + ", " + out_ty + "*)");
+    m_.uses_libdevice = true;
+    std::string slot = alloca(out_ty);
+    Value x = convert(args[0], T);
+    std::string r = ins("call " + ty + " @" + name + "(" + ty + " " + x.v + ", " + out_ty + "* " + slot + ")");
+    std::string second = ins("load " + out_ty + ", " + out_ty + "* " + slot);
+    return make_aggregate(R, {{r, T}, {second, R.elements()[1]}});
   }
   if (args.size() == 2) {
     Value a = convert(args[0], formals[0]);

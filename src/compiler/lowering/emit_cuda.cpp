@@ -63,6 +63,11 @@ Value FunctionEmitter::intrinsic(const Expr& e) {
     std::string mask = e.kids.size() > 1 ? convert(arg(0), kI32).v : "-1";
     return void_call("llvm.nvvm.bar.warp.sync", "i32 " + mask, "i32");
   }
+  if (n == "nanosleep") {  // numba-cuda's inline asm (sm_70 and later)
+    Value ns = convert(arg(0), Type::integer(32, false));
+    line("call void asm sideeffect \"nanosleep.u32 $0;\", \"r\"(i32 " + ns.v + ")");
+    return Value{"undef", Type::none()};
+  }
   if (n == "threadfence") return void_call("llvm.nvvm.membar.gl");
   if (n == "threadfence_block") return void_call("llvm.nvvm.membar.cta");
   if (n == "threadfence_system") return void_call("llvm.nvvm.membar.sys");
@@ -83,6 +88,7 @@ Value FunctionEmitter::intrinsic(const Expr& e) {
     if (mode == 3) return {ins("extractvalue {i32, i1} " + r + ", 0"), e.type};
     return {ins("extractvalue {i32, i1} " + r + ", 1"), e.type};
   }
+  if (n.size() == 4 && (n.starts_with("ld") || n.starts_with("st"))) return cache_hint(e);  // ldcg, stwt, ... (typer: cache_hint)
   if (n == "const.array_like") return arg(0);  // the constant array itself (typer: a bound NumPy array)
   if (n == "popc" || n == "clz") {
     const Type& t = e.formals[0];
@@ -211,6 +217,9 @@ Value FunctionEmitter::cuda_atomic(const Expr& e) {
     std::string r = ins("cmpxchg " + ty + "* " + ptr + ", " + ty + " " + v.v + ", " + ty + " " + vals[1].v + " monotonic monotonic");
     return {ins("extractvalue {" + ty + ", i1} " + r + ", 0"), d};
   }
+  if (op == "nanmax" || op == "nanmin") {
+    if (d.is_int()) op = op.substr(3);  // on integers numba-cuda's nanmax/nanmin are max/min
+  }
   if (d.is_int() && op != "inc" && op != "dec") {
     std::string rmw = op == "add" ? "add" : op == "sub" ? "sub" : op == "and_" ? "and" : op == "or_" ? "or" : op == "xor" ? "xor"
                     : op == "exch" ? "xchg" : op == "max" ? (d.is_signed() ? "max" : "umax") : (d.is_signed() ? "min" : "umin");
@@ -249,7 +258,15 @@ Value FunctionEmitter::cuda_atomic(const Expr& e) {
   start_block(loop);
   std::string old_bits = ins("load " + ity + ", " + ity + "* " + slot);
   std::string next_bits, keep;
-  if (d.is_float()) {
+  if (d.is_float() && (op == "nanmax" || op == "nanmin")) {
+    // numba-cuda's ___numba_atomic_*_nanmax/nanmin: a NaN value leaves the element alone; a NaN element
+    // is replaced by any other value.
+    std::string old = ins("bitcast " + ity + " " + old_bits + " to " + ty);
+    std::string nan_value = ins("fcmp uno " + ty + " " + v.v + ", " + v.v);
+    std::string holds = ins(std::string("fcmp ") + (op == "nanmax" ? "oge " : "ole ") + ty + " " + old + ", " + v.v);
+    keep = ins("or i1 " + nan_value + ", " + holds);
+    next_bits = ins("bitcast " + ty + " " + v.v + " to " + ity);
+  } else if (d.is_float()) {
     std::string old = ins("bitcast " + ity + " " + old_bits + " to " + ty);
     keep = ins(std::string("fcmp ") + (op == "max" ? "ule " : "uge ") + ty + " " + v.v + ", " + old);
     next_bits = ins("bitcast " + ty + " " + v.v + " to " + ity);

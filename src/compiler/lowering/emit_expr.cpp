@@ -220,7 +220,10 @@ Value FunctionEmitter::expr(const Expr& e) {
       for (const auto& k : e.kids) parts.push_back(expr(*k));
       return make_aggregate(e.type, parts);
     }
-    case ExprKind::Binary: return binary(e.binop, expr(*e.kids[0]), expr(*e.kids[1]), e.formals, e.type);
+    case ExprKind::Binary:
+      if (e.callee == Callee::UserFunction)  // a complex power (typer: complex_power)
+        return user_function_call(e, {expr(*e.kids[0]), expr(*e.kids[1])});
+      return binary(e.binop, expr(*e.kids[0]), expr(*e.kids[1]), e.formals, e.type, true);
     case ExprKind::Unary: {
       Value a = expr(*e.kids[0]);
       if (e.unop == UnaryOp::Not) return {ins("xor i1 " + truth(a) + ", true"), e.type};
@@ -370,11 +373,18 @@ std::string FunctionEmitter::compare(CmpOp op, const Value& a0, const Value& b0,
 }
 
 Value FunctionEmitter::binary(BinOp op, const Value& a0, const Value& b0, const std::vector<Type>& formals,
-                              const Type& result) {
+                              const Type& result, bool operator_form) {
   Value a = convert(a0, formals[0]), b = convert(b0, formals[1]);
   const Type& T = formals[0];
   std::string ty = llvm_value_type(T);
   if (T.is_complex()) return convert(complex_op(op, a, b), result);
+  if (op == BinOp::TrueDiv && operator_form && m_.options.fastmath && T.is_float() && T.bits() == 32 &&
+      formals[1] == T) {
+    // numba-cuda (mathimpl.maybe_fast_truediv): float32 / float32 under fastmath is libdevice's
+    // __nv_fast_fdividef, with no zero check, so it never raises ZeroDivisionError, even with debug=True.
+    std::string fn = libdevice("fast_fdivide", T, 2);
+    return convert({ins("call float " + fn + "(float " + a.v + ", float " + b.v + ")"), T}, result);
+  }
   if (m_.options.debug && m_.options.abi == Abi::numba &&
       (op == BinOp::FloorDiv || op == BinOp::Mod || op == BinOp::TrueDiv)) {
     // debug=True selects Numba's "python" error model: division by zero raises ZeroDivisionError,

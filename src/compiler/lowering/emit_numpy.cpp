@@ -37,17 +37,21 @@ const char* icmp_predicate(CmpOp op, bool is_signed) {
 }  // namespace
 
 Value FunctionEmitter::numpy_ufunc(const Expr& e, const std::vector<Value>& raw) {
-  std::string_view f = e.target;
-  const Type& R = e.type;
+  if (e.type.is_array()) return numpy_ufunc_on_arrays(e, raw);  // np.sin(x, out) (emit_numpy_arrays.cpp)
+  return ufunc_scalar(e.target, e.formals, e.type, raw);
+}
+
+Value FunctionEmitter::ufunc_scalar(std::string_view f, const std::vector<Type>& formals, const Type& R,
+                                    const std::vector<Value>& raw) {
   std::vector<Value> a;
-  for (std::size_t i = 0; i < raw.size(); ++i) a.push_back(convert(raw[i], e.formals[i]));
-  const Type& T = e.formals[0];
+  for (std::size_t i = 0; i < raw.size(); ++i) a.push_back(convert(raw[i], formals[i]));
+  const Type& T = formals[0];
   std::string ty = llvm_value_type(T);
   for (const auto& [ufunc, math_name] : kSameAsMath)
-    if (f == ufunc) return math(std::string(math_name), a, e.formals, R);
+    if (f == ufunc) return math(std::string(math_name), a, formals, R);
   for (const auto& [ufunc, op] : kComparisons) {
     if (f != ufunc) continue;
-    if (e.formals.size() == 2 && T.is_int() && e.formals[1].is_int() && T.is_signed() != e.formals[1].is_signed()) {
+    if (formals.size() == 2 && T.is_int() && formals[1].is_int() && T.is_signed() != formals[1].is_signed()) {
       // NumPy's int64/uint64 loops (qQ->?, Qq->?): a negative signed operand decides against zero, else
       // the two compare as unsigned (numba's int_signed_unsigned_cmp).
       bool left_signed = T.is_signed();

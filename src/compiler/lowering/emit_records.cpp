@@ -58,9 +58,7 @@ void FunctionEmitter::record_aug_assign(const Stmt& s) {
   std::string ety = llvm_data_type(f);
   Value cur = from_data(ins("load " + ety + ", " + ety + "* " + p + alignment_of(r.t)), f);
   Value rhs = expr(*s.value);
-  auto op = resolve_binop(s.aug_op, cur.t, rhs.t);
-  Value result = binary(s.aug_op, cur, rhs, {op->lhs, op->rhs}, op->result);
-  Value c = to_data(convert(result, f));
+  Value c = to_data(convert(aug_operation(s, target, cur, rhs), f));
   line("store " + ety + " " + c.v + ", " + ety + "* " + p + alignment_of(r.t));
 }
 

@@ -78,7 +78,7 @@ void FunctionEmitter::emit_core(const std::string& symbol, bool exported) {
     }
     head += ", " + llvm_data_type(flat[i]) + " %p" + std::to_string(i);
   }
-  head += exported || m_.options.inline_never.count(fn_.def->name) ? ")" : ") alwaysinline";
+  head += exported || fn_.recursive || m_.options.inline_never.count(fn_.def->name) ? ")" : ") alwaysinline";
   int sp = m_.subprogram(*fn_.def, symbol);
   if (sp >= 0) {
     head += " !dbg !" + std::to_string(sp);
@@ -196,8 +196,7 @@ void FunctionEmitter::statement(const Stmt& s) {
       }
       Value cur = expr(target);
       Value rhs = expr(*s.value);
-      auto r = resolve_binop(s.aug_op, cur.t, rhs.t);
-      store_local(target.slot, binary(s.aug_op, cur, rhs, {r->lhs, r->rhs}, r->result));
+      store_local(target.slot, aug_operation(s, target, cur, rhs));
       return;
     }
     case StmtKind::If: {

@@ -70,7 +70,14 @@ class FunctionEmitter {
   Value convert(const Value& v, const Type& to);
   std::string truth(const Value& v);
   Value constant(const Constant& c);
-  Value binary(BinOp op, const Value& a, const Value& b, const std::vector<Type>& formals, const Type& result);
+  /// `operator_form`: the expression a <op> b (numba's operator.truediv), not an in-place a <op>= b.
+  /// A call of a compiled module function (e.callee_index) with `args` (converted to its parameters).
+  Value user_function_call(const Expr& e, const std::vector<Value>& args);
+  /// target op= value's new value from the current one: the operator, or numba-cuda's cpow for a complex
+  /// **= (the typer marks the target as its call: typer's complex_power).
+  Value aug_operation(const Stmt& s, const Expr& target, const Value& cur, const Value& rhs);
+  Value binary(BinOp op, const Value& a, const Value& b, const std::vector<Type>& formals, const Type& result,
+               bool operator_form = false);
   std::string compare(CmpOp op, const Value& a, const Value& b, const Type& formal);
   Value call(const Expr& e);
   Value math(const Expr& e, const std::vector<Value>& args);
@@ -78,6 +85,10 @@ class FunctionEmitter {
   Value math(const std::string& f, const std::vector<Value>& args, const std::vector<Type>& formals, const Type& result);
   /// A NumPy ufunc on scalars (emit_numpy.cpp), its loop's types in e.formals.
   Value numpy_ufunc(const Expr& e, const std::vector<Value>& args);
+  /// One ufunc loop on scalars: `f` with the loop's input types `formals` (more are ignored), result R.
+  Value ufunc_scalar(std::string_view f, const std::vector<Type>& formals, const Type& R, const std::vector<Value>& args);
+  /// np.<ufunc>(inputs..., out) on arrays: the loop over out's elements, inputs broadcast from size-1 axes.
+  Value numpy_ufunc_on_arrays(const Expr& e, const std::vector<Value>& args);
   /// `v.view(T)` (emit_numpy.cpp): a bit cast to a type of the same width.
   Value scalar_view(const Expr& e);
   /// numba.cuda.libdevice.<name>(...) (emit_libdevice.cpp).
@@ -171,6 +182,8 @@ class FunctionEmitter {
   Value cuda_attribute(const Expr& e);
   Value sreg(const std::string& reg);  ///< llvm.nvvm.read.ptx.sreg.<reg>, an i32
   Value cuda_atomic(const Expr& e);
+  /// cuda.ldcg(a, i) / cuda.stcg(a, i, v) and the other cache hints (emit_cache_hints.cpp).
+  Value cache_hint(const Expr& e);
   Value shuffle(const Expr& e, const Value& mask, const Value& value, const Value& lane);
 
   // print() and raise (emit_print_raise.cpp), as numba-cuda lowers them.

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "compiler/kernel_library/numpy_ufuncs.hpp"
 #include "compiler/typing/typer.hpp"
 
 namespace cubridge::compiler::typer_detail {
@@ -16,7 +17,7 @@ inline constexpr const char* kBuiltins = "abs, min, max, round, int, float, bool
 inline constexpr const char* kMath =
     "sqrt, exp, exp2, log, log2, log10, log1p, expm1, sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, "
     "tanh, asinh, acosh, atanh, floor, ceil, trunc, fabs, copysign, fmod, hypot, pow, ldexp, degrees, radians, "
-    "isnan, isinf, isfinite, erf, erfc, gamma, lgamma, pi, e, tau, inf, nan";
+    "isnan, isinf, isfinite, erf, erfc, gamma, lgamma, remainder, nextafter, frexp, modf, pi, e, tau, inf, nan";
 
 inline Type i64() { return Type::integer(64, true); }
 inline Type u64() { return Type::integer(64, false); }
@@ -26,6 +27,15 @@ inline bool is_numeric_module(std::string_view m) {
   return m == "numpy" || m == "numba" || m == "cubridge" || m == "numba.cuda" || m == "numba.types" ||
          m == "numba.core.types";
 }
+
+/// A parameter bound at compile time (TypedFunction::static_args): to a module path, a module function or
+/// a constant. `key` tells specialisations apart.
+struct StaticBinding {
+  std::string key;
+  std::string path;
+  std::string function;
+  std::optional<Constant> constant;
+};
 
 struct Program {
   Program(const SourceSet& s, const CompileOptions& o, TypedModule& m) : sources(s), options(o), out(m) {}
@@ -444,6 +454,7 @@ class FunctionTyper {
   // "math", "np.float32", "sqrt" -> the dotted module path it stands for, or "" if not a module path.
   std::string dotted(const Expr& e) {
     if (e.kind == ExprKind::Name) {
+      if (auto s = fn_.static_paths.find(e.name); s != fn_.static_paths.end()) return s->second;
       if (slot_of(e.name) >= 0) return "";
       auto it = prog_.imports.find(e.name);
       if (it != prog_.imports.end()) return it->second;
@@ -510,9 +521,10 @@ class FunctionTyper {
   Type binary(BinOp op, const Type& a, const Type& b, SourceLoc loc, Expr* node) {
     if (a.is_unknown() || b.is_unknown()) return Type();
     auto r = resolve_binop(op, a, b);
-    if (!r || (op == BinOp::Pow && (r->lhs.is_complex())))
-      error(loc, "unsupported operand types for " + std::string(binop_symbol(op)) + ": " + a.name() + " and " + b.name() +
-                     (r ? " (complex powers are not supported yet)" : ""));
+    if (!r || (op == BinOp::Pow && r->lhs.is_complex() && !node))
+      error(loc, "unsupported operand types for " + std::string(binop_symbol(op)) + ": " + a.name() + " and " + b.name());
+    // a ** b, pow(a, b) and a **= b (node: the target) on complex numbers call numba-cuda's cpow.
+    if (op == BinOp::Pow && r->lhs.is_complex()) return complex_power(*node, r->lhs);
     if (node) node->formals = {r->lhs, r->rhs};
     // numba's complex division (CPython's algorithm) raises ZeroDivisionError for a zero divisor in every
     // error model; the raising thread stops there, as numba-cuda's does.
@@ -577,6 +589,9 @@ class FunctionTyper {
   Type cuda_call(Expr& e, const Intrinsic& in);
   Type cuda_array_alloc(Expr& e, const Intrinsic& in, std::vector<Expr*> args);
   Type cuda_atomic(Expr& e, const Intrinsic& in);
+  // Cache-hinted loads and stores (typer_cache_hints.cpp): cuda.ldca/ldcg/ldcs/ldlu/ldcv, stcg/stcs/stwb/stwt.
+  static bool is_cache_hint(std::string_view name);
+  Type cache_hint(Expr& e, const Intrinsic& in);
   /// A name bound to a NumPy array outside the source: a read-only C-ordered array in constant memory.
   Type constant_array_name(Expr& e, const ConstantArray& a);
 
@@ -592,6 +607,16 @@ class FunctionTyper {
   Type tuple_subscript(Expr& e, const Type& base);
 
   Type call(Expr& e);
+  /// operator.add(a, b) and the other operator functions: the call becomes the operator expression
+  /// (typer_operator_module.cpp).
+  Type operator_call(Expr& e, const std::string& fname);
+  /// A prelude function (kernel_library/cmath_prelude.cpp), added to the program on first use.
+  const FunctionDef& cmath_function(const std::string& impl);
+  /// a ** b / pow(a, b) on complex numbers of type t: a call of the prelude's __cpow_c64/_c128.
+  Type complex_power(Expr& e, const Type& t);
+  /// The declared signature a call of `def` takes (typer_declared_signatures.cpp); refuses when none fits.
+  const Signature& declared_signature(Expr& e, const FunctionDef& def, const std::vector<Signature>& sigs,
+                                      const std::vector<Type>& args);
   // print() and raise (typer_print_raise.cpp), as numba-cuda types them.
   Type print_call(Expr& e);
   void print_item(Expr& a);
@@ -606,6 +631,10 @@ class FunctionTyper {
   // NumPy (typer_numpy.cpp): np.pi and friends, and the ufuncs numba-cuda lowers, on scalars.
   Type numpy_constant(Expr& e, std::string_view attr);
   Type numpy_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
+  /// The loop numba-cuda lowers for ufunc on these scalar types; refuses what it cannot compile.
+  UfuncLoop ufunc_loop(Expr& e, std::string_view ufunc, const std::string& shown, const std::vector<Type>& args);
+  /// np.<ufunc>(inputs..., out) on arrays (typer_numpy.cpp): returns out's type; e.formals: loop inputs, output.
+  Type numpy_ufunc_on_arrays(Expr& e, std::string_view ufunc, const std::string& shown, const std::vector<Type>& args);
   /// `x.dtype` of an array x, where a type is expected; nullopt when `e` is not one.
   std::optional<Type> array_dtype_of(Expr& e);
   /// `x.dtype.type(v)`: v converted to the array's element type.
@@ -619,7 +648,14 @@ class FunctionTyper {
   Type libdevice_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
   // numba.cuda.fp16 (typer_fp16.cpp).
   Type fp16_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
-  Type user_call(Expr& e, const FunctionDef& def, const std::vector<Type>& args, bool unknown);
+  Type user_call(Expr& e, const FunctionDef& def, const std::vector<Type>& args, bool unknown,
+                 const std::vector<StaticBinding>* statics = nullptr);
+  // Compile-time arguments (typer_static_arguments.cpp): numba types a function, a type, an intrinsic or a
+  // literal passed to a device function as part of the callee's type, so the callee is compiled for it.
+  /// What argument `a` binds parameter `param` of `def` to at compile time, or nullopt for a run-time value.
+  std::optional<StaticBinding> static_binding(Expr& a, const FunctionDef& def, std::size_t param);
+  /// A call of module function `def`: compile-time arguments bound, the others typed; the callee's type.
+  Type module_function_call(Expr& e, const FunctionDef& def);
 
   // Calls of module functions (typer_arguments.cpp).
   /// The module function `callee` names (by name, alias, module path or tuple item), or null.

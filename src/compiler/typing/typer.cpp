@@ -63,6 +63,8 @@ void type_function(Program& prog, TypedFunction& fn) {
                                 " argument(s) but the signature gives " + std::to_string(fn.arg_types.size()));
   fn.body = clone_body(def.body);
   fn.local_names = def.params;
+  for (std::size_t i = 0; i < fn.static_args.size(); ++i)
+    if (!fn.static_args[i].empty()) fn.local_names[i].clear();  // bound at compile time: no variable
   fn.local_types = fn.arg_types;
   // Every name bound anywhere in the body is local (Python's scoping rule).
   std::vector<std::string>& names = fn.local_names;
@@ -142,6 +144,7 @@ void type_function(Program& prog, TypedFunction& fn) {
 }
 
 const Constant* FunctionTyper::constant_of(std::string_view name, SourceLoc loc) {
+  if (auto s = fn_.static_constants.find(name); s != fn_.static_constants.end()) return &s->second;
   auto c = prog_.options.constants.find(name);
   if (c != prog_.options.constants.end()) return &c->second;
   auto ev = prog_.evaluated.find(name);
@@ -203,11 +206,19 @@ const Constant* FunctionTyper::constant_of(std::string_view name, SourceLoc loc)
   return p;
 }
 
-Type FunctionTyper::user_call(Expr& e, const FunctionDef& def, const std::vector<Type>& args, bool unknown) {
+Type FunctionTyper::user_call(Expr& e, const FunctionDef& def, const std::vector<Type>& args, bool unknown,
+                              const std::vector<StaticBinding>* statics) {
   e.callee = Callee::UserFunction;
-  if (std::find(prog_.stack.begin(), prog_.stack.end(), &def) != prog_.stack.end())
-    error(e.loc, "recursive call of '" + def.name + "' is not supported (functions called from compiled code are "
-                                                    "inlined device functions; rewrite the recursion as a loop)");
+  const bool recursive = std::find(prog_.stack.begin(), prog_.stack.end(), &def) != prog_.stack.end();
+  auto declared_of = prog_.options.declared_signatures.find(def.name);
+  const bool returns_declared = declared_of != prog_.options.declared_signatures.end() &&
+                                std::all_of(declared_of->second.begin(), declared_of->second.end(),
+                                            [](const Signature& s) { return s.result.has_value(); });
+  // numba types a self-recursive call from the declared signature (jit("i8(i8)", device=True)); without
+  // one it needs a type inference of the recursion that cubridge does not do.
+  if (recursive && !returns_declared)
+    error(e.loc, "recursive call of '" + def.name + "' is not supported without a declared return type (declare it "
+                 "as numba-cuda allows: cuda.jit('int64(int64)', device=True), or rewrite the recursion as a loop)");
   if (unknown) return Type();
   if (args.size() != def.params.size())
     error(e.loc, def.name + "() takes " + std::to_string(def.params.size()) + " argument(s), got " + std::to_string(args.size()));
@@ -215,17 +226,42 @@ Type FunctionTyper::user_call(Expr& e, const FunctionDef& def, const std::vector
     if (!args[i].is_scalar() && !args[i].is_tuple() && !args[i].is_array() && !args[i].is_grid_group() &&
         !args[i].is_record() && !args[i].is_none())
       error(e.kids[i + 1]->loc, "cannot pass a value of type " + args[i].name() + " to " + def.name + "()");
+  const Signature* declared = nullptr;
+  if (auto d = prog_.options.declared_signatures.find(def.name); d != prog_.options.declared_signatures.end()) {
+    declared = &declared_signature(e, def, d->second, args);
+    e.formals = declared->args;  // the arguments are cast to the declared parameters
+  }
+  const std::vector<Type>& params = declared ? declared->args : args;
+  std::vector<std::string> keys;
+  if (statics)
+    for (const StaticBinding& b : *statics) keys.push_back(b.key);
+  bool any_static = std::any_of(keys.begin(), keys.end(), [](const std::string& k) { return !k.empty(); });
+  if (!any_static) keys.clear();
   auto& fns = prog_.out.functions;
   for (std::size_t i = 1; i < fns.size(); ++i) {
-    if (fns[i]->def == &def && fns[i]->arg_types == args && !fns[i]->failed) {
+    if (fns[i]->def == &def && fns[i]->arg_types == params && fns[i]->static_args == keys && !fns[i]->failed) {
       e.callee_index = static_cast<int>(i);
+      if (recursive) fns[i]->recursive = true;  // the call of a function being typed: its declared return
       if (fns[i]->can_raise) fn_.can_raise = true;
       return fns[i]->return_type;
     }
   }
   auto f = std::make_unique<TypedFunction>();
   f->def = &def;
-  f->arg_types = args;
+  f->arg_types = params;
+  f->static_args = keys;
+  for (std::size_t i = 0; any_static && i < keys.size(); ++i) {
+    const StaticBinding& b = (*statics)[i];
+    if (b.key.empty()) continue;
+    const std::string& p = def.params[i];
+    if (!b.path.empty()) f->static_paths[p] = b.path;
+    else if (!b.function.empty()) f->static_functions[p] = b.function;
+    else f->static_constants[p] = *b.constant;
+  }
+  if (declared && declared->result) {
+    f->declared_return = true;
+    f->return_type = *declared->result;
+  }
   TypedFunction* raw = f.get();
   fns.push_back(std::move(f));
   std::size_t index = fns.size() - 1;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <deque>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,6 +24,15 @@ struct TypedFunction {
   bool falls_through = false;            ///< control can reach the end of the body
   bool can_raise = false;                ///< contains an assert or calls a function that does
   bool failed = false;                   ///< typing failed in a lenient pass (never emitted)
+  bool recursive = false;                ///< calls itself (declared return type): a real call, never inlined
+  /// Parameters bound at compile time (numba's function, type and literal arguments: a helper called as
+  /// h(a, uint32, cuda.atomic.add, other_helper, 32)), one entry per parameter: "" for a run-time value, else
+  /// what it is bound to ("path numpy.uint32", "function other_helper", "constant int64 32"). Such a
+  /// parameter is typed none (it passes nothing) and its name resolves through the maps below.
+  std::vector<std::string> static_args;
+  std::map<std::string, std::string, std::less<>> static_paths;      ///< parameter -> module path
+  std::map<std::string, std::string, std::less<>> static_functions;  ///< parameter -> module function
+  std::map<std::string, Constant, std::less<>> static_constants;     ///< parameter -> its value
   std::string symbol;                    ///< set by the emitter
 };
 

@@ -37,6 +37,19 @@ std::vector<Type> FunctionTyper::array_indices(Expr& index, const Type& base, So
   std::vector<Expr*> parts;
   if (index.kind == ExprKind::Tuple) {
     for (auto& k : index.kids) parts.push_back(k.get());
+  } else if (index.kind != ExprKind::Slice) {
+    // A tuple of integers held in a variable (idx = (i, j); a[idx]) indexes one axis per item, as a
+    // literal tuple does (numba types both as a UniTuple index).
+    Type t = expr(index);
+    if (t.is_unknown()) return {};
+    if (t.is_tuple() && !t.elements().empty() &&
+        std::all_of(t.elements().begin(), t.elements().end(), [](const Type& k) { return k.is_int(); })) {
+      if (static_cast<int>(t.elements().size()) > base.ndim())
+        error(loc, "too many indices for " + base.name() + ": " + std::to_string(t.elements().size()) +
+                       " given, the array has " + std::to_string(base.ndim()) + " dimension(s)");
+      return t.elements();
+    }
+    parts.push_back(&index);
   } else {
     parts.push_back(&index);
   }
@@ -98,6 +111,7 @@ Type FunctionTyper::array_subscript(Expr& e, const Type& base) {
   }
   int ints = 0;
   for (const Expr* p : parts) ints += p->kind != ExprKind::Slice;
+  if (e.kids[1]->kind != ExprKind::Tuple && e.kids[1]->type.is_tuple()) ints = static_cast<int>(idx.size());
   int rest = base.ndim() - ints;
   if (rest == 0) return base.dtype();
   return base.with_array(rest, view_layout(base, parts), base.readonly());
@@ -149,6 +163,13 @@ void FunctionTyper::array_store(Expr& target, const Type& value) {
   }
   int ints = 0;
   for (const Expr* p : parts) ints += p->kind != ExprKind::Slice;
+  if (index.kind != ExprKind::Tuple && index.type.is_tuple()) {
+    ints = static_cast<int>(idx.size());
+    if (ints < base.ndim())
+      error(index.loc, "a tuple index held in a variable must name one element in a store: " +
+                           std::to_string(base.ndim()) + " integers for " + base.name() + ", got " +
+                           std::to_string(ints) + " (write the slice out: a[i, :] = ...)");
+  }
   if (ints < base.ndim()) {
     // The index names a view (a[1:4], a[i, :], a[i] of a 2-d array): a slice store (slice_store.cpp).
     target.type = base.with_array(base.ndim() - ints, view_layout(base, parts), false);
@@ -172,11 +193,21 @@ Type FunctionTyper::array_attribute(Expr& e, const Type& base) {
   const std::string& a = e.name;
   if (a == "shape" || a == "strides") return Type::tuple(std::vector<Type>(static_cast<std::size_t>(base.ndim()), i64()));
   if (a == "size" || a == "ndim" || a == "itemsize" || a == "nbytes") return i64();
+  if (a == "real" || a == "imag") {
+    // numba: a complex array's .real/.imag are views of one component (layout 'A'); a real array's .real
+    // is the array itself. A real array's .imag is a new array of zeros, which kernels cannot allocate.
+    const Type& d = base.dtype();
+    if (d.is_complex()) return Type::array(d.component(), base.ndim(), 'A', base.readonly());
+    if (a == "real" && (d.is_int() || d.is_float() || d.is_bool())) return base;
+    error(e.loc, "attribute '" + a + "' of an array (" + base.name() + ") is not supported: " +
+                     (a == "imag" ? "the .imag of a real array is a new array of zeros, which a kernel cannot "
+                                    "allocate" : "its elements are not numbers"));
+  }
   if (a == "dtype")
     error(e.loc, "an array's .dtype is supported only where a type is expected: cuda.local.array(n, x.dtype), "
                  "cuda.shared.array(n, dtype=x.dtype) and x.dtype.type(v)");
   error(e.loc, "attribute '" + a + "' of an array (" + base.name() +
-                   ") is not supported; arrays offer .shape, .strides, .size, .ndim, .itemsize and .nbytes");
+                   ") is not supported; arrays offer .shape, .strides, .size, .ndim, .itemsize, .nbytes, .real and .imag");
 }
 
 }  // namespace cubridge::compiler::typer_detail

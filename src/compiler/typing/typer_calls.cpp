@@ -13,6 +13,12 @@ Type FunctionTyper::call(Expr& e) {
     Type base = expr(*callee.kids[0]);
     if (base.is_grid_group()) return grid_group_method(e, callee);
     if (callee.name == "view" && !base.is_array()) return scalar_view(e, base);
+    if (callee.name == "bit_count" && e.kids.size() == 1) {  // numba-cuda's overload: cuda.popc(i)
+      e.callee = Callee::Builtin;
+      e.target = "bit_count";
+      if (base.is_unknown() || base.is_int()) return base;
+      error(e.loc, "bit_count() is a method of integers (int8..uint64), got a value of type " + base.name());
+    }
     if (callee.name == "conjugate" && e.kids.size() == 1) {
       e.callee = Callee::Builtin;
       e.target = "conjugate";
@@ -21,24 +27,24 @@ Type FunctionTyper::call(Expr& e) {
     }
     if (base.is_unknown()) return base;
     error(e.loc, "method '" + callee.name + "' of a value of type " + base.name() +
-                     " is not supported (numbers offer .conjugate())");
+                     " is not supported (numbers offer .conjugate(), integers .bit_count())");
   }
   std::string path = callee.kind == ExprKind::Name ? "" : dotted(callee);
   if (callee.kind == ExprKind::Name) {
-    if (slot_of(callee.name) >= 0) error(callee.loc, "'" + callee.name + "' is a local variable, not a function");
+    // A parameter bound at compile time to a function or a path (h(cuda.atomic.add) calling op(a, i, v)).
+    if (auto f = fn_.static_functions.find(callee.name); f != fn_.static_functions.end())
+      return module_function_call(e, *prog_.functions.find(f->second)->second);
+    if (auto s = fn_.static_paths.find(callee.name); s != fn_.static_paths.end()) path = s->second;
+    else if (slot_of(callee.name) >= 0) error(callee.loc, "'" + callee.name + "' is a local variable, not a function");
+    if (auto refused = prog_.options.refused_functions.find(callee.name); refused != prog_.options.refused_functions.end())
+      error(callee.loc, refused->second);
     auto imp = prog_.imports.find(callee.name);
-    if (imp != prog_.imports.end()) path = imp->second;
+    if (path.empty() && imp != prog_.imports.end()) path = imp->second;
   }
   if (auto in = intrinsic_of(path)) return cuda_call(e, *in);
   if (path.empty() && callee.kind == ExprKind::Name && callee.name == "print" && !prog_.functions.count("print"))
     return print_call(e);
-  if (const FunctionDef* def = user_function(callee, path)) {
-    bind_arguments(e, *def);
-    bool unknown = false;
-    std::vector<Type> args = args_of(e, unknown);
-    e.formals = args;
-    return user_call(e, *def, args, unknown);
-  }
+  if (const FunctionDef* def = user_function(callee, path)) return module_function_call(e, *def);
   bool unknown = false;
   std::vector<Type> args = args_of(e, unknown);
   e.formals = args;
@@ -51,6 +57,7 @@ Type FunctionTyper::call(Expr& e) {
     if (mod == "cmath") return cmath_call(e, fname, args, unknown);
     if (mod == "numba.cuda.libdevice") return libdevice_call(e, fname, args, unknown);
     if (mod == "numba.cuda.fp16") return fp16_call(e, fname, args, unknown);
+    if (mod == "operator") return operator_call(e, fname);
     if (is_numeric_module(mod) || mod.starts_with("numba") ) {
       if (auto t = parse_type_name(fname); t && t->is_scalar()) {
         arity(e, fname, n, 1, 1);
@@ -192,7 +199,7 @@ Type FunctionTyper::math_call(Expr& e, const std::string& fname, const std::vect
     for (std::size_t i = 0; i < n; ++i) s += (i ? ", " : "") + args[i].name();
     error(e.loc, s + ")");
   };
-  static const char* two[] = {"atan2", "hypot", "copysign", "fmod", "pow", "ldexp"};
+  static const char* two[] = {"atan2", "hypot", "copysign", "fmod", "pow", "ldexp", "remainder", "nextafter"};
   bool is_two = std::any_of(std::begin(two), std::end(two), [&](const char* s) { return fname == s; });
   if (is_two) {
     arity(e, "math." + fname, n, 2, 2);
@@ -201,6 +208,19 @@ Type FunctionTyper::math_call(Expr& e, const std::string& fname, const std::vect
     if (!r) bad();
     e.formals = {r->lhs, r->rhs};
     return r->result;
+  }
+  if (fname == "frexp" || fname == "modf") {
+    // numba-cuda's cases (cudamath.py): frexp (float32) -> (float32, int32), (float64) -> (float64, int32);
+    // modf (float64) -> UniTuple(float64, 2), (float32) -> UniTuple(float32, 2), tried in that order.
+    arity(e, "math." + fname, n, 1, 1);
+    if (unknown) return Type();
+    bool f32_first = fname == "frexp";
+    std::vector<Case> cs = {{Type::floating(32), Type::floating(32), Type::floating(32)}, {f64(), f64(), f64()}};
+    if (!f32_first) std::swap(cs[0], cs[1]);
+    auto r = args[0].is_real() ? resolve_cases(cs, args[0], args[0]) : std::nullopt;
+    if (!r) bad();
+    e.formals = {r->lhs};
+    return Type::tuple({r->lhs, fname == "frexp" ? Type::integer(32, true) : r->lhs});
   }
   if (!resolve_math1(fname, f64()))
     error(e.loc, "math." + fname + " is not supported; the math module offers: " + kMath);

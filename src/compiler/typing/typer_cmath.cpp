@@ -82,17 +82,30 @@ Type FunctionTyper::cmath_call(Expr& e, const std::string& fname, const std::vec
   } else if (!args[0].is_float() || !args[1].is_float() || args[0].bits() == 16 || args[1].bits() == 16) {
     error(e.loc, "no implementation of " + shown + "(" + given() + "); it takes two floats (float32 or float64)");
   }
-  // The prelude's functions join the program the first time a kernel calls cmath.
+  Type r = user_call(e, cmath_function(impl), formals, false);
+  // numba's lowered signatures fix the result type (exp(complex64) is complex64 even where its Python
+  // implementation returns a complex128 on one path); the emitter converts the call's value to it.
+  if (fixed && !r.is_unknown()) return one_of(fname, {"isnan", "isinf", "isfinite"}) ? Type::boolean() : formals[0];
+  return r;
+}
+
+const FunctionDef& FunctionTyper::cmath_function(const std::string& impl) {
+  // The prelude's functions join the program the first time a kernel calls cmath (or a complex power).
   const ModuleAst& prelude = cmath_prelude();
   if (!prog_.functions.count(impl)) {
     for (const FunctionDef& f : prelude.functions) prog_.functions.emplace(f.name, &f);
     for (const auto& [alias, target] : prelude.imports) prog_.imports.emplace(alias, target);
   }
-  Type r = user_call(e, *prog_.functions.find(impl)->second, formals, false);
-  // numba's lowered signatures fix the result type (exp(complex64) is complex64 even where its Python
-  // implementation returns a complex128 on one path); the emitter converts the call's value to it.
-  if (fixed && !r.is_unknown()) return one_of(fname, {"isnan", "isinf", "isfinite"}) ? Type::boolean() : formals[0];
-  return r;
+  return *prog_.functions.find(impl)->second;
+}
+
+Type FunctionTyper::complex_power(Expr& e, const Type& t) {
+  // numba-cuda lowers a ** b, pow(a, b) and a **= b on complex64/complex128 with cpow_internal, a Python
+  // function compiled with the kernel (mathimpl.cpow_implement): so is the prelude's copy of it.
+  std::string impl = t.bits() == 64 ? "__cpow_c64" : "__cpow_c128";
+  user_call(e, cmath_function(impl), {t, t}, false);
+  e.formals = {t, t};  // an augmented assignment's target gets its index types back (statement())
+  return t;
 }
 
 }  // namespace cubridge::compiler::typer_detail

@@ -11,9 +11,10 @@ namespace {
 constexpr const char* kIntrinsics =
     "grid, gridsize, threadIdx/blockIdx/blockDim/gridDim.x/.y/.z, laneid, warpsize, syncthreads, "
     "syncthreads_count, syncthreads_and, syncthreads_or, syncwarp, threadfence, threadfence_block, "
-    "threadfence_system, shared.array, local.array, atomic.add/sub/max/min/and_/or_/xor/exch/inc/dec/cas/"
+    "threadfence_system, shared.array, local.array, atomic.add/sub/max/min/nanmax/nanmin/and_/or_/xor/exch/inc/dec/cas/"
     "compare_and_swap, shfl_sync, shfl_up_sync, shfl_down_sync, shfl_xor_sync, all_sync, any_sync, eq_sync, "
-    "ballot_sync, activemask, lanemask_lt, popc, clz, ffs, brev, fma, cbrt, selp, const.array_like";
+    "ballot_sync, activemask, lanemask_lt, popc, clz, ffs, brev, fma, cbrt, selp, const.array_like, "
+    "ldca, ldcg, ldcs, ldlu, ldcv, stcg, stcs, stwb, stwt, nanosleep";
 
 constexpr const char* kCalls[] = {
     "grid", "gridsize", "syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or", "syncwarp",
@@ -21,7 +22,7 @@ constexpr const char* kCalls[] = {
     "atomic.sub", "atomic.max", "atomic.min", "atomic.and_", "atomic.or_", "atomic.xor", "atomic.exch",
     "atomic.inc", "atomic.dec", "atomic.cas", "atomic.compare_and_swap", "shfl_sync", "shfl_up_sync",
     "shfl_down_sync", "shfl_xor_sync", "all_sync", "any_sync", "eq_sync", "ballot_sync", "activemask",
-    "lanemask_lt", "popc", "clz", "ffs", "brev", "fma", "cbrt", "selp", "const.array_like"};
+    "lanemask_lt", "popc", "clz", "ffs", "brev", "fma", "cbrt", "selp", "const.array_like", "nanosleep"};
 
 bool is_dim3(std::string_view n) {
   return n == "threadIdx" || n == "blockIdx" || n == "blockDim" || n == "gridDim";
@@ -53,6 +54,7 @@ std::optional<FunctionTyper::Intrinsic> FunctionTyper::intrinsic_of(const std::s
   if (rest == "cg" || rest.starts_with("cg.")) return found();
   for (const char* c : kCalls)
     if (rest == c) return found();
+  if (is_cache_hint(rest)) return found();
   if (rest.starts_with("atomic.") || rest.starts_with("shared.") || rest.starts_with("local.") ||
       rest.starts_with("const."))
     return found();
@@ -84,6 +86,7 @@ Type FunctionTyper::cuda_call(Expr& e, const Intrinsic& in) {
   if (name == "shared.array" || name == "local.array") return cuda_array_alloc(e, in, args);
   if (name.starts_with("atomic.")) return cuda_atomic(e, in);
   if (name.starts_with("cg.")) return this_grid(e, in);
+  if (is_cache_hint(name)) return cache_hint(e, in);
   bool known = false;
   for (const char* c : kCalls) known = known || name == c;
   if (!known) error(e.loc, shown + "() is not supported; the CUDA intrinsics are: " + kIntrinsics);
@@ -112,6 +115,14 @@ Type FunctionTyper::cuda_call(Expr& e, const Intrinsic& in) {
     return (name == "activemask" || name == "lanemask_lt") ? u32() : Type::none();
   }
   if (unknown) return Type();
+  if (name == "nanosleep") {
+    // numba-cuda's one case, void(uint32): any number converts to it (a float unsafely, as numba does).
+    arity(e, shown, n, 1, 1);
+    if (!ts[0].is_scalar() || ts[0].is_complex())
+      error(args[0]->loc, shown + "(ns): the duration must be a number of nanoseconds (uint32), got " + ts[0].name());
+    e.formals = {u32()};
+    return Type::none();
+  }
   if (name == "syncthreads_count" || name == "syncthreads_and" || name == "syncthreads_or") {
     arity(e, shown, n, 1, 1);
     if (!ts[0].is_int() && !ts[0].is_bool())
@@ -216,12 +227,21 @@ Type FunctionTyper::cuda_array_alloc(Expr& e, const Intrinsic& in, std::vector<E
     }
   } else if (auto v = const_int(*shape)) {
     dims.push_back(*v);
+  } else if (const Constant* c = shape->kind == ExprKind::Name && slot_of(shape->name) < 0
+                                     ? constant_of(shape->name, shape->loc) : nullptr;
+             c && c->type.is_tuple()) {
+    // A tuple bound outside the kernel (SM_SIZE = tpb, tpb at module level or in a closure), as numba
+    // reads a global tuple of integers as a constant shape.
+    for (const Constant& k : c->elements) {
+      ok = ok && k.type.is_int();
+      dims.push_back(k.type.is_signed() ? k.i : static_cast<std::int64_t>(k.u));
+    }
   } else {
     ok = false;
   }
   if (!ok || dims.empty())
-    error(shape->loc, shown + ": the shape must be an integer constant or a tuple of them (literals or module-level "
-                              "constants), known when the kernel is compiled");
+    error(shape->loc, shown + ": the shape must be an integer constant or a tuple of them (literals, or module-level "
+                              "or closure constants), known when the kernel is compiled");
   bool dynamic = name == "shared.array" && dims.size() == 1 && dims[0] == 0;
   std::int64_t count = 1;
   for (std::int64_t d : dims) {
@@ -252,10 +272,11 @@ Type FunctionTyper::cuda_atomic(Expr& e, const Intrinsic& in) {
   const std::string& shown = in.shown;
   std::string op = in.name.substr(7);
   bool cas = op == "cas", cas_short = op == "compare_and_swap";
-  static const char* ops[] = {"add", "sub", "max", "min", "and_", "or_", "xor", "exch", "inc", "dec", "cas", "compare_and_swap"};
+  static const char* ops[] = {"add", "sub", "max", "min", "nanmax", "nanmin", "and_", "or_", "xor", "exch", "inc", "dec",
+                              "cas", "compare_and_swap"};
   if (std::none_of(std::begin(ops), std::end(ops), [&](const char* o) { return op == o; }))
-    error(e.loc, shown + " is not supported; the atomics are add, sub, max, min, and_, or_, xor, exch, inc, dec, cas, "
-                         "compare_and_swap");
+    error(e.loc, shown + " is not supported; the atomics are add, sub, max, min, nanmax, nanmin, and_, or_, xor, exch, "
+                         "inc, dec, cas, compare_and_swap");
   if (!e.keywords.empty()) error(e.loc, shown + "() takes no keyword arguments");
   std::size_t n = e.kids.size() - 1, want = cas ? 4 : 3;
   if (n != want)
@@ -290,7 +311,7 @@ Type FunctionTyper::cuda_atomic(Expr& e, const Intrinsic& in) {
   bool float32_64 = d.is_float() && (d.bits() == 32 || d.bits() == 64);
   bool ok = false;
   const char* accepted = "";
-  if (op == "add" || op == "sub" || op == "max" || op == "min" || op == "exch") {
+  if (op == "add" || op == "sub" || op == "max" || op == "min" || op == "nanmax" || op == "nanmin" || op == "exch") {
     ok = int32_64 || float32_64;
     accepted = "int32, int64, uint32, uint64, float32, float64";
   } else if (op == "and_" || op == "or_" || op == "xor" || cas || cas_short) {

@@ -45,39 +45,47 @@ Type FunctionTyper::numpy_call(Expr& e, const std::string& fname, const std::vec
   }
   std::string shown = "np." + fname;
   auto nin = static_cast<std::size_t>(numpy_ufunc_inputs(*ufunc));
-  arity(e, shown, args.size(), nin, nin);
+  arity(e, shown, args.size(), nin, nin + 1);
   e.callee = Callee::NumpyUfunc;
   e.target = std::string(*ufunc);
   if (unknown) return Type();
+  if (args.size() == nin + 1) return numpy_ufunc_on_arrays(e, *ufunc, shown, args);
+  for (std::size_t i = 0; i < args.size(); ++i)
+    if (!args[i].is_scalar())
+      error(e.kids[i + 1]->loc, shown + "() takes numbers here, got " + args[i].name() +
+                                    " (kernels apply NumPy functions to scalars, element by element, or to arrays "
+                                    "with an output array: np." + std::string(*ufunc) + "(x, out))");
+  UfuncLoop loop = ufunc_loop(e, *ufunc, shown, args);
+  e.formals = loop.inputs;
+  return loop.output;
+}
+
+UfuncLoop FunctionTyper::ufunc_loop(Expr& e, std::string_view ufunc, const std::string& shown,
+                                          const std::vector<Type>& args) {
   auto given = [&] {
     std::string s;
     for (std::size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i].name();
     return s;
   };
   for (std::size_t i = 0; i < args.size(); ++i)
-    if (!args[i].is_scalar())
-      error(e.kids[i + 1]->loc, shown + "() takes numbers here, got " + args[i].name() +
-                                    " (kernels apply NumPy functions to scalars, element by element)");
-  for (std::size_t i = 0; i < args.size(); ++i)
     if (args[i].is_float() && args[i].bits() == 16)
       // numba types it (float32's loop) but numba-cuda's ufunc lowering has no float16 operands.
       error(e.kids[i + 1]->loc, shown + "() on float16 is not supported (numba-cuda cannot compile NumPy functions "
                                     "on float16 values); convert with np.float32(x) first");
-  auto loop = resolve_ufunc(*ufunc, args);
+  auto loop = resolve_ufunc(ufunc, args);
   if (!loop)
-    error(e.loc, "no implementation of " + shown + "(" + given() + "); its loops are " + ufunc_loop_list(*ufunc) +
+    error(e.loc, "no implementation of " + shown + "(" + given() + "); its loops are " + ufunc_loop_list(ufunc) +
                      " (an argument must cast safely to the loop's type)");
   if (!loop->lowered)
     error(e.loc, shown + "(" + given() + ") selects NumPy's loop " + loop->signature +
                      ", which numba-cuda cannot compile for the GPU");
   if (loop->output.is_complex() || loop->inputs[0].is_complex()) {
-    if (!complex_loop_supported(*ufunc))
+    if (!complex_loop_supported(ufunc))
       error(e.loc, shown + "(" + given() + "): the complex loop " + loop->signature +
                        " is not supported yet (supported for complex numbers: conjugate, isnan, equal, not_equal, "
                        "logical_and/or/xor/not)");
   }
-  e.formals = loop->inputs;
-  return loop->output;
+  return *loop;
 }
 
 std::optional<Type> FunctionTyper::array_dtype_of(Expr& e) {
@@ -126,6 +134,43 @@ Type FunctionTyper::scalar_view(Expr& e, const Type& value) {
                      std::to_string(value.bits()) + " bits)");
   e.formals = {value};
   return *to;
+}
+
+Type FunctionTyper::numpy_ufunc_on_arrays(Expr& e, std::string_view ufunc, const std::string& shown,
+                                          const std::vector<Type>& args) {
+  // np.sin(x, out): numba-cuda's ufunc with an explicit output, inputs scalars or arrays of out's rank.
+  const std::size_t nin = args.size() - 1;
+  const Type& out = args[nin];
+  const Expr& out_expr = *e.kids[nin + 1];
+  if (!out.is_array())
+    error(out_expr.loc, shown + "(): the output must be an array, got " + out.name() + " (" + shown +
+                            "(x) returns the result for scalars)");
+  if (out.readonly())
+    error(out_expr.loc, shown + "() cannot write its output: it is a read-only array (" + out.name() + ")");
+  std::vector<Type> elements;
+  for (std::size_t i = 0; i < nin; ++i) {
+    const Type& a = args[i];
+    if (a.is_array() && a.ndim() != out.ndim())
+      error(e.kids[i + 1]->loc, shown + "(): input " + std::to_string(i) + " is " + a.name() + " and the output " +
+                                    out.name() + "; inputs of another rank than the output are not supported");
+    if (!a.is_array() && !a.is_scalar())
+      error(e.kids[i + 1]->loc, shown + "() takes numbers or arrays, got " + a.name());
+    if (a.is_array() && !a.dtype().is_scalar())
+      error(e.kids[i + 1]->loc, shown + "() takes arrays of numbers, got " + a.name());
+    elements.push_back(a.is_array() ? a.dtype() : a);
+  }
+  UfuncLoop loop = ufunc_loop(e, ufunc, shown, elements);
+  // The loop's result is stored with NumPy's 'same_kind' casting: widening or narrowing within a kind, and
+  // up the kinds bool -> int -> float -> complex; never down.
+  auto kind = [](const Type& t) { return t.is_bool() ? 0 : t.is_int() ? 1 : t.is_float() ? 2 : 3; };
+  const Type& od = out.dtype();
+  if (!od.is_scalar() || kind(loop.output) > kind(od))
+    error(out_expr.loc, shown + "(): the result (" + loop.output.name() + ", loop " + loop.signature +
+                            ") cannot be cast to the output's " + od.name() + " with NumPy's same_kind rule");
+  e.formals = loop.inputs;
+  e.formals.push_back(loop.output);
+  fn_.can_raise = true;  // an input that does not broadcast to the output raises ValueError
+  return out;
 }
 
 }  // namespace cubridge::compiler::typer_detail

@@ -1,0 +1,101 @@
+"""Functions whose GPU code numba takes from somewhere other than their Python body are never compiled
+from that body (no silent wrong code). The rules:
+
+1. a user function with a numba ``@overload`` is refused where it is called, naming it and why (numba
+   compiles the overload's implementation; its Python body may be a stub or a different function);
+2. a numba ``@intrinsic`` is refused where it is called, naming it (its code is LLVM IR built by Python);
+3. ``@register_jitable`` functions are compiled from their body: that body is what numba compiles too;
+4. numba's own device API reached as a value (``from numba.cuda.libdevice import sin``) is compiled as what
+   the path names, not from the docstring-only stub (test_jit_cache_hints.py has the cache hints).
+
+numba's CPU target registers these in numba.core's typing registry; numba-cuda's in its own (both read)."""
+import pytest
+
+import cubridge
+
+numba_extending = pytest.importorskip("numba.core.extending", reason="numba is not installed")
+
+CC = (8, 0)
+
+
+def scaled(x):
+    pass  # a stub: numba compiles the overload below instead
+
+
+@numba_extending.overload(scaled)
+def _scaled_overload(x):
+    def impl(x):
+        return x * 2
+    return impl
+
+
+def twice(x):
+    return x * 2  # a real body, but numba compiles the overload, which could differ
+
+
+@numba_extending.overload(twice)
+def _twice_overload(x):
+    return lambda x: x * 2
+
+
+@numba_extending.intrinsic
+def llvm_level(typingctx, x):
+    raise AssertionError("never typed by cubridge")
+
+
+@numba_extending.register_jitable
+def plus_one(x):
+    return x + 1
+
+
+def calls_stub(r, x):
+    r[0] = scaled(x)
+
+
+def calls_overloaded(r, x):
+    r[0] = twice(x)
+
+
+def calls_intrinsic(r, x):
+    r[0] = llvm_level(x)
+
+
+def calls_jitable(r, x):
+    r[0] = plus_one(x)
+
+
+@pytest.mark.parametrize("fn, name", [(calls_stub, "scaled"), (calls_overloaded, "twice")])
+def test_a_function_with_a_numba_overload_is_refused_by_name(fn, name):
+    with pytest.raises(cubridge.CompileError, match=rf"'{name}' \(.*{name}\) has a numba @overload"):
+        cubridge.compile_ptx(fn, "void(int64[::1], int64)", cc=CC)
+
+
+def test_a_numba_intrinsic_is_refused_by_name():
+    with pytest.raises(cubridge.CompileError, match=r"'llvm_level' is a numba @intrinsic"):
+        cubridge.compile_ptx(calls_intrinsic, "void(int64[::1], int64)", cc=CC)
+
+
+def test_register_jitable_is_compiled_from_its_body():
+    ptx, _ = cubridge.compile_ptx(calls_jitable, "void(int64[::1], int64)", cc=CC)
+    assert "add.s64" in ptx
+
+
+libdevice = pytest.importorskip("numba.cuda.libdevice", reason="numba has no numba.cuda.libdevice")
+from numba.cuda.libdevice import sin as libdevice_sin  # noqa: E402  (a docstring-only stub)
+
+
+def calls_libdevice_by_name(r, x):
+    r[0] = libdevice_sin(x)
+
+
+def calls_libdevice_by_path(r, x):
+    r[0] = libdevice.sin(x)
+
+
+def test_numba_libdevice_stub_imported_by_name_is_libdevice():
+    # Compiled from its body the stub returns None, and the store is refused; as libdevice's sin it is the
+    # same code as the dotted spelling.
+    by_name, _ = cubridge.compile_ptx(calls_libdevice_by_name, "void(float64[::1], float64)", cc=CC)
+    by_path, _ = cubridge.compile_ptx(calls_libdevice_by_path, "void(float64[::1], float64)", cc=CC)
+    strip = lambda p: p.replace("calls_libdevice_by_name", "F").replace("calls_libdevice_by_path", "F")  # noqa: E731
+    assert strip(by_name) == strip(by_path)
