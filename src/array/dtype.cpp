@@ -1,5 +1,5 @@
 // Internal: the typestr grammar, its canonical spellings, and the DLPack dtype mapping, all read off the
-// scalar-type table (cubridge/scalar_type.hpp).
+// scalar-type table (cubridge/types/scalar_type.hpp).
 #include "cubridge/array/dtype.hpp"
 
 #include <array>
@@ -9,7 +9,7 @@
 #include <mutex>
 #include <stdexcept>
 
-#include "cubridge/scalar_type.hpp"
+#include "cubridge/types/scalar_type.hpp"
 
 namespace cubridge {
 

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "support/spelling_text.hpp"
-#include "cubridge/array/array_spelling.hpp"
-#include "cubridge/compiler/types.hpp"
+#include "cubridge/types/array_spelling.hpp"
+#include "cubridge/types/type.hpp"
 
 namespace cubridge {
 
@@ -54,7 +54,7 @@ std::optional<ArraySpelling> array_spelling(std::string_view whole, std::string_
 // A record's spelling, read by the compiler's type parser (one spelling, one parser); only its item
 // size matters to a launch.
 void read_record(std::string_view whole, std::string_view text, ParamKind& p) {
-  auto record = compiler::parse_type_name(text);
+  auto record = parse_type_name(text);
   if (!record || !record->is_record())
     fail(whole, quoted(text) + " is not a record in Numba's spelling, e.g. "
                 "Record(x[type=float32;offset=0],y[type=int32;offset=4];8;False)");

@@ -1,5 +1,5 @@
 """The scalar-type table as the Python package reads it: ``_core._scalar_types()`` hands over the rows of
-include/cubridge/scalar_type.hpp, and every dict the package builds from them equals the one it spelt
+include/cubridge/types/scalar_type.hpp, and every dict the package builds from them equals the one it spelt
 out before there was one table (pinned here as they were)."""
 import numpy as np
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "cubridge/compiler/toolkit.hpp"
-#include "cubridge/compiler/types.hpp"
+#include "cubridge/types/type.hpp"
 
 namespace cubridge {
 

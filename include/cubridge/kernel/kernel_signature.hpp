@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "cubridge/array/dtype.hpp"
-#include "cubridge/scalar_type.hpp"
+#include "cubridge/types/scalar_type.hpp"
 
 namespace cubridge {
 

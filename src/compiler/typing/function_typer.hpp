@@ -9,6 +9,7 @@
 #include <set>
 
 #include "compiler/typing/typer.hpp"
+#include "compiler/typing/typing_rules.hpp"
 
 namespace cubridge::compiler::typer_detail {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "cubridge/array/array_spelling.hpp"
+#include "cubridge/types/array_spelling.hpp"
 #include "cubridge/compiler/cached_compile.hpp"
 #include "cubridge/compiler/linker.hpp"
 #include "cubridge/kernel/kernel_signature.hpp"

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-namespace cubridge::compiler {
+namespace cubridge {
 
 /// Extensible on purpose: a new kind (array, pointer, record) adds an enumerator plus its cases in
 /// typing_rules.cpp and the emitter; nothing here depends on the set being closed.
@@ -146,4 +146,4 @@ Signature parse_signature(std::string_view text);
 /// The type names accepted in signatures, for error messages.
 std::string accepted_type_names();
 
-}  // namespace cubridge::compiler
+}  // namespace cubridge

@@ -1,5 +1,5 @@
 // Numba's array spellings: "T[:, ::1]" and "array(T, 2d, C)" (see the header).
-#include "cubridge/array/array_spelling.hpp"
+#include "cubridge/types/array_spelling.hpp"
 
 #include <cctype>
 #include <stdexcept>

@@ -1,15 +1,15 @@
-// Internal: Type names, type-name parsing and signature parsing (include/cubridge/compiler/types.hpp).
-#include "cubridge/compiler/types.hpp"
+// Internal: Type names, type-name parsing and signature parsing (include/cubridge/types/type.hpp).
+#include "cubridge/types/type.hpp"
 
 #include <stdexcept>
 #include <utility>
 
 #include "support/spelling_text.hpp"
-#include "cubridge/array/array_spelling.hpp"
-#include "cubridge/scalar_type.hpp"
-#include "compiler/typing/record_spelling.hpp"
+#include "cubridge/types/array_spelling.hpp"
+#include "cubridge/types/scalar_type.hpp"
+#include "types/record_spelling.hpp"
 
-namespace cubridge::compiler {
+namespace cubridge {
 
 Type Type::tuple(std::vector<Type> elements) {
   Type t(TypeKind::Tuple, 0, false);
@@ -334,4 +334,4 @@ Signature parse_signature(std::string_view text) {
   return sig;
 }
 
-}  // namespace cubridge::compiler
+}  // namespace cubridge
