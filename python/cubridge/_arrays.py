@@ -6,10 +6,11 @@ are C++ (src/array/, python/src/py_*.hpp); this module adds the NumPy-facing con
 from __future__ import annotations
 
 from . import _core
-from ._core import DeviceArray, array_options, as_cuda_array, from_cuda_array_interface, from_dlpack
+from ._core import (ArrayInterfaceError, DeviceArray, array_options, as_cuda_array, from_cuda_array_interface,
+                    from_dlpack)
 
-__all__ = ["DeviceArray", "as_cuda_array", "from_cuda_array_interface", "from_dlpack", "device_array",
-           "device_array_like", "to_device", "is_cuda_array", "array_options"]
+__all__ = ["ArrayInterfaceError", "DeviceArray", "as_cuda_array", "from_cuda_array_interface", "from_dlpack",
+           "device_array", "device_array_like", "to_device", "is_cuda_array", "array_options"]
 
 
 def _np():

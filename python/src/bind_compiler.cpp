@@ -12,7 +12,7 @@ namespace cubridge::python {
 
 void bind_compiler(nb::module_& m) {
   using namespace cubridge::compiler;
-  nb::exception<CompileError>(m, "CompileError", PyExc_ValueError);
+  nb::exception<CompileError>(m, "CompileError", error_bases(m, PyExc_ValueError));
 
   nb::class_<CompileOptions>(m, "_CompileOptions")
       .def(nb::init<>())
@@ -57,7 +57,7 @@ void bind_compiler(nb::module_& m) {
 
   nb::class_<CompileResult>(m, "_CompileResult")
       .def_prop_ro("code", [](const CompileResult& r) { return nb::bytes(r.code.data(), r.code.size()); })
-      .def_prop_ro("result_type", [](const CompileResult& r) { return r.result_type.name(); })
+      .def_ro("result_type", &CompileResult::result_type)
       .def_ro("name", &CompileResult::name)
       .def_ro("nvvm_ir", &CompileResult::nvvm_ir)
       .def_ro("uses_libdevice", &CompileResult::uses_libdevice)
@@ -74,13 +74,18 @@ void bind_compiler(nb::module_& m) {
       });
 
   m.def("_compile_source",
-        [](std::string_view source, std::string_view name, std::string_view sig, const CompileOptions& o) {
+        [](std::string_view source, std::string_view name, const Signature& sig, const CompileOptions& o) {
           return compile(source, name, sig, o);
         },
         nb::arg("source"), nb::arg("function_name"), nb::arg("signature"), nb::arg("options"));
-  m.def("_compile_source_cached",
+  m.def("_compile_source",  // a signature's text, read by the one grammar (tests and the C++ API's users spell one)
         [](std::string_view source, std::string_view name, std::string_view sig, const CompileOptions& o) {
-          return compile_cached(source, name, sig, o, CodeCache());  // $CUBRIDGE_CACHE_DIR read each time
+          return compile(source, name, parse_signature(sig), o);
+        },
+        nb::arg("source"), nb::arg("function_name"), nb::arg("signature"), nb::arg("options"));
+  m.def("_compile_source_cached",
+        [](std::string_view source, std::string_view name, const Signature& sig, const CompileOptions& o) {
+          return compile_cached(source, name, sig.str(), o, CodeCache());  // $CUBRIDGE_CACHE_DIR read each time
         },
         nb::arg("source"), nb::arg("function_name"), nb::arg("signature"), nb::arg("options"));
   m.def("_compile_cache_stats", [] {
@@ -88,16 +93,15 @@ void bind_compiler(nb::module_& m) {
     return nb::make_tuple(s.hits, s.misses, s.stores);
   });
   m.def("_compile_source_to_ir",
+        [](std::string_view source, std::string_view name, const Signature& sig, const CompileOptions& o) {
+          return compile_to_nvvm_ir(source, name, sig, o);
+        },
+        nb::arg("source"), nb::arg("function_name"), nb::arg("signature"), nb::arg("options"));
+  m.def("_compile_source_to_ir",
         [](std::string_view source, std::string_view name, std::string_view sig, const CompileOptions& o) {
           return compile_to_nvvm_ir(source, name, parse_signature(sig), o);
         },
         nb::arg("source"), nb::arg("function_name"), nb::arg("signature"), nb::arg("options"));
-  m.def("_parse_signature", [](std::string_view s) {
-    Signature sig = parse_signature(s);
-    std::vector<std::string> args;
-    for (const Type& t : sig.args) args.push_back(t.name());
-    return nb::make_tuple(sig.result ? nb::object(nb::str(sig.result->name().c_str())) : nb::none(), args);
-  });
 }
 
 }  // namespace cubridge::python

@@ -66,7 +66,7 @@ std::vector<std::string> strings_of(const std::vector<nb::bytes>& modules) {
 void bind_toolkit(nb::module_& m) {
   g_toolkit_error = new_error("cubridge.ToolkitError",
                               "A CUDA toolkit library is missing or failed; `log` holds the tool's own log.",
-                              PyExc_RuntimeError);
+                              error_bases(m, PyExc_RuntimeError).ptr());
   g_nvvm_error = new_error("cubridge.NvvmError", "libNVVM rejected the program; `log` is its program log.", g_toolkit_error);
   g_link_error = new_error("cubridge.LinkError", "nvJitLink failed; `log` is its error log.", g_toolkit_error);
   g_nvrtc_error = new_error("cubridge.NvrtcError", "NVRTC rejected the program; `log` is its program log.", g_toolkit_error);

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string_view>
 
-#include "cubridge/types/type.hpp"
+#include "cubridge/types/type_spelling.hpp"
 
 namespace cubridge {
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "cubridge/compiler/toolkit.hpp"
-#include "cubridge/types/type.hpp"
+#include "cubridge/types/signature.hpp"
 
 namespace cubridge {
 

@@ -268,6 +268,22 @@ TypedModule type_program(const SourceSet& sources, std::string_view entry, const
                                 "(arrays as numba-cuda's meminfo, parent, nitems, itemsize, data, shape, strides); "
                                 "compile it with abi='numba', or compile a device function with device=True");
   for (std::size_t i = 0; i < signature.args.size(); ++i)
+    if (signature.args[i].is_pointer())
+      throw std::invalid_argument("function '" + std::string(entry) + "': argument " + std::to_string(i) + " is a C pointer (" +
+                                  signature.args[i].name() + "), the parameter of CUDA C++ kernels loaded with "
+                                  "load_kernel; cubridge's compiler takes arrays: write " +
+                                  (signature.args[i].pointee().is_none() ? std::string("uint8")
+                                                                         : signature.args[i].pointee().name()) +
+                                  "[::1]");
+  for (std::size_t i = 0; i < signature.args.size(); ++i)
+    if (signature.args[i].is_record() && signature.args[i].readonly())
+      throw std::invalid_argument("function '" + std::string(entry) + "': argument " + std::to_string(i) + " is a read-only record (" +
+                                  signature.args[i].name() + "), which cubridge's compiler does not take; write the "
+                                  "record without 'const' (read-only records are for kernels loaded with load_kernel)");
+  if (signature.result && signature.result->is_pointer())
+    throw std::invalid_argument("function '" + std::string(entry) + "': a C pointer (" + signature.result->name() +
+                                ") is no return type cubridge's compiler takes");
+  for (std::size_t i = 0; i < signature.args.size(); ++i)
     if (signature.args[i].is_array() && options.abi == Abi::c)
       throw std::invalid_argument("function '" + std::string(entry) + "': argument " + std::to_string(i) + " is an array (" +
                                   signature.args[i].name() + "), which the C ABI cannot pass; compile with abi='numba'");

@@ -5,7 +5,7 @@
 #include <string>
 #include <utility>
 
-#include "cubridge/types/type.hpp"
+#include "cubridge/types/type_spelling.hpp"
 #include "cubridge/types/scalar_type.hpp"
 
 namespace cubridge::compiler {
