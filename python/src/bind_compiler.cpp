@@ -7,6 +7,7 @@
 #include "bindings.hpp"
 #include "cubridge/compiler/compile.hpp"
 #include "cubridge/compiler/cached_compile.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge::python {
 
@@ -43,7 +44,7 @@ void bind_compiler(nb::module_& m) {
            [](CompileOptions& o, const std::string& name, std::string_view type) {
              auto t = parse_type_name(type);
              if (!t || !(t->is_scalar() || t->is_record()))
-               throw std::invalid_argument("'" + name + "' is bound to the dtype '" + std::string(type) +
+               throw cubridge::InvalidArgument("'" + name + "' is bound to the dtype '" + std::string(type) +
                                            "', which is not a number type or a record");
              o.dtypes[name] = *t;
            })

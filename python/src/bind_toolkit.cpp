@@ -14,6 +14,7 @@
 #include "cubridge/compiler/nvrtc.hpp"
 #include "cubridge/compiler/nvvm.hpp"
 #include "cubridge/compiler/toolkit.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge::python {
 namespace {
@@ -180,7 +181,7 @@ void bind_toolkit(nb::module_& m) {
           if (output == "ltoir") o.output = nvrtc::Output::ltoir;
           else if (output == "cubin") o.output = nvrtc::Output::cubin;
           else if (output != "ptx")
-            throw std::invalid_argument("nvrtc_compile: output '" + std::string(output) +
+            throw cubridge::InvalidArgument("nvrtc_compile: output '" + std::string(output) +
                                         "' is not valid; expected 'ptx', 'ltoir' or 'cubin'");
           std::transform(headers.begin(), headers.end(), std::back_inserter(o.headers),
                          [](auto& h) { return nvrtc::Header{h.first, h.second}; });

@@ -11,6 +11,7 @@
 
 #include "cubridge/types/signature.hpp"
 #include "cubridge/types/type_spelling.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge::python::types_glue {
 
@@ -19,7 +20,7 @@ namespace nb = nanobind;
 /// One type spelling read as a Type; ValueError with the one message for a bad spelling.
 inline Type parse_type(std::string_view text) {
   std::optional<Type> t = parse_type_name(text);
-  if (!t) throw std::invalid_argument("type " + std::string(type_spelling_error(text)));
+  if (!t) throw cubridge::InvalidArgument("type " + std::string(type_spelling_error(text)));
   return *t;
 }
 
@@ -64,9 +65,9 @@ inline Type array_of(const Type& dtype, int ndim, char layout, bool readonly) {
   if (!(dtype.is_scalar() || dtype.is_record()))
     throw nb::type_error(("arrays hold numbers and records; got elements of type " + dtype.name()).c_str());
   if (ndim < 1 || ndim > 32)
-    throw std::invalid_argument("an array has 1 to 32 dimensions, got " + std::to_string(ndim));
+    throw cubridge::InvalidArgument("an array has 1 to 32 dimensions, got " + std::to_string(ndim));
   if (layout != 'C' && layout != 'F' && layout != 'A')
-    throw std::invalid_argument("array layout '" + std::string(1, layout) + "' is not one of C, F, A");
+    throw cubridge::InvalidArgument("array layout '" + std::string(1, layout) + "' is not one of C, F, A");
   return Type::array(dtype, ndim, layout, readonly);
 }
 
@@ -74,7 +75,7 @@ inline Type array_of(const Type& dtype, int ndim, char layout, bool readonly) {
 inline Signature signature_of(std::optional<Type> result, std::vector<Type> args) {
   for (std::size_t i = 0; i < args.size(); ++i)
     if (args[i].is_none())
-      throw std::invalid_argument("signature: argument " + std::to_string(i) + " is none (void is a return type only)");
+      throw cubridge::InvalidArgument("signature: argument " + std::to_string(i) + " is none (void is a return type only)");
   Signature s;
   s.result = std::move(result);
   s.args = std::move(args);

@@ -7,6 +7,7 @@
 #include "cubridge/compiler/nvvm.hpp"
 #include "compiler/lowering/emitter.hpp"
 #include "compiler/typing/typer.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge::compiler {
 
@@ -47,7 +48,7 @@ CompileResult compile(std::string_view source, std::string_view function_name, c
   const nvvm::ArchRange& archs = nvvm::supported_archs();
   if (options.cc) {
     if (!archs.contains(*options.cc))
-      throw std::invalid_argument("cc " + options.cc->to_string() + " cannot be targeted by this toolkit's libNVVM; it accepts " +
+      throw cubridge::InvalidArgument("cc " + options.cc->to_string() + " cannot be targeted by this toolkit's libNVVM; it accepts " +
                                   archs.to_string());
     no.cc = *options.cc;
   } else {

@@ -10,6 +10,7 @@
 
 #include "support/spelling_text.hpp"
 #include "cubridge/types/signature.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge {
 
@@ -18,7 +19,7 @@ namespace {
 using spelling_text::quoted;
 
 [[noreturn]] void fail(std::string_view whole, const std::string& why) {
-  throw std::invalid_argument("kernel signature " + quoted(whole) + ": " + why);
+  throw cubridge::InvalidArgument("kernel signature " + quoted(whole) + ": " + why);
 }
 
 // The row of a number type (every Type::is_scalar() is one of NumPy's).
@@ -114,14 +115,14 @@ KernelSignature::KernelSignature(std::vector<ParamKind> params) : params_(std::m
     first_slot_.push_back(static_cast<std::uint32_t>(slots_.size()));
     const bool typed = !(p.is_record() || !p.record.empty() || (p.is_pointer() && p.any_pointee));
     if (typed && !scalar_type_info(p.type).numpy())
-      throw std::invalid_argument("kernel signature: parameter " + std::to_string(i) + " has type " +
+      throw cubridge::InvalidArgument("kernel signature: parameter " + std::to_string(i) + " has type " +
                                   scalar_type_name(p.type) + ", which NumPy lacks; accepted: " + accepted_type_names());
     if (p.is_array()) {
       if (p.ndim < 1 || p.ndim > 32)
-        throw std::invalid_argument("kernel signature: parameter " + std::to_string(i) + " has " +
+        throw cubridge::InvalidArgument("kernel signature: parameter " + std::to_string(i) + " has " +
                                     std::to_string(p.ndim) + " dimensions; arrays have 1 to 32");
       if (p.layout != 'C' && p.layout != 'F' && p.layout != 'A')
-        throw std::invalid_argument("kernel signature: parameter " + std::to_string(i) + " has layout '" +
+        throw cubridge::InvalidArgument("kernel signature: parameter " + std::to_string(i) + " has layout '" +
                                     std::string(1, p.layout) + "'; accepted: 'C', 'F', 'A'");
       if (p.ndim == 1 && p.layout == 'F') p.layout = 'C';  // one axis: both orders are the same
       ++array_count_;
@@ -173,7 +174,7 @@ KernelSignature KernelSignature::parse(std::string_view text) {
   try {
     sig = parse_signature(text);
   } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(std::string("kernel ") + e.what());  // "kernel signature '...': ..."
+    throw cubridge::InvalidArgument(std::string("kernel ") + e.what());  // "kernel signature '...': ..."
   }
   return signature_of(text, sig);
 }

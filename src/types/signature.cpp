@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "support/spelling_text.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge {
 namespace {
@@ -12,7 +13,7 @@ using spelling_text::quoted;
 using spelling_text::trim;
 
 [[noreturn]] void fail(std::string_view text, const std::string& why) {
-  throw std::invalid_argument("signature " + quoted(text) + ": " + why);
+  throw cubridge::InvalidArgument("signature " + quoted(text) + ": " + why);
 }
 
 // The index of the '(' that matches the ')' ending `s`, or npos when `s` does not end in ')'.

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include "cubridge/error.hpp"
 
 namespace cubridge {
 
@@ -16,7 +17,7 @@ Type Type::scalar(ScalarType type) {
     case 'u': return integer(bits, false);
     case 'f': return floating(bits);
     case 'c': return complex(bits);
-    default: throw std::invalid_argument(std::string(row.name) + " is no type NumPy has, so no Type of the compiler");
+    default: throw cubridge::InvalidArgument(std::string(row.name) + " is no type NumPy has, so no Type of the compiler");
   }
 }
 
@@ -86,7 +87,7 @@ Type Type::optional(const Type& value) {
 
 Type Type::as_readonly() const {
   if (!(is_array() || is_pointer() || is_record()))
-    throw std::invalid_argument("only arrays, pointers and records are read-only; " + name() + " is neither");
+    throw cubridge::InvalidArgument("only arrays, pointers and records are read-only; " + name() + " is neither");
   Type t = *this;
   t.readonly_ = true;
   return t;

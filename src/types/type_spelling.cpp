@@ -9,6 +9,7 @@
 #include "cubridge/types/array_spelling.hpp"
 #include "cubridge/types/scalar_type.hpp"
 #include "types/record_spelling.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge {
 
@@ -93,7 +94,7 @@ Type checked_tuple(std::vector<Type> elements, std::size_t copies, std::string_v
   std::size_t leaves = 0;
   for (const Type& e : elements) leaves += e.leaf_count();
   if (leaves * copies > kMaxTupleLeaves)
-    throw std::invalid_argument("type " + spelling_text::quoted(name.size() > 80 ? name.substr(0, 77) : name) +
+    throw cubridge::InvalidArgument("type " + spelling_text::quoted(name.size() > 80 ? name.substr(0, 77) : name) +
                                 (name.size() > 80 ? "...: " : ": ") + "a tuple of " +
                                 std::to_string(leaves * copies) + " values; tuples hold at most " +
                                 std::to_string(kMaxTupleLeaves));
@@ -109,7 +110,7 @@ namespace {
 
 std::optional<Type> parse_type_name_at(std::string_view name, int depth) {
   if (depth > kMaxTypeNesting)
-    throw std::invalid_argument("type " + spelling_text::quoted(name.substr(0, 40)) + "...: types nest at most " +
+    throw cubridge::InvalidArgument("type " + spelling_text::quoted(name.substr(0, 40)) + "...: types nest at most " +
                                 std::to_string(kMaxTypeNesting) + " levels deep");
   const auto parse_type_name = [depth](std::string_view inner) { return parse_type_name_at(inner, depth + 1); };
   name = trim(name);

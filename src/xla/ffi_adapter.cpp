@@ -5,6 +5,7 @@
 
 #include <stdexcept>
 #include <type_traits>
+#include "cubridge/error.hpp"
 
 #ifndef CUBRIDGE_HAVE_XLA_FFI
 
@@ -12,7 +13,7 @@ namespace cubridge::xla {
 bool ffi_adapter_available() noexcept { return false; }
 const char* ffi_api_version() noexcept { return ""; }
 void* ffi_handler_for(const Target&) {
-  throw std::runtime_error(
+  throw cubridge::RuntimeError(
       "the XLA FFI adapter is not built: jax was not importable by the Python that built cubridge "
       "(install jax, then rebuild cubridge)");
 }
@@ -272,7 +273,7 @@ void* ffi_handler_for(const Target& target) {
     if (t.name == target.name && t.platform == target.platform) {
       if (t.function != target.function || t.api_version != target.api_version ||
           t.command_buffer_compatible != target.command_buffer_compatible) {
-        throw std::invalid_argument("xla target '" + target.name + "' is already adapted for " +
+        throw cubridge::InvalidArgument("xla target '" + target.name + "' is already adapted for " +
                                     platform_name(target.platform) +
                                     " with another function or options: a (name, platform) pair is "
                                     "registered once");
@@ -281,7 +282,7 @@ void* ffi_handler_for(const Target& target) {
     }
   }
   if (g_slots_used == kMaxAdaptedTargets) {
-    throw std::runtime_error("all " + std::to_string(kMaxAdaptedTargets) +
+    throw cubridge::RuntimeError("all " + std::to_string(kMaxAdaptedTargets) +
                              " XLA FFI adapter slots are in use: cannot adapt target '" + target.name + "'");
   }
   Slot& slot = g_slots[g_slots_used];

@@ -17,12 +17,13 @@
 
 #include "cubridge/compiler/toolkit.hpp"
 #include "cubridge/types/signature.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge {
 
 /// Source outside the supported subset, or a typing error. what() is "file:line:col: message" and
 /// says what is supported; it is a std::invalid_argument (Python: ValueError).
-class CompileError : public std::invalid_argument {
+class CompileError : public std::invalid_argument, public Error {
  public:
   CompileError(const std::string& what, std::string file, int line, int column)
       : std::invalid_argument(what), file_(std::move(file)), line_(line), column_(column) {}
