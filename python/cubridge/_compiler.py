@@ -53,18 +53,22 @@ def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=Fals
     bounds = _jit_options.jit_options(launch_bounds=launch_bounds, forceinline=forceinline)
     if bounds.launch_bounds and (device or output != "ptx"):
         raise ValueError("launch_bounds apply to kernels compiled to PTX (device=False, output='ptx')")
-    r = _compile_result(pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output, cache)
-    code = r.code
-    if output == "ptx":
-        code = _jit_options.kernel_directives(code.decode(), bounds)
+    r = _compile_result(pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output, cache,
+                        directives=bounds)
+    code = r.code.decode() if output == "ptx" else r.code
     return code, (None if r.result_type.kind == "none" else r.result_type)
 
 
 def _compile_result(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=False, cc=None, opt=True,
-                    abi="c", abi_info=None, output="ptx", cache=False):
-    """compile()'s whole result, before numba-cuda's kernel directives: code, name, result_type, cooperative,
-    raise_sites (for @cubridge.jit)."""
+                    abi="c", abi_info=None, output="ptx", cache=False, directives=None):
+    """compile()'s whole result: code, name (the entry's), result_type, cooperative, raise_sites (for
+    @cubridge.jit). `directives` (a JitOptions) carries numba-cuda's max_registers and launch_bounds, which
+    the compiler writes into the kernel's PTX itself."""
     o = _options(debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output)
+    if directives is not None:
+        bounds = directives.launch_bounds + (0, 0, 0)
+        o.max_registers = directives.max_registers or 0
+        o.max_threads_per_block, o.min_blocks_per_sm, o.max_blocks_per_cluster = bounds[:3]
     source, name = _collect(pyfunc, o)
     compile_source = _core._compile_source_cached if cache else _core._compile_source
     return compile_source(source, name, as_signature(sig), o)

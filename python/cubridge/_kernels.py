@@ -23,7 +23,7 @@ import functools
 import os
 
 from . import _compiler, _core
-from ._jit_options import JitOptions, jit_options, kernel_directives, link_image
+from ._jit_options import JitOptions, jit_options, link_image
 from ._core import (Kernel, KernelLaunch, KernelRaised, KernelSignature, PerformanceWarning,
                     clear_kernel_cache, kernel_cache_size, ptx_entry_names)
 from ._types import Signature, as_signature, typeof, void
@@ -101,8 +101,8 @@ class Dispatcher:
             except Exception:  # no usable device: the lowest architecture, JIT-compiled on load
                 cc = None
             r = _compiler._compile_result(self.py_func, sig, device=False, abi="numba", cc=cc,
-                                          **self._options.compiler())
-            self._ptx[sig] = kernel_directives(r.code.decode(), self._options)
+                                          directives=self._options, **self._options.compiler())
+            self._ptx[sig] = r.code.decode()
             self._entry[sig] = r.name
             self._cooperative[sig] = r.cooperative
             self._raise_sites[sig] = {site[0]: site for site in r.raise_sites}

@@ -29,6 +29,10 @@ void bind_compiler(nb::module_& m) {
       .def("set_abi", [](CompileOptions& o, bool numba) { o.abi = numba ? Abi::numba : Abi::c; })
       .def("set_ltoir", [](CompileOptions& o, bool lto) { o.output = lto ? Output::ltoir : Output::ptx; })
       .def("set_cc", [](CompileOptions& o, int major, int minor) { o.cc = ComputeCapability{major, minor}; })
+      .def_rw("max_registers", &CompileOptions::max_registers)
+      .def_rw("max_threads_per_block", &CompileOptions::max_threads_per_block)
+      .def_rw("min_blocks_per_sm", &CompileOptions::min_blocks_per_sm)
+      .def_rw("max_blocks_per_cluster", &CompileOptions::max_blocks_per_cluster)
       .def("add_constant", [](CompileOptions& o, const std::string& name, std::string_view type, std::string_view text) {
         o.constants[name] = constant_from_text(type, text);
       })
