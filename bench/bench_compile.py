@@ -119,7 +119,7 @@ def main() -> int:
         source, name = cubridge._compiler._collect(fn, o)
         parts = {"parse": [], "type": [], "emit": [], "libNVVM": []}
         for _ in range(reps):
-            r = _core._compile_source(source, name, str(cubridge._compiler._signature_text(sig)), o)
+            r = _core._compile_source(source, name, cubridge._types.as_signature(sig), o)
             for k, v in zip(parts, r.timings):
                 parts[k].append(v * 1e3)
         fe = [p + t + e for p, t, e in zip(parts["parse"], parts["type"], parts["emit"])]
@@ -129,7 +129,7 @@ def main() -> int:
         # libNVVM alone on the same IR, and our whole warm compile relative to it (target <= 1.2).
         ir = r.nvvm_ir
         alone = median_ms(lambda: cubridge.nvvm_compile(ir, (9, 0), libdevice=r.uses_libdevice), reps)
-        whole = median_ms(lambda: _core._compile_source(source, name, cubridge._compiler._signature_text(sig), o), reps)
+        whole = median_ms(lambda: _core._compile_source(source, name, cubridge._types.as_signature(sig), o), reps)
         row(f"{label}: warm compile (C++ API) vs libNVVM alone", "ms", whole, "libNVVM alone", alone, 1.2 * alone)
 
     # A cold `cubridge compile` process, end to end (target 100 ms) vs importing numba.cuda.

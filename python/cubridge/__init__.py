@@ -4,7 +4,7 @@ Four faces, one system: arrays (CUDA Array Interface v3, DLPack), memory (EMM pl
 code (Python functions compiled to PTX / LTO-IR), calls (XLA custom calls through JAX).
 Importing cubridge never touches the GPU: the driver is loaded by the first GPU operation.
 """
-from ._core import __version__
+from ._core import Error, __version__
 from . import _core as _core_module, _toolkit_search
 _toolkit_search.register(_core_module)  # NVIDIA's toolkit wheels in this environment, before any compile
 from ._driver import *  # noqa: F401,F403
@@ -15,6 +15,8 @@ from ._arrays import *  # noqa: F401,F403
 from ._arrays import __all__ as _arrays_all
 from ._linker import *  # noqa: F401,F403
 from ._linker import __all__ as _linker_all
+from ._types import *  # noqa: F401,F403
+from ._types import __all__ as _types_all
 from ._compiler import *  # noqa: F401,F403
 from ._compiler import __all__ as _compiler_all
 from ._kernels import *  # noqa: F401,F403
@@ -24,5 +26,5 @@ from ._intrinsics import __all__ as _intrinsics_all
 from ._records import *  # noqa: F401,F403
 from ._records import __all__ as _records_all
 
-__all__ = ["__version__", *_driver_all, *_memory_all, *_arrays_all, *_linker_all, *_compiler_all, *_kernels_all,
-           *_intrinsics_all, *_records_all]
+__all__ = ["__version__", "Error", *_driver_all, *_memory_all, *_arrays_all, *_linker_all, *_types_all, *_compiler_all,
+           *_kernels_all, *_intrinsics_all, *_records_all]

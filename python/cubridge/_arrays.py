@@ -6,10 +6,11 @@ are C++ (src/array/, python/src/py_*.hpp); this module adds the NumPy-facing con
 from __future__ import annotations
 
 from . import _core
-from ._core import DeviceArray, array_options, as_cuda_array, from_cuda_array_interface, from_dlpack
+from ._core import (ArrayInterfaceError, DeviceArray, array_options, as_cuda_array, from_cuda_array_interface,
+                    from_dlpack)
 
-__all__ = ["DeviceArray", "as_cuda_array", "from_cuda_array_interface", "from_dlpack", "device_array",
-           "device_array_like", "to_device", "is_cuda_array", "array_options"]
+__all__ = ["ArrayInterfaceError", "DeviceArray", "as_cuda_array", "from_cuda_array_interface", "from_dlpack",
+           "from_record_like", "device_array", "device_array_like", "to_device", "is_cuda_array", "array_options"]
 
 
 def _np():
@@ -190,3 +191,34 @@ def _numba_type(self: DeviceArray):
 
 
 DeviceArray._numba_type_ = property(_numba_type, doc="numba's type for arrays of structured dtypes (see _numba_type).")
+
+
+def from_record_like(rec, stream=None, gpu_data=None):
+    """numba.cuda.from_record_like: an uninitialised device record (a 0-d device array) of the structured
+    dtype of `rec` (a NumPy record, a 0-d structured array or anything with such a ``dtype``), to pass as
+    a kernel's record parameter. `gpu_data`, when given, is device memory to use instead of a new
+    allocation: a cubridge or Numba MemoryPointer, or an int address, of at least the record's size."""
+    dtype = getattr(rec, "dtype", None)
+    if getattr(dtype, "fields", None) is None:
+        raise TypeError(f"from_record_like: {rec!r} ({type(rec).__name__}) has no structured dtype; pass a NumPy "
+                        "record (a[i] of a structured array), a 0-d structured array or a structured dtype's scalar")
+    # The array keeps only the descr, which has no alignment flag: remember the dtype itself for its
+    # .dtype (and so typeof), so an aligned record stays aligned.
+    remember_dtype(dtype)
+    if gpu_data is None:
+        return _core.device_array((), dtype, "C", stream)
+    address = gpu_data if isinstance(gpu_data, int) else getattr(gpu_data, "device_pointer", None)
+    address = getattr(address, "value", address)  # Numba's MemoryPointer: a c_void_p
+    if not isinstance(address, int):
+        raise TypeError(f"from_record_like: gpu_data {gpu_data!r} is not device memory (a MemoryPointer or an "
+                        "int device address)")
+    size = getattr(gpu_data, "size", None)
+    if isinstance(size, int) and size < dtype.itemsize:
+        raise ValueError(f"from_record_like: gpu_data holds {size} bytes, the record {dtype.itemsize}")
+    desc = {"shape": (), "typestr": dtype.str, "data": (address, False), "version": 3, "strides": None,
+            "stream": None}
+    try:
+        desc["descr"] = dtype.descr
+    except ValueError:  # overlapping or out-of-order fields: NumPy has no descr for them
+        pass
+    return _core.from_cuda_array_interface(desc, owner=gpu_data)

@@ -149,7 +149,7 @@ def cmd_compile(argv: list[str]) -> int:
     """`cubridge compile FILE.py:FUNC --sig SIG [-o OUT]` (`-:FUNC` reads the module from standard input): the
     function's source is compiled from the module's text (CPython never runs it), so the module's other
     functions and constants are seen as `compile` sees them from Python."""
-    from . import _compiler, _core
+    from . import _compiler, _core, _types
 
     p = argparse.ArgumentParser(prog="cubridge compile", formatter_class=_DefaultsShown,
                                 description="Compile a Python function to PTX or LTO-IR (no CPython execution, "
@@ -200,7 +200,7 @@ def cmd_compile(argv: list[str]) -> int:
                                {"abi_name": a.abi_name} if a.abi_name else None, a.output)
         o.filename = path
         o.module_name = "__main__" if path == "<stdin>" else os.path.splitext(os.path.basename(path))[0]
-        r = _core._compile_source(source, func, a.sig, o)
+        r = _core._compile_source(source, func, _types.Signature.parse(a.sig), o)
     except (ValueError, TypeError, RuntimeError) as e:
         print(f"cubridge compile: {_in_cli_terms(str(e))}", file=sys.stderr)
         return 1

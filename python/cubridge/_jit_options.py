@@ -11,8 +11,10 @@ debug, opt,    as numba-cuda: NVVM debug info, -opt=3/0, line info
 lineinfo
 fastmath       True, or numba's set of LLVM flags ({'nsz', 'arcp', ...}; non-empty means True): NVVM's
                fast math (ftz, approximate division and square root, fma)
-max_registers  kernels: ``.maxnreg N`` in the entry's PTX (numba-cuda asks the linker for the same limit)
-launch_bounds  kernels: ``.maxntid``, ``.minnctapersm``, ``.maxclusterrank`` (numba-cuda's 1 to 3 items)
+max_registers  kernels: ``.maxnreg N`` in the entry's PTX, written by the compiler (numba-cuda asks the
+               linker for the same limit)
+launch_bounds  kernels: ``.maxntid``, ``.minnctapersm``, ``.maxclusterrank`` (numba-cuda's 1 to 3 items),
+               written by the compiler; the third needs compute capability 9.0 (clusters)
 link           kernels: files (PTX, LTO-IR, cubin, fatbin, object, library, or CUDA C++ ``.cu`` compiled
                with NVRTC) linked with the kernel by nvJitLink when it is loaded
 lto            with ``link``: link-time optimisation by nvJitLink (default: when an LTO-IR input is linked)
@@ -142,28 +144,6 @@ def jit_options(**kws) -> JitOptions:
         max_registers=None if max_registers is None else _positive_int("max_registers", max_registers),
         launch_bounds=_launch_bounds(kws.get("launch_bounds")), link=_link(kws.get("link"), device),
         lto=None if lto is None else _flag("lto", lto, False))
-
-
-def kernel_directives(ptx: str, options: JitOptions) -> str:
-    """The kernel's PTX with the performance directives of max_registers and launch_bounds added after the
-    entry's parameter list (PTX ISA "Performance-Tuning Directives")."""
-    directives = []
-    if options.max_registers is not None:
-        directives.append(f".maxnreg {options.max_registers}")
-    bounds = options.launch_bounds
-    if bounds:
-        directives.append(f".maxntid {bounds[0]}, 1, 1")
-    if len(bounds) > 1:
-        directives.append(f".minnctapersm {bounds[1]}")
-    if len(bounds) > 2:
-        directives.append(f".maxclusterrank {bounds[2]}")
-    if not directives:
-        return ptx
-    entry = ptx.find(".entry ")
-    body = ptx.find("\n{", entry)
-    if entry < 0 or body < 0:
-        raise ValueError("jit: no kernel entry found in the PTX to add max_registers/launch_bounds to")
-    return ptx[:body] + "\n" + "\n".join(directives) + ptx[body:]
 
 
 def link_image(ptx: str, options: JitOptions, arch) -> bytes:

@@ -3,7 +3,7 @@
 Kernel parameters follow the Numba ABI (an N-d array is meminfo, parent, nitems, itemsize, data,
 shape[N], strides[N]), so PTX from numba-cuda's ``compile_ptx`` runs here unchanged::
 
-    k = cubridge.load_kernel(ptx, signature="void(float32[:], float32[:], float32[:])")
+    k = cubridge.load_kernel(ptx, signature='void(float32[:], float32[:], float32[:])')
     k[blocks, threads](a, b, out)              # CuPy, PyTorch, Numba, JAX, cubridge or NumPy arrays
     k[blocks, threads, stream, sharedmem](a, b, out)
     k.forall(n)(a, b, out)
@@ -12,7 +12,7 @@ CUDA C++ kernels (NVRTC, nvcc) take C pointers instead: spell such a parameter `
 float32*`` when the kernel only reads it, ``void*`` for any dtype); it is given any C- or F-contiguous
 array of that dtype (its data pointer is passed) or an int device address::
 
-    k = cubridge.load_kernel(cubin, "transform", "void(const float32*, const float32*, float32*, uint64)")
+    k = cubridge.load_kernel(cubin, "transform", 'void(const float32*, const float32*, float32*, uint64)')
 
 ``@cubridge.jit`` compiles a Python kernel with cubridge's own front end (the code face) and launches it
 the same way: lazily, one specialisation per argument types, or eagerly for the signatures given.
@@ -23,33 +23,30 @@ import functools
 import os
 from typing import Any, Callable, Literal, TypeVar, overload
 
-from . import _compiler, _core, _records, _scalar_types
-from ._jit_options import JitOptions, jit_options, kernel_directives, link_image
+from . import _compiler, _core
+from ._jit_options import JitOptions, jit_options, link_image
 from ._core import (Kernel, KernelLaunch, KernelRaised, KernelSignature, PerformanceWarning,
                     clear_kernel_cache, kernel_cache_size, ptx_entry_names)
+from ._types import Signature, as_signature, typeof, void
 
 __all__ = ["Kernel", "KernelLaunch", "KernelRaised", "KernelSignature", "PerformanceWarning", "load_kernel",
-           "ptx_entry_names", "clear_kernel_cache", "kernel_cache_size", "jit", "Dispatcher", "typeof"]
+           "ptx_entry_names", "clear_kernel_cache", "kernel_cache_size", "jit", "Dispatcher"]
 
 
-def _signature_text(signature) -> "str | KernelSignature":
-    """Accepts our spelling, a KernelSignature, or any signature ``cubridge.compile`` takes (read by
-    _compiler._signature_parts): cubridge.void(cubridge.float32[:]), numba.void(numba.float32[::1]), a
-    sequence of parameter types (strings such as 'const float32*' kept as written)."""
-    if isinstance(signature, (str, KernelSignature)):
-        return signature
-    if isinstance(signature, (tuple, list)):
-        return "void(" + ", ".join(p if isinstance(p, str) else _compiler._as_type(p).name for p in signature) + ")"
+def kernel_signature(signature) -> Signature:
+    """The Signature of a kernel: any signature ``cubridge.compile`` takes (``_types.as_signature``:
+    cubridge.void(cubridge.float32[:]), numba.void(numba.float32[::1]), a spelling, a sequence of parameter
+    types, spellings such as 'const float32*' among them), returning void or nothing."""
     try:
-        result, args = _compiler._signature_parts(signature)
+        sig = as_signature(signature)
     except TypeError:
         raise TypeError(f"signature: {signature!r} ({type(signature).__name__}) is not a str such as "
                         "'void(float32[:], int64)', a KernelSignature, a sequence of parameter types, or a "
                         "signature object such as cubridge.void(cubridge.float32[:]) or "
                         "numba.void(numba.float32[::1])") from None
-    if result is not None and not isinstance(result, _compiler.VoidType):
-        raise ValueError(f"signature: a kernel returns void, but {signature!r} returns {result}")
-    return "void(" + ", ".join(a.name for a in args) + ")"
+    if sig.return_type is not None and sig.return_type.kind != "none":
+        raise ValueError(f"signature: a kernel returns void, but {signature!r} returns {sig.return_type}")
+    return Signature._make(void, sig.args)
 
 
 def load_kernel(code, name: str | None = None, signature=None, *, device: int | _core.Device | None = None,
@@ -57,8 +54,8 @@ def load_kernel(code, name: str | None = None, signature=None, *, device: int | 
     """Loads `code` (PTX text as str/bytes, a cubin or a fatbin) and returns its kernel `name`.
 
     `name` may be left out when the PTX holds exactly one kernel (handy for numba-cuda's mangled
-    names). `signature` lists the parameters in Numba's spelling: "void(float32[:], const f8[:, ::1],
-    int64)"; "const" marks arrays the kernel does not write, so read-only arrays may be passed.
+    names). `signature` lists the parameters in Numba's spelling: 'void(float32[:], const f8[:, ::1],
+    int64)'; "const" marks arrays the kernel does not write, so read-only arrays may be passed.
     C++ kernels' pointer parameters are spelled "float32*", "const float32*" or "void*".
     Modules are cached per (code, context) unless cache=False. `device` (an ordinal or a cubridge.Device;
     None means the current device) is where the kernel runs: its arrays must live there, or the launch says
@@ -66,94 +63,12 @@ def load_kernel(code, name: str | None = None, signature=None, *, device: int | 
     """
     if signature is None:
         raise TypeError("load_kernel: signature is required, e.g. signature='void(float32[:], int64)'")
-    return _core._load_kernel(code, name, _signature_text(signature), device, cache)
+    if not isinstance(signature, (str, KernelSignature)):
+        signature = kernel_signature(signature)
+    return _core._load_kernel(code, name, signature, device, cache)
 
 
 # ---------------------------------------------------------------- @cubridge.jit
-
-_SCALAR_NAMES = _scalar_types.NAME_OF_NUMPY
-
-
-def _array_param(iface: dict, arg=None) -> str:
-    typestr = iface["typestr"]
-    kind, size = typestr[1:2], int(typestr[2:]) if typestr[2:].isdigit() else 0
-    name = _SCALAR_NAMES.get((kind, size))
-    if kind == "V" and size:  # a structured array: numba-cuda's Record type of its dtype
-        name = _records.record_name(_records.structured_dtype(arg, iface))
-    if name is None:
-        raise TypeError(f"typeof: arrays of typestr {typestr!r} cannot be kernel arguments")
-    shape = tuple(iface["shape"])
-    ndim = len(shape)
-    if ndim == 0:
-        raise TypeError("typeof: a 0-d array cannot be a kernel argument; pass its value as a scalar")
-    strides = iface.get("strides")
-    c = [size] * ndim
-    for i in range(ndim - 2, -1, -1):
-        c[i] = c[i + 1] * shape[i + 1]
-    f = [size] * ndim
-    for i in range(1, ndim):
-        f[i] = f[i - 1] * shape[i - 1]
-    live = [i for i in range(ndim) if shape[i] != 1]  # extents of 1 may carry any stride
-    dims = [":"] * ndim
-    if strides is None or all(strides[i] == c[i] for i in live):
-        dims[-1] = "::1"
-    elif all(strides[i] == f[i] for i in live):
-        dims[0] = "::1"
-    const = "const " if iface["data"][1] else ""
-    return f"{const}{name}[{', '.join(dims)}]"
-
-
-def typeof(arg) -> str:
-    """The kernel parameter type of a launch argument, in Numba's spelling: 'float32[:, ::1]' for a
-    C-contiguous 2-d float32 array ('const ...' when read-only), 'int64' for a Python int, numba's
-    'Record(x[type=float32;offset=0];4;False)[::1]' for an array of a structured dtype, the record alone
-    for one structured scalar (a 0-d structured array such as from_record_like gives), ..."""
-    if isinstance(arg, bool):
-        return "bool"
-    if isinstance(arg, int):
-        return "int64"
-    if isinstance(arg, float):
-        return "float64"
-    if isinstance(arg, complex):
-        return "complex128"
-    param = _core._array_param(arg)  # GPU arrays, read as a launch reads them (C++ picks the protocol)
-    if param is not None:
-        return param
-    iface = getattr(arg, "__cuda_array_interface__", None)  # records, host arrays, NumPy scalars
-    if iface is None:
-        iface = getattr(arg, "__array_interface__", None)
-    if iface is None and hasattr(arg, "__dlpack__"):
-        iface = _core.as_cuda_array(arg).__cuda_array_interface__
-    if iface is not None and len(iface.get("shape", ())) > 0:
-        return _array_param(iface, arg)
-    if iface is not None and iface["typestr"][1:2] == "V":  # one record: a structured scalar or 0-d array
-        return _records.record_name(_records.structured_dtype(arg, iface))
-    dtype = getattr(arg, "dtype", None)  # NumPy scalars (and 0-d arrays, as their value)
-    if dtype is not None and (dtype.kind, dtype.itemsize) in _SCALAR_NAMES:
-        return _SCALAR_NAMES[(dtype.kind, dtype.itemsize)]
-    raise TypeError(f"typeof: {arg!r} ({type(arg).__name__}) cannot be a kernel argument; pass GPU arrays "
-                    "(CUDA Array Interface or DLPack), NumPy arrays or numbers")
-
-
-def _params_of(sig) -> tuple[str, ...]:
-    return tuple(KernelSignature(_signature_text(sig)).params)
-
-
-def _accepts(param: str, arg: str) -> bool:
-    """Whether a parameter declared `param` takes an argument typed `arg`: same element type and rank,
-    any layout for '[:, :]', the same contiguity otherwise, and read-only arrays for const only."""
-    if param == arg:
-        return True
-    p_const, a_const = param.startswith("const "), arg.startswith("const ")
-    p, a = param.removeprefix("const "), arg.removeprefix("const ")
-    if a_const and not p_const or "[" not in p or "[" not in a:
-        return False
-    p_name, p_dims = p[:-1].rsplit("[", 1)  # a record's name holds brackets of its own
-    a_name, a_dims = a[:-1].rsplit("[", 1)
-    if p_name != a_name or p_dims.count(",") != a_dims.count(","):
-        return False
-    return "::1" not in p_dims or p_dims == a_dims
-
 
 class Dispatcher:
     """A Python kernel compiled by cubridge on demand: ``kernel[griddim, blockdim, stream, sharedmem](*args)``
@@ -163,76 +78,77 @@ class Dispatcher:
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
         self._options = options if options is not None else jit_options(**kws)
-        self._ptx: dict[tuple[str, ...], str] = {}
-        self._cooperative: dict[tuple[str, ...], bool] = {}
-        self._raise_sites: dict[tuple[str, ...], dict] = {}  # per signature: status code -> RaiseSite tuple
-        self._kernels: dict[tuple[tuple[str, ...], int], Kernel] = {}  # per (signature, device)
+        # Per signature (a cubridge.Signature returning void): the PTX, the entry's name (the compiler's),
+        # whether it syncs the grid, its raise sites (status code -> RaiseSite tuple); per (signature,
+        # device): the loaded kernel.
+        self._ptx: dict[Signature, str] = {}
+        self._entry: dict[Signature, str] = {}
+        self._cooperative: dict[Signature, bool] = {}
+        self._raise_sites: dict[Signature, dict] = {}
+        self._kernels: dict[tuple[Signature, int], Kernel] = {}
         self._eager = [self.compile(sig) for sig in signatures]
 
     @property
     def signatures(self) -> list[str]:
-        return ["void(" + ", ".join(p) + ")" for p in self._ptx]
+        return [str(KernelSignature(sig)) for sig in self._ptx]
 
-    def compile(self, sig) -> tuple[str, ...]:
+    def compile(self, sig) -> Signature:
         """Compiles PTX for `sig` (no GPU needed: the module is loaded at the first launch)."""
-        params = _params_of(sig)
-        if params not in self._ptx:
-            compiler_sig = "void(" + ", ".join(params) + ")"
+        sig = kernel_signature(sig)
+        if sig not in self._ptx:
+            KernelSignature(sig)  # a type no kernel takes is refused by the kernel layer, by name, first
             try:
                 cc = _compiler._current_cc() if _core.driver_available() else None
             except Exception:  # no usable device: the lowest architecture, JIT-compiled on load
                 cc = None
-            r = _compiler._compile_result(self.py_func, compiler_sig, device=False, abi="numba", cc=cc,
-                                          **self._options.compiler())
-            self._ptx[params] = kernel_directives(r.code.decode(), self._options)
-            self._cooperative[params] = r.cooperative
-            self._raise_sites[params] = {site[0]: site for site in r.raise_sites}
-        return params
+            r = _compiler._compile_result(self.py_func, sig, device=False, abi="numba", cc=cc,
+                                          directives=self._options, **self._options.compiler())
+            self._ptx[sig] = r.code.decode()
+            self._entry[sig] = r.name
+            self._cooperative[sig] = r.cooperative
+            self._raise_sites[sig] = {site[0]: site for site in r.raise_sites}
+        return sig
 
     def inspect_ptx(self) -> dict[str, str]:
-        return {"void(" + ", ".join(p) + ")": ptx for p, ptx in self._ptx.items()}
+        return {str(KernelSignature(sig)): ptx for sig, ptx in self._ptx.items()}
 
     def inspect_llvm(self) -> dict[str, str]:
         """The NVVM IR given to libNVVM, per compiled signature (numba-cuda's inspect_llvm)."""
-        out = {}
-        for params in self._ptx:
-            sig = "void(" + ", ".join(params) + ")"
-            out[sig] = _compiler._compile_result(self.py_func, sig, device=False, abi="numba", output="llvm",
-                                                 **self._options.compiler()).nvvm_ir
-        return out
+        return {str(KernelSignature(sig)): _compiler._compile_result(self.py_func, sig, device=False, abi="numba",
+                                                                      output="llvm", **self._options.compiler()).nvvm_ir
+                for sig in self._ptx}
 
-    def _kernel(self, params: tuple[str, ...]) -> Kernel:
+    def _kernel(self, sig: Signature) -> Kernel:
         # Loaded once per device, in the current device's context as numba-cuda does: a launch made while
         # device 1 is current (cupy.cuda.Device(1), torch.cuda.device(1)) runs on device 1.
-        if params not in self._ptx:  # compiled first: a typing error needs no GPU to be reported
-            self.compile("void(" + ", ".join(params) + ")")
+        if sig not in self._ptx:  # compiled first: a typing error needs no GPU to be reported
+            self.compile(sig)
         device = _core._current_device()
-        k = self._kernels.get((params, device))
+        k = self._kernels.get((sig, device))
         if k is None or not k.module.valid:  # first launch on this device, or the context was closed since
-            code = self._ptx[params]
+            code = self._ptx[sig]
             if self._options.link:
                 code = link_image(code, self._options, _compiler._current_cc())
-            k = load_kernel(code, _core.ptx_entry_names(self._ptx[params])[0], "void(" + ", ".join(params) + ")",
-                            device=device)
-            k.cooperative = self._cooperative[params]  # cuda.cg grid sync: launched cooperatively
+            k = load_kernel(code, self._entry[sig], sig, device=device)
+            k.cooperative = self._cooperative[sig]  # cuda.cg grid sync: launched cooperatively
             k.python_name = self.__name__  # messages name `add`, not _ZN8__main__3addE...
             if self._options.debug:
-                k = _RaisingKernel(k, self._raise_sites[params])
-            self._kernels[(params, device)] = k
+                k = _RaisingKernel(k, self._raise_sites[sig])
+            self._kernels[(sig, device)] = k
         return k
 
     def specialize(self, *args) -> Kernel:
         """The loaded kernel for these arguments' types (compiled if needed)."""
         if len(self._eager) == 1:
             return self._kernel(self._eager[0])
-        params = tuple(typeof(a) for a in args)
+        params = [typeof(a) for a in args]
         if self._eager:
             for sig in self._eager:
-                if len(sig) == len(params) and all(map(_accepts, sig, params)):
+                if len(sig.args) == len(params) and all(p.accepts(a) for p, a in zip(sig.args, params)):
                     return self._kernel(sig)
             raise TypeError(f"kernel {self.__name__!r}: no signature matches the argument types "
-                            f"({', '.join(params)}); compiled: {', '.join(self.signatures)}")
-        return self._kernel(params)
+                            f"({', '.join(map(str, params))}); compiled: {', '.join(self.signatures)}")
+        return self._kernel(Signature._make(void, params))
 
     def __getitem__(self, config):
         if len(self._eager) == 1:
@@ -327,7 +243,7 @@ def jit(func_or_sig: Any = None, **options: Any) -> Callable[[Callable[..., Any]
 
 
 def jit(func_or_sig: Any = None, **options: Any) -> Any:
-    """numba-cuda's ``cuda.jit`` over cubridge's front end: ``@jit`` (lazy), ``@jit("void(float32[:])")``,
+    """numba-cuda's ``cuda.jit`` over cubridge's front end: ``@jit`` (lazy), ``@jit('void(float32[:])')``,
     ``@jit(numba.void(numba.float32[::1]))`` or ``@jit([sig, ...])`` (eager), ``@jit(device=True)`` (a device
     function, compiled where a kernel calls it: the function itself is returned). Kernels take the Numba
     ABI, so the PTX is numba-cuda's. Every option of numba-cuda's ``cuda.jit`` is accepted with its meaning

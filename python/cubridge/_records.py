@@ -7,7 +7,7 @@ import sys
 
 from . import _scalar_types
 
-__all__ = ["from_record_like"]
+__all__: list[str] = []  # cubridge.from_record_like lives in _arrays (it makes a device array)
 
 _SCALAR_NAMES = _scalar_types.NAME_OF_NUMPY
 
@@ -107,36 +107,3 @@ def dtype_name(v) -> str | None:
     if np is not None and isinstance(v, np.dtype) and v.fields is not None:
         return record_name(v, "dtype")
     return None
-
-
-def from_record_like(rec, stream=None, gpu_data=None):
-    """numba.cuda.from_record_like: an uninitialised device record (a 0-d device array) of the structured
-    dtype of `rec` (a NumPy record, a 0-d structured array or anything with such a ``dtype``), to pass as
-    a kernel's record parameter. `gpu_data`, when given, is device memory to use instead of a new
-    allocation: a cubridge or Numba MemoryPointer, or an int address, of at least the record's size."""
-    from . import _core
-    dtype = getattr(rec, "dtype", None)
-    if getattr(dtype, "fields", None) is None:
-        raise TypeError(f"from_record_like: {rec!r} ({type(rec).__name__}) has no structured dtype; pass a NumPy "
-                        "record (a[i] of a structured array), a 0-d structured array or a structured dtype's scalar")
-    # The array keeps only the descr, which has no alignment flag: remember the dtype itself for its
-    # .dtype (and so typeof), so an aligned record stays aligned.
-    from . import _arrays
-    _arrays.remember_dtype(dtype)
-    if gpu_data is None:
-        return _core.device_array((), dtype, "C", stream)
-    address = gpu_data if isinstance(gpu_data, int) else getattr(gpu_data, "device_pointer", None)
-    address = getattr(address, "value", address)  # Numba's MemoryPointer: a c_void_p
-    if not isinstance(address, int):
-        raise TypeError(f"from_record_like: gpu_data {gpu_data!r} is not device memory (a MemoryPointer or an "
-                        "int device address)")
-    size = getattr(gpu_data, "size", None)
-    if isinstance(size, int) and size < dtype.itemsize:
-        raise ValueError(f"from_record_like: gpu_data holds {size} bytes, the record {dtype.itemsize}")
-    desc = {"shape": (), "typestr": dtype.str, "data": (address, False), "version": 3, "strides": None,
-            "stream": None}
-    try:
-        desc["descr"] = dtype.descr
-    except ValueError:  # overlapping or out-of-order fields: NumPy has no descr for them
-        pass
-    return _core.from_cuda_array_interface(desc, owner=gpu_data)

@@ -1,5 +1,5 @@
 """The scalar types as the Python package reads them: views of cubridge's one scalar-type table
-(include/cubridge/scalar_type.hpp), whose rows ``_core._scalar_types()`` hands over. No type is listed
+(include/cubridge/types/scalar_type.hpp), whose rows ``_core._scalar_types()`` hands over. No type is listed
 here; each view says which columns it reads."""
 from __future__ import annotations
 

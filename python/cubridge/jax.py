@@ -2,7 +2,7 @@
 
 ::
 
-    k = cubridge.load_kernel(cubin, "transform", "void(const float32*, const float32*, float32*, uint64)")
+    k = cubridge.load_kernel(cubin, "transform", 'void(const float32*, const float32*, float32*, uint64)')
     f = cubridge.jax.kernel_call(k, jax.ShapeDtypeStruct((n,), jnp.float32),
                                  griddim=lambda a, b: (a[0] + 255) // 256, blockdim=256)
     out = jax.jit(lambda a, b: f(a, b, a.size))(a, b)     # launches transform(a, b, out, n)

@@ -6,7 +6,7 @@ the jumps run in C++ (src/random/). The device functions below are written in th
 cubridge compiles and follow numba-cuda's arithmetic step for step (casts, shift widths, the float
 conversions, Box-Muller with the second value dropped), so a kernel draws the same numbers with either
 library from either library's states. A kernel may name them from here or from ``numba.cuda.random``:
-the compiler reads numba's functions as these (``_compiler._collect``) and never compiles numba's source.
+the compiler reads numba's functions as these (``_environment._collect``) and never compiles numba's source.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import operator
 
 import numpy as np
 
-from . import _arrays, _compiler, _core, _records
+from . import _arrays, _core, _records, _types
 
 __all__ = [
     "xoroshiro128p_dtype", "xoroshiro128p_type", "create_xoroshiro128p_states", "init_xoroshiro128p_states",
@@ -32,7 +32,7 @@ xoroshiro128p_dtype = np.dtype([("s0", np.uint64), ("s1", np.uint64)], align=Tru
 # states (DeviceArray.dtype, so cubridge.typeof and _numba_type_), and explicit signatures match.
 _arrays.remember_dtype(xoroshiro128p_dtype)
 # Its record type, for signatures: xoroshiro128p_type[::1] (named as numba names it).
-xoroshiro128p_type = _compiler.RecordType(_records.record_name(xoroshiro128p_dtype))
+xoroshiro128p_type = _types.from_dtype(xoroshiro128p_dtype)
 
 TWO_PI_FLOAT32 = np.float32(2 * math.pi)
 TWO_PI_FLOAT64 = np.float64(2 * math.pi)

@@ -13,6 +13,8 @@ namespace cubridge::python {
 
 namespace {
 
+PyObject* g_array_interface_error = nullptr;  // cubridge.ArrayInterfaceError
+
 // ---- test and benchmark hooks (underscore names) ----
 
 nb::dict c_import_for_tests(nb::handle obj, std::uint32_t flags, std::uintptr_t consumer_stream) {
@@ -128,15 +130,21 @@ void translate(const std::exception_ptr& p, void*) {
   } catch (const ExportError& e) {
     PyErr_SetString(PyExc_BufferError, e.what());
   } catch (const ArrayInterfaceError& e) {
-    PyErr_SetString(PyExc_ValueError, e.what());
-  } catch (const PythonArrayError& e) {
-    PyErr_SetString(PyExc_ValueError, e.what());
+    PyErr_SetString(g_array_interface_error, e.what());
+  } catch (const PythonArrayError& e) {  // a description read from Python breaks the same specifications
+    PyErr_SetString(g_array_interface_error, e.what());
   }
 }
 
 }  // namespace
 
 void bind_array(nb::module_& m) {
+  g_array_interface_error = PyErr_NewExceptionWithDoc(
+      "cubridge.ArrayInterfaceError",
+      "An array's __cuda_array_interface__ or DLPack description breaks its specification (the message names "
+      "the key, the value and what would be accepted).",
+      error_bases(m, PyExc_ValueError).ptr(), nullptr);
+  m.attr("ArrayInterfaceError") = nb::handle(g_array_interface_error);
   nb::register_exception_translator(translate);
   auto cls = nb::class_<PyDeviceArray>(m, "DeviceArray",
       "A view of GPU memory (cubridge's own, or another library's through CAI v3 / DLPack).")

@@ -7,12 +7,13 @@
 #include "bindings.hpp"
 #include "cubridge/compiler/compile.hpp"
 #include "cubridge/compiler/cached_compile.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge::python {
 
 void bind_compiler(nb::module_& m) {
   using namespace cubridge::compiler;
-  nb::exception<CompileError>(m, "CompileError", PyExc_ValueError);
+  nb::exception<CompileError>(m, "CompileError", error_bases(m, PyExc_ValueError));
 
   nb::class_<CompileOptions>(m, "_CompileOptions")
       .def(nb::init<>())
@@ -28,6 +29,10 @@ void bind_compiler(nb::module_& m) {
       .def("set_abi", [](CompileOptions& o, bool numba) { o.abi = numba ? Abi::numba : Abi::c; })
       .def("set_ltoir", [](CompileOptions& o, bool lto) { o.output = lto ? Output::ltoir : Output::ptx; })
       .def("set_cc", [](CompileOptions& o, int major, int minor) { o.cc = ComputeCapability{major, minor}; })
+      .def_rw("max_registers", &CompileOptions::max_registers)
+      .def_rw("max_threads_per_block", &CompileOptions::max_threads_per_block)
+      .def_rw("min_blocks_per_sm", &CompileOptions::min_blocks_per_sm)
+      .def_rw("max_blocks_per_cluster", &CompileOptions::max_blocks_per_cluster)
       .def("add_constant", [](CompileOptions& o, const std::string& name, std::string_view type, std::string_view text) {
         o.constants[name] = constant_from_text(type, text);
       })
@@ -43,7 +48,7 @@ void bind_compiler(nb::module_& m) {
            [](CompileOptions& o, const std::string& name, std::string_view type) {
              auto t = parse_type_name(type);
              if (!t || !(t->is_scalar() || t->is_record()))
-               throw std::invalid_argument("'" + name + "' is bound to the dtype '" + std::string(type) +
+               throw cubridge::InvalidArgument("'" + name + "' is bound to the dtype '" + std::string(type) +
                                            "', which is not a number type or a record");
              o.dtypes[name] = *t;
            })
@@ -57,13 +62,13 @@ void bind_compiler(nb::module_& m) {
       .def("add_refused_function", [](CompileOptions& o, const std::string& name, std::string reason) {
         o.refused_functions[name] = std::move(reason);
       })
-      .def("add_declared_signature", [](CompileOptions& o, const std::string& function, std::string_view signature) {
-        o.declared_signatures[function].push_back(parse_signature(signature));
+      .def("add_declared_signature", [](CompileOptions& o, const std::string& function, const Signature& signature) {
+        o.declared_signatures[function].push_back(signature);
       });
 
   nb::class_<CompileResult>(m, "_CompileResult")
       .def_prop_ro("code", [](const CompileResult& r) { return nb::bytes(r.code.data(), r.code.size()); })
-      .def_prop_ro("result_type", [](const CompileResult& r) { return r.result_type.name(); })
+      .def_ro("result_type", &CompileResult::result_type)
       .def_ro("name", &CompileResult::name)
       .def_ro("nvvm_ir", &CompileResult::nvvm_ir)
       .def_ro("uses_libdevice", &CompileResult::uses_libdevice)
@@ -80,13 +85,18 @@ void bind_compiler(nb::module_& m) {
       });
 
   m.def("_compile_source",
-        [](std::string_view source, std::string_view name, std::string_view sig, const CompileOptions& o) {
+        [](std::string_view source, std::string_view name, const Signature& sig, const CompileOptions& o) {
           return compile(source, name, sig, o);
         },
         nb::arg("source"), nb::arg("function_name"), nb::arg("signature"), nb::arg("options"));
-  m.def("_compile_source_cached",
+  m.def("_compile_source",  // a signature's text, read by the one grammar (tests and the C++ API's users spell one)
         [](std::string_view source, std::string_view name, std::string_view sig, const CompileOptions& o) {
-          return compile_cached(source, name, sig, o, CodeCache());  // $CUBRIDGE_CACHE_DIR read each time
+          return compile(source, name, parse_signature(sig), o);
+        },
+        nb::arg("source"), nb::arg("function_name"), nb::arg("signature"), nb::arg("options"));
+  m.def("_compile_source_cached",
+        [](std::string_view source, std::string_view name, const Signature& sig, const CompileOptions& o) {
+          return compile_cached(source, name, sig.str(), o, CodeCache());  // $CUBRIDGE_CACHE_DIR read each time
         },
         nb::arg("source"), nb::arg("function_name"), nb::arg("signature"), nb::arg("options"));
   m.def("_compile_cache_stats", [] {
@@ -94,16 +104,15 @@ void bind_compiler(nb::module_& m) {
     return nb::make_tuple(s.hits, s.misses, s.stores);
   });
   m.def("_compile_source_to_ir",
+        [](std::string_view source, std::string_view name, const Signature& sig, const CompileOptions& o) {
+          return compile_to_nvvm_ir(source, name, sig, o);
+        },
+        nb::arg("source"), nb::arg("function_name"), nb::arg("signature"), nb::arg("options"));
+  m.def("_compile_source_to_ir",
         [](std::string_view source, std::string_view name, std::string_view sig, const CompileOptions& o) {
           return compile_to_nvvm_ir(source, name, parse_signature(sig), o);
         },
         nb::arg("source"), nb::arg("function_name"), nb::arg("signature"), nb::arg("options"));
-  m.def("_parse_signature", [](std::string_view s) {
-    Signature sig = parse_signature(s);
-    std::vector<std::string> args;
-    for (const Type& t : sig.args) args.push_back(t.name());
-    return nb::make_tuple(sig.result ? nb::object(nb::str(sig.result->name().c_str())) : nb::none(), args);
-  });
 }
 
 }  // namespace cubridge::python

@@ -55,7 +55,7 @@ void bind_driver(nb::module_& m) {
   g_cuda_error = PyErr_NewExceptionWithDoc(
       "cubridge.CudaError",
       "A CUDA driver call failed. Attributes: code (CUresult), name, description, call.",
-      PyExc_RuntimeError, nullptr);
+      error_bases(m, PyExc_RuntimeError).ptr(), nullptr);
   g_driver_unavailable = PyErr_NewExceptionWithDoc(
       "cubridge.DriverUnavailable",
       "No usable CUDA driver or device; raised by the first GPU operation.", g_cuda_error, nullptr);

@@ -61,6 +61,8 @@ void bind_kernel(nb::module_& m) {
       "A kernel's parameters in Numba's spelling, flattened to the Numba ABI's PTX parameters.")
       .def("__init__", [](KernelSignature* s, const std::string& text) { new (s) KernelSignature(KernelSignature::parse(text)); },
            nb::arg("text"))
+      .def("__init__", [](KernelSignature* s, const Signature& sig) { new (s) KernelSignature(KernelSignature::of(sig)); },
+           nb::arg("signature"))
       .def_prop_ro("params", &params_of, "Each parameter as text ('const float32[:, ::1]', 'int64').")
       .def_prop_ro("slots", &slots_of, "(byte offset, size) of every PTX parameter in the packed buffer.")
       .def("slot_range", [](const KernelSignature& s, std::size_t i) {

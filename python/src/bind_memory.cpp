@@ -13,6 +13,7 @@
 #include "memory/timing.hpp"
 #include "py_stream.hpp"
 #include "py_text.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge::python {
 
@@ -57,7 +58,7 @@ std::shared_ptr<Context> context_of(nb::handle obj) {
 
 memory::IpcHandle::Bytes handle_bytes(nb::bytes b) {
   if (b.size() != memory::IpcHandle::kHandleSize)
-    throw std::invalid_argument("IpcHandle: handle is " + std::to_string(b.size()) + " bytes; a CUipcMemHandle is 64 bytes");
+    throw cubridge::InvalidArgument("IpcHandle: handle is " + std::to_string(b.size()) + " bytes; a CUipcMemHandle is 64 bytes");
   memory::IpcHandle::Bytes out{};
   std::memcpy(out.data(), b.c_str(), out.size());
   return out;
@@ -70,7 +71,7 @@ std::optional<memory::IpcHandle::Uuid> uuid_bytes(nb::handle b) {
                           py_repr(b) + " (" + py_type_name(b) + ")").c_str());
   auto bytes = nb::borrow<nb::bytes>(b);
   if (bytes.size() != 16)
-    throw std::invalid_argument("IpcHandle: source_info is " + std::to_string(bytes.size()) + " bytes; a device UUID is 16 bytes");
+    throw cubridge::InvalidArgument("IpcHandle: source_info is " + std::to_string(bytes.size()) + " bytes; a device UUID is 16 bytes");
   memory::IpcHandle::Uuid out{};
   std::memcpy(out.data(), bytes.c_str(), 16);
   return out;

@@ -1,4 +1,4 @@
-// Internal: the scalar-type table (include/cubridge/scalar_type.hpp) handed to the Python package, which
+// Internal: the scalar-type table (include/cubridge/types/scalar_type.hpp) handed to the Python package, which
 // builds every dict it needs from these rows at import (python/cubridge/_scalar_types.py).
 #include <nanobind/stl/array.h>
 #include <nanobind/stl/optional.h>
@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "bindings.hpp"
-#include "cubridge/scalar_type.hpp"
+#include "cubridge/types/scalar_type.hpp"
 
 namespace cubridge::python {
 

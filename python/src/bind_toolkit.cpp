@@ -14,6 +14,7 @@
 #include "cubridge/compiler/nvrtc.hpp"
 #include "cubridge/compiler/nvvm.hpp"
 #include "cubridge/compiler/toolkit.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge::python {
 namespace {
@@ -66,7 +67,7 @@ std::vector<std::string> strings_of(const std::vector<nb::bytes>& modules) {
 void bind_toolkit(nb::module_& m) {
   g_toolkit_error = new_error("cubridge.ToolkitError",
                               "A CUDA toolkit library is missing or failed; `log` holds the tool's own log.",
-                              PyExc_RuntimeError);
+                              error_bases(m, PyExc_RuntimeError).ptr());
   g_nvvm_error = new_error("cubridge.NvvmError", "libNVVM rejected the program; `log` is its program log.", g_toolkit_error);
   g_link_error = new_error("cubridge.LinkError", "nvJitLink failed; `log` is its error log.", g_toolkit_error);
   g_nvrtc_error = new_error("cubridge.NvrtcError", "NVRTC rejected the program; `log` is its program log.", g_toolkit_error);
@@ -190,7 +191,7 @@ void bind_toolkit(nb::module_& m) {
           if (output == "ltoir") o.output = nvrtc::Output::ltoir;
           else if (output == "cubin") o.output = nvrtc::Output::cubin;
           else if (output != "ptx")
-            throw std::invalid_argument("nvrtc_compile: output '" + std::string(output) +
+            throw cubridge::InvalidArgument("nvrtc_compile: output '" + std::string(output) +
                                         "' is not valid; expected 'ptx', 'ltoir' or 'cubin'");
           std::transform(headers.begin(), headers.end(), std::back_inserter(o.headers),
                          [](auto& h) { return nvrtc::Header{h.first, h.second}; });

@@ -9,7 +9,11 @@
 namespace cubridge::python {
 namespace nb = nanobind;
 void bind_driver(nb::module_& m);
+/// (cubridge.Error, `builtin`): the bases of an error class of cubridge's (module.cpp creates cubridge.Error first).
+inline nb::tuple error_bases(nb::module_& m, PyObject* builtin) { return nb::make_tuple(m.attr("Error"), nb::handle(builtin)); }
+
 void bind_scalar_types(nb::module_& m);
+void bind_types(nb::module_& m);
 void bind_memory(nb::module_& m);
 void bind_array(nb::module_& m);
 void bind_compiler(nb::module_& m);

@@ -282,7 +282,7 @@ inline ImportedArray dlpack_argument(nb::handle obj, StreamRef stream) {
   return import_array(obj, req);
 }
 
-/// @jit's typeof of a GPU array argument, in Numba's spelling ('const float32[:, ::1]'): read through
+/// @jit's typeof of a GPU array argument, a cubridge.Type ('readonly array(float32, 2d, C)'): read through
 /// import_array like a launch's arguments (without synchronising: the launch does), a host array with
 /// `__array_interface__` before its `__dlpack__` as a launch stages it. None when `obj` is no GPU array,
 /// a host array, or an array of records (whose Numba type the Python side spells from the dtype).
@@ -307,11 +307,8 @@ inline nb::object array_param_of(nb::handle obj) {
                           "' cannot be kernel arguments").c_str());
   if (v.ndim() == 0)
     throw nb::type_error("typeof: a 0-d array cannot be a kernel argument; pass its value as a scalar");
-  std::string dims;
-  for (int d = 0; d < v.ndim(); ++d) dims += d ? ", :" : ":";
-  if (v.is_c_contiguous()) dims += ":1";  // the last axis: "[:, ::1]"
-  else if (v.is_f_contiguous()) dims.insert(1, ":1");  // the first axis: "[::1, :]"
-  return nb::str(((v.read_only() ? "const " : "") + std::string(scalar_type_name(*element)) + "[" + dims + "]").c_str());
+  const char layout = v.is_c_contiguous() ? 'C' : v.is_f_contiguous() ? 'F' : 'A';
+  return nb::cast(Type::array(Type::scalar(*element), v.ndim(), layout, v.read_only()));
 }
 
 }  // namespace cubridge::python::kernel_glue

@@ -24,6 +24,7 @@
 #include "cubridge/driver/device.hpp"
 #include "driver/driver_api.hpp"
 #include "py_device_array.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge::python {
 
@@ -182,43 +183,43 @@ inline const CubridgeDLPackExchangeAPI* checked_exchange_table(PyObject* attr, c
       PyErr_Clear();
       const char* name = PyCapsule_GetName(attr);
       if (name == nullptr) PyErr_Clear();
-      throw std::invalid_argument(where + ": a capsule named '" + std::string(name ? name : "") +
+      throw cubridge::InvalidArgument(where + ": a capsule named '" + std::string(name ? name : "") +
                                   "'; expected one named '" CUBRIDGE_DLPACK_EXCHANGE_API_CAPSULE "'");
     }
   } else if (PyLong_Check(attr)) {
     p = PyLong_AsVoidPtr(attr);
     if (p == nullptr) {
       PyErr_Clear();
-      throw std::invalid_argument(where + ": " + py_repr(nb::handle(attr)) + " is not a table address");
+      throw cubridge::InvalidArgument(where + ": " + py_repr(nb::handle(attr)) + " is not a table address");
     }
   } else {
-    throw std::invalid_argument(where + ": a " + std::string(Py_TYPE(attr)->tp_name) + "; expected a capsule named '"
+    throw cubridge::InvalidArgument(where + ": a " + std::string(Py_TYPE(attr)->tp_name) + "; expected a capsule named '"
                                 CUBRIDGE_DLPACK_EXCHANGE_API_CAPSULE "' holding a DLPackExchangeAPI*");
   }
   std::vector<const void*> seen;
   for (const void* at = p; at != nullptr;) {
     if (std::find(seen.begin(), seen.end(), at) != seen.end())
-      throw std::invalid_argument(where + ": the prev_api chain loops (table " + address_text(at) + " again)");
+      throw cubridge::InvalidArgument(where + ": the prev_api chain loops (table " + address_text(at) + " again)");
     if (seen.size() == static_cast<std::size_t>(kMaxChain))
-      throw std::invalid_argument(where + ": the prev_api chain is longer than " + std::to_string(kMaxChain) + " tables");
+      throw cubridge::InvalidArgument(where + ": the prev_api chain is longer than " + std::to_string(kMaxChain) + " tables");
     seen.push_back(at);
     CubridgeDLPackExchangeAPIHeader h;
     if (!read_own_memory(at, &h, sizeof h))
-      throw std::invalid_argument(where + ": the table at " + address_text(at) + " is not readable memory");
+      throw cubridge::InvalidArgument(where + ": the table at " + address_text(at) + " is not readable memory");
     if (h.version.major != CUBRIDGE_DLPACK_MAJOR_VERSION) {
       at = h.prev_api;
       continue;
     }
     CubridgeDLPackExchangeAPI t;
     if (!read_own_memory(at, &t, sizeof t))
-      throw std::invalid_argument(where + ": the table at " + address_text(at) + " is not readable memory");
+      throw cubridge::InvalidArgument(where + ": the table at " + address_text(at) + " is not readable memory");
     const char* missing = t.managed_tensor_allocator == nullptr                ? "managed_tensor_allocator"
                           : t.managed_tensor_from_py_object_no_sync == nullptr ? "managed_tensor_from_py_object_no_sync"
                           : t.managed_tensor_to_py_object_no_sync == nullptr   ? "managed_tensor_to_py_object_no_sync"
                           : t.current_work_stream == nullptr                    ? "current_work_stream"
                                                                                 : nullptr;
     if (missing != nullptr)
-      throw std::invalid_argument(where + ": " + missing + " is NULL (DLPack 1.3: only "
+      throw cubridge::InvalidArgument(where + ": " + missing + " is NULL (DLPack 1.3: only "
                                   "dltensor_from_py_object_no_sync may be NULL)");
     return static_cast<const CubridgeDLPackExchangeAPI*>(at);
   }
@@ -259,7 +260,7 @@ inline const CubridgeDLPackExchangeAPI* exchange_api_of(PyTypeObject* tp) {
     Py_INCREF(tp);
     it = cache.emplace(tp, std::move(e)).first;
   }
-  if (!it->second.error.empty()) throw std::invalid_argument(it->second.error);
+  if (!it->second.error.empty()) throw cubridge::InvalidArgument(it->second.error);
   last_type = tp;
   last_api = it->second.api;
   return last_api;
@@ -271,7 +272,7 @@ inline const CubridgeDLPackExchangeAPI* exchange_api_of(PyTypeObject* tp) {
 inline void check_producer_call(int rc, PyObject* obj, const char* function) {
   if (rc == 0) return;
   if (PyErr_Occurred()) throw nb::python_error();
-  throw std::runtime_error(std::string(Py_TYPE(obj)->tp_name) + ".__dlpack_c_exchange_api__: " + function +
+  throw cubridge::RuntimeError(std::string(Py_TYPE(obj)->tp_name) + ".__dlpack_c_exchange_api__: " + function +
                            " returned " + std::to_string(rc) + " without setting a Python exception");
 }
 

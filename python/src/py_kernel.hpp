@@ -199,10 +199,13 @@ inline LaunchConfig configure(PyKernel& k, nb::handle key, nb::object& stream_ke
 
 inline std::shared_ptr<KernelSignature> signature_of(nb::handle signature) {
   if (nb::isinstance<KernelSignature>(signature)) return nb::cast<std::shared_ptr<KernelSignature>>(signature);
+  if (nb::isinstance<Signature>(signature))
+    return std::make_shared<KernelSignature>(KernelSignature::of(nb::cast<const Signature&>(signature)));
   if (PyUnicode_Check(signature.ptr()))
     return std::make_shared<KernelSignature>(KernelSignature::parse(nb::cast<std::string>(signature)));
   throw nb::type_error(("signature: " + py_repr(signature) + " (" + py_type_name(signature) +
-                        ") is neither a str such as 'void(float32[:], int64)' nor a cubridge.KernelSignature")
+                        ") is neither a str such as 'void(float32[:], int64)' nor a cubridge.KernelSignature (nor a "
+                        "cubridge.Signature)")
                            .c_str());
 }
 

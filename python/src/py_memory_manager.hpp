@@ -10,6 +10,7 @@
 
 #include "cubridge/memory.hpp"
 #include "py_common.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge::python {
 namespace nb = nanobind;
@@ -32,17 +33,17 @@ class HostOnlyBase final : public memory::HostOnlyMemoryManager {
  public:
   using HostOnlyMemoryManager::HostOnlyMemoryManager;
   std::shared_ptr<memory::MemoryPointer> memalloc(std::size_t) override {
-    throw std::runtime_error("HostOnlyCUDAMemoryManager.memalloc must be implemented by the subclass");
+    throw cubridge::RuntimeError("HostOnlyCUDAMemoryManager.memalloc must be implemented by the subclass");
   }
   memory::MemoryInfo get_memory_info() override {
-    throw std::runtime_error("HostOnlyCUDAMemoryManager.get_memory_info must be implemented by the subclass");
+    throw cubridge::RuntimeError("HostOnlyCUDAMemoryManager.get_memory_info must be implemented by the subclass");
   }
   std::string name() const override { return "host-only"; }
   bool deferred() const noexcept { return host_frees_->deferred(); }
   /// The context, or a clear error for an instance made without one (context=None).
   const Context& require_context() const {
     if (!context())
-      throw std::invalid_argument("HostOnlyCUDAMemoryManager: this instance was made with context=None, so it "
+      throw cubridge::InvalidArgument("HostOnlyCUDAMemoryManager: this instance was made with context=None, so it "
                                   "cannot allocate host memory; cubridge passes the context when it makes the manager");
     return *context();
   }

@@ -10,6 +10,7 @@
 #include "cubridge/driver/context.hpp"
 #include "cubridge/driver/device.hpp"
 #include "driver/driver_api.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge {
 
@@ -37,7 +38,7 @@ void copy_extent_to_host(const ArrayView& src, void* dst, std::size_t dst_bytes,
   const ByteExtent e = src.extent();
   if (e.size() == 0) return;
   if (dst_bytes < static_cast<std::size_t>(e.size()))
-    throw std::invalid_argument("copy_to_host: the host buffer has " + std::to_string(dst_bytes) +
+    throw cubridge::InvalidArgument("copy_to_host: the host buffer has " + std::to_string(dst_bytes) +
                                 " bytes but the array spans " + std::to_string(e.size()));
   auto context = context_of(src);
   ScopedContext scope(*context);
@@ -50,10 +51,10 @@ void copy_extent_to_host(const ArrayView& src, void* dst, std::size_t dst_bytes,
 
 void copy_extent_from_host(const ArrayView& dst, const void* src, std::size_t bytes, StreamRef stream) {
   refuse_mask(dst, "copy from host");
-  if (dst.read_only()) throw std::invalid_argument("copy from host: the destination array is read-only");
+  if (dst.read_only()) throw cubridge::InvalidArgument("copy from host: the destination array is read-only");
   const ByteExtent e = dst.extent();
   if (bytes != static_cast<std::size_t>(e.size()))
-    throw std::invalid_argument("copy from host: " + std::to_string(bytes) +
+    throw cubridge::InvalidArgument("copy from host: " + std::to_string(bytes) +
                                 " bytes given but the destination spans " + std::to_string(e.size()));
   if (bytes == 0) return;
   auto context = context_of(dst);
@@ -67,19 +68,19 @@ void copy_extent_from_host(const ArrayView& dst, const void* src, std::size_t by
 void copy_between_views(const ArrayView& dst, const ArrayView& src, StreamRef stream) {
   refuse_mask(src, "copy_from");
   refuse_mask(dst, "copy_from");
-  if (dst.read_only()) throw std::invalid_argument("copy_from: the destination array is read-only");
+  if (dst.read_only()) throw cubridge::InvalidArgument("copy_from: the destination array is read-only");
   if (dst.itemsize() != src.itemsize() || dst.dtype().kind != src.dtype().kind)
-    throw std::invalid_argument(std::string("copy_from: dtype '") + src.dtype().typestr() +
+    throw cubridge::InvalidArgument(std::string("copy_from: dtype '") + src.dtype().typestr() +
                                 "' differs from the destination's '" + dst.dtype().typestr() + "'");
   auto same = [](auto a, auto b) { return std::equal(a.begin(), a.end(), b.begin(), b.end()); };
   if (!same(dst.shape(), src.shape()))
-    throw std::invalid_argument("copy_from: the shapes differ (source and destination must match)");
+    throw cubridge::InvalidArgument("copy_from: the shapes differ (source and destination must match)");
   if (src.empty()) return;
   bool same_layout = same(dst.strides(), src.strides()) && src.extent().size() == src.nbytes();
   bool both_c = dst.is_c_contiguous() && src.is_c_contiguous();
   bool both_f = dst.is_f_contiguous() && src.is_f_contiguous();
   if (!same_layout && !both_c && !both_f)
-    throw std::invalid_argument(
+    throw cubridge::InvalidArgument(
         "copy_from: source and destination must both be C- or both Fortran-contiguous (or have the "
         "same dense strides); strided copies need a kernel");
   auto context = context_of(dst);

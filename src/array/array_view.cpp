@@ -4,6 +4,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include "cubridge/error.hpp"
 
 namespace cubridge {
 
@@ -100,22 +101,22 @@ ArrayView::ArrayView(const Layout& l, std::shared_ptr<const void> owner, const c
     : data_(l.data), dtype_(l.dtype), read_only_(l.read_only), owner_(std::move(owner)) {
   const std::size_t n = l.shape.size();
   if (dtype_.itemsize == 0)
-    throw std::invalid_argument(key(what, "typestr") + ": the itemsize is 0 (a dtype needs at least one byte)");
+    throw cubridge::InvalidArgument(key(what, "typestr") + ": the itemsize is 0 (a dtype needs at least one byte)");
   if (l.strides && l.strides->size() != n)
-    throw std::invalid_argument(key(what, "strides") + ": has " + std::to_string(l.strides->size()) +
+    throw cubridge::InvalidArgument(key(what, "strides") + ": has " + std::to_string(l.strides->size()) +
                                 " entries but 'shape' has " + std::to_string(n) +
                                 " (one byte stride per dimension, or None for C-contiguous)");
   std::int64_t size = 1;
   for (std::size_t i = 0; i < n; ++i) {
     if (l.shape[i] < 0)
-      throw std::invalid_argument(key(what, "shape") + "[" + std::to_string(i) + "]: " +
+      throw cubridge::InvalidArgument(key(what, "shape") + "[" + std::to_string(i) + "]: " +
                                   std::to_string(l.shape[i]) + " is negative (extents must be >= 0)");
     if (__builtin_mul_overflow(size, l.shape[i], &size))
-      throw std::invalid_argument(key(what, "shape") + ": the number of elements overflows 64 bits");
+      throw cubridge::InvalidArgument(key(what, "shape") + ": the number of elements overflows 64 bits");
   }
   std::int64_t bytes = 0;
   if (__builtin_mul_overflow(size, static_cast<std::int64_t>(dtype_.itemsize), &bytes))
-    throw std::invalid_argument(key(what, "shape") + ": the size in bytes overflows 64 bits");
+    throw cubridge::InvalidArgument(key(what, "shape") + ": the size in bytes overflows 64 bits");
   size_ = size;
   dims_.resize(2 * n);
   for (std::size_t i = 0; i < n; ++i) dims_[i] = l.shape[i];
@@ -128,7 +129,7 @@ ArrayView::ArrayView(const Layout& l, std::shared_ptr<const void> owner, const c
   }
   if (size_ == 0) return;  // zero-size arrays may carry any pointer; nothing is ever read from it
   if (address() % dtype_.alignment() != 0)
-    throw std::invalid_argument(key(what, "data") + ": pointer " + hex(address()) + " is not aligned to " +
+    throw cubridge::InvalidArgument(key(what, "data") + ": pointer " + hex(address()) + " is not aligned to " +
                                 std::to_string(dtype_.alignment()) + " bytes as typestr '" +
                                 dtype_.typestr() + "' requires");
   // The extent must be representable too, or address arithmetic in kernels would wrap.
@@ -137,7 +138,7 @@ ArrayView::ArrayView(const Layout& l, std::shared_ptr<const void> owner, const c
     std::int64_t span = 0;
     if (__builtin_mul_overflow(dims_[n + i], dims_[i] - 1, &span) ||
         __builtin_add_overflow(span < 0 ? lo : hi, span, span < 0 ? &lo : &hi))
-      throw std::invalid_argument(key(what, "strides") + ": the byte extent overflows 64 bits");
+      throw cubridge::InvalidArgument(key(what, "strides") + ": the byte extent overflows 64 bits");
   }
 }
 
@@ -230,9 +231,9 @@ int check_axis(int axis, int ndim, const char* op) {
 ArrayView ArrayView::slice(int axis, std::optional<std::int64_t> start,
                            std::optional<std::int64_t> stop, std::int64_t step) const {
   int a = check_axis(axis, ndim(), "slice");
-  if (step == 0) throw std::invalid_argument("slice: step 0 is not allowed (use a non-zero step)");
+  if (step == 0) throw cubridge::InvalidArgument("slice: step 0 is not allowed (use a non-zero step)");
   if (step == std::numeric_limits<std::int64_t>::min())
-    throw std::invalid_argument("slice: step " + std::to_string(step) + " is too large");
+    throw cubridge::InvalidArgument("slice: step " + std::to_string(step) + " is too large");
   const std::int64_t n = dims_[a];
   std::int64_t b = 0, e = 0, len = 0;
   auto clamp = [&](std::int64_t i, std::int64_t lo, std::int64_t hi) {
@@ -255,7 +256,7 @@ ArrayView ArrayView::slice(int axis, std::optional<std::int64_t> start,
   // The new stride only matters when the view has two or more elements on this axis; then it addresses
   // memory inside the array and cannot overflow. With fewer, keep the old one (a product could).
   if (__builtin_mul_overflow(dims_[nd + a], step, &v.dims_[nd + a])) {
-    if (len > 1) throw std::invalid_argument("slice: stride " + std::to_string(dims_[nd + a]) + " times step " +
+    if (len > 1) throw cubridge::InvalidArgument("slice: stride " + std::to_string(dims_[nd + a]) + " times step " +
                                              std::to_string(step) + " overflows 64 bits");
     v.dims_[nd + a] = dims_[nd + a];
   }
@@ -290,34 +291,34 @@ ArrayView ArrayView::index(int axis, std::int64_t i) const {
 
 ArrayView ArrayView::reshape(std::span<const std::int64_t> new_shape, char order) const {
   if (order != 'C' && order != 'F')
-    throw std::invalid_argument(std::string("reshape: order '") + order + "' is not 'C' or 'F'");
+    throw cubridge::InvalidArgument(std::string("reshape: order '") + order + "' is not 'C' or 'F'");
   std::vector<std::int64_t> sh(new_shape.begin(), new_shape.end());
   int unknown = -1;
   std::int64_t known = 1;
   for (std::size_t i = 0; i < sh.size(); ++i) {
     if (sh[i] == -1) {
-      if (unknown >= 0) throw std::invalid_argument("reshape: only one dimension may be -1");
+      if (unknown >= 0) throw cubridge::InvalidArgument("reshape: only one dimension may be -1");
       unknown = static_cast<int>(i);
     } else if (sh[i] < 0) {
-      throw std::invalid_argument("reshape: extent " + std::to_string(sh[i]) + " is negative");
+      throw cubridge::InvalidArgument("reshape: extent " + std::to_string(sh[i]) + " is negative");
     } else if (__builtin_mul_overflow(known, sh[i], &known)) {
-      throw std::invalid_argument("reshape: the new shape's size overflows 64 bits");
+      throw cubridge::InvalidArgument("reshape: the new shape's size overflows 64 bits");
     }
   }
   if (unknown >= 0) {
     if (known == 0 || size_ % known != 0)
-      throw std::invalid_argument("reshape: cannot infer the -1 extent: " + std::to_string(size_) +
+      throw cubridge::InvalidArgument("reshape: cannot infer the -1 extent: " + std::to_string(size_) +
                                   " elements do not divide by " + std::to_string(known));
     sh[unknown] = size_ / known;
     known = size_;
   }
   if (known != size_)
-    throw std::invalid_argument("reshape: cannot reshape " + std::to_string(size_) +
+    throw cubridge::InvalidArgument("reshape: cannot reshape " + std::to_string(size_) +
                                 " elements into a shape of " + std::to_string(known) + " elements");
-  if (mask_) throw std::invalid_argument("reshape: the view has a mask, which reshape cannot carry");
+  if (mask_) throw cubridge::InvalidArgument("reshape: the view has a mask, which reshape cannot carry");
   bool ok = order == 'C' ? is_c_contiguous() : is_f_contiguous();
   if (!ok)
-    throw std::invalid_argument(std::string("reshape: the view is not ") +
+    throw cubridge::InvalidArgument(std::string("reshape: the view is not ") +
                                 (order == 'C' ? "C" : "Fortran") +
                                 "-contiguous, so it cannot be reshaped without a copy");
   auto st = order == 'C' ? c_strides(sh, dtype_.itemsize) : f_strides(sh, dtype_.itemsize);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cubridge/array/errors.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge {
 
@@ -90,19 +91,19 @@ CubridgeDLManagedTensor* to_dlpack_unversioned(const ArrayView& view, DLPackDevi
 DType check_dltensor(const CubridgeDLTensor& t, int max_ndim, const char* who) {
   const int type = t.device.device_type;
   if (type != CUBRIDGE_DL_CUDA && type != CUBRIDGE_DL_CUDA_MANAGED && type != CUBRIDGE_DL_CUDA_HOST)
-    throw std::invalid_argument(std::string(who) + ": device type " + std::to_string(type) +
+    throw cubridge::InvalidArgument(std::string(who) + ": device type " + std::to_string(type) +
                                 " is not GPU-accessible (accepted: 2 CUDA, 3 CUDA host, 13 CUDA "
                                 "managed); copy host arrays with cubridge.to_device()");
   if (t.ndim < 0 || t.ndim > max_ndim)
-    throw std::invalid_argument(std::string(who) + ": ndim " + std::to_string(t.ndim) + " is outside 0.." +
+    throw cubridge::InvalidArgument(std::string(who) + ": ndim " + std::to_string(t.ndim) + " is outside 0.." +
                                 std::to_string(max_ndim));
   if (t.ndim > 0 && t.shape == nullptr)
-    throw std::invalid_argument(std::string(who) + ": ndim " + std::to_string(t.ndim) +
+    throw cubridge::InvalidArgument(std::string(who) + ": ndim " + std::to_string(t.ndim) +
                                 " with no shape array (shape is NULL) is malformed");
   std::uintptr_t first = 0;
   if (t.byte_offset > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) ||
       __builtin_add_overflow(reinterpret_cast<std::uintptr_t>(t.data), t.byte_offset, &first))
-    throw std::invalid_argument(std::string(who) + ": byte_offset " + std::to_string(t.byte_offset) +
+    throw cubridge::InvalidArgument(std::string(who) + ": byte_offset " + std::to_string(t.byte_offset) +
                                 " past data " + std::to_string(reinterpret_cast<std::uintptr_t>(t.data)) +
                                 " leaves the 64-bit address space");
   const DType dtype = from_dlpack_dtype(t.dtype);
@@ -113,13 +114,13 @@ DType check_dltensor(const CubridgeDLTensor& t, int max_ndim, const char* who) {
   for (int i = 0; i < t.ndim; ++i) {
     const std::int64_t d = t.shape[i];
     if (d < 0)
-      throw std::invalid_argument(std::string(who) + ": shape[" + std::to_string(i) + "] is " + std::to_string(d) +
+      throw cubridge::InvalidArgument(std::string(who) + ": shape[" + std::to_string(i) + "] is " + std::to_string(d) +
                                   " (extents must be >= 0)");
     if (__builtin_mul_overflow(elements, d, &elements) || __builtin_mul_overflow(span, d > 0 ? d : 1, &span))
-      throw std::invalid_argument(std::string(who) + ": the shape's size in bytes overflows 64 bits");
+      throw cubridge::InvalidArgument(std::string(who) + ": the shape's size in bytes overflows 64 bits");
     std::int64_t bytes = 0;
     if (t.strides != nullptr && __builtin_mul_overflow(t.strides[i], itemsize, &bytes))
-      throw std::invalid_argument(std::string(who) + ": stride " + std::to_string(t.strides[i]) + " of axis " +
+      throw cubridge::InvalidArgument(std::string(who) + ": stride " + std::to_string(t.strides[i]) + " of axis " +
                                   std::to_string(i) + " overflows 64 bits in bytes");
   }
   return dtype;
@@ -146,19 +147,19 @@ ArrayView view_of_dltensor(const CubridgeDLTensor& t, bool read_only, std::share
 }
 
 ArrayView adopt_dlpack(CubridgeDLManagedTensorVersioned* t) {
-  if (t == nullptr) throw std::invalid_argument("from_dlpack: the producer returned a null tensor");
+  if (t == nullptr) throw cubridge::InvalidArgument("from_dlpack: the producer returned a null tensor");
   std::shared_ptr<const void> owner(t, [](const void* p) {
     auto* m = static_cast<CubridgeDLManagedTensorVersioned*>(const_cast<void*>(p));
     if (m->deleter) m->deleter(m);
   });
   if (t->version.major != CUBRIDGE_DLPACK_MAJOR_VERSION)
-    throw std::invalid_argument("from_dlpack: DLPack major version " + std::to_string(t->version.major) +
+    throw cubridge::InvalidArgument("from_dlpack: DLPack major version " + std::to_string(t->version.major) +
                                 " is not supported (this consumer reads major version 1)");
   return view_of_dltensor(t->dl_tensor, (t->flags & CUBRIDGE_DLPACK_FLAG_READ_ONLY) != 0, owner);
 }
 
 ArrayView adopt_dlpack(CubridgeDLManagedTensor* t) {
-  if (t == nullptr) throw std::invalid_argument("from_dlpack: the producer returned a null tensor");
+  if (t == nullptr) throw cubridge::InvalidArgument("from_dlpack: the producer returned a null tensor");
   std::shared_ptr<const void> owner(t, [](const void* p) {
     auto* m = static_cast<CubridgeDLManagedTensor*>(const_cast<void*>(p));
     if (m->deleter) m->deleter(m);

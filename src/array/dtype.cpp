@@ -1,5 +1,5 @@
 // Internal: the typestr grammar, its canonical spellings, and the DLPack dtype mapping, all read off the
-// scalar-type table (cubridge/scalar_type.hpp).
+// scalar-type table (cubridge/types/scalar_type.hpp).
 #include "cubridge/array/dtype.hpp"
 
 #include <array>
@@ -9,7 +9,8 @@
 #include <mutex>
 #include <stdexcept>
 
-#include "cubridge/scalar_type.hpp"
+#include "cubridge/types/scalar_type.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge {
 
@@ -64,7 +65,7 @@ std::string quoted(std::string_view s) {
 }
 
 [[noreturn]] void reject(std::string_view what, std::string_view typestr, const std::string& why) {
-  throw std::invalid_argument(std::string(what) + ": " + quoted(typestr) + " is not a valid typestr (" +
+  throw cubridge::InvalidArgument(std::string(what) + ": " + quoted(typestr) + " is not a valid typestr (" +
                               why + ")");
 }
 
@@ -178,7 +179,7 @@ std::optional<CubridgeDLDataType> to_dlpack_dtype(const DType& d) noexcept {
 
 DType from_dlpack_dtype(CubridgeDLDataType t) {
   auto fail = [&](const std::string& why) {
-    throw std::invalid_argument("DLPack dtype (code " + std::to_string(t.code) + ", bits " +
+    throw cubridge::InvalidArgument("DLPack dtype (code " + std::to_string(t.code) + ", bits " +
                                 std::to_string(t.bits) + ", lanes " + std::to_string(t.lanes) +
                                 ") has no NumPy typestr: " + why);
   };

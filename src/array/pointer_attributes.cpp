@@ -8,6 +8,7 @@
 
 #include "cubridge/driver/context.hpp"
 #include "driver/driver_api.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge {
 
@@ -86,7 +87,7 @@ PointerAttributes check_device_pointer(std::uintptr_t address, std::string_view 
       return c.attributes;
   PointerAttributes a = query_pointer_attributes(address);
   if (!a.device_accessible())
-    throw std::invalid_argument(std::string(what) + ": pointer " + hex(address) +
+    throw cubridge::InvalidArgument(std::string(what) + ": pointer " + hex(address) +
                                 " is not GPU-accessible memory (the driver does not know it: plain host "
                                 "memory?); pass device, managed or pinned host memory, or copy it with "
                                 "cubridge.to_device()");

@@ -7,6 +7,7 @@
 #include "cubridge/compiler/nvvm.hpp"
 #include "compiler/lowering/emitter.hpp"
 #include "compiler/typing/typer.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge::compiler {
 
@@ -16,8 +17,26 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 }  // namespace
 
+namespace {
+// numba-cuda's max_registers and launch_bounds: kernels only, and clusters only where the target has them
+// (libNVVM drops .maxclusterrank below compute capability 9.0 without a word).
+void check_directives(const CompileOptions& o) {
+  const bool any = o.max_registers > 0 || o.max_threads_per_block > 0 || o.min_blocks_per_sm > 0 ||
+                   o.max_blocks_per_cluster > 0;
+  if (any && o.device)
+    throw cubridge::InvalidArgument("max_registers and launch_bounds apply to kernels (device=False), not to "
+                                    "device functions");
+  if (o.max_blocks_per_cluster > 0 && (!o.cc || o.cc->major < 9))
+    throw cubridge::InvalidArgument(
+        "launch_bounds' third item (max blocks per cluster: " + std::to_string(o.max_blocks_per_cluster) +
+        ") needs thread-block clusters, compute capability 9.0 or higher; the target is " +
+        (o.cc ? o.cc->to_string() : std::string("the lowest architecture (no cc given)")));
+}
+}  // namespace
+
 CompileResult compile_to_nvvm_ir(std::string_view source, std::string_view function_name, const Signature& signature,
                                  const CompileOptions& options) {
+  check_directives(options);
   CompileResult result;
   auto t0 = std::chrono::steady_clock::now();
   SourceSet sources;
@@ -47,7 +66,7 @@ CompileResult compile(std::string_view source, std::string_view function_name, c
   const nvvm::ArchRange& archs = nvvm::supported_archs();
   if (options.cc) {
     if (!archs.contains(*options.cc))
-      throw std::invalid_argument("cc " + options.cc->to_string() + " cannot be targeted by this toolkit's libNVVM; it accepts " +
+      throw cubridge::InvalidArgument("cc " + options.cc->to_string() + " cannot be targeted by this toolkit's libNVVM; it accepts " +
                                   archs.to_string());
     no.cc = *options.cc;
   } else {

@@ -8,6 +8,7 @@
 #include "cubridge/driver/context.hpp"
 #include "cubridge/driver/event.hpp"
 #include "driver/driver_api.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge {
 
@@ -21,7 +22,7 @@ StreamRef StreamRef::process_default() noexcept {
 
 StreamRef StreamRef::from_cai(std::uintptr_t value) {
   if (value == 0)
-    throw std::invalid_argument(
+    throw cubridge::InvalidArgument(
         "stream 0 is disallowed by the CUDA Array Interface v3: use 1 for the legacy default "
         "stream, 2 for the per-thread default stream, or a stream handle");
   if (value == 1) return legacy();

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cubridge/array/errors.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge {
 
@@ -116,7 +117,7 @@ void ArgumentPack::check_and_write(std::size_t index, const ArrayView& view) {
   if (p.layout == 'F' && !view.is_f_contiguous())
     type_error(index, "an array that is not F-contiguous (strides " + tuple_string(view.strides()) + ")");
   if (p.written && view.read_only())
-    throw std::invalid_argument("argument " + std::to_string(index) +
+    throw cubridge::InvalidArgument("argument " + std::to_string(index) +
                                 ": the array is read-only but the kernel may write it (" + p.to_string() +
                                 "); pass a writable array, or declare the parameter 'const " +
                                 p.to_string() + "' if the kernel only reads it");
@@ -194,7 +195,7 @@ void ArgumentPack::set_scalar(std::size_t index, const Scalar& value) {
     bool in_range = is_unsigned_src ? uv <= hi
                                     : (iv >= lo && (iv < 0 || static_cast<std::uint64_t>(iv) <= hi));
     if (!in_range)
-      throw std::invalid_argument("argument " + std::to_string(index) + ": " + value.to_string() +
+      throw cubridge::InvalidArgument("argument " + std::to_string(index) + ": " + value.to_string() +
                                   " is out of range for " + scalar_type_name(t) + " (" +
                                   std::to_string(lo) + " to " + std::to_string(hi) + ")");
     std::uint64_t bits = is_unsigned_src ? uv : static_cast<std::uint64_t>(iv);
@@ -237,7 +238,7 @@ void ArgumentPack::set_scalar(std::size_t index, const Scalar& value) {
 void ArgumentPack::check_complete() const {
   for (std::size_t i = 0; i < filled_.size(); ++i)
     if (!filled_[i])
-      throw std::invalid_argument("argument " + std::to_string(i) + " (" + (*signature_)[i].to_string() +
+      throw cubridge::InvalidArgument("argument " + std::to_string(i) + " (" + (*signature_)[i].to_string() +
                                   ") was not set; the kernel takes " + std::to_string(filled_.size()) +
                                   " arguments: " + signature_->to_string());
 }

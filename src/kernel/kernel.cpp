@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "driver/driver_api.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge {
 
@@ -30,7 +31,7 @@ Kernel::Kernel(std::shared_ptr<const Module> module, std::string name)
   ScopedContext scope(*module_->context());
   CUresult r = CUBRIDGE_CU_RESULT(cuModuleGetFunction, &handle_, module_->handle(), name_.c_str());
   if (r == CUDA_ERROR_NOT_FOUND)
-    throw std::invalid_argument("kernel '" + name_ + "' is not in the module (" + entry_list(*module_) + ")");
+    throw cubridge::InvalidArgument("kernel '" + name_ + "' is not in the module (" + entry_list(*module_) + ")");
   if (r != CUDA_SUCCESS) driver::throw_error(r, "cuModuleGetFunction");
   attributes_.max_threads_per_block = function_attribute(handle_, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
   attributes_.num_regs = function_attribute(handle_, CU_FUNC_ATTRIBUTE_NUM_REGS);
@@ -57,7 +58,7 @@ KernelLimits Kernel::limits() const noexcept {
 void Kernel::set_max_dynamic_shared_memory(std::int64_t bytes) {
   const std::int64_t max = device_limits_->max_shared_optin - attributes_.static_shared;
   if (bytes < 0 || bytes > max)
-    throw std::invalid_argument("dynamic shared memory of " + std::to_string(bytes) + " bytes for kernel '" +
+    throw cubridge::InvalidArgument("dynamic shared memory of " + std::to_string(bytes) + " bytes for kernel '" +
                                 name_ + "': accepted 0 to " + std::to_string(max) +
                                 " (the device's opt-in maximum " + std::to_string(device_limits_->max_shared_optin) +
                                 " minus the kernel's " + std::to_string(attributes_.static_shared) +
@@ -95,7 +96,7 @@ void Kernel::validate(const LaunchConfig& config) const {
   const std::int64_t limit = max_cooperative_grid_blocks(config.block.product(), config.shared_mem);
   if (blocks > limit) {
     const int sms = module_->context()->device().attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
-    throw std::invalid_argument(
+    throw cubridge::InvalidArgument(
         "griddim " + config.grid.to_string() + " with blockdim " + config.block.to_string() + ": kernel '" + name_ +
         "' synchronises its grid (cuda.cg), so it needs a cooperative launch, whose " + std::to_string(blocks) +
         " blocks must all be resident at once; with " + std::to_string(config.block.product()) +

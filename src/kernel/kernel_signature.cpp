@@ -9,103 +9,57 @@
 #include <string>
 
 #include "support/spelling_text.hpp"
-#include "cubridge/array/array_spelling.hpp"
-#include "cubridge/compiler/types.hpp"
+#include "cubridge/types/signature.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge {
 
 namespace {
 
-constexpr const char* kAccepted =
-    "bool, int8..int64, uint8..uint64, float16, float32, float64, complex64, complex128 (or i4, f8, "
-    "...), optionally followed by [:] dimensions, e.g. float32[:, ::1], or by * for a pointer, e.g. "
-    "const float32* (void* takes any dtype)";
-
 using spelling_text::quoted;
-using spelling_text::trim;
 
 [[noreturn]] void fail(std::string_view whole, const std::string& why) {
-  throw std::invalid_argument("kernel signature " + quoted(whole) + ": " + why);
+  throw cubridge::InvalidArgument("kernel signature " + quoted(whole) + ": " + why);
 }
 
-// A Numba name, its alias or a short typestr ("float32", "intp", "f4") of a type that NumPy has.
-ScalarType scalar_named(std::string_view whole, std::string_view name) {
-  const ScalarTypeInfo* row = scalar_type_spelled(name);
-  if (row != nullptr && row->numpy()) return row->type;
-  fail(whole, quoted(name) + " is not a type; accepted: " + kAccepted);
+// The row of a number type (every Type::is_scalar() is one of NumPy's).
+ScalarType scalar_of(const Type& t) {
+  const char kind = t.is_bool() ? 'b' : t.is_int() ? (t.is_signed() ? 'i' : 'u') : t.is_float() ? 'f' : 'c';
+  return scalar_type_of_numpy(kind, static_cast<std::uint32_t>(t.storage_size()))->type;
 }
 
-// Splits at commas that are not inside brackets or parentheses.
-std::vector<std::string_view> split_top(std::string_view whole, std::string_view s) {
-  spelling_text::TopLevelFields f = spelling_text::split_top_level(s);
-  if (!f.error.empty()) fail(whole, f.error);
-  return std::move(f.parts);
-}
-
-// "float32[:, ::1]" or "array(float32, 2d, C)"; nullopt for anything else; malformed ones fail here.
-std::optional<ArraySpelling> array_spelling(std::string_view whole, std::string_view s) {
-  try {
-    return parse_array_spelling(s);
-  } catch (const std::invalid_argument& e) {
-    fail(whole, e.what());
-  }
-}
-
-// A record's spelling, read by the compiler's type parser (one spelling, one parser); only its item
-// size matters to a launch.
-void read_record(std::string_view whole, std::string_view text, ParamKind& p) {
-  auto record = compiler::parse_type_name(text);
-  if (!record || !record->is_record())
-    fail(whole, quoted(text) + " is not a record in Numba's spelling, e.g. "
-                "Record(x[type=float32;offset=0],y[type=int32;offset=4];8;False)");
-  p.record = record->name();
-  p.record_size = static_cast<std::uint32_t>(record->record_size());
+// A record, or an array of records: Numba's spelling and the item size (all that a launch reads).
+void read_record(const Type& record, ParamKind& p) {
+  // Numba's spelling of the record itself: a read-only one ("const Record(...)") keeps that in p.written.
+  constexpr std::string_view kReadonly = "readonly ";
+  p.record = record.readonly() ? record.name().substr(kReadonly.size()) : record.name();
+  p.record_size = static_cast<std::uint32_t>(record.record_size());
   p.type = ScalarType::UInt8;
 }
 
-ParamKind parse_param(std::string_view whole, std::string_view text) {
+// One parameter as the ABI sees it: the kernel layer keeps only what lays out and checks a launch.
+ParamKind param_of(std::string_view whole, std::size_t index, const Type& t) {
   ParamKind p;
-  std::string_view s = trim(text);
-  if (s.empty()) fail(whole, "an empty parameter");
-  bool read_only = false;
-  // Numba's str() of a packed record's array starts "unaligned " (before any "readonly "): no
-  // difference to a launch.
-  if (s.starts_with("unaligned ")) s = trim(s.substr(10));
-  for (std::string_view prefix : {std::string_view("const "), std::string_view("readonly ")}) {
-    if (s.substr(0, prefix.size()) == prefix) {
-      read_only = true;
-      s = trim(s.substr(prefix.size()));
-    }
-  }
-  if (s.back() == '*') {
-    // A C ABI pointer: "float32*", "const float32 *", "void*".
-    p.kind = ParamKind::Kind::Pointer;
-    std::string_view pointee = trim(s.substr(0, s.size() - 1));
-    if (!pointee.empty() && pointee.back() == '*')
-      fail(whole, quoted(s) + " is a pointer to a pointer; pass such an address as a uint64 scalar");
-    if (pointee == "void") {
-      p.any_pointee = true;
-      p.type = ScalarType::UInt8;
-    } else {
-      p.type = scalar_named(whole, pointee);
-    }
-  } else if (s.starts_with("Record(") && s.back() == ')') {
-    // One record, passed by address as numba-cuda passes a DeviceRecord.
-    p.kind = ParamKind::Kind::Record;
-    read_record(whole, s, p);
-  } else if (std::optional<ArraySpelling> array = array_spelling(whole, s)) {
+  if (t.is_scalar()) {
+    p.type = scalar_of(t);
+  } else if (t.is_array()) {
     p.kind = ParamKind::Kind::Array;
-    if (array->element.starts_with("Record(")) {
-      read_record(whole, array->element, p);
-    } else {
-      p.type = scalar_named(whole, array->element);
-    }
-    p.ndim = array->ndim;
-    p.layout = array->layout;
+    if (t.dtype().is_record()) read_record(t.dtype(), p);
+    else p.type = scalar_of(t.dtype());
+    p.ndim = t.ndim();
+    p.layout = t.layout();
+  } else if (t.is_record()) {  // one record, passed by address as numba-cuda passes a DeviceRecord
+    p.kind = ParamKind::Kind::Record;
+    read_record(t, p);
+  } else if (t.is_pointer()) {
+    p.kind = ParamKind::Kind::Pointer;
+    p.any_pointee = t.pointee().is_none();
+    p.type = p.any_pointee ? ScalarType::UInt8 : scalar_of(t.pointee());
   } else {
-    p.type = scalar_named(whole, s);
+    fail(whole, "parameter " + std::to_string(index) + ", " + quoted(t.name()) +
+                    ", is not a kernel parameter type; kernels take numbers, arrays, records and pointers");
   }
-  p.written = p.takes_array() && !read_only;
+  p.written = p.takes_array() && !t.readonly();
   return p;
 }
 
@@ -161,14 +115,14 @@ KernelSignature::KernelSignature(std::vector<ParamKind> params) : params_(std::m
     first_slot_.push_back(static_cast<std::uint32_t>(slots_.size()));
     const bool typed = !(p.is_record() || !p.record.empty() || (p.is_pointer() && p.any_pointee));
     if (typed && !scalar_type_info(p.type).numpy())
-      throw std::invalid_argument("kernel signature: parameter " + std::to_string(i) + " has type " +
-                                  scalar_type_name(p.type) + ", which NumPy lacks; accepted: " + kAccepted);
+      throw cubridge::InvalidArgument("kernel signature: parameter " + std::to_string(i) + " has type " +
+                                  scalar_type_name(p.type) + ", which NumPy lacks; accepted: " + accepted_type_names());
     if (p.is_array()) {
       if (p.ndim < 1 || p.ndim > 32)
-        throw std::invalid_argument("kernel signature: parameter " + std::to_string(i) + " has " +
+        throw cubridge::InvalidArgument("kernel signature: parameter " + std::to_string(i) + " has " +
                                     std::to_string(p.ndim) + " dimensions; arrays have 1 to 32");
       if (p.layout != 'C' && p.layout != 'F' && p.layout != 'A')
-        throw std::invalid_argument("kernel signature: parameter " + std::to_string(i) + " has layout '" +
+        throw cubridge::InvalidArgument("kernel signature: parameter " + std::to_string(i) + " has layout '" +
                                     std::string(1, p.layout) + "'; accepted: 'C', 'F', 'A'");
       if (p.ndim == 1 && p.layout == 'F') p.layout = 'C';  // one axis: both orders are the same
       ++array_count_;
@@ -202,24 +156,30 @@ KernelSignature::KernelSignature(std::vector<ParamKind> params) : params_(std::m
   buffer_size_ = align_up(offset, 8);
 }
 
-KernelSignature KernelSignature::parse(std::string_view text) {
-  std::string_view s = trim(text);
-  if (auto open = s.find('('); open != std::string_view::npos && s.back() == ')' &&
-                                s.substr(0, 6) != "array(" && s.find("array(") != 0) {
-    std::string_view ret = trim(s.substr(0, open));
-    bool starts_const = ret.substr(0, 6) == "const " || ret.substr(0, 9) == "readonly ";
-    if (!starts_const && ret != "Record" && ret.find('[') == std::string_view::npos &&
-        ret.find(',') == std::string_view::npos) {
-      if (!ret.empty() && ret != "void" && ret != "none")
-        fail(text, "a kernel returns void, but the signature says '" + std::string(ret) + "'");
-      s = trim(s.substr(open + 1, s.size() - open - 2));
-    }
-  }
+namespace {
+
+KernelSignature signature_of(std::string_view text, const Signature& sig) {
+  if (sig.result && !sig.result->is_none())
+    fail(text, "a kernel returns void, but the signature says " + quoted(sig.result->name()));
   std::vector<ParamKind> params;
-  if (!s.empty())
-    for (std::string_view part : split_top(text, s)) params.push_back(parse_param(text, part));
+  params.reserve(sig.args.size());
+  for (std::size_t i = 0; i < sig.args.size(); ++i) params.push_back(param_of(text, i, sig.args[i]));
   return KernelSignature(std::move(params));
 }
+
+}  // namespace
+
+KernelSignature KernelSignature::parse(std::string_view text) {
+  Signature sig;
+  try {
+    sig = parse_signature(text);
+  } catch (const std::invalid_argument& e) {
+    throw cubridge::InvalidArgument(std::string("kernel ") + e.what());  // "kernel signature '...': ..."
+  }
+  return signature_of(text, sig);
+}
+
+KernelSignature KernelSignature::of(const Signature& signature) { return signature_of(signature.str(), signature); }
 
 std::string KernelSignature::to_string() const {
   std::string s = "void(";

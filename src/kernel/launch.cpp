@@ -7,6 +7,7 @@
 
 #include "cubridge/array/pointer_attributes.hpp"
 #include "cubridge/array/stream_order.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge {
 
@@ -59,7 +60,7 @@ StreamRef launch(Kernel& kernel, const LaunchConfig& config, ArgumentPack& args,
     const ArrayView& v = *view;
     int d = device_of(v, i);
     if (d >= 0 && d != device)
-      throw std::invalid_argument("argument " + std::to_string(i) + ": the array is on device " +
+      throw cubridge::InvalidArgument("argument " + std::to_string(i) + ": the array is on device " +
                                   std::to_string(d) + " but kernel '" + kernel.name() +
                                   "' was loaded on device " + std::to_string(device) +
                                   "; copy the array to device " + std::to_string(device) +

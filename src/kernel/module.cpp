@@ -11,6 +11,7 @@
 
 #include "cubridge/kernel/kernel.hpp"
 #include "driver/driver_api.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge {
 
@@ -61,11 +62,11 @@ ModuleCache& module_cache() {
 }  // namespace
 
 ImageFormat detect_image_format(std::span<const std::byte> image) {
-  if (image.empty()) throw std::invalid_argument("code image: empty; pass PTX text, a cubin or a fatbin");
+  if (image.empty()) throw cubridge::InvalidArgument("code image: empty; pass PTX text, a cubin or a fatbin");
   if (starts_with(image, {0x7f, 'E', 'L', 'F'})) return ImageFormat::Cubin;
   if (starts_with(image, {0x50, 0xed, 0x55, 0xba})) return ImageFormat::Fatbin;
   if (starts_with(image, {'B', 'C', 0xc0, 0xde}))
-    throw std::invalid_argument(
+    throw cubridge::InvalidArgument(
         "code image: LLVM bitcode (NVVM IR or LTO-IR) cannot be loaded directly; compile it to PTX, or "
         "link it to a cubin with nvJitLink first");
   std::string_view text = as_text(image);
@@ -73,7 +74,7 @@ ImageFormat detect_image_format(std::span<const std::byte> image) {
   if (text.find('\0') == std::string_view::npos &&
       (text.find(".version") != std::string_view::npos || text.find(".entry") != std::string_view::npos))
     return ImageFormat::Ptx;
-  throw std::invalid_argument("code image: " + std::to_string(image.size()) + " bytes starting with " +
+  throw cubridge::InvalidArgument("code image: " + std::to_string(image.size()) + " bytes starting with " +
                               hex_head(image) +
                               " are neither PTX text (no .version directive) nor a cubin (ELF) nor a fatbin");
 }

@@ -6,6 +6,7 @@
 #include "cubridge/memory/builtin_managers.hpp"
 #include "driver/driver_api.hpp"
 #include "memory/memory_detail.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge::memory {
 
@@ -27,7 +28,7 @@ cuuint64_t release_threshold_from_environment() {
   char* end = nullptr;
   unsigned long long n = std::strtoull(v, &end, 10);
   if (*end != '\0' || *v == '-')
-    throw std::invalid_argument(std::string("CUBRIDGE_ASYNC_POOL_RELEASE_THRESHOLD='") + v +
+    throw cubridge::InvalidArgument(std::string("CUBRIDGE_ASYNC_POOL_RELEASE_THRESHOLD='") + v +
                                 "' is not a byte count (accepted: an integer >= 0; unset keeps everything reserved)");
   return n;
 }
@@ -120,7 +121,7 @@ void AsyncPoolMemoryManager::reset() {
 }
 
 IpcHandle AsyncPoolMemoryManager::get_ipc_handle(const std::shared_ptr<MemoryPointer>&) {
-  throw std::runtime_error(
+  throw cubridge::RuntimeError(
       "get_ipc_handle: the async pool manager's memory comes from a cuMemPool created without an export "
       "handle type, which cuIpcGetMemHandle cannot export; use the default or caching manager for IPC");
 }

@@ -10,6 +10,7 @@
 #include "cubridge/memory/registry.hpp"
 #include "driver/driver_api.hpp"
 #include "memory/memory_detail.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge::memory {
 
@@ -40,7 +41,7 @@ IpcHandle::IpcHandle(std::shared_ptr<MemoryPointer> base, const Bytes& handle, s
     : base_(std::move(base)), handle_(handle), size_(size), source_info_(source_info), offset_(offset) {
   // open() maps base + offset for size bytes: a range past the address space would wrap around.
   if (offset > SIZE_MAX - size)
-    throw std::invalid_argument("IpcHandle: offset " + std::to_string(offset) + " plus size " + std::to_string(size) +
+    throw cubridge::InvalidArgument("IpcHandle: offset " + std::to_string(offset) + " plus size " + std::to_string(size) +
                                 " exceeds the address space; the exported range must fit in it");
 }
 
@@ -58,24 +59,24 @@ std::vector<unsigned char> IpcHandle::serialize() const {
 
 IpcHandle IpcHandle::deserialize(std::span<const unsigned char> bytes) {
   if (bytes.size() != kSerializedSize)
-    throw std::invalid_argument("IpcHandle: " + std::to_string(bytes.size()) + " bytes given; a serialised handle is " +
+    throw cubridge::InvalidArgument("IpcHandle: " + std::to_string(bytes.size()) + " bytes given; a serialised handle is " +
                                 std::to_string(kSerializedSize) + " bytes");
   if (std::memcmp(bytes.data(), kMagic, 8) != 0)
-    throw std::invalid_argument("IpcHandle: the bytes do not start with the magic \"CBIPC1\" (not a cubridge IPC handle)");
+    throw cubridge::InvalidArgument("IpcHandle: the bytes do not start with the magic \"CBIPC1\" (not a cubridge IPC handle)");
   std::uint32_t version = get_u32(bytes.data() + 8);
   if (version != kLayoutVersion)
-    throw std::invalid_argument("IpcHandle: layout version " + std::to_string(version) + " is not supported (accepted: 1)");
+    throw cubridge::InvalidArgument("IpcHandle: layout version " + std::to_string(version) + " is not supported (accepted: 1)");
   // Only what serialize() writes is accepted, so that a handle read back serialises to the same bytes: a
   // set bit or field this layout does not define means the bytes were damaged or come from elsewhere.
   std::uint32_t flags = get_u32(bytes.data() + 12);
   if (flags & ~1u)
-    throw std::invalid_argument("IpcHandle: flags " + std::to_string(flags) + " set bits that layout version 1 does not "
+    throw cubridge::InvalidArgument("IpcHandle: flags " + std::to_string(flags) + " set bits that layout version 1 does not "
                                 "define (accepted: 0, or 1 when the exporting device's UUID is given)");
   if (std::uint64_t reserved = get_u64(bytes.data() + 112); reserved != 0)
-    throw std::invalid_argument("IpcHandle: the reserved field at bytes [112, 120) is " + std::to_string(reserved) +
+    throw cubridge::InvalidArgument("IpcHandle: the reserved field at bytes [112, 120) is " + std::to_string(reserved) +
                                 "; layout version 1 writes 0 there");
   if (!(flags & 1u) && std::any_of(bytes.begin() + 96, bytes.begin() + 112, [](unsigned char b) { return b != 0; }))
-    throw std::invalid_argument("IpcHandle: bytes [96, 112) hold a device UUID but flags bit 0 (UUID given) is clear");
+    throw cubridge::InvalidArgument("IpcHandle: bytes [96, 112) hold a device UUID but flags bit 0 (UUID given) is clear");
   const std::uint64_t size = get_u64(bytes.data() + 16), offset = get_u64(bytes.data() + 24);
   Bytes handle{};
   std::memcpy(handle.data(), bytes.data() + 32, kHandleSize);
@@ -104,7 +105,7 @@ std::shared_ptr<MemoryPointer> open_mapped(const std::shared_ptr<Context>& conte
 }  // namespace
 
 std::shared_ptr<MemoryPointer> IpcHandle::open(const std::shared_ptr<Context>& context) const {
-  if (!context) throw std::invalid_argument("IpcHandle.open: no context given");
+  if (!context) throw cubridge::InvalidArgument("IpcHandle.open: no context given");
   context->ensure_valid("IpcHandle.open");
   if (!source_info_ || *source_info_ == context->device().uuid()) return open_mapped(context, handle_, offset_, size_);
   // Another device: open where the memory lives, then stage a copy into this context's memory.
@@ -119,16 +120,16 @@ std::shared_ptr<MemoryPointer> IpcHandle::open(const std::shared_ptr<Context>& c
                 static_cast<CUdeviceptr>(remote->device_pointer()), size_);
     return local;
   }
-  throw std::runtime_error("IpcHandle.open: the exporting device (UUID in source_info) is not visible in this process (" +
+  throw cubridge::RuntimeError("IpcHandle.open: the exporting device (UUID in source_info) is not visible in this process (" +
                            std::to_string(n) + " device(s) here)");
 }
 
 IpcHandle ipc_handle_for(const std::shared_ptr<MemoryPointer>& memory) {
   if (!memory || memory->kind() != MemoryKind::device || memory->device_pointer() == 0)
-    throw std::invalid_argument("get_ipc_handle: only device memory can be exported (got " +
+    throw cubridge::InvalidArgument("get_ipc_handle: only device memory can be exported (got " +
                                 std::string(memory ? "host memory or a null pointer" : "no pointer") + ")");
   if (!memory->context())
-    throw std::invalid_argument("get_ipc_handle: the pointer was made without a context (context=None); "
+    throw cubridge::InvalidArgument("get_ipc_handle: the pointer was made without a context (context=None); "
                                 "only memory of a cubridge context can be exported");
   ScopedContext scope(*memory->context());
   CUdeviceptr base = 0;

@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 #include <string>
+#include "cubridge/error.hpp"
 
 namespace cubridge::memory {
 
@@ -43,7 +44,7 @@ void MemoryPointer::free() { run_finalizer(); }
 
 std::shared_ptr<MemoryPointer> MemoryPointer::view(const std::shared_ptr<MemoryPointer>& self, std::size_t start,
                                                    std::size_t stop) {
-  if (!self) throw std::invalid_argument("MemoryPointer.view: the pointer is null");
+  if (!self) throw cubridge::InvalidArgument("MemoryPointer.view: the pointer is null");
   std::size_t size = self->size();
   if (stop == npos) stop = size;
   if (start > stop || stop > size)

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include "cubridge/error.hpp"
 
 namespace cubridge::memory {
 
@@ -20,7 +21,7 @@ PendingFreesLimits PendingFreesLimits::from_environment() {
     char* end = nullptr;
     long long n = std::strtoll(v, &end, 10);
     if (*end != '\0' || n < 0)
-      throw std::invalid_argument(std::string("CUBRIDGE_MAX_PENDING_DEALLOCS_COUNT='") + v +
+      throw cubridge::InvalidArgument(std::string("CUBRIDGE_MAX_PENDING_DEALLOCS_COUNT='") + v +
                                   "' is not a count (accepted: an integer >= 0, default 10)");
     limits.max_count = static_cast<std::size_t>(n);
   }
@@ -28,7 +29,7 @@ PendingFreesLimits PendingFreesLimits::from_environment() {
     char* end = nullptr;
     double r = std::strtod(v, &end);
     if (*end != '\0' || !(r >= 0.0 && r <= 1.0))
-      throw std::invalid_argument(std::string("CUBRIDGE_MAX_PENDING_DEALLOCS_RATIO='") + v +
+      throw cubridge::InvalidArgument(std::string("CUBRIDGE_MAX_PENDING_DEALLOCS_RATIO='") + v +
                                   "' is not a fraction of device memory (accepted: a number in [0, 1], default 0.2)");
     limits.max_ratio = r;
   }

@@ -9,6 +9,7 @@
 #include "cubridge/memory/out_of_memory.hpp"
 #include "cubridge/memory/registry.hpp"
 #include "memory/memory_detail.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge::memory {
 
@@ -36,7 +37,7 @@ class CPluginManager : public HostOnlyMemoryManager, public std::enable_shared_f
     table_.struct_size = sizeof table_;
     int device = context ? context->device().ordinal() : 0;
     if (int rc = create(device, &table_); rc != CUBRIDGE_PLUGIN_OK)
-      throw std::runtime_error("memory plugin " + origin_ + ": cubridge_memory_plugin_create(device " +
+      throw cubridge::RuntimeError("memory plugin " + origin_ + ": cubridge_memory_plugin_create(device " +
                                std::to_string(device) + ") refused with code " + std::to_string(rc));
     const char* missing = !table_.initialize ? "initialize"
                           : !table_.memalloc ? "memalloc"
@@ -46,7 +47,7 @@ class CPluginManager : public HostOnlyMemoryManager, public std::enable_shared_f
     if (missing != nullptr) {
       if (table_.destroy) table_.destroy(table_.state);
       table_.destroy = nullptr;
-      throw std::runtime_error("memory plugin " + origin_ + ": the function table leaves the required member '" +
+      throw cubridge::RuntimeError("memory plugin " + origin_ + ": the function table leaves the required member '" +
                                missing + "' NULL (required: initialize, memalloc, memfree, destroy)");
     }
   }
@@ -64,7 +65,7 @@ class CPluginManager : public HostOnlyMemoryManager, public std::enable_shared_f
   MemoryInfo get_memory_info() override {
     std::size_t free = 0, total = 0;
     if (!table_.get_memory_info || table_.get_memory_info(table_.state, &free, &total) != CUBRIDGE_PLUGIN_OK)
-      throw std::runtime_error("memory plugin " + origin_ + " cannot tell its free/total memory");
+      throw cubridge::RuntimeError("memory plugin " + origin_ + " cannot tell its free/total memory");
     return {free, total};
   }
   void reset() override {
@@ -95,7 +96,7 @@ class CPluginManager : public HostOnlyMemoryManager, public std::enable_shared_f
     if (rc == CUBRIDGE_PLUGIN_OK) return;
     if (rc == CUBRIDGE_PLUGIN_OUT_OF_MEMORY) detail::throw_out_of_memory(context().get(), size, name(), what);
     const char* text = table_.last_error ? table_.last_error(table_.state) : nullptr;
-    throw std::runtime_error("memory plugin " + origin_ + ": " + what + " failed with code " + std::to_string(rc) +
+    throw cubridge::RuntimeError("memory plugin " + origin_ + ": " + what + " failed with code " + std::to_string(rc) +
                              (text ? std::string(": ") + text : std::string()));
   }
   cubridge_memory_plugin_v1 table_{};
@@ -113,11 +114,11 @@ void CPluginPointer::release() noexcept {
 ManagerFactory c_plugin_factory(cubridge_memory_plugin_interface_version_fn version,
                                 cubridge_memory_plugin_create_fn create, const std::string& origin) {
   if (version == nullptr || create == nullptr)
-    throw std::runtime_error("memory plugin " + origin + ": missing entry point " +
+    throw cubridge::RuntimeError("memory plugin " + origin + ": missing entry point " +
                              (version == nullptr ? CUBRIDGE_MEMORY_PLUGIN_VERSION_SYMBOL : CUBRIDGE_MEMORY_PLUGIN_CREATE_SYMBOL));
   std::uint32_t v = version();
   if (v != CUBRIDGE_MEMORY_PLUGIN_INTERFACE_VERSION)
-    throw std::runtime_error("memory plugin " + origin + " implements interface version " + std::to_string(v) +
+    throw cubridge::RuntimeError("memory plugin " + origin + " implements interface version " + std::to_string(v) +
                              "; cubridge accepts version " + std::to_string(CUBRIDGE_MEMORY_PLUGIN_INTERFACE_VERSION));
   return [create, origin](std::shared_ptr<Context> context) -> std::shared_ptr<MemoryManager> {
     return std::make_shared<CPluginManager>(std::move(context), create, origin);
@@ -129,12 +130,12 @@ ManagerFactory load_plugin_library(const std::string& path) {
   void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr) {
     const char* why = dlerror();
-    throw std::runtime_error("memory plugin library '" + path + "' could not be loaded: " + (why ? why : "unknown reason"));
+    throw cubridge::RuntimeError("memory plugin library '" + path + "' could not be loaded: " + (why ? why : "unknown reason"));
   }
   auto version = reinterpret_cast<cubridge_memory_plugin_interface_version_fn>(dlsym(lib, CUBRIDGE_MEMORY_PLUGIN_VERSION_SYMBOL));
   auto create = reinterpret_cast<cubridge_memory_plugin_create_fn>(dlsym(lib, CUBRIDGE_MEMORY_PLUGIN_CREATE_SYMBOL));
   if (version == nullptr || create == nullptr)
-    throw std::runtime_error("memory plugin library '" + path + "' does not export " +
+    throw cubridge::RuntimeError("memory plugin library '" + path + "' does not export " +
                              (version == nullptr ? CUBRIDGE_MEMORY_PLUGIN_VERSION_SYMBOL : CUBRIDGE_MEMORY_PLUGIN_CREATE_SYMBOL) +
                              " (see include/cubridge/c/memory_plugin.h)");
   return c_plugin_factory(version, create, "'" + path + "'");

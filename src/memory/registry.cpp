@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "cubridge/memory/builtin_managers.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge::memory {
 
@@ -69,7 +70,7 @@ void resolve_locked(ContextManagers& r) {
     } else if (is_library_path(v)) {
       r.factory = load_plugin_library(v);
     } else {
-      throw std::runtime_error(std::string(kManagerEnvironmentVariable) + "='" + v +
+      throw cubridge::RuntimeError(std::string(kManagerEnvironmentVariable) + "='" + v +
                                "' names a Python module, which only the cubridge Python package can load "
                                "(import cubridge first); from C++ use default, caching, async or a plugin library path");
     }
@@ -84,7 +85,7 @@ void resolve_locked(ContextManagers& r) {
 }  // namespace
 
 bool set_memory_manager(ManagerFactory factory, std::string description, bool from_environment) {
-  if (!factory) throw std::invalid_argument("set_memory_manager: the factory is empty");
+  if (!factory) throw cubridge::InvalidArgument("set_memory_manager: the factory is empty");
   if (!from_environment && environment_choice() != nullptr) return false;
   auto& r = ContextManagers::instance();
   std::lock_guard lock(r.mutex);
@@ -101,7 +102,7 @@ ManagerFactory builtin_manager(const std::string& name) {
     return [](std::shared_ptr<Context> c) -> std::shared_ptr<MemoryManager> { return std::make_shared<CachingPoolMemoryManager>(c); };
   if (name == "async")
     return [](std::shared_ptr<Context> c) -> std::shared_ptr<MemoryManager> { return std::make_shared<AsyncPoolMemoryManager>(c); };
-  throw std::invalid_argument("memory manager '" + name + "' is not built in (accepted: 'default', 'caching', 'async')");
+  throw cubridge::InvalidArgument("memory manager '" + name + "' is not built in (accepted: 'default', 'caching', 'async')");
 }
 
 std::string memory_manager_description() {
@@ -141,9 +142,9 @@ std::shared_ptr<MemoryManager> find_or_make_manager(ContextManagers& r, const st
   }
   // Built outside the lock: a Python plugin's constructor takes the GIL and may allocate itself.
   std::shared_ptr<MemoryManager> made = factory(context);
-  if (!made) throw std::runtime_error("the memory manager factory returned no manager");
+  if (!made) throw cubridge::RuntimeError("the memory manager factory returned no manager");
   if (made->interface_version() != kInterfaceVersion)
-    throw std::runtime_error("memory manager '" + made->name() + "' implements EMM interface version " +
+    throw cubridge::RuntimeError("memory manager '" + made->name() + "' implements EMM interface version " +
                              std::to_string(made->interface_version()) + "; cubridge accepts version " +
                              std::to_string(kInterfaceVersion));
   {
@@ -158,7 +159,7 @@ std::shared_ptr<MemoryManager> find_or_make_manager(ContextManagers& r, const st
 }  // namespace
 
 std::shared_ptr<MemoryManager> manager_for(const std::shared_ptr<Context>& context) {
-  if (!context) throw std::invalid_argument("memory manager: no context given");
+  if (!context) throw cubridge::InvalidArgument("memory manager: no context given");
   context->ensure_valid("memory allocation");
   auto& r = ContextManagers::instance();
   // This thread's last answer (a weak reference, checked against the registry's generation) spares the
@@ -182,9 +183,9 @@ std::shared_ptr<MemoryPointer> allocate(const std::shared_ptr<Context>& context,
   auto manager = manager_for(context);
   ScopedContext scope(*context);
   auto p = manager->stream_aware() ? manager->memalloc(bytes, stream) : manager->memalloc(bytes);
-  if (!p) throw std::runtime_error("memory manager '" + manager->name() + "' returned no memory for " + std::to_string(bytes) + " bytes");
+  if (!p) throw cubridge::RuntimeError("memory manager '" + manager->name() + "' returned no memory for " + std::to_string(bytes) + " bytes");
   if (p->size() < bytes)
-    throw std::runtime_error("memory manager '" + manager->name() + "' returned " + std::to_string(p->size()) +
+    throw cubridge::RuntimeError("memory manager '" + manager->name() + "' returned " + std::to_string(p->size()) +
                              " bytes when " + std::to_string(bytes) + " were asked for");
   return p;
 }

@@ -16,6 +16,7 @@
 #include "cubridge/c/xla_custom_call.h"
 #include "cubridge/xla/tuple_layout.hpp"
 #include "xla/xla_ffi_abi.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge::xla {
 namespace {
@@ -270,7 +271,7 @@ void* ffi_handler_for(const Target& target) {
     if (t.name == target.name && t.platform == target.platform) {
       if (t.function != target.function || t.api_version != target.api_version ||
           t.command_buffer_compatible != target.command_buffer_compatible) {
-        throw std::invalid_argument("xla target '" + target.name + "' is already adapted for " +
+        throw cubridge::InvalidArgument("xla target '" + target.name + "' is already adapted for " +
                                     platform_name(target.platform) +
                                     " with another function or options: a (name, platform) pair is "
                                     "registered once");
@@ -279,7 +280,7 @@ void* ffi_handler_for(const Target& target) {
     }
   }
   if (g_slots_used == kMaxAdaptedTargets) {
-    throw std::runtime_error("all " + std::to_string(kMaxAdaptedTargets) +
+    throw cubridge::RuntimeError("all " + std::to_string(kMaxAdaptedTargets) +
                              " XLA FFI adapter slots are in use: cannot adapt target '" + target.name + "'");
   }
   Slot& slot = g_slots[g_slots_used];

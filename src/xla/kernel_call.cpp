@@ -18,6 +18,7 @@
 #include "cubridge/kernel/module.hpp"
 #include "cubridge/xla/opaque.hpp"
 #include "driver/driver_api.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge::xla {
 
@@ -26,7 +27,7 @@ namespace {
 Extent3 extent_of(const OpaqueReader& r, const char* name) {
   std::vector<std::int64_t> v = r.get_ints(name);
   if (v.empty() || v.size() > 3)
-    throw std::invalid_argument(std::string("kernel_call opaque: '") + name + "' has " + std::to_string(v.size()) +
+    throw cubridge::InvalidArgument(std::string("kernel_call opaque: '") + name + "' has " + std::to_string(v.size()) +
                                 " values; a launch extent has 1 to 3");
   return Extent3::of(v, name);
 }
@@ -60,7 +61,7 @@ KernelCallSite KernelCallSite::decode(std::string_view opaque) {
   s.shared_mem = r.get_int("shared");
   s.arguments = r.get_bytes("args");
   if (s.shared_mem < 0)
-    throw std::invalid_argument("kernel_call opaque: 'shared' is " + std::to_string(s.shared_mem) +
+    throw cubridge::InvalidArgument("kernel_call opaque: 'shared' is " + std::to_string(s.shared_mem) +
                                 "; dynamic shared memory is 0 or more bytes");
   return s;
 }
@@ -101,7 +102,7 @@ struct Entry {
     CUBRIDGE_CU(cuStreamGetCtx, stream, &ctx);
     for (const auto& [c, k] : per_context)
       if (c == ctx) return *k;
-    throw std::invalid_argument("kernel_call: XLA's stream belongs to a CUDA context that is not the primary "
+    throw cubridge::InvalidArgument("kernel_call: XLA's stream belongs to a CUDA context that is not the primary "
                                 "context of any of the " + std::to_string(per_context.size()) +
                                 " devices kernel '" + name + "' was loaded on at registration");
   }
@@ -118,12 +119,12 @@ struct KernelCallTable::State {
   const Entry& find(std::int64_t id, std::uint64_t fingerprint) const {
     std::lock_guard lock(mutex);
     if (id < 1 || static_cast<std::size_t>(id) > entries.size())
-      throw std::invalid_argument("kernel_call: kernel id " + std::to_string(id) + " is not registered in this "
+      throw cubridge::InvalidArgument("kernel_call: kernel id " + std::to_string(id) + " is not registered in this "
                                   "process (" + std::to_string(entries.size()) + " kernels are); the call "
                                   "site was made by another process or by hand");
     const Entry& e = entries[static_cast<std::size_t>(id - 1)];
     if (e.fingerprint != fingerprint)
-      throw std::invalid_argument("kernel_call: kernel id " + std::to_string(id) + " is " + label(e) +
+      throw cubridge::InvalidArgument("kernel_call: kernel id " + std::to_string(id) + " is " + label(e) +
                                   " in this process, not the kernel this call site was compiled for "
                                   "(fingerprints differ: a cached executable from another process?)");
     return e;
@@ -149,7 +150,7 @@ std::size_t KernelCallTable::size() const {
 
 KernelCallTable::Registered KernelCallTable::add(std::span<const std::byte> image, const std::string& entry,
                                                  std::shared_ptr<const KernelSignature> signature) {
-  if (!signature) throw std::invalid_argument("kernel_call: a kernel needs a signature");
+  if (!signature) throw cubridge::InvalidArgument("kernel_call: a kernel needs a signature");
   const std::uint64_t fp = kernel_fingerprint(image, entry, *signature);
   const std::string_view bytes(reinterpret_cast<const char*>(image.data()), image.size());
   State& s = state();
@@ -180,7 +181,7 @@ KernelCallTable::Registered KernelCallTable::add(std::span<const std::byte> imag
     } catch (const CudaError&) {
       throw;
     } catch (const std::exception& ex) {
-      throw std::invalid_argument("kernel_call: loading kernel '" + entry + "' on device " + std::to_string(d) +
+      throw cubridge::InvalidArgument("kernel_call: loading kernel '" + entry + "' on device " + std::to_string(d) +
                                   ": " + ex.what());
     }
   }
@@ -195,7 +196,7 @@ void KernelCallTable::prepare(std::int64_t id, const LaunchConfig& config) {
   {
     std::lock_guard lock(s.mutex);
     if (id < 1 || static_cast<std::size_t>(id) > s.entries.size())
-      throw std::invalid_argument("kernel_call: kernel id " + std::to_string(id) + " is not registered");
+      throw cubridge::InvalidArgument("kernel_call: kernel id " + std::to_string(id) + " is not registered");
     e = &s.entries[static_cast<std::size_t>(id - 1)];
   }
   for (const auto& [ctx, kernel] : e->per_context) {
@@ -211,7 +212,7 @@ void KernelCallTable::launch(CUstream_st* stream, void** buffers, std::string_vi
   const Entry& e = state().find(site.kernel, site.fingerprint);
   const KernelSignature& sig = *e.signature;
   if (site.arguments.size() != sig.buffer_size())
-    throw std::invalid_argument("kernel_call: the call site's arguments have " +
+    throw cubridge::InvalidArgument("kernel_call: the call site's arguments have " +
                                 std::to_string(site.arguments.size()) + " bytes, but " + label(e) + " packs " +
                                 std::to_string(sig.buffer_size()));
   Kernel& kernel = e.kernel_for(stream);

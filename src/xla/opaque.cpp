@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "support/spelling_text.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge::xla {
 namespace {
@@ -27,7 +28,7 @@ std::uint64_t get_le(const char* p, int bytes) {
 
 
 [[noreturn]] void malformed(std::size_t offset, const std::string& what) {
-  throw std::invalid_argument("opaque: malformed at byte " + std::to_string(offset) + ": " + what);
+  throw cubridge::InvalidArgument("opaque: malformed at byte " + std::to_string(offset) + ": " + what);
 }
 
 // A cursor that refuses to move past the end, naming what it was reading.
@@ -48,18 +49,18 @@ struct Cursor {
 
 void check_shape(const Shape& s, std::string_view name) {
   if (s.dims.size() > kOpaqueMaxRank) {
-    throw std::invalid_argument("opaque entry " + quoted(name) + ": rank " +
+    throw cubridge::InvalidArgument("opaque entry " + quoted(name) + ": rank " +
                                 std::to_string(s.dims.size()) + " is over the limit of " +
                                 std::to_string(kOpaqueMaxRank));
   }
   for (std::int64_t d : s.dims) {
     if (d < 0) {
-      throw std::invalid_argument("opaque entry " + quoted(name) + ": dimension " +
+      throw cubridge::InvalidArgument("opaque entry " + quoted(name) + ": dimension " +
                                   std::to_string(d) + " is negative (dimensions are ≥ 0)");
     }
   }
   if (!is_element_type_code(static_cast<std::uint8_t>(s.type))) {
-    throw std::invalid_argument("opaque entry " + quoted(name) + ": element type code " +
+    throw cubridge::InvalidArgument("opaque entry " + quoted(name) + ": element type code " +
                                 std::to_string(int(s.type)) + " is not known");
   }
 }
@@ -79,20 +80,20 @@ const char* opaque_kind_name(OpaqueKind kind) noexcept {
 
 OpaqueWriter& OpaqueWriter::add(std::string_view name, OpaqueValue value) {
   if (name.empty() || name.size() > 255) {
-    throw std::invalid_argument("opaque entry name " + quoted(name) + " has " +
+    throw cubridge::InvalidArgument("opaque entry name " + quoted(name) + " has " +
                                 std::to_string(name.size()) + " bytes: names have 1 to 255 bytes");
   }
   for (const auto& e : entries_) {
     if (e.first == name) {
-      throw std::invalid_argument("opaque entry " + quoted(name) + " is given twice: names are unique");
+      throw cubridge::InvalidArgument("opaque entry " + quoted(name) + " is given twice: names are unique");
     }
   }
   if (entries_.size() == 0xffff) {
-    throw std::invalid_argument("opaque: more than 65535 entries");
+    throw cubridge::InvalidArgument("opaque: more than 65535 entries");
   }
   if (const Shape* s = std::get_if<Shape>(&value)) check_shape(*s, name);
   if (const std::string* b = std::get_if<std::string>(&value); b && b->size() > 0xffffffffu) {
-    throw std::invalid_argument("opaque entry " + quoted(name) + ": bytes over 4 GiB");
+    throw cubridge::InvalidArgument("opaque entry " + quoted(name) + ": bytes over 4 GiB");
   }
   entries_.emplace_back(std::string(name), std::move(value));
   return *this;
@@ -221,7 +222,7 @@ const OpaqueReader::Entry& OpaqueReader::find_any(std::string_view name) const {
 const OpaqueReader::Entry& OpaqueReader::find(std::string_view name, OpaqueKind expected) const {
   const Entry& e = find_any(name);
   if (e.kind != expected) {
-    throw std::invalid_argument("opaque entry " + quoted(name) + " is of kind " + opaque_kind_name(e.kind) +
+    throw cubridge::InvalidArgument("opaque entry " + quoted(name) + " is of kind " + opaque_kind_name(e.kind) +
                                 ", not " + opaque_kind_name(expected));
   }
   return e;

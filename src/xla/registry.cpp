@@ -7,13 +7,14 @@
 #include <stdexcept>
 
 #include "cubridge/xla/custom_call.h"
+#include "cubridge/error.hpp"
 
 namespace cubridge::xla {
 
 Platform parse_platform(std::string_view name) {
   if (name == "Host" || name == "cpu" || name == "host") return Platform::host;
   if (name == "CUDA" || name == "cuda" || name == "gpu") return Platform::cuda;
-  throw std::invalid_argument("xla platform '" + std::string(name) +
+  throw cubridge::InvalidArgument("xla platform '" + std::string(name) +
                               "' is not known: use 'Host' (or 'cpu') or 'CUDA' (or 'cuda', 'gpu')");
 }
 
@@ -23,25 +24,25 @@ const char* platform_name(Platform platform) noexcept {
 
 Target target_from_descriptor(const CubridgeXlaTargetDescriptor& d) {
   if (d.version != CUBRIDGE_XLA_TARGET_DESCRIPTOR_VERSION) {
-    throw std::invalid_argument("xla target descriptor version " + std::to_string(d.version) +
+    throw cubridge::InvalidArgument("xla target descriptor version " + std::to_string(d.version) +
                                 " is not supported: this cubridge reads version " +
                                 std::to_string(CUBRIDGE_XLA_TARGET_DESCRIPTOR_VERSION));
   }
   std::string name = d.name != nullptr ? d.name : "";
   if (d.platform == -CUBRIDGE_XLA_PLATFORM_HOST || d.platform == -CUBRIDGE_XLA_PLATFORM_CUDA) {
     bool gpu_signature = d.platform == -CUBRIDGE_XLA_PLATFORM_CUDA;
-    throw std::invalid_argument(
+    throw cubridge::InvalidArgument(
         "xla target '" + name + "': its signature is a " + (gpu_signature ? "GPU" : "CPU") +
         " one but the platform is '" + (gpu_signature ? "Host" : "CUDA") + "': register it for '" +
         (gpu_signature ? "CUDA" : "Host") + "'");
   }
   if (d.platform != CUBRIDGE_XLA_PLATFORM_HOST && d.platform != CUBRIDGE_XLA_PLATFORM_CUDA) {
-    throw std::invalid_argument("xla target '" + name + "': platform code " +
+    throw cubridge::InvalidArgument("xla target '" + name + "': platform code " +
                                 std::to_string(d.platform) +
                                 " is not known: use \"Host\" or \"CUDA\"");
   }
   if ((d.flags & ~CUBRIDGE_XLA_TARGET_NOT_COMMAND_BUFFER_COMPATIBLE) != 0) {
-    throw std::invalid_argument("xla target '" + name + "': flags " + std::to_string(d.flags) +
+    throw cubridge::InvalidArgument("xla target '" + name + "': flags " + std::to_string(d.flags) +
                                 " has unknown bits: only CUBRIDGE_XLA_TARGET_NOT_COMMAND_BUFFER_"
                                 "COMPATIBLE (1) is defined");
   }
@@ -72,12 +73,12 @@ Registry::State& Registry::state() const {
 }
 
 void Registry::add(const Target& target) {
-  if (target.name.empty()) throw std::invalid_argument("xla target name is empty: give a name");
+  if (target.name.empty()) throw cubridge::InvalidArgument("xla target name is empty: give a name");
   if (target.function == nullptr) {
-    throw std::invalid_argument("xla target '" + target.name + "': the function pointer is null");
+    throw cubridge::InvalidArgument("xla target '" + target.name + "': the function pointer is null");
   }
   if (target.api_version < 1 || target.api_version > 3) {
-    throw std::invalid_argument("xla target '" + target.name + "': api_version " +
+    throw cubridge::InvalidArgument("xla target '" + target.name + "': api_version " +
                                 std::to_string(target.api_version) +
                                 " is not one of 1, 2, 3 (the classic custom-call API versions)");
   }
@@ -85,7 +86,7 @@ void Registry::add(const Target& target) {
   std::lock_guard lock(s.mutex);
   for (const Target& t : s.targets) {
     if (t.name == target.name && t.platform == target.platform) {
-      throw std::invalid_argument("xla target '" + target.name + "' is already registered for " +
+      throw cubridge::InvalidArgument("xla target '" + target.name + "' is already registered for " +
                                   platform_name(target.platform) +
                                   ": a (name, platform) pair can be registered once");
     }
@@ -127,7 +128,7 @@ extern "C" int cubridge_xla_register_target(const CubridgeXlaTargetDescriptor* t
   using cubridge::xla::Registry;
   std::string message;
   try {
-    if (target == nullptr) throw std::invalid_argument("xla target descriptor is null");
+    if (target == nullptr) throw cubridge::InvalidArgument("xla target descriptor is null");
     Registry::global().add(cubridge::xla::target_from_descriptor(*target));
     return 0;
   } catch (const std::exception& e) {

@@ -1,7 +1,7 @@
 // Internal: names and sizes of the element types of custom-call buffers, read off the scalar-type table.
 #include "cubridge/xla/shape.hpp"
 
-#include "cubridge/scalar_type.hpp"
+#include "cubridge/types/scalar_type.hpp"
 
 namespace cubridge::xla {
 namespace {

@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 #include <string>
+#include "cubridge/error.hpp"
 
 namespace cubridge::xla {
 namespace {
@@ -22,20 +23,20 @@ TupleTree TupleTree::tuple(std::vector<TupleTree> children) {
 
 TupleTree TupleTree::from_preorder(std::span<const std::int32_t> codes, std::size_t& pos, int depth) {
   if (depth > kMaxDepth)
-    throw std::invalid_argument("tuple layout: tuples nest more than " + std::to_string(kMaxDepth) +
+    throw cubridge::InvalidArgument("tuple layout: tuples nest more than " + std::to_string(kMaxDepth) +
                                 " deep at position " + std::to_string(pos));
   if (pos >= codes.size()) {
-    throw std::invalid_argument("tuple layout: the codes end at position " + std::to_string(pos) +
+    throw cubridge::InvalidArgument("tuple layout: the codes end at position " + std::to_string(pos) +
                                 " inside a tree (a tuple announced more children than follow)");
   }
   std::int32_t code = codes[pos++];
   if (code == -1) return leaf();
   if (code < -1) {
-    throw std::invalid_argument("tuple layout: code " + std::to_string(code) + " at position " +
+    throw cubridge::InvalidArgument("tuple layout: code " + std::to_string(code) + " at position " +
                                 std::to_string(pos - 1) + " is not -1 (leaf) or a child count ≥ 0");
   }
   if (static_cast<std::size_t>(code) > codes.size() - pos) {
-    throw std::invalid_argument("tuple layout: a tuple of " + std::to_string(code) +
+    throw cubridge::InvalidArgument("tuple layout: a tuple of " + std::to_string(code) +
                                 " children at position " + std::to_string(pos - 1) + " but only " +
                                 std::to_string(codes.size() - pos) + " codes follow");
   }
@@ -96,7 +97,7 @@ std::size_t TupleTree::leaf_index(std::span<const std::size_t> path) const {
 
 void ShapeTree::check() const {
   if (structure.leaf_count() != leaves.size()) {
-    throw std::invalid_argument("shape tree: the structure has " +
+    throw cubridge::InvalidArgument("shape tree: the structure has " +
                                 std::to_string(structure.leaf_count()) + " leaves but " +
                                 std::to_string(leaves.size()) + " shapes were given");
   }
@@ -111,7 +112,7 @@ CallLayout CallLayout::flat(std::size_t operands, std::size_t results) {
 
 CallLayout CallLayout::decode(std::span<const std::int32_t> codes) {
   if (codes.empty() || codes[0] < 0) {
-    throw std::invalid_argument("tuple layout: the first code must be the operand count (≥ 0), got " +
+    throw cubridge::InvalidArgument("tuple layout: the first code must be the operand count (≥ 0), got " +
                                 (codes.empty() ? std::string("nothing") : std::to_string(codes[0])));
   }
   CallLayout l;
@@ -119,7 +120,7 @@ CallLayout CallLayout::decode(std::span<const std::int32_t> codes) {
   for (std::int32_t i = 0; i < codes[0]; ++i) l.operands.push_back(TupleTree::from_preorder(codes, pos));
   l.result = TupleTree::from_preorder(codes, pos);
   if (pos != codes.size()) {
-    throw std::invalid_argument("tuple layout: " + std::to_string(codes.size() - pos) +
+    throw cubridge::InvalidArgument("tuple layout: " + std::to_string(codes.size() - pos) +
                                 " codes follow the result's tree");
   }
   return l;
@@ -173,7 +174,7 @@ void** CpuPointerTables::fill(const TupleTree& tree, std::span<void* const> leav
 void CpuPointerTables::build(const CallLayout& layout, std::span<void* const> operand_leaves,
                              std::span<void* const> result_leaves) {
   if (operand_leaves.size() != layout.operand_leaves() || result_leaves.size() != layout.result_leaves()) {
-    throw std::invalid_argument(
+    throw cubridge::InvalidArgument(
         "tuple layout: it describes " + std::to_string(layout.operand_leaves()) + " operand and " +
         std::to_string(layout.result_leaves()) + " result buffers but the call has " +
         std::to_string(operand_leaves.size()) + " and " + std::to_string(result_leaves.size()));

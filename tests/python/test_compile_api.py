@@ -66,7 +66,7 @@ def test_string_and_tuple_signatures_and_inference():
     _, r4 = cubridge.compile(add, "(uint8, uint8)")
     assert (r1, r2, r3, r4) == (int32, int64, float32, cubridge.uint64)
     _, rt = cubridge.compile(pair, (int32, float32))
-    assert isinstance(rt, cubridge.TupleType) and rt.name == "UniTuple(float64 x 2)"  # int32 op float32 -> float64
+    assert isinstance(rt, cubridge.Type) and rt.kind == "tuple" and rt.name == "UniTuple(float64 x 2)"  # int32 op float32 -> float64
     _, rt = cubridge.compile(pair, (int32, int32))
     assert rt == cubridge.UniTuple(int64, 2)
 

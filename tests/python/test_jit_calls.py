@@ -387,10 +387,15 @@ def write_index(a):
 def test_max_registers_and_launch_bounds_become_ptx_directives():
     k = cubridge.jit("void(int32[:])", max_registers=40, launch_bounds=(128, 4))(write_index)
     ptx = k.inspect_ptx()["void(int32[:])"]
-    assert ".maxnreg 40\n.maxntid 128, 1, 1\n.minnctapersm 4\n{" in ptx
+    assert ".maxntid 128, 1, 1\n.minnctapersm 4\n.maxnreg 40\n{" in ptx  # written by the compiler (libNVVM)
     assert cubridge.ptxas_check(ptx, CC)
     ptx, _ = cubridge.compile_ptx(write_index, "void(int32[:])", cc=CC, launch_bounds=(64, 1, 2))
     assert ".maxclusterrank 2" in ptx and cubridge.ptxas_check(ptx, CC)
+    with pytest.raises(ValueError, match=r"launch_bounds' third item \(max blocks per cluster: 2\) needs "
+                                         r"thread-block clusters, compute capability 9.0 or higher; the target is 7.5"):
+        cubridge.compile_ptx(write_index, "void(int32[:])", cc=(7, 5), launch_bounds=(64, 1, 2))
+    plain, _ = cubridge.compile_ptx(write_index, "void(int32[:])", cc=CC)
+    assert ".maxntid" not in plain and ".maxnreg" not in plain
     with pytest.raises(ValueError, match=r"launch_bounds apply to kernels compiled to PTX"):
         cubridge.compile(write_index, "void(int32[:])", device=True, abi="numba", launch_bounds=64)
 

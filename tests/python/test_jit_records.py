@@ -39,7 +39,7 @@ DTYPES = {
 
 
 def record(dt) -> str:
-    return cubridge.typeof(np.zeros(2, dt)).rsplit("[", 1)[0]
+    return cubridge.typeof(np.zeros(2, dt)).dtype.name
 
 
 def numba_or_skip():
@@ -81,7 +81,7 @@ def test_typeof_reads_a_cai_descr_when_the_object_has_no_dtype():
                                              "data": (0, False), "version": 3, "strides": None}
 
     for dt in (DTYPES["pair"], DTYPES["nested"], DTYPES["array_2d"]):  # descr needs fields in order
-        assert cubridge.typeof(Cai(np.zeros(3, dt))) == cubridge.typeof(np.zeros(3, dt)).replace(";True)", ";False)")
+        assert cubridge.typeof(Cai(np.zeros(3, dt))) == cubridge.typeof(np.zeros(3, dt)).name.replace(";True)", ";False)")
     # A descr has no alignment flag: an aligned record reads as packed, with the same offsets and padding.
     aligned = cubridge.typeof(Cai(np.zeros(3, DTYPES["aligned"])))
     assert aligned == "Record(a[type=int8;offset=0],b[type=float64;offset=8];16;False)[::1]"
@@ -126,7 +126,7 @@ def test_numba_type_objects_are_accepted_by_compile_and_jit():
     for sig in ((R[::1],), numba.void(R[::1]), (numba.typeof(np.zeros(2, STATE)),)):
         compile_kernel(k, sig)
     d = cubridge.jit(k)
-    assert d.compile((R[::1],)) == (record(STATE) + "[::1]",)
+    assert d.compile((R[::1],)).args == [record(STATE) + "[::1]"]
 
 
 # ---------------------------------------------------------------- field reads and writes
@@ -387,8 +387,8 @@ def test_one_record_types_as_numbas_record_and_passes_by_address():
         return [line.split()[1] for line in entry[:entry.find(")")].splitlines() if ".param" in line]
 
     assert params(ptx) == params(theirs) == [".u64"] * 8  # the record's address, then the array's 7
-    assert cubridge.jit(record_parameter).compile((numba.from_dtype(PAIR), numba.float32[::1])) == \
-        (R, "float32[::1]")
+    assert cubridge.jit(record_parameter).compile((numba.from_dtype(PAIR), numba.float32[::1])).args == \
+        [R, "float32[::1]"]
 
 
 def test_from_record_like_refuses_what_is_no_record():

@@ -1,6 +1,6 @@
 """Signatures as numba writes them (issue 12, item 9): numba's type objects (arrays of every layout,
 readonly arrays, UniTuple/Tuple, scalars, void) and numba.void(...) signatures, for cubridge.jit,
-cubridge.compile, compile_ptx and load_kernel; cubridge.void; one converter (_compiler._as_type) for all."""
+cubridge.compile, compile_ptx and load_kernel; cubridge.void; one converter (_types.as_type) for all."""
 import numpy
 
 numpy.row_stack = getattr(numpy, "row_stack", numpy.vstack)  # numba 0.68 still names it
@@ -11,7 +11,7 @@ import pytest  # noqa: E402
 from numba import types  # noqa: E402
 
 import cubridge  # noqa: E402
-from cubridge import _compiler, _kernels  # noqa: E402
+from cubridge import _kernels, _types  # noqa: E402
 
 CC = (9, 0)
 
@@ -47,18 +47,18 @@ def writes_readonly(a):
     (types.void, "none"), (np.float32, "float32"), (np.dtype("int32"), "int32"),
 ])
 def test_numba_types_convert_to_ours(numba_type, ours):
-    assert _compiler._as_type(numba_type).name == ours
+    assert _types.as_type(numba_type).name == ours
     assert str(numba_type) == ours or numba_type in (types.void, np.float32) or isinstance(numba_type, np.dtype)
 
 
 def test_the_conversion_is_table_driven_by_numba_type_class():
     # One entry per structured numba type class (found through the MRO: subclasses convert as their base),
     # so a new kind (records) adds a row; scalars convert by name.
-    assert set(_compiler._NUMBA_TYPE_CONVERTERS) == {"Array", "UniTuple", "Tuple", "NoneType"}
+    assert set(_types._NUMBA_TYPE_CONVERTERS) == {"Array", "UniTuple", "Tuple", "NoneType", "CPointer", "Record"}
 
     class CUDAArrayLike(types.Array):  # numba-cuda's CUDAArray is such a subclass
         pass
-    assert _compiler._as_type(CUDAArrayLike(numba.float32, 1, "C")).name == "array(float32, 1d, C)"
+    assert _types.as_type(CUDAArrayLike(numba.float32, 1, "C")).name == "array(float32, 1d, C)"
 
 
 @pytest.mark.parametrize("sig", [
@@ -103,7 +103,8 @@ def test_readonly_array_types_are_read_only():
 def test_cubridge_void_builds_signatures():
     sig = cubridge.void(cubridge.float32[:], cubridge.int32)
     assert str(sig) == "none(array(float32, 1d, A), int32)"
-    assert isinstance(cubridge.void, cubridge.VoidType)
+    assert isinstance(cubridge.void, cubridge.Type) and cubridge.void.kind == "none"
+    assert isinstance(sig, cubridge.Signature) and sig == cubridge.Signature.parse("void(float32[:], int32)")
     _, resty = cubridge.compile_ptx(reads_only, cubridge.void(cubridge.float32[:], cubridge.float32[:]), cc=CC)
     assert resty is None
     with pytest.raises(TypeError, match=r"array types are spelt"):
@@ -112,12 +113,13 @@ def test_cubridge_void_builds_signatures():
 
 def test_load_kernel_and_jit_read_numba_signatures():
     sig = numba.void(numba.float32[::1], types.Array(numba.float32, 2, "A", readonly=True), numba.int32)
-    assert _kernels._signature_text(sig) == \
-        "void(array(float32, 1d, C), readonly array(float32, 2d, A), int32)"
-    assert cubridge.KernelSignature(_kernels._signature_text(sig)).params == \
+    assert str(_kernels.kernel_signature(sig)) == \
+        "none(array(float32, 1d, C), readonly array(float32, 2d, A), int32)"
+    assert cubridge.KernelSignature(_kernels.kernel_signature(sig)).params == \
         ["float32[::1]", "const float32[:, :]", "int32"]
-    assert _kernels._signature_text(cubridge.void(cubridge.float64[:, ::1])) == "void(array(float64, 2d, C))"
-    assert _kernels._signature_text([numba.float32[:], "const float32*"]) == "void(array(float32, 1d, A), const float32*)"
+    assert str(_kernels.kernel_signature(cubridge.void(cubridge.float64[:, ::1]))) == "none(array(float64, 2d, C))"
+    assert str(_kernels.kernel_signature([numba.float32[:], "const float32*"])) == \
+        "none(array(float32, 1d, A), const float32*)"
 
 
 def test_jit_takes_lists_of_numba_signatures():
@@ -133,8 +135,8 @@ def test_refusals_name_the_type_and_what_is_accepted():
     with pytest.raises(TypeError, match=r"unicode_type is not a type the compiler accepts; .*numba.float32\[:, ::1\]"):
         cubridge.compile_ptx(reads_only, (types.unicode_type, numba.float32[:]), cc=CC)
     with pytest.raises(ValueError, match=r"a kernel returns void, but .* returns float32"):
-        _kernels._signature_text(numba.float32(numba.float32[:]))
+        _kernels.kernel_signature(numba.float32(numba.float32[:]))
     with pytest.raises(TypeError, match=r"arrays hold numbers"):
-        _compiler._as_type(types.Array(types.UniTuple(numba.int64, 2), 1, "C"))
-    with pytest.raises(ValueError, match=r"'UniTuple\(int64 x 2\)' is not a type; accepted"):
+        _types.as_type(types.Array(types.UniTuple(numba.int64, 2), 1, "C"))
+    with pytest.raises(ValueError, match=r"'UniTuple\(int64 x 2\)', is not a kernel parameter type; kernels take"):
         cubridge.jit(numba.void(types.UniTuple(numba.int64, 2)))(dev_tuple)

@@ -1,10 +1,10 @@
 """The scalar-type table as the Python package reads it: ``_core._scalar_types()`` hands over the rows of
-include/cubridge/scalar_type.hpp, and every dict the package builds from them equals the one it spelt
+include/cubridge/types/scalar_type.hpp, and every dict the package builds from them equals the one it spelt
 out before there was one table (pinned here as they were)."""
 import numpy as np
 
 import cubridge
-from cubridge import _compiler, _core, _kernels, _records, _scalar_types, xla
+from cubridge import _core, _environment, _records, _scalar_types, _types, xla
 
 NUMBA_NAMES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
                "float32", "float64", "complex64", "complex128")
@@ -48,23 +48,23 @@ def test_kernel_and_record_names_are_the_old_dict():
               ("u", 1): "uint8", ("u", 2): "uint16", ("u", 4): "uint32", ("u", 8): "uint64",
               ("f", 2): "float16", ("f", 4): "float32", ("f", 8): "float64", ("c", 8): "complex64",
               ("c", 16): "complex128"}
-    assert _kernels._SCALAR_NAMES == before
+    assert _scalar_types.NAME_OF_NUMPY == before
     assert _records._SCALAR_NAMES == before
-    assert list(_kernels._SCALAR_NAMES) == list(before)
+    assert list(_scalar_types.NAME_OF_NUMPY) == list(before)
 
 
 def test_compiler_types_are_the_old_ones():
-    assert list(_compiler._BY_NAME) == [*NUMBA_NAMES, "none"]
-    assert _compiler._BY_NAME["none"] is None
+    assert list(_types._BY_NAME) == list(NUMBA_NAMES)
     for name in NUMBA_NAMES:
-        t = _compiler._BY_NAME[name]
-        assert type(t) is _compiler.NumberType and t.name == name
+        t = _types._BY_NAME[name]
+        assert type(t) is cubridge.Type and t.name == name and t.is_scalar
         public = "boolean" if name == "bool" else name
-        assert getattr(cubridge, public) is getattr(_compiler, public) is t  # cubridge.float32 is the dict's
-    assert _compiler.boolean is _compiler.bool_ is _compiler._BY_NAME["bool"]
-    assert _compiler.intp is _compiler.int64 and _compiler.uintp is _compiler.uint64
-    assert _compiler._ARRAY_DTYPES == set(NUMBA_NAMES)
-    assert "bfloat16" not in _compiler._BY_NAME
+        assert getattr(cubridge, public) is getattr(_types, public) is t  # cubridge.float32 is the dict's
+    assert _types.boolean is _types.bool_ is _types._BY_NAME["bool"]
+    assert _types.intp is _types.int64 and _types.uintp is _types.uint64
+    assert cubridge.void.kind == "none" and cubridge.none is cubridge.void
+    assert _environment._ARRAY_DTYPES == set(NUMBA_NAMES)
+    assert "bfloat16" not in _types._BY_NAME
 
 
 def test_xla_names_and_codes_are_the_old_ones():

@@ -16,13 +16,14 @@
 #include <vector>
 
 #include "cubridge/compiler/toolkit.hpp"
-#include "cubridge/compiler/types.hpp"
+#include "cubridge/types/signature.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge {
 
 /// Source outside the supported subset, or a typing error. what() is "file:line:col: message" and
 /// says what is supported; it is a std::invalid_argument (Python: ValueError).
-class CompileError : public std::invalid_argument {
+class CompileError : public std::invalid_argument, public Error {
  public:
   CompileError(const std::string& what, std::string file, int line, int column)
       : std::invalid_argument(what), file_(std::move(file)), line_(line), column_(column) {}
@@ -77,6 +78,12 @@ struct CompileOptions {
   /// Empty: the lowest compute capability libNVVM accepts (the spec's 5.0, raised).
   std::optional<ComputeCapability> cc;
   bool opt = true;
+  /// Kernels: numba-cuda's max_registers and launch_bounds, which the emitter writes as the entry's PTX
+  /// performance directives (.maxnreg; .maxntid, .minnctapersm, .maxclusterrank); 0: not given.
+  int max_registers = 0;
+  int max_threads_per_block = 0;   ///< launch_bounds[0]
+  int min_blocks_per_sm = 0;       ///< launch_bounds[1]
+  int max_blocks_per_cluster = 0;  ///< launch_bounds[2]: thread-block clusters, compute capability 9.0 and up
   Abi abi = Abi::c;
   /// The exported name; empty: the function's own name (C ABI) or its mangled name (Numba ABI).
   std::string abi_name;

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include "cubridge/error.hpp"
 
 namespace cubridge {
 
@@ -27,7 +28,7 @@ struct ComputeCapability {
 
 /// A toolkit component could not be found or loaded, or one of its calls failed. what() names the
 /// file and every place that was searched (for a missing component) or carries the tool's own log.
-class ToolkitError : public std::runtime_error {
+class ToolkitError : public std::runtime_error, public Error {
  public:
   explicit ToolkitError(const std::string& what) : std::runtime_error(what) {}
   ToolkitError(const std::string& what, std::string log)

@@ -5,12 +5,13 @@
 
 #include <stdexcept>
 #include <string>
+#include "cubridge/error.hpp"
 
 namespace cubridge {
 
 /// A CUDA driver call failed. `code()` is the CUresult, `name()` its symbolic name
 /// (e.g. "CUDA_ERROR_INVALID_VALUE"), `call()` the entry point that failed (e.g. "cuMemAlloc").
-class CudaError : public std::runtime_error {
+class CudaError : public std::runtime_error, public Error {
  public:
   CudaError(int code, std::string name, std::string description, std::string call);
   int code() const noexcept { return code_; }

@@ -13,12 +13,13 @@
 #include "cubridge/array/array_view.hpp"
 #include "cubridge/kernel/kernel_signature.hpp"
 #include "cubridge/kernel/scalar.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge {
 
 /// A value of the wrong kind for its parameter (an array for a scalar, a float for an int, a
 /// float64 array for float32[:]). Python: TypeError. Range errors stay std::invalid_argument.
-class ArgumentTypeError : public std::invalid_argument {
+class ArgumentTypeError : public std::invalid_argument, public Error {
  public:
   using std::invalid_argument::invalid_argument;
 };

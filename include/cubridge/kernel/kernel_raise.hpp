@@ -13,6 +13,7 @@
 #include <cuda.h>
 
 #include "cubridge/driver/stream.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge {
 
@@ -20,7 +21,7 @@ class Module;
 
 /// A debug=True kernel raised: `code` is the raise site's status (the compiler's RaiseSite::code),
 /// `tid` and `ctaid` the raising thread's threadIdx and blockIdx (x, y, z). what() says all of it.
-class KernelRaised : public std::runtime_error {
+class KernelRaised : public std::runtime_error, public Error {
  public:
   KernelRaised(const std::string& kernel, int code, std::array<int, 3> tid, std::array<int, 3> ctaid);
   int code() const noexcept { return code_; }

@@ -1,5 +1,5 @@
-// The parameter list of a kernel, parsed from Numba's spelling ("void(float32[:, ::1], const int64)")
-// and flattened to the PTX parameters that the Numba ABI gives each argument. Implements: the Numba
+// The parameter list of a kernel, read from a signature in the one grammar (cubridge/types/signature.hpp:
+// "void(float32[:, ::1], const float32*, int64)") and flattened to the PTX parameters that the Numba ABI gives each argument. Implements: the Numba
 // kernel ABI: an N-d array is meminfo, parent, nitems, itemsize, data, shape[N], strides[N] (5 + 2N
 // parameters of 8 bytes); scalars keep their exact type; complex values are two parameters; plus the
 // C ABI's pointer parameters of CUDA C++ kernels ("const float32*", "void*": one 8-byte parameter).
@@ -14,7 +14,8 @@
 #include <vector>
 
 #include "cubridge/array/dtype.hpp"
-#include "cubridge/scalar_type.hpp"
+#include "cubridge/types/scalar_type.hpp"
+#include "cubridge/types/signature.hpp"
 
 namespace cubridge {
 
@@ -68,15 +69,14 @@ class KernelSignature {
  public:
   explicit KernelSignature(std::vector<ParamKind> params);
 
-  /// Parses Numba's spelling: an optional "void" return, parenthesised or bare comma-separated
-  /// parameters; each a scalar type name ("float32", "f4", "int64", "bool", "complex64", ...) or an
-  /// array ("float32[:]", "float32[:, ::1]" C, "float32[::1, :]" F, "array(float32, 2d, C)") or a
-  /// pointer ("float32*", "void*"), optionally prefixed by "const" or "readonly" (an array or pointee
-  /// the kernel does not write). An array's element may be a record in Numba's spelling, as
-  /// str(numba.from_dtype(dt)) gives it ("Record(x[type=float32;offset=0];4;False)[::1]", or Numba's
-  /// str() of the array, "unaligned array(Record(...), 1d, C)").
-  /// Throws std::invalid_argument naming the offending text and what would be accepted.
+  /// Parses a signature in the one grammar of type spellings (cubridge/types/signature.hpp): an optional
+  /// void/none return and the parameters, each a number, an array ("float32[:, ::1]", "array(float32, 2d,
+  /// C)", "const float64[:]"), a record or an array of records in Numba's spelling, or a C pointer
+  /// ("float32*", "const float32*", "void*"). Tuples and other types no kernel takes are refused by name.
+  /// Throws std::invalid_argument: the types floor's message with "kernel " in front.
   static KernelSignature parse(std::string_view text);
+  /// The same for a signature already parsed (what the Python package hands over: no text crosses).
+  static KernelSignature of(const Signature& signature);
 
   const std::vector<ParamKind>& params() const noexcept { return params_; }
   std::size_t size() const noexcept { return params_.size(); }

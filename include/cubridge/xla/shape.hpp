@@ -11,7 +11,7 @@
 namespace cubridge::xla {
 
 /// XLA primitive types that a custom call's buffer can hold: one per row of the scalar-type table
-/// (cubridge/scalar_type.hpp), named as XLA names it, valued as its row + 1. Values are ours (stable:
+/// (cubridge/types/scalar_type.hpp), named as XLA names it, valued as its row + 1. Values are ours (stable:
 /// they are stored in opaque data), not XLA's PrimitiveType (the table's xla_primitive column).
 enum class ElementType : std::uint8_t {
   pred = 1, s8, s16, s32, s64, u8, u16, u32, u64, f16, bf16, f32, f64, c64, c128

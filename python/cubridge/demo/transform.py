@@ -9,7 +9,7 @@ from .functions import cpp_definition
 from .report import CheckFailed, Report, seconds
 
 # C-style parameters: the signature cubridge.load_kernel is given for these kernels.
-KERNEL_SIGNATURE = "void(const float32*, const float32*, float32*, uint64)"
+KERNEL_SIGNATURE = 'void(const float32*, const float32*, float32*, uint64)'
 BLOCK = 256
 
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "cubridge/compiler/compile.hpp"
-#include "cubridge/compiler/types.hpp"
-#include "compiler/typing/typing_rules.hpp"
+#include "cubridge/types/type.hpp"
+#include "compiler/frontend/operators.hpp"
 
 namespace cubridge::compiler {
 

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "cubridge/compiler/compile.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge::compiler {
 
@@ -13,22 +14,22 @@ constexpr std::int64_t kMaxRank = 32;
 ConstantArray constant_array(std::string_view dtype_name, std::vector<std::int64_t> shape, std::string bytes) {
   auto t = parse_type_name(dtype_name);
   if (!t || !t->is_scalar())
-    throw std::invalid_argument("constant array: dtype '" + std::string(dtype_name) +
+    throw cubridge::InvalidArgument("constant array: dtype '" + std::string(dtype_name) +
                                 "' is not a number type; accepted: bool, int8-int64, uint8-uint64, float16, "
                                 "float32, float64, complex64, complex128");
   if (shape.empty() || static_cast<std::int64_t>(shape.size()) > kMaxRank)
-    throw std::invalid_argument("constant array: rank " + std::to_string(shape.size()) +
+    throw cubridge::InvalidArgument("constant array: rank " + std::to_string(shape.size()) +
                                 " is not supported; expected 1 to " + std::to_string(kMaxRank) + " dimensions");
   std::int64_t itemsize = t->is_bool() ? 1 : t->bits() / 8;
   std::int64_t count = 1;
   for (std::int64_t d : shape) {
-    if (d < 0) throw std::invalid_argument("constant array: dimension " + std::to_string(d) + " is negative");
+    if (d < 0) throw cubridge::InvalidArgument("constant array: dimension " + std::to_string(d) + " is negative");
     if (d != 0 && count > (INT64_MAX / itemsize) / d)
-      throw std::invalid_argument("constant array: the shape's element count overflows");
+      throw cubridge::InvalidArgument("constant array: the shape's element count overflows");
     count *= d;
   }
   if (static_cast<std::int64_t>(bytes.size()) != count * itemsize)
-    throw std::invalid_argument("constant array: " + std::to_string(bytes.size()) + " bytes given for " +
+    throw cubridge::InvalidArgument("constant array: " + std::to_string(bytes.size()) + " bytes given for " +
                                 std::to_string(count) + " elements of " + t->name() + " (" +
                                 std::to_string(count * itemsize) + " bytes expected)");
   return {*t, std::move(shape), std::move(bytes)};

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cubridge/compiler/compile.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge::compiler {
 
@@ -21,7 +22,7 @@ struct Reader {
 };
 
 [[noreturn]] void bad(std::string_view type, std::string_view text, const std::string& why) {
-  throw std::invalid_argument("constant of type " + std::string(type) + " from text '" + std::string(text) + "': " + why);
+  throw cubridge::InvalidArgument("constant of type " + std::string(type) + " from text '" + std::string(text) + "': " + why);
 }
 
 Constant read(const Type& t, Reader& r, std::string_view type_name) {
@@ -73,7 +74,7 @@ Constant read(const Type& t, Reader& r, std::string_view type_name) {
 
 Constant constant_from_text(std::string_view type_name, std::string_view text) {
   auto t = parse_type_name(type_name);
-  if (!t || t->is_none()) throw std::invalid_argument("constant: unknown type '" + std::string(type_name) + "'; accepted: " + accepted_type_names());
+  if (!t || t->is_none()) throw cubridge::InvalidArgument("constant: unknown type '" + std::string(type_name) + "'; accepted: " + accepted_type_names());
   Reader r{text};
   Constant c = read(*t, r, type_name);
   if (!r.next().empty()) bad(type_name, text, "too many values");

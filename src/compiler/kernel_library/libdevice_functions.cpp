@@ -2,6 +2,7 @@
 #include "compiler/kernel_library/libdevice_functions.hpp"
 
 #include "support/split_fields.hpp"
+#include "cubridge/types/type_spelling.hpp"
 
 namespace cubridge::compiler {
 namespace {

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cubridge/compiler/types.hpp"
+#include "cubridge/types/type.hpp"
 
 namespace cubridge::compiler {
 

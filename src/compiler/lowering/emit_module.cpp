@@ -369,7 +369,23 @@ EmittedModule emit_module(TypedModule& module, const CompileOptions& options) {
   if (kernel) {
     std::string fty = "void (";
     for (std::size_t i = 0; i < param_types.size(); ++i) fty += (i ? ", " : "") + param_types[i];
-    out.ir += "!nvvm.annotations = !{!1}\n!1 = !{" + fty + ")* @" + name + ", !\"kernel\", i32 1}\n";
+    // The kernel mark plus numba-cuda's max_registers and launch_bounds, which libNVVM writes as the
+    // entry's .maxnreg, .maxntid, .minnctapersm and .maxclusterrank.
+    const std::string fn = fty + ")* @" + name;
+    std::vector<std::string> notes = {"!{" + fn + ", !\"kernel\", i32 1}"};
+    for (const auto& [property, value] : {std::pair{"maxnreg", options.max_registers},
+                                          std::pair{"maxntidx", options.max_threads_per_block},
+                                          std::pair{"minctasm", options.min_blocks_per_sm},
+                                          std::pair{"cluster_max_blocks", options.max_blocks_per_cluster}})
+      if (value > 0) notes.push_back("!{" + fn + ", !\"" + property + "\", i32 " + std::to_string(value) + "}");
+    std::string refs, defs;
+    for (std::size_t i = 0; i < notes.size(); ++i) {
+      // !0 is the version and !1 the kernel mark; the others follow the debug metadata's numbers.
+      const std::string id = "!" + std::to_string(i == 0 ? 1 : m.next_metadata++);
+      refs += (i ? ", " : "") + id;
+      defs += id + " = " + notes[i] + "\n";
+    }
+    out.ir += "!nvvm.annotations = !{" + refs + "}\n" + defs;
   }
   return out;
 }

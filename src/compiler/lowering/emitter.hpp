@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "compiler/typing/typer.hpp"
+#include "compiler/typing/typing_rules.hpp"
 
 namespace cubridge::compiler {
 

@@ -6,6 +6,7 @@
 
 #include "support/file_bytes.hpp"
 #include "compiler/toolkit/toolkit_libraries.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge {
 namespace {
@@ -115,7 +116,7 @@ class Handle {
 
 std::string read_file(const std::string& path) {
   std::optional<std::string> data = compiler_detail::read_file_bytes(path);
-  if (!data) throw std::invalid_argument("Linker::add_file: cannot open '" + path + "'");
+  if (!data) throw cubridge::InvalidArgument("Linker::add_file: cannot open '" + path + "'");
   return std::move(*data);
 }
 
@@ -140,7 +141,7 @@ LinkInputType parse_link_input_type(std::string_view text) {
   if (text == "fatbin") return LinkInputType::fatbin;
   if (text == "object" || text == "o") return LinkInputType::object;
   if (text == "library" || text == "a") return LinkInputType::library;
-  throw std::invalid_argument("link input type '" + std::string(text) +
+  throw cubridge::InvalidArgument("link input type '" + std::string(text) +
                               "' is not valid; expected one of 'ptx', 'ltoir', 'cubin', 'fatbin', "
                               "'object', 'library'");
 }
@@ -155,17 +156,17 @@ LinkInputType link_input_type_of_path(std::string_view path) {
     } catch (const std::invalid_argument&) {
     }
   }
-  throw std::invalid_argument("cannot tell the link input type of '" + std::string(path) +
+  throw cubridge::InvalidArgument("cannot tell the link input type of '" + std::string(path) +
                               "' from its extension; expected .ptx, .ltoir, .lto, .cubin, .fatbin, "
                               ".o or .a, or give the type");
 }
 
 Linker::Linker(LinkOptions options) : options_(std::move(options)) {
   if (options_.opt_level != 0 && options_.opt_level != 3)
-    throw std::invalid_argument("Linker: opt level " + std::to_string(options_.opt_level) +
+    throw cubridge::InvalidArgument("Linker: opt level " + std::to_string(options_.opt_level) +
                                 " is not valid; nvJitLink accepts 0 or 3");
   if (options_.cc.major < 1 || options_.cc.minor < 0 || options_.cc.minor > 9)
-    throw std::invalid_argument("Linker: compute capability " + options_.cc.to_string() +
+    throw cubridge::InvalidArgument("Linker: compute capability " + options_.cc.to_string() +
                                 " is not valid; expected major >= 1 and minor 0-9");
 }
 
@@ -192,7 +193,7 @@ size_t Linker::input_count() const {
 
 Linker& Linker::add(LinkInputType type, std::string_view data, std::string name) {
   if (data.empty())
-    throw std::invalid_argument("Linker::add: the " + std::string(to_string(type)) + " input '" +
+    throw cubridge::InvalidArgument("Linker::add: the " + std::string(to_string(type)) + " input '" +
                                 name + "' is empty; expected its bytes");
   auto input = std::make_shared<const Input>(Input{type, std::string(data), std::move(name)});
   std::lock_guard lock(mutex_);
@@ -237,9 +238,9 @@ std::vector<std::string> Linker::option_strings() const {
 LinkResult Linker::link(bool want_ptx) const {
   const Inputs taken = inputs();
   if (taken.empty())
-    throw std::invalid_argument("Linker::link: no inputs; add PTX, LTO-IR, cubin or fatbin first");
+    throw cubridge::InvalidArgument("Linker::link: no inputs; add PTX, LTO-IR, cubin or fatbin first");
   if (want_ptx && !options_.lto)
-    throw std::invalid_argument("Linker::link: linked PTX exists only with LTO (lto=true); got lto=false");
+    throw cubridge::InvalidArgument("Linker::link: linked PTX exists only with LTO (lto=true); got lto=false");
   Handle h(nvjitlink_api(), option_strings());
   for (const auto& in : taken) h.add(in->type, in->data, in->name);
   h.complete();
@@ -255,9 +256,9 @@ LinkResult Linker::link(bool want_ptx) const {
 std::string Linker::link_ptx() const {
   const Inputs taken = inputs();
   if (taken.empty())
-    throw std::invalid_argument("Linker::link_ptx: no inputs; add PTX or LTO-IR first");
+    throw cubridge::InvalidArgument("Linker::link_ptx: no inputs; add PTX or LTO-IR first");
   if (!options_.lto)
-    throw std::invalid_argument("Linker::link_ptx: linked PTX exists only with LTO (lto=true); got lto=false");
+    throw cubridge::InvalidArgument("Linker::link_ptx: linked PTX exists only with LTO (lto=true); got lto=false");
   return link_ptx_of(taken);
 }
 

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "compiler/toolkit/toolkit_libraries.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge::nvrtc {
 namespace {
@@ -75,7 +76,7 @@ std::vector<std::string> option_strings(const Options& o) {
   if (std::find(archs.begin(), archs.end(), o.cc) == archs.end()) {
     std::string list;
     for (const ComputeCapability& a : archs) list += (list.empty() ? "" : ", ") + a.to_string();
-    throw std::invalid_argument("nvrtc: compute capability " + o.cc.to_string() +
+    throw cubridge::InvalidArgument("nvrtc: compute capability " + o.cc.to_string() +
                                 " is not supported by this NVRTC; it accepts " + list);
   }
   std::vector<std::string> out;
@@ -93,7 +94,7 @@ std::vector<std::string> option_strings(const Options& o) {
 
 Result compile(std::string_view source, std::string_view name, const Options& options) {
   if (name.empty())
-    throw std::invalid_argument("nvrtc::compile: the program name is empty; expected a name such as "
+    throw cubridge::InvalidArgument("nvrtc::compile: the program name is empty; expected a name such as "
                                 "'kernel.cu' (it appears in messages)");
   std::vector<std::string> opts = option_strings(options);
   const NvrtcApi& api = nvrtc_api();

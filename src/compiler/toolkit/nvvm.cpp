@@ -11,6 +11,7 @@
 #include "support/split_fields.hpp"
 #include "compiler/toolkit/toolkit_libraries.hpp"
 #include "cubridge/compiler/code_cache.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge::nvvm {
 namespace {
@@ -136,7 +137,7 @@ std::string archs_text(const std::vector<ComputeCapability>& all) {
 std::vector<ComputeCapability> parse_archs(const std::string& text) {
   std::vector<ComputeCapability> out;
   for (const std::string& word : compiler_detail::split_fields(text, ' ')) out.push_back(ComputeCapability::parse(word));
-  if (out.empty() || !std::is_sorted(out.begin(), out.end())) throw std::invalid_argument("bad list");
+  if (out.empty() || !std::is_sorted(out.begin(), out.end())) throw cubridge::InvalidArgument("bad list");
   return out;
 }
 
@@ -162,11 +163,11 @@ Options& Options::set_fastmath(bool on) {
 
 std::vector<std::string> option_strings(const Options& o) {
   if (o.opt_level < 0 || o.opt_level > 3)
-    throw std::invalid_argument("nvvm: opt level " + std::to_string(o.opt_level) +
+    throw cubridge::InvalidArgument("nvvm: opt level " + std::to_string(o.opt_level) +
                                 " is not valid; libNVVM accepts 0 to 3");
   const ArchRange& range = supported_archs();
   if (!range.contains(o.cc))
-    throw std::invalid_argument("nvvm: compute capability " + o.cc.to_string() +
+    throw cubridge::InvalidArgument("nvvm: compute capability " + o.cc.to_string() +
                                 " is not supported by this libNVVM; it accepts " + range.to_string());
   std::vector<std::string> out = {"-arch=compute_" + o.cc.digits(),
                                   "-opt=" + std::to_string(o.opt_level)};
@@ -183,7 +184,7 @@ std::vector<std::string> option_strings(const Options& o) {
 
 std::string compile(std::span<const Module> modules, const Options& options) {
   if (modules.empty())
-    throw std::invalid_argument("nvvm::compile: no modules given; expected at least one NVVM IR module");
+    throw cubridge::InvalidArgument("nvvm::compile: no modules given; expected at least one NVVM IR module");
   std::vector<std::string> opts = option_strings(options);
   Program prog(nvvm_api());
   for (const Module& m : modules) prog.add(m);
@@ -209,7 +210,7 @@ std::string compile(const std::vector<std::string>& modules, const Options& opti
 
 void verify(std::span<const Module> modules, const Options& options) {
   if (modules.empty())
-    throw std::invalid_argument("nvvm::verify: no modules given; expected at least one NVVM IR module");
+    throw cubridge::InvalidArgument("nvvm::verify: no modules given; expected at least one NVVM IR module");
   std::vector<std::string> opts = option_strings(options);
   std::erase(opts, "-gen-lto");  // not a verification option
   Program prog(nvvm_api());

@@ -16,6 +16,7 @@
 #include "support/file_bytes.hpp"
 #include "support/split_fields.hpp"
 #include "compiler/toolkit/toolkit_libraries.hpp"
+#include "cubridge/error.hpp"
 
 extern char** environ;
 
@@ -233,7 +234,7 @@ ToolkitComponent Toolkit::component(std::string_view name) const {
   if (n == "nvjitlink") return nvjitlink_component();
   if (n == "nvrtc") return nvrtc_component();
   if (n == "ptxas") return ptxas_component();
-  throw std::invalid_argument("toolkit component '" + std::string(name) +
+  throw cubridge::InvalidArgument("toolkit component '" + std::string(name) +
                               "' is unknown; expected one of libNVVM, libdevice, nvJitLink, NVRTC, "
                               "ptxas");
 }
@@ -268,7 +269,7 @@ ComputeCapability ComputeCapability::parse(std::string_view text) {
     cc = {t[0] - '0', 0};  // "9": a major version alone
   }
   if (cc.major < 1)
-    throw std::invalid_argument("compute capability '" + std::string(text) +
+    throw cubridge::InvalidArgument("compute capability '" + std::string(text) +
                                 "' is not valid; expected a form like '9.0', '9', '90', 'sm_90' or "
                                 "'compute_90'");
   return cc;
@@ -282,7 +283,7 @@ const Toolkit& toolkit() {
 PtxasResult ptxas_check(std::string_view ptx, ComputeCapability cc,
                         const std::vector<std::string>& extra_options) {
   if (cc.major < 1 || cc.minor < 0 || cc.minor > 9)
-    throw std::invalid_argument("ptxas_check: compute capability " + cc.to_string() +
+    throw cubridge::InvalidArgument("ptxas_check: compute capability " + cc.to_string() +
                                 " is not valid; expected major >= 1 and minor 0-9");
   const std::string& ptxas = toolkit().ptxas_path();
   fs::path dir = fs::temp_directory_path();

@@ -10,6 +10,7 @@
 
 #include "compiler/kernel_library/numpy_ufuncs.hpp"
 #include "compiler/typing/typer.hpp"
+#include "compiler/typing/typing_rules.hpp"
 
 namespace cubridge::compiler::typer_detail {
 

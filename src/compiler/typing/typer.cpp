@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include "cubridge/error.hpp"
 
 namespace cubridge::compiler {
 
@@ -296,16 +297,32 @@ TypedModule type_program(const SourceSet& sources, std::string_view entry, const
   if (it == prog.functions.end()) {
     std::string names;
     for (const auto& [n, f] : prog.functions) names += (names.empty() ? "" : ", ") + n;
-    throw std::invalid_argument("function '" + std::string(entry) + "' is not defined in " + options.filename +
+    throw cubridge::InvalidArgument("function '" + std::string(entry) + "' is not defined in " + options.filename +
                                 " (functions found: " + (names.empty() ? "none" : names) + ")");
   }
   if (!options.device && options.abi == Abi::c)
-    throw std::invalid_argument("kernel '" + std::string(entry) + "': a kernel (device=False) takes the Numba ABI "
+    throw cubridge::InvalidArgument("kernel '" + std::string(entry) + "': a kernel (device=False) takes the Numba ABI "
                                 "(arrays as numba-cuda's meminfo, parent, nitems, itemsize, data, shape, strides); "
                                 "compile it with abi='numba', or compile a device function with device=True");
   for (std::size_t i = 0; i < signature.args.size(); ++i)
+    if (signature.args[i].is_pointer())
+      throw cubridge::InvalidArgument("function '" + std::string(entry) + "': argument " + std::to_string(i) + " is a C pointer (" +
+                                  signature.args[i].name() + "), the parameter of CUDA C++ kernels loaded with "
+                                  "load_kernel; cubridge's compiler takes arrays: write " +
+                                  (signature.args[i].pointee().is_none() ? std::string("uint8")
+                                                                         : signature.args[i].pointee().name()) +
+                                  "[::1]");
+  for (std::size_t i = 0; i < signature.args.size(); ++i)
+    if (signature.args[i].is_record() && signature.args[i].readonly())
+      throw cubridge::InvalidArgument("function '" + std::string(entry) + "': argument " + std::to_string(i) + " is a read-only record (" +
+                                  signature.args[i].name() + "), which cubridge's compiler does not take; write the "
+                                  "record without 'const' (read-only records are for kernels loaded with load_kernel)");
+  if (signature.result && signature.result->is_pointer())
+    throw cubridge::InvalidArgument("function '" + std::string(entry) + "': a C pointer (" + signature.result->name() +
+                                ") is no return type cubridge's compiler takes");
+  for (std::size_t i = 0; i < signature.args.size(); ++i)
     if (signature.args[i].is_array() && options.abi == Abi::c)
-      throw std::invalid_argument("function '" + std::string(entry) + "': argument " + std::to_string(i) + " is an array (" +
+      throw cubridge::InvalidArgument("function '" + std::string(entry) + "': argument " + std::to_string(i) + " is an array (" +
                                   signature.args[i].name() + "), which the C ABI cannot pass; compile with abi='numba'");
   auto f = std::make_unique<TypedFunction>();
   f->def = it->second;

@@ -151,23 +151,6 @@ std::optional<Type> unify(const Type& a, const Type& c) {
   return Type::floating(bits);
 }
 
-std::string_view binop_symbol(BinOp op) {
-  switch (op) {
-    case BinOp::Add: return "+";
-    case BinOp::Sub: return "-";
-    case BinOp::Mul: return "*";
-    case BinOp::TrueDiv: return "/";
-    case BinOp::FloorDiv: return "//";
-    case BinOp::Mod: return "%";
-    case BinOp::Pow: return "**";
-    case BinOp::LShift: return "<<";
-    case BinOp::RShift: return ">>";
-    case BinOp::BitAnd: return "&";
-    case BinOp::BitOr: return "|";
-    case BinOp::BitXor: return "^";
-  }
-  return "?";
-}
 
 std::optional<Resolved> resolve_cases(std::span<const Case> cases, const Type& a, const Type& bb) {
   std::optional<Resolved> best;

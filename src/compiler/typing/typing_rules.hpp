@@ -7,7 +7,8 @@
 #include <span>
 #include <string_view>
 
-#include "cubridge/compiler/types.hpp"
+#include "cubridge/types/type.hpp"
+#include "compiler/frontend/operators.hpp"
 
 namespace cubridge::compiler {
 
@@ -19,9 +20,6 @@ Conversion can_convert(const Type& from, const Type& to);
 /// the layouts differ, read-only when either is) and tuples of equal length; nullopt when the two cannot
 /// unify.
 std::optional<Type> unify(const Type& a, const Type& b);
-
-enum class BinOp { Add, Sub, Mul, TrueDiv, FloorDiv, Mod, Pow, LShift, RShift, BitAnd, BitOr, BitXor };
-std::string_view binop_symbol(BinOp op);
 
 /// A resolved call: the formal argument types (operands are converted to these) and the result.
 struct Resolved {
@@ -40,7 +38,6 @@ std::optional<Resolved> resolve_binop(BinOp op, const Type& a, const Type& b);
 /// The common operand type of a comparison (`equality` for == and !=, which also accept complex).
 std::optional<Type> resolve_compare(bool equality, const Type& a, const Type& b);
 
-enum class UnaryOp { Neg, Pos, Invert, Not };
 std::optional<Type> resolve_unary(UnaryOp op, const Type& a);
 
 /// Builtins with one argument: "abs", "int", "float", "bool", "complex", "round".

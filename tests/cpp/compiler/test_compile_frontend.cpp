@@ -7,9 +7,15 @@
 
 #include "cubridge/compiler/compile.hpp"
 #include "cubridge/compiler/toolkit.hpp"
+#include "cubridge/types/signature.hpp"
 
 using namespace cubridge;
 using namespace cubridge::compiler;
+using cubridge::parse_signature;  // the types floor (include/cubridge/types/)
+using cubridge::parse_type_name;
+using cubridge::Signature;
+using cubridge::Type;
+using cubridge::TypeKind;
 
 namespace {
 
@@ -183,7 +189,7 @@ TEST(CompileFrontend, BadSignaturesAndOptions) {
     parse_signature("int33(int32)");
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("unknown return type 'int33'; accepted: bool, int8"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("unknown return type 'int33': 'int33' is not a type; accepted: bool, int8"), std::string::npos) << e.what();
   }
   try {
     compile_to_nvvm_ir(kSource, "add", parse_signature("(int32,)"), opts());

@@ -6,9 +6,15 @@
 
 #include "cubridge/compiler/compile.hpp"
 #include "test_kernel_helpers.hpp"
+#include "cubridge/types/signature.hpp"
 
 using namespace cubridge;
 using namespace cubridge::compiler;
+using cubridge::parse_signature;  // the types floor (include/cubridge/types/)
+using cubridge::parse_type_name;
+using cubridge::Signature;
+using cubridge::Type;
+using cubridge::TypeKind;
 
 namespace {
 using cubridge::testing::count;

@@ -8,8 +8,14 @@
 #include "compiler/kernel_library/fp16_functions.hpp"
 #include "compiler/kernel_library/libdevice_functions.hpp"
 #include "compiler/kernel_library/numpy_ufuncs.hpp"
+#include "cubridge/types/signature.hpp"
 
 using namespace cubridge::compiler;
+using cubridge::parse_signature;  // the types floor (include/cubridge/types/)
+using cubridge::parse_type_name;
+using cubridge::Signature;
+using cubridge::Type;
+using cubridge::TypeKind;
 
 namespace {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <utility>
 
-#include "cubridge/compiler/types.hpp"
-#include "cubridge/scalar_type.hpp"
+#include "cubridge/types/type_spelling.hpp"
+#include "cubridge/types/scalar_type.hpp"
 
 namespace cubridge::compiler {
 namespace {

@@ -11,7 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "cubridge/array/array_spelling.hpp"
+#include "cubridge/types/array_spelling.hpp"
+#include "cubridge/types/signature.hpp"
 #include "cubridge/compiler/cached_compile.hpp"
 #include "cubridge/compiler/linker.hpp"
 #include "cubridge/kernel/kernel_signature.hpp"
@@ -19,6 +20,11 @@
 
 using namespace cubridge;
 using namespace cubridge::compiler;
+using cubridge::parse_signature;  // the types floor (include/cubridge/types/)
+using cubridge::parse_type_name;
+using cubridge::Signature;
+using cubridge::Type;
+using cubridge::TypeKind;
 
 namespace {
 namespace fs = std::filesystem;

@@ -5,7 +5,7 @@
 #include <string>
 #include <utility>
 
-#include "cubridge/scalar_type.hpp"
+#include "cubridge/types/scalar_type.hpp"
 #include "cubridge/xla/shape.hpp"
 
 namespace cubridge::xla {

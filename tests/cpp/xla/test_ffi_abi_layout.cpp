@@ -8,7 +8,7 @@
 #include <iterator>
 #include <utility>
 
-#include "cubridge/scalar_type.hpp"
+#include "cubridge/types/scalar_type.hpp"
 #include "xla/ffi/api/c_api.h"
 #include "xla/xla_ffi_abi.hpp"
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "cubridge/driver.hpp"
-#include "cubridge/scalar_type.hpp"
+#include "cubridge/types/scalar_type.hpp"
 #include "cubridge/xla/custom_call.h"
 #include "cubridge/xla/opaque.hpp"
 #include "cubridge/xla/tuple_layout.hpp"

@@ -32,7 +32,7 @@ class ParityCase:
         """The case's signature, or the one `typeof` (cubridge.typeof) gives its arguments."""
         if self.sig is not None:
             return self.sig
-        return "void(" + ", ".join(typeof(a) for a in self.make()) + ")"
+        return "void(" + ", ".join(str(typeof(a)) for a in self.make()) + ")"
 
     def out_indices(self, args) -> list[int]:
         if self.outs is not None:

@@ -1,6 +1,6 @@
 // Internal: parsing the record spellings (see record_spelling.hpp). Field types are read by
 // parse_type_name (numbers, records), plus the array-field forms only a record has.
-#include "compiler/typing/record_spelling.hpp"
+#include "types/record_spelling.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -10,7 +10,7 @@
 
 #include "support/spelling_text.hpp"
 
-namespace cubridge::compiler {
+namespace cubridge {
 
 namespace {
 
@@ -193,4 +193,4 @@ std::optional<Type> parse_record_spelling(std::string_view inner) {
   return split_top(inner, ';').size() == 3 ? numba_record(inner) : own_record(inner);
 }
 
-}  // namespace cubridge::compiler
+}  // namespace cubridge

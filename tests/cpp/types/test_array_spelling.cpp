@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "cubridge/array/array_spelling.hpp"
+#include "cubridge/types/array_spelling.hpp"
 
 namespace {
 

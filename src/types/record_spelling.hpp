@@ -6,12 +6,12 @@
 #include <optional>
 #include <string_view>
 
-#include "cubridge/compiler/types.hpp"
+#include "cubridge/types/type_spelling.hpp"
 
-namespace cubridge::compiler {
+namespace cubridge {
 
 /// The record that `inner`, the text between "Record(" and its closing ")", spells in either form;
 /// nullopt when it is malformed (a bad field type, a field past the item size, a name twice, ...).
 std::optional<Type> parse_record_spelling(std::string_view inner);
 
-}  // namespace cubridge::compiler
+}  // namespace cubridge

@@ -1,5 +1,5 @@
 // Numba's array spellings: "T[:, ::1]" and "array(T, 2d, C)" (see the header).
-#include "cubridge/array/array_spelling.hpp"
+#include "cubridge/types/array_spelling.hpp"
 
 #include <cctype>
 #include <stdexcept>
@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "support/spelling_text.hpp"
+#include "cubridge/error.hpp"
 
 namespace cubridge {
 namespace {
@@ -14,7 +15,7 @@ namespace {
 using spelling_text::quoted;
 using spelling_text::trim;
 
-[[noreturn]] void fail(std::string why) { throw std::invalid_argument(std::move(why)); }
+[[noreturn]] void fail(std::string why) { throw cubridge::InvalidArgument(std::move(why)); }
 
 // Splits at the commas outside brackets and parentheses.
 std::vector<std::string_view> split_fields(std::string_view s) {

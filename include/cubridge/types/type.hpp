@@ -1,8 +1,8 @@
-// The types of the Python-subset compiler: Numba's scalar types (bool, int8..uint64, float16/32/64,
-// complex64/128), tuples of them, none, and arrays of numbers (any rank, layout C/F/A, read-only or not),
-// with Numba's names ("int32", "UniTuple(int64 x 2)", "array(float32, 2d, C)"), and NumPy structured
-// dtypes as Numba's Record ("Record(x[type=float32;offset=0],y[type=int32;offset=4];8;False)").
-// Implements: issue 5 "The language" (numbers and tuples), issue 6 (arrays of kernels), issue 12 (records).
+// The one Type of cubridge: Numba's scalar types (bool, int8..uint64, float16/32/64, complex64/128),
+// tuples, none, Optional, arrays (any rank, layout C/F/A, read-only or not), NumPy structured dtypes as
+// Numba's Record, a record's nested arrays, C pointers (the parameters of CUDA C++ kernels) and the
+// cooperative grid group. Each field holds one fact for the kinds that have it; no field is reused.
+// Implements: Numba's type names ("int32", "UniTuple(int64 x 2)", "array(float32, 2d, C)", "float32*").
 #pragma once
 
 #include <cstdint>
@@ -11,12 +11,14 @@
 #include <string_view>
 #include <vector>
 
-namespace cubridge::compiler {
+#include "cubridge/types/scalar_type.hpp"
+
+namespace cubridge {
 
 /// Extensible on purpose: a new kind (array, pointer, record) adds an enumerator plus its cases in
 /// typing_rules.cpp and the emitter; nothing here depends on the set being closed.
 enum class TypeKind : std::uint8_t {
-  Unknown, None, Bool, Int, Float, Complex, Tuple, Array, GridGroup, Record, NestedArray, Optional
+  Unknown, None, Bool, Int, Float, Complex, Tuple, Array, GridGroup, Record, NestedArray, Optional, Pointer
 };
 
 class Type {
@@ -28,6 +30,8 @@ class Type {
   static Type integer(int bits, bool is_signed) { return Type(TypeKind::Int, bits, is_signed); }
   static Type floating(int bits) { return Type(TypeKind::Float, bits, true); }
   static Type complex(int bits) { return Type(TypeKind::Complex, bits, true); }
+  /// The number type of a row of the scalar table that NumPy has (every row but bfloat16).
+  static Type scalar(ScalarType type);
   static Type tuple(std::vector<Type> elements);
   /// An array of `dtype` (a scalar type) with `ndim` dimensions, layout 'C', 'F' or 'A' (any strides).
   static Type array(const Type& dtype, int ndim, char layout, bool readonly = false);
@@ -44,9 +48,16 @@ class Type {
   /// Numba's Optional: a value of `value` or None (what unifying a type with none gives, e.g. the result
   /// of a function returning a value on some paths and None on others).
   static Type optional(const Type& value);
+  /// A C pointer to `pointee` (none for `void*`), as CUDA C++ kernels take arrays: "float32*",
+  /// "const float32*" (`readonly`: the kernel does not write through it), "void*".
+  static Type pointer(const Type& pointee, bool readonly = false);
+  /// The same array, pointer or record, read-only: a kernel parameter the kernel does not write through
+  /// ("const float32[:]", "const float32*", "const Record(...)", a record passed by address).
+  Type as_readonly() const;
 
   TypeKind kind() const noexcept { return kind_; }
-  /// Width in bits: 1 for bool, the integer or float width, the whole width of a complex (64, 128).
+  /// Scalars: width in bits: 1 for bool, the integer or float width, the whole width of a complex (64,
+  /// 128); the grid group's handle width (64); 0 for every other kind.
   int bits() const noexcept { return bits_; }
   bool is_signed() const noexcept { return signed_; }
   const std::vector<Type>& elements() const noexcept { return elements_; }
@@ -61,6 +72,9 @@ class Type {
   bool is_array() const noexcept { return kind_ == TypeKind::Array; }
   bool is_grid_group() const noexcept { return kind_ == TypeKind::GridGroup; }
   bool is_optional() const noexcept { return kind_ == TypeKind::Optional; }
+  bool is_pointer() const noexcept { return kind_ == TypeKind::Pointer; }
+  /// Pointers: the type pointed to (none for void*); readonly() says whether it is const.
+  const Type& pointee() const { return elements_[0]; }
   /// Optional: the type of the value when it is not None.
   const Type& optional_value() const { return elements_[0]; }
   /// Arrays: the element type, the rank, the layout ('C', 'F', 'A') and whether it is read-only.
@@ -68,19 +82,20 @@ class Type {
   bool is_nested_array() const noexcept { return kind_ == TypeKind::NestedArray; }
   /// Records: field names and byte offsets (elements() holds the field types), size, alignment.
   const std::vector<std::string>& field_names() const noexcept { return names_; }
-  const std::vector<std::int64_t>& field_offsets() const noexcept { return ints_; }
+  const std::vector<std::int64_t>& field_offsets() const noexcept { return offsets_; }
   std::int64_t record_size() const noexcept { return size_; }
-  bool aligned() const noexcept { return readonly_; }
+  bool aligned() const noexcept { return aligned_; }
   /// The index of field `name`, or -1.
   int field_index(std::string_view name) const;
   /// Nested arrays: the constant shape (dtype() is the element type).
-  const std::vector<std::int64_t>& nested_shape() const noexcept { return ints_; }
+  const std::vector<std::int64_t>& nested_shape() const noexcept { return shape_; }
   /// Bytes a value of this type takes in memory: the item size of a scalar (bool 1), a record or a
   /// nested array.
   std::int64_t storage_size() const;
-  /// Arrays and nested arrays: the element type, the rank, the layout ('C', 'F', 'A') and whether it is read-only.
+  /// Arrays and nested arrays: the element type, the rank, the layout ('C', 'F', 'A') and whether it is
+  /// read-only (arrays, pointers and records).
   const Type& dtype() const { return elements_[0]; }
-  int ndim() const noexcept { return bits_; }
+  int ndim() const noexcept { return ndim_; }
   char layout() const noexcept { return layout_; }
   bool readonly() const noexcept { return readonly_; }
   /// The same array type with another rank/layout/mutability (views keep the element type).
@@ -95,55 +110,34 @@ class Type {
   Type component() const { return floating(bits_ / 2); }
 
   /// Numba's spelling: "int32", "float64", "complex128", "bool", "none", "UniTuple(int64 x 2)",
-  /// "Tuple(int64, float64)", "array(float32, 2d, C)", "readonly array(int64, 1d, A)", "OptionalType(float64)".
+  /// "Tuple(int64, float64)", "array(float32, 2d, C)", "readonly array(int64, 1d, A)", "OptionalType(float64)", "const float32*", "void*".
   std::string name() const;
   /// The number of values a tuple holds, nested tuples counted through (1 for any other type).
   std::size_t leaf_count() const noexcept;
 
   friend bool operator==(const Type& a, const Type& b) {
-    return a.kind_ == b.kind_ && a.bits_ == b.bits_ && a.signed_ == b.signed_ && a.elements_ == b.elements_ &&
-           a.layout_ == b.layout_ && a.readonly_ == b.readonly_ && a.size_ == b.size_ && a.names_ == b.names_ &&
-           a.ints_ == b.ints_;
+    return a.kind_ == b.kind_ && a.bits_ == b.bits_ && a.signed_ == b.signed_ && a.ndim_ == b.ndim_ &&
+           a.layout_ == b.layout_ && a.readonly_ == b.readonly_ && a.aligned_ == b.aligned_ && a.size_ == b.size_ &&
+           a.elements_ == b.elements_ && a.names_ == b.names_ && a.offsets_ == b.offsets_ && a.shape_ == b.shape_;
   }
   friend bool operator!=(const Type& a, const Type& b) { return !(a == b); }
 
  private:
   Type(TypeKind k, int bits, bool s) : kind_(k), bits_(bits), signed_(s) {}
   TypeKind kind_ = TypeKind::Unknown;
-  int bits_ = 0;
-  bool signed_ = false;
-  char layout_ = 0;
-  bool readonly_ = false;  ///< arrays: read-only; records: aligned
-  std::int64_t size_ = 0;  ///< records: the item size in bytes
+  int bits_ = 0;            ///< scalars (and the grid group): the width in bits
+  bool signed_ = false;     ///< integers: signed
+  int ndim_ = 0;            ///< arrays and nested arrays: the rank
+  char layout_ = 0;         ///< arrays and nested arrays: 'C', 'F' or 'A'
+  bool readonly_ = false;   ///< arrays, pointers and records (kernel parameters): not written through
+  bool aligned_ = false;    ///< records: laid out by NumPy's align=True
+  std::int64_t size_ = 0;   ///< records: the item size in bytes
+  /// The types this one is built of: a tuple's elements, a record's field types, the element type of an
+  /// array or nested array, the value of an Optional, the pointee of a pointer.
   std::vector<Type> elements_;
-  std::vector<std::string> names_;  ///< records: field names
-  std::vector<std::int64_t> ints_;  ///< records: field offsets; nested arrays: the shape
+  std::vector<std::string> names_;     ///< records: field names
+  std::vector<std::int64_t> offsets_;  ///< records: field byte offsets
+  std::vector<std::int64_t> shape_;    ///< nested arrays: the constant shape
 };
 
-/// Limits on types read from text (signatures, Numba spellings): how deeply they nest, and how many values
-/// one tuple holds in all (nested tuples counted through).
-inline constexpr int kMaxTypeNesting = 32;
-inline constexpr std::size_t kMaxTupleLeaves = 256;  // textual IR spells a tuple's type in each of its instructions: quadratic
-
-/// Parses one type name: the Numba names ("int32", "float32", "complex64", "bool", "boolean",
-/// "intp", "uintp", "float"= float64, "double", "int" = int64, "f4", "i8", ...), "UniTuple(T x N)",
-/// "Tuple(T, ...)", "(T, ...)", and arrays as KernelSignature spells them: "float32[:]",
-/// "float32[:, ::1]" (C), "int64[::1, :]" (F), "array(float32, 2d, C)", each optionally prefixed by
-/// "const " or "readonly ". std::nullopt when it is none of them; std::invalid_argument past the limits above.
-std::optional<Type> parse_type_name(std::string_view name);
-
-/// A function signature: argument types and, when declared, a return type.
-struct Signature {
-  std::vector<Type> args;
-  std::optional<Type> result;  ///< empty: inferred
-  std::string str() const;
-};
-
-/// Parses "int32(int32, int32)", "(float32, float32)" or "float32, float32" (argument types only).
-/// Throws std::invalid_argument naming the bad part and the accepted type names.
-Signature parse_signature(std::string_view text);
-
-/// The type names accepted in signatures, for error messages.
-std::string accepted_type_names();
-
-}  // namespace cubridge::compiler
+}  // namespace cubridge

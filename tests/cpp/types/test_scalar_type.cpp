@@ -1,4 +1,4 @@
-// The scalar-type table (cubridge/scalar_type.hpp): its invariants, its lookups, and the array layer's
+// The scalar-type table (cubridge/types/scalar_type.hpp): its invariants, its lookups, and the array layer's
 // round trips through it (typestr and DLPack). CPU only.
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <tuple>
 
 #include "cubridge/array/dtype.hpp"
-#include "cubridge/scalar_type.hpp"
+#include "cubridge/types/scalar_type.hpp"
 
 namespace cubridge {
 namespace {

@@ -1,0 +1,313 @@
+"""What one compilation collects from a function's world: the functions it calls (each compiled from its
+own source), the modules it names, the numbers and NumPy arrays it sees in its globals and closure (folded
+as constants), the exception classes it raises and numba.cuda.random's functions (cubridge.random's
+stand-ins); ``_collect`` fills the compiler's options with them."""
+from __future__ import annotations
+
+import math as _math
+import operator
+import sys
+import types as _pytypes
+from typing import Any
+
+from . import _intrinsics, _numba_extensions, _records, _scalar_types
+from ._core import CompileError
+from ._raise_sites import _register_exception_class
+from ._source import _source_of
+from ._types import Type, as_signature
+
+# ---- the function's environment: module functions, modules and constants it refers to ----
+
+def _scalar_type_name(v: Any) -> str | None:
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, int):
+        return "int64" if -2**63 <= v < 2**63 else ("uint64" if 0 <= v < 2**64 else None)
+    if isinstance(v, float):
+        return "float64"
+    if isinstance(v, complex):
+        return "complex128"
+    mod = type(v).__module__
+    if mod == "numpy":
+        name = type(v).__name__
+        if name == "bool_":
+            return "bool"
+        if name in _ARRAY_DTYPES:
+            return name
+    return None
+
+
+def _constant(v: Any) -> tuple[str, str] | None:
+    """(type name, text of the scalar leaves) or None when v is not a foldable constant."""
+    if isinstance(v, tuple):
+        parts = [_constant(e) for e in v]
+        if not parts or any(p is None for p in parts):
+            return None
+        return "Tuple(" + ", ".join(p[0] for p in parts) + ")", " ".join(p[1] for p in parts)
+    name = _scalar_type_name(v)
+    if name is None:
+        return None
+    if name == "bool":
+        return name, "1" if v else "0"
+    if name.startswith(("int", "uint")):
+        return name, str(int(v))
+
+    def f(x: float) -> str:
+        x = float(x)
+        return "nan" if x != x else ("inf" if x == _math.inf else ("-inf" if x == -_math.inf else x.hex()))
+    if name.startswith("complex"):
+        return name, f"{f(v.real)} {f(v.imag)}"
+    return name, f(v)
+
+
+_ARRAY_DTYPES = set(_scalar_types.NUMPY_NAMES)
+
+
+def _constant_array(v):
+    """(dtype name, shape, C-ordered native-endian bytes) of a NumPy array of numbers, else None: such
+    globals are frozen into the code as read-only constant-memory arrays, as numba-cuda does."""
+    np = sys.modules.get("numpy")
+    if np is None or not isinstance(v, np.ndarray) or v.ndim == 0 or v.dtype.name not in _ARRAY_DTYPES:
+        return None
+    native = np.ascontiguousarray(v).astype(v.dtype.newbyteorder("="), copy=False)
+    return v.dtype.name, list(v.shape), native.tobytes()
+
+
+def _code_names(code: _pytypes.CodeType) -> set[str]:
+    names = set(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, _pytypes.CodeType):
+            names |= _code_names(c)
+    return names
+
+
+# Modules whose names the compiler resolves itself (math.sqrt, np.float32, cuda.grid); any other module
+# is the user's: the functions and constants the code reaches through it are collected.
+_KNOWN_MODULE_ROOTS = ("math", "cmath", "numpy", "numba", "cubridge")
+
+
+def _is_user_module(m: _pytypes.ModuleType) -> bool:
+    return m.__name__.partition(".")[0] not in _KNOWN_MODULE_ROOTS
+
+
+# Modules of the callables bound as `from <math or numpy> import name`: math's functions, NumPy's scalar types
+# and numba's number types (numba.core's, and numba-cuda's own since 0.30: numba.cuda.types.cuda_scalars).
+_NUMBER_TYPE_MODULES = ("math", "numpy", "numba", "numba.core.types.scalars", "numba.cuda.types.scalars",
+                        "numba.cuda.types.cuda_scalars")
+
+
+def _def_name(fn) -> str:
+    """The name fn's source defines it by: its code object's (a function renamed through __name__ after
+    `exec` keeps `def fn` in its text, as numba-cuda's test_ufuncs makes them)."""
+    return fn.__code__.co_name
+
+
+def _compiled_from_body(v) -> bool:
+    """Whether v is a Python function (or a dispatcher of one) whose body is what the GPU runs: not one of
+    numba's stubs, nor a function numba implements through an @overload or @intrinsic (_numba_extensions)."""
+    inner = getattr(v, "py_func", v)
+    return isinstance(inner, _pytypes.FunctionType) and _numba_extensions.numba_path(inner) is None and \
+        _numba_extensions.refusal(getattr(inner, "__name__", "?"), v) is None
+
+
+def _inline_policy(v) -> str | None:
+    """'never' for a helper declared @cubridge.jit(device=True, inline='never'), else None (inlined).
+    numba-cuda's dispatchers are not read: inline='never' is their default, so a written one cannot be
+    told from it, and its helpers keep cubridge's inlining."""
+    return getattr(v, "__cubridge_inline__", None)
+
+
+class _Environment:
+    """What one compilation collects from the functions' globals and closures: units (the source of each
+    function reached), aliases (names a function is called by other than its own), constants and imports."""
+
+    def __init__(self, options, entry):
+        self.options = options
+        self.imports: list[str] = []
+        self.by_name: dict[str, Any] = {_def_name(entry): entry}  # functions compiled by their own name
+        self.queue = [entry]
+        self.bound: set[str] = set()
+        self.deferred: list = []  # (function, alias) reached through modules: added after bind's own names
+        self.signatures: dict = {}  # function -> the signatures a numba-cuda device dispatcher declared for it
+
+    def function(self, fn, alias: str | None, strict: bool = True) -> None:
+        """Compiles fn too; `alias` is the name or path the code calls it by when not fn.__name__. Not
+        strict (members of a module whose names the code merely mentions): a clash of names drops the alias
+        instead of refusing, so a call through it is refused by the compiler rather than miscompiled; such
+        functions are added after the names the function binds itself (bind), so its own win whatever
+        order its names come in."""
+        if not strict:
+            self.deferred.append((fn, alias))
+            return
+        self._add(fn, alias, strict)
+
+    def _add(self, fn, alias: str | None, strict: bool) -> None:
+        name = _def_name(fn)
+        other = self.by_name.get(name)
+        if other is not None and other is not fn and not strict:
+            return
+        if other is None:
+            self.by_name[name] = fn
+            self.queue.append(fn)
+            src, fname, line = _source_of(fn)
+            self.options.add_unit(src, fname, line)
+            if _inline_policy(fn) == "never":
+                self.options.add_inline_never(name)
+            for sig in self.signatures.get(fn) or getattr(fn, "__cubridge_signatures__", ()):  # jit(sigs, device=True)
+                self.options.add_declared_signature(name, as_signature(sig))
+        elif other is not fn:
+            raise CompileError(f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}: two different functions named "
+                               f"{name!r} are called ({other.__module__}.{other.__qualname__} and "
+                               f"{fn.__module__}.{fn.__qualname__}); cubridge compiles helpers by their name: rename one")
+        if alias is not None and alias != name:
+            self.options.add_function_alias(alias, name)
+
+    def module_members(self, module: _pytypes.ModuleType, names: set[str], path: str, depth: int = 0) -> None:
+        """mod.fn, mod.CONST and pkg.sub.fn: the members of a user module that the code names."""
+        members = vars(module)
+        for n in names:
+            if n not in members:
+                continue
+            v = members[n]
+            inner = getattr(v, "py_func", v)
+            if _compiled_from_body(v):
+                self.function(inner, f"{path}.{n}", strict=False)
+            elif isinstance(v, _pytypes.ModuleType) and _is_user_module(v) and depth < 8:
+                self.module_members(v, names, f"{path}.{n}", depth + 1)
+            elif (c := _constant(v)) is not None:
+                self.options.add_constant(f"{path}.{n}", c[0], c[1])
+
+    def defaults(self, fn) -> None:
+        """The default values Python computed for fn's parameters, by "<default fn.param>"."""
+        values = fn.__defaults__ or ()
+        params = fn.__code__.co_varnames[fn.__code__.co_argcount - len(values):fn.__code__.co_argcount]
+        for p, v in zip(params, values):
+            if (c := _constant(v)) is not None:
+                self.options.add_constant(f"<default {_def_name(fn)}.{p}>", c[0], c[1])
+
+    def bind(self, f) -> None:
+        env: dict[str, Any] = {}
+        if f.__closure__:
+            env.update({n: c.cell_contents for n, c in zip(f.__code__.co_freevars, f.__closure__)
+                        if _cell_ok(c)})
+        names = _code_names(f.__code__)
+        for n in names:
+            if n not in env and n in f.__globals__:
+                env[n] = f.__globals__[n]
+        options, imports = self.options, self.imports
+        for n, v in env.items():
+            if n in self.bound or not n.isidentifier():  # pytest's assertion rewriting adds "@py_builtins"
+                continue
+            inner = _random_stand_in(getattr(v, "py_func", v))
+            if isinstance(v, _pytypes.ModuleType):
+                imports.append(f"import {v.__name__} as {n}")
+                if _is_user_module(v):
+                    self.module_members(v, names, v.__name__)
+                for g in _random_functions_reached(v, names):  # cuda.random.X(...), rnd.X(...)
+                    self.function(g, None, strict=False)  # a module's own rotl keeps its name (see docs)
+            elif isinstance(inner, _pytypes.FunctionType) and inner.__module__ == "numba.cuda.cg":
+                imports.append(f"import numba.cuda.cg.{inner.__name__} as {n}")  # from numba.cuda.cg import this_grid
+            elif isinstance(inner, type) and issubclass(inner, BaseException):
+                options.add_exception_class(n, _register_exception_class(inner))
+            elif _random_host_function(inner):  # refused by name where a kernel calls it
+                imports.append(f"import {inner.__module__}.{inner.__name__} as {n}")
+            elif isinstance(inner, _pytypes.FunctionType) and (path := _numba_extensions.numba_path(inner)):
+                imports.append(f"import {path} as {n}")  # numba's stubs (cuda.ldcg, libdevice.sin): never their body
+            elif (why := _numba_extensions.refusal(n, v)) is not None:
+                options.add_refused_function(n, why)  # a user's @overload / @intrinsic: refused where called
+            elif isinstance(inner, _pytypes.FunctionType):
+                if sigs := _numba_extensions.declared_signatures(v):
+                    self.signatures[inner] = sigs
+                self.function(inner, n)  # from numba.cuda.random import X as Y: an alias of cubridge's X
+            elif isinstance(v, tuple) and v and all(_compiled_from_body(e) for e in v):
+                for i, e in enumerate(v):  # ops = (f, g); ops[0](x), ops[-1](x)
+                    self.function(getattr(e, "py_func", e), f"{n}[{i}]")
+                    self.options.add_function_alias(f"{n}[{i - len(v)}]", _def_name(getattr(e, "py_func", e)))
+            elif callable(v) and getattr(v, "__module__", None) == "_operator" and hasattr(operator, v.__name__):
+                imports.append(f"import operator.{v.__name__} as {n}")  # op = operator.truediv: op(x, y) is x / y
+            elif isinstance(v, _intrinsics.Intrinsic):  # from cubridge import grid
+                imports.append(f"import cubridge.{v._name} as {n}")
+            elif isinstance(inner, type) and inner.__module__.startswith("numba.cuda"):  # from numba.cuda import grid
+                imports.append(f"import numba.cuda.{inner.__name__} as {n}")
+            elif isinstance(v, Type) and v.is_scalar:
+                imports.append(f"from numpy import {v.name} as {n}")  # cubridge.float32(x) casts
+            elif callable(v) and getattr(v, "__module__", None) in _NUMBER_TYPE_MODULES:
+                mod = "math" if v.__module__ == "math" else "numpy"
+                # numba's type objects are instances: their name is .name (nbtype = numba.cuda.float32)
+                imports.append(f"from {mod} import {getattr(v, '__name__', None) or getattr(v, 'name', n)} as {n}")
+            elif (d := _records.dtype_name(v)) is not None:  # cuda.local.array(n, dtype=rec)
+                options.add_dtype(n, d)
+            elif (c := _constant(v)) is not None:
+                options.add_constant(n, c[0], c[1])
+            elif (a := _constant_array(v)) is not None:
+                options.add_constant_array(n, *a)
+            else:
+                continue
+            self.bound.add(n)
+        deferred, self.deferred = self.deferred, []
+        for fn, alias in deferred:
+            self._add(fn, alias, strict=False)
+
+
+def _collect(pyfunc, options) -> tuple[str, str]:
+    """Fills options with constants, imports, extra units and function aliases; returns (source, function name)."""
+    fn = _random_stand_in(getattr(pyfunc, "py_func", pyfunc))  # numba dispatchers; numba.cuda.random's are ours
+    if not isinstance(fn, _pytypes.FunctionType):
+        raise TypeError(f"pyfunc must be a Python function, got {type(pyfunc).__name__}")
+    if fn.__name__ == "<lambda>":
+        raise CompileError(f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}: a lambda cannot be compiled; "
+                           f"define the function with def")
+    source, filename, first = _source_of(fn)
+    options.filename = filename
+    options.first_line = first
+    options.module_name = fn.__module__ or "__main__"
+    env = _Environment(options, fn)
+    while env.queue:
+        f = env.queue.pop()
+        env.bind(f)
+        if f.__defaults__:
+            env.defaults(f)
+    if env.imports:
+        options.add_unit("\n".join(env.imports) + "\n", "<imports>", 1)
+    return source, _def_name(fn)
+
+
+# numba.cuda.random's device functions are numba CPU-jit dispatchers; kernels get cubridge.random's
+# functions of the same names instead (same arithmetic, written in our subset), so numba's source is never
+# compiled. The typer resolves the dotted spellings (numba.cuda.random.X, cubridge.random.X) to them.
+_RANDOM_MODULES = ("numba.cuda.random", "cubridge.random")
+
+
+def _random_device_functions() -> dict:
+    from . import random  # imported on first use: it imports NumPy
+    return random._DEVICE_FUNCTIONS
+
+
+def _random_stand_in(f):
+    """cubridge.random's device function for numba.cuda.random's f of that name; else f itself."""
+    if isinstance(f, _pytypes.FunctionType) and f.__module__ == _RANDOM_MODULES[0]:
+        return _random_device_functions().get(f.__name__, f)
+    return f
+
+
+def _random_host_function(f) -> bool:
+    """create_xoroshiro128p_states and the other host functions of numba.cuda.random or cubridge.random."""
+    return isinstance(f, _pytypes.FunctionType) and f.__module__ in _RANDOM_MODULES and \
+        not f.__name__.startswith("_") and f.__name__ not in _random_device_functions()
+
+
+def _random_functions_reached(module, names: set) -> list:
+    """The random device functions a function reaches through a module: cuda.random.X, rnd.X."""
+    through_parent = module.__name__ in ("numba", "numba.cuda", "cubridge") and "random" in names
+    if module.__name__ not in _RANDOM_MODULES and not through_parent:
+        return []
+    functions = _random_device_functions()
+    return [functions[n] for n in sorted(names & functions.keys())]
+
+
+def _cell_ok(cell) -> bool:
+    try:
+        cell.cell_contents
+        return True
+    except ValueError:  # an empty cell
+        return False

@@ -1,0 +1,59 @@
+// Internal: bindings of the types floor (only .def lines and tiny lambdas; the work lives in src/types/
+// and python/src/py_types.hpp). cubridge.float32, cubridge.float32[:, ::1] and cubridge.void(...) are
+// these objects; python/cubridge/_types.py adds the Python conveniences (slicing, calling, conversions).
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
+#include <nanobind/stl/vector.h>
+
+#include <functional>
+
+#include "bindings.hpp"
+#include "cubridge/types/accepts.hpp"
+#include "py_types.hpp"
+
+namespace cubridge::python {
+
+void bind_types(nb::module_& m) {
+  using namespace types_glue;
+  nb::class_<Type>(m, "Type",
+                   "A type in cubridge's one vocabulary (numbers, arrays, records, tuples, pointers, none), named "
+                   "as Numba names it. cubridge.float32[:, ::1] is an array type; cubridge.void(...) a Signature.")
+      .def_prop_ro("name", &Type::name, "Numba's name: 'float32', 'array(float32, 2d, C)', 'const float32*'")
+      .def("__str__", &Type::name)
+      .def("__repr__", &Type::name)
+      .def("__eq__", &equals, nb::arg("other").none())
+      .def("__ne__", [](const Type& a, nb::handle b) { return !equals(a, b); }, nb::arg("other").none())
+      .def("__hash__", [](const Type& t) { return std::hash<std::string>{}(t.name()); })
+      .def_prop_ro("kind", &kind_name, "'bool', 'int', 'float', 'complex', 'array', 'record', 'tuple', 'pointer', 'none', ...")
+      .def_prop_ro("is_scalar", &Type::is_scalar, "bool and the numbers")
+      .def_prop_ro("bits", &Type::bits, "scalars: the width in bits (complex: both parts)")
+      .def_prop_ro("dtype", &element_of, "arrays: the element type; pointers: the pointee; else None")
+      .def_prop_ro("ndim", &Type::ndim)
+      .def_prop_ro("layout", [](const Type& t) { return t.layout() ? std::string(1, t.layout()) : std::string(); })
+      .def_prop_ro("readonly", &Type::readonly, "arrays, pointers and records: the kernel does not write through it")
+      .def_prop_ro("elements", [](const Type& t) { return t.is_tuple() ? t.elements() : std::vector<Type>{}; },
+                   "tuples: the element types")
+      .def_prop_ro("record_size", &Type::record_size)
+      .def("accepts", &accepts, nb::arg("arg"),
+           "Whether a parameter of this type takes an argument of type `arg` (same element type and rank; "
+           "layout 'A' takes any layout; a read-only array only where this is read-only)")
+      .def_static("parse", &parse_type, nb::arg("spelling"), "The type a spelling denotes: 'float32[:, ::1]', 'double', ...")
+      .def_static("_array", &array_of, nb::arg("dtype"), nb::arg("ndim"), nb::arg("layout"), nb::arg("readonly"))
+      .def_static("_tuple", &Type::tuple, nb::arg("elements"))
+      .def_static("_pointer", &Type::pointer, nb::arg("pointee"), nb::arg("readonly"))
+      .def_static("_none", &Type::none);
+
+  nb::class_<Signature>(m, "Signature", "A signature: return type (None: inferred) and argument types.")
+      .def_static("parse", &parse_signature, nb::arg("text"), "'float32(float32, float32)', 'void(float32[:])', ...")
+      .def_static("_make", &signature_of, nb::arg("return_type").none(), nb::arg("args"))
+      .def_prop_ro("return_type", [](const Signature& s) { return s.result; })
+      .def_prop_ro("args", [](const Signature& s) { return s.args; })
+      .def("__str__", &Signature::str)
+      .def("__repr__", &Signature::str)
+      .def("__eq__", [](const Signature& a, nb::handle b) { return nb::isinstance<Signature>(b) && a == nb::cast<const Signature&>(b); },
+           nb::arg("other").none())
+      .def("__hash__", [](const Signature& s) { return std::hash<std::string>{}(s.str()); });
+}
+
+}  // namespace cubridge::python

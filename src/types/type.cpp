@@ -1,0 +1,150 @@
+// Internal: Type names, type-name parsing and signature parsing (include/cubridge/types/type.hpp).
+#include "cubridge/types/type.hpp"
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include "cubridge/error.hpp"
+
+namespace cubridge {
+
+Type Type::scalar(ScalarType type) {
+  const ScalarTypeInfo& row = scalar_type_info(type);
+  const int bits = 8 * row.itemsize;
+  switch (row.kind) {
+    case 'b': return boolean();
+    case 'i': return integer(bits, true);
+    case 'u': return integer(bits, false);
+    case 'f': return floating(bits);
+    case 'c': return complex(bits);
+    default: throw cubridge::InvalidArgument(std::string(row.name) + " is no type NumPy has, so no Type of the compiler");
+  }
+}
+
+Type Type::tuple(std::vector<Type> elements) {
+  Type t(TypeKind::Tuple, 0, false);
+  t.elements_ = std::move(elements);
+  return t;
+}
+
+Type Type::array(const Type& dtype, int ndim, char layout, bool readonly) {
+  Type t(TypeKind::Array, 0, false);
+  t.ndim_ = ndim;
+  t.elements_ = {dtype};
+  // One axis: C and F are the same layout, spelt C (Numba does the same for 1-d contiguous arrays).
+  t.layout_ = (ndim == 1 && layout == 'F') ? 'C' : layout;
+  t.readonly_ = readonly;
+  return t;
+}
+
+Type Type::record(std::vector<std::string> names, std::vector<Type> types, std::vector<std::int64_t> offsets,
+                  std::int64_t size, bool aligned) {
+  Type t(TypeKind::Record, 0, false);
+  t.names_ = std::move(names);
+  t.elements_ = std::move(types);
+  t.offsets_ = std::move(offsets);
+  t.size_ = size;
+  t.aligned_ = aligned;
+  return t;
+}
+
+Type Type::nested_array(const Type& dtype, std::vector<std::int64_t> shape) {
+  Type t(TypeKind::NestedArray, 0, false);
+  t.ndim_ = static_cast<int>(shape.size());
+  t.elements_ = {dtype};
+  t.shape_ = std::move(shape);
+  t.layout_ = 'C';
+  return t;
+}
+
+int Type::field_index(std::string_view name) const {
+  for (std::size_t i = 0; i < names_.size(); ++i)
+    if (names_[i] == name) return static_cast<int>(i);
+  return -1;
+}
+
+std::int64_t Type::storage_size() const {
+  switch (kind_) {
+    case TypeKind::Bool: return 1;
+    case TypeKind::Int:
+    case TypeKind::Float:
+    case TypeKind::Complex: return bits_ / 8;
+    case TypeKind::Record: return size_;
+    case TypeKind::NestedArray: {
+      std::int64_t n = elements_[0].storage_size();
+      for (std::int64_t d : shape_) n *= d;
+      return n;
+    }
+    default: return 0;
+  }
+}
+
+Type Type::optional(const Type& value) {
+  Type t(TypeKind::Optional, 0, false);
+  t.elements_.push_back(value);
+  return t;
+}
+
+Type Type::as_readonly() const {
+  if (!(is_array() || is_pointer() || is_record()))
+    throw cubridge::InvalidArgument("only arrays, pointers and records are read-only; " + name() + " is neither");
+  Type t = *this;
+  t.readonly_ = true;
+  return t;
+}
+
+Type Type::pointer(const Type& pointee, bool readonly) {
+  Type t(TypeKind::Pointer, 0, false);
+  t.elements_.push_back(pointee);
+  t.readonly_ = readonly;
+  return t;
+}
+
+std::string Type::name() const {
+  switch (kind_) {
+    case TypeKind::Unknown: return "unknown";
+    case TypeKind::None: return "none";
+    case TypeKind::Bool: return "bool";
+    case TypeKind::Int: return (signed_ ? "int" : "uint") + std::to_string(bits_);
+    case TypeKind::Float: return "float" + std::to_string(bits_);
+    case TypeKind::Complex: return "complex" + std::to_string(bits_);
+    case TypeKind::Tuple: {
+      bool uniform = !elements_.empty();
+      for (const Type& e : elements_) uniform = uniform && e == elements_[0];
+      if (uniform) return "UniTuple(" + elements_[0].name() + " x " + std::to_string(elements_.size()) + ")";
+      std::string s = "Tuple(";
+      for (std::size_t i = 0; i < elements_.size(); ++i) s += (i ? ", " : "") + elements_[i].name();
+      return s + ")";
+    }
+    case TypeKind::GridGroup: return "GridGroup";
+    case TypeKind::Array:
+      // Numba calls an array of a packed record "unaligned" (its Array.aligned follows the record's).
+      return std::string(elements_[0].is_record() && !elements_[0].aligned() ? "unaligned " : "") +
+             (readonly_ ? "readonly " : "") + "array(" +
+             elements_[0].name() + ", " + std::to_string(ndim_) + "d, " + std::string(1, layout_) + ")";
+    case TypeKind::Record: {
+      std::string s = readonly_ ? "readonly Record(" : "Record(";
+      for (std::size_t i = 0; i < names_.size(); ++i)
+        s += (i ? "," : "") + names_[i] + "[type=" + elements_[i].name() + ";offset=" + std::to_string(offsets_[i]) + "]";
+      return s + ";" + std::to_string(size_) + ";" + (aligned_ ? "True" : "False") + ")";
+    }
+    case TypeKind::NestedArray: {
+      std::string s = "nestedarray(" + elements_[0].name() + ", (";
+      for (std::size_t i = 0; i < shape_.size(); ++i) s += (i ? ", " : "") + std::to_string(shape_[i]);
+      return s + (shape_.size() == 1 ? ",))" : "))");
+    }
+    case TypeKind::Optional: return "OptionalType(" + elements_[0].name() + ")";
+    case TypeKind::Pointer:  // Numba's CPointer prints "float32*"; const is ours (C's spelling)
+      return (readonly_ ? "const " : "") + (elements_[0].is_none() ? std::string("void") : elements_[0].name()) + "*";
+  }
+  return "?";
+}
+
+std::size_t Type::leaf_count() const noexcept {
+  if (kind_ != TypeKind::Tuple) return 1;
+  std::size_t n = 0;
+  for (const Type& e : elements_) n += e.leaf_count();
+  return n;
+}
+
+}  // namespace cubridge

@@ -1,0 +1,220 @@
+// Internal: the one grammar of type spellings (include/cubridge/types/type_spelling.hpp).
+#include "cubridge/types/type_spelling.hpp"
+
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "support/spelling_text.hpp"
+#include "cubridge/types/array_spelling.hpp"
+#include "cubridge/types/scalar_type.hpp"
+#include "types/record_spelling.hpp"
+#include "cubridge/error.hpp"
+
+namespace cubridge {
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n')) s.remove_suffix(1);
+  return s;
+}
+
+// Splits at top-level commas (not inside parentheses or brackets).
+std::vector<std::string_view> split_commas(std::string_view s) {
+  std::vector<std::string_view> out;
+  int depth = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '(' || s[i] == '[') ++depth;
+    else if (s[i] == ')' || s[i] == ']') --depth;
+    else if (s[i] == ',' && depth == 0) {
+      out.push_back(trim(s.substr(start, i - start)));
+      start = i + 1;
+    }
+  }
+  std::string_view last = trim(s.substr(start));
+  if (!last.empty() || !out.empty()) out.push_back(last);
+  return out;
+}
+
+// Names of the language beyond the table's spellings: Python's builtins (int, float, complex denote the
+// types Python's values have), NumPy's aliases of them (int_, float_; byte), and C's double.
+constexpr std::pair<std::string_view, ScalarType> kPythonNames[] = {
+    {"int", ScalarType::Int64},     {"int_", ScalarType::Int64},   {"byte", ScalarType::UInt8},
+    {"float", ScalarType::Float64}, {"float_", ScalarType::Float64}, {"double", ScalarType::Float64},
+    {"complex", ScalarType::Complex128}, {"bool_", ScalarType::Bool},
+};
+
+std::optional<Type> scalar_by_name(std::string_view n) {
+  if (n == "none" || n == "void") return Type::none();
+  if (const ScalarTypeInfo* row = scalar_type_spelled(n); row != nullptr && row->numpy()) return Type::scalar(row->type);
+  for (const auto& [name, type] : kPythonNames)
+    if (name == n) return Type::scalar(type);
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string accepted_type_names() {
+  return "bool, int8..int64, uint8..uint64, float16, float32, float64, complex64, complex128 (also intp, "
+         "uintp, i1..i8, u1..u8, f2, f4, f8, c8, c16, bool_, boolean, half, float, double, int, complex); "
+         "arrays T[:], T[:, ::1] (C), T[::1, :] (F), array(T, 2d, C); pointers T* and void*; arrays and "
+         "pointers optionally 'const ' (read-only); UniTuple(T x N), Tuple(T, ...), Record(x=float32, ...)";
+}
+
+namespace {
+
+// "float32[:, ::1]" or Numba's str() "array(float32, 2d, C)", after any const/readonly prefix; nullopt
+// when the spelling is malformed or its element is not a scalar (the caller names the accepted forms).
+std::optional<Type> array_type(std::string_view name, bool readonly) {
+  std::optional<ArraySpelling> spelling;
+  try {
+    spelling = parse_array_spelling(name);
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;
+  }
+  if (!spelling || spelling->ndim < 1) return std::nullopt;
+  auto dtype = parse_type_name(spelling->element);
+  if (!dtype || !(dtype->is_scalar() || dtype->is_record())) return std::nullopt;
+  return Type::array(*dtype, spelling->ndim, spelling->layout, readonly);
+}
+
+}  // namespace
+
+
+namespace {
+
+std::optional<Type> parse_type_name_at(std::string_view name, int depth);
+
+// Tuples built from a spelling: at most kMaxTupleLeaves values in all, checked before one is built (a
+// 62-character spelling of nested UniTuples asks for 10**9 of them).
+Type checked_tuple(std::vector<Type> elements, std::size_t copies, std::string_view name) {
+  std::size_t leaves = 0;
+  for (const Type& e : elements) leaves += e.leaf_count();
+  if (leaves * copies > kMaxTupleLeaves)
+    throw cubridge::InvalidArgument("type " + spelling_text::quoted(name.size() > 80 ? name.substr(0, 77) : name) +
+                                (name.size() > 80 ? "...: " : ": ") + "a tuple of " +
+                                std::to_string(leaves * copies) + " values; tuples hold at most " +
+                                std::to_string(kMaxTupleLeaves));
+  if (copies == 1) return Type::tuple(std::move(elements));
+  return Type::tuple(std::vector<Type>(copies, elements.front()));
+}
+
+}  // namespace
+
+std::optional<Type> parse_type_name(std::string_view name) { return parse_type_name_at(name, 0); }
+
+namespace {
+
+std::optional<Type> parse_type_name_at(std::string_view name, int depth) {
+  if (depth > kMaxTypeNesting)
+    throw cubridge::InvalidArgument("type " + spelling_text::quoted(name.substr(0, 40)) + "...: types nest at most " +
+                                std::to_string(kMaxTypeNesting) + " levels deep");
+  const auto parse_type_name = [depth](std::string_view inner) { return parse_type_name_at(inner, depth + 1); };
+  name = trim(name);
+  if (name.empty()) return std::nullopt;
+  if (auto t = scalar_by_name(name)) return t;
+  if (name.starts_with("unaligned ")) {  // Numba's name of an array of a packed record
+    auto t = parse_type_name(name.substr(10));
+    if (!t || !t->is_array() || !t->dtype().is_record()) return std::nullopt;
+    return t;
+  }
+  if (name.starts_with("Record(") && name.back() == ')') return parse_record_spelling(name.substr(7, name.size() - 8));
+  for (std::string_view prefix : {std::string_view("const "), std::string_view("readonly ")})
+    if (name.starts_with(prefix)) {
+      auto t = parse_type_name(name.substr(prefix.size()));
+      if (!t || !(t->is_array() || t->is_pointer() || t->is_record())) return std::nullopt;
+      return t->as_readonly();
+    }
+  if (name.back() == '*') {  // a C pointer: "float32*", "float32 *", "void*"; never a pointer to a pointer
+    std::string_view pointee = trim(name.substr(0, name.size() - 1));
+    auto t = pointee.empty() || pointee.back() == '*' ? std::nullopt : scalar_by_name(pointee);
+    if (!t) return std::nullopt;
+    return Type::pointer(*t);
+  }
+  if (name.back() == ']' || name.starts_with("array(")) return array_type(name, false);
+  auto parse_args = [&parse_type_name](std::string_view inner) -> std::optional<std::vector<Type>> {
+    std::vector<Type> elems;
+    for (std::string_view part : split_commas(inner)) {
+      if (part.empty()) continue;  // "(int32,)"
+      auto t = parse_type_name(part);
+      if (!t || t->is_array() || t->is_record() || t->is_pointer()) return std::nullopt;  // tuples hold numbers (and tuples of them)
+      elems.push_back(*t);
+    }
+    return elems;
+  };
+  if (name.starts_with("UniTuple(") && name.back() == ')') {
+    std::string_view inner = name.substr(9, name.size() - 10);
+    std::size_t x = inner.rfind(" x ");
+    std::size_t comma = inner.rfind(',');
+    std::size_t cut = x != std::string_view::npos ? x : comma;
+    if (cut == std::string_view::npos) return std::nullopt;
+    auto elem = parse_type_name(inner.substr(0, cut));
+    std::string_view count = trim(inner.substr(cut + (x != std::string_view::npos ? 3 : 1)));
+    int n = 0;
+    for (char c : count) {
+      if (c < '0' || c > '9' || n > 1000) return std::nullopt;
+      n = n * 10 + (c - '0');
+    }
+    if (!elem || elem->is_array() || elem->is_record() || elem->is_pointer() || count.empty() || n < 1)
+      return std::nullopt;
+    return checked_tuple({*elem}, static_cast<std::size_t>(n), name);
+  }
+  if (name.starts_with("Tuple(") && name.back() == ')') {
+    auto e = parse_args(name.substr(6, name.size() - 7));
+    if (!e || e->empty()) return std::nullopt;
+    return checked_tuple(std::move(*e), 1, name);
+  }
+  if (name.front() == '(' && name.back() == ')') {
+    auto e = parse_args(name.substr(1, name.size() - 2));
+    if (!e || e->empty()) return std::nullopt;
+    return checked_tuple(std::move(*e), 1, name);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+namespace {
+
+// The part of `name` that names no type: the element of an array or pointer, without prefixes and
+// suffixes; `name` itself when the structure around a known element is what is wrong.
+std::string_view culprit(std::string_view name) {
+  name = trim(name);
+  for (std::string_view prefix : {std::string_view("unaligned "), std::string_view("const "), std::string_view("readonly ")})
+    if (name.starts_with(prefix)) {
+      std::string_view inner = name.substr(prefix.size());
+      return parse_type_name(inner) ? name : culprit(inner);  // "const int32": the prefix is what is wrong
+    }
+  if (!name.empty() && name.back() == '*') {
+    std::string_view pointee = trim(name.substr(0, name.size() - 1));
+    if (pointee.empty() || (pointee.back() != '*' && !scalar_by_name(pointee))) return pointee;
+    return name;
+  }
+  if (name.starts_with("Record(") && name.ends_with(")")) return name;
+  std::optional<ArraySpelling> array = parse_array_spelling(name);  // its own complaint, when malformed
+  if (array && !parse_type_name(array->element)) return culprit(array->element);
+  return name;
+}
+
+}  // namespace
+
+std::string type_spelling_error(std::string_view name) {
+  using spelling_text::quoted;
+  std::string_view s = trim(name);
+  if (s.ends_with("*") && trim(s.substr(0, s.size() - 1)).ends_with("*"))
+    return quoted(s) + " is a pointer to a pointer; pass such an address as a uint64 scalar";
+  try {
+    const std::string_view part = culprit(s);
+    if (part.starts_with("Record("))
+      return quoted(part) + " is not a record in Numba's spelling, e.g. "
+             "Record(x[type=float32;offset=0],y[type=int32;offset=4];8;False), or in ours, e.g. Record(x=float32, y=int32)";
+    return quoted(part) + " is not a type; accepted: " + accepted_type_names();
+  } catch (const std::invalid_argument& e) {  // a malformed array spelling says what is wrong with it
+    return e.what();
+  }
+}
+
+}  // namespace cubridge

@@ -1,0 +1,90 @@
+// The one grammar of type spellings: every row of the spelling table parses to the type Numba names
+// that way, Type::name() reads back to the same type, and a bad spelling gets the one error message.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "cubridge/types/signature.hpp"
+#include "cubridge/types/type_spelling.hpp"
+#include "spelling_table.hpp"
+
+namespace {
+
+using cubridge::parse_signature;
+using cubridge::parse_type_name;
+using cubridge::Type;
+
+TEST(TypeSpelling, EveryRowOfTheTableDenotesItsNumbaType) {
+  for (const auto& row : cubridge::test::kSpellings) {
+    std::optional<Type> t = parse_type_name(row.spelling);
+    ASSERT_TRUE(t.has_value()) << row.spelling;
+    EXPECT_EQ(t->name(), row.numba_name) << row.spelling;
+    std::optional<Type> again = parse_type_name(t->name());  // Numba's name is itself a spelling
+    ASSERT_TRUE(again.has_value()) << t->name();
+    EXPECT_EQ(*again, *t) << row.spelling;
+  }
+}
+
+TEST(TypeSpelling, EveryRowIsASignatureArgumentAndAReturnType) {
+  for (const auto& row : cubridge::test::kSpellings) {
+    const std::string text = std::string(row.spelling) + "(" + std::string(row.spelling) + ", int32)";
+    cubridge::Signature s = parse_signature(text);
+    ASSERT_EQ(s.args.size(), 2u) << text;
+    EXPECT_EQ(s.args[0].name(), row.numba_name) << text;
+    ASSERT_TRUE(s.result.has_value()) << text;
+    EXPECT_EQ(s.result->name(), row.numba_name) << text;
+  }
+}
+
+TEST(TypeSpelling, PointersAreTheirOwnKind) {
+  Type p = *parse_type_name("const float32*");
+  EXPECT_TRUE(p.is_pointer());
+  EXPECT_TRUE(p.readonly());
+  EXPECT_EQ(p.pointee(), Type::floating(32));
+  EXPECT_TRUE(parse_type_name("void*")->pointee().is_none());
+  EXPECT_FALSE(parse_type_name("UniTuple(float32* x 2)").has_value());
+  EXPECT_FALSE(parse_type_name("float32*[:]").has_value());
+}
+
+TEST(TypeSpelling, ArraysAndRecordsKeepTheirFactsApart) {
+  // An aligned record's "aligned" and a read-only array's "readonly" are two facts, not one field.
+  Type rec = *parse_type_name("Record(a=int8, b=float64; aligned)");
+  EXPECT_TRUE(rec.aligned());
+  EXPECT_FALSE(rec.readonly());
+  Type arr = *parse_type_name("const float32[:, :, ::1]");
+  EXPECT_EQ(arr.ndim(), 3);
+  EXPECT_EQ(arr.bits(), 0);  // bits are a scalar's width only
+  EXPECT_TRUE(arr.readonly());
+  EXPECT_FALSE(arr.aligned());
+}
+
+TEST(TypeSpelling, ABadSpellingGetsTheOneMessage) {
+  for (const auto& bad : cubridge::test::kBadSpellings) {
+    EXPECT_FALSE(parse_type_name(bad.spelling).has_value()) << bad.spelling;
+    const std::string text = "void(" + std::string(bad.spelling) + ")";
+    try {
+      parse_signature(text);
+      ADD_FAILURE() << text << " was accepted";
+    } catch (const std::invalid_argument& e) {
+      const std::string expected = "signature '" + text + "': unknown argument type '" + std::string(bad.spelling) +
+                                   "': " + std::string(bad.says);
+      EXPECT_EQ(std::string(e.what()).substr(0, expected.size()), expected) << e.what();
+    }
+  }
+}
+
+TEST(TypeSpelling, SignatureShapes) {
+  EXPECT_EQ(parse_signature("float32(float32, float32)").str(), "float32(float32, float32)");
+  EXPECT_EQ(parse_signature("(float64,)").str(), "(float64)");
+  EXPECT_EQ(parse_signature("float32[:], int64").str(), "(array(float32, 1d, A), int64)");
+  EXPECT_EQ(parse_signature("array(float32, 1d, C)").str(), "(array(float32, 1d, C))");
+  EXPECT_EQ(parse_signature("UniTuple(int32 x 2)(int32)").str(), "UniTuple(int32 x 2)(int32)");
+  EXPECT_EQ(parse_signature("void()").str(), "none()");
+  EXPECT_EQ(parse_signature("void(float32[:], const float32*)"), parse_signature("none(array(float32, 1d, A), const float32*)"));
+  EXPECT_THROW(parse_signature("int32,, int32"), std::invalid_argument);
+  EXPECT_THROW(parse_signature("void(none)"), std::invalid_argument);
+  EXPECT_THROW(parse_signature("void(float32[:)"), std::invalid_argument);
+}
+
+}  // namespace
