@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "compiler/typing/stack_budget.hpp"
 #include "compiler/typing/typer.hpp"
 
 namespace cubridge::compiler::typer_detail {
@@ -282,12 +283,14 @@ class FunctionTyper {
   /// The value's type, Optional kept (assignments to a name, returns, `is None` operands, branches of a
   /// conditional expression).
   Type expr_optional(Expr& e) {
+    if (stack_left() < stack_reserve()) too_deep(e.loc);
     Type t = expr_inner(e);
     e.type = t;
     return t;
   }
 
   const Constant* constant_of(std::string_view name, SourceLoc loc);
+  [[noreturn]] void too_deep(SourceLoc loc);
 
   Type expr_inner(Expr& e) {
     switch (e.kind) {

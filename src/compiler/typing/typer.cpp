@@ -203,6 +203,14 @@ const Constant* FunctionTyper::constant_of(std::string_view name, SourceLoc loc)
   return p;
 }
 
+void FunctionTyper::too_deep(SourceLoc loc) {
+  error(loc, "this code nests too deeply for the compiler (" + std::to_string(stack_left() >> 10) +
+                 " KiB of the thread's stack left, " + std::to_string(stack_reserve() >> 10) +
+                 " KiB kept free): calls nest at most " + std::to_string(kMaxCallDepth) +
+                 " deep and each function's expressions 300 levels, but calls made deep inside expressions "
+                 "add up; split deep expressions into named parts or shorten the chain of calls");
+}
+
 Type FunctionTyper::user_call(Expr& e, const FunctionDef& def, const std::vector<Type>& args, bool unknown) {
   e.callee = Callee::UserFunction;
   if (std::find(prog_.stack.begin(), prog_.stack.end(), &def) != prog_.stack.end())
@@ -217,12 +225,20 @@ Type FunctionTyper::user_call(Expr& e, const FunctionDef& def, const std::vector
       error(e.kids[i + 1]->loc, "cannot pass a value of type " + args[i].name() + " to " + def.name + "()");
   auto& fns = prog_.out.functions;
   for (std::size_t i = 1; i < fns.size(); ++i) {
+    // A specialisation that failed stays failed: the lenient passes do not type it again (each of the
+    // caller's passes did, and so did each level of a chain of calls: time exponential in the chain's
+    // depth); the strict pass types it again to report its error.
+    if (fns[i]->def == &def && fns[i]->arg_types == args && fns[i]->failed && !strict_) return Type();
     if (fns[i]->def == &def && fns[i]->arg_types == args && !fns[i]->failed) {
       e.callee_index = static_cast<int>(i);
       if (fns[i]->can_raise) fn_.can_raise = true;
       return fns[i]->return_type;
     }
   }
+  if (prog_.stack.size() > kMaxCallDepth)
+    error(e.loc, "this call of '" + def.name + "' nests calls " + std::to_string(prog_.stack.size()) +
+                     " deep: calls of module functions nest at most " + std::to_string(kMaxCallDepth) +
+                     " deep (each is typed and inlined inside its caller); shorten the chain of calls");
   auto f = std::make_unique<TypedFunction>();
   f->def = &def;
   f->arg_types = args;

@@ -5,26 +5,23 @@
 #include <gtest/gtest.h>
 #include <fcntl.h>
 #include <pwd.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "cubridge/compiler/code_cache.hpp"
+#include "in_child.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using cubridge::CodeCache;
+using cubridge::testing::finishes_within;
 
 struct ScratchDir {
   fs::path path;
@@ -77,21 +74,6 @@ mode_t mode_of(const fs::path& p) {
   struct stat st {};
   ::lstat(p.c_str(), &st);
   return st.st_mode & 07777;
-}
-
-// Runs `body` in a child process; true when the child exits 0 within `seconds` (it is killed otherwise).
-bool finishes_within(double seconds, const std::function<bool()>& body) {
-  pid_t pid = ::fork();
-  if (pid == 0) ::_exit(body() ? 0 : 1);
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  int status = 0;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (::waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  ::kill(pid, SIGKILL);
-  ::waitpid(pid, &status, 0);
-  return false;
 }
 
 TEST(CodeCacheTrust, AFifoInPlaceOfAnEntryIsAMissWithoutBlocking) {
