@@ -5,12 +5,16 @@
 #include <stdexcept>
 
 #include "support/file_bytes.hpp"
+#include "compiler/toolkit/isolated_link.hpp"
+#include "compiler/toolkit/link_fork_guard.hpp"
 #include "compiler/toolkit/toolkit_libraries.hpp"
+#include "compiler/toolkit/trusted_ltoir.hpp"
 
 namespace cubridge {
 namespace {
 
 using toolkit_detail::NvJitLinkApi;
+using toolkit_detail::NvJitLinkUse;
 using toolkit_detail::nvjitlink_api;
 
 // nvJitLink has no nvJitLinkGetErrorString; names and meanings below are those of nvJitLink.h (13.0).
@@ -109,6 +113,7 @@ class Handle {
     throw LinkError(msg, log);
   }
 
+  NvJitLinkUse use_;  // first: held from before nvJitLinkCreate until after nvJitLinkDestroy
   const NvJitLinkApi& api_;
   nvJitLinkHandle handle_ = nullptr;
 };
@@ -240,16 +245,7 @@ LinkResult Linker::link(bool want_ptx) const {
     throw std::invalid_argument("Linker::link: no inputs; add PTX, LTO-IR, cubin or fatbin first");
   if (want_ptx && !options_.lto)
     throw std::invalid_argument("Linker::link: linked PTX exists only with LTO (lto=true); got lto=false");
-  Handle h(nvjitlink_api(), option_strings());
-  for (const auto& in : taken) h.add(in->type, in->data, in->name);
-  h.complete();
-  LinkResult result;
-  result.cubin = h.cubin();
-  result.info_log = h.info_log();
-  // nvJitLink keeps the LTO PTX only when linking with -ptx (which then makes no cubin): link again, the
-  // same inputs (another thread may have added one since).
-  if (want_ptx) result.ptx = link_ptx_of(taken);
-  return result;
+  return run(taken, true, want_ptx);
 }
 
 std::string Linker::link_ptx() const {
@@ -258,7 +254,38 @@ std::string Linker::link_ptx() const {
     throw std::invalid_argument("Linker::link_ptx: no inputs; add PTX or LTO-IR first");
   if (!options_.lto)
     throw std::invalid_argument("Linker::link_ptx: linked PTX exists only with LTO (lto=true); got lto=false");
-  return link_ptx_of(taken);
+  return run(taken, false, true).ptx;
+}
+
+LinkResult Linker::run(const Inputs& taken, bool want_cubin, bool want_ptx) const {
+  std::string untrusted;
+  for (const auto& in : taken) {
+    if (in->type != LinkInputType::ltoir) continue;
+    if (!toolkit_detail::looks_like_ltoir(in->data))
+      throw LinkError("the ltoir input '" + in->name + "' (" + std::to_string(in->data.size()) +
+                      " bytes) is not LTO-IR: expected the LTO-IR magic 0x7F4E43ED and a header of " +
+                      std::to_string(toolkit_detail::kLtoirHeaderBytes) + " bytes");
+    if (!toolkit_detail::is_trusted_ltoir(in->data)) untrusted += (untrusted.empty() ? "'" : ", '") + in->name + "'";
+  }
+  auto body = [&] {
+    LinkResult result;
+    if (want_cubin) {
+      Handle h(nvjitlink_api(), option_strings());
+      for (const auto& in : taken) h.add(in->type, in->data, in->name);
+      h.complete();
+      result.cubin = h.cubin();
+      result.info_log = h.info_log();
+    }
+    // nvJitLink keeps the LTO PTX only when linking with -ptx (which then makes no cubin): link again, the
+    // same inputs (another thread may have added one since).
+    if (want_ptx) result.ptx = link_ptx_of(taken);
+    return result;
+  };
+  if (untrusted.empty()) return body();
+  nvjitlink_api();  // loaded here, not in the child: a missing library is this process's ToolkitError
+  toolkit_detail::install_fork_guard();
+  return toolkit_detail::link_in_child(body, "the LTO-IR input(s) " + untrusted + " (not produced by cubridge in "
+                                             "this process)");
 }
 
 std::string Linker::link_ptx_of(const Inputs& taken) const {
