@@ -186,6 +186,33 @@ def test_decompiling_grows_linearly_with_the_function(shape):
     assert large / small < 8, f"{shape}: 1,000 statements {small:.2f} s, 4,000 statements {large:.2f} s"
 
 
+@supported
+def test_a_conditional_assignment_312_splits_is_refused_not_an_index_error():
+    """Issue 25: a bare IndexError from the decompiler for some exec'd functions (found again by fuzzing: on
+    3.12 the stores of `a, b = 1, (y if c else z)` are copied into each branch of the condition, and the
+    decoder took a value from an empty stack). Other versions rebuild it; 3.12 refuses it naming the line."""
+    src = "def f(a, b):\n    if a:\n        a, b = 1, (3 if (a < 2 < 1) else b)\n    else:\n        b = 2\n"
+    ns: dict = {}
+    exec(compile(src, "<string>", "exec"), ns)
+    try:
+        text, first = _bytecode.source_text(ns["f"])
+    except _bytecode.BytecodeError as e:
+        assert str(e).startswith("<string>:3: f: "), str(e)
+    else:
+        assert "a, b = 1, 3 if a < 2 < 1 else b" in text and first == 1
+
+
+def test_an_unforeseen_decoding_failure_is_a_refusal_naming_the_function(monkeypatch):
+    def broken(self, lo, hi, ctx):
+        raise IndexError("list index out of range")
+    monkeypatch.setattr(_bytecode.Decoder, "block", broken)
+    ns: dict = {}
+    exec(compile("def g(x):\n    return x\n", "<string>", "exec"), ns)
+    with pytest.raises(_bytecode.BytecodeError, match=r"^<string>:1: g: code of a shape the decompiler does not "
+                                                      r"read \(IndexError while decoding\) cannot be compiled"):
+        _bytecode.source_text(ns["g"])
+
+
 # ---- where Python keeps the source, it is used ----
 
 def test_linecache_registered_source_is_read_as_written():

@@ -102,6 +102,13 @@ def source_text(fn) -> tuple[str, int]:
         except Unsupported as e:
             first_error = first_error or _refuse(code, e.line or code.co_firstlineno, e.construct)
             continue
+        except (IndexError, KeyError) as e:
+            # A shape the decoder's rules did not foresee (each one found is refused by name where it is
+            # recognised, as in Decoder.statement): refused, never compiled differently.
+            first_error = first_error or _refuse(code, code.co_firstlineno,
+                                                 f"code of a shape the decompiler does not read "
+                                                 f"({type(e).__name__} while decoding)")
+            continue
         text = render(header, docstring, body, code.co_firstlineno)
         bad = first_difference(fn, text)
         if bad is None:

@@ -94,6 +94,9 @@ class Decoder(ValueReader):
             self.fail("code that does not end in a return", len(ins) - 1)
         op, line = ins[j].op, self.line_of(k, j)
         if op in STORES or op == "SWAP":
+            if not stack:  # 3.12 copies `a, b = x, (y if c else z)`'s stores into each branch of the condition
+                self.fail("an assignment whose stores CPython copied into the branches of a conditional "
+                          "expression (assign the conditional expression to a name first)", j)
             return self.assignment(k, j, stack, line, out)
         if op == "POP_TOP":
             if len(stack) == 1:
