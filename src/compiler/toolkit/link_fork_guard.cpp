@@ -35,6 +35,10 @@ void install_fork_guard() {
   });
 }
 
+// Registered when the library is loaded, before any thread of the process can be inside nvJitLink (a
+// fork racing a first link would otherwise find no handler).
+const bool g_installed = (install_fork_guard(), true);
+
 NvJitLinkUse::NvJitLinkUse() {
   install_fork_guard();
   pthread_rwlock_rdlock(&g_lock);

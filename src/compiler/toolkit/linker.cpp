@@ -58,7 +58,7 @@ nvJitLinkInputType to_nvjitlink(LinkInputType t) {
 // One nvJitLink handle; destroyed on every path.
 class Handle {
  public:
-  Handle(const NvJitLinkApi& api, const std::vector<std::string>& options) : api_(api) {
+  explicit Handle(const std::vector<std::string>& options) : api_(nvjitlink_api()) {
     std::vector<const char*> argv;
     for (const std::string& o : options) argv.push_back(o.c_str());
     std::string joined;
@@ -113,7 +113,7 @@ class Handle {
     throw LinkError(msg, log);
   }
 
-  NvJitLinkUse use_;  // first: held from before nvJitLinkCreate until after nvJitLinkDestroy
+  NvJitLinkUse use_;  // first: held from before the library is loaded until after nvJitLinkDestroy
   const NvJitLinkApi& api_;
   nvJitLinkHandle handle_ = nullptr;
 };
@@ -270,7 +270,7 @@ LinkResult Linker::run(const Inputs& taken, bool want_cubin, bool want_ptx) cons
   auto body = [&] {
     LinkResult result;
     if (want_cubin) {
-      Handle h(nvjitlink_api(), option_strings());
+      Handle h(option_strings());
       for (const auto& in : taken) h.add(in->type, in->data, in->name);
       h.complete();
       result.cubin = h.cubin();
@@ -282,8 +282,10 @@ LinkResult Linker::run(const Inputs& taken, bool want_cubin, bool want_ptx) cons
     return result;
   };
   if (untrusted.empty()) return body();
-  nvjitlink_api();  // loaded here, not in the child: a missing library is this process's ToolkitError
-  toolkit_detail::install_fork_guard();
+  {
+    NvJitLinkUse use;  // loaded here, not in the child: a missing library is this process's ToolkitError
+    nvjitlink_api();
+  }
   return toolkit_detail::link_in_child(body, "the LTO-IR input(s) " + untrusted + " (not produced by cubridge in "
                                              "this process)");
 }
@@ -291,7 +293,7 @@ LinkResult Linker::run(const Inputs& taken, bool want_cubin, bool want_ptx) cons
 std::string Linker::link_ptx_of(const Inputs& taken) const {
   std::vector<std::string> opts = option_strings();
   opts.push_back("-ptx");
-  Handle h(nvjitlink_api(), opts);
+  Handle h(opts);
   for (const auto& in : taken) h.add(in->type, in->data, in->name);
   h.complete();
   return h.ptx();
@@ -304,6 +306,7 @@ LinkResult link(const std::vector<LinkInput>& inputs, const LinkOptions& options
 }
 
 std::pair<unsigned, unsigned> nvjitlink_version() {
+  NvJitLinkUse use;
   unsigned major = 0, minor = 0;
   if (nvjitlink_api().nvJitLinkVersion(&major, &minor) != NVJITLINK_SUCCESS)
     throw ToolkitError("nvJitLinkVersion failed");

@@ -1,7 +1,10 @@
 // Internal: the digests of LTO-IR produced in this process (trusted_ltoir.hpp).
 #include "trusted_ltoir.hpp"
 
+#include <pthread.h>
+
 #include <cstring>
+#include <new>
 #include <deque>
 #include <mutex>
 #include <set>
@@ -19,10 +22,16 @@ struct Trusted {
   std::deque<Digest256> order;  // oldest first, for forgetting past kMaxTrusted
 };
 
-Trusted& trusted() {
-  static Trusted* t = new Trusted;  // never destroyed: links may run while the process exits
-  return *t;
-}
+Trusted* const g_trusted = new Trusted;  // never destroyed: links may run while the process exits
+
+Trusted& trusted() { return *g_trusted; }
+
+// A fork while another thread holds the record's mutex would give the child a mutex no thread of it
+// releases (its next link would hang): held across fork, released in the parent, made afresh in the child.
+void lock_before_fork() { g_trusted->mutex.lock(); }
+void unlock_in_parent() { g_trusted->mutex.unlock(); }
+void renew_in_child() { new (&g_trusted->mutex) std::mutex(); }
+const bool g_fork_safe = (pthread_atfork(&lock_before_fork, &unlock_in_parent, &renew_in_child) == 0);
 
 }  // namespace
 
