@@ -171,19 +171,21 @@ def _generated(shape: str, n: int):
 @pytest.mark.parametrize("shape", list(_SHAPES))
 def test_decompiling_grows_linearly_with_the_function(shape):
     """Issue 25 class 6: each statement scanned to the end of the function (a 'while True' back-jump search,
-    a loop's breaks, END_FOR targets, copied returns): 3.6 s at 4,000 statements, 92 s at 40,000. Four
-    times the statements must take well under sixteen times as long (linear: 4; the scans made it 10-12
-    here); the best of three runs, against a loaded machine."""
+    a loop's breaks, END_FOR targets, copied returns): 3.6 s at 4,000 statements, 92 s at 40,000. Eight
+    times the statements must take well under 64 times as long (linear: 8; CPython's dis.findlabels, which
+    cubridge cannot change, adds a little quadratic time of its own to loops); the best of three runs in CPU
+    time, bounded at half the quadratic 64x
+    (measured here: 14-15x; the scans made 500 -> 2,000 statements alone 9-15x)."""
     def best(n):
         fn = _generated(shape, n)
         times = []
-        for _ in range(3):
-            t0 = time.perf_counter()
+        for _ in range(3):  # CPU time of this process: other processes on the machine do not count
+            t0 = time.process_time()
             _bytecode.source_text(fn)
-            times.append(time.perf_counter() - t0)
+            times.append(time.process_time() - t0)
         return min(times)
-    small, large = best(1000), best(4000)
-    assert large / small < 8, f"{shape}: 1,000 statements {small:.2f} s, 4,000 statements {large:.2f} s"
+    small, large = best(500), best(4000)
+    assert large / small < 32, f"{shape}: 500 statements {small:.2f} s, 4,000 statements {large:.2f} s"
 
 
 @supported
