@@ -53,4 +53,12 @@ std::size_t stack_reserve() noexcept {
   return size != 0 && size / 4 < kLargeReserve ? size / 4 : kLargeReserve;
 }
 
+std::string too_deep_message() {
+  return "this code nests too deeply for the compiler (" + std::to_string(stack_left() >> 10) +
+         " KiB of the thread's stack left, " + std::to_string(stack_reserve() >> 10) +
+         " KiB kept free): calls nest at most " + std::to_string(kMaxCallDepth) +
+         " deep and each function's expressions 300 levels, but calls made deep inside expressions add up; "
+         "split deep expressions into named parts or shorten the chain of calls";
+}
+
 }  // namespace cubridge::compiler::typer_detail

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 namespace cubridge::compiler::typer_detail {
 
@@ -21,5 +22,15 @@ std::size_t stack_left() noexcept;
 /// The bytes the typer keeps free: it refuses to go deeper once stack_left() falls below this. A quarter
 /// of a small stack, 256 KiB of a large one (room for the frames between two checks and for unwinding).
 std::size_t stack_reserve() noexcept;
+
+/// The CompileError text for code that nests past the budget (how much stack was left, the limits).
+std::string too_deep_message();
+
+/// Thrown by recursive walks that have no file to name (cloning a function's body): type_function turns it
+/// into a CompileError at (line, col) of the function being typed.
+struct StackExhausted {
+  int line;
+  int col;
+};
 
 }  // namespace cubridge::compiler::typer_detail

@@ -2,6 +2,7 @@
 // until the variable types stop changing (types only widen, by unification, so this terminates), then
 // once more in strict mode, where anything still unknown or unsupported is an error.
 #include "compiler/typing/function_typer.hpp"
+#include "compiler/typing/stack_budget.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,6 +11,9 @@
 namespace cubridge::compiler {
 
 ExprPtr clone_expr(const Expr& e) {
+  // a callee's body is cloned on top of its caller's typing: the same stack budget as the typer's
+  if (typer_detail::stack_left() < typer_detail::stack_reserve())
+    throw typer_detail::StackExhausted{e.loc.line, e.loc.col};
   auto c = std::make_unique<Expr>();
   c->kind = e.kind;
   c->loc = e.loc;
@@ -61,7 +65,11 @@ void type_function(Program& prog, TypedFunction& fn) {
   if (fn.arg_types.size() != def.params.size())
     fail(def.file, def.loc, "function '" + def.name + "' takes " + std::to_string(def.params.size()) +
                                 " argument(s) but the signature gives " + std::to_string(fn.arg_types.size()));
-  fn.body = clone_body(def.body);
+  try {
+    fn.body = clone_body(def.body);
+  } catch (const StackExhausted& at) {
+    fail(def.file, SourceLoc{at.line, at.col}, too_deep_message());
+  }
   fn.local_names = def.params;
   fn.local_types = fn.arg_types;
   // Every name bound anywhere in the body is local (Python's scoping rule).
@@ -203,13 +211,7 @@ const Constant* FunctionTyper::constant_of(std::string_view name, SourceLoc loc)
   return p;
 }
 
-void FunctionTyper::too_deep(SourceLoc loc) {
-  error(loc, "this code nests too deeply for the compiler (" + std::to_string(stack_left() >> 10) +
-                 " KiB of the thread's stack left, " + std::to_string(stack_reserve() >> 10) +
-                 " KiB kept free): calls nest at most " + std::to_string(kMaxCallDepth) +
-                 " deep and each function's expressions 300 levels, but calls made deep inside expressions "
-                 "add up; split deep expressions into named parts or shorten the chain of calls");
-}
+void FunctionTyper::too_deep(SourceLoc loc) { error(loc, too_deep_message()); }
 
 Type FunctionTyper::user_call(Expr& e, const FunctionDef& def, const std::vector<Type>& args, bool unknown) {
   e.callee = Callee::UserFunction;
