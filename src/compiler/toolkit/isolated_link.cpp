@@ -128,8 +128,10 @@ LinkResult link_in_child(const std::function<LinkResult()>& link, const std::str
     throw LinkError(a, b);
   if (!answer.empty() && answer[0] == 'e' && get_field(answer, at, a))
     throw LinkError("linking " + inputs + " in an isolated process failed: " + a);
-  throw LinkError("the isolated process linking " + inputs + " exited (status " +
-                  std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ") without an answer");
+  throw LinkError("nvJitLink's process exited (status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
+                  ") without an answer linking " + inputs +
+                  " in an isolated process (a crash that a sanitizer or signal handler turned into an exit): such an "
+                  "input is corrupt or from an incompatible toolkit; this process is unharmed");
 }
 
 }  // namespace cubridge::toolkit_detail
