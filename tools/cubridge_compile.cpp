@@ -22,13 +22,14 @@ namespace {
 constexpr std::size_t kMaxSourceBytes = std::size_t{16} << 20;  // as the Python CLI: /dev/zero is refused
 
 constexpr const char* kUsage =
-    "usage: cubridge-compile FILE.py:FUNC --sig SIG [--abi {c,numba}] [--abi-name NAME] [--output {ptx,ltoir}]\n"
+    "usage: cubridge-compile {FILE.py:FUNC | -:FUNC} --sig SIG [--abi {c,numba}] [--abi-name NAME] [--output {ptx,ltoir}]\n"
     "                        [--cc CC] [--fastmath] [--lineinfo] [--debug] [--kernel] [-O0] [-o OUT] [--timings]\n";
 
 constexpr const char* kHelp =
     "Compile a Python function to PTX or LTO-IR (no Python interpreter, no GPU).\n\n"
     "positional arguments:\n"
-    "  FILE.py:FUNC          the function FUNC defined in FILE.py\n\n"
+    "  FILE.py:FUNC          the function FUNC defined in FILE.py; -:FUNC reads the module's source from\n"
+    "                        standard input\n\n"
     "options:\n"
     "  --sig SIG             the signature, e.g. 'float32(float32, float32)', or '(int32, int32)' to infer the\n"
     "                        return type\n"
@@ -66,9 +67,33 @@ int usage_error(const std::string& message) {
   return 2;
 }
 
-// The file's text: a regular UTF-8 file of at most kMaxSourceBytes, a byte-order mark skipped; nullopt
-// and `why` set otherwise.
+// Standard input's text, at most kMaxSourceBytes of it (as the Python CLI reads `-`).
+std::optional<std::string> read_stdin(std::string& why) {
+  std::string text;
+  char buf[1 << 16];
+  std::size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) {
+    text.append(buf, n);
+    if (text.size() > kMaxSourceBytes) {
+      why = "more than 16 MiB; source files of at most 16 MiB are read";
+      return std::nullopt;
+    }
+  }
+  if (std::ferror(stdin) != 0) {
+    why = std::strerror(errno);
+    return std::nullopt;
+  }
+  return text;
+}
+
+// The file's text ("-": standard input's): a regular UTF-8 file of at most kMaxSourceBytes, a byte-order
+// mark skipped; nullopt and `why` set otherwise.
 std::optional<std::string> read_source(const std::string& path, std::string& why) {
+  if (path == "-") {
+    std::optional<std::string> text = read_stdin(why);
+    if (text && text->starts_with("\xEF\xBB\xBF")) text->erase(0, 3);
+    return text;
+  }
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     why = std::strerror(errno);
@@ -146,7 +171,7 @@ int main(int argc, char** argv) {
         out = value();
       } else if (a == "--timings") {
         timings = true;
-      } else if (a.starts_with("-") && a != "-") {
+      } else if (a.starts_with("-") && a != "-" && !a.starts_with("-:")) {
         return usage_error("unrecognized arguments: " + std::string(a));
       } else if (target.empty()) {
         target = a;
@@ -162,20 +187,27 @@ int main(int argc, char** argv) {
                        (target.empty() ? "FILE.py:FUNC" : "--sig"));
   const auto colon = target.rfind(':');
   if (colon == std::string::npos || colon == 0 || colon + 1 == target.size()) {
-    std::cerr << "cubridge compile: expected FILE.py:FUNC, got '" << target << "'\n";
+    std::cerr << "cubridge compile: expected FILE.py:FUNC (or -:FUNC for a module on standard input), got '"
+              << target << "'\n";
     return 2;
   }
   const std::string path = target.substr(0, colon), func = target.substr(colon + 1);
   std::string why;
   std::optional<std::string> source = read_source(path, why);
   if (!source) {
-    std::cerr << "cubridge compile: cannot read " << path << ": " << why << "\n";
+    std::cerr << "cubridge compile: cannot read " << (path == "-" ? std::string("standard input") : path) << ": "
+              << why << "\n";
     return 2;
   }
   if (out.empty()) out = func + (options.output == compiler::Output::ptx ? ".ptx" : ".ltoir");
-  options.filename = path;
-  std::string stem = path.substr(path.find_last_of('/') + 1);
-  options.module_name = stem.substr(0, stem.rfind(".py") == std::string::npos ? stem.size() : stem.rfind(".py"));
+  if (path == "-") {  // as Python names a module read from standard input, in messages and line tables
+    options.filename = "<stdin>";
+    options.module_name = "__main__";
+  } else {
+    options.filename = path;
+    std::string stem = path.substr(path.find_last_of('/') + 1);
+    options.module_name = stem.substr(0, stem.rfind(".py") == std::string::npos ? stem.size() : stem.rfind(".py"));
+  }
   options.abi_name = abi_name;
   if (!abi_given && !options.device) options.abi = compiler::Abi::numba;  // a kernel takes the Numba ABI
   compiler::CompileResult r;

@@ -70,11 +70,18 @@ def _cache_disabled() -> bool:
     return os.environ.get("CUBRIDGE_DISABLE_CACHE", "") not in ("", "0")
 
 
+# The cache's MAC key (src/compiler/cache/cache_directory.cpp's kSecretName): not an entry, and `cache clear`
+# keeps it, so it is counted neither in the usage nor in what a clear removes.
+_CACHE_SECRET = "secret"
+
+
 def cache_usage(directory: str) -> dict[str, int]:
-    """Files and bytes under the cache directory (0 and 0 where it does not exist)."""
+    """Entries (files) and bytes under the cache directory (0 and 0 where it does not exist)."""
     files = size = 0
     for root, _, names in os.walk(directory):
         for n in names:
+            if root == directory and n == _CACHE_SECRET:
+                continue
             try:
                 size += os.lstat(os.path.join(root, n)).st_size
                 files += 1

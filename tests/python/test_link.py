@@ -128,3 +128,77 @@ def test_gpu_python_function_in_the_cuda_kernel():
 def test_gpu_link_default_arch_is_the_device():
     cc = tuple(cubridge.Device(0).compute_capability)
     assert cubridge.Linker().arch == cc
+
+
+# ---- issue 25: untrusted LTO-IR and fork() (docs/linking.md) ----
+
+def _own_ltoir() -> bytes:
+    def f(x, y):
+        return x * y + 1.0
+    code, _ = cubridge.compile(f, "float32(float32, float32)", device=True, abi="c", cc=(9, 0), output="ltoir")
+    return code
+
+
+def test_corrupt_ltoir_with_a_valid_header_is_a_link_error_not_a_crash():
+    """One header byte of our own output changed made nvJitLinkComplete segfault in-process; LTO-IR that
+    cubridge did not make in this process now links in a child process."""
+    import subprocess
+    script = ("import cubridge\n"
+              "def f(x, y):\n    return x * y + 1.0\n"
+              "code, _ = cubridge.compile(f, 'float32(float32, float32)', device=True, abi='c', cc=(9, 0), "
+              "output='ltoir')\n"
+              "bad = bytearray(code); bad[0x13] = 0x43\n"
+              "try:\n    cubridge.link([('ltoir', bytes(bad), 'bad.ltoir')], (9, 0))\n"
+              "except cubridge.LinkError as e:\n    print('LinkError:', e)\n")
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert r.returncode == 0, r.stderr
+    assert "LinkError: nvJitLink crashed (signal 11" in r.stdout or "LinkError: nvJitLink failed" in r.stdout, r.stdout
+    assert "'bad.ltoir' (not produced by cubridge in this process) in an isolated process" in r.stdout
+
+
+def test_bytes_without_the_ltoir_magic_are_refused_naming_the_input():
+    with pytest.raises(cubridge.LinkError, match=r"the ltoir input 'x\.ltoir' \(64 bytes\) is not LTO-IR: expected "
+                                                 r"the LTO-IR magic 0x7F4E43ED"):
+        cubridge.link([("ltoir", b"\0" * 64, "x.ltoir")], (9, 0))
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_os_fork_while_another_thread_links_leaves_the_child_able_to_link():
+    """About 1 fork in 15 made while another thread was inside nvJitLink gave a child stuck on its mutex."""
+    import threading
+    import time
+    ltoir = _own_ltoir()
+    stop = threading.Event()
+
+    def keep_linking():
+        while not stop.is_set():
+            cubridge.link([("ltoir", ltoir, "f.ltoir")], (9, 0))
+
+    worker = threading.Thread(target=keep_linking)
+    worker.start()
+    stuck = 0
+    try:
+        for _ in range(20):
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    ok = len(cubridge.link([("ltoir", ltoir, "f.ltoir")], (9, 0))) > 0
+                finally:
+                    os._exit(0 if ok else 1)
+            deadline = time.monotonic() + 60
+            while True:
+                done, status = os.waitpid(pid, os.WNOHANG)
+                if done:
+                    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+                    break
+                if time.monotonic() > deadline:
+                    os.kill(pid, 9)
+                    os.waitpid(pid, 0)
+                    stuck += 1
+                    break
+                time.sleep(0.01)
+    finally:
+        stop.set()
+        worker.join()
+    assert stuck == 0

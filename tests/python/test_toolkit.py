@@ -172,6 +172,35 @@ def test_code_cache_roundtrip(tmp_path, monkeypatch):
     assert cache.clear() == 1
 
 
+def test_code_cache_refuses_a_directory_others_may_write_with_one_warning(tmp_path, monkeypatch):
+    """Issue 25 class 5 (docs/code-cache.md): a cache directory group or others may write to is not used;
+    Python gets one RuntimeWarning per directory, and compiling goes on without the cache."""
+    import warnings
+    monkeypatch.delenv("CUBRIDGE_DISABLE_CACHE", raising=False)
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o777)
+    cache = cubridge.CodeCache(str(shared))
+    with pytest.warns(RuntimeWarning, match=r"the code cache directory .*shared is writable by group or others "
+                                            r"\(mode 0777.*; compiling without the on-disk cache"):
+        assert not cache.put("k", b"v")
+    assert "writable by group or others (mode 0777" in cache.problem
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # once per directory: no second warning
+        assert cache.get("k") is None
+    assert os.listdir(shared) == []
+    monkeypatch.setenv("CUBRIDGE_CACHE_DIR", str(shared))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ptx, _ = cubridge.compile_ptx(add_two, "float32(float32, float32)", device=True, cc=(9, 0))
+    assert ".func" in ptx
+    assert cubridge.CodeCache(str(tmp_path / "mine")).problem == ""  # not created yet: no problem
+
+
+def add_two(x, y):
+    return x + y
+
+
 def test_code_cache_default_directory(monkeypatch, tmp_path):
     monkeypatch.setenv("CUBRIDGE_CACHE_DIR", str(tmp_path))
     assert cubridge.CodeCache.default_directory() == str(tmp_path)

@@ -1,6 +1,10 @@
 // A persistent on-disk cache of compiled code (PTX, LTO-IR, cubin), shared by every process of a user.
 // Implements: the code face's "persistent on-disk cache (keyed by source, signature, options and toolkit
-// version)". Entries are written atomically (rename); a corrupt or foreign entry reads as a miss.
+// version)". Entries are written atomically (rename); a corrupt, foreign or forged entry reads as a miss.
+// Trust (docs/code-cache.md): the directory must be this user's and closed to others (0700), entries must be
+// regular files under a size cap, and each carries HMAC-SHA256 under a per-user secret kept in the directory
+// (0600), so an entry edited by anyone without that secret reads as a miss. A directory that fails the
+// checks is not used: compiling goes on without the cache, after one warning.
 #pragma once
 
 #include <cstddef>
@@ -22,9 +26,17 @@ struct CacheKeyTools {
 
 class CodeCache {
  public:
-  /// $CUBRIDGE_CACHE_DIR, else $XDG_CACHE_HOME/cubridge, else $HOME/.cache/cubridge, else
-  /// <temp>/cubridge-cache-<uid>.
+  /// Entries larger than this are neither written nor read (a file that grew past it reads as a miss).
+  static constexpr std::size_t max_entry_bytes = std::size_t{256} << 20;
+
+  /// $CUBRIDGE_CACHE_DIR, else $XDG_CACHE_HOME/cubridge, else $HOME/.cache/cubridge, else the home
+  /// directory of the user's passwd entry + /.cache/cubridge, else <temp>/cubridge-cache-<uid> (checked
+  /// like any other: a folder of that name made by another user is refused).
   static std::filesystem::path default_directory();
+  /// Called once per refused directory per process with a message naming it and why; the default
+  /// writes the message to stderr. The Python module installs one that issues a RuntimeWarning.
+  using WarningHandler = void (*)(const std::string& message);
+  static void set_warning_handler(WarningHandler handler) noexcept;
   /// False when $CUBRIDGE_DISABLE_CACHE is set to anything but "" or "0": get() then always misses
   /// and put() writes nothing.
   static bool enabled_by_environment();
@@ -40,10 +52,14 @@ class CodeCache {
   static std::string make_key(std::initializer_list<std::string_view> parts, CacheKeyTools tools = {});
   static std::string make_key(std::span<const std::string> parts, CacheKeyTools tools = {});
 
-  /// The bytes stored under `key`, or nullopt on a miss, a corrupt entry, or any I/O error.
+  /// Why this cache's directory is refused (empty when it is usable or simply not created yet).
+  std::string problem() const;
+
+  /// The bytes stored under `key`, or nullopt on a miss, a corrupt or forged entry, or any I/O error.
   std::optional<std::string> get(std::string_view key) const;
   /// Stores `bytes` under `key` (atomically: other processes see the old entry or the new one).
-  /// Returns false, without throwing, when the entry cannot be written (read-only directory, full disk).
+  /// Returns false, without throwing, when the entry cannot be written (read-only directory, full disk,
+  /// a refused directory, more than max_entry_bytes).
   bool put(std::string_view key, std::string_view bytes) const;
   /// Removes the entry for `key`; true when one was there.
   bool remove(std::string_view key) const;

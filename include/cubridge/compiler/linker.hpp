@@ -50,7 +50,9 @@ class LinkError : public ToolkitError {
   using ToolkitError::ToolkitError;
 };
 
-/// Collects inputs (copied, so the caller's buffers may go away) and links them on demand. A Linker can
+/// Collects inputs (copied, so the caller's buffers may go away) and links them on demand. LTO-IR that
+/// cubridge did not produce in this process is linked in a child process, so a corrupt input that crashes
+/// nvJitLink gives a LinkError instead of taking the process down (docs/linking.md). A Linker can
 /// link any number of times; each link uses a fresh nvJitLink handle. Threads may share one Linker: add()
 /// and link() may run at once, and a link uses the inputs added before it started (an input added while it
 /// runs joins the next link), because linking takes milliseconds to seconds and bindings run it without
@@ -94,6 +96,9 @@ class Linker {
   using Inputs = std::vector<std::shared_ptr<const Input>>;
   Inputs inputs() const;  ///< the inputs added so far, taken under the lock
   std::string link_ptx_of(const Inputs& inputs) const;
+  /// Links `inputs` into a cubin (want_cubin) and/or linked PTX (want_ptx): in this process when every
+  /// LTO-IR input is cubridge's own, else in a child process (docs/linking.md, "Which inputs are trusted").
+  LinkResult run(const Inputs& inputs, bool want_cubin, bool want_ptx) const;
 
   LinkOptions options_;
   mutable std::mutex mutex_;  ///< guards inputs_

@@ -13,7 +13,7 @@ import sys
 import types
 
 from .decoder import END, Ctx, Decoder, Unsupported
-from .instructions import SUPPORTED_VERSIONS, instructions, merge_copied_returns, unsupported_version_message
+from .instructions import SUPPORTED_VERSIONS, instructions, merge_copied_returns, read, unsupported_version_message
 from .render import render
 from .roundtrip import first_difference
 from .expressions import constant
@@ -92,14 +92,22 @@ def source_text(fn) -> tuple[str, int]:
     # Two readings: 3.12's copies of a short return (copies share the line of the one statement they come
     # from: 'return a if c else b', a for-else's tail, the return after an if/elif chain) merged back into
     # one, then the bytecode as laid out (where the merged text does not rebuild it).
+    raw = read(code)
     for merged in (True, False):
-        ins = instructions(code)
+        ins = instructions(code, raw)
         if merged and not merge_copied_returns(ins):
             continue
         try:
             body = Decoder(ins).block(0, len(ins), Ctx(frozenset({END, len(ins)})))
         except Unsupported as e:
             first_error = first_error or _refuse(code, e.line or code.co_firstlineno, e.construct)
+            continue
+        except (IndexError, KeyError) as e:
+            # A shape the decoder's rules did not foresee (each one found is refused by name where it is
+            # recognised, as in Decoder.statement): refused, never compiled differently.
+            first_error = first_error or _refuse(code, code.co_firstlineno,
+                                                 f"code of a shape the decompiler does not read "
+                                                 f"({type(e).__name__} while decoding)")
             continue
         text = render(header, docstring, body, code.co_firstlineno)
         bad = first_difference(fn, text)

@@ -8,6 +8,7 @@ refused with `Unsupported`; what is recognised is checked again by roundtrip.py.
 """
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
 from . import expressions as E
@@ -43,6 +44,22 @@ class Decoder(ValueReader):
         self.returns_values = any(i.op == "RETURN_VALUE" and k and not (ins[k - 1].op == "LOAD_CONST"
                                                                          and ins[k - 1].arg is None)
                                   for k, i in enumerate(ins))
+        # Indexes over the instructions (which decoding does not change), so that each statement looks up
+        # what it needs instead of scanning to the end of the function: the decoder stays linear in the
+        # function's length (a scan per statement made a 4,000-line function take seconds).
+        self.jumps_to: dict[int, list[int]] = {}  # target -> the JUMPs to it, in order
+        self.at_line: dict[tuple[str, int], list[int]] = {}  # (op, line) -> where such instructions are
+        self.lines_before = [0]  # [j]: the latest line of any instruction before j
+        for k, i in enumerate(ins):
+            if i.op == "JUMP":
+                self.jumps_to.setdefault(i.target, []).append(k)
+            self.at_line.setdefault((i.op, i.line), []).append(k)
+            self.lines_before.append(max(self.lines_before[-1], i.line or 0))
+
+    def jumps_between(self, target: int, lo: int, hi: int) -> list[int]:
+        """The JUMPs to target at indices lo <= p < hi, in order."""
+        found = self.jumps_to.get(target, [])
+        return found[bisect_left(found, lo):bisect_left(found, hi)]
 
     # ---- statements ----
     def block(self, lo: int, hi: int, ctx: Ctx) -> list[Node]:
@@ -77,6 +94,9 @@ class Decoder(ValueReader):
             self.fail("code that does not end in a return", len(ins) - 1)
         op, line = ins[j].op, self.line_of(k, j)
         if op in STORES or op == "SWAP":
+            if not stack:  # 3.12 copies `a, b = x, (y if c else z)`'s stores into each branch of the condition
+                self.fail("an assignment whose stores CPython copied into the branches of a conditional "
+                          "expression (assign the conditional expression to a name first)", j)
             return self.assignment(k, j, stack, line, out)
         if op == "POP_TOP":
             if len(stack) == 1:
@@ -114,7 +134,7 @@ class Decoder(ValueReader):
     def jump(self, j: int, hi: int, ctx: Ctx, out: list) -> int:
         target = self.ins[j].target
         # a jump on a line of its own is a written 'continue' or 'break', not the block's way out
-        own_line = j > 0 and self.ins[j].line and self.ins[j].line > max(i.line for i in self.ins[:j])
+        own_line = j > 0 and self.ins[j].line and self.ins[j].line > self.lines_before[j]
         if target in ctx.follow and j == self.last_real(hi) and not own_line:
             return j + 1
         # 3.12 threads a jump to a jump: a break out of an inner loop may go straight to the outer head
@@ -226,7 +246,7 @@ class Decoder(ValueReader):
         for p in range(lo, exit_ - 1):
             if self.op(p) == "POP_TOP" and self.op(p + 1) == "JUMP" and not lo <= self.ins[p + 1].target < exit_:
                 t = self.ins[p + 1].target
-                found += [a for a in range(exit_, hi) if self.op(a) == "JUMP" and self.ins[a].target == t][:1]
+                found += self.jumps_between(t, exit_, hi)[:1]
         return found
 
     def copied_breaks(self, lo: int, exit_: int, hi: int) -> list[int]:
@@ -240,7 +260,10 @@ class Decoder(ValueReader):
             if q is None or self.op(q) != "RETURN_VALUE":
                 continue
             n = q - p
-            start = next((s for s in range(exit_ + 1, hi - n + 1) if self.same_code(p + 1, s, n)), None)
+            first = self.ins[p + 1]
+            places = self.at_line.get((first.op, first.line), [])
+            start = next((s for s in places[bisect_left(places, exit_ + 1):bisect_right(places, hi - n)]
+                          if self.same_code(p + 1, s, n)), None)
             if start is not None:
                 self.copied[p] = (q + 1, start)
                 found.append(start)
@@ -249,7 +272,7 @@ class Decoder(ValueReader):
     def while_true(self, k: int, hi: int, ctx: Ctx):
         """`while True:` at k: the last unconditional jump back to k closes it (unless k starts a while loop
         with a condition, whose 'continue' also jumps to k)."""
-        backs = [p for p in range(k + 1, hi) if self.ins[p].op == "JUMP" and self.ins[p].target == k]
+        backs = self.jumps_between(k, k + 1, hi)
         if not backs or k in self.entered:
             return None
         stack: list = []

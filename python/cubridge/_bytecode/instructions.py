@@ -48,9 +48,15 @@ def unsupported_version_message() -> str:
             f"linecache (see docs/python-subset.md, 'Functions without a source file')")
 
 
-def instructions(code) -> list[Ins]:
-    """code's instructions in the common spelling, with jump targets as indices into the list."""
-    raw = list(dis.get_instructions(code))
+def read(code) -> list:
+    """code's instructions as dis reads them. Read once per function: dis.get_instructions is quadratic in
+    the number of jump targets on 3.11-3.13 (findlabels dedups through a list)."""
+    return list(dis.get_instructions(code))
+
+
+def instructions(code, raw: list) -> list[Ins]:
+    """code's instructions (`raw`, from read(code)) in the common spelling, with jump targets as indices
+    into the list."""
     out: list[Ins] = []
     index_at: dict[int, int] = {}  # offset of an original instruction -> index of the first one kept at/after it
     pending_targets: list[tuple[Ins, int]] = []
@@ -117,13 +123,16 @@ def _index(index_at: dict, offset: int, end: int) -> int:
 def _fold_end_for(out: list[Ins]) -> None:
     """3.12/3.13: FOR_ITER exits to END_FOR (and 3.13's POP_TOP after it), which pop the iterator; make it
     jump past them as 3.11's does, so a loop reads the same in every version."""
+    loops: dict[int, list[Ins]] = {}  # an END_FOR's index -> the FOR_ITERs exiting to it
+    for ins in out:
+        if ins.op == "FOR_ITER":
+            loops.setdefault(ins.target, []).append(ins)
     for k, ins in enumerate(out):
         if ins.op != "END_FOR":
             continue
         skip = 2 if k + 1 < len(out) and out[k + 1].op == "POP_TOP" and sys.version_info >= (3, 13) else 1
-        for other in out:
-            if other.op == "FOR_ITER" and other.target == k:
-                other.target = k + skip
+        for other in loops.get(k, ()):
+            other.target = k + skip
         ins.op = SKIP
         if skip == 2:
             out[k + 1].op = SKIP
@@ -161,8 +170,13 @@ def merge_copied_returns(out: list[Ins]) -> bool:
     Returns whether anything changed. Used as a second reading where the first does not rebuild."""
     changed = False
     returns = [k for k, i in enumerate(out) if i.op == "RETURN_VALUE"]
-    for a, r in enumerate(returns):
-        later = [r2 for r2 in returns[a + 1:] if out[r2].line == out[r].line]
+    by_line: dict[int, list[int]] = {}  # a line -> its RETURN_VALUEs, in order (a lookup, not a scan each)
+    place = {}
+    for r in returns:
+        place[r] = len(by_line.setdefault(out[r].line, []))
+        by_line[out[r].line].append(r)
+    for r in returns:
+        later = by_line[out[r].line][place[r] + 1:]
         for r2 in reversed(later):
             n = 0
             while n <= r and r - n > 0 and r2 - n > r and _same(out[r - n], out[r2 - n]) \

@@ -3,6 +3,8 @@
 // sites) and the code, one per line before the code.
 #include "cubridge/compiler/cached_compile.hpp"
 
+#include "compiler/toolkit/trusted_ltoir.hpp"
+
 #include <dlfcn.h>
 
 #include <atomic>
@@ -168,6 +170,8 @@ CompileResult compile_cached(std::string_view source, std::string_view function_
       r.result_type = *type;
       r.code = entry->substr(c + 1);
       r.from_cache = true;
+      // the entry's MAC checked: libNVVM's output from an earlier run, which the linker takes in-process
+      if (options.output == Output::ltoir) toolkit_detail::trust_ltoir(r.code);
       return r;
     }
   }

@@ -5,13 +5,17 @@
 #include <stdexcept>
 
 #include "support/file_bytes.hpp"
+#include "compiler/toolkit/isolated_link.hpp"
+#include "compiler/toolkit/link_fork_guard.hpp"
 #include "compiler/toolkit/toolkit_libraries.hpp"
+#include "compiler/toolkit/trusted_ltoir.hpp"
 #include "cubridge/error.hpp"
 
 namespace cubridge {
 namespace {
 
 using toolkit_detail::NvJitLinkApi;
+using toolkit_detail::NvJitLinkUse;
 using toolkit_detail::nvjitlink_api;
 
 // nvJitLink has no nvJitLinkGetErrorString; names and meanings below are those of nvJitLink.h (13.0).
@@ -55,7 +59,7 @@ nvJitLinkInputType to_nvjitlink(LinkInputType t) {
 // One nvJitLink handle; destroyed on every path.
 class Handle {
  public:
-  Handle(const NvJitLinkApi& api, const std::vector<std::string>& options) : api_(api) {
+  explicit Handle(const std::vector<std::string>& options) : api_(nvjitlink_api()) {
     std::vector<const char*> argv;
     for (const std::string& o : options) argv.push_back(o.c_str());
     std::string joined;
@@ -110,6 +114,7 @@ class Handle {
     throw LinkError(msg, log);
   }
 
+  NvJitLinkUse use_;  // first: held from before the library is loaded until after nvJitLinkDestroy
   const NvJitLinkApi& api_;
   nvJitLinkHandle handle_ = nullptr;
 };
@@ -241,16 +246,7 @@ LinkResult Linker::link(bool want_ptx) const {
     throw cubridge::InvalidArgument("Linker::link: no inputs; add PTX, LTO-IR, cubin or fatbin first");
   if (want_ptx && !options_.lto)
     throw cubridge::InvalidArgument("Linker::link: linked PTX exists only with LTO (lto=true); got lto=false");
-  Handle h(nvjitlink_api(), option_strings());
-  for (const auto& in : taken) h.add(in->type, in->data, in->name);
-  h.complete();
-  LinkResult result;
-  result.cubin = h.cubin();
-  result.info_log = h.info_log();
-  // nvJitLink keeps the LTO PTX only when linking with -ptx (which then makes no cubin): link again, the
-  // same inputs (another thread may have added one since).
-  if (want_ptx) result.ptx = link_ptx_of(taken);
-  return result;
+  return run(taken, true, want_ptx);
 }
 
 std::string Linker::link_ptx() const {
@@ -259,13 +255,46 @@ std::string Linker::link_ptx() const {
     throw cubridge::InvalidArgument("Linker::link_ptx: no inputs; add PTX or LTO-IR first");
   if (!options_.lto)
     throw cubridge::InvalidArgument("Linker::link_ptx: linked PTX exists only with LTO (lto=true); got lto=false");
-  return link_ptx_of(taken);
+  return run(taken, false, true).ptx;
+}
+
+LinkResult Linker::run(const Inputs& taken, bool want_cubin, bool want_ptx) const {
+  std::string untrusted;
+  for (const auto& in : taken) {
+    if (in->type != LinkInputType::ltoir) continue;
+    if (!toolkit_detail::looks_like_ltoir(in->data))
+      throw LinkError("the ltoir input '" + in->name + "' (" + std::to_string(in->data.size()) +
+                      " bytes) is not LTO-IR: expected the LTO-IR magic 0x7F4E43ED and a header of " +
+                      std::to_string(toolkit_detail::kLtoirHeaderBytes) + " bytes");
+    if (!toolkit_detail::is_trusted_ltoir(in->data)) untrusted += (untrusted.empty() ? "'" : ", '") + in->name + "'";
+  }
+  auto body = [&] {
+    LinkResult result;
+    if (want_cubin) {
+      Handle h(option_strings());
+      for (const auto& in : taken) h.add(in->type, in->data, in->name);
+      h.complete();
+      result.cubin = h.cubin();
+      result.info_log = h.info_log();
+    }
+    // nvJitLink keeps the LTO PTX only when linking with -ptx (which then makes no cubin): link again, the
+    // same inputs (another thread may have added one since).
+    if (want_ptx) result.ptx = link_ptx_of(taken);
+    return result;
+  };
+  if (untrusted.empty()) return body();
+  {
+    NvJitLinkUse use;  // loaded here, not in the child: a missing library is this process's ToolkitError
+    nvjitlink_api();
+  }
+  return toolkit_detail::link_in_child(body, "the LTO-IR input(s) " + untrusted + " (not produced by cubridge in "
+                                             "this process)");
 }
 
 std::string Linker::link_ptx_of(const Inputs& taken) const {
   std::vector<std::string> opts = option_strings();
   opts.push_back("-ptx");
-  Handle h(nvjitlink_api(), opts);
+  Handle h(opts);
   for (const auto& in : taken) h.add(in->type, in->data, in->name);
   h.complete();
   return h.ptx();
@@ -278,6 +307,7 @@ LinkResult link(const std::vector<LinkInput>& inputs, const LinkOptions& options
 }
 
 std::pair<unsigned, unsigned> nvjitlink_version() {
+  NvJitLinkUse use;
   unsigned major = 0, minor = 0;
   if (nvjitlink_api().nvJitLinkVersion(&major, &minor) != NVJITLINK_SUCCESS)
     throw ToolkitError("nvJitLinkVersion failed");

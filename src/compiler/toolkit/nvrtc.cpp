@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "compiler/toolkit/toolkit_libraries.hpp"
+#include "compiler/toolkit/trusted_ltoir.hpp"
 #include "cubridge/error.hpp"
 
 namespace cubridge::nvrtc {
@@ -119,6 +120,7 @@ Result compile(std::string_view source, std::string_view name, const Options& op
     case Output::ltoir:
       result.code = prog.output(api.nvrtcGetLTOIRSize, api.nvrtcGetLTOIR, "nvrtcGetLTOIRSize",
                                 "nvrtcGetLTOIR");
+      toolkit_detail::trust_ltoir(result.code);  // ours: the linker takes it in-process (trusted_ltoir.hpp)
       break;
     case Output::cubin:
       result.code = prog.output(api.nvrtcGetCUBINSize, api.nvrtcGetCUBIN, "nvrtcGetCUBINSize",

@@ -10,6 +10,7 @@
 #include "support/file_bytes.hpp"
 #include "support/split_fields.hpp"
 #include "compiler/toolkit/toolkit_libraries.hpp"
+#include "compiler/toolkit/trusted_ltoir.hpp"
 #include "cubridge/compiler/code_cache.hpp"
 #include "cubridge/error.hpp"
 
@@ -194,6 +195,8 @@ std::string compile(std::span<const Module> modules, const Options& options) {
   // PTX comes back NUL-terminated; LTO-IR is binary and keeps every byte.
   if (options.output == Output::ptx)
     while (!out.empty() && out.back() == '\0') out.pop_back();
+  else
+    toolkit_detail::trust_ltoir(out);  // ours: the linker takes it in-process (trusted_ltoir.hpp)
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "compiler/kernel_library/numpy_ufuncs.hpp"
+#include "compiler/typing/stack_budget.hpp"
 #include "compiler/typing/typer.hpp"
 #include "compiler/typing/typing_rules.hpp"
 
@@ -293,12 +294,14 @@ class FunctionTyper {
   /// The value's type, Optional kept (assignments to a name, returns, `is None` operands, branches of a
   /// conditional expression).
   Type expr_optional(Expr& e) {
+    if (stack_left() < stack_reserve()) too_deep(e.loc);
     Type t = expr_inner(e);
     e.type = t;
     return t;
   }
 
   const Constant* constant_of(std::string_view name, SourceLoc loc);
+  [[noreturn]] void too_deep(SourceLoc loc);
 
   Type expr_inner(Expr& e) {
     switch (e.kind) {

@@ -2,6 +2,7 @@
 // until the variable types stop changing (types only widen, by unification, so this terminates), then
 // once more in strict mode, where anything still unknown or unsupported is an error.
 #include "compiler/typing/function_typer.hpp"
+#include "compiler/typing/stack_budget.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,6 +12,9 @@
 namespace cubridge::compiler {
 
 ExprPtr clone_expr(const Expr& e) {
+  // a callee's body is cloned on top of its caller's typing: the same stack budget as the typer's
+  if (typer_detail::stack_left() < typer_detail::stack_reserve())
+    throw typer_detail::StackExhausted{e.loc.line, e.loc.col};
   auto c = std::make_unique<Expr>();
   c->kind = e.kind;
   c->loc = e.loc;
@@ -62,7 +66,11 @@ void type_function(Program& prog, TypedFunction& fn) {
   if (fn.arg_types.size() != def.params.size())
     fail(def.file, def.loc, "function '" + def.name + "' takes " + std::to_string(def.params.size()) +
                                 " argument(s) but the signature gives " + std::to_string(fn.arg_types.size()));
-  fn.body = clone_body(def.body);
+  try {
+    fn.body = clone_body(def.body);
+  } catch (const StackExhausted& at) {
+    fail(def.file, SourceLoc{at.line, at.col}, too_deep_message());
+  }
   fn.local_names = def.params;
   for (std::size_t i = 0; i < fn.static_args.size(); ++i)
     if (!fn.static_args[i].empty()) fn.local_names[i].clear();  // bound at compile time: no variable
@@ -207,6 +215,8 @@ const Constant* FunctionTyper::constant_of(std::string_view name, SourceLoc loc)
   return p;
 }
 
+void FunctionTyper::too_deep(SourceLoc loc) { error(loc, too_deep_message()); }
+
 Type FunctionTyper::user_call(Expr& e, const FunctionDef& def, const std::vector<Type>& args, bool unknown,
                               const std::vector<StaticBinding>* statics) {
   e.callee = Callee::UserFunction;
@@ -240,13 +250,22 @@ Type FunctionTyper::user_call(Expr& e, const FunctionDef& def, const std::vector
   if (!any_static) keys.clear();
   auto& fns = prog_.out.functions;
   for (std::size_t i = 1; i < fns.size(); ++i) {
-    if (fns[i]->def == &def && fns[i]->arg_types == params && fns[i]->static_args == keys && !fns[i]->failed) {
+    // A specialisation that failed stays failed: the lenient passes do not type it again (each of the
+    // caller's passes did, and so did each level of a chain of calls: time exponential in the chain's
+    // depth); the strict pass types it again to report its error.
+    const bool same = fns[i]->def == &def && fns[i]->arg_types == params && fns[i]->static_args == keys;
+    if (same && fns[i]->failed && !strict_) return Type();
+    if (same && !fns[i]->failed) {
       e.callee_index = static_cast<int>(i);
       if (recursive) fns[i]->recursive = true;  // the call of a function being typed: its declared return
       if (fns[i]->can_raise) fn_.can_raise = true;
       return fns[i]->return_type;
     }
   }
+  if (prog_.stack.size() > kMaxCallDepth)
+    error(e.loc, "this call of '" + def.name + "' nests calls " + std::to_string(prog_.stack.size()) +
+                     " deep: calls of module functions nest at most " + std::to_string(kMaxCallDepth) +
+                     " deep (each is typed and inlined inside its caller); shorten the chain of calls");
   auto f = std::make_unique<TypedFunction>();
   f->def = &def;
   f->arg_types = params;

@@ -91,6 +91,7 @@ void FunctionTyper::bind_arguments(Expr& e, const FunctionDef& def) {
       continue;
     }
     auto check = [&](auto&& self, const Expr& x) -> void {
+      if (stack_left() < stack_reserve()) too_deep(e.loc);
       if (x.kind == ExprKind::Name && slot_of(x.name) >= 0)
         error(e.loc, "the default value of parameter '" + def.params[i] + "' of " + def.name + "() names '" + x.name +
                          "', which is a local variable here; pass the argument explicitly");
@@ -98,7 +99,11 @@ void FunctionTyper::bind_arguments(Expr& e, const FunctionDef& def) {
         if (k) self(self, *k);
     };
     check(check, *given);
-    bound[i] = clone_expr(*given);
+    try {
+      bound[i] = clone_expr(*given);
+    } catch (const StackExhausted&) {
+      too_deep(e.loc);
+    }
   }
   if (!missing.empty()) error(e.loc, missing_message(def, missing));
   e.kids.resize(1);
