@@ -8,6 +8,7 @@
 
 #include "cubridge/driver/context.hpp"
 #include "driver/driver_api.hpp"
+#include "support/hex_text.hpp"
 
 namespace cubridge {
 
@@ -37,16 +38,6 @@ bool pageable_access() {
   int value = 0;
   CUresult r = CUBRIDGE_CU_RESULT(cuDeviceGetAttribute, &value, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, device);
   return r == CUDA_SUCCESS && value != 0;
-}
-
-std::string hex(std::uintptr_t v) {
-  static const char* digits = "0123456789abcdef";
-  std::string s;
-  do {
-    s.insert(s.begin(), digits[v & 0xf]);
-    v >>= 4;
-  } while (v != 0);
-  return "0x" + s;
 }
 
 }  // namespace
@@ -82,7 +73,7 @@ PointerAttributes check_device_pointer(std::uintptr_t address, std::string_view 
       return c.attributes;
   PointerAttributes a = query_pointer_attributes(address);
   if (!a.device_accessible())
-    throw std::invalid_argument(std::string(what) + ": pointer " + hex(address) +
+    throw std::invalid_argument(std::string(what) + ": pointer " + support::hex(address) +
                                 " is not GPU-accessible memory (the driver does not know it: plain host "
                                 "memory?); pass device, managed or pinned host memory, or copy it with "
                                 "cubridge.to_device()");
