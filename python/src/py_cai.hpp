@@ -230,8 +230,7 @@ inline void read_common(const CaiItems& items, const InterfaceKind& kind, Common
 /// Python types are checked here; descr_size/check_descr (src/array) hold every value rule. `path` names
 /// the list in messages ("__cuda_array_interface__['descr']", "device_array: descr").
 inline void read_descr(PyObject* descr, const std::string& path, std::vector<DescrField>& out, int depth = 0) {
-  if (!PyList_Check(descr) || PyList_GET_SIZE(descr) == 0)
-    type_error_at(path, "a list of (name, typestr or descr[, shape]) tuples", descr);
+  if (!PyList_Check(descr)) type_error_at(path, "a list of (name, typestr or descr[, shape]) tuples", descr);
   if (depth >= kMaxDescrDepth) throw_descr_too_deep(path);
   nb::object fields = stable_items(descr);  // reading extents runs __index__, which may mutate the list
   const Py_ssize_t n = PyTuple_GET_SIZE(fields.ptr());
@@ -251,7 +250,8 @@ inline void read_descr(PyObject* descr, const std::string& path, std::vector<Des
     if (PyUnicode_Check(type)) {
       field.typestr = utf8_of(type, here + "[1]");
     } else if (PyList_Check(type)) {
-      read_descr(type, here + "[1]", field.fields, depth + 1);  // never empty: an empty list is refused
+      field.nested = true;
+      read_descr(type, here + "[1]", field.fields, depth + 1);
     } else {
       type_error_at(here + "[1]", "a typestr or a nested descr list", type);
     }

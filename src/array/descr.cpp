@@ -8,9 +8,6 @@ namespace {
 
 std::int64_t size_at(std::span<const DescrField> fields, const std::string& path, int depth) {
   if (depth >= kMaxDescrDepth) throw_descr_too_deep(path);
-  if (fields.empty())
-    throw ArrayInterfaceError(path + ": an empty descr list describes no field (expected at least one "
-                              "(name, typestr or descr[, shape]) tuple)");
   auto overflow = [](const std::string& where) -> std::int64_t {
     throw ArrayInterfaceError(where + ": the size in bytes overflows 64 bits");
   };
@@ -18,8 +15,8 @@ std::int64_t size_at(std::span<const DescrField> fields, const std::string& path
   for (std::size_t i = 0; i < fields.size(); ++i) {
     const DescrField& f = fields[i];
     const std::string here = path + "[" + std::to_string(i) + "]";
-    std::int64_t size = f.fields.empty() ? parse_typestr(f.typestr, here + "[1]").itemsize
-                                         : size_at(f.fields, here + "[1]", depth + 1);
+    std::int64_t size = f.nested ? size_at(f.fields, here + "[1]", depth + 1)
+                                 : parse_typestr(f.typestr, here + "[1]").itemsize;
     for (std::int64_t d : f.shape) {
       if (d < 0) throw ArrayInterfaceError(here + "[2]: extent " + std::to_string(d) + " is negative");
       if (__builtin_mul_overflow(size, d, &size)) overflow(here);

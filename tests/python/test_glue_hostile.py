@@ -101,15 +101,33 @@ def test_host_interface_data_flag_must_be_a_bool():
     sig.pack(Host(False))  # NumPy's own spelling
 
 
-def test_host_interface_typestr_that_is_not_utf8_is_refused():
-    base = np.zeros(4, np.float32)
+NOT_UTF8_TYPESTR = r'''
+import re
+import numpy as np
+import cubridge
+base = np.zeros(4, np.float32)
 
-    class Host:
-        __array_interface__ = {"version": 3, "shape": (4,), "typestr": "<f\ud800",
-                               "data": (base.ctypes.data, False)}
-    with pytest.raises(ValueError, match=r"argument 0: __array_interface__\['typestr'\]: '<f\\ud800' cannot be "
-                                         r"encoded as UTF-8"):
-        KernelSignature("float32[:]").pack(Host())
+class Host:
+    __array_interface__ = {"version": 3, "shape": (4,), "typestr": "<f\ud800", "data": (base.ctypes.data, False)}
+try:
+    cubridge.KernelSignature("float32[:]").pack(Host())
+except ValueError as e:
+    assert re.search(r"argument 0: __array_interface__\['typestr'\]: '<f\\ud800' cannot be encoded as UTF-8", str(e)), e
+else:
+    raise AssertionError("the host typestr was taken")
+desc = {"version": 3, "shape": (4,), "typestr": "<f\udfff", "data": (0x7F0000000000, False)}
+try:
+    cubridge.from_cuda_array_interface(desc)
+except ValueError as e:
+    assert re.search(r"__cuda_array_interface__\['typestr'\]: '<f\\udfff' cannot be encoded", str(e)), e
+else:
+    raise AssertionError("the CAI typestr was taken")
+print("done")
+'''
+
+
+def test_typestr_that_is_not_utf8_is_refused_by_both_readers():
+    assert_clean_exit(run_child(NOT_UTF8_TYPESTR))
 
 
 def test_host_interface_missing_key_names_it():
@@ -118,13 +136,6 @@ def test_host_interface_missing_key_names_it():
     with pytest.raises(ValueError, match=r"argument 0: __array_interface__: the required key 'data' is missing "
                                          r"\(required: 'shape', 'typestr', 'data'\)"):
         KernelSignature("float32[:]").pack(Host())
-
-
-def test_cai_typestr_that_is_not_utf8_is_refused():
-    ptr, _keep = described_address()
-    desc = {"version": 3, "shape": (4,), "typestr": "<f\udfff", "data": (ptr, False)}
-    with pytest.raises(ValueError, match=r"__cuda_array_interface__\['typestr'\]: '<f\\udfff' cannot be encoded"):
-        cubridge.from_cuda_array_interface(desc)
 
 
 # ---- 2. the CAI 'data' error path: the item's repr empties the list ---------------------------------------
@@ -382,3 +393,17 @@ def test_mask_getter_exception_is_reported_as_itself():
     desc["mask"] = NoMask()
     with pytest.raises(TypeError, match=r"\['mask'\]: expected None or an object exposing __cuda_array_interface__"):
         cubridge.from_cuda_array_interface(desc)
+
+
+# ---- found by fuzz/atheris/fuzz_descr.py: NumPy's own descr of an empty structured field -----------------
+
+def test_descr_with_an_empty_nested_list_is_read_as_numpy_reads_it():
+    dt = np.dtype([("a", []), ("b", "<f4")])
+    assert dt.descr == [("a", []), ("b", "<f4")] and dt.itemsize == 4
+    ptr, _keep = described_address()
+    a = cubridge.from_cuda_array_interface({"version": 3, "shape": (2,), "typestr": "|V4", "data": (ptr, False),
+                                            "descr": dt.descr})
+    assert a.__cuda_array_interface__["descr"] == dt.descr
+    with pytest.raises(ValueError, match=r"\['descr'\]: describes 4 bytes per element but typestr '\|V8' has 8"):
+        cubridge.from_cuda_array_interface({"version": 3, "shape": (2,), "typestr": "|V8", "data": (ptr, False),
+                                            "descr": dt.descr})

@@ -15,8 +15,10 @@ namespace cubridge {
 
 /// One `(name, typestr or descr[, shape])` tuple of a descr list. The name is not kept: no rule reads it.
 struct DescrField {
-  std::string typestr;              // the field's typestr; empty when `fields` describes it
-  std::vector<DescrField> fields;   // a nested descr list, when the second item is one
+  std::string typestr;              // the field's typestr, when the second item is one
+  std::vector<DescrField> fields;   // the nested descr list, when the second item is one (may be empty:
+                                    // NumPy's descr of an empty structured field is [])
+  bool nested = false;              // which of the two the second item is
   std::vector<std::int64_t> shape;  // the optional third item (a subarray's extents); empty when absent
 };
 
@@ -28,9 +30,10 @@ inline constexpr int kMaxDescrDepth = 32;
 /// The error a reader raises for a list nested deeper than kMaxDescrDepth, at `path`.
 [[noreturn]] void throw_descr_too_deep(const std::string& path);
 
-/// Bytes per element that a descr list describes, every field checked on the way. `path` names the list
-/// in messages ("__cuda_array_interface__['descr']", "device_array: descr"). Throws ArrayInterfaceError
-/// (a bad typestr, an empty list, a negative extent, a size past 64 bits, nesting past kMaxDescrDepth).
+/// Bytes per element that a descr list describes, every field checked on the way (an empty list, as NumPy
+/// reads it, describes 0 bytes). `path` names the list in messages ("__cuda_array_interface__['descr']",
+/// "device_array: descr"). Throws ArrayInterfaceError (a negative extent, a size past 64 bits, nesting
+/// past kMaxDescrDepth) or parse_typestr's std::invalid_argument (a bad typestr), both naming the path.
 std::int64_t descr_size(std::span<const DescrField> fields, const std::string& path);
 
 /// descr_size, and that it agrees with `dtype`'s itemsize (the typestr of the same description).
