@@ -32,8 +32,9 @@ constexpr const char* kWhat = "__cuda_array_interface__";
   type_error_at(std::string(kWhat) + key, expected, got);
 }
 
-/// An int (not a bool) that fits int64; numpy integers pass through __index__.
-inline bool to_int64(PyObject* o, std::int64_t& out, const char* key = "") {
+/// An int (not a bool) that fits int64; numpy integers pass through __index__. An int past 64 bits is a
+/// ValueError naming `what` + `key` (the interface's name and the key).
+inline bool to_int64(PyObject* o, std::int64_t& out, const char* key = "", const char* what = kWhat) {
   if (PyBool_Check(o)) return false;
   if (!PyLong_Check(o)) {
     if (!PyIndex_Check(o)) return false;
@@ -42,7 +43,7 @@ inline bool to_int64(PyObject* o, std::int64_t& out, const char* key = "") {
       PyErr_Clear();
       return false;
     }
-    bool ok = to_int64(i, out, key);
+    bool ok = to_int64(i, out, key, what);
     Py_DECREF(i);
     return ok;
   }
@@ -50,7 +51,7 @@ inline bool to_int64(PyObject* o, std::int64_t& out, const char* key = "") {
   long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
   if (overflow != 0 || (v == -1 && PyErr_Occurred())) {
     PyErr_Clear();
-    throw nb::value_error((std::string(kWhat) + key + ": integer " + py_repr(o) + " does not fit in 64 bits").c_str());
+    throw nb::value_error((std::string(what) + key + ": integer " + py_repr(o) + " does not fit in 64 bits").c_str());
   }
   out = v;
   return true;
@@ -186,7 +187,7 @@ inline void read_common(const CaiItems& items, const InterfaceKind& kind, Common
     Py_ssize_t n = PyTuple_GET_SIZE(extents.ptr());
     std::int64_t* dims = out.shape.resize(static_cast<std::size_t>(n));
     for (Py_ssize_t i = 0; i < n; ++i)
-      if (!to_int64(PyTuple_GET_ITEM(extents.ptr(), i), dims[i], "['shape']"))
+      if (!to_int64(PyTuple_GET_ITEM(extents.ptr(), i), dims[i], "['shape']", kind.what))
         type_error_at(what + "['shape']", "a tuple of int", shape);
   }
 
@@ -220,7 +221,7 @@ inline void read_common(const CaiItems& items, const InterfaceKind& kind, Common
     Py_ssize_t n = PyTuple_GET_SIZE(steps.ptr());
     std::int64_t* dims = out.strides.resize(static_cast<std::size_t>(n));
     for (Py_ssize_t i = 0; i < n; ++i)
-      if (!to_int64(PyTuple_GET_ITEM(steps.ptr(), i), dims[i], "['strides']"))
+      if (!to_int64(PyTuple_GET_ITEM(steps.ptr(), i), dims[i], "['strides']", kind.what))
         type_error_at(what + "['strides']", "a tuple of int", s);
     out.has_strides = true;
   }

@@ -130,6 +130,16 @@ def test_typestr_that_is_not_utf8_is_refused_by_both_readers():
     assert_clean_exit(run_child(NOT_UTF8_TYPESTR))
 
 
+def test_host_interface_errors_name_the_host_interface():
+    base = np.zeros(4, np.float32)
+
+    class Host:
+        __array_interface__ = {"version": 3, "shape": (2**70,), "typestr": "<f4", "data": (base.ctypes.data, False)}
+    with pytest.raises(ValueError, match=r"^argument 0: __array_interface__\['shape'\]: integer 118059162071741130"
+                                         r"3424 does not fit in 64 bits"):
+        KernelSignature("float32[:]").pack(Host())
+
+
 def test_host_interface_missing_key_names_it():
     class Host:
         __array_interface__ = {"version": 3, "shape": (4,), "typestr": "<f4"}
