@@ -340,9 +340,10 @@ def test_memory_pointer_region_that_wraps_past_2_64_is_refused():
 # ---- 10. a shape that never ends; subarray dtypes ---------------------------------------------------------
 
 NEVER_ENDING_SHAPE = r'''
-import itertools, resource
+import itertools, os, resource
 import cubridge
-resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+if "asan" not in os.environ.get("LD_PRELOAD", ""):  # ASan reserves terabytes of address space for its shadow
+    resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))  # a regression fails here, not the machine
 class Endless:
     def __len__(self): return 2
     def __getitem__(self, i): return 3  # never raises IndexError
