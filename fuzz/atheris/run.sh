@@ -9,6 +9,7 @@
 # output folder), LD_PRELOAD (for an ASan build of the extension: clang's libclang_rt.asan, see bench/NOTES.md).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source fuzz/record_runs.sh
 seconds="${1:-600}"
 shift $(($# > 0 ? 1 : 0))
 if [ $# -gt 0 ]; then
@@ -28,20 +29,7 @@ for t in "${targets[@]}"; do
   (cd fuzz/atheris && nice -n "${FUZZ_NICE:-10}" "$python" "fuzz_$t.py" -max_total_time="$seconds" -max_len=4096 \
     -timeout=20 -rss_limit_mb="${FUZZ_RSS_MB:-2048}" -print_final_stats=1 -artifact_prefix="$out/logs/$t-" \
     "$out/corpus_$t") >"$log" 2>&1 || status=$?
-  done_line="$(grep -E '^Done [0-9]+ runs in [0-9]+ second' "$log" | tail -1 || true)"
-  if [ "$status" -ne 0 ] || [ -z "$done_line" ]; then
-    failed=1
-    echo "atheris fuzz_$t FAILED (exit $status): $log"
-    grep -E 'ERROR|Uncaught|Error|Traceback|SUMMARY|Test unit written|ALARM|out-of-memory' "$log" | head -8 || true
-    continue
-  fi
-  runs="$(echo "$done_line" | awk '{print $2}')"
-  secs="$(echo "$done_line" | awk '{print $5}')"
-  printf '%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$runs" "$secs" >>"$out/totals.tsv"
-  echo "atheris fuzz_$t: $runs inputs in $secs s ($((runs / (secs > 0 ? secs : 1))) per second)"
+  record_run "$t" "$log" "$status" "$out" || failed=1
 done
-echo "Totals over every recorded run ($out/totals.tsv):"
-touch "$out/totals.tsv"
-awk -F'\t' '{ runs[$2] += $3; secs[$2] += $4; n[$2] += 1 }
-  END { for (t in runs) printf "  %-16s %12d inputs  %7d s  %3d runs\n", t, runs[t], secs[t], n[t] }' "$out/totals.tsv" | sort
+print_totals "$out"
 exit "$failed"

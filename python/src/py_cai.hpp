@@ -27,9 +27,10 @@ constexpr const char* kWhat = "__cuda_array_interface__";
   throw nb::type_error((path + ": expected " + expected + ", got " + shown + " (" + type + ")").c_str());
 }
 
-/// TypeError for `key` of the CAI dict (`key` like "['shape']").
-[[noreturn]] inline void type_error(const std::string& key, const char* expected, nb::handle got) {
-  type_error_at(std::string(kWhat) + key, expected, got);
+/// TypeError for `key` of the interface dict `what` (`key` like "['shape']"; the CAI's unless told).
+[[noreturn]] inline void type_error(const std::string& key, const char* expected, nb::handle got,
+                                    const char* what = kWhat) {
+  type_error_at(std::string(what) + key, expected, got);
 }
 
 /// An int (not a bool) that fits int64; numpy integers pass through __index__. An int past 64 bits is a
@@ -92,13 +93,14 @@ struct Dims {
   std::span<const std::int64_t> span() const { return {n <= 8 ? small : large.data(), n}; }
 };
 
-inline void int_sequence(PyObject* o, const char* key, Dims& dims) {
-  if (!PyTuple_Check(o) && !PyList_Check(o)) type_error(key, "a tuple of int", o);
+/// A tuple (or list) of ints into `dims`; errors name `key` of the interface dict `what`.
+inline void int_sequence(PyObject* o, const char* key, Dims& dims, const char* what = kWhat) {
+  if (!PyTuple_Check(o) && !PyList_Check(o)) type_error(key, "a tuple of int", o, what);
   nb::object items = stable_items(o);
   Py_ssize_t n = PyTuple_GET_SIZE(items.ptr());
   std::int64_t* out = dims.resize(static_cast<std::size_t>(n));
   for (Py_ssize_t i = 0; i < n; ++i)
-    if (!to_int64(PyTuple_GET_ITEM(items.ptr(), i), out[i], key)) type_error(key, "a tuple of int", o);
+    if (!to_int64(PyTuple_GET_ITEM(items.ptr(), i), out[i], key, what)) type_error(key, "a tuple of int", o, what);
 }
 
 /// The values of one interface dict (CAI or NumPy's `__array_interface__`: the same keys), read in a
@@ -156,16 +158,21 @@ inline PyObject* require(PyObject* v, const char* name, const InterfaceKind& kin
 
 inline PyObject* unless_none(PyObject* v) { return v == Py_None ? nullptr : v; }
 
-/// The text of a str that must be UTF-8-encodable (a typestr); ValueError naming `path` when it is not
-/// (a lone surrogate), never a null pointer.
-inline std::string_view utf8_of(PyObject* s, const std::string& path) {
+/// The text of a str that must be UTF-8-encodable (a typestr), valid while `s` lives; false (no error
+/// pending) when it is not (a lone surrogate): the caller raises not_utf8, never reads a null pointer.
+inline bool utf8_view(PyObject* s, std::string_view& out) {
   Py_ssize_t n = 0;
   const char* text = PyUnicode_AsUTF8AndSize(s, &n);
   if (text == nullptr) {
     PyErr_Clear();
-    throw nb::value_error((path + ": " + py_repr(s) + " cannot be encoded as UTF-8 (expected a typestr such as '<f4')").c_str());
+    return false;
   }
-  return {text, static_cast<std::size_t>(n)};
+  out = {text, static_cast<std::size_t>(n)};
+  return true;
+}
+
+[[noreturn]] inline void not_utf8(PyObject* s, const std::string& path) {
+  throw nb::value_error((path + ": " + py_repr(s) + " cannot be encoded as UTF-8 (expected a typestr such as '<f4')").c_str());
 }
 
 /// What the two interfaces share, read from `items` by one set of rules: 'shape', 'typestr', 'data'
@@ -178,51 +185,37 @@ struct CommonFields {
   bool read_only = false;
 };
 
+/// Called on every import: no text is built unless a value is refused.
 inline void read_common(const CaiItems& items, const InterfaceKind& kind, CommonFields& out) {
-  const std::string what = kind.what;
-  PyObject* shape = require(items.shape, "shape", kind);
-  if (!PyTuple_Check(shape) && !PyList_Check(shape)) type_error_at(what + "['shape']", "a tuple of int", shape);
-  {
-    nb::object extents = stable_items(shape);
-    Py_ssize_t n = PyTuple_GET_SIZE(extents.ptr());
-    std::int64_t* dims = out.shape.resize(static_cast<std::size_t>(n));
-    for (Py_ssize_t i = 0; i < n; ++i)
-      if (!to_int64(PyTuple_GET_ITEM(extents.ptr(), i), dims[i], "['shape']", kind.what))
-        type_error_at(what + "['shape']", "a tuple of int", shape);
-  }
+  const char* what = kind.what;
+  int_sequence(require(items.shape, "shape", kind), "['shape']", out.shape, what);
 
   PyObject* t = require(items.typestr, "typestr", kind);
-  if (!PyUnicode_Check(t)) type_error_at(what + "['typestr']", "a str such as '<f4'", t);
-  out.typestr = utf8_of(t, what + "['typestr']");
+  if (!PyUnicode_Check(t)) type_error("['typestr']", "a str such as '<f4'", t, what);
+  if (!utf8_view(t, out.typestr)) not_utf8(t, std::string(what) + "['typestr']");
 
   PyObject* data = require(items.data, "data", kind);
   if (!(PyTuple_Check(data) || PyList_Check(data)) || PySequence_Fast_GET_SIZE(data) != 2)
-    type_error_at(what + "['data']", "a 2-tuple (pointer: int, read_only: bool)", data);
+    type_error("['data']", "a 2-tuple (pointer: int, read_only: bool)", data, what);
   const nb::object pair = stable_items(data);  // an error's repr below may empty a list
   PyObject* ptr = PyTuple_GET_ITEM(pair.ptr(), 0);
   PyObject* ro = PyTuple_GET_ITEM(pair.ptr(), 1);
-  if (PyBool_Check(ptr) || !PyLong_Check(ptr)) type_error_at(what + "['data'][0]", kind.pointer, ptr);
+  if (PyBool_Check(ptr) || !PyLong_Check(ptr)) type_error("['data'][0]", kind.pointer, ptr, what);
   // User-space addresses fit in a signed 64-bit value; the unsigned path is for the rare rest.
   int overflow = 0;
   long long sp = PyLong_AsLongLongAndOverflow(ptr, &overflow);
   unsigned long long up = overflow > 0 ? PyLong_AsUnsignedLongLong(ptr) : static_cast<unsigned long long>(sp);
   if (overflow < 0 || (overflow == 0 && sp < 0) || PyErr_Occurred()) {
     PyErr_Clear();
-    throw nb::value_error((what + "['data'][0]: " + py_repr(ptr) +
+    throw nb::value_error((std::string(what) + "['data'][0]: " + py_repr(ptr) +
                            " is not a valid pointer (expected an int in 0 .. 2**64-1)").c_str());
   }
-  if (!PyBool_Check(ro)) type_error_at(what + "['data'][1]", "a bool read-only flag", ro);
+  if (!PyBool_Check(ro)) type_error("['data'][1]", "a bool read-only flag", ro, what);
   out.data = static_cast<std::uintptr_t>(up);
   out.read_only = ro == Py_True;
 
   if (PyObject* s = unless_none(items.strides)) {
-    if (!PyTuple_Check(s) && !PyList_Check(s)) type_error_at(what + "['strides']", "a tuple of int", s);
-    nb::object steps = stable_items(s);
-    Py_ssize_t n = PyTuple_GET_SIZE(steps.ptr());
-    std::int64_t* dims = out.strides.resize(static_cast<std::size_t>(n));
-    for (Py_ssize_t i = 0; i < n; ++i)
-      if (!to_int64(PyTuple_GET_ITEM(steps.ptr(), i), dims[i], "['strides']", kind.what))
-        type_error_at(what + "['strides']", "a tuple of int", s);
+    int_sequence(s, "['strides']", out.strides, what);
     out.has_strides = true;
   }
 }
@@ -249,7 +242,9 @@ inline void read_descr(PyObject* descr, const std::string& path, std::vector<Des
     if (!name_ok) type_error_at(here + "[0]", "a field name (str, or a (title, name) pair of str)", name);
     PyObject* type = PyTuple_GET_ITEM(f, 1);
     if (PyUnicode_Check(type)) {
-      field.typestr = utf8_of(type, here + "[1]");
+      std::string_view text;
+      if (!utf8_view(type, text)) not_utf8(type, here + "[1]");
+      field.typestr = text;
     } else if (PyList_Check(type)) {
       field.nested = true;
       read_descr(type, here + "[1]", field.fields, depth + 1);
