@@ -66,7 +66,9 @@ class Values:
         return self.fdp.ConsumeIntInRange(lo, hi)
 
     def chance(self, one_in: int) -> bool:
-        return self.int(0, one_in - 1) == 0
+        # An input that ran out says "no": short inputs then build well-formed values, instead of every
+        # rare branch at once (which kept a Python-coverage-only run on the first refusal for millions of inputs).
+        return self.fdp.remaining_bytes() > 0 and self.int(0, one_in - 1) == 0
 
     def pick(self, seq):
         return seq[self.int(0, len(seq) - 1)]
