@@ -1,7 +1,8 @@
 // libFuzzer target for the array layer's readers of foreign descriptions: a DLPack DLTensor (check_dltensor
 // and view_of_dltensor, as from_dlpack and the C API see a producer's tensor), a CUDA Array Interface
-// description (view_from_interface, the CAI value rules). Input: the first byte picks the reader (even:
-// DLTensor, odd: CAI); the rest fills the fields. No GPU is touched (pointer checks are off).
+// description (view_from_interface, the CAI value rules), a 'descr' list (check_descr, the rules both
+// Python readers of descr lists share). Input: the first byte picks the reader (even: DLTensor, 1 mod 4:
+// CAI, 3 mod 4: descr); the rest fills the fields. No GPU is touched (pointer checks are off).
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "cubridge/array/array_interface.hpp"
+#include "cubridge/array/descr.hpp"
 #include "cubridge/array/dlpack_exchange.hpp"
 
 namespace {
@@ -29,14 +31,29 @@ struct Input {
   }
 };
 
+// A descr list of up to 4 fields a level, nested up to 40 deep (past kMaxDescrDepth, which must stop it).
+std::vector<cubridge::DescrField> descr_of(Input& in, int depth) {
+  std::vector<cubridge::DescrField> fields(in.take<std::uint8_t>() % 5);
+  for (auto& f : fields) {
+    const std::uint8_t kind = in.take<std::uint8_t>();
+    f.nested = depth < 40 && (kind & 1);
+    if (f.nested) f.fields = descr_of(in, depth + 1);
+    else
+      for (std::size_t k = (kind >> 1) % 7; k > 0; --k) f.typestr += in.take<char>();
+    for (std::size_t k = (kind >> 4) % 4; k > 0; --k) f.shape.push_back(in.take<std::int64_t>());
+  }
+  return fields;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   Input in{data + 1, size - 1};
   try {
-    switch (data[0] % 2) {
-      case 0: {
+    switch (data[0] % 4) {
+      case 0:
+      case 2: {
         CubridgeDLTensor t{};
         t.data = reinterpret_cast<void*>(in.take<std::uint64_t>());
         t.device = {in.take<std::int8_t>() % 16, 0};
@@ -50,6 +67,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         t.strides = null_strides ? nullptr : dims.data() + 64;
         cubridge::check_dltensor(t, 32, "fuzz");
         (void)cubridge::view_of_dltensor(t, false, nullptr).extent();
+        break;
+      }
+      case 3: {
+        const auto itemsize = in.take<std::uint16_t>();
+        const std::vector<cubridge::DescrField> fields = descr_of(in, 0);
+        cubridge::check_descr(fields, cubridge::parse_typestr("|V" + std::to_string(itemsize), "fuzz"), "descr");
         break;
       }
       default: {

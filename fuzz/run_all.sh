@@ -10,6 +10,7 @@
 # (run the fuzzers as built, e.g. while another build uses the tree).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source fuzz/record_runs.sh
 seconds="${1:-600}"
 shift $(($# > 0 ? 1 : 0))
 if [ $# -gt 0 ]; then
@@ -35,19 +36,7 @@ for t in "${targets[@]}"; do
     nice -n "${FUZZ_NICE:-10}" "$out/fuzz_$t" -max_total_time="$seconds" -max_len=4096 -timeout=10 \
     -rss_limit_mb="${FUZZ_RSS_MB:-2048}" -print_final_stats=1 -artifact_prefix="$out/logs/$t-" \
     "$out/corpus_$t" "fuzz/corpus_$t" >"$log" 2>&1 || status=$?
-  done_line="$(grep -E '^Done [0-9]+ runs in [0-9]+ second' "$log" | tail -1 || true)"
-  if [ "$status" -ne 0 ] || [ -z "$done_line" ]; then
-    failed=1
-    echo "fuzz_$t FAILED (exit $status): $log"
-    grep -E 'ERROR|SUMMARY|runtime error|Test unit written|ALARM|out-of-memory' "$log" | head -5 || true
-    continue
-  fi
-  runs="$(echo "$done_line" | awk '{print $2}')"
-  secs="$(echo "$done_line" | awk '{print $5}')"
-  printf '%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$t" "$runs" "$secs" >>"$out/totals.tsv"
-  echo "fuzz_$t: $runs inputs in $secs s ($((runs / (secs > 0 ? secs : 1))) per second)"
+  record_run "$t" "$log" "$status" "$out" || failed=1
 done
-echo "Totals over every recorded run ($out/totals.tsv):"
-awk -F'\t' '{ runs[$2] += $3; secs[$2] += $4; n[$2] += 1 }
-  END { for (t in runs) printf "  %-10s %12d inputs  %7d s  %3d runs\n", t, runs[t], secs[t], n[t] }' "$out/totals.tsv" | sort
+print_totals "$out"
 exit "$failed"

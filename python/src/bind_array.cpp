@@ -207,6 +207,8 @@ void bind_array(nb::module_& m) {
         "Uninitialised device memory (numba.cuda.device_array). `stream` becomes the array's default\n"
         "stream, which its `__cuda_array_interface__` names; without one it exports `stream: None`.\n"
         "`device` (an ordinal or a cubridge.Device) allocates there; None means the current device.");
+  m.def("_resolve_dtype", &resolved_dtype_facts, nb::arg("dtype"),
+        "(typestr, subarray extents, descr or None) that device_array reads from a dtype argument.");
   m.def("_empty", &empty_device_array, nb::arg("shape"), nb::arg("typestr"), nb::arg("order"), nb::arg("stream").none(),
         nb::arg("descr").none());
   m.def("array_options", [](nb::handle sync, nb::handle export_stream) {

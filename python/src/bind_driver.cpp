@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "bindings.hpp"
+#include "py_gil.hpp"
 #include "cubridge/driver.hpp"
 #include "driver/driver_api.hpp"
 #include "py_stream.hpp"
@@ -86,7 +87,7 @@ void bind_driver(nb::module_& m) {
       .def_prop_ro("device", &Context::device)
       .def_prop_ro("handle", [](const Context& c) { return reinterpret_cast<std::uintptr_t>(c.handle()); })
       .def_prop_ro("valid", &Context::valid)
-      .def("synchronize", &Context::synchronize, nb::call_guard<nb::gil_scoped_release>())
+      .def("synchronize", &Context::synchronize, nb::call_guard<GilReleased>())
       .def("__repr__", [](const Context& c) { return "<cubridge.Context device " + std::to_string(c.device().ordinal()) + (c.valid() ? "" : " closed") + ">"; });
   m.def("current_context", &Context::current);
   m.def("_current_device", [] { return Context::current()->device().ordinal(); },
@@ -102,7 +103,7 @@ void bind_driver(nb::module_& m) {
                    "This stream as CAI v3 names it: 1 legacy default, 2 per-thread default, else the handle.")
       .def_prop_ro("is_default", [](const PyStream& s) { auto r = s.ref(); return r.is_legacy_default() || r.is_per_thread_default(); })
       .def_prop_ro("external", [](const PyStream& s) { return !s.owned && s.handle != CU_STREAM_LEGACY && s.handle != CU_STREAM_PER_THREAD; })
-      .def("synchronize", [](const PyStream& s) { s.ref().synchronize(); }, nb::call_guard<nb::gil_scoped_release>())
+      .def("synchronize", [](const PyStream& s) { s.ref().synchronize(); }, nb::call_guard<GilReleased>())
       .def("query", [](const PyStream& s) { return s.ref().query(); })
       .def("wait_event", [](const PyStream& s, const Event& e) { s.ref().wait(e.ref()); }, nb::arg("event"))
       .def("__cuda_stream__", [](const PyStream& s) { return nb::make_tuple(0, reinterpret_cast<std::uintptr_t>(s.ref().handle())); })
@@ -135,7 +136,7 @@ void bind_driver(nb::module_& m) {
       .def("wait", [](const Event& e, nb::handle stream) { to_stream_ref(stream, StreamRef::legacy()).wait(e.ref()); },
            nb::arg("stream") = nb::none(), "Makes `stream` wait for this event on the GPU.")
       .def("query", &Event::query)
-      .def("synchronize", &Event::synchronize, nb::call_guard<nb::gil_scoped_release>())
+      .def("synchronize", &Event::synchronize, nb::call_guard<GilReleased>())
       .def("elapsed_time", [](const Event& start, const Event& end) { return Event::elapsed_ms(start, end); },
            nb::arg("end"), "Milliseconds from this event to `end` (both created with timing=True).");
   m.def("event", [](bool timing) { return Event(Context::current(), Event::Options{timing, false, false}); },

@@ -6,11 +6,13 @@
 #include <nanobind/stl/vector.h>
 
 #include <cstring>
+#include <limits>
 
 #include "bindings.hpp"
 #include "cubridge/memory.hpp"
 #include "py_memory_manager.hpp"
 #include "memory/timing.hpp"
+#include "support/hex_text.hpp"
 #include "py_stream.hpp"
 #include "py_text.hpp"
 #include "cubridge/error.hpp"
@@ -20,6 +22,17 @@ namespace cubridge::python {
 namespace {
 
 PyObject* g_out_of_memory = nullptr;
+
+/// `pointer`, when [pointer, pointer + size) lies inside the 64-bit address space: a region that wraps
+/// would make every view past the wrap an address at the bottom of memory (MemoryPointer.view checks
+/// only against the size).
+std::uintptr_t region_start(const char* who, const char* name, std::uintptr_t pointer, std::size_t size) {
+  if (size > std::numeric_limits<std::uintptr_t>::max() - pointer)
+    throw nb::value_error((std::string(who) + ": " + name + " " + support::hex(pointer) + " + size " +
+                           std::to_string(size) + " passes the end of the 64-bit address space (2**64); "
+                           "the region [pointer, pointer + size) must lie inside it").c_str());
+  return pointer;
+}
 
 void translate_oom(const std::exception_ptr& p, void*) {
   try {
@@ -102,7 +115,7 @@ void bind_memory(nb::module_& m) {
 
   nb::class_<MemoryPointer>(m, "MemoryPointer")
       .def(nb::new_([](nb::handle ctx, std::uintptr_t pointer, std::size_t size, nb::handle owner, nb::handle finalizer) {
-             return std::make_shared<MemoryPointer>(context_of(ctx), pointer, size, keep_python(owner), python_finalizer(finalizer));
+             return std::make_shared<MemoryPointer>(context_of(ctx), region_start("MemoryPointer", "pointer", pointer, size), size, keep_python(owner), python_finalizer(finalizer));
            }), nb::arg("context").none(), nb::arg("pointer"), nb::arg("size"), nb::arg("owner").none() = nb::none(),
            nb::arg("finalizer").none() = nb::none())
       .def_prop_ro("context", &MemoryPointer::context)
@@ -127,17 +140,18 @@ void bind_memory(nb::module_& m) {
                " " + std::to_string(p.size()) + " bytes at " + std::to_string(p.kind() == memory::MemoryKind::pinned ? p.host_pointer() : p.device_pointer()) + ">"; });
   nb::class_<memory::AutoFreePointer, MemoryPointer>(m, "AutoFreePointer")
       .def(nb::new_([](nb::handle ctx, std::uintptr_t pointer, std::size_t size, nb::handle owner, nb::handle finalizer) {
-             return std::make_shared<memory::AutoFreePointer>(context_of(ctx), pointer, size, keep_python(owner), python_finalizer(finalizer));
+             return std::make_shared<memory::AutoFreePointer>(context_of(ctx), region_start("AutoFreePointer", "pointer", pointer, size), size, keep_python(owner), python_finalizer(finalizer));
            }), nb::arg("context").none(), nb::arg("pointer"), nb::arg("size"), nb::arg("owner").none() = nb::none(),
            nb::arg("finalizer").none() = nb::none());
   nb::class_<memory::MappedMemory, memory::AutoFreePointer>(m, "MappedMemory")
       .def(nb::new_([](nb::handle ctx, std::uintptr_t host, std::uintptr_t dev, std::size_t size, nb::handle owner, nb::handle finalizer) {
-             return std::make_shared<memory::MappedMemory>(context_of(ctx), host, dev, size, keep_python(owner), python_finalizer(finalizer));
+             return std::make_shared<memory::MappedMemory>(context_of(ctx), region_start("MappedMemory", "host_pointer", host, size),
+                                                          region_start("MappedMemory", "device_pointer", dev, size), size, keep_python(owner), python_finalizer(finalizer));
            }), nb::arg("context").none(), nb::arg("host_pointer"), nb::arg("device_pointer"), nb::arg("size"),
            nb::arg("owner").none() = nb::none(), nb::arg("finalizer").none() = nb::none());
   nb::class_<memory::PinnedMemory, memory::AutoFreePointer>(m, "PinnedMemory")
       .def(nb::new_([](nb::handle ctx, std::uintptr_t host, std::size_t size, nb::handle owner, nb::handle finalizer) {
-             return std::make_shared<memory::PinnedMemory>(context_of(ctx), host, size, keep_python(owner), python_finalizer(finalizer));
+             return std::make_shared<memory::PinnedMemory>(context_of(ctx), region_start("PinnedMemory", "pointer", host, size), size, keep_python(owner), python_finalizer(finalizer));
            }), nb::arg("context").none(), nb::arg("pointer"), nb::arg("size"), nb::arg("owner").none() = nb::none(),
            nb::arg("finalizer").none() = nb::none());
 
@@ -208,7 +222,7 @@ void bind_memory(nb::module_& m) {
   m.def("_set_python_manager", [](nb::object factory, std::string description, bool from_env) {
           auto held = keep_python(factory);
           memory::ManagerFactory make = [held, description](std::shared_ptr<Context> ctx) -> std::shared_ptr<memory::MemoryManager> {
-            nb::gil_scoped_acquire gil;
+            GilAcquired gil;
             nb::object inst = nb::handle(static_cast<PyObject*>(held.get()))(ctx);
             bool stream_aware = nb::hasattr(inst, "_cubridge_stream_aware") && nb::cast<bool>(inst.attr("_cubridge_stream_aware"));
             return std::make_shared<PyMemoryManager>(ctx, inst, stream_aware, description);

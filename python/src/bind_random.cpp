@@ -5,6 +5,7 @@
 #include <string>
 
 #include "bindings.hpp"
+#include "py_gil.hpp"
 #include "cubridge/random/xoroshiro128p_states.hpp"
 
 namespace cubridge::python {
@@ -24,7 +25,7 @@ void init_states_into(nb::handle buffer, std::uint64_t seed, std::uint64_t subse
                            " bytes, not a whole number of 16-byte states").c_str());
   std::span<random::Xoroshiro128pState> states(static_cast<random::Xoroshiro128pState*>(view.buf),
                                                bytes / sizeof(random::Xoroshiro128pState));
-  nb::gil_scoped_release unlocked;
+  GilReleased unlocked;
   random::init_xoroshiro128p_states(states, seed, subsequence_start);
 }
 

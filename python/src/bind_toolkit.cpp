@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "bindings.hpp"
+#include "py_gil.hpp"
 #include "cubridge/compiler/linker.hpp"
 #include "cubridge/compiler/nvrtc.hpp"
 #include "cubridge/compiler/nvvm.hpp"
@@ -122,7 +123,7 @@ void bind_toolkit(nb::module_& m) {
           std::vector<std::string> texts = strings_of(modules);
           std::string code;
           {
-            nb::gil_scoped_release release;  // libNVVM takes milliseconds; other threads may run
+            GilReleased release;  // libNVVM takes milliseconds; other threads may run
             code = nvvm::compile(texts, o);
           }
           return code_object(code, !ltoir);
@@ -163,11 +164,11 @@ void bind_toolkit(nb::module_& m) {
       // Linking runs without the GIL: the Linker itself is safe while another thread add()s to it (a link
       // takes the inputs added before it started), and the call's `self` keeps it alive.
       .def("link", [](const Linker& l, bool want_ptx) {
-             nb::gil_scoped_release release;
+             GilReleased release;
              return l.link(want_ptx);
            }, nb::arg("want_ptx") = false)
       .def("link_ptx", [](const Linker& l) {
-             nb::gil_scoped_release release;
+             GilReleased release;
              return l.link_ptx();
            })
       .def("option_strings", &Linker::option_strings)
@@ -195,7 +196,7 @@ void bind_toolkit(nb::module_& m) {
                                         "' is not valid; expected 'ptx', 'ltoir' or 'cubin'");
           std::transform(headers.begin(), headers.end(), std::back_inserter(o.headers),
                          [](auto& h) { return nvrtc::Header{h.first, h.second}; });
-          nb::gil_scoped_release release;
+          GilReleased release;
           return nvrtc::compile(source, name, o);
         },
         nb::arg("source"), nb::arg("name"), nb::arg("cc"), nb::arg("output"), nb::arg("relocatable"),

@@ -180,6 +180,18 @@ struct StagedArray {
   nb::object keepalive;
 };
 
+/// The `__array_interface__` dict of `obj`, or an invalid object when it has none (or not a dict).
+inline nb::object host_interface_of(nb::handle obj) {
+  PyObject* ai = PyObject_GetAttrString(obj.ptr(), "__array_interface__");
+  if (ai == nullptr) {
+    PyErr_Clear();
+    return {};
+  }
+  nb::object d = nb::steal(ai);
+  if (!PyDict_Check(d.ptr())) return {};
+  return d;
+}
+
 /// Whether `obj` is a NumPy record scalar (a[i] of a structured array) whose memory is its writable base
 /// array's: NumPy may call such a scalar's interface read-only, yet writing the record writes the array,
 /// and numba-cuda copies a record parameter back into it.
@@ -191,49 +203,35 @@ inline bool writes_through_to_its_base(nb::handle obj) {
     return false;
   }
   nb::object b = nb::steal(base);
-  PyObject* ai = PyObject_GetAttrString(b.ptr(), "__array_interface__");
-  if (ai == nullptr) {
-    PyErr_Clear();
-    return false;
-  }
-  nb::object d = nb::steal(ai);
-  PyObject* data = PyDict_Check(d.ptr()) ? PyDict_GetItemString(d.ptr(), "data") : nullptr;
+  nb::object d = host_interface_of(b);
+  if (!d.is_valid()) return false;
+  const cai_detail::CaiItems items(d.ptr());  // strong references: nothing below can free them
+  PyObject* data = items.data;
   return data != nullptr && PyTuple_Check(data) && PyTuple_GET_SIZE(data) == 2 &&
-         PyObject_IsTrue(PyTuple_GET_ITEM(data, 1)) == 0;
+         PyTuple_GET_ITEM(data, 1) == Py_False;
 }
 
-/// The host view of an object with __array_interface__ (NumPy), or nullopt when it has none.
+/// The host view of an object with __array_interface__ (NumPy), or nullopt when it has none. The dict
+/// is read by the CAI's reader (cai_detail::read_common): the same key rules, and strong references
+/// held across the user code that reading runs.
 inline std::optional<ArrayView> host_view_of(nb::handle obj, std::size_t index) {
-  PyObject* ai = PyObject_GetAttrString(obj.ptr(), "__array_interface__");
-  if (ai == nullptr) {
-    PyErr_Clear();
-    return std::nullopt;
+  nb::object d = host_interface_of(obj);
+  if (!d.is_valid()) return std::nullopt;
+  const cai_detail::CaiItems items(d.ptr());
+  cai_detail::CommonFields f;
+  try {
+    cai_detail::read_common(items, cai_detail::kHostKind, f);
+  } catch (nb::builtin_exception& e) {
+    // Which argument: the reader names the key, the launch adds the position.
+    if (e.type() == nb::exception_type::type_error) throw nb::type_error((arg_name(index) + ": " + e.what()).c_str());
+    throw nb::value_error((arg_name(index) + ": " + e.what()).c_str());
   }
-  nb::object d = nb::steal(ai);
-  if (!PyDict_Check(d.ptr())) return std::nullopt;
-  PyObject* data = PyDict_GetItemString(d.ptr(), "data");
-  PyObject* shape_obj = PyDict_GetItemString(d.ptr(), "shape");
-  PyObject* typestr = PyDict_GetItemString(d.ptr(), "typestr");
-  PyObject* strides_obj = PyDict_GetItemString(d.ptr(), "strides");
-  if (data == nullptr || !PyTuple_Check(data) || PyTuple_GET_SIZE(data) != 2 || shape_obj == nullptr ||
-      typestr == nullptr || !PyUnicode_Check(typestr))
-    throw nb::type_error((arg_name(index) + ": " + py_type_name(obj) +
-                          " has an __array_interface__ without a (pointer, read_only) 'data' tuple, "
-                          "'shape' and 'typestr'; pass a NumPy array or a GPU array")
-                             .c_str());
-  std::vector<std::int64_t> shape, strides;
-  cai_detail::int_sequence(shape_obj, "['shape']", shape);
   ArrayView::Layout l;
-  unsigned long long ptr = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(data, 0));
-  if (PyErr_Occurred()) throw nb::python_error();
-  l.data = reinterpret_cast<void*>(static_cast<std::uintptr_t>(ptr));
-  l.read_only = PyObject_IsTrue(PyTuple_GET_ITEM(data, 1)) == 1 && !writes_through_to_its_base(obj);
-  l.dtype = parse_typestr(PyUnicode_AsUTF8(typestr), "__array_interface__['typestr']");
-  l.shape = shape;
-  if (strides_obj != nullptr && strides_obj != Py_None) {
-    cai_detail::int_sequence(strides_obj, "['strides']", strides);
-    l.strides = std::span<const std::int64_t>(strides);
-  }
+  l.data = reinterpret_cast<void*>(f.data);
+  l.read_only = f.read_only && !writes_through_to_its_base(obj);
+  l.dtype = parse_typestr(f.typestr, "__array_interface__['typestr']");
+  l.shape = f.shape.span();
+  if (f.has_strides) l.strides = f.strides.span();
   return ArrayView(l, nullptr, "__array_interface__");
 }
 

@@ -119,13 +119,9 @@ inline bool parse_order(nb::handle order) {
   throw nb::value_error(("device_array: order " + py_repr(order) + " is not 'C' or 'F'").c_str());
 }
 
-inline void check_descr_size(nb::handle descr, const DType& dtype, std::string_view typestr) {
-  if (descr.is_none()) return;
-  std::int64_t size = cai_detail::descr_size(descr.ptr(), "device_array: descr");
-  if (size != dtype.itemsize)
-    throw nb::value_error(("device_array: descr describes " + std::to_string(size) + " bytes per element, dtype " +
-                           py_repr(nb::str(typestr.data(), typestr.size())) + " has " +
-                           std::to_string(dtype.itemsize)).c_str());
+/// `descr` (None, or a descr list) checked against `dtype` by the array layer's one rule.
+inline void check_descr_arg(nb::handle descr, const DType& dtype) {
+  if (!descr.is_none()) cai_detail::check_descr_list(descr.ptr(), dtype, "device_array: descr");
 }
 
 /// `_empty(shape, typestr, order, stream, descr)`: device_array with the dtype already spelled as a typestr.
@@ -135,41 +131,76 @@ inline PyDeviceArray empty_device_array(nb::handle shape_obj, const std::string&
   cai_detail::int_sequence(shape_obj.ptr(), "['shape']", shape);
   bool fortran = parse_order(order);
   DType dtype = parse_typestr(typestr, "device_array: dtype");
-  check_descr_size(descr, dtype, typestr);
+  check_descr_arg(descr, dtype);
   return allocate_device_array(shape.span(), dtype, fortran, stream, descr);
 }
 
-/// A dtype argument resolved once: NumPy's dtype for it, as the typestr we parse and the descr we export.
+/// A dtype argument resolved: NumPy's dtype for it, as the typestr we parse, the descr we export, and
+/// the extents a subarray dtype adds to the array's shape (NumPy's np.empty(3, ('f4', (2, 2))) is a
+/// (3, 2, 2) float32 array, not 3 elements of 16 opaque bytes).
 struct ResolvedDtype {
   nb::object key;    // the argument itself (kept alive: the cache is keyed by its identity)
   DType dtype;
   nb::object descr;  // the dtype's descr list for structured types, else None
+  std::vector<std::int64_t> sub_shape;
 };
 
-/// numpy.dtype(arg) costs more than an allocation, so immutable dtype arguments (str, type, numpy.dtype
-/// objects) are resolved once per process and looked up by identity; the cache is bounded, since the
-/// dtype arguments of a program are few. Anything else (a descr list, which may change) is resolved
-/// every time.
+/// numpy.dtype, found on first use and kept for the process. Not a function-local static: its
+/// initializer would import NumPy, which releases the GIL, and a second thread arriving meanwhile would
+/// wait on the static's guard while holding the GIL the first thread needs back (a deadlock at the first
+/// device_array from several threads). A plain pointer, ordered by the GIL, has no guard.
+inline nb::handle numpy_dtype_type() {
+  static PyObject* dtype = nullptr;
+  if (dtype == nullptr) {
+    nb::object t = nb::module_::import_("numpy").attr("dtype");  // may let other threads run
+    if (dtype == nullptr) dtype = t.release().ptr();
+  }
+  return dtype;
+}
+
+/// Whether numpy.dtype(arg) always gives the same answer for this object, so that it may be cached by
+/// identity: an exact str, an immutable type (int, float, NumPy's scalar types: not a class whose `dtype`
+/// attribute may be reassigned), or a NumPy dtype without fields (a structured dtype's names may be).
+inline bool same_dtype_forever(nb::handle arg, const nb::object& resolved) {
+  if (PyUnicode_CheckExact(arg.ptr())) return true;
+  if (PyType_Check(arg.ptr()))
+    return PyType_HasFeature(reinterpret_cast<PyTypeObject*>(arg.ptr()), Py_TPFLAGS_IMMUTABLETYPE);
+  return arg.ptr() == resolved.ptr() && resolved.attr("fields").is_none();
+}
+
+/// numpy.dtype(arg) costs more than an allocation, so dtype arguments that cannot change their answer
+/// (same_dtype_forever) are resolved once per process and looked up by identity; the cache is bounded,
+/// since the dtype arguments of a program are few. Anything else is resolved every time.
 inline ResolvedDtype resolve_dtype(nb::handle arg) {
   static std::vector<ResolvedDtype>* cache = new std::vector<ResolvedDtype>();  // process lifetime: no decref at exit
   for (const ResolvedDtype& r : *cache)
     if (r.key.ptr() == arg.ptr()) return r;
-  static nb::object np_dtype = nb::module_::import_("numpy").attr("dtype");
   nb::object dt;
   try {
-    dt = np_dtype(arg);
+    dt = numpy_dtype_type()(arg);
   } catch (nb::python_error& e) {
     if (!e.matches(PyExc_TypeError)) throw;
     std::string why = nb::str(e.value()).c_str();
     throw nb::type_error(("device_array: " + py_repr(arg) + " is not a NumPy dtype (" + why + ")").c_str());
   }
-  std::string typestr = nb::cast<std::string>(dt.attr("str"));
-  nb::object descr = nb::none();
-  if (!dt.attr("fields").is_none()) descr = dt.attr("descr");
-  ResolvedDtype r{nb::borrow(arg), parse_typestr(typestr, "device_array: dtype"), std::move(descr)};
-  bool immutable = PyUnicode_Check(arg.ptr()) || PyType_Check(arg.ptr()) || nb::isinstance(arg, np_dtype);
-  if (immutable && cache->size() < 256) cache->push_back(r);
+  ResolvedDtype r{nb::borrow(arg), DType{}, nb::none(), {}};
+  nb::object element = dt;
+  if (!dt.attr("subdtype").is_none()) {  // (base, shape): NumPy moves the shape into the array's
+    element = dt.attr("base");
+    cai_detail::int_sequence(dt.attr("shape").ptr(), "['shape']", r.sub_shape);
+  }
+  r.dtype = parse_typestr(nb::cast<std::string>(element.attr("str")), "device_array: dtype");
+  if (!element.attr("fields").is_none()) r.descr = element.attr("descr");
+  for (const ResolvedDtype& c : *cache)  // the call above may have let another thread resolve it
+    if (c.key.ptr() == arg.ptr()) return c;
+  if (same_dtype_forever(arg, dt) && cache->size() < 256) cache->push_back(r);
   return r;
+}
+
+/// What resolve_dtype made of `arg`: (typestr, subarray extents, descr or None), as device_array uses them.
+inline nb::tuple resolved_dtype_facts(nb::handle arg) {
+  ResolvedDtype r = resolve_dtype(arg);
+  return nb::make_tuple(nb::str(r.dtype.typestr()), nb::steal(cai_detail::int_tuple(r.sub_shape)), r.descr);
 }
 
 /// The context of `device=`: None (the current device's), or an int ordinal or a cubridge.Device.
@@ -187,6 +218,9 @@ inline std::shared_ptr<Context> context_of_device_arg(nb::handle device, const c
   return Context::primary(Device(static_cast<int>(ordinal)));
 }
 
+/// How many extents device_array takes: NumPy's limit (NPY_MAXDIMS of NumPy 2).
+inline constexpr Py_ssize_t kMaxDeviceArrayDims = 64;
+
 /// `device_array(shape, dtype=float, order="C", stream=None, *, device=None)`, whole in C++: the hot path
 /// of allocation from Python (numba.cuda.device_array's signature; `device` allocates on a device that
 /// need not be current, from that device's context's manager).
@@ -201,25 +235,48 @@ inline PyDeviceArray device_array(nb::handle shape_obj, nb::handle dtype_arg, nb
   } else {
     nb::object items;
     if (PyTuple_Check(shape_obj.ptr()) || PyList_Check(shape_obj.ptr())) {
-      items = nb::borrow(shape_obj);
-    } else if (shape_obj.is_none() || PyUnicode_Check(shape_obj.ptr()) || PyBytes_Check(shape_obj.ptr())) {
-      throw bad_shape();
+      items = cai_detail::stable_items(shape_obj.ptr());  // __index__ below may mutate a list
+    } else if (shape_obj.is_none() || PyUnicode_Check(shape_obj.ptr()) || PyBytes_Check(shape_obj.ptr()) ||
+               !PySequence_Check(shape_obj.ptr())) {
+      throw bad_shape();  // NumPy's rule: a sequence, never an iterator (itertools.count() never ends)
     } else {
-      PyObject* t = PySequence_Tuple(shape_obj.ptr());  // any other iterable of ints, e.g. numpy's shape
-      if (t == nullptr) {
+      // Any other sequence (numpy's shape, a range, an array): read by index up to its length, so a
+      // __getitem__ that never raises IndexError still ends.
+      const Py_ssize_t len = PySequence_Size(shape_obj.ptr());
+      if (len < 0) {
         PyErr_Clear();
         throw bad_shape();
       }
-      items = nb::steal(t);
+      if (len > kMaxDeviceArrayDims)
+        throw nb::value_error(("device_array: shape " + py_repr(shape_obj) + " has " + std::to_string(len) +
+                               " extents; at most " + std::to_string(kMaxDeviceArrayDims) + " (NumPy's limit)").c_str());
+      items = nb::steal(PyTuple_New(len));
+      if (!items.is_valid()) throw nb::python_error();
+      for (Py_ssize_t i = 0; i < len; ++i) {
+        PyObject* e = PySequence_GetItem(shape_obj.ptr(), i);
+        if (e == nullptr) {
+          PyErr_Clear();
+          throw bad_shape();
+        }
+        PyTuple_SET_ITEM(items.ptr(), i, e);
+      }
     }
-    items = cai_detail::stable_items(items.ptr());  // __index__ below may mutate a list
     Py_ssize_t n = PyTuple_GET_SIZE(items.ptr());
+    if (n > kMaxDeviceArrayDims)
+      throw nb::value_error(("device_array: shape has " + std::to_string(n) + " extents; at most " +
+                             std::to_string(kMaxDeviceArrayDims) + " (NumPy's limit)").c_str());
     std::int64_t* out = shape.resize(static_cast<std::size_t>(n));
     for (Py_ssize_t i = 0; i < n; ++i)
       if (!cai_detail::to_int64(PyTuple_GET_ITEM(items.ptr(), i), out[i])) throw bad_shape();
   }
   bool fortran = parse_order(order);
   ResolvedDtype r = resolve_dtype(dtype_arg);
+  if (!r.sub_shape.empty()) {
+    std::vector<std::int64_t> full(shape.span().begin(), shape.span().end());
+    full.insert(full.end(), r.sub_shape.begin(), r.sub_shape.end());
+    std::int64_t* out = shape.resize(full.size());
+    std::copy(full.begin(), full.end(), out);
+  }
   return allocate_device_array(shape.span(), r.dtype, fortran, stream, r.descr,
                                context_of_device_arg(device, "device_array"));
 }
@@ -299,7 +356,7 @@ inline void copy_extent_to_host_py(PyDeviceArray& a, nb::handle buffer, nb::hand
   HostBuffer b(buffer, true);
   prepare_use(a, s);
   {
-    nb::gil_scoped_release release;
+    GilReleased release;
     copy_extent_to_host(a.view, b.view.buf, static_cast<std::size_t>(b.view.len), s);
   }
 }

@@ -1,13 +1,15 @@
 // Internal (Python glue of the array face): reading a `__cuda_array_interface__` dict into a view with
-// cached interned keys and no Python-level code, and writing one for our arrays. Implements: CAI v3
-// (every key's Python type rule and the parse of 'descr' lists; every value rule, one ArrayInterfaceError,
-// lives in src/array/array_interface.cpp) and its export.
+// cached interned keys and no Python-level code (the host path's `__array_interface__` is read by the
+// same reader), and writing one for our arrays. Implements: CAI v3 (every key's Python type rule and the
+// Python types of 'descr' lists; every value rule, one ArrayInterfaceError, lives in src/array:
+// array_interface.cpp and descr.cpp) and its export.
 #pragma once
 
 #include <algorithm>
 #include <cstring>
 
 #include "cubridge/array/array_interface.hpp"
+#include "cubridge/array/descr.hpp"
 #include "py_device_array.hpp"
 
 namespace cubridge::python {
@@ -16,19 +18,24 @@ namespace cai_detail {
 
 constexpr const char* kWhat = "__cuda_array_interface__";
 
-/// TypeError for the value at `path` (the full name a user reads, e.g. "device_array: descr[0]").
+/// TypeError for the value at `path` (the full name a user reads, e.g. "device_array: descr[0]"). `got`
+/// is held first: its repr runs user code, which may drop the container that held the only reference.
 [[noreturn]] inline void type_error_at(const std::string& path, const char* expected, nb::handle got) {
-  throw nb::type_error((path + ": expected " + expected + ", got " + py_repr(got) + " (" + py_type_name(got) + ")")
-                           .c_str());
+  const nb::object held = nb::borrow(got);
+  const std::string type = py_type_name(held);
+  const std::string shown = py_repr(held);
+  throw nb::type_error((path + ": expected " + expected + ", got " + shown + " (" + type + ")").c_str());
 }
 
-/// TypeError for `key` of the CAI dict (`key` like "['shape']").
-[[noreturn]] inline void type_error(const std::string& key, const char* expected, nb::handle got) {
-  type_error_at(std::string(kWhat) + key, expected, got);
+/// TypeError for `key` of the interface dict `what` (`key` like "['shape']"; the CAI's unless told).
+[[noreturn]] inline void type_error(const std::string& key, const char* expected, nb::handle got,
+                                    const char* what = kWhat) {
+  type_error_at(std::string(what) + key, expected, got);
 }
 
-/// An int (not a bool) that fits int64; numpy integers pass through __index__.
-inline bool to_int64(PyObject* o, std::int64_t& out, const char* key = "") {
+/// An int (not a bool) that fits int64; numpy integers pass through __index__. An int past 64 bits is a
+/// ValueError naming `what` + `key` (the interface's name and the key).
+inline bool to_int64(PyObject* o, std::int64_t& out, const char* key = "", const char* what = kWhat) {
   if (PyBool_Check(o)) return false;
   if (!PyLong_Check(o)) {
     if (!PyIndex_Check(o)) return false;
@@ -37,7 +44,7 @@ inline bool to_int64(PyObject* o, std::int64_t& out, const char* key = "") {
       PyErr_Clear();
       return false;
     }
-    bool ok = to_int64(i, out, key);
+    bool ok = to_int64(i, out, key, what);
     Py_DECREF(i);
     return ok;
   }
@@ -45,7 +52,7 @@ inline bool to_int64(PyObject* o, std::int64_t& out, const char* key = "") {
   long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
   if (overflow != 0 || (v == -1 && PyErr_Occurred())) {
     PyErr_Clear();
-    throw nb::value_error((std::string(kWhat) + key + ": integer " + py_repr(o) + " does not fit in 64 bits").c_str());
+    throw nb::value_error((std::string(what) + key + ": integer " + py_repr(o) + " does not fit in 64 bits").c_str());
   }
   out = v;
   return true;
@@ -86,34 +93,20 @@ struct Dims {
   std::span<const std::int64_t> span() const { return {n <= 8 ? small : large.data(), n}; }
 };
 
-inline void int_sequence(PyObject* o, const char* key, Dims& dims) {
-  if (!PyTuple_Check(o) && !PyList_Check(o)) type_error(key, "a tuple of int", o);
+/// A tuple (or list) of ints into `dims`; errors name `key` of the interface dict `what`.
+inline void int_sequence(PyObject* o, const char* key, Dims& dims, const char* what = kWhat) {
+  if (!PyTuple_Check(o) && !PyList_Check(o)) type_error(key, "a tuple of int", o, what);
   nb::object items = stable_items(o);
   Py_ssize_t n = PyTuple_GET_SIZE(items.ptr());
   std::int64_t* out = dims.resize(static_cast<std::size_t>(n));
   for (Py_ssize_t i = 0; i < n; ++i)
-    if (!to_int64(PyTuple_GET_ITEM(items.ptr(), i), out[i], key)) type_error(key, "a tuple of int", o);
+    if (!to_int64(PyTuple_GET_ITEM(items.ptr(), i), out[i], key, what)) type_error(key, "a tuple of int", o, what);
 }
 
-inline PyObject* required(PyObject* d, PyObject* key, const char* name) {
-  PyObject* v = PyDict_GetItemWithError(d, key);
-  if (v == nullptr) {
-    if (PyErr_Occurred()) throw nb::python_error();
-    throw nb::value_error((std::string(kWhat) + ": the required key '" + name +
-                           "' is missing (required: 'shape', 'typestr', 'data', 'version')")
-                              .c_str());
-  }
-  return v;
-}
-
-inline PyObject* optional(PyObject* d, PyObject* key) {
-  PyObject* v = PyDict_GetItemWithError(d, key);
-  if (v == nullptr && PyErr_Occurred()) throw nb::python_error();
-  return (v == nullptr || v == Py_None) ? nullptr : v;
-}
-
-/// The values of one CAI dict, read in a single pass over its items: producers' keys are interned
-/// strings, so an identity test usually decides; other str keys are compared by content.
+/// The values of one interface dict (CAI or NumPy's `__array_interface__`: the same keys), read in a
+/// single pass over its items and held by strong references: reading them runs user code (`__index__`,
+/// `__bool__`, `__repr__`) that may empty the dict. Producers' keys are interned strings, so an identity
+/// test usually decides; other str keys are compared by content.
 struct CaiItems {
   PyObject *shape = nullptr, *typestr = nullptr, *data = nullptr, *version = nullptr, *strides = nullptr,
            *stream = nullptr, *mask = nullptr, *descr = nullptr;
@@ -136,7 +129,7 @@ struct CaiItems {
       }
       if (i < 8) {
         Py_INCREF(value);  // strong: an __index__ run later could mutate the dict
-        *slots[i] = value;
+        Py_XSETREF(*slots[i], value);  // a str subclass key equal to an interned one may come twice
       }
     }
   }
@@ -147,35 +140,98 @@ struct CaiItems {
   CaiItems& operator=(const CaiItems&) = delete;
 };
 
-inline PyObject* require(PyObject* v, const char* name) {
+/// Which of the two interfaces a dict is read as: the name errors start with, and its required keys.
+struct InterfaceKind {
+  const char* what;      // "__cuda_array_interface__" or "__array_interface__"
+  const char* required;  // the required keys, as the message lists them
+  const char* pointer;   // what 'data'[0] must be
+};
+inline constexpr InterfaceKind kCaiKind{kWhat, "'shape', 'typestr', 'data', 'version'", "an int device pointer"};
+inline constexpr InterfaceKind kHostKind{"__array_interface__", "'shape', 'typestr', 'data'", "an int host pointer"};
+
+inline PyObject* require(PyObject* v, const char* name, const InterfaceKind& kind = kCaiKind) {
   if (v == nullptr)
-    throw nb::value_error((std::string(kWhat) + ": the required key '" + name +
-                           "' is missing (required: 'shape', 'typestr', 'data', 'version')")
-                              .c_str());
+    throw nb::value_error((std::string(kind.what) + ": the required key '" + name + "' is missing (required: " +
+                           kind.required + ")").c_str());
   return v;
 }
 
 inline PyObject* unless_none(PyObject* v) { return v == Py_None ? nullptr : v; }
 
-/// How deeply descr lists may nest (NumPy's structured dtypes of real data nest a few levels; a list
-/// nested 100,000 deep, or one that contains itself, must end in an error, not a stack overflow).
-inline constexpr int kMaxDescrDepth = 32;
+/// The text of a str that must be UTF-8-encodable (a typestr), valid while `s` lives; false (no error
+/// pending) when it is not (a lone surrogate): the caller raises not_utf8, never reads a null pointer.
+inline bool utf8_view(PyObject* s, std::string_view& out) {
+  Py_ssize_t n = 0;
+  const char* text = PyUnicode_AsUTF8AndSize(s, &n);
+  if (text == nullptr) {
+    PyErr_Clear();
+    return false;
+  }
+  out = {text, static_cast<std::size_t>(n)};
+  return true;
+}
 
-/// Bytes described by a descr list (NumPy's __array_interface__ 'descr' grammar), checked on the way.
-/// `path` names the list in messages ("__cuda_array_interface__['descr']", "device_array: descr").
-inline std::int64_t descr_size(PyObject* descr, const std::string& path, int depth = 0) {
-  if (!PyList_Check(descr) || PyList_GET_SIZE(descr) == 0)
-    type_error_at(path, "a list of (name, typestr or descr[, shape]) tuples", descr);
-  if (depth >= kMaxDescrDepth)
-    throw nb::value_error((path + ": descr lists nest more than " + std::to_string(kMaxDescrDepth) +
-                           " deep (or the list contains itself)").c_str());
-  auto overflow = [&](const std::string& where) {
-    throw nb::value_error((where + ": the size in bytes overflows 64 bits").c_str());
-  };
+[[noreturn]] inline void not_utf8(PyObject* s, const std::string& path) {
+  throw nb::value_error((path + ": " + py_repr(s) + " cannot be encoded as UTF-8 (expected a typestr such as '<f4')").c_str());
+}
+
+/// What the two interfaces share, read from `items` by one set of rules: 'shape', 'typestr', 'data'
+/// (pointer, read-only flag) and 'strides'. The views point into `items`' strong references.
+struct CommonFields {
+  Dims shape, strides;
+  bool has_strides = false;
+  std::string_view typestr;
+  std::uintptr_t data = 0;
+  bool read_only = false;
+};
+
+/// Called on every import: no text is built unless a value is refused.
+inline void read_common(const CaiItems& items, const InterfaceKind& kind, CommonFields& out) {
+  const char* what = kind.what;
+  int_sequence(require(items.shape, "shape", kind), "['shape']", out.shape, what);
+
+  PyObject* t = require(items.typestr, "typestr", kind);
+  if (!PyUnicode_Check(t)) type_error("['typestr']", "a str such as '<f4'", t, what);
+  if (!utf8_view(t, out.typestr)) not_utf8(t, std::string(what) + "['typestr']");
+
+  PyObject* data = require(items.data, "data", kind);
+  if (!(PyTuple_Check(data) || PyList_Check(data)) || PySequence_Fast_GET_SIZE(data) != 2)
+    type_error("['data']", "a 2-tuple (pointer: int, read_only: bool)", data, what);
+  const nb::object pair = stable_items(data);  // an error's repr below may empty a list
+  PyObject* ptr = PyTuple_GET_ITEM(pair.ptr(), 0);
+  PyObject* ro = PyTuple_GET_ITEM(pair.ptr(), 1);
+  if (PyBool_Check(ptr) || !PyLong_Check(ptr)) type_error("['data'][0]", kind.pointer, ptr, what);
+  // User-space addresses fit in a signed 64-bit value; the unsigned path is for the rare rest.
+  int overflow = 0;
+  long long sp = PyLong_AsLongLongAndOverflow(ptr, &overflow);
+  unsigned long long up = overflow > 0 ? PyLong_AsUnsignedLongLong(ptr) : static_cast<unsigned long long>(sp);
+  if (overflow < 0 || (overflow == 0 && sp < 0) || PyErr_Occurred()) {
+    PyErr_Clear();
+    throw nb::value_error((std::string(what) + "['data'][0]: " + py_repr(ptr) +
+                           " is not a valid pointer (expected an int in 0 .. 2**64-1)").c_str());
+  }
+  if (!PyBool_Check(ro)) type_error("['data'][1]", "a bool read-only flag", ro, what);
+  out.data = static_cast<std::uintptr_t>(up);
+  out.read_only = ro == Py_True;
+
+  if (PyObject* s = unless_none(items.strides)) {
+    int_sequence(s, "['strides']", out.strides, what);
+    out.has_strides = true;
+  }
+}
+
+/// A descr list (NumPy's __array_interface__ 'descr' grammar) read into DescrField values: only the
+/// Python types are checked here; descr_size/check_descr (src/array) hold every value rule. `path` names
+/// the list in messages ("__cuda_array_interface__['descr']", "device_array: descr").
+inline void read_descr(PyObject* descr, const std::string& path, std::vector<DescrField>& out, int depth = 0) {
+  if (!PyList_Check(descr)) type_error_at(path, "a list of (name, typestr or descr[, shape]) tuples", descr);
+  if (depth >= kMaxDescrDepth) throw_descr_too_deep(path);
   nb::object fields = stable_items(descr);  // reading extents runs __index__, which may mutate the list
-  std::int64_t total = 0;
-  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(fields.ptr()); ++i) {
+  const Py_ssize_t n = PyTuple_GET_SIZE(fields.ptr());
+  out.resize(static_cast<std::size_t>(n));
+  for (Py_ssize_t i = 0; i < n; ++i) {
     PyObject* f = PyTuple_GET_ITEM(fields.ptr(), i);
+    DescrField& field = out[static_cast<std::size_t>(i)];
     const std::string here = path + "[" + std::to_string(i) + "]";
     if (!PyTuple_Check(f) || (PyTuple_GET_SIZE(f) != 2 && PyTuple_GET_SIZE(f) != 3))
       type_error_at(here, "a (name, typestr or descr[, shape]) tuple", f);
@@ -185,41 +241,40 @@ inline std::int64_t descr_size(PyObject* descr, const std::string& path, int dep
                     PyUnicode_Check(PyTuple_GET_ITEM(name, 0)) && PyUnicode_Check(PyTuple_GET_ITEM(name, 1)));
     if (!name_ok) type_error_at(here + "[0]", "a field name (str, or a (title, name) pair of str)", name);
     PyObject* type = PyTuple_GET_ITEM(f, 1);
-    std::int64_t size = 0;
     if (PyUnicode_Check(type)) {
-      Py_ssize_t n = 0;
-      const char* s = PyUnicode_AsUTF8AndSize(type, &n);
-      if (s == nullptr) throw nb::python_error();
-      size = parse_typestr(std::string_view(s, static_cast<std::size_t>(n)), here + "[1]").itemsize;
+      std::string_view text;
+      if (!utf8_view(type, text)) not_utf8(type, here + "[1]");
+      field.typestr = text;
     } else if (PyList_Check(type)) {
-      size = descr_size(type, here + "[1]", depth + 1);
+      field.nested = true;
+      read_descr(type, here + "[1]", field.fields, depth + 1);
     } else {
       type_error_at(here + "[1]", "a typestr or a nested descr list", type);
     }
     if (PyTuple_GET_SIZE(f) == 3) {
       PyObject* shape = PyTuple_GET_ITEM(f, 2);
-      std::vector<std::int64_t> dims;
       std::int64_t one = 0;
       if (to_int64(shape, one)) {
-        dims.push_back(one);
+        field.shape.push_back(one);
       } else if (PyTuple_Check(shape) || PyList_Check(shape)) {
         nb::object extents = stable_items(shape);
         for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(extents.ptr()); ++j) {
           PyObject* e = PyTuple_GET_ITEM(extents.ptr(), j);
           if (!to_int64(e, one)) type_error_at(here + "[2][" + std::to_string(j) + "]", "an int", e);
-          dims.push_back(one);
+          field.shape.push_back(one);
         }
       } else {
         type_error_at(here + "[2]", "an int or a tuple of int", shape);
       }
-      for (std::int64_t d : dims) {
-        if (d < 0) throw nb::value_error((here + "[2]: extent " + std::to_string(d) + " is negative").c_str());
-        if (__builtin_mul_overflow(size, d, &size)) overflow(here);
-      }
     }
-    if (__builtin_add_overflow(total, size, &total)) overflow(path);
   }
-  return total;
+}
+
+/// Checks a descr list against the typestr's `dtype` (read_descr, then the array layer's check_descr).
+inline void check_descr_list(PyObject* descr, const DType& dtype, const std::string& path) {
+  std::vector<DescrField> fields;
+  read_descr(descr, path, fields);
+  check_descr(fields, dtype, path);
 }
 
 /// The descr every plain producer sends (CuPy always does): [('', typestr)], the same typestr as 'typestr'.
@@ -253,41 +308,13 @@ inline void read_cai(PyDeviceArray& out, nb::handle desc, nb::handle owner, Impo
   if (!to_int64(v, version, "['version']")) type_error("['version']", "an int (3)", v);
   ai.version = version;  // its range, like every value rule, is the array layer's
 
-  Dims shape, strides;
-  int_sequence(require(items.shape, "shape"), "['shape']", shape);
-  ai.shape = shape.span();
-
-  PyObject* t = require(items.typestr, "typestr");
-  if (!PyUnicode_Check(t)) type_error("['typestr']", "a str such as '<f4'", t);
-  Py_ssize_t tn = 0;
-  const char* ts = PyUnicode_AsUTF8AndSize(t, &tn);
-  if (ts == nullptr) throw nb::python_error();
-  ai.typestr = std::string_view(ts, static_cast<std::size_t>(tn));
-
-  PyObject* data = require(items.data, "data");
-  if (!(PyTuple_Check(data) || PyList_Check(data)) || PySequence_Fast_GET_SIZE(data) != 2)
-    type_error("['data']", "a 2-tuple (pointer: int, read_only: bool)", data);
-  PyObject* ptr = PySequence_Fast_ITEMS(data)[0];
-  PyObject* ro = PySequence_Fast_ITEMS(data)[1];
-  if (PyBool_Check(ptr) || !PyLong_Check(ptr)) type_error("['data'][0]", "an int device pointer", ptr);
-  // User-space addresses fit in a signed 64-bit value; the unsigned path is for the rare rest.
-  int overflow = 0;
-  long long sp = PyLong_AsLongLongAndOverflow(ptr, &overflow);
-  unsigned long long up = overflow > 0 ? PyLong_AsUnsignedLongLong(ptr) : static_cast<unsigned long long>(sp);
-  if (overflow < 0 || (overflow == 0 && sp < 0) || PyErr_Occurred()) {
-    PyErr_Clear();
-    throw nb::value_error((std::string(kWhat) + "['data'][0]: " + py_repr(ptr) +
-                           " is not a valid pointer (expected an int in 0 .. 2**64-1)")
-                              .c_str());
-  }
-  if (!PyBool_Check(ro)) type_error("['data'][1]", "a bool read-only flag", ro);
-  ai.data = static_cast<std::uintptr_t>(up);
-  ai.read_only = ro == Py_True;
-
-  if (PyObject* s = unless_none(items.strides)) {
-    int_sequence(s, "['strides']", strides);
-    ai.strides = strides.span();
-  }
+  CommonFields common;
+  read_common(items, kCaiKind, common);
+  ai.shape = common.shape.span();
+  ai.typestr = common.typestr;
+  ai.data = common.data;
+  ai.read_only = common.read_only;
+  if (common.has_strides) ai.strides = common.strides.span();
   if (version >= 3) {
     if (PyObject* st = unless_none(items.stream)) {
       std::int64_t sv = 0;
@@ -302,16 +329,17 @@ inline void read_cai(PyDeviceArray& out, nb::handle desc, nb::handle owner, Impo
   PyObject* mask = unless_none(items.mask);
   ai.has_mask = mask != nullptr;
   PyObject* descr = unless_none(items.descr);
-  if (descr != nullptr && is_default_descr(descr, t)) descr = nullptr;  // [('', typestr)] says nothing more
+  if (descr != nullptr && is_default_descr(descr, items.typestr)) descr = nullptr;  // [('', typestr)] says nothing more
 
   out.view = view_from_interface(ai, nullptr, options);
   if (descr != nullptr) {
-    check_descr_itemsize(descr_size(descr, std::string(kWhat) + "['descr']"), out.view.dtype());
+    check_descr_list(descr, out.view.dtype(), std::string(kWhat) + "['descr']");
     out.descr = nb::borrow(descr);
   }
   if (mask != nullptr) {
     PyObject* mcai = PyObject_GetAttr(mask, k.cai);
     if (mcai == nullptr) {
+      if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw nb::python_error();  // the getter failed: its error
       PyErr_Clear();
       type_error("['mask']", "None or an object exposing __cuda_array_interface__", mask);
     }

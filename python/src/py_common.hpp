@@ -8,6 +8,7 @@
 
 #include <memory>
 
+#include "py_gil.hpp"
 #include "py_text.hpp"
 
 namespace cubridge::python {
@@ -41,7 +42,7 @@ inline bool python_alive() noexcept {
 struct PyDecref {
   void operator()(void* p) const noexcept {
     if (!python_alive()) return;  // leaked on purpose: the interpreter is going away
-    nb::gil_scoped_acquire gil;
+    GilAcquired gil;
     Py_DECREF(static_cast<PyObject*>(p));
   }
 };

@@ -81,8 +81,9 @@ inline nb::object dlpack_export(nb::handle self, PyDeviceArray& a, nb::handle st
   if (!dl_device.is_none()) {
     bool same = false;
     if (PyTuple_Check(dl_device.ptr()) && PyTuple_GET_SIZE(dl_device.ptr()) == 2) {
+      // Each read may run __index__ and fail: the second is not made with the first's error pending.
       long t = PyLong_AsLong(PyTuple_GET_ITEM(dl_device.ptr(), 0));
-      long i = PyLong_AsLong(PyTuple_GET_ITEM(dl_device.ptr(), 1));
+      long i = t == -1 && PyErr_Occurred() ? -1 : PyLong_AsLong(PyTuple_GET_ITEM(dl_device.ptr(), 1));
       if (PyErr_Occurred()) PyErr_Clear();
       same = t == dev.type && i == dev.id;
     }

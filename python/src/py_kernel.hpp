@@ -316,7 +316,7 @@ inline double bare_launch_ns(PyKernel& k, nb::tuple tuple, int repeat) {
   CUfunction f = k.kernel->handle();
   ScopedContext scope(*k.kernel->module()->context());
   const auto& api = driver::api();
-  nb::gil_scoped_release release;
+  GilReleased release;
   auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < repeat; ++i) {
     CUresult r = api.cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, CU_STREAM_LEGACY, pack.params(), nullptr);

@@ -21,7 +21,7 @@ inline memory::MemoryPointer::Finalizer python_finalizer(nb::handle fn) {
   auto held = keep_python(fn);
   return [held] {
     if (!python_alive()) return;
-    nb::gil_scoped_acquire gil;
+    GilAcquired gil;
     PyObject* r = PyObject_CallNoArgs(static_cast<PyObject*>(held.get()));
     if (r == nullptr) PyErr_WriteUnraisable(static_cast<PyObject*>(held.get()));
     Py_XDECREF(r);
@@ -54,38 +54,38 @@ class PyMemoryManager final : public memory::MemoryManager {
  public:
   PyMemoryManager(std::shared_ptr<Context> context, nb::object instance, bool stream_aware, std::string description)
       : MemoryManager(std::move(context)), stream_aware_(stream_aware), description_(std::move(description)) {
-    nb::gil_scoped_acquire gil;
+    GilAcquired gil;
     version_ = nb::cast<int>(instance.attr("interface_version"));
     instance_ = keep_python(instance);
   }
   using MemoryManager::memalloc;
   std::shared_ptr<memory::MemoryPointer> memalloc(std::size_t size) override {
-    nb::gil_scoped_acquire gil;
+    GilAcquired gil;
     return track(self().attr("memalloc")(size), "memalloc");
   }
   std::shared_ptr<memory::MemoryPointer> memalloc(std::size_t size, StreamRef stream) override {
     if (!stream_aware_) return memalloc(size);
-    nb::gil_scoped_acquire gil;
+    GilAcquired gil;
     return track(self().attr("memalloc")(size, nb::arg("stream") = reinterpret_cast<std::uintptr_t>(stream.handle())),
                  "memalloc");
   }
   bool stream_aware() const noexcept override { return stream_aware_; }
   std::shared_ptr<memory::MemoryPointer> memhostalloc(std::size_t size, bool mapped, bool portable, bool wc) override {
-    nb::gil_scoped_acquire gil;
+    GilAcquired gil;
     return pointer_from(self().attr("memhostalloc")(size, nb::arg("mapped") = mapped, nb::arg("portable") = portable,
                                                      nb::arg("wc") = wc), "memhostalloc");
   }
   std::shared_ptr<memory::MemoryPointer> mempin(std::shared_ptr<void> owner, std::uintptr_t pointer, std::size_t size,
                                                 bool mapped) override {
-    nb::gil_scoped_acquire gil;
+    GilAcquired gil;
     return pointer_from(self().attr("mempin")(python_of(owner), pointer, size, nb::arg("mapped") = mapped), "mempin");
   }
   void initialize() override {
-    nb::gil_scoped_acquire gil;
+    GilAcquired gil;
     self().attr("initialize")();
   }
   memory::IpcHandle get_ipc_handle(const std::shared_ptr<memory::MemoryPointer>& memory) override {
-    nb::gil_scoped_acquire gil;
+    GilAcquired gil;
     nb::object r = self().attr("get_ipc_handle")(memory);
     if (!nb::isinstance<memory::IpcHandle>(r))
       throw nb::type_error(("get_ipc_handle of " + description_ + " returned " +
@@ -93,22 +93,22 @@ class PyMemoryManager final : public memory::MemoryManager {
     return nb::cast<memory::IpcHandle>(r);
   }
   memory::MemoryInfo get_memory_info() override {
-    nb::gil_scoped_acquire gil;
+    GilAcquired gil;
     nb::object r = self().attr("get_memory_info")();
     return {nb::cast<std::size_t>(r[0]), nb::cast<std::size_t>(r[1])};
   }
   void reset() override {
-    nb::gil_scoped_acquire gil;
+    GilAcquired gil;
     self().attr("reset")();
   }
   std::shared_ptr<void> defer_cleanup() override {
-    nb::gil_scoped_acquire gil;
+    GilAcquired gil;
     nb::object cm = self().attr("defer_cleanup")();
     cm.attr("__enter__")();
     auto held = keep_python(cm);
     return std::shared_ptr<void>(held.get(), [held](void*) {
       if (!python_alive()) return;
-      nb::gil_scoped_acquire gil;
+      GilAcquired gil;
       nb::handle c(static_cast<PyObject*>(held.get()));
       try {
         c.attr("__exit__")(nb::none(), nb::none(), nb::none());

@@ -1,4 +1,4 @@
-// Internal: the CAI consumer rules (versions, stream, data pointer, mask, descr size) and the
+// Internal: the CAI consumer rules (versions, stream, data pointer, mask; descr's are descr.cpp's) and the
 // process-wide switches.
 #include "cubridge/array/array_interface.hpp"
 
@@ -88,13 +88,6 @@ ArrayView with_mask_of_interface(ArrayView view, const ArrayView& mask) {
     throw ArrayInterfaceError(std::string(kWhat) + "['mask']: the mask's shape differs from 'shape' (a mask "
                               "has one entry per element)");
   return std::move(view).with_mask(std::make_shared<const ArrayView>(mask));
-}
-
-void check_descr_itemsize(std::int64_t descr_bytes, const DType& dtype) {
-  if (descr_bytes != dtype.itemsize)
-    throw ArrayInterfaceError(std::string(kWhat) + "['descr']: describes " + std::to_string(descr_bytes) +
-                              " bytes per element but typestr '" + dtype.typestr() + "' has " +
-                              std::to_string(dtype.itemsize));
 }
 
 }  // namespace cubridge

@@ -6,19 +6,11 @@
 #include <string>
 #include "cubridge/error.hpp"
 
+#include "support/hex_text.hpp"
+
 namespace cubridge {
 
 namespace {
-
-std::string hex(std::uintptr_t v) {
-  static const char* digits = "0123456789abcdef";
-  std::string s;
-  do {
-    s.insert(s.begin(), digits[v & 0xf]);
-    v >>= 4;
-  } while (v != 0);
-  return "0x" + s;
-}
 
 std::string key(const char* what, const char* k) { return std::string(what) + "['" + k + "']"; }
 
@@ -129,7 +121,7 @@ ArrayView::ArrayView(const Layout& l, std::shared_ptr<const void> owner, const c
   }
   if (size_ == 0) return;  // zero-size arrays may carry any pointer; nothing is ever read from it
   if (address() % dtype_.alignment() != 0)
-    throw cubridge::InvalidArgument(key(what, "data") + ": pointer " + hex(address()) + " is not aligned to " +
+    throw cubridge::InvalidArgument(key(what, "data") + ": pointer " + support::hex(address()) + " is not aligned to " +
                                 std::to_string(dtype_.alignment()) + " bytes as typestr '" +
                                 dtype_.typestr() + "' requires");
   // The extent must be representable too, or address arithmetic in kernels would wrap.

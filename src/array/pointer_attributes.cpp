@@ -9,6 +9,7 @@
 #include "cubridge/driver/context.hpp"
 #include "driver/driver_api.hpp"
 #include "cubridge/error.hpp"
+#include "support/hex_text.hpp"
 
 namespace cubridge {
 
@@ -38,16 +39,6 @@ bool pageable_access() {
   int value = 0;
   CUresult r = CUBRIDGE_CU_RESULT(cuDeviceGetAttribute, &value, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, device);
   return r == CUDA_SUCCESS && value != 0;
-}
-
-std::string hex(std::uintptr_t v) {
-  static const char* digits = "0123456789abcdef";
-  std::string s;
-  do {
-    s.insert(s.begin(), digits[v & 0xf]);
-    v >>= 4;
-  } while (v != 0);
-  return "0x" + s;
 }
 
 }  // namespace
@@ -87,7 +78,7 @@ PointerAttributes check_device_pointer(std::uintptr_t address, std::string_view 
       return c.attributes;
   PointerAttributes a = query_pointer_attributes(address);
   if (!a.device_accessible())
-    throw cubridge::InvalidArgument(std::string(what) + ": pointer " + hex(address) +
+    throw cubridge::InvalidArgument(std::string(what) + ": pointer " + support::hex(address) +
                                 " is not GPU-accessible memory (the driver does not know it: plain host "
                                 "memory?); pass device, managed or pinned host memory, or copy it with "
                                 "cubridge.to_device()");

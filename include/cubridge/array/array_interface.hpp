@@ -50,10 +50,6 @@ ArrayView view_from_interface(const ArrayInterface& desc, std::shared_ptr<const 
 /// shapes must be equal. Throws ArrayInterfaceError.
 ArrayView with_mask_of_interface(ArrayView view, const ArrayView& mask);
 
-/// Checks that a "descr" describing `descr_bytes` per element agrees with the typestr's itemsize
-/// (`descr_bytes` as the caller read the descr list). Throws ArrayInterfaceError.
-void check_descr_itemsize(std::int64_t descr_bytes, const DType& dtype);
-
 /// Whether consumers synchronise by default: false only when CUBRIDGE_CUDA_ARRAY_INTERFACE_SYNC=0
 /// (read once, on first use). set_ overrides it for the process.
 bool consumer_sync_default() noexcept;
