@@ -73,6 +73,7 @@ class Dispatcher:
 
     @property
     def signatures(self) -> list[str]:
+        """The compiled signatures, spelled as cubridge.compile takes them (each looks up ``overloads``)."""
         return [str(KernelSignature(sig)) for sig in self.overloads]
 
     def compile(self, sig) -> CompiledKernel:
@@ -118,18 +119,23 @@ class Dispatcher:
 
     # The loaded function's attributes on the current device (cuFuncGetAttribute), loading it if needed.
     def get_regs_per_thread(self, signature=None):
+        """The registers per thread of the loaded kernel on the current device (numba-cuda's get_regs_per_thread)."""
         return per_signature(self.overloads, signature, lambda k: self._kernel(k.signature).registers)
 
     def get_shared_mem_per_block(self, signature=None):
+        """The static shared memory per block, in bytes of the loaded kernel on the current device (numba-cuda's get_shared_mem_per_block)."""
         return per_signature(self.overloads, signature, lambda k: self._kernel(k.signature).shared_memory)
 
     def get_local_mem_per_thread(self, signature=None):
+        """The local memory per thread, in bytes of the loaded kernel on the current device (numba-cuda's get_local_mem_per_thread)."""
         return per_signature(self.overloads, signature, lambda k: self._kernel(k.signature).local_memory)
 
     def get_const_mem_size(self, signature=None):
+        """The constant memory, in bytes of the loaded kernel on the current device (numba-cuda's get_const_mem_size)."""
         return per_signature(self.overloads, signature, lambda k: self._kernel(k.signature).const_memory)
 
     def get_max_threads_per_block(self, signature=None):
+        """The most threads a block may have of the loaded kernel on the current device (numba-cuda's get_max_threads_per_block)."""
         return per_signature(self.overloads, signature, lambda k: self._kernel(k.signature).max_threads_per_block)
 
     def _kernel(self, sig: Signature) -> Kernel:
