@@ -120,3 +120,12 @@ def test_attribute_getters_refuse_a_signature_never_compiled():
     assert d.get_regs_per_thread() == {}
     with pytest.raises(KeyError, match="no kernel compiled for it"):
         d.get_regs_per_thread(NUMBA_ARGS)
+
+
+@pytest.mark.parametrize("junk", ["void(", "float32[", b"x", object(), None, 5, (1, 2), "int64(float32)"])
+def test_a_key_that_is_no_kernel_signature_is_absent(junk):
+    d = cubridge.jit(store)
+    d.compile(SIG)
+    assert junk not in d.overloads and d.overloads.get(junk, "absent") == "absent"
+    with pytest.raises(KeyError, match="no kernel compiled for it"):
+        d.overloads[junk]
