@@ -27,26 +27,12 @@ from . import _compiler, _core
 from ._jit_options import JitOptions, jit_options, link_image
 from ._core import (Kernel, KernelLaunch, KernelRaised, KernelSignature, PerformanceWarning,
                     clear_kernel_cache, kernel_cache_size, ptx_entry_names)
-from ._types import Signature, as_signature, typeof, void
+from ._overloads import CompiledKernel, SignatureDict, kernel_signature, per_signature
+from ._types import Signature, typeof, void
 
-__all__ = ["Kernel", "KernelLaunch", "KernelRaised", "KernelSignature", "PerformanceWarning", "load_kernel",
+__all__ = ["CompiledKernel", "Kernel", "KernelLaunch", "KernelRaised", "KernelSignature", "PerformanceWarning",
+           "load_kernel",
            "ptx_entry_names", "clear_kernel_cache", "kernel_cache_size", "jit", "Dispatcher"]
-
-
-def kernel_signature(signature) -> Signature:
-    """The Signature of a kernel: any signature ``cubridge.compile`` takes (``_types.as_signature``:
-    cubridge.void(cubridge.float32[:]), numba.void(numba.float32[::1]), a spelling, a sequence of parameter
-    types, spellings such as 'const float32*' among them), returning void or nothing."""
-    try:
-        sig = as_signature(signature)
-    except TypeError:
-        raise TypeError(f"signature: {signature!r} ({type(signature).__name__}) is not a str such as "
-                        "'void(float32[:], int64)', a KernelSignature, a sequence of parameter types, or a "
-                        "signature object such as cubridge.void(cubridge.float32[:]) or "
-                        "numba.void(numba.float32[::1])") from None
-    if sig.return_type is not None and sig.return_type.kind != "none":
-        raise ValueError(f"signature: a kernel returns void, but {signature!r} returns {sig.return_type}")
-    return Signature._make(void, sig.args)
 
 
 def load_kernel(code, name: str | None = None, signature=None, *, device: int | _core.Device | None = None,
@@ -78,24 +64,23 @@ class Dispatcher:
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
         self._options = options if options is not None else jit_options(**kws)
-        # Per signature (a cubridge.Signature returning void): the PTX, the entry's name (the compiler's),
-        # whether it syncs the grid, its raise sites (status code -> RaiseSite tuple); per (signature,
-        # device): the loaded kernel.
-        self._ptx: dict[Signature, str] = {}
-        self._entry: dict[Signature, str] = {}
-        self._cooperative: dict[Signature, bool] = {}
-        self._raise_sites: dict[Signature, dict] = {}
+        # numba-cuda's overloads: per signature (a cubridge.Signature returning void), the CompiledKernel (PTX,
+        # entry name, cooperative, raise sites); per (signature, device): the loaded kernel.
+        self.overloads: SignatureDict = SignatureDict()
+        self.specializations: SignatureDict = SignatureDict()  # what specialize() gave, per signature
         self._kernels: dict[tuple[Signature, int], Kernel] = {}
-        self._eager = [self.compile(sig) for sig in signatures]
+        self._eager = [self.compile(sig).signature for sig in signatures]
 
     @property
     def signatures(self) -> list[str]:
-        return [str(KernelSignature(sig)) for sig in self._ptx]
+        """The compiled signatures, spelled as cubridge.compile takes them (each looks up ``overloads``)."""
+        return [str(KernelSignature(sig)) for sig in self.overloads]
 
-    def compile(self, sig) -> Signature:
-        """Compiles PTX for `sig` (no GPU needed: the module is loaded at the first launch)."""
+    def compile(self, sig) -> CompiledKernel:
+        """Compiles PTX for `sig` (no GPU needed: the module is loaded at the first launch); returns the
+        CompiledKernel, as numba-cuda's compile returns its kernel."""
         sig = kernel_signature(sig)
-        if sig not in self._ptx:
+        if sig not in self.overloads:
             KernelSignature(sig)  # a type no kernel takes is refused by the kernel layer, by name, first
             try:
                 cc = _compiler._current_cc() if _core.driver_available() else None
@@ -103,52 +88,94 @@ class Dispatcher:
                 cc = None
             r = _compiler._compile_result(self.py_func, sig, device=False, abi="numba", cc=cc,
                                           directives=self._options, **self._options.compiler())
-            self._ptx[sig] = r.code.decode()
-            self._entry[sig] = r.name
-            self._cooperative[sig] = r.cooperative
-            self._raise_sites[sig] = {site[0]: site for site in r.raise_sites}
-        return sig
+            self.overloads[sig] = CompiledKernel(self, sig, r, cc)
+        return self.overloads[sig]
 
     def inspect_ptx(self) -> dict[str, str]:
-        return {str(KernelSignature(sig)): ptx for sig, ptx in self._ptx.items()}
+        return {str(KernelSignature(sig)): k.ptx for sig, k in self.overloads.items()}
 
-    def inspect_llvm(self) -> dict[str, str]:
-        """The NVVM IR given to libNVVM, per compiled signature (numba-cuda's inspect_llvm)."""
-        return {str(KernelSignature(sig)): _compiler._compile_result(self.py_func, sig, device=False, abi="numba",
-                                                                      output="llvm", **self._options.compiler()).nvvm_ir
-                for sig in self._ptx}
+    # numba-cuda's inspection API: `signature` (a Signature, a tuple of argument types or a spelling) gives one
+    # result; None gives a dict over every compiled signature, keyed by Signature (looked up by either).
+    def inspect_asm(self, signature=None):
+        """The PTX (numba-cuda's inspect_asm)."""
+        return per_signature(self.overloads, signature, lambda k: k.inspect_asm())
+
+    def inspect_llvm(self, signature=None):
+        """The NVVM IR given to libNVVM (numba-cuda's inspect_llvm)."""
+        return per_signature(self.overloads, signature, CompiledKernel.inspect_llvm)
+
+    def inspect_lto_ptx(self, signature=None):
+        """The PTX nvJitLink makes of the kernel's LTO-IR (numba-cuda's inspect_lto_ptx)."""
+        return per_signature(self.overloads, signature, lambda k: k.inspect_lto_ptx())
+
+    def inspect_sass(self, signature=None):
+        """The SASS, by the toolkit's nvdisasm (numba-cuda's inspect_sass)."""
+        return per_signature(self.overloads, signature, lambda k: k.inspect_sass())
+
+    def inspect_types(self, file=None) -> None:
+        """Each compiled signature with the kernel's source, to `file` (sys.stdout by default)."""
+        for k in self.overloads.values():
+            k.inspect_types(file=file)
+
+    # The loaded function's attributes on the current device (cuFuncGetAttribute), loading it if needed.
+    def get_regs_per_thread(self, signature=None):
+        """The registers per thread of the loaded kernel on the current device (numba-cuda's get_regs_per_thread)."""
+        return per_signature(self.overloads, signature, lambda k: self._kernel(k.signature).registers)
+
+    def get_shared_mem_per_block(self, signature=None):
+        """The static shared memory per block, in bytes of the loaded kernel on the current device (numba-cuda's get_shared_mem_per_block)."""
+        return per_signature(self.overloads, signature, lambda k: self._kernel(k.signature).shared_memory)
+
+    def get_local_mem_per_thread(self, signature=None):
+        """The local memory per thread, in bytes of the loaded kernel on the current device (numba-cuda's get_local_mem_per_thread)."""
+        return per_signature(self.overloads, signature, lambda k: self._kernel(k.signature).local_memory)
+
+    def get_const_mem_size(self, signature=None):
+        """The constant memory, in bytes of the loaded kernel on the current device (numba-cuda's get_const_mem_size)."""
+        return per_signature(self.overloads, signature, lambda k: self._kernel(k.signature).const_memory)
+
+    def get_max_threads_per_block(self, signature=None):
+        """The most threads a block may have of the loaded kernel on the current device (numba-cuda's get_max_threads_per_block)."""
+        return per_signature(self.overloads, signature, lambda k: self._kernel(k.signature).max_threads_per_block)
 
     def _kernel(self, sig: Signature) -> Kernel:
         # Loaded once per device, in the current device's context as numba-cuda does: a launch made while
         # device 1 is current (cupy.cuda.Device(1), torch.cuda.device(1)) runs on device 1.
-        if sig not in self._ptx:  # compiled first: a typing error needs no GPU to be reported
-            self.compile(sig)
+        compiled = self.compile(sig)  # compiled first: a typing error needs no GPU to be reported
         device = _core._current_device()
         k = self._kernels.get((sig, device))
         if k is None or not k.module.valid:  # first launch on this device, or the context was closed since
-            code = self._ptx[sig]
+            code = compiled.ptx
             if self._options.link:
                 code = link_image(code, self._options, _compiler._current_cc())
-            k = load_kernel(code, self._entry[sig], sig, device=device)
-            k.cooperative = self._cooperative[sig]  # cuda.cg grid sync: launched cooperatively
+            k = load_kernel(code, compiled.entry_name, sig, device=device)
+            k.cooperative = compiled.cooperative  # cuda.cg grid sync: launched cooperatively
             k.python_name = self.__name__  # messages name `add`, not _ZN8__main__3addE...
             if self._options.debug:
-                k = _RaisingKernel(k, self._raise_sites[sig])
+                k = _RaisingKernel(k, compiled.raise_sites)
             self._kernels[(sig, device)] = k
         return k
 
-    def specialize(self, *args) -> Kernel:
-        """The loaded kernel for these arguments' types (compiled if needed)."""
+    def _signature_for(self, args) -> Signature:
+        """The signature a launch with these arguments runs: the one eager signature, the eager one they
+        match, or (lazy) their types."""
         if len(self._eager) == 1:
-            return self._kernel(self._eager[0])
+            return self._eager[0]
         params = [typeof(a) for a in args]
         if self._eager:
             for sig in self._eager:
                 if len(sig.args) == len(params) and all(p.accepts(a) for p, a in zip(sig.args, params)):
-                    return self._kernel(sig)
+                    return sig
             raise TypeError(f"kernel {self.__name__!r}: no signature matches the argument types "
                             f"({', '.join(map(str, params))}); compiled: {', '.join(self.signatures)}")
-        return self._kernel(Signature._make(void, params))
+        return Signature._make(void, params)
+
+    def specialize(self, *args) -> Kernel:
+        """The loaded kernel for these arguments' types (compiled if needed); kept in ``specializations``."""
+        sig = self._signature_for(args)
+        k = self._kernel(sig)
+        self.specializations[sig] = k
+        return k
 
     def __getitem__(self, config):
         if len(self._eager) == 1:
@@ -228,7 +255,8 @@ class _LazyLaunch:
         self._dispatcher, self._configure = dispatcher, configure
 
     def __call__(self, *args):
-        self._configure(self._dispatcher.specialize(*args))(*args)
+        d = self._dispatcher
+        self._configure(d._kernel(d._signature_for(args)))(*args)
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])

@@ -78,7 +78,7 @@ def test_jit_eager_and_lazy_compile_array_kernels():
     (ptx,) = d.inspect_ptx().values()
     assert len(entry_params(ptx)) == 22
     lazy = cubridge.jit(saxpy)
-    sig = lazy.compile("void(float32, const float32[:], const float32[:], float32[::1])")
+    sig = lazy.compile("void(float32, const float32[:], const float32[:], float32[::1])").signature
     assert sig.args[1] == "const float32[:]" and isinstance(sig, cubridge.Signature)
     assert "8readonly" in cubridge.ptx_entry_names(lazy.inspect_ptx()[lazy.signatures[0]])[0]
 

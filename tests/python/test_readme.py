@@ -33,7 +33,8 @@ def run_block(code, tmp_path=None, python=sys.executable, env=None):
 
 
 def test_the_readme_marks_blocks_of_both_kinds():
-    assert len(blocks("cpu")) == 2 and len(blocks("gpu")) == 4  # arrays, memory, kernels, PyTorch op; compile, custom call
+    assert len(blocks("cpu")) == 3 and len(blocks("gpu")) == 4  # arrays, memory, kernels, PyTorch op; compile,
+    # drop-in mode, custom call
     assert len(blocks("multi_gpu")) == 1  # several GPUs
 
 

@@ -1,0 +1,154 @@
+"""Drop-in mode: an existing numba-cuda program with ``numba.cuda.jit`` / ``compile`` / ``compile_ptx`` /
+``compile_for_current_device`` / ``compile_ptx_for_current_device`` served by cubridge, everything else
+(device arrays, streams, events, to_device, numba's own ufunc and reduction kernels) left to numba-cuda.
+
+``cubridge.install_numba()`` turns it on in this process; ``CUBRIDGE_NUMBA=1 python app.py`` turns it on
+before ``app.py`` runs (the wheel's ``cubridge-numba.pth`` reads the variable at start-up and imports
+nothing when it is unset). Routing happens once ``numba.cuda`` is imported (at once when it already is):
+an import hook wraps ``numba.cuda``'s module when it loads. Calls made by numba's own modules keep numba's
+functions (its vectorizers and reductions need numba dispatchers); calls from any other module (the
+program, its libraries, numba-cuda's test suite) get cubridge's."""
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import os
+import sys
+import warnings
+
+__all__ = ["install_numba"]
+
+ENV = "CUBRIDGE_NUMBA"
+_ROUTED_COMPILE = ("compile", "compile_for_current_device", "compile_ptx", "compile_ptx_for_current_device")
+_original: dict = {}  # numba-cuda's functions, by name, once routed
+
+
+def _numba_caller() -> bool:
+    """Whether the function that called the routed entry point belongs to numba itself (not its tests)."""
+    name = sys._getframe(2).f_globals.get("__name__", "") or ""
+    return (name == "numba" or name.startswith("numba.")) and not name.startswith("numba.cuda.tests")
+
+
+def _numba_module(cuda_name: str, core_name: str):
+    """numba-cuda's own module (numba.cuda.types, numba.cuda.core.sigutils), or numba's where numba.cuda is
+    the one numba itself ships (numba.core.types, numba.core.sigutils)."""
+    try:
+        module = importlib.import_module(cuda_name)
+    except ImportError:
+        return importlib.import_module(core_name)
+    return module if hasattr(module, "float32") or hasattr(module, "normalize_signature") else \
+        importlib.import_module(core_name)
+
+
+def _numba_type(t):
+    """cubridge's result type as numba's type object: numba-cuda's compile returns its own types."""
+    types = _numba_module("numba.cuda.types", "numba.core.types")
+    if t is None:
+        return types.none
+    named = getattr(types, t.name, None) if isinstance(getattr(t, "name", None), str) else None
+    if isinstance(named, types.Type):
+        return named
+    sigutils = _numba_module("numba.cuda.core.sigutils", "numba.core.sigutils")
+    return sigutils.normalize_signature(f"void({t})")[0][0]
+
+
+def _without_none(options: dict) -> dict:
+    """numba-cuda's debug=None / opt=None mean "numba's default", which cubridge's defaults are."""
+    return {k: v for k, v in options.items() if not (k in ("debug", "opt") and v is None)}
+
+
+def jit(func_or_sig=None, **options):
+    """numba.cuda.jit, routed: cubridge.jit for the program's code, numba-cuda's for numba's own modules."""
+    if _numba_caller():
+        return _original["jit"](func_or_sig, **options)
+    import cubridge
+    return cubridge.jit(func_or_sig, **_without_none(options))
+
+
+def _routed_compile(name: str):
+    def routed(pyfunc, sig, *args, **kwargs):
+        if _numba_caller():
+            return _original[name](pyfunc, sig, *args, **kwargs)
+        import cubridge
+        code, resty = getattr(cubridge, name)(pyfunc, sig, *args, **_without_none(kwargs))
+        return code, _numba_type(resty)
+    routed.__name__ = routed.__qualname__ = name
+    routed.__doc__ = f"numba.cuda.{name}, routed: cubridge.{name} for the program's code, numba-cuda's for numba's."
+    return routed
+
+
+def _route(cuda) -> None:
+    """Replaces numba.cuda's entry points where numba-cuda defines and re-exports them."""
+    if _original:
+        return
+    decorators = importlib.import_module("numba.cuda.decorators")
+    compiler = importlib.import_module("numba.cuda.compiler")
+    _original["jit"] = decorators.jit
+    for name in _ROUTED_COMPILE:
+        _original[name] = getattr(compiler, name)
+    for module in (cuda, decorators, sys.modules.get("numba.cuda.device_init")):
+        if module is not None and hasattr(module, "jit"):
+            module.jit = jit
+    for name in _ROUTED_COMPILE:
+        routed = _routed_compile(name)
+        for module in (cuda, compiler):
+            if hasattr(module, name):
+                setattr(module, name, routed)
+
+
+def routed() -> bool:
+    """Whether numba.cuda's entry points are cubridge's in this process."""
+    return bool(_original)
+
+
+class _RoutingLoader(importlib.abc.Loader):
+    """numba.cuda's own loader, routing the entry points once the module has run."""
+
+    def __init__(self, loader):
+        self._loader = loader
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        self._loader.exec_module(module)
+        _route(module)
+
+
+class _Hook(importlib.abc.MetaPathFinder):
+    """Finds numba.cuda through the other finders and gives it the routing loader."""
+
+    def find_spec(self, name, path, target=None):
+        if name != "numba.cuda":
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(name, path, target)
+            if spec is not None:
+                if spec.loader is not None:
+                    spec.loader = _RoutingLoader(spec.loader)
+                return spec
+        return None
+
+
+def install_numba() -> None:
+    """Serves numba.cuda.jit / compile / compile_ptx / compile_for_current_device /
+    compile_ptx_for_current_device with cubridge in this process, for every caller outside numba itself: at
+    once if numba.cuda is imported, else when it is. Calling it again does nothing."""
+    cuda = sys.modules.get("numba.cuda")
+    if cuda is not None and getattr(cuda, "__spec__", None) is not None and "jit" in vars(cuda):
+        _route(cuda)
+    elif not any(isinstance(f, _Hook) for f in sys.meta_path):
+        sys.meta_path.insert(0, _Hook())
+
+
+def from_environment() -> None:
+    """The .pth file's entry: CUBRIDGE_NUMBA=1 installs drop-in mode, 0 or empty leaves numba alone, any
+    other value is named in a warning (a start-up file must not stop the interpreter) and changes nothing."""
+    value = os.environ.get(ENV, "")
+    if value == "1":
+        install_numba()
+    elif value not in ("", "0"):
+        warnings.warn(f"{ENV}={value!r} is not valid; expected 1 (numba.cuda.jit and compile* served by cubridge) "
+                      "or 0 / unset (numba-cuda's own); numba is left as it is", RuntimeWarning, stacklevel=2)

@@ -1,0 +1,171 @@
+"""One compiled specialisation of a ``@cubridge.jit`` kernel (numba-cuda's ``_Kernel``) and the dict of them a
+Dispatcher keeps (numba-cuda's ``overloads``), with numba-cuda's inspection methods.
+
+The dict is keyed by ``cubridge.Signature`` (returning void); a lookup also takes what numba-cuda users pass:
+a tuple of argument types (numba's or cubridge's: ``(float32[::1], int64)``), a signature object or its
+spelling (``'void(float32[::1], int64)'``)."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from typing import Any
+
+from . import _compiler, _linker
+from ._types import Signature, as_signature, void
+
+
+def kernel_signature(signature) -> Signature:
+    """The Signature of a kernel: any signature ``cubridge.compile`` takes (``_types.as_signature``:
+    cubridge.void(cubridge.float32[:]), numba.void(numba.float32[::1]), a spelling, a sequence of parameter
+    types, spellings such as 'const float32*' among them), returning void or nothing."""
+    try:
+        sig = as_signature(signature)
+    except TypeError:
+        raise TypeError(f"signature: {signature!r} ({type(signature).__name__}) is not a str such as "
+                        "'void(float32[:], int64)', a KernelSignature, a sequence of parameter types, or a "
+                        "signature object such as cubridge.void(cubridge.float32[:]) or "
+                        "numba.void(numba.float32[::1])") from None
+    if sig.return_type is not None and sig.return_type.kind != "none":
+        raise ValueError(f"signature: a kernel returns void, but {signature!r} returns {sig.return_type}")
+    return Signature._make(void, sig.args)
+
+
+class SignatureDict(dict):
+    """A dict keyed by kernel Signatures whose lookups (``d[k]``, ``k in d``, ``d.get(k)``) also take numba's
+    keys: a tuple of argument types, a signature object or spelling. A key that is no signature is absent."""
+
+    @staticmethod
+    def _key(key):
+        if isinstance(key, Signature):
+            return key
+        try:
+            return kernel_signature(key)
+        except (TypeError, ValueError):
+            return None
+
+    def __getitem__(self, key):
+        k = self._key(key)
+        if k is None or not dict.__contains__(self, k):
+            raise KeyError(f"{key!r}: no kernel compiled for it; compiled: "
+                           f"{', '.join(str(s) for s in self) or 'none yet'}")
+        return dict.__getitem__(self, k)
+
+    def __contains__(self, key) -> bool:
+        k = self._key(key)
+        return k is not None and dict.__contains__(self, k)
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+
+
+def _cc_text(cc) -> str:
+    return f"sm_{cc[0]}{cc[1]}" if cc is not None else "the lowest architecture libNVVM supports"
+
+
+class CompiledKernel:
+    """A kernel compiled for one signature (what ``Dispatcher.compile(sig)`` returns and ``overloads`` holds):
+    its PTX, entry name, and numba-cuda's ``inspect_*`` methods. Loaded onto a device at its first launch."""
+
+    def __init__(self, dispatcher, signature: Signature, result, cc):
+        self._dispatcher = dispatcher
+        self.signature = signature
+        self.cc = cc  # the compute capability compiled for (None: the lowest, JIT-compiled on load)
+        self.ptx: str = result.code.decode()
+        self.entry_name: str = result.name
+        self.cooperative: bool = result.cooperative
+        self.raise_sites: dict = {site[0]: site for site in result.raise_sites}
+
+    @property
+    def args(self):
+        return self.signature.args
+
+    @property
+    def argtypes(self) -> tuple:
+        """numba-cuda's name: the argument types, as a tuple."""
+        return tuple(self.signature.args)
+
+    def _compile(self, output: str, cc):
+        d = self._dispatcher
+        return _compiler._compile_result(d.py_func, self.signature, device=False, abi="numba", cc=cc,
+                                         output=output, directives=d._options, **d._options.compiler())
+
+    def inspect_asm(self, cc=None) -> str:
+        """The PTX; for another compute capability `cc` (a (major, minor) pair), compiled for it."""
+        if cc is None or self.cc is not None and tuple(cc) == tuple(self.cc):
+            return self.ptx
+        return self._compile("ptx", _linker._cc(cc, "inspect_asm", "cc")).code.decode()
+
+    def inspect_llvm(self) -> str:
+        """The NVVM IR the front end gives libNVVM."""
+        return self._compile("llvm", self.cc).nvvm_ir
+
+    def _arch(self, cc, what: str):
+        cc = self.cc if cc is None else _linker._cc(cc, what, "cc")
+        if cc is None:
+            raise ValueError(f"{what}: no device to take the compute capability from; pass cc=(major, minor)")
+        return cc
+
+    def inspect_lto_ptx(self, cc=None) -> str:
+        """The PTX nvJitLink makes of the kernel's LTO-IR (link-time optimised), for `cc` or the compiled one."""
+        cc = self._arch(cc, "inspect_lto_ptx")
+        ptx = _linker.link([self._compile("ltoir", cc).code], arch=cc, lto=True, output="ptx")
+        if self.entry_name not in ptx:  # never an empty module passed off as the kernel's code
+            name = self._dispatcher.__name__
+            raise RuntimeError(f"inspect_lto_ptx: nvJitLink's PTX of kernel {name!r} (its LTO-IR) for {_cc_text(cc)}"
+                               f" lacks the kernel {self.entry_name} (the link dropped it); "
+                               "inspect_asm gives the kernel's PTX")
+        return ptx
+
+    def inspect_sass(self, cc=None) -> str:
+        """The SASS of the kernel's cubin, disassembled by the toolkit's nvdisasm (or cuobjdump)."""
+        cc = self._arch(cc, "inspect_sass")
+        tools = [(t, shutil.which(t) or _toolkit_tool(t)) for t in ("nvdisasm", "cuobjdump")]
+        tool, path = next(((t, p) for t, p in tools if p), (None, None))
+        if path is None:
+            raise RuntimeError("inspect_sass needs the CUDA toolkit's nvdisasm or cuobjdump, and neither is on PATH "
+                               "or in a CUDA home (install the toolkit's nvdisasm: cuda-nvdisasm, or "
+                               "nvidia-cuda-nvdisasm)")
+        cubin = _linker.link([self.inspect_asm(cc)], arch=cc, lto=False)
+        with tempfile.TemporaryDirectory() as tmp:
+            file = os.path.join(tmp, "kernel.cubin")
+            with open(file, "wb") as f:
+                f.write(cubin)
+            cmd = [path, file] if tool == "nvdisasm" else [path, "-sass", file]
+            out = subprocess.run(cmd, capture_output=True, text=True)
+        if out.returncode != 0:
+            raise RuntimeError(f"inspect_sass: {tool} failed ({out.returncode}): {out.stderr.strip()}")
+        return out.stdout
+
+    def inspect_types(self, file=None) -> None:
+        """Writes the kernel's name, signature and source (cubridge types the source itself; it has no Numba IR
+        to annotate) to `file` (sys.stdout by default)."""
+        d = self._dispatcher
+        file = sys.stdout if file is None else file
+        import inspect
+        try:
+            source = inspect.getsource(d.py_func)
+        except (OSError, TypeError):
+            source = "(source not available)\n"
+        args = ", ".join(str(a) for a in self.signature.args)
+        print(f"{d.__name__} ({args})\n{'-' * 80}\n{source}{'=' * 80}", file=file)
+
+    def __repr__(self) -> str:
+        return f"<cubridge.CompiledKernel {self._dispatcher.__name__}{tuple(map(str, self.signature.args))}>"
+
+
+def _toolkit_tool(name: str) -> str | None:
+    for home in _linker.toolkit_homes():
+        path = os.path.join(home["path"], "bin", name)
+        if os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def per_signature(overloads: SignatureDict, signature, read) -> Any:
+    """numba-cuda's ``signature=None`` rule: one value for `signature`, else a dict over every compiled one."""
+    if signature is not None:
+        return read(overloads[signature])
+    return SignatureDict((sig, read(k)) for sig, k in overloads.items())
