@@ -13,6 +13,8 @@
 #include "compiler/typing/typer.hpp"
 
 using namespace cubridge::compiler;
+using cubridge::parse_signature;
+using cubridge::Signature;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view in(reinterpret_cast<const char*>(data), size);

@@ -9,11 +9,12 @@
 #include <string_view>
 
 #include "support/spelling_text.hpp"
-#include "cubridge/array/array_spelling.hpp"
 #include "cubridge/array/dtype.hpp"
 #include "cubridge/compiler/toolkit.hpp"
-#include "cubridge/compiler/types.hpp"
 #include "cubridge/kernel/kernel_signature.hpp"
+#include "cubridge/types/array_spelling.hpp"
+#include "cubridge/types/signature.hpp"
+#include "cubridge/types/type_spelling.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
@@ -23,9 +24,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       case 0: (void)cubridge::parse_typestr(text, "fuzz"); break;
       case 1: (void)cubridge::parse_array_spelling(text); break;
       case 2: (void)cubridge::KernelSignature::parse(text).to_string(); break;
-      case 3: (void)cubridge::compiler::parse_signature(text).str(); break;
+      case 3: (void)cubridge::parse_signature(text).str(); break;
       case 4: {
-        if (auto t = cubridge::compiler::parse_type_name(text)) (void)t->name();
+        if (auto t = cubridge::parse_type_name(text)) (void)t->name();
         break;
       }
       case 5: (void)cubridge::ComputeCapability::parse(text).to_string(); break;

@@ -71,6 +71,15 @@ class Dispatcher:
         self._kernels: dict[tuple[Signature, int], Kernel] = {}
         self._eager = [self.compile(sig).signature for sig in signatures]
 
+    def _per_signature(self, signature, read):
+        return per_signature(self.overloads, signature, read, self.specialized)
+
+    @property
+    def specialized(self) -> bool:
+        """Made with signatures (numba-cuda's ``jit(sigs)``), as numba's specialized dispatchers: inspect_* and
+        get_* without a signature answer for its first signature instead of a dict."""
+        return bool(self._eager)
+
     @property
     def signatures(self) -> list[str]:
         """The compiled signatures, spelled as cubridge.compile takes them (each looks up ``overloads``)."""
@@ -98,19 +107,19 @@ class Dispatcher:
     # result; None gives a dict over every compiled signature, keyed by Signature (looked up by either).
     def inspect_asm(self, signature=None):
         """The PTX (numba-cuda's inspect_asm)."""
-        return per_signature(self.overloads, signature, lambda k: k.inspect_asm())
+        return self._per_signature(signature, lambda k: k.inspect_asm())
 
     def inspect_llvm(self, signature=None):
         """The NVVM IR given to libNVVM (numba-cuda's inspect_llvm)."""
-        return per_signature(self.overloads, signature, CompiledKernel.inspect_llvm)
+        return self._per_signature(signature, CompiledKernel.inspect_llvm)
 
     def inspect_lto_ptx(self, signature=None):
         """The PTX nvJitLink makes of the kernel's LTO-IR (numba-cuda's inspect_lto_ptx)."""
-        return per_signature(self.overloads, signature, lambda k: k.inspect_lto_ptx())
+        return self._per_signature(signature, lambda k: k.inspect_lto_ptx())
 
     def inspect_sass(self, signature=None):
         """The SASS, by the toolkit's nvdisasm (numba-cuda's inspect_sass)."""
-        return per_signature(self.overloads, signature, lambda k: k.inspect_sass())
+        return self._per_signature(signature, lambda k: k.inspect_sass())
 
     def inspect_types(self, file=None) -> None:
         """Each compiled signature with the kernel's source, to `file` (sys.stdout by default)."""
@@ -120,23 +129,23 @@ class Dispatcher:
     # The loaded function's attributes on the current device (cuFuncGetAttribute), loading it if needed.
     def get_regs_per_thread(self, signature=None):
         """The registers per thread of the loaded kernel on the current device (numba-cuda's get_regs_per_thread)."""
-        return per_signature(self.overloads, signature, lambda k: self._kernel(k.signature).registers)
+        return self._per_signature(signature, lambda k: self._kernel(k.signature).registers)
 
     def get_shared_mem_per_block(self, signature=None):
         """The static shared memory per block, in bytes of the loaded kernel on the current device (numba-cuda's get_shared_mem_per_block)."""
-        return per_signature(self.overloads, signature, lambda k: self._kernel(k.signature).shared_memory)
+        return self._per_signature(signature, lambda k: self._kernel(k.signature).shared_memory)
 
     def get_local_mem_per_thread(self, signature=None):
         """The local memory per thread, in bytes of the loaded kernel on the current device (numba-cuda's get_local_mem_per_thread)."""
-        return per_signature(self.overloads, signature, lambda k: self._kernel(k.signature).local_memory)
+        return self._per_signature(signature, lambda k: self._kernel(k.signature).local_memory)
 
     def get_const_mem_size(self, signature=None):
         """The constant memory, in bytes of the loaded kernel on the current device (numba-cuda's get_const_mem_size)."""
-        return per_signature(self.overloads, signature, lambda k: self._kernel(k.signature).const_memory)
+        return self._per_signature(signature, lambda k: self._kernel(k.signature).const_memory)
 
     def get_max_threads_per_block(self, signature=None):
         """The most threads a block may have of the loaded kernel on the current device (numba-cuda's get_max_threads_per_block)."""
-        return per_signature(self.overloads, signature, lambda k: self._kernel(k.signature).max_threads_per_block)
+        return self._per_signature(signature, lambda k: self._kernel(k.signature).max_threads_per_block)
 
     def _kernel(self, sig: Signature) -> Kernel:
         # Loaded once per device, in the current device's context as numba-cuda does: a launch made while

@@ -164,8 +164,11 @@ def _toolkit_tool(name: str) -> str | None:
     return None
 
 
-def per_signature(overloads: SignatureDict, signature, read) -> Any:
-    """numba-cuda's ``signature=None`` rule: one value for `signature`, else a dict over every compiled one."""
+def per_signature(overloads: SignatureDict, signature, read, specialized: bool = False) -> Any:
+    """numba-cuda's ``signature=None`` rule: one value for `signature`; for a specialized dispatcher (made with
+    signatures, compiling no others) the value of its first signature; else a dict over every compiled one."""
     if signature is not None:
         return read(overloads[signature])
+    if specialized and overloads:
+        return read(next(iter(overloads.values())))
     return SignatureDict((sig, read(k)) for sig, k in overloads.items())

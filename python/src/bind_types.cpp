@@ -24,7 +24,7 @@ void bind_types(nb::module_& m) {
       .def("__repr__", &Type::name)
       .def("__eq__", &equals, nb::arg("other").none())
       .def("__ne__", [](const Type& a, nb::handle b) { return !equals(a, b); }, nb::arg("other").none())
-      .def("__hash__", [](const Type& t) { return std::hash<std::string>{}(t.name()); })
+      .def("__hash__", [](const Type& t) { return t.hash(); })
       .def_prop_ro("kind", &kind_name, "'bool', 'int', 'float', 'complex', 'array', 'record', 'tuple', 'pointer', 'none', ...")
       .def_prop_ro("is_scalar", &Type::is_scalar, "bool and the numbers")
       .def_prop_ro("bits", &Type::bits, "scalars: the width in bits (complex: both parts)")
@@ -53,7 +53,7 @@ void bind_types(nb::module_& m) {
       .def("__repr__", &Signature::str)
       .def("__eq__", [](const Signature& a, nb::handle b) { return nb::isinstance<Signature>(b) && a == nb::cast<const Signature&>(b); },
            nb::arg("other").none())
-      .def("__hash__", [](const Signature& s) { return std::hash<std::string>{}(s.str()); });
+      .def("__hash__", [](const Signature& s) { return s.hash(); });
 }
 
 }  // namespace cubridge::python

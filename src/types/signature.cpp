@@ -37,6 +37,12 @@ Type argument_type(std::string_view whole, std::string_view part) {
 
 }  // namespace
 
+std::size_t Signature::hash() const noexcept {
+  std::size_t h = result ? result->hash() : 0x51u;
+  for (const Type& a : args) h = h * 1000003u ^ a.hash();
+  return h;
+}
+
 std::string Signature::str() const {
   std::string s = result ? result->name() : std::string();
   s += "(";

@@ -1,6 +1,7 @@
 // Internal: Type names, type-name parsing and signature parsing (include/cubridge/types/type.hpp).
 #include "cubridge/types/type.hpp"
 
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -138,6 +139,22 @@ std::string Type::name() const {
       return (readonly_ ? "const " : "") + (elements_[0].is_none() ? std::string("void") : elements_[0].name()) + "*";
   }
   return "?";
+}
+
+namespace {
+void mix(std::size_t& h, std::size_t v) noexcept { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); }
+}  // namespace
+
+std::size_t Type::hash() const noexcept {
+  std::size_t h = static_cast<std::size_t>(kind_);
+  for (std::int64_t v : {std::int64_t{bits_}, std::int64_t{signed_}, std::int64_t{ndim_}, std::int64_t{layout_},
+                         std::int64_t{readonly_}, std::int64_t{aligned_}, size_})
+    mix(h, static_cast<std::size_t>(v));
+  for (const Type& e : elements_) mix(h, e.hash());
+  for (const std::string& n : names_) mix(h, std::hash<std::string>{}(n));
+  for (std::int64_t v : offsets_) mix(h, static_cast<std::size_t>(v));
+  for (std::int64_t v : shape_) mix(h, static_cast<std::size_t>(v));
+  return h;
 }
 
 std::size_t Type::leaf_count() const noexcept {

@@ -20,6 +20,8 @@ struct Signature {
   std::optional<Type> result;  ///< empty: inferred
   /// "float32(float32, float32)"; "(int64)" when the result is inferred.
   std::string str() const;
+  /// A hash of the result and argument types (Type::hash), equal for equal signatures.
+  std::size_t hash() const noexcept;
   friend bool operator==(const Signature&, const Signature&) = default;
 };
 

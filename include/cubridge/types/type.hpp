@@ -112,6 +112,9 @@ class Type {
   /// Numba's spelling: "int32", "float64", "complex128", "bool", "none", "UniTuple(int64 x 2)",
   /// "Tuple(int64, float64)", "array(float32, 2d, C)", "readonly array(int64, 1d, A)", "OptionalType(float64)", "const float32*", "void*".
   std::string name() const;
+  /// A hash of the type's structure, equal for equal types, built without spelling the type (a lazy launch
+  /// hashes every argument's type to find its specialisation).
+  std::size_t hash() const noexcept;
   /// The number of values a tuple holds, nested tuples counted through (1 for any other type).
   std::size_t leaf_count() const noexcept;
 
