@@ -150,6 +150,10 @@ class Dispatcher:
     def _kernel(self, sig: Signature) -> Kernel:
         # Loaded once per device, in the current device's context as numba-cuda does: a launch made while
         # device 1 is current (cupy.cuda.Device(1), torch.cuda.device(1)) runs on device 1.
+        if self._kernels:  # a later launch: the loaded kernel by one dict lookup (the launch's hot path)
+            k = self._kernels.get((sig, _core._current_device()))
+            if k is not None and k.module.valid:
+                return k
         compiled = self.compile(sig)  # compiled first: a typing error needs no GPU to be reported
         device = _core._current_device()
         k = self._kernels.get((sig, device))

@@ -191,7 +191,10 @@ def typeof(arg) -> Type:
     C-contiguous 2-d float32 array (``readonly array(...)`` when read-only), int64 for a Python int,
     numba's Record type for one structured scalar (a 0-d structured array such as from_record_like gives),
     ... A Type compares equal to any spelling of itself: ``typeof(a) == "float32[:, ::1]"``."""
-    for python_type in (bool, int, float, complex):  # bool first: it is an int
+    t = _PYTHON_TYPES.get(type(arg))  # the launch's common case, by one lookup
+    if t is not None:
+        return t
+    for python_type in (bool, int, float, complex):  # subclasses (bool first: it is an int)
         if isinstance(arg, python_type):
             return _PYTHON_TYPES[python_type]
     t = _core._array_param(arg)  # GPU arrays, read as a launch reads them (C++ picks the protocol)

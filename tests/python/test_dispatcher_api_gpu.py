@@ -10,9 +10,13 @@ pytestmark = pytest.mark.gpu
 
 
 def shared_store(x, y):
+    # Indexed by the thread, across a barrier: the shared array stays (a store and load of s[0] alone folds
+    # it away, and the kernel then has no static shared memory).
     s = cubridge.shared.array(64, cubridge.float32)
-    s[0] = y
-    x[0] = s[0]
+    i = cubridge.threadIdx.x
+    s[i] = y
+    cubridge.syncthreads()
+    x[0] = s[63 - i]
 
 
 SIG = "void(float32[::1], float32)"
