@@ -34,6 +34,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from rows import report  # noqa: E402
 
+
+def median_ms(fn, reps: int) -> float:
+    from bench_compile import median_ms as median  # one timing loop for the compile rows of every bench
+    return median(fn, reps, warm=2)
+
 N = 32
 # (arrays, int64 scalars): the rows the issue asks for.
 CASES = [(0, 0), (1, 0), (4, 0), (16, 0), (1, 32), (1, 256)]
@@ -107,17 +112,6 @@ def launch_us(launch, sync, batches: int, per_batch: int) -> float:
         means.append((time.perf_counter_ns() - t0) / per_batch / 1e3)
         sync()
     return statistics.median(means)
-
-
-def median_ms(fn, reps: int, warm: int = 2) -> float:
-    for _ in range(warm):
-        fn()
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter_ns()
-        fn()
-        ts.append((time.perf_counter_ns() - t0) / 1e6)
-    return statistics.median(ts)
 
 
 def scalar_args(scalars: int) -> list[int]:
