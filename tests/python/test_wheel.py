@@ -62,6 +62,9 @@ def venv(tmp_path_factory):
     installed = run("pip list", bin_dir / "python", "-m", "pip", "list", "--format=freeze", env=env)
     run("pip install the [cu13,jax] extras", bin_dir / "python", "-m", "pip", "install", "-q",
         f"{wheels[0]}[cu13,jax]", env=env)
+    # The README's drop-in example compiles a numba program: numba's own numba.cuda is enough on a machine
+    # without a GPU (the [numba] extra brings numba-cuda, which GPU users want), and pip's cache has it.
+    run("pip install numba", bin_dir / "python", "-m", "pip", "install", "-q", "numba", env=env)
     return bin_dir, wheels[0], without_system_toolkit(env), installed
 
 
