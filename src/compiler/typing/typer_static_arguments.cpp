@@ -74,7 +74,7 @@ std::optional<StaticBinding> FunctionTyper::static_binding(Expr& a, const Functi
   if (assigns(def.body, def.params[param])) return std::nullopt;
   std::optional<Constant> c;
   if (a.kind == ExprKind::Int && !a.int_unsigned) {
-    if (auto v = const_int(a)) c = Constant{i64(), *v};
+    if (auto v = const_int(a)) c = Constant{.type = i64(), .i = *v, .u = 0, .re = 0, .im = 0, .elements = {}};
   } else if (a.kind == ExprKind::Name && slot_of(a.name) < 0 && !a.name.starts_with("<")) {
     if (const Constant* k = constant_of(a.name, a.loc)) c = *k;
   } else if (a.kind == ExprKind::Tuple && !a.kids.empty()) {
@@ -83,7 +83,7 @@ std::optional<StaticBinding> FunctionTyper::static_binding(Expr& a, const Functi
     for (auto& k : a.kids) {
       auto v = const_int(*k);
       if (!v) return std::nullopt;
-      t.elements.push_back(Constant{i64(), *v});
+      t.elements.push_back(Constant{.type = i64(), .i = *v, .u = 0, .re = 0, .im = 0, .elements = {}});
       types.push_back(i64());
     }
     t.type = Type::tuple(types);
