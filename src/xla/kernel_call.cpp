@@ -4,6 +4,8 @@
 #include "cubridge/xla/kernel_call.hpp"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cstring>
 #include <deque>
 #include <exception>
@@ -115,19 +117,31 @@ std::string label(const Entry& e) { return "kernel '" + e.name + "' " + e.signat
 struct KernelCallTable::State {
   mutable std::mutex mutex;
   std::deque<Entry> entries;  // never erased: ids index it, and entries' addresses stay stable
+  // The launch path reads the first kPublished entries without the mutex (one thread per GPU under XLA
+  // launches at once): an entry is published here, complete, after it is stored, and never changes.
+  static constexpr std::size_t kPublished = 4096;
+  std::array<std::atomic<const Entry*>, kPublished> published{};
 
   const Entry& find(std::int64_t id, std::uint64_t fingerprint) const {
-    std::lock_guard lock(mutex);
-    if (id < 1 || static_cast<std::size_t>(id) > entries.size())
-      throw cubridge::InvalidArgument("kernel_call: kernel id " + std::to_string(id) + " is not registered in this "
-                                  "process (" + std::to_string(entries.size()) + " kernels are); the call "
-                                  "site was made by another process or by hand");
-    const Entry& e = entries[static_cast<std::size_t>(id - 1)];
+    const Entry* p = nullptr;
+    if (id >= 1 && static_cast<std::size_t>(id) <= kPublished)
+      p = published[static_cast<std::size_t>(id - 1)].load(std::memory_order_acquire);
+    if (p == nullptr) p = &find_locked(id);
+    const Entry& e = *p;
     if (e.fingerprint != fingerprint)
       throw cubridge::InvalidArgument("kernel_call: kernel id " + std::to_string(id) + " is " + label(e) +
                                   " in this process, not the kernel this call site was compiled for "
                                   "(fingerprints differ: a cached executable from another process?)");
     return e;
+  }
+
+  const Entry& find_locked(std::int64_t id) const {
+    std::lock_guard lock(mutex);
+    if (id < 1 || static_cast<std::size_t>(id) > entries.size())
+      throw cubridge::InvalidArgument("kernel_call: kernel id " + std::to_string(id) + " is not registered in this "
+                                  "process (" + std::to_string(entries.size()) + " kernels are); the call "
+                                  "site was made by another process or by hand");
+    return entries[static_cast<std::size_t>(id - 1)];
   }
 };
 
@@ -187,7 +201,10 @@ KernelCallTable::Registered KernelCallTable::add(std::span<const std::byte> imag
   }
   e.id = static_cast<std::int64_t>(s.entries.size()) + 1;
   s.entries.push_back(std::move(e));
-  return {s.entries.back().id, fp};
+  const Entry& stored = s.entries.back();
+  if (static_cast<std::size_t>(stored.id) <= State::kPublished)
+    s.published[static_cast<std::size_t>(stored.id - 1)].store(&stored, std::memory_order_release);
+  return {stored.id, fp};
 }
 
 void KernelCallTable::prepare(std::int64_t id, const LaunchConfig& config) {
