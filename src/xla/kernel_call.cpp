@@ -232,7 +232,19 @@ void KernelCallTable::launch(CUstream_st* stream, void** buffers, std::string_vi
     throw cubridge::InvalidArgument("kernel_call: the call site's arguments have " +
                                 std::to_string(site.arguments.size()) + " bytes, but " + label(e) + " packs " +
                                 std::to_string(sig.buffer_size()));
-  Kernel& kernel = e.kernel_for(stream);
+  // XLA launches each GPU's work from a thread of its own, on a stream that lives as long as the client:
+  // the last (entry, stream) -> kernel answer of this thread saves a driver query (cuStreamGetCtx, which
+  // serialises XLA's per-GPU threads) per call. A recycled stream handle of another context would make the
+  // launch fail with the driver's invalid-handle error, never run in the wrong place.
+  thread_local const Entry* last_entry = nullptr;
+  thread_local CUstream last_stream = nullptr;
+  thread_local Kernel* last_kernel = nullptr;
+  if (last_entry != &e || last_stream != stream) {
+    last_kernel = &e.kernel_for(stream);
+    last_entry = &e;
+    last_stream = stream;
+  }
+  Kernel& kernel = *last_kernel;
 
   // The buffer as 8-byte words, so every slot is aligned; small kernels stay on the stack.
   constexpr std::size_t kInlineWords = 64, kInlineSlots = 128;
