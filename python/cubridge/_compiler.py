@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from . import _core, _jit_options, _linker, _logging
+from ._numba_diagnostics import numba_errors
 from ._core import CompileError
 from ._environment import _collect  # noqa: F401  (tests and bench read the collected source)
 from ._raise_sites import exception_args, exception_class  # noqa: F401  (the launcher of debug kernels)
@@ -65,6 +66,7 @@ def compile(pyfunc: Callable[..., Any], sig: Any, debug: bool = False, lineinfo:
     return code, (None if r.result_type.kind == "none" else r.result_type)
 
 
+@numba_errors  # drop-in use: a CompileError is numba's TypingError too
 def _compile_result(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=False, cc=None, opt=True,
                     abi="c", abi_info=None, output="ptx", cache=False, directives=None):
     """compile()'s whole result: code, name (the entry's), result_type, cooperative, raise_sites (for

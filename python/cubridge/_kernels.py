@@ -21,16 +21,20 @@ from __future__ import annotations
 
 import functools
 import os
+import warnings
 from typing import Any, Callable, Literal, TypeVar, overload
 
-from . import _compiler, _core
+from . import _compiler, _core, _numba_diagnostics
 from ._jit_options import JitOptions, jit_options, link_image
 from ._core import (Kernel, KernelLaunch, KernelRaised, KernelSignature, PerformanceWarning,
                     clear_kernel_cache, kernel_cache_size, ptx_entry_names)
 from ._overloads import CompiledKernel, SignatureDict, kernel_signature, per_signature
+from ._numba_diagnostics import InvalidConfigWarning
+from ._resolution import Resolver
 from ._types import Signature, typeof, void
 
-__all__ = ["CompiledKernel", "Kernel", "KernelLaunch", "KernelRaised", "KernelSignature", "PerformanceWarning",
+__all__ = ["CompiledKernel", "InvalidConfigWarning", "Kernel", "KernelLaunch", "KernelRaised", "KernelSignature",
+           "PerformanceWarning",
            "load_kernel",
            "ptx_entry_names", "clear_kernel_cache", "kernel_cache_size", "jit", "Dispatcher"]
 
@@ -70,6 +74,11 @@ class Dispatcher:
         self.specializations: SignatureDict = SignatureDict()  # what specialize() gave, per signature
         self._kernels: dict[tuple[Signature, int], Kernel] = {}
         self._eager = [self.compile(sig).signature for sig in signatures]
+        # Several declared signatures: the launch's arguments choose one as numba-cuda's dispatcher does.
+        self._resolver = Resolver(py_func, self._eager) if len(self._eager) > 1 else None
+        # numba.cuda imported (drop-in use): launches follow numba's config and warn with its classes (checked
+        # once here; the launch path reads this flag only).
+        self._numba_launch = _numba_diagnostics.numba_cuda_imported()
 
     def _per_signature(self, signature, read):
         return per_signature(self.overloads, signature, read, self.specialized)
@@ -161,6 +170,8 @@ class Dispatcher:
             code = compiled.ptx
             if self._options.link:
                 code = link_image(code, self._options, _compiler._current_cc())
+            if self._numba_launch:  # its host-array copy warning as numba's NumbaPerformanceWarning too
+                _numba_diagnostics.use_numba_performance_warning()
             k = load_kernel(code, compiled.entry_name, sig, device=device)
             k.cooperative = compiled.cooperative  # cuda.cg grid sync: launched cooperatively
             k.python_name = self.__name__  # messages name `add`, not _ZN8__main__3addE...
@@ -174,14 +185,9 @@ class Dispatcher:
         match, or (lazy) their types."""
         if len(self._eager) == 1:
             return self._eager[0]
-        params = [typeof(a) for a in args]
-        if self._eager:
-            for sig in self._eager:
-                if len(sig.args) == len(params) and all(p.accepts(a) for p, a in zip(sig.args, params)):
-                    return sig
-            raise TypeError(f"kernel {self.__name__!r}: no signature matches the argument types "
-                            f"({', '.join(map(str, params))}); compiled: {', '.join(self.signatures)}")
-        return Signature._make(void, params)
+        if self._resolver is not None:
+            return self._resolver(args)
+        return Signature._make(void, [typeof(a) for a in args])
 
     def specialize(self, *args) -> Kernel:
         """The loaded kernel for these arguments' types (compiled if needed); kept in ``specializations``."""
@@ -191,6 +197,8 @@ class Dispatcher:
         return k
 
     def __getitem__(self, config):
+        if self._numba_launch:
+            _numba_diagnostics.configured_launch(config)
         if len(self._eager) == 1:
             return self._kernel(self._eager[0])[config]  # checked now, launched without re-dispatch
         return _LazyLaunch(self, lambda k: k[config])
@@ -199,8 +207,9 @@ class Dispatcher:
         return _LazyLaunch(self, lambda k: k.forall(ntasks, stream, sharedmem))
 
     def __call__(self, *args, **kwargs):
-        raise TypeError(f"kernel {self.__name__!r} needs a launch configuration: "
-                        "kernel[griddim, blockdim](*args) or kernel.forall(n)(*args)")
+        # ValueError, as numba-cuda raises it (numba users catch that)
+        raise ValueError(f"kernel {self.__name__!r}: the launch configuration was not specified; launch it as "
+                         "kernel[griddim, blockdim](*args) or kernel.forall(n)(*args)")
 
     def __repr__(self) -> str:
         return f"<cubridge.Dispatcher {self.__name__} {self.signatures}>"
@@ -298,6 +307,10 @@ def jit(func_or_sig: Any = None, **options: Any) -> Any:
     capability, cubridge's build and libNVVM's version: another process compiling the same kernel reads
     the PTX back (``cubridge.compile_cache_stats()`` counts it). ``cache=False`` always compiles."""
     checked = jit_options(**options)
+    if checked.debug and checked.opt:
+        warnings.warn("debug=True with opt=True is not supported by CUDA (libNVVM is given -g and -opt=3 together). "
+                      "This may result in a crash - set debug=False or opt=False.",
+                      _numba_diagnostics.invalid_config_warning(), stacklevel=2)
 
     def decorate(func, sigs=()):
         if checked.device:

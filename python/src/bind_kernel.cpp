@@ -50,6 +50,11 @@ void bind_kernel(nb::module_& m) {
       "A launch had to copy host (NumPy) arrays to the device and back; pass device arrays instead.",
       PyExc_UserWarning, nullptr);
   m.attr("PerformanceWarning") = nb::handle(g_performance_warning);
+  m.def("_set_performance_warning", [base = g_performance_warning](nb::handle category) {
+    if (!PyType_Check(category.ptr()) || PyObject_IsSubclass(category.ptr(), base) != 1)
+      throw nb::type_error("_set_performance_warning: the category must be a subclass of cubridge.PerformanceWarning");
+    g_performance_warning = category.inc_ref().ptr();  // kept for the process, as the class it replaces
+  }, nb::arg("category"), "The class of the host-array copy warning (cubridge._numba_diagnostics sets numba's subclass)");
   g_kernel_raised = PyErr_NewExceptionWithDoc(
       "cubridge.KernelRaised",
       "A kernel compiled with debug=True raised: .code is the raise site's status, .tid and .ctaid the raising "

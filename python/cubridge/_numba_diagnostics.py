@@ -1,0 +1,154 @@
+"""cubridge's errors and warnings as numba's classes where numba is in the process (drop-in use).
+
+Rules (each a test in tests/python/test_dispatcher_diagnostics.py):
+
+1. cubridge never imports numba: numba's classes are looked up in the modules already imported
+   (``numba.cuda.core.errors``, numba-cuda's own, and ``numba.core.errors``, numba's); without them every
+   function here returns cubridge's own class or exception unchanged.
+2. With numba imported, a compile error (``cubridge.CompileError``, a ValueError) is raised as an instance of a
+   class that derives from ``cubridge.CompileError`` and from numba's ``TypingError`` (each of the two modules'
+   that is imported): ``except cubridge.CompileError``, ``except ValueError`` and numba's
+   ``except TypingError`` all catch it. Its message and traceback are the original's.
+3. Warnings likewise: ``cubridge.PerformanceWarning`` (a UserWarning) also derives from numba's
+   ``NumbaPerformanceWarning``, and ``cubridge.InvalidConfigWarning`` (a UserWarning) from numba's
+   ``NumbaInvalidConfigWarning``, when numba is imported.
+4. The joined classes are made once per combination and keep cubridge's class name and module.
+5. Where numba.cuda is imported (a numba-cuda program), launches follow numba's config switches
+   (``CUDA_LOW_OCCUPANCY_WARNINGS``, ``DISABLE_PERFORMANCE_WARNINGS``), read from numba's config module at each
+   launch configuration; cubridge alone does not emit numba's opt-in warnings.
+"""
+from __future__ import annotations
+
+import sys
+
+from ._core import CompileError, PerformanceWarning
+
+__all__ = ["InvalidConfigWarning"]
+
+# numba-cuda's own errors module first (its tests import from it), then numba's.
+_ERRORS_MODULES = ("numba.cuda.core.errors", "numba.core.errors")
+_CONFIG_MODULES = ("numba.cuda.core.config", "numba.core.config")
+
+
+class InvalidConfigWarning(UserWarning):
+    """A jit option combination that compiles but that libNVVM does not support well (debug=True with
+    opt=True: numba-cuda's NumbaInvalidConfigWarning)."""
+
+
+def _numba_classes(name: str) -> tuple[type, ...]:
+    """numba's classes called `name` in its errors modules imported in this process (none imported: ())."""
+    found: list[type] = []
+    for module_name in _ERRORS_MODULES:
+        module = sys.modules.get(module_name)
+        cls = getattr(module, name, None) if module is not None else None
+        if isinstance(cls, type) and cls not in found and not any(issubclass(f, cls) for f in found):
+            found.append(cls)
+    return tuple(found)
+
+
+_joined: dict[tuple[type, tuple[type, ...]], type] = {}
+
+
+def joined_class(base: type, numba_name: str) -> type:
+    """`base`, or (numba imported) a class deriving from `base` and numba's classes called `numba_name`."""
+    numba = tuple(c for c in _numba_classes(numba_name) if not issubclass(base, c))
+    if not numba:
+        return base
+    key = (base, numba)
+    cls = _joined.get(key)
+    if cls is None:
+        doc = f"{base.__name__}, also numba's {numba_name} (numba is imported in this process)."
+        cls = type(base.__name__, (base, *numba), {"__module__": base.__module__, "__doc__": doc,
+                                                    "__qualname__": base.__qualname__})
+        _joined[key] = cls
+    return cls
+
+
+def as_numba_error(error: BaseException) -> BaseException:
+    """A cubridge.CompileError as (also) numba's TypingError where numba is imported; any other exception, or
+    without numba, `error` itself."""
+    if not isinstance(error, CompileError):
+        return error
+    cls = joined_class(type(error), "TypingError")
+    if cls is type(error):
+        return error
+    joined = cls(*error.args)
+    joined.__dict__.update(getattr(error, "__dict__", {}))
+    # numba's NumbaError keeps the message and a location; its __init__ is not the one that runs (CompileError's
+    # built-in base comes first), so they are set here as numba's code reads them.
+    joined.msg = str(error.args[0]) if error.args else ""
+    joined.loc = None
+    return joined.with_traceback(error.__traceback__)
+
+
+def performance_warning() -> type:
+    """cubridge.PerformanceWarning, also numba's NumbaPerformanceWarning where numba is imported."""
+    return joined_class(PerformanceWarning, "NumbaPerformanceWarning")
+
+
+def invalid_config_warning() -> type:
+    """cubridge.InvalidConfigWarning, also numba's NumbaInvalidConfigWarning where numba is imported."""
+    return joined_class(InvalidConfigWarning, "NumbaInvalidConfigWarning")
+
+
+def numba_config(name: str, default=None):
+    """numba's config value `name` where numba's config module is imported, else `default`."""
+    for module_name in _CONFIG_MODULES:
+        module = sys.modules.get(module_name)
+        if module is not None and hasattr(module, name):
+            return getattr(module, name)
+    return default
+
+
+def numba_cuda_imported() -> bool:
+    """Whether numba.cuda is imported: a numba-cuda program (drop-in use), whose launches follow numba's
+    config (its opt-in warnings) and warn with numba's classes."""
+    return "numba.cuda" in sys.modules
+
+
+def numba_errors(compile_function):
+    """`compile_function` with its CompileError raised as numba's TypingError too where numba is imported."""
+    import functools
+
+    @functools.wraps(compile_function)
+    def compile_with_numba_errors(*args, **kwargs):
+        try:
+            return compile_function(*args, **kwargs)
+        except CompileError as error:
+            joined = as_numba_error(error)
+            if joined is error:
+                raise
+            raise joined from error.__cause__
+
+    return compile_with_numba_errors
+
+
+def use_numba_performance_warning() -> None:
+    """The kernel layer's host-array copy warning as numba's NumbaPerformanceWarning too (numba imported)."""
+    from . import _core
+    cls = performance_warning()
+    if cls is not PerformanceWarning:
+        _core._set_performance_warning(cls)
+
+
+MIN_GRID_SIZE = 128  # numba-cuda's threshold of its low-occupancy warning
+
+
+def configured_launch(config) -> None:
+    """numba-cuda's warning for a grid of fewer than 128 blocks, when numba's config asks for it
+    (CUDA_LOW_OCCUPANCY_WARNINGS on, DISABLE_PERFORMANCE_WARNINGS off). A griddim that is not ints is left to
+    the launch, which refuses it by name."""
+    if not numba_config("CUDA_LOW_OCCUPANCY_WARNINGS", 0) or numba_config("DISABLE_PERFORMANCE_WARNINGS", 0):
+        return
+    griddim = config[0] if isinstance(config, tuple) and config else config
+    extents = griddim if isinstance(griddim, (tuple, list)) else (griddim,)
+    if not extents or not all(isinstance(e, int) and not isinstance(e, bool) for e in extents):
+        return
+    blocks = 1
+    for e in extents:
+        blocks *= e
+    if blocks < MIN_GRID_SIZE:
+        import warnings
+        warnings.warn(f"Grid size {blocks} will likely result in GPU under-utilization due to low occupancy "
+                      f"(fewer than {MIN_GRID_SIZE} blocks; numba's CUDA_LOW_OCCUPANCY_WARNINGS asks for this "
+                      "warning)", performance_warning(), stacklevel=3)

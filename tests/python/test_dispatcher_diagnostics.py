@@ -1,0 +1,147 @@
+"""cubridge's errors and warnings as numba's classes in drop-in use (cubridge._numba_diagnostics), compile-only:
+a CompileError is also numba's TypingError once numba is imported (and only then), numba's warning classes
+for debug=True with opt=True and for small grids (as numba's config asks), and the error paths numba users
+script against (an unconfigured launch is a ValueError). Rules: the module's docstring."""
+import subprocess
+import sys
+import textwrap
+import warnings
+
+import pytest
+
+import cubridge
+from cubridge import _numba_diagnostics
+
+
+def unknown_call(x):
+    x[0] = floor(1.5)  # noqa: F821  (not defined: a compile error)
+
+
+def noop(x):
+    pass
+
+
+def run(code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_without_numba_a_compile_error_is_cubridges_alone_and_numba_stays_unimported():
+    out = run('''
+        import sys, cubridge
+        def f(x):
+            x[0] = floor(1.5)
+        try:
+            cubridge.compile_ptx(f, "void(float32[::1])")
+        except cubridge.CompileError as e:
+            print(type(e) is cubridge.CompileError, isinstance(e, ValueError), "numba" in sys.modules)
+        ''')
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["True", "True", "False"]
+
+
+def test_with_numba_imported_a_compile_error_is_also_numbas_typing_error():
+    errors = pytest.importorskip("numba.core.errors")
+    with pytest.raises(errors.TypingError, match="name 'floor' is not defined") as raised:
+        cubridge.compile_ptx(unknown_call, "void(float32[::1])")
+    e = raised.value
+    assert isinstance(e, cubridge.CompileError) and isinstance(e, ValueError) and isinstance(e, cubridge.Error)
+    assert type(e).__name__ == "CompileError" and e.msg == str(e)  # numba's NumbaError attribute
+    assert raised.traceback  # the original traceback is kept
+
+
+def test_the_jit_dispatchers_compile_raises_numbas_typing_error_too():
+    errors = pytest.importorskip("numba.core.errors")
+    d = cubridge.jit(unknown_call)
+    with pytest.raises(errors.TypingError, match="floor"):
+        d.compile("void(float32[::1])")
+
+
+def test_joined_classes_are_made_once_and_keep_cubridges_name():
+    errors = pytest.importorskip("numba.core.errors")
+    a = _numba_diagnostics.joined_class(cubridge.CompileError, "TypingError")
+    assert a is _numba_diagnostics.joined_class(cubridge.CompileError, "TypingError")
+    assert issubclass(a, cubridge.CompileError) and issubclass(a, errors.TypingError)
+    assert (a.__module__, a.__qualname__) == (cubridge.CompileError.__module__, cubridge.CompileError.__qualname__)
+    w = _numba_diagnostics.performance_warning()
+    assert issubclass(w, cubridge.PerformanceWarning) and issubclass(w, errors.NumbaPerformanceWarning)
+    assert issubclass(_numba_diagnostics.invalid_config_warning(), errors.NumbaInvalidConfigWarning)
+
+
+def test_other_exceptions_pass_through_unchanged():
+    e = ValueError("x")
+    assert _numba_diagnostics.as_numba_error(e) is e
+
+
+def test_a_class_numba_does_not_define_leaves_cubridges():
+    assert _numba_diagnostics.joined_class(cubridge.CompileError, "NoSuchNumbaClass") is cubridge.CompileError
+
+
+def test_debug_with_opt_warns_numbas_invalid_config_warning():
+    with pytest.warns(cubridge.InvalidConfigWarning, match="not supported by CUDA"):
+        cubridge.jit(debug=True)
+    with pytest.warns(cubridge.InvalidConfigWarning, match="set debug=False or opt=False"):
+        cubridge.jit(debug=True, opt=True)
+    errors = pytest.importorskip("numba.core.errors")
+    with pytest.warns(errors.NumbaInvalidConfigWarning):
+        cubridge.jit(debug=True)(noop)
+
+
+@pytest.mark.parametrize("options", [dict(debug=True, opt=False), dict(), dict(opt=True), dict(debug=False)])
+def test_no_config_warning_without_debug_and_opt_together(options):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cubridge.jit(**options)(noop)
+
+
+def test_an_unconfigured_launch_is_a_value_error_naming_the_kernel():
+    for d in (cubridge.jit(noop), cubridge.jit("void(int32)")(noop)):
+        with pytest.raises(ValueError, match="kernel 'noop': the launch configuration was not specified; launch it "
+                                             r"as kernel\[griddim, blockdim\]"):
+            d(0)
+
+
+@pytest.fixture
+def numba_config():
+    pytest.importorskip("numba.cuda")  # a numba-cuda program: its config applies to launches
+    config = pytest.importorskip("numba.core.config")
+    saved = config.CUDA_LOW_OCCUPANCY_WARNINGS, config.DISABLE_PERFORMANCE_WARNINGS
+    yield config
+    config.CUDA_LOW_OCCUPANCY_WARNINGS, config.DISABLE_PERFORMANCE_WARNINGS = saved
+
+
+@pytest.mark.parametrize("griddim, blocks", [(1, 1), ((4, 2), 8), ((2, 2, 31), 124), ([127], 127)])
+def test_a_small_grid_warns_as_numba_does_when_its_config_asks(numba_config, griddim, blocks):
+    numba_config.CUDA_LOW_OCCUPANCY_WARNINGS, numba_config.DISABLE_PERFORMANCE_WARNINGS = 1, 0
+    errors = pytest.importorskip("numba.core.errors")
+    d = cubridge.jit(noop)
+    with pytest.warns(errors.NumbaPerformanceWarning, match=f"Grid size {blocks} will likely .+ low occupancy"):
+        d[griddim, 32]
+    with pytest.warns(cubridge.PerformanceWarning):  # cubridge's class catches numba's warning too
+        d[1, 1]
+
+
+@pytest.mark.parametrize("switches", [(0, 0), (1, 1)])
+def test_no_grid_warning_when_numbas_config_is_off_or_grids_are_large(numba_config, switches):
+    numba_config.CUDA_LOW_OCCUPANCY_WARNINGS, numba_config.DISABLE_PERFORMANCE_WARNINGS = switches
+    d = cubridge.jit(noop)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        d[1, 1]
+        numba_config.CUDA_LOW_OCCUPANCY_WARNINGS, numba_config.DISABLE_PERFORMANCE_WARNINGS = 1, 0
+        d[128, 1]
+        d[(16, 8), 1]
+        d[2.0, 1]  # not ints: left to the launch, which refuses it by name
+
+
+def test_without_numba_cuda_no_grid_warning_is_emitted():
+    out = run('''
+        import warnings, cubridge, numba.core.config  # numba without numba.cuda: cubridge's own program
+        warnings.simplefilter("error")
+        def noop(x):
+            pass
+        cubridge.jit(noop)[1, 1]
+        print("quiet")
+        ''')
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["quiet"]
