@@ -19,8 +19,9 @@ link           kernels: files (PTX, LTO-IR, cubin, fatbin, object, library, or C
                with NVRTC) linked with the kernel by nvJitLink when it is loaded
 lto            with ``link``: link-time optimisation by nvJitLink (default: when an LTO-IR input is linked)
 cache          the on-disk code cache (cubridge's default True; numba-cuda's file cache is off by default)
-extensions     numba-cuda's launch-argument extensions: only the empty list (arguments go through the CUDA
-               Array Interface and DLPack here)
+extensions     numba-cuda's launch-argument extensions: objects with prepare_args(ty, val, stream=, retr=),
+               applied to each argument before a launch, last first (``cubridge._launch_extensions``); the
+               kernel's ``extensions`` list takes more after jit
 boundscheck    False/None only: True is refused, as numba-cuda refuses it
 ============== =========================================================================================
 
@@ -30,6 +31,8 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+
+from ._launch_extensions import checked as checked_extensions
 
 ACCEPTED = ("device", "inline", "forceinline", "link", "debug", "opt", "lineinfo", "cache", "fastmath",
             "max_registers", "launch_bounds", "lto", "extensions", "boundscheck")
@@ -51,6 +54,7 @@ class JitOptions:
     launch_bounds: tuple[int, ...] = ()
     link: tuple[str, ...] = ()
     lto: bool | None = None
+    extensions: tuple = ()  # numba-cuda's launch-argument extensions (objects with prepare_args)
 
     def compiler(self) -> dict:
         """The options ``cubridge.compile`` takes."""
@@ -125,9 +129,6 @@ def jit_options(**kws) -> JitOptions:
                         + ", ".join(ACCEPTED))
     if kws.get("boundscheck"):
         raise NotImplementedError("jit: bounds checking is not supported for CUDA (boundscheck=True), as in numba-cuda")
-    if kws.get("extensions"):
-        raise ValueError("jit: extensions (numba-cuda's launch-argument handlers) are not supported; kernel "
-                         "arguments are taken through the CUDA Array Interface and DLPack")
     inline = kws.get("inline")
     if isinstance(inline, bool):
         inline = "always" if inline else "never"
@@ -143,7 +144,7 @@ def jit_options(**kws) -> JitOptions:
         cache=_flag("cache", kws.get("cache"), True),
         max_registers=None if max_registers is None else _positive_int("max_registers", max_registers),
         launch_bounds=_launch_bounds(kws.get("launch_bounds")), link=_link(kws.get("link"), device),
-        lto=None if lto is None else _flag("lto", lto, False))
+        lto=None if lto is None else _flag("lto", lto, False), extensions=checked_extensions(kws.get("extensions")))
 
 
 def link_image(ptx: str, options: JitOptions, arch) -> bytes:

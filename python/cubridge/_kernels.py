@@ -29,6 +29,7 @@ from ._jit_options import JitOptions, jit_options, link_image
 from ._core import (Kernel, KernelLaunch, KernelRaised, KernelSignature, PerformanceWarning,
                     clear_kernel_cache, kernel_cache_size, ptx_entry_names)
 from ._overloads import CompiledKernel, SignatureDict, kernel_signature, per_signature
+from ._launch_extensions import ExtendedLaunch
 from ._numba_diagnostics import InvalidConfigWarning
 from ._resolution import Resolver
 from ._types import Signature, typeof, void
@@ -79,6 +80,8 @@ class Dispatcher:
         # numba.cuda imported (drop-in use): launches follow numba's config and warn with its classes (checked
         # once here; the launch path reads this flag only).
         self._numba_launch = _numba_diagnostics.numba_cuda_imported()
+        # numba-cuda's launch-argument extensions (objects with prepare_args), which users append to after jit
+        self.extensions: list = list(self._options.extensions)
 
     def _per_signature(self, signature, read):
         return per_signature(self.overloads, signature, read, self.specialized)
@@ -199,11 +202,16 @@ class Dispatcher:
     def __getitem__(self, config):
         if self._numba_launch:
             _numba_diagnostics.configured_launch(config)
+        if self.extensions:
+            return ExtendedLaunch(self, lambda k: k[config], config[2] if isinstance(config, tuple) and
+                                  len(config) > 2 else 0)
         if len(self._eager) == 1:
             return self._kernel(self._eager[0])[config]  # checked now, launched without re-dispatch
         return _LazyLaunch(self, lambda k: k[config])
 
     def forall(self, ntasks: int, stream=None, sharedmem: int = 0):
+        if self.extensions:
+            return ExtendedLaunch(self, lambda k: k.forall(ntasks, stream, sharedmem), 0 if stream is None else stream)
         return _LazyLaunch(self, lambda k: k.forall(ntasks, stream, sharedmem))
 
     def __call__(self, *args, **kwargs):

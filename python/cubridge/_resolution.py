@@ -88,19 +88,35 @@ def _ambiguous(py_func, params, tied) -> str:
             "\n(give the arguments the exact types of one signature, e.g. numpy.float32(x))")
 
 
+def _numba_types():
+    """numba-cuda's own types module, or numba's where numba.cuda is the one numba ships (CUDA types only);
+    None when neither is imported."""
+    found = [m for m in map(sys.modules.get, ("numba.cuda.types", "numba.core.types")) if hasattr(m, "Array")]
+    return found[0] if found else None
+
+
 def _numba_spelling(params, tied):
     """numba's text of the argument types and tied signatures, where numba's types module is imported."""
-    # numba-cuda's own types module, or numba's where numba.cuda is the one numba ships (CUDA types only)
-    found = [m for m in map(sys.modules.get, ("numba.cuda.types", "numba.core.types")) if hasattr(m, "Array")]
-    if not found:
+    types = _numba_types()
+    if types is None:
         return None
-    types = found[0]
     try:
         args = tuple(_numba_type(types, t) for t in params)
         sigs = [str(types.none(*(_numba_type(types, t) for t in s.args))) for s in tied]
     except (AttributeError, TypeError):  # a type numba has no name for: cubridge's spelling
         return None
     return str(args), sigs
+
+
+def numba_type(t: Type):
+    """numba's type object for `t` where numba is imported and names it; else `t` itself."""
+    types = _numba_types()
+    if types is None:
+        return t
+    try:
+        return _numba_type(types, t)
+    except (AttributeError, TypeError):
+        return t
 
 
 def _numba_type(types, t: Type):
