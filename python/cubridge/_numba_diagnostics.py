@@ -13,9 +13,10 @@ Rules (each a test in tests/python/test_dispatcher_diagnostics.py):
    ``NumbaPerformanceWarning``, and ``cubridge.InvalidConfigWarning`` (a UserWarning) from numba's
    ``NumbaInvalidConfigWarning``, when numba is imported.
 4. The joined classes are made once per combination and keep cubridge's class name and module.
-5. Where numba.cuda is imported (a numba-cuda program), launches follow numba's config switches
-   (``CUDA_LOW_OCCUPANCY_WARNINGS``, ``DISABLE_PERFORMANCE_WARNINGS``), read from numba's config module at each
-   launch configuration; cubridge alone does not emit numba's opt-in warnings.
+5. Where numba.cuda is imported (a numba-cuda program), ``kernel[config]`` checks the configuration as numba-cuda
+   does, with its exception types and words (2 to 4 items; griddim and blockdim 1 to 3 integers), and follows
+   numba's config switches (``CUDA_LOW_OCCUPANCY_WARNINGS``, ``DISABLE_PERFORMANCE_WARNINGS``), read at each
+   launch configuration; cubridge alone does neither (its launch layer checks the configuration itself).
 """
 from __future__ import annotations
 
@@ -135,20 +136,34 @@ MIN_GRID_SIZE = 128  # numba-cuda's threshold of its low-occupancy warning
 
 
 def configured_launch(config) -> None:
-    """numba-cuda's warning for a grid of fewer than 128 blocks, when numba's config asks for it
-    (CUDA_LOW_OCCUPANCY_WARNINGS on, DISABLE_PERFORMANCE_WARNINGS off). A griddim that is not ints is left to
-    the launch, which refuses it by name."""
+    """numba-cuda's checks and warning of a launch configuration ``kernel[griddim, blockdim(, stream(, sharedmem))]``
+    where numba.cuda is imported, raised where numba raises them (at the subscript): 2 to 4 items (ValueError),
+    griddim and blockdim an int or a sequence of 1 to 3 (ValueError) integers (TypeError), in numba's words; then
+    numba's warning for a grid of fewer than 128 blocks when its config asks (CUDA_LOW_OCCUPANCY_WARNINGS on,
+    DISABLE_PERFORMANCE_WARNINGS off). The launch layer checks the extents against the device afterwards."""
+    items = config if isinstance(config, tuple) else (config,)
+    if len(items) not in (2, 3, 4):
+        raise ValueError(f"must specify at least the griddim and blockdim: kernel[griddim, blockdim], optionally "
+                         f"followed by stream and sharedmem; got {config!r}")
+    griddim = _dimensions(items[0], "griddim")
+    _dimensions(items[1], "blockdim")
     if not numba_config("CUDA_LOW_OCCUPANCY_WARNINGS", 0) or numba_config("DISABLE_PERFORMANCE_WARNINGS", 0):
         return
-    griddim = config[0] if isinstance(config, tuple) and config else config
-    extents = griddim if isinstance(griddim, (tuple, list)) else (griddim,)
-    if not extents or not all(isinstance(e, int) and not isinstance(e, bool) for e in extents):
-        return
     blocks = 1
-    for e in extents:
-        blocks *= e
+    for extent in griddim:
+        blocks *= int(extent)
     if blocks < MIN_GRID_SIZE:
         import warnings
         warnings.warn(f"Grid size {blocks} will likely result in GPU under-utilization due to low occupancy "
                       f"(fewer than {MIN_GRID_SIZE} blocks; numba's CUDA_LOW_OCCUPANCY_WARNINGS asks for this "
                       "warning)", performance_warning(), stacklevel=3)
+
+
+def _dimensions(value, name: str) -> list:
+    import numbers
+    dims = list(value) if isinstance(value, (tuple, list)) else [value]
+    if len(dims) > 3:
+        raise ValueError(f"{name} must be a sequence of 1, 2 or 3 integers, got {dims!r}")
+    if not all(isinstance(d, numbers.Integral) for d in dims):
+        raise TypeError(f"{name} must be a sequence of integers, got {dims!r}")
+    return dims

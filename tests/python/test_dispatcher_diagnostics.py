@@ -131,7 +131,21 @@ def test_no_grid_warning_when_numbas_config_is_off_or_grids_are_large(numba_conf
         numba_config.CUDA_LOW_OCCUPANCY_WARNINGS, numba_config.DISABLE_PERFORMANCE_WARNINGS = 1, 0
         d[128, 1]
         d[(16, 8), 1]
-        d[2.0, 1]  # not ints: left to the launch, which refuses it by name
+
+
+@pytest.mark.parametrize("config, error, message", [
+    (((1, 2, 3, 4), (5, 6)), ValueError, r"griddim must be a sequence of 1, 2 or 3 integers, got \[1, 2, 3, 4\]"),
+    (((1, 2), (3, 4, 5, 6)), ValueError, r"blockdim must be a sequence of 1, 2 or 3 integers, got \[3, 4, 5, 6\]"),
+    ((2.0, 3), TypeError, r"griddim must be a sequence of integers, got \[2.0\]"),
+    ((2, 3.0), TypeError, r"blockdim must be a sequence of integers, got \[3.0\]"),
+    ((1,), ValueError, r"must specify at least the griddim and blockdim: kernel\[griddim, blockdim\]"),
+    ((1, 1, 0, 0, 0), ValueError, r"must specify at least the griddim and blockdim.*got \(1, 1, 0, 0, 0\)"),
+])
+def test_a_numba_cuda_program_gets_numbas_configuration_errors_at_the_subscript(numba_config, config, error,
+                                                                                   message):
+    d = cubridge.jit(noop)  # numba-cuda's test_errors: raised by kernel[config] alone
+    with pytest.raises(error, match=message):
+        d[config]
 
 
 def test_without_numba_cuda_no_grid_warning_is_emitted():
