@@ -42,9 +42,10 @@ def _numba_classes(name: str) -> tuple[type, ...]:
     for module_name in _ERRORS_MODULES:
         module = sys.modules.get(module_name)
         cls = getattr(module, name, None) if module is not None else None
-        if isinstance(cls, type) and cls not in found and not any(issubclass(f, cls) for f in found):
+        if isinstance(cls, type) and cls not in found:
             found.append(cls)
-    return tuple(found)
+    # a class another found one derives from adds nothing (and would make the bases' order inconsistent)
+    return tuple(c for c in found if not any(f is not c and issubclass(f, c) for f in found))
 
 
 _joined: dict[tuple[type, tuple[type, ...]], type] = {}
