@@ -210,6 +210,9 @@ class Dispatcher:
         return _LazyLaunch(self, lambda k: k[config])
 
     def forall(self, ntasks: int, stream=None, sharedmem: int = 0):
+        if ntasks < 0:  # numba-cuda's words and class
+            raise ValueError(f"kernel {self.__name__!r}: Can't create ForAll with negative task count: {ntasks}; "
+                             "ntasks is how many tasks to run, 0 or more")
         if self.extensions:
             return ExtendedLaunch(self, lambda k: k.forall(ntasks, stream, sharedmem), 0 if stream is None else stream)
         return _LazyLaunch(self, lambda k: k.forall(ntasks, stream, sharedmem))

@@ -159,3 +159,13 @@ def test_without_numba_cuda_no_grid_warning_is_emitted():
         ''')
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["quiet"]
+
+
+def test_forall_with_a_negative_task_count_is_numbas_value_error():
+    with pytest.raises(ValueError, match="kernel 'noop': Can't create ForAll with negative task count: -1"):
+        cubridge.jit(noop).forall(-1)
+
+
+def test_too_many_launch_bounds_are_counted_in_numbas_words():
+    with pytest.raises(ValueError, match=r"Got 4 launch bounds: \(128, 2, 4, 8\); launch_bounds takes 1 to 3 items"):
+        cubridge.jit("void()", launch_bounds=(128, 2, 4, 8))
