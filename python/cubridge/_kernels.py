@@ -74,12 +74,12 @@ class Dispatcher:
         self.overloads: SignatureDict = SignatureDict()
         self.specializations: SignatureDict = SignatureDict()  # what specialize() gave, per signature
         self._kernels: dict[tuple[Signature, int], Kernel] = {}
+        # numba.cuda imported (drop-in use): compiles and launches follow numba's config and warn with its
+        # classes (checked once here; the launch path reads this flag only).
+        self._numba_launch = _numba_diagnostics.numba_cuda_imported()
         self._eager = [self.compile(sig).signature for sig in signatures]
         # Several declared signatures: the launch's arguments choose one as numba-cuda's dispatcher does.
         self._resolver = Resolver(py_func, self._eager) if len(self._eager) > 1 else None
-        # numba.cuda imported (drop-in use): launches follow numba's config and warn with its classes (checked
-        # once here; the launch path reads this flag only).
-        self._numba_launch = _numba_diagnostics.numba_cuda_imported()
         # numba-cuda's launch-argument extensions (objects with prepare_args), which users append to after jit
         self.extensions: list = list(self._options.extensions)
 
@@ -110,6 +110,8 @@ class Dispatcher:
             r = _compiler._compile_result(self.py_func, sig, device=False, abi="numba", cc=cc,
                                           directives=self._options, **self._options.compiler())
             self.overloads[sig] = CompiledKernel(self, sig, r, cc)
+            if self._numba_launch:  # numba's NUMBA_DUMP_LLVM / NUMBA_DUMP_ASSEMBLY
+                _numba_diagnostics.dump_compiled(self.__name__, self.overloads[sig])
         return self.overloads[sig]
 
     def inspect_ptx(self) -> dict[str, str]:

@@ -17,6 +17,9 @@ Rules (each a test in tests/python/test_dispatcher_diagnostics.py):
    does, with its exception types and words (2 to 4 items; griddim and blockdim 1 to 3 integers), and follows
    numba's config switches (``CUDA_LOW_OCCUPANCY_WARNINGS``, ``DISABLE_PERFORMANCE_WARNINGS``), read at each
    launch configuration; cubridge alone does neither (its launch layer checks the configuration itself).
+6. There, numba's NUMBA_DUMP_LLVM and NUMBA_DUMP_ASSEMBLY (its config's DUMP_LLVM, DUMP_ASSEMBLY) print each
+   kernel compiled: the NVVM IR given to libNVVM and the PTX, under numba's banners, to stdout. numba's other
+   dumps (bytecode, CFG, numba IR) show numba's own pipeline, which cubridge does not have: they print nothing.
 """
 from __future__ import annotations
 
@@ -168,3 +171,16 @@ def _dimensions(value, name: str) -> list:
     if not all(isinstance(d, numbers.Integral) for d in dims):
         raise TypeError(f"{name} must be a sequence of integers, got {dims!r}")
     return dims
+
+
+def dump_compiled(name: str, compiled) -> None:
+    """numba's NUMBA_DUMP_LLVM / NUMBA_DUMP_ASSEMBLY for a kernel just compiled (a CompiledKernel), where numba's
+    config asks: the NVVM IR and the PTX, each under numba's banner, to stdout."""
+    if numba_config("DUMP_LLVM", 0):
+        print(f"LLVM DUMP {name}".center(80, "-"))
+        print(compiled.inspect_llvm())
+        print("=" * 80)
+    if numba_config("DUMP_ASSEMBLY", 0):
+        print(f"ASSEMBLY {name}".center(80, "-"))
+        print(compiled.ptx)
+        print("=" * 80)
