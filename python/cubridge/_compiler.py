@@ -21,12 +21,16 @@ __all__ = ["compile", "compile_for_current_device", "compile_ptx", "compile_ptx_
            "compile_cache_stats"]
 
 
+class _UnsupportedOption(ValueError, NotImplementedError):
+    """An abi or output compile does not offer: a ValueError, and the NotImplementedError numba-cuda raises."""
+
+
 def _options(debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output):
     if abi not in ("c", "numba"):
-        raise ValueError(f"abi must be 'c' or 'numba', got {abi!r}")
+        raise _UnsupportedOption(f"Unsupported ABI: {abi}; abi must be 'c' or 'numba', got {abi!r}")
     if output not in ("ptx", "ltoir", "llvm"):
-        raise ValueError(f"output must be 'ptx', 'ltoir' or 'llvm' (the NVVM IR text given to libNVVM), got "
-                         f"{output!r}")
+        raise _UnsupportedOption(f"Unsupported output type: {output}; output must be 'ptx', 'ltoir' or 'llvm' (the "
+                                 f"NVVM IR text given to libNVVM), got {output!r}")
     o = _core._CompileOptions()
     o.debug, o.lineinfo, o.device, o.opt = bool(debug), bool(lineinfo), bool(device), bool(opt)
     o.fastmath = _jit_options._fastmath(fastmath)  # also numba's flag set ({'nsz', 'arcp', ...})
