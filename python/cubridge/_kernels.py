@@ -324,6 +324,11 @@ def jit(func_or_sig: Any = None, **options: Any) -> Any:
         warnings.warn("debug=True with opt=True is not supported by CUDA (libNVVM is given -g and -opt=3 together). "
                       "This may result in a crash - set debug=False or opt=False.",
                       _numba_diagnostics.invalid_config_warning(), stacklevel=2)
+    if checked.debug and checked.lineinfo:
+        warnings.warn("debug and lineinfo are mutually exclusive: debug=True gives full debug info, line table "
+                      "included (this disables some optimizations), lineinfo=True alone gives line info only with "
+                      "code generation unaffected; here lineinfo adds nothing to debug.",
+                      _numba_diagnostics.invalid_config_warning(), stacklevel=2)
 
     def decorate(func, sigs=()):
         if checked.device:

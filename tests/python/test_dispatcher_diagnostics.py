@@ -87,7 +87,13 @@ def test_debug_with_opt_warns_numbas_invalid_config_warning():
         cubridge.jit(debug=True)(noop)
 
 
-@pytest.mark.parametrize("options", [dict(debug=True, opt=False), dict(), dict(opt=True), dict(debug=False)])
+def test_debug_with_lineinfo_warns_that_they_are_exclusive():
+    with pytest.warns(cubridge.InvalidConfigWarning, match="debug and lineinfo are mutually exclusive: debug=True"):
+        cubridge.jit(debug=True, lineinfo=True, opt=False)
+
+
+@pytest.mark.parametrize("options", [dict(debug=True, opt=False), dict(), dict(opt=True), dict(debug=False),
+                                     dict(lineinfo=True), dict(lineinfo=True, debug=False)])
 def test_no_config_warning_without_debug_and_opt_together(options):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
