@@ -23,6 +23,9 @@ extensions     numba-cuda's launch-argument extensions: objects with prepare_arg
                applied to each argument before a launch, last first (``cubridge._launch_extensions``); the
                kernel's ``extensions`` list takes more after jit
 boundscheck    False/None only: True is refused, as numba-cuda refuses it
+shared_memory_ kernels: the preferred share of the unified L1/shared memory used as shared memory, set on the
+carveout       loaded function: 'MaxL1' (0), 'MaxShared' (100), 'default' (-1, the driver's) or a percentage
+               0 to 100, as numba-cuda takes it
 ============== =========================================================================================
 
 Anything else is refused by name, listing these.
@@ -35,7 +38,9 @@ from dataclasses import dataclass
 from ._launch_extensions import checked as checked_extensions
 
 ACCEPTED = ("device", "inline", "forceinline", "link", "debug", "opt", "lineinfo", "cache", "fastmath",
-            "max_registers", "launch_bounds", "lto", "extensions", "boundscheck")
+            "max_registers", "launch_bounds", "lto", "extensions", "boundscheck", "shared_memory_carveout")
+# numba-cuda's names of shared_memory_carveout values (any case), as percentages of shared memory.
+CARVEOUT_NAMES = {"default": -1, "maxl1": 0, "maxshared": 100}
 # numba's FastMathOptions flags (LLVM's fast-math flags).
 FASTMATH_FLAGS = frozenset({"fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc"})
 
@@ -55,6 +60,7 @@ class JitOptions:
     link: tuple[str, ...] = ()
     lto: bool | None = None
     extensions: tuple = ()  # numba-cuda's launch-argument extensions (objects with prepare_args)
+    shared_memory_carveout: int | None = None  # percent of the unified L1/shared memory; -1: the driver's default
 
     def compiler(self) -> dict:
         """The options ``cubridge.compile`` takes."""
@@ -103,6 +109,26 @@ def _launch_bounds(value) -> tuple[int, ...]:
     return tuple(_positive_int("launch_bounds item", v) for v in items)
 
 
+def _carveout(value, device: bool) -> int | None:
+    if value is None:
+        return None
+    if device:
+        raise ValueError("jit: shared_memory_carveout is a kernel option (set on the loaded function); a device "
+                         "function is compiled into the kernels that call it")
+    if isinstance(value, str):
+        if value.lower() not in CARVEOUT_NAMES:
+            raise ValueError(f"jit: Invalid carveout value: {value}; shared_memory_carveout takes 'MaxL1', "
+                             "'MaxShared', 'default' or a percentage 0 to 100 (-1: the driver's default)")
+        return CARVEOUT_NAMES[value.lower()]
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"jit: Invalid carveout value: {value!r}; shared_memory_carveout takes 'MaxL1', "
+                         "'MaxShared', 'default' or a percentage 0 to 100 (-1: the driver's default)")
+    if not -1 <= value <= 100:
+        raise ValueError(f"jit: shared_memory_carveout {value}: Carveout must be between -1 and 100 (a percentage of "
+                         "the unified L1/shared memory; -1: the driver's default)")
+    return value
+
+
 def _link(value, device: bool) -> tuple[str, ...]:
     if value is None:
         return ()
@@ -144,7 +170,8 @@ def jit_options(**kws) -> JitOptions:
         cache=_flag("cache", kws.get("cache"), True),
         max_registers=None if max_registers is None else _positive_int("max_registers", max_registers),
         launch_bounds=_launch_bounds(kws.get("launch_bounds")), link=_link(kws.get("link"), device),
-        lto=None if lto is None else _flag("lto", lto, False), extensions=checked_extensions(kws.get("extensions")))
+        lto=None if lto is None else _flag("lto", lto, False), extensions=checked_extensions(kws.get("extensions")),
+        shared_memory_carveout=_carveout(kws.get("shared_memory_carveout"), device))
 
 
 def link_image(ptx: str, options: JitOptions, arch) -> bytes:

@@ -179,6 +179,8 @@ class Dispatcher:
                 _numba_diagnostics.use_numba_performance_warning()
             k = load_kernel(code, compiled.entry_name, sig, device=device)
             k.cooperative = compiled.cooperative  # cuda.cg grid sync: launched cooperatively
+            if self._options.shared_memory_carveout is not None:
+                k.set_shared_memory_carveout(self._options.shared_memory_carveout)
             k.python_name = self.__name__  # messages name `add`, not _ZN8__main__3addE...
             if self._options.debug:
                 k = _RaisingKernel(k, compiled.raise_sites)

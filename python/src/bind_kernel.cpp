@@ -135,6 +135,10 @@ void bind_kernel(nb::module_& m) {
            nb::arg("blockdim"), nb::arg("dynsmemsize") = 0,
            "The most blocks a cooperative launch of this kernel can have for `blockdim` (an int or a tuple) "
            "and `dynsmemsize` bytes of dynamic shared memory (numba-cuda's max_cooperative_grid_blocks).")
+      .def("set_shared_memory_carveout", [](PyKernel& k, int percent) { k.kernel->set_shared_memory_carveout(percent); },
+           nb::arg("percent"),
+           "The preferred share of the unified L1/shared memory used as shared memory, 0 to 100, or -1 for the "
+           "driver's default (numba-cuda's shared_memory_carveout)")
       .def("suggested_block_size", [](const PyKernel& k, std::int64_t smem) { return k.kernel->suggested_block_size(smem); },
            nb::arg("sharedmem") = 0)
       .def("__repr__", [](const PyKernel& k) { return "<cubridge.Kernel " + k.kernel->name() + " " + k.signature->to_string() + ">"; });

@@ -217,3 +217,26 @@ def test_an_unsupported_abi_or_output_is_a_value_error_and_numbas_not_implemente
     for error in (ValueError, NotImplementedError):
         with pytest.raises(error, match=message):
             cubridge.compile(noop, "void(int32)", **options)
+
+
+@pytest.mark.parametrize("value, message", [(150, "Carveout must be between -1 and 100"),
+                                            (-2, "Carveout must be between -1 and 100"),
+                                            (101, "Carveout must be between -1 and 100"),
+                                            ("InvalidOption", "Invalid carveout value: InvalidOption; "
+                                                              "shared_memory_carveout takes 'MaxL1'"),
+                                            (1.5, "Invalid carveout value: 1.5"), (True, "Invalid carveout value")])
+def test_a_bad_shared_memory_carveout_is_refused_in_numbas_words(value, message):
+    for sigs in ((), ("void(int32[:])",)):
+        with pytest.raises(ValueError, match=message):
+            cubridge.jit(*sigs, shared_memory_carveout=value)
+
+
+@pytest.mark.parametrize("value, percent", [("MaxL1", 0), ("maxshared", 100), ("default", -1), (0, 0), (50, 50),
+                                            (100, 100), (-1, -1)])
+def test_shared_memory_carveout_values_are_numbas(value, percent):
+    assert cubridge.jit(shared_memory_carveout=value)(noop)._options.shared_memory_carveout == percent
+
+
+def test_shared_memory_carveout_is_a_kernel_option():
+    with pytest.raises(ValueError, match="shared_memory_carveout is a kernel option"):
+        cubridge.jit(device=True, shared_memory_carveout=50)

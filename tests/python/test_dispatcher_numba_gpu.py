@@ -117,3 +117,24 @@ def test_in_a_numba_cuda_program_warnings_are_numbas_classes():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         k[256, 1](cubridge.to_device(np.zeros(1, np.int64)))  # a large grid, a device array: quiet
+
+
+def add_one(x):
+    i = cubridge.grid(1)
+    if i < x.size:
+        x[i] = i + 1
+
+
+@pytest.mark.parametrize("carveout", ["MaxL1", "MaxShared", "default", 0, 50, 100, -1])
+def test_a_kernel_with_a_shared_memory_carveout_runs(carveout):
+    for sigs in ((), ("void(int32[:])",)):
+        x = cubridge.to_device(np.zeros(10, np.int32))
+        cubridge.jit(*sigs, shared_memory_carveout=carveout)(add_one)[1, 10](x)
+        np.testing.assert_array_equal(x.copy_to_host(), np.arange(1, 11))
+
+
+def test_the_carveout_is_range_checked_by_the_kernel_too():
+    k = cubridge.jit("void(int32[:])")(add_one).specialize(cubridge.to_device(np.zeros(1, np.int32)))
+    k.set_shared_memory_carveout(25)
+    with pytest.raises(ValueError, match=r"shared memory carveout 101 for kernel '.*': accepted 0 to 100"):
+        k.set_shared_memory_carveout(101)
