@@ -30,11 +30,11 @@ from ._core import (Kernel, KernelLaunch, KernelRaised, KernelSignature, Perform
                     clear_kernel_cache, kernel_cache_size, ptx_entry_names)
 from ._overloads import CompiledKernel, SignatureDict, kernel_signature, per_signature
 from ._launch_extensions import ExtendedLaunch
-from ._numba_diagnostics import InvalidConfigWarning
+from ._numba_diagnostics import DebugInfoWarning, InvalidConfigWarning
 from ._resolution import Resolver
 from ._types import Signature, typeof, void
 
-__all__ = ["CompiledKernel", "InvalidConfigWarning", "Kernel", "KernelLaunch", "KernelRaised", "KernelSignature",
+__all__ = ["CompiledKernel", "DebugInfoWarning", "InvalidConfigWarning", "Kernel", "KernelLaunch", "KernelRaised", "KernelSignature",
            "PerformanceWarning",
            "load_kernel",
            "ptx_entry_names", "clear_kernel_cache", "kernel_cache_size", "jit", "Dispatcher"]
@@ -107,6 +107,8 @@ class Dispatcher:
                 cc = _compiler._current_cc() if _core.driver_available() else None
             except Exception:  # no usable device: the lowest architecture, JIT-compiled on load
                 cc = None
+            if self._options.debug:
+                _numba_diagnostics.warn_if_no_source(self.py_func)
             r = _compiler._compile_result(self.py_func, sig, device=False, abi="numba", cc=cc,
                                           directives=self._options, **self._options.compiler())
             self.overloads[sig] = CompiledKernel(self, sig, r, cc)

@@ -10,8 +10,9 @@ Rules (each a test in tests/python/test_dispatcher_diagnostics.py):
    that is imported): ``except cubridge.CompileError``, ``except ValueError`` and numba's
    ``except TypingError`` all catch it. Its message and traceback are the original's.
 3. Warnings likewise: ``cubridge.PerformanceWarning`` (a UserWarning) also derives from numba's
-   ``NumbaPerformanceWarning``, and ``cubridge.InvalidConfigWarning`` (a UserWarning) from numba's
-   ``NumbaInvalidConfigWarning``, when numba is imported.
+   ``NumbaPerformanceWarning``, ``cubridge.InvalidConfigWarning`` (a UserWarning) from numba's
+   ``NumbaInvalidConfigWarning`` and ``cubridge.DebugInfoWarning`` (a UserWarning) from numba's
+   ``NumbaDebugInfoWarning``, when numba is imported.
 4. The joined classes are made once per combination and keep cubridge's class name and module.
 5. Where numba.cuda is imported (a numba-cuda program), ``kernel[config]`` checks the configuration as numba-cuda
    does, with its exception types and words (2 to 4 items; griddim and blockdim 1 to 3 integers), and follows
@@ -27,7 +28,7 @@ import sys
 
 from ._core import CompileError, PerformanceWarning
 
-__all__ = ["InvalidConfigWarning"]
+__all__ = ["DebugInfoWarning", "InvalidConfigWarning"]
 
 # numba-cuda's own errors module first (its tests import from it), then numba's.
 _ERRORS_MODULES = ("numba.cuda.core.errors", "numba.core.errors")
@@ -37,6 +38,12 @@ _CONFIG_MODULES = ("numba.cuda.core.config", "numba.core.config")
 class InvalidConfigWarning(UserWarning):
     """A jit option combination that compiles but that libNVVM does not support well (debug=True with
     opt=True: numba-cuda's NumbaInvalidConfigWarning)."""
+
+
+class DebugInfoWarning(UserWarning):
+    """debug=True for a function Python keeps no source text for (exec of a string, the REPL): cubridge compiles
+    the source it rebuilds from the bytecode, and the debug info cannot point into a file (numba-cuda's
+    NumbaDebugInfoWarning)."""
 
 
 def _numba_classes(name: str) -> tuple[type, ...]:
@@ -184,3 +191,18 @@ def dump_compiled(name: str, compiled) -> None:
         print(f"ASSEMBLY {name}".center(80, "-"))
         print(compiled.ptx)
         print("=" * 80)
+
+
+def warn_if_no_source(py_func) -> None:
+    """DebugInfoWarning (numba's NumbaDebugInfoWarning too) when a kernel compiled with debug=True has no source
+    text Python can give (numba-cuda's warning and words)."""
+    import inspect
+    try:
+        inspect.getsourcelines(py_func)
+    except (OSError, TypeError):
+        import warnings
+        warnings.warn(f"Could not find source for function: {py_func}. Debug line information may be inaccurate: "
+                      f"cubridge compiles the source it rebuilds from the bytecode, and the debug info names "
+                      f"{py_func.__code__.co_filename!r}, which holds no text", joined_class(DebugInfoWarning,
+                                                                                       "NumbaDebugInfoWarning"),
+                      stacklevel=4)

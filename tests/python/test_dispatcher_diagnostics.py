@@ -240,3 +240,31 @@ def test_shared_memory_carveout_values_are_numbas(value, percent):
 def test_shared_memory_carveout_is_a_kernel_option():
     with pytest.raises(ValueError, match="shared_memory_carveout is a kernel option"):
         cubridge.jit(device=True, shared_memory_carveout=50)
+
+
+def exec_function():
+    namespace = {}
+    exec("def foo(x):\n    x[0] = 1\n", {}, namespace)  # Python keeps no text for it
+    return namespace["foo"]
+
+
+def test_debug_without_source_text_warns_once_naming_the_function():
+    foo = exec_function()
+    d = cubridge.jit(debug=True, opt=False)(foo)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        d.compile("void(int32[::1])")
+        d.compile("void(int32[::1])")  # compiled once: warned once
+    assert len(w) == 1 and issubclass(w[0].category, cubridge.DebugInfoWarning)
+    assert f"Could not find source for function: {foo}. Debug line information may be inaccurate" in \
+        str(w[0].message)
+    errors = pytest.importorskip("numba.core.errors")
+    with pytest.warns(errors.NumbaDebugInfoWarning):
+        cubridge.jit(debug=True, opt=False)(exec_function()).compile("void(int32[::1])")
+
+
+def test_no_source_warning_without_debug_or_with_source_text():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cubridge.jit(exec_function()).compile("void(int32[::1])")
+        cubridge.jit(debug=True, opt=False)(noop).compile("void(int32)")
