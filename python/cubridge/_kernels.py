@@ -199,7 +199,13 @@ class Dispatcher:
         return Signature._make(void, [typeof(a) for a in args])
 
     def specialize(self, *args) -> Kernel:
-        """The loaded kernel for these arguments' types (compiled if needed); kept in ``specializations``."""
+        """The loaded kernel for these arguments' types (compiled if needed); kept in ``specializations``. A
+        dispatcher made with signatures is specialized already (numba-cuda's rule): given arguments it raises
+        numba's RuntimeError, and without any it gives the loaded kernel of its (first) signature."""
+        if args and self.specialized:
+            raise RuntimeError(f"Dispatcher already specialized: kernel {self.__name__!r} was made with the signatures "
+                               f"{', '.join(self.signatures)}; launch it, or call specialize() without arguments for "
+                               "its loaded kernel")
         sig = self._signature_for(args)
         k = self._kernel(sig)
         self.specializations[sig] = k

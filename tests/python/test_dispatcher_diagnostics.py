@@ -7,6 +7,7 @@ import sys
 import textwrap
 import warnings
 
+import numpy as np
 import pytest
 
 import cubridge
@@ -268,3 +269,11 @@ def test_no_source_warning_without_debug_or_with_source_text():
         warnings.simplefilter("error")
         cubridge.jit(exec_function()).compile("void(int32[::1])")
         cubridge.jit(debug=True, opt=False)(noop).compile("void(int32)")
+
+
+@pytest.mark.parametrize("argument", [np.zeros(1, np.float32), np.zeros(1, np.int32)])
+def test_specializing_a_dispatcher_made_with_signatures_is_numbas_runtime_error(argument):
+    d = cubridge.jit("void(float32[::1])")(noop)
+    with pytest.raises(RuntimeError, match=r"Dispatcher already specialized: kernel 'noop' was made with the "
+                                           r"signatures void\(float32\[::1\]\)"):
+        d.specialize(argument)
