@@ -104,3 +104,19 @@ def test_numbas_own_modules_keep_numbas_jit(tmp_path):
     out = run(code, None, tmp_path)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["cubridge._kernels", "True"]
+
+
+def test_debug_and_opt_not_given_take_numbas_config_defaults():
+    """numba-cuda reads debug / opt left out (or None) from its config (NUMBA_CUDA_DEBUGINFO, NUMBA_OPT)."""
+    from cubridge import _numba_dropin
+    config = pytest.importorskip("numba.core.config")
+    saved = config.CUDA_DEBUGINFO_DEFAULT, config.OPT
+    try:
+        config.CUDA_DEBUGINFO_DEFAULT, config.OPT = 0, 3
+        assert _numba_dropin._numba_defaults({}) == {"debug": False, "opt": True}
+        config.CUDA_DEBUGINFO_DEFAULT, config.OPT = 1, 0
+        assert _numba_dropin._numba_defaults({"debug": None, "opt": None}) == {"debug": True, "opt": False}
+        assert _numba_dropin._numba_defaults({"debug": False, "opt": True, "device": True}) == \
+            {"debug": False, "opt": True, "device": True}
+    finally:
+        config.CUDA_DEBUGINFO_DEFAULT, config.OPT = saved
