@@ -32,7 +32,7 @@ from ._overloads import CompiledKernel, SignatureDict, kernel_signature, per_sig
 from ._launch_extensions import ExtendedLaunch
 from ._numba_diagnostics import DebugInfoWarning, InvalidConfigWarning
 from ._resolution import Resolver
-from ._types import Signature, typeof, void
+from ._types import Signature, Type, as_type, typeof, void
 
 __all__ = ["CompiledKernel", "DebugInfoWarning", "InvalidConfigWarning", "Kernel", "KernelLaunch", "KernelRaised", "KernelSignature",
            "PerformanceWarning",
@@ -201,12 +201,16 @@ class Dispatcher:
     def specialize(self, *args) -> Kernel:
         """The loaded kernel for these arguments' types (compiled if needed); kept in ``specializations``. A
         dispatcher made with signatures is specialized already (numba-cuda's rule): given arguments it raises
-        numba's RuntimeError, and without any it gives the loaded kernel of its (first) signature."""
+        numba's RuntimeError, and without any it gives the loaded kernel of its (first) signature. An argument
+        given as a type (cubridge's or numba's: ``specialize(numba.float32[::1])``) stands for a value of it."""
         if args and self.specialized:
             raise RuntimeError(f"Dispatcher already specialized: kernel {self.__name__!r} was made with the signatures "
                                f"{', '.join(self.signatures)}; launch it, or call specialize() without arguments for "
                                "its loaded kernel")
-        sig = self._signature_for(args)
+        if any(_is_type(a) for a in args):
+            sig = Signature._make(void, [as_type(a) if _is_type(a) else typeof(a) for a in args])
+        else:
+            sig = self._signature_for(args)
         k = self._kernel(sig)
         self.specializations[sig] = k
         return k
@@ -355,6 +359,12 @@ def jit(func_or_sig: Any = None, **options: Any) -> Any:
         return decorate
     sigs = func_or_sig if isinstance(func_or_sig, list) else [func_or_sig]
     return lambda func: decorate(func, sigs)
+
+
+def _is_type(obj) -> bool:
+    """A type object (cubridge's Type, or one of numba's types) rather than a value."""
+    return isinstance(obj, Type) or any(k.__name__ == "Type" and k.__module__.startswith("numba")
+                                        for k in type(obj).__mro__)
 
 
 def _is_function(obj) -> bool:

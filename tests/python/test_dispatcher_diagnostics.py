@@ -277,3 +277,14 @@ def test_specializing_a_dispatcher_made_with_signatures_is_numbas_runtime_error(
     with pytest.raises(RuntimeError, match=r"Dispatcher already specialized: kernel 'noop' was made with the "
                                            r"signatures void\(float32\[::1\]\)"):
         d.specialize(argument)
+
+
+def test_specialize_takes_types_for_values():
+    """numba-cuda's tests specialize with types (f.specialize(float32[::1])): each stands for a value of it."""
+    numba = pytest.importorskip("numba")
+    d = cubridge.jit(noop)
+    loaded = []
+    d._kernel = lambda sig: loaded.append(sig) or sig  # the loading step, replaced (no GPU here)
+    assert d.specialize(numba.float32[::1]).args == [cubridge.float32[::1]]
+    assert d.specialize(cubridge.int32[:]).args == [cubridge.int32[:]]
+    assert len(d.specializations) == 2 and len(loaded) == 2
