@@ -24,6 +24,7 @@ Rules (each a test in tests/python/test_dispatcher_diagnostics.py):
 """
 from __future__ import annotations
 
+import numbers
 import sys
 
 from ._core import CompileError, PerformanceWarning
@@ -103,13 +104,23 @@ def invalid_config_warning() -> type:
     return joined_class(InvalidConfigWarning, "NumbaInvalidConfigWarning")
 
 
+_config_module = None  # numba's config module, kept once numba.cuda is imported (modules are never replaced)
+
+
+def _numba_config_module():
+    global _config_module
+    if _config_module is not None:
+        return _config_module
+    found = next((m for m in map(sys.modules.get, _CONFIG_MODULES) if m is not None), None)
+    if "numba.cuda" in sys.modules:  # numba-cuda's own config module is imported by then, where there is one
+        _config_module = found
+    return found
+
+
 def numba_config(name: str, default=None):
     """numba's config value `name` where numba's config module is imported, else `default`."""
-    for module_name in _CONFIG_MODULES:
-        module = sys.modules.get(module_name)
-        if module is not None and hasattr(module, name):
-            return getattr(module, name)
-    return default
+    module = _numba_config_module()
+    return default if module is None else getattr(module, name, default)
 
 
 def numba_cuda_imported() -> bool:
@@ -152,17 +163,16 @@ def configured_launch(config) -> None:
     griddim and blockdim an int or a sequence of 1 to 3 (ValueError) integers (TypeError), in numba's words; then
     numba's warning for a grid of fewer than 128 blocks when its config asks (CUDA_LOW_OCCUPANCY_WARNINGS on,
     DISABLE_PERFORMANCE_WARNINGS off). The launch layer checks the extents against the device afterwards."""
-    items = config if isinstance(config, tuple) else (config,)
+    items = config if type(config) is tuple else (config,)
     if len(items) not in (2, 3, 4):
         raise ValueError(f"must specify at least the griddim and blockdim: kernel[griddim, blockdim], optionally "
                          f"followed by stream and sharedmem; got {config!r}")
-    griddim = _dimensions(items[0], "griddim")
-    _dimensions(items[1], "blockdim")
-    if not numba_config("CUDA_LOW_OCCUPANCY_WARNINGS", 0) or numba_config("DISABLE_PERFORMANCE_WARNINGS", 0):
+    blocks = _extents(items[0], "griddim")
+    _extents(items[1], "blockdim")
+    module = _config_module or _numba_config_module()
+    if module is None or not getattr(module, "CUDA_LOW_OCCUPANCY_WARNINGS", 0) or \
+            getattr(module, "DISABLE_PERFORMANCE_WARNINGS", 0):
         return
-    blocks = 1
-    for extent in griddim:
-        blocks *= int(extent)
     if blocks < MIN_GRID_SIZE:
         import warnings
         warnings.warn(f"Grid size {blocks} will likely result in GPU under-utilization due to low occupancy "
@@ -170,14 +180,19 @@ def configured_launch(config) -> None:
                       "warning)", performance_warning(), stacklevel=3)
 
 
-def _dimensions(value, name: str) -> list:
-    import numbers
-    dims = list(value) if isinstance(value, (tuple, list)) else [value]
+def _extents(value, name: str) -> int:
+    """The product of a griddim or blockdim, checked as numba-cuda checks it (an int, or 1 to 3 of them)."""
+    if type(value) is int:  # the common spelling, checked without building anything
+        return value
+    dims = value if isinstance(value, (tuple, list)) else (value,)
     if len(dims) > 3:
-        raise ValueError(f"{name} must be a sequence of 1, 2 or 3 integers, got {dims!r}")
-    if not all(isinstance(d, numbers.Integral) for d in dims):
-        raise TypeError(f"{name} must be a sequence of integers, got {dims!r}")
-    return dims
+        raise ValueError(f"{name} must be a sequence of 1, 2 or 3 integers, got {list(dims)!r}")
+    product = 1
+    for d in dims:
+        if type(d) is not int and not isinstance(d, numbers.Integral):
+            raise TypeError(f"{name} must be a sequence of integers, got {list(dims)!r}")
+        product *= int(d)
+    return product
 
 
 def dump_compiled(name: str, compiled) -> None:
