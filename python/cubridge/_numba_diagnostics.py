@@ -13,7 +13,8 @@ Rules (each a test in tests/python/test_dispatcher_diagnostics.py):
    ``NumbaPerformanceWarning``, ``cubridge.InvalidConfigWarning`` (a UserWarning) from numba's
    ``NumbaInvalidConfigWarning`` and ``cubridge.DebugInfoWarning`` (a UserWarning) from numba's
    ``NumbaDebugInfoWarning``, when numba is imported.
-4. The joined classes are made once per combination and keep cubridge's class name and module.
+4. The joined classes are made once per combination and keep cubridge's class name and module; an instance
+   pickles as cubridge's class (another process may not have numba imported).
 5. Where numba.cuda is imported (a numba-cuda program), ``kernel[config]`` checks the configuration as numba-cuda
    does, with its exception types and words (2 to 4 items; griddim and blockdim 1 to 3 integers), and follows
    numba's config switches (``CUDA_LOW_OCCUPANCY_WARNINGS``, ``DISABLE_PERFORMANCE_WARNINGS``), read at each
@@ -71,8 +72,10 @@ def joined_class(base: type, numba_name: str) -> type:
     cls = _joined.get(key)
     if cls is None:
         doc = f"{base.__name__}, also numba's {numba_name} (numba is imported in this process)."
+        # Pickled as `base` (the joined class is made per process, so pickle could not find it by name).
         cls = type(base.__name__, (base, *numba), {"__module__": base.__module__, "__doc__": doc,
-                                                    "__qualname__": base.__qualname__})
+                                                    "__qualname__": base.__qualname__,
+                                                    "__reduce__": lambda self: (base, self.args)})
         _joined[key] = cls
     return cls
 

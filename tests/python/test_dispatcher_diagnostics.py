@@ -288,3 +288,12 @@ def test_specialize_takes_types_for_values():
     assert d.specialize(numba.float32[::1]).args == [cubridge.float32[::1]]
     assert d.specialize(cubridge.int32[:]).args == [cubridge.int32[:]]
     assert len(d.specializations) == 2 and len(loaded) == 2
+
+
+def test_a_joined_error_pickles_as_cubridges_class():
+    import pickle
+    errors = pytest.importorskip("numba.core.errors")
+    with pytest.raises(errors.TypingError) as raised:
+        cubridge.compile_ptx(unknown_call, "void(float32[::1])")
+    back = pickle.loads(pickle.dumps(raised.value))
+    assert type(back) is cubridge.CompileError and back.args == raised.value.args
