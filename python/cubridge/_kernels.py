@@ -34,9 +34,8 @@ from ._numba_diagnostics import DebugInfoWarning, InvalidConfigWarning
 from ._resolution import Resolver
 from ._types import Signature, Type, as_type, typeof, void
 
-__all__ = ["CompiledKernel", "DebugInfoWarning", "InvalidConfigWarning", "Kernel", "KernelLaunch", "KernelRaised", "KernelSignature",
-           "PerformanceWarning",
-           "load_kernel",
+__all__ = ["CompiledKernel", "DebugInfoWarning", "InvalidConfigWarning", "Kernel", "KernelLaunch", "KernelRaised",
+           "KernelSignature", "PerformanceWarning", "load_kernel",
            "ptx_entry_names", "clear_kernel_cache", "kernel_cache_size", "jit", "Dispatcher"]
 
 
@@ -226,7 +225,7 @@ class Dispatcher:
         return _LazyLaunch(self, lambda k: k[config])
 
     def forall(self, ntasks: int, stream=None, sharedmem: int = 0):
-        if ntasks < 0:  # numba-cuda's words and class
+        if isinstance(ntasks, int) and ntasks < 0:  # numba-cuda's words and class (other values: the kernel layer)
             raise ValueError(f"kernel {self.__name__!r}: Can't create ForAll with negative task count: {ntasks}; "
                              "ntasks is how many tasks to run, 0 or more")
         if self.extensions:
