@@ -22,11 +22,15 @@ Rules (each a test in tests/python/test_dispatcher_diagnostics.py):
 6. There, numba's NUMBA_DUMP_LLVM and NUMBA_DUMP_ASSEMBLY (its config's DUMP_LLVM, DUMP_ASSEMBLY) print each
    kernel compiled: the NVVM IR given to libNVVM and the PTX, under numba's banners, to stdout. numba's other
    dumps (bytecode, CFG, numba IR) show numba's own pipeline, which cubridge does not have: they print nothing.
+7. Wherever numba is or is not imported, jit warns InvalidConfigWarning for debug=True with opt=True or with
+   lineinfo=True, and DebugInfoWarning when a kernel compiled with debug=True has no source text, as numba-cuda
+   warns (the same libNVVM options, the same missing file).
 """
 from __future__ import annotations
 
 import numbers
 import sys
+import warnings
 
 from ._core import CompileError, PerformanceWarning
 
@@ -177,7 +181,6 @@ def configured_launch(config) -> None:
             getattr(module, "DISABLE_PERFORMANCE_WARNINGS", 0):
         return
     if blocks < MIN_GRID_SIZE:
-        import warnings
         warnings.warn(f"Grid size {blocks} will likely result in GPU under-utilization due to low occupancy "
                       f"(fewer than {MIN_GRID_SIZE} blocks; numba's CUDA_LOW_OCCUPANCY_WARNINGS asks for this "
                       "warning)", performance_warning(), stacklevel=3)
@@ -218,7 +221,6 @@ def warn_if_no_source(py_func) -> None:
     try:
         inspect.getsourcelines(py_func)
     except (OSError, TypeError):
-        import warnings
         warnings.warn(f"Could not find source for function: {py_func}. Debug line information may be inaccurate: "
                       f"cubridge compiles the source it rebuilds from the bytecode, and the debug info names "
                       f"{py_func.__code__.co_filename!r}, which holds no text", joined_class(DebugInfoWarning,
