@@ -56,7 +56,7 @@ class Resolver:
 
     def __init__(self, py_func, signatures):
         self._py_func = py_func
-        self._signatures = list(signatures)
+        self._signatures = list(dict.fromkeys(signatures))  # a signature declared twice is one candidate
         self._chosen: dict[tuple, Signature] = {}
 
     def __call__(self, args) -> Signature:

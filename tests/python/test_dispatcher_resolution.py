@@ -103,3 +103,10 @@ def test_one_declared_signature_is_launched_without_resolution():
     assert d._resolver is None
     # the launch then converts the arguments or refuses them by name
     assert d._signature_for((R64, 1.5, 2.5)).args == ARGS("int64[::1]", "int64", "int64")
+
+
+def test_a_signature_declared_twice_is_one_candidate_not_an_ambiguity():
+    d = cubridge.jit(["(int64[::1], int64, int64)", "(int64[::1], int64, int64)", "(float64[::1], float64, float64)"])(
+        add_kernel)
+    assert d._signature_for((np.zeros(1, np.int64), 1, 2)).args == ARGS("int64[::1]", "int64", "int64")
+    assert len(d.overloads) == 2
