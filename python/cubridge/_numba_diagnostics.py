@@ -9,10 +9,11 @@ Rules (each a test in tests/python/test_dispatcher_diagnostics.py):
    class that derives from ``cubridge.CompileError`` and from numba's ``TypingError`` (each of the two modules'
    that is imported): ``except cubridge.CompileError``, ``except ValueError`` and numba's
    ``except TypingError`` all catch it. Its message and traceback are the original's.
-3. Warnings likewise: ``cubridge.PerformanceWarning`` (a UserWarning) also derives from numba's
-   ``NumbaPerformanceWarning``, ``cubridge.InvalidConfigWarning`` (a UserWarning) from numba's
-   ``NumbaInvalidConfigWarning`` and ``cubridge.DebugInfoWarning`` (a UserWarning) from numba's
-   ``NumbaDebugInfoWarning``, when numba is imported.
+3. Warnings: where numba is imported, the warnings numba itself defines for the same case are numba's own
+   classes (``NumbaInvalidConfigWarning``, ``NumbaDebugInfoWarning``: numba's tests compare the category);
+   without numba they are cubridge's (``cubridge.InvalidConfigWarning``, ``cubridge.DebugInfoWarning``, both
+   UserWarnings). ``cubridge.PerformanceWarning`` (the kernel layer's, a UserWarning) is a class that also
+   derives from numba's ``NumbaPerformanceWarning`` there, so filters on cubridge's class keep working.
 4. The joined classes are made once per combination and keep cubridge's class name and module; an instance
    pickles as cubridge's class (another process may not have numba imported).
 5. Where numba.cuda is imported (a numba-cuda program), ``kernel[config]`` checks the configuration as numba-cuda
@@ -106,9 +107,15 @@ def performance_warning() -> type:
     return joined_class(PerformanceWarning, "NumbaPerformanceWarning")
 
 
+def numba_class_or(own: type, numba_name: str) -> type:
+    """numba's class called `numba_name` where numba is imported (numba-cuda's first), else `own`."""
+    numba = _numba_classes(numba_name)
+    return numba[0] if numba else own
+
+
 def invalid_config_warning() -> type:
-    """cubridge.InvalidConfigWarning, also numba's NumbaInvalidConfigWarning where numba is imported."""
-    return joined_class(InvalidConfigWarning, "NumbaInvalidConfigWarning")
+    """numba's NumbaInvalidConfigWarning where numba is imported, else cubridge.InvalidConfigWarning."""
+    return numba_class_or(InvalidConfigWarning, "NumbaInvalidConfigWarning")
 
 
 _config_module = None  # numba's config module, kept once numba.cuda is imported (modules are never replaced)
@@ -215,14 +222,14 @@ def dump_compiled(name: str, compiled) -> None:
 
 
 def warn_if_no_source(py_func) -> None:
-    """DebugInfoWarning (numba's NumbaDebugInfoWarning too) when a kernel compiled with debug=True has no source
-    text Python can give (numba-cuda's warning and words)."""
+    """DebugInfoWarning (numba's NumbaDebugInfoWarning where numba is imported) when a kernel compiled with
+    debug=True has no source text Python can give (numba-cuda's warning and words)."""
     import inspect
     try:
         inspect.getsourcelines(py_func)
     except (OSError, TypeError):
         warnings.warn(f"Could not find source for function: {py_func}. Debug line information may be inaccurate: "
                       f"cubridge compiles the source it rebuilds from the bytecode, and the debug info names "
-                      f"{py_func.__code__.co_filename!r}, which holds no text", joined_class(DebugInfoWarning,
-                                                                                       "NumbaDebugInfoWarning"),
+                      f"{py_func.__code__.co_filename!r}, which holds no text", numba_class_or(DebugInfoWarning,
+                                                                                         "NumbaDebugInfoWarning"),
                       stacklevel=4)
