@@ -215,14 +215,24 @@ class Dispatcher:
         return k
 
     def __getitem__(self, config):
+        if self._numba_launch or self.extensions:  # a numba-cuda program, or a kernel with extensions
+            return self._hooked_subscript(config)
+        return self._subscript(config)
+
+    def _subscript(self, config):
+        if len(self._eager) == 1:
+            return self._kernel(self._eager[0])[config]  # checked now, launched without re-dispatch
+        return _LazyLaunch(self, lambda k: k[config])
+
+    def _hooked_subscript(self, config):
+        """kernel[config] with numba-cuda's checks and low-occupancy warning (numba.cuda imported) and through
+        the launch-argument extensions (when there are any); the plain subscript otherwise."""
         if self._numba_launch:
             _numba_diagnostics.configured_launch(config)
         if self.extensions:
             return ExtendedLaunch(self, lambda k: k[config], config[2] if isinstance(config, tuple) and
                                   len(config) > 2 else 0)
-        if len(self._eager) == 1:
-            return self._kernel(self._eager[0])[config]  # checked now, launched without re-dispatch
-        return _LazyLaunch(self, lambda k: k[config])
+        return self._subscript(config)
 
     def forall(self, ntasks: int, stream=None, sharedmem: int = 0):
         if isinstance(ntasks, int) and ntasks < 0:  # numba-cuda's words and class (other values: the kernel layer)

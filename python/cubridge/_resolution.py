@@ -60,7 +60,11 @@ class Resolver:
         self._chosen: dict[tuple, Signature] = {}
 
     def __call__(self, args) -> Signature:
-        params = tuple(typeof(a) for a in args)
+        """The signature a launch with these arguments runs."""
+        return self.for_types(tuple(typeof(a) for a in args))
+
+    def for_types(self, params: tuple) -> Signature:
+        """The signature a launch with arguments of these types runs."""
         sig = self._chosen.get(params)
         if sig is None:
             sig = self._chosen[params] = self._resolve(params)

@@ -110,3 +110,10 @@ def test_a_signature_declared_twice_is_one_candidate_not_an_ambiguity():
         add_kernel)
     assert d._signature_for((np.zeros(1, np.int64), 1, 2)).args == ARGS("int64[::1]", "int64", "int64")
     assert len(d.overloads) == 2
+
+
+def test_the_choice_can_be_asked_by_argument_types():
+    declared = sigs("void(float64[::1], float32, float32)", "void(float64[::1], float64, float64)")
+    choose = Resolver(add_kernel, declared)
+    assert choose.for_types(tuple(ARGS("float64[::1]", "int64", "float64"))) is declared[1]
+    assert choose((R64, 1, 2.0)) is declared[1] and len(choose._chosen) == 1
