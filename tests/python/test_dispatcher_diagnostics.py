@@ -230,8 +230,10 @@ def test_no_dump_without_numbas_switches(dump_config, capsys):
     assert capsys.readouterr().out == ""
 
 
-@pytest.mark.parametrize("options, message", [(dict(abi="fastcall"), "Unsupported ABI: fastcall; abi must be 'c' or"),
-                                              (dict(output="illegal"), "Unsupported output type: illegal; output must")])
+@pytest.mark.parametrize("options, message", [
+    (dict(abi="fastcall"), "Unsupported ABI: fastcall; abi must be 'c' or"),
+    (dict(output="illegal"), "Unsupported output type: illegal; output must"),
+])
 def test_an_unsupported_abi_or_output_is_a_value_error_and_numbas_not_implemented_error(options, message):
     for error in (ValueError, NotImplementedError):
         with pytest.raises(error, match=message):
