@@ -199,13 +199,9 @@ class Dispatcher:
 
     def specialize(self, *args) -> Kernel:
         """The loaded kernel for these arguments' types (compiled if needed); kept in ``specializations``. A
-        dispatcher made with signatures is specialized already (numba-cuda's rule): given arguments it raises
-        numba's RuntimeError, and without any it gives the loaded kernel of its (first) signature. An argument
-        given as a type (cubridge's or numba's: ``specialize(numba.float32[::1])``) stands for a value of it."""
-        if args and self.specialized:
-            raise RuntimeError(f"Dispatcher already specialized: kernel {self.__name__!r} was made with the signatures "
-                               f"{', '.join(self.signatures)}; launch it, or call specialize() without arguments for "
-                               "its loaded kernel")
+        dispatcher made with signatures gives the kernel of the signature the arguments select (cubridge.torch
+        relies on it; numba-cuda raises "Dispatcher already specialized" there instead). An argument given as a
+        type (cubridge's or numba's: ``specialize(numba.float32[::1])``) stands for a value of it."""
         if any(_is_type(a) for a in args):
             sig = Signature._make(void, [as_type(a) if _is_type(a) else typeof(a) for a in args])
         else:

@@ -14,8 +14,10 @@ Rules (each a test in tests/python/test_dispatcher_extensions.py):
    stream as given (0 when none), ``retr`` a list the extension may append zero-argument callables to.
 4. A value an extension returns that is an argument hint (it has numba's ``ArgHint.to_device(retr, stream)``:
    ``cuda.In``, ``cuda.Out``, ``cuda.InOut``) becomes the device array that method returns; the copies back it
-   registers go into ``retr``. The type an extension returns is not used: the kernel layer checks the value it
-   receives against the signature and refuses what does not fit, by name.
+   registers go into ``retr``; a cuda.core ``StridedMemoryView`` it returns (numba-cuda 0.30's hints do) that
+   exports neither DLPack nor the CUDA Array Interface is passed as the CUDA Array Interface its pointer,
+   shape, strides and dtype describe. The type an extension returns is not used: the kernel layer checks the
+   value it receives against the signature and refuses what does not fit, by name.
 5. After the launch returns, every callable in ``retr`` is called in order (numba-cuda's write-backs).
 """
 from __future__ import annotations
@@ -73,5 +75,34 @@ class ExtendedLaunch:
             _check(extension)
             ty, value = extension.prepare_args(ty, value, stream=self._stream, retr=retr)
         if _is_hint(value):
-            value = value.to_device(retr, self._stream)
+            value = _as_argument(value.to_device(retr, self._stream))
         return value
+
+
+def _as_argument(value):
+    """`value`, or a cuda.core StridedMemoryView that exports no array protocol as a CUDA Array Interface."""
+    if hasattr(value, "__cuda_array_interface__") or hasattr(value, "__dlpack__"):
+        return value
+    klass = type(value)
+    if klass.__name__ != "StridedMemoryView" or not klass.__module__.startswith("cuda.core"):
+        return value  # the kernel layer names what it cannot take
+    return _ViewInterface(value)
+
+
+class _ViewInterface:
+    """The CUDA Array Interface (v3) of a cuda.core StridedMemoryView on the device (it keeps the view alive)."""
+
+    __slots__ = ("_view", "__cuda_array_interface__")
+
+    def __init__(self, view):
+        if not view.is_device_accessible:
+            raise ValueError(f"an argument hint gave {view!r}, which is not accessible from the device")
+        itemsize = view.dtype.itemsize
+        strides = view.strides
+        self._view = view
+        self.__cuda_array_interface__ = {
+            "version": 3, "shape": tuple(view.shape), "typestr": view.dtype.str,
+            "data": (int(view.ptr), bool(view.readonly)),
+            "strides": None if strides is None else tuple(s * itemsize for s in strides),  # counts -> bytes
+            "stream": None,  # made on the launch's stream by the hint's to_device
+        }

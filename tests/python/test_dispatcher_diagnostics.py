@@ -289,14 +289,6 @@ def test_no_source_warning_without_debug_or_with_source_text():
         cubridge.jit(debug=True, opt=False)(noop).compile("void(int32)")
 
 
-@pytest.mark.parametrize("argument", [np.zeros(1, np.float32), np.zeros(1, np.int32)])
-def test_specializing_a_dispatcher_made_with_signatures_is_numbas_runtime_error(argument):
-    d = cubridge.jit("void(float32[::1])")(noop)
-    with pytest.raises(RuntimeError, match=r"Dispatcher already specialized: kernel 'noop' was made with the "
-                                           r"signatures void\(float32\[::1\]\)"):
-        d.specialize(argument)
-
-
 def test_specialize_takes_types_for_values():
     """numba-cuda's tests specialize with types (f.specialize(float32[::1])): each stands for a value of it."""
     numba = pytest.importorskip("numba")

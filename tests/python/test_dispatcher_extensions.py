@@ -123,3 +123,28 @@ def test_an_extension_appended_without_prepare_args_is_refused_at_the_launch():
     d.extensions.append(42)
     with pytest.raises(TypeError, match=r"extension 42 \(int\) has no callable prepare_args"):
         d[1, 1](np.zeros(1, np.int64))
+
+
+def test_a_strided_memory_view_from_a_hint_is_passed_as_its_array_interface():
+    """numba-cuda 0.30's cuda.In(x).to_device gives a cuda.core StridedMemoryView (strides in elements)."""
+    args = pytest.importorskip("numba.cuda.args")
+
+    class StridedMemoryView:  # the attributes cuda.core's view has, under its module
+        ptr, shape, strides, dtype, readonly, is_device_accessible = 4096, (3, 2), (2, 1), np.dtype("<f4"), False, True
+
+    StridedMemoryView.__module__ = "cuda.core._memoryview"
+
+    class ToView(args.ArgHint):
+        def to_device(self, retr, stream=0):
+            return StridedMemoryView()
+
+    class Wrap:
+        def prepare_args(self, ty, val, stream, retr):
+            return ty, ToView(val)
+
+    d = cubridge.jit(extensions=[Wrap()])(set_to_three)
+    rec = recorded(d)
+    d[1, 1](np.zeros((3, 2), np.float32))
+    (passed,) = rec.launches[0][1]
+    assert passed.__cuda_array_interface__ == {"version": 3, "shape": (3, 2), "typestr": "<f4", "data": (4096, False),
+                                               "strides": (8, 4), "stream": None}

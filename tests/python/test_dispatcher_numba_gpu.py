@@ -98,7 +98,7 @@ def test_max_cooperative_grid_blocks_of_an_overload_is_the_loaded_kernels():
     blocks = overload.max_cooperative_grid_blocks(256)
     assert blocks > 0 and blocks == overload.max_cooperative_grid_blocks((16, 16)) == \
         overload.max_cooperative_grid_blocks((16, 4, 4))
-    assert blocks == d.specialize(np.zeros(1, np.int32)).max_cooperative_grid_blocks(256)
+    assert blocks == d.specialize().max_cooperative_grid_blocks(256)  # made with a signature: no arguments
 
 
 def test_in_a_numba_cuda_program_warnings_are_numbas_classes():
@@ -134,7 +134,7 @@ def test_a_kernel_with_a_shared_memory_carveout_runs(carveout):
 
 
 def test_the_carveout_is_range_checked_by_the_kernel_too():
-    k = cubridge.jit("void(int32[:])")(add_one).specialize(cubridge.to_device(np.zeros(1, np.int32)))
+    k = cubridge.jit("void(int32[:])")(add_one).specialize()  # made with a signature: its loaded kernel
     k.set_shared_memory_carveout(25)
     with pytest.raises(ValueError, match=r"shared memory carveout 101 for kernel '.*': accepted 0 to 100"):
         k.set_shared_memory_carveout(101)
