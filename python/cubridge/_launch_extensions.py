@@ -18,12 +18,15 @@ Rules (each a test in tests/python/test_dispatcher_extensions.py):
    exports neither DLPack nor the CUDA Array Interface is passed as the CUDA Array Interface its pointer,
    shape, strides and dtype describe. The type an extension returns is not used: the kernel layer checks the
    value it receives against the signature and refuses what does not fit, by name.
-5. After the launch returns, every callable in ``retr`` is called in order (numba-cuda's write-backs).
+5. After the launch, every callable in ``retr`` is called in order (numba-cuda's write-backs); when there are
+   any, the current context is synchronized first, so a write-back reads what the kernel wrote whichever
+   stream the launch chose.
 """
 from __future__ import annotations
 
 import sys
 
+from . import _core
 from ._resolution import numba_type
 
 
@@ -42,6 +45,11 @@ def _check(extension) -> None:
     if not callable(getattr(extension, "prepare_args", None)):
         raise TypeError(f"extension {extension!r} ({type(extension).__name__}) has no callable prepare_args(ty, val, "
                         "stream=, retr=); numba-cuda's launch-argument extensions must define one")
+
+
+def _synchronize() -> None:
+    """Waits for the work of the current context (the launch) before the write-backs read its results."""
+    _core.current_context().synchronize()
 
 
 def _is_hint(value) -> bool:
@@ -66,6 +74,8 @@ class ExtendedLaunch:
         prepared = [self._prepare(ty, value, retr) for ty, value in zip(sig.args, args)] if len(sig.args) == len(
             args) else list(args)  # a count that does not fit: the kernel layer names it
         self._configure(d._kernel(sig))(*prepared)
+        if retr:
+            _synchronize()
         for write_back in retr:
             write_back()
 

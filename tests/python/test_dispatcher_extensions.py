@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import cubridge
+from cubridge import _launch_extensions
 from cubridge._launch_extensions import ExtendedLaunch
 
 # numba.cuda may be imported by other tests: its low-occupancy warning is then on for these small grids
@@ -34,6 +35,14 @@ def recorded(d):
     return rec
 
 
+@pytest.fixture(autouse=True)
+def synchronized(monkeypatch):
+    """The context synchronization before write-backs, recorded instead (no GPU here)."""
+    calls = []
+    monkeypatch.setattr(_launch_extensions, "_synchronize", lambda: calls.append("synchronized"))
+    return calls
+
+
 class Tag:
     """An extension replacing each value by (name, value) and noting what it was given."""
 
@@ -46,15 +55,17 @@ class Tag:
         return ty, (self.name, val)
 
 
-def test_extensions_run_last_first_then_the_write_backs_after_the_launch():
+def test_extensions_run_last_first_then_the_write_backs_after_the_launch(monkeypatch):
     seen = []
+    monkeypatch.setattr(_launch_extensions, "_synchronize", lambda: seen.append(("synchronized",)))
     d = cubridge.jit(extensions=[Tag("a", seen)])(set_to_three)
     d.extensions.append(Tag("b", seen))  # numba users add them after jit
     rec = recorded(d)
     x = np.zeros(1, np.int64)
     d[1, 1, 0, 0](x)
     assert rec.launches == [((1, 1, 0, 0), (("a", ("b", x)),))]
-    assert [s[0] for s in seen] == ["b", "a", "b", "a"] and seen[2:] == [("b", "written back"), ("a", "written back")]
+    assert [s[0] for s in seen] == ["b", "a", "synchronized", "b", "a"]  # the context waited for before write-backs
+    assert seen[3:] == [("b", "written back"), ("a", "written back")]
     assert seen[0][3] == 0  # the launch's stream as given
 
 
