@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from . import _core, _jit_options, _linker, _logging
+from ._numba_diagnostics import numba_errors
 from ._core import CompileError
 from ._environment import _collect  # noqa: F401  (tests and bench read the collected source)
 from ._raise_sites import exception_args, exception_class  # noqa: F401  (the launcher of debug kernels)
@@ -20,12 +21,16 @@ __all__ = ["compile", "compile_for_current_device", "compile_ptx", "compile_ptx_
            "compile_cache_stats"]
 
 
+class _UnsupportedOption(ValueError, NotImplementedError):
+    """An abi or output compile does not offer: a ValueError, and the NotImplementedError numba-cuda raises."""
+
+
 def _options(debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output):
     if abi not in ("c", "numba"):
-        raise ValueError(f"abi must be 'c' or 'numba', got {abi!r}")
+        raise _UnsupportedOption(f"Unsupported ABI: {abi}; abi must be 'c' or 'numba', got {abi!r}")
     if output not in ("ptx", "ltoir", "llvm"):
-        raise ValueError(f"output must be 'ptx', 'ltoir' or 'llvm' (the NVVM IR text given to libNVVM), got "
-                         f"{output!r}")
+        raise _UnsupportedOption(f"Unsupported output type: {output}; output must be 'ptx', 'ltoir' or 'llvm' (the "
+                                 f"NVVM IR text given to libNVVM), got {output!r}")
     o = _core._CompileOptions()
     o.debug, o.lineinfo, o.device, o.opt = bool(debug), bool(lineinfo), bool(device), bool(opt)
     o.fastmath = _jit_options._fastmath(fastmath)  # also numba's flag set ({'nsz', 'arcp', ...})
@@ -65,6 +70,7 @@ def compile(pyfunc: Callable[..., Any], sig: Any, debug: bool = False, lineinfo:
     return code, (None if r.result_type.kind == "none" else r.result_type)
 
 
+@numba_errors  # drop-in use: a CompileError is numba's TypingError too
 def _compile_result(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=False, cc=None, opt=True,
                     abi="c", abi_info=None, output="ptx", cache=False, directives=None):
     """compile()'s whole result: code, name (the entry's), result_type, cooperative, raise_sites (for

@@ -152,6 +152,12 @@ class CompiledKernel:
         args = ", ".join(str(a) for a in self.signature.args)
         print(f"{d.__name__} ({args})\n{'-' * 80}\n{source}{'=' * 80}", file=file)
 
+    def max_cooperative_grid_blocks(self, blockdim, dynsmemsize: int = 0) -> int:
+        """The most blocks a cooperative launch of this kernel may have on the current device, for `blockdim`
+        (an int or a tuple) and `dynsmemsize` bytes of dynamic shared memory (numba-cuda's method of its
+        overloads; the kernel is loaded on the current device for it)."""
+        return self._dispatcher._kernel(self.signature).max_cooperative_grid_blocks(blockdim, dynsmemsize)
+
     def __repr__(self) -> str:
         return f"<cubridge.CompiledKernel {self._dispatcher.__name__}{tuple(map(str, self.signature.args))}>"
 

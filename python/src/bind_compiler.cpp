@@ -8,6 +8,7 @@
 #include "cubridge/compiler/compile.hpp"
 #include "cubridge/compiler/cached_compile.hpp"
 #include "cubridge/error.hpp"
+#include "compiler/typing/typing_rules.hpp"
 
 namespace cubridge::python {
 
@@ -113,6 +114,10 @@ void bind_compiler(nb::module_& m) {
           return compile_to_nvvm_ir(source, name, parse_signature(sig), o);
         },
         nb::arg("source"), nb::arg("function_name"), nb::arg("signature"), nb::arg("options"));
+  m.def("_can_convert", [](const Type& from, const Type& to) { return static_cast<int>(can_convert(from, to)); },
+        nb::arg("from"), nb::arg("to"),
+        "Numba's conversion kind of a scalar `from` to `to`: 0 exact, 1 promote, 2 safe, 3 unsafe, 4 none (the "
+        "dispatcher ranks a kernel's declared signatures by it)");
 }
 
 }  // namespace cubridge::python

@@ -15,7 +15,8 @@
 
 namespace cubridge::python::kernel_glue {
 
-/// cubridge.PerformanceWarning (set by bind_kernel).
+/// cubridge.PerformanceWarning (set by bind_kernel; a subclass that is also numba's where numba is imported:
+/// cubridge._core._set_performance_warning).
 inline PyObject* g_performance_warning = nullptr;
 
 struct PyKernel {
@@ -145,8 +146,9 @@ inline void launch_with(PyKernel& k, const LaunchConfig& config, Args args) {
       if (auto host = host_view_of(obj, i)) {
         pack->set_array(i, *host);  // every check before anything is copied
         if (PyErr_WarnEx(g_performance_warning,
-                         (arg_name(i) + ": a host (NumPy) array is copied to the device before the launch "
-                          "and back after it; pass a device array to avoid the copies").c_str(), 1) != 0)
+                         ("Host array used in CUDA kernel will incur copy overhead to/from device: " + arg_name(i) +
+                          " is copied to the device before the launch and back after it; pass a device array "
+                          "to avoid the copies").c_str(), 1) != 0)
           throw nb::python_error();
         staged.push_back(stage_host_array(obj, *host, i, (*k.signature)[i].written,
                                           k.kernel->module()->context(), *stream));
