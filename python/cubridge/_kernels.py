@@ -73,9 +73,9 @@ class Dispatcher:
         self.overloads: SignatureDict = SignatureDict()
         self.specializations: SignatureDict = SignatureDict()  # what specialize() gave, per signature
         self._kernels: dict[tuple[Signature, int], Kernel] = {}
-        # numba.cuda imported (drop-in use): compiles and launches follow numba's config and warn with its
-        # classes (checked once here; the launch path reads this flag only).
-        self._numba_launch = _numba_diagnostics.numba_cuda_imported()
+        # A numba-cuda program served by cubridge (drop-in mode): compiles and launches follow numba's config
+        # and warn with its classes (checked once here; the launch path reads this flag only).
+        self._numba_launch = _numba_diagnostics.numba_program()
         self._eager = [self.compile(sig).signature for sig in signatures]
         # Several declared signatures: the launch's arguments choose one as numba-cuda's dispatcher does.
         self._resolver = Resolver(py_func, self._eager) if len(self._eager) > 1 else None

@@ -137,10 +137,21 @@ def numba_config(name: str, default=None):
     return default if module is None else getattr(module, name, default)
 
 
-def numba_cuda_imported() -> bool:
-    """Whether numba.cuda is imported: a numba-cuda program (drop-in use), whose launches follow numba's
-    config (its opt-in warnings) and warn with numba's classes."""
-    return "numba.cuda" in sys.modules
+_numba_program = False  # set once by serve_numba_program(); never cleared
+
+
+def serve_numba_program() -> None:
+    """Marks this process as a numba-cuda program served by cubridge (drop-in mode: install_numba(), or a
+    harness routing numba.cuda.jit itself): dispatchers made from now on launch as numba-cuda's do (its
+    configuration checks and wording, its opt-in warnings, NUMBA_DUMP_*). A process that merely imports
+    numba (numba device arrays beside cubridge kernels, a benchmark comparing both) keeps cubridge's launch."""
+    global _numba_program
+    _numba_program = True
+
+
+def numba_program() -> bool:
+    """Whether serve_numba_program() was called in this process."""
+    return _numba_program
 
 
 def numba_errors(compile_function):

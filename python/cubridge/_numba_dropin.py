@@ -16,6 +16,8 @@ import os
 import sys
 import warnings
 
+from . import _numba_diagnostics
+
 __all__ = ["install_numba"]
 
 ENV = "CUBRIDGE_NUMBA"
@@ -143,7 +145,9 @@ class _Hook(importlib.abc.MetaPathFinder):
 def install_numba() -> None:
     """Serves numba.cuda.jit / compile / compile_ptx / compile_for_current_device /
     compile_ptx_for_current_device with cubridge in this process, for every caller outside numba itself: at
-    once if numba.cuda is imported, else when it is. Calling it again does nothing."""
+    once if numba.cuda is imported, else when it is; kernels made from then on launch as numba-cuda's do
+    (its configuration checks, warnings and NUMBA_DUMP_*). Calling it again does nothing."""
+    _numba_diagnostics.serve_numba_program()
     cuda = sys.modules.get("numba.cuda")
     if cuda is not None and getattr(cuda, "__spec__", None) is not None and "jit" in vars(cuda):
         _route(cuda)

@@ -127,8 +127,14 @@ def test_an_unconfigured_launch_is_a_value_error_naming_the_kernel():
 
 
 @pytest.fixture
-def numba_config():
-    pytest.importorskip("numba.cuda")  # a numba-cuda program: its config applies to launches
+def numba_program(monkeypatch):
+    """A numba-cuda program served by cubridge (what install_numba() marks): its config applies to launches."""
+    pytest.importorskip("numba.cuda")
+    monkeypatch.setattr(cubridge._numba_diagnostics, "_numba_program", True)
+
+
+@pytest.fixture
+def numba_config(numba_program):
     config = pytest.importorskip("numba.core.config")
     saved = config.CUDA_LOW_OCCUPANCY_WARNINGS, config.DISABLE_PERFORMANCE_WARNINGS
     yield config
@@ -173,9 +179,9 @@ def test_a_numba_cuda_program_gets_numbas_configuration_errors_at_the_subscript(
         d[config]
 
 
-def test_without_numba_cuda_no_grid_warning_is_emitted():
+def test_a_program_that_only_imports_numba_keeps_cubridges_launch():
     out = run('''
-        import warnings, cubridge, numba.core.config  # numba without numba.cuda: cubridge's own program
+        import warnings, cubridge, numba.cuda  # numba imported beside cubridge, no drop-in: cubridge's own program
         warnings.simplefilter("error")
         def noop(x):
             pass
@@ -202,8 +208,7 @@ def simple_cuda(A, B):
 
 
 @pytest.fixture
-def dump_config():
-    pytest.importorskip("numba.cuda")
+def dump_config(numba_program):
     config = pytest.importorskip("numba.core.config")
     saved = config.DUMP_LLVM, config.DUMP_ASSEMBLY
     yield config

@@ -101,9 +101,10 @@ def test_max_cooperative_grid_blocks_of_an_overload_is_the_loaded_kernels():
     assert blocks == d.specialize().max_cooperative_grid_blocks(256)  # made with a signature: no arguments
 
 
-def test_in_a_numba_cuda_program_warnings_are_numbas_classes():
+def test_in_a_numba_cuda_program_warnings_are_numbas_classes(monkeypatch):
     errors = pytest.importorskip("numba.cuda.core.errors")
     config = pytest.importorskip("numba.cuda.core.config")
+    monkeypatch.setattr(cubridge._numba_diagnostics, "_numba_program", True)  # what install_numba() marks
     k = cubridge.jit(set_to_three)
     saved = config.CUDA_LOW_OCCUPANCY_WARNINGS
     config.CUDA_LOW_OCCUPANCY_WARNINGS = 1
