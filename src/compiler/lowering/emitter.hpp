@@ -74,6 +74,8 @@ class FunctionEmitter {
   /// `operator_form`: the expression a <op> b (numba's operator.truediv), not an in-place a <op>= b.
   /// A call of a compiled module function (e.callee_index) with `args` (converted to its parameters).
   Value user_function_call(const Expr& e, const std::vector<Value>& args);
+  /// A call of the module function `index` (TypedModule::functions), its value converted to `result`.
+  Value function_call(int index, const std::vector<Value>& args, const Type& result);
   /// target op= value's new value from the current one: the operator, or numba-cuda's cpow for a complex
   /// **= (the typer marks the target as its call: typer's complex_power).
   Value aug_operation(const Stmt& s, const Expr& target, const Value& cur, const Value& rhs);
