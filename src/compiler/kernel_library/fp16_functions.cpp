@@ -28,6 +28,8 @@ constexpr Fp16Function kFp16[] = {
     {"hge", 2, true, "{ .reg .pred p; setp.ge.f16 p, $1, $2; selp.u16 $0, 1, 0, p; }"},
     {"hlt", 2, true, "{ .reg .pred p; setp.lt.f16 p, $1, $2; selp.u16 $0, 1, 0, p; }"},
     {"hle", 2, true, "{ .reg .pred p; setp.le.f16 p, $1, $2; selp.u16 $0, 1, 0, p; }"},
+    // unordered !=: cuda_fp16.hpp's operator!= on __half, numba-cuda's float16 `!=` (a NaN operand gives True)
+    {"__hneu", 2, true, "{ .reg .pred p; setp.neu.f16 p, $1, $2; selp.u16 $0, 1, 0, p; }"},
     {"hsqrt", 1, false, "{ .reg .f32 f; cvt.f32.f16 f, $1; sqrt.approx.ftz.f32 f, f; cvt.rn.f16.f32 $0, f; }"},
     {"hrsqrt", 1, false, "{ .reg .f32 f; cvt.f32.f16 f, $1; rsqrt.approx.ftz.f32 f, f; cvt.rn.f16.f32 $0, f; }"},
     {"hrcp", 1, false, "{ .reg .f32 f; cvt.f32.f16 f, $1; rcp.approx.ftz.f32 f, f; cvt.rn.f16.f32 $0, f; }"},
@@ -84,7 +86,7 @@ constexpr Fp16Function kFp16[] = {
 
 constexpr std::string_view kNames =
     "hadd, hsub, hmul, hdiv, hfma, hneg, habs, hmax, hmin, hceil, hfloor, hrint, htrunc, hsqrt, hrsqrt, hrcp, "
-    "hexp, hexp2, hexp10, hlog, hlog2, hlog10, htanh_approx, heq, hne, hgt, hge, hlt, hle";
+    "hexp, hexp2, hexp10, hlog, hlog2, hlog10, htanh_approx, heq, hne, hgt, hge, hlt, hle, __hneu";
 
 }  // namespace
 

@@ -134,11 +134,7 @@ Value FunctionEmitter::builtin(const Expr& e, const std::vector<Value>& args) {
     }
     a = convert(a, R);
     if (R.is_float()) {
-      if (R.bits() == 16) {
-        Value w = convert(a, Type::floating(32));
-        std::string i = intrinsic("fabs", w.t, 1);
-        return convert({ins("call float " + i + "(float " + w.v + ")"), w.t}, R);
-      }
+      if (R.bits() == 16) return fp16_instruction("habs", {a});  // numba-cuda's __habs
       return {ins("call " + rty + " " + intrinsic("fabs", R, 1) + "(" + rty + " " + a.v + ")"), R};
     }
     if (!R.is_signed()) return a;

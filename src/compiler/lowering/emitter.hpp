@@ -98,6 +98,8 @@ class FunctionEmitter {
   Value libdevice_call(const Expr& e, const std::vector<Value>& args);
   /// numba.cuda.fp16.<name>(...) (emit_fp16.cpp).
   Value fp16_call(const Expr& e, const std::vector<Value>& args);
+  /// The fp16 function `name` (fp16_functions.hpp) on `args` (converted to float16), as inline PTX.
+  Value fp16_instruction(std::string_view name, const std::vector<Value>& args);
   Value builtin(const Expr& e, const std::vector<Value>& args);
   Value complex_op(BinOp op, const Value& a, const Value& b);
   Value make_aggregate(const Type& t, const std::vector<Value>& parts);
