@@ -12,6 +12,12 @@ Value FunctionEmitter::fp16_call(const Expr& e, const std::vector<Value>& args) 
 
 Value FunctionEmitter::fp16_instruction(std::string_view name, const std::vector<Value>& args) {
   Fp16Function f = *fp16_function(name);
+  if (f.ptx.empty()) {  // htanh: cuda_fp16.hpp's __float2half_rn(tanhf(__half2float(a)))
+    Type single = Type::floating(32);
+    Value x = convert(args[0], single);
+    Value t{ins("call float " + libdevice("tanh", single, 1) + "(float " + x.v + ")"), single};
+    return convert(t, Type::floating(16));
+  }
   std::string constraints = "=h";
   std::string operands;
   for (std::size_t i = 0; i < args.size(); ++i) {
