@@ -25,8 +25,8 @@ UNARY = ["sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tan
 BINARY = ["arctan2", "hypot", "greater", "greater_equal", "less", "less_equal", "equal", "not_equal", "logical_and",
           "logical_or", "logical_xor", "maximum", "minimum", "fmax", "fmin", "bitwise_and", "bitwise_or", "bitwise_xor",
           "left_shift", "right_shift", "divide"]
-# The complex loops cubridge compiles (test_jit_numpy_complex.py); numba-cuda also compiles np.divide's.
-COMPLEX_OK = set(UNARY + BINARY) - {"divide"}
+# The complex loops cubridge compiles (test_jit_numpy_complex.py): every one numba-cuda compiles.
+COMPLEX_OK = set(UNARY + BINARY)
 
 
 # One device function per ufunc (the compiler reads each one's source).
@@ -435,10 +435,6 @@ def test_ufunc_bad_calls_are_refused_with_what_is_accepted():
     with pytest.raises(cubridge.CompileError, match=r"no implementation of np\.invert\(float32\); its loops are "
                                                     r"\?->\?, b->b, B->B, h->h, H->H, i->i, I->I, q->q, Q->Q"):
         _compile(np_invert, ["float32"])
-    with pytest.raises(cubridge.CompileError, match=r"np\.divide\(complex64, complex64\): the complex loop FF->F is "
-                                                    r"not supported \(complex numbers are supported by conjugate, "
-                                                    r"isnan, equal, not_equal, logical_and/or/xor/not, sin, cos"):
-        _compile(np_divide, ["complex64", "complex64"])
 
 
 def test_float16_arguments_are_refused_as_numba_cuda_does():

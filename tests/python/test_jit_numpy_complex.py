@@ -4,12 +4,14 @@ lowers the loop:
 
 1. every ufunc numba-cuda gives a complex loop compiles on complex64 and complex128: sin, cos, tan, arcsin,
    arccos, arctan, sinh, cosh, tanh, arcsinh, arccosh, arctanh, log, log2, log10 (F->F, D->D), the order
-   comparisons greater, greater_equal, less, less_equal (FF->?, DD->?), maximum, minimum, fmax, fmin (FF->F);
+   comparisons greater, greater_equal, less, less_equal (FF->?, DD->?), maximum, minimum, fmax, fmin and
+   divide (FF->F);
 2. the loop is numba's choice: the first loop every argument casts to safely (complex64 with float64 takes
    the complex128 loop), its result type the loop's;
 3. a complex64 loop computes in float32, as numba's does (no float64 arithmetic in its code);
 4. np.f(x, out) with complex arrays (any rank, a scalar input broadcast) is a loop calling the same code;
-5. np.divide's complex loop, which numba-cuda also has, is refused by name (test_jit_numpy.py).
+5. np.divide's complex loop is numba's np_complex_div (Smith's algorithm) and never raises: a zero divisor
+   divides each part by its own |part|, with numba's fabs that keeps -0.0 (a select on x < 0).
 Values: parity/kernels_numpy_complex.py on the GPU, against numba-cuda."""
 import re
 
@@ -23,7 +25,7 @@ CC = (9, 0)
 UNARY = ["sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh",
          "log", "log2", "log10"]
 ORDER = ["greater", "greater_equal", "less", "less_equal"]
-PICK = ["maximum", "minimum", "fmax", "fmin"]
+PICK = ["maximum", "minimum", "fmax", "fmin", "divide"]
 
 
 def _function(name, nin, out=False):
@@ -104,3 +106,12 @@ def test_a_complex_result_into_a_float_output_is_refused():
     with pytest.raises(cubridge.CompileError, match=r"np\.sin\(\): the result \(complex64, loop F->F\) cannot be cast "
                                                     r"to the output's float32 with NumPy's same_kind rule"):
         cubridge.compile_ptx(_function("sin", 1, out=True), "void(complex64[::1], float32[::1])", cc=CC)
+
+
+def test_complex_divide_never_raises_and_keeps_numbas_fabs():
+    for debug in (False, True):  # debug=True is numba's "python" error model: `/` would raise; np.divide does not
+        r = cubridge._compiler._compile_result(_function("divide", 2), "(complex128, complex128)", device=True,
+                                               abi="numba", cc=CC, output="llvm", debug=debug)
+        assert "ZeroDivisionError" not in r.nvvm_ir and not r.raise_sites
+    ir = _core_ir("divide", 2, "complex64")
+    assert "fcmp olt float" in ir and "fsub float 0x0000000000000000" in ir

@@ -89,6 +89,8 @@ class FunctionEmitter {
   /// A NumPy ufunc on scalars (emit_numpy.cpp), its loop's types in e.formals.
   Value numpy_ufunc(const Expr& e, const std::vector<Value>& args);
   /// One ufunc loop on scalars: `f` with the loop's input types `formals` (more are ignored), result R.
+  /// np.divide's complex loop (numba's np_complex_div_impl), which never raises.
+  Value complex_divide(const Value& x, const Value& y);
   Value ufunc_scalar(std::string_view f, const std::vector<Type>& formals, const Type& R, const std::vector<Value>& args);
   /// np.<ufunc>(inputs..., out) on arrays: the loop over out's elements, inputs broadcast from size-1 axes.
   Value numpy_ufunc_on_arrays(const Expr& e, const std::vector<Value>& args);

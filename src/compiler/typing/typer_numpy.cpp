@@ -14,7 +14,7 @@ namespace {
 // The complex loops the emitter lowers inline (emit_numpy.cpp); the others are the numpy complex prelude's.
 bool complex_loop_inline(std::string_view ufunc) {
   return ufunc == "conjugate" || ufunc == "isnan" || ufunc == "equal" || ufunc == "not_equal" ||
-         ufunc.starts_with("logical_");
+         ufunc == "divide" || ufunc.starts_with("logical_");
 }
 
 }  // namespace
@@ -93,7 +93,7 @@ UfuncLoop FunctionTyper::ufunc_loop(Expr& e, std::string_view ufunc, const std::
       !numpy_complex_loop(ufunc, loop->inputs[0].bits()))
     error(e.loc, shown + "(" + given() + "): the complex loop " + loop->signature +
                      " is not supported (complex numbers are supported by conjugate, isnan, equal, not_equal, "
-                     "logical_and/or/xor/not, " + numpy_complex_loop_names() + ")");
+                     "divide, logical_and/or/xor/not, " + numpy_complex_loop_names() + ")");
   return *loop;
 }
 

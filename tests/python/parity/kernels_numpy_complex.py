@@ -69,18 +69,21 @@ for _dtype in (np.complex64, np.complex128):
          grid=(len(PARTS) ** 4 + 127) // 128, block=128, outs=[1, 2])
 
 
-def complex_ufuncs_into_arrays(x, y, out_sinh, out_log10, out_max, out_less):
-    # numba-cuda's test_ufuncs form: the ufunc writes its output array (2-D here, y broadcast along axis 0)
+def complex_ufuncs_into_arrays(x, y, out_sinh, out_log10, out_max, out_less, out_div):
+    # numba-cuda's test_ufuncs form: the ufunc writes its output array (2-D here, y broadcast along axis 0);
+    # np.divide by zero parts too (numba's Smith division, which never raises)
     np.sinh(x, out_sinh)
     np.log10(x, out_log10)
     np.maximum(x, y, out_max)
     np.less(x, y, out_less)
+    np.divide(x, y, out_div)
 
 
 def _arrays():
     z = _grid(np.complex128)[:110].reshape(10, 11)
     y = z[3:4, :].copy()
-    return [z, y, np.zeros_like(z), np.zeros_like(z), np.zeros_like(z), np.zeros(z.shape, np.bool_)]
+    return [z, y, np.zeros_like(z), np.zeros_like(z), np.zeros_like(z), np.zeros(z.shape, np.bool_),
+            np.zeros_like(z)]
 
 
-case(complex_ufuncs_into_arrays, _arrays, grid=1, block=1, outs=[2, 3, 4, 5], rtol=1e-14, atol=0.0)
+case(complex_ufuncs_into_arrays, _arrays, grid=1, block=1, outs=[2, 3, 4, 5, 6], rtol=1e-14, atol=0.0)
