@@ -73,8 +73,13 @@ Value FunctionEmitter::call(const Expr& e) {
 }
 
 Value FunctionEmitter::user_function_call(const Expr& e, const std::vector<Value>& args) {
-  TypedFunction& callee = *m_.module.functions[static_cast<std::size_t>(e.callee_index)];
-  const std::string& sym = m_.function_symbol(e.callee_index);
+  // e.type differs from the callee's only for cmath's fixed signatures (typer_cmath.cpp) and ufunc loops.
+  return function_call(e.callee_index, args, e.type);
+}
+
+Value FunctionEmitter::function_call(int index, const std::vector<Value>& args, const Type& result) {
+  TypedFunction& callee = *m_.module.functions[static_cast<std::size_t>(index)];
+  const std::string& sym = m_.function_symbol(index);
   std::string rty = callee.return_type.is_none() ? "i8" : llvm_data_type(callee.return_type);
   std::string slot = alloca(rty);
   std::string text = "call i32 @" + sym + "(" + rty + "* " + slot;
@@ -101,8 +106,7 @@ Value FunctionEmitter::user_function_call(const Expr& e, const std::vector<Value
   }
   if (callee.return_type.is_none()) return {"undef", callee.return_type};
   std::string raw = ins("load " + rty + ", " + rty + "* " + slot);
-  // e.type differs from the callee's only for cmath's fixed signatures (typer_cmath.cpp).
-  return convert(from_data(raw, callee.return_type), e.type);
+  return convert(from_data(raw, callee.return_type), result);
 }
 
 Value FunctionEmitter::aug_operation(const Stmt& s, const Expr& target, const Value& cur, const Value& rhs) {
@@ -130,11 +134,7 @@ Value FunctionEmitter::builtin(const Expr& e, const std::vector<Value>& args) {
     }
     a = convert(a, R);
     if (R.is_float()) {
-      if (R.bits() == 16) {
-        Value w = convert(a, Type::floating(32));
-        std::string i = intrinsic("fabs", w.t, 1);
-        return convert({ins("call float " + i + "(float " + w.v + ")"), w.t}, R);
-      }
+      if (R.bits() == 16) return fp16_instruction("habs", {a});  // numba-cuda's __habs
       return {ins("call " + rty + " " + intrinsic("fabs", R, 1) + "(" + rty + " " + a.v + ")"), R};
     }
     if (!R.is_signed()) return a;

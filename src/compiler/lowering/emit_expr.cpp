@@ -239,6 +239,7 @@ Value FunctionEmitter::expr(const Expr& e) {
       std::string ty = llvm_value_type(e.type);
       if (e.unop == UnaryOp::Invert) return {ins("xor " + ty + " " + c.v + ", -1"), e.type};
       if (e.type.is_int()) return {ins("sub " + ty + " 0, " + c.v), e.type};
+      if (e.type.is_float() && e.type.bits() == 16) return fp16_instruction("hneg", {c});  // numba-cuda's __hneg
       if (e.type.is_float()) return {ins("fsub " + ty + " " + float_const(-0.0, e.type).v + ", " + c.v), e.type};
       // complex
       const Type ct = e.type.component();
@@ -349,6 +350,12 @@ std::string FunctionEmitter::compare(CmpOp op, const Value& a0, const Value& b0,
     return op == CmpOp::Ne ? ins("xor i1 " + both + ", true") : both;
   }
   const char* pred = "eq";
+  if (f.is_float() && f.bits() == 16) {
+    // numba-cuda compares float16 values with cuda_fp16.hpp's operators (__heq, __hneu, __hgt, ...).
+    const char* fn = op == CmpOp::Lt ? "hlt" : op == CmpOp::Le ? "hle" : op == CmpOp::Gt ? "hgt"
+                   : op == CmpOp::Ge ? "hge" : op == CmpOp::Eq ? "heq" : "__hneu";
+    return fp16_instruction(fn, {a, b}).v;
+  }
   if (f.is_float()) {
     switch (op) {
       case CmpOp::Lt: pred = "olt"; break;

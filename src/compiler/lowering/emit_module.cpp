@@ -386,6 +386,9 @@ EmittedModule emit_module(TypedModule& module, const CompileOptions& options) {
       defs += id + " = " + notes[i] + "\n";
     }
     out.ir += "!nvvm.annotations = !{" + refs + "}\n" + defs;
+    // The kernel is also in @llvm.used, as numba-cuda's set_cuda_kernel puts it: a link-time-optimised link
+    // (nvJitLink -lto, inspect_lto_ptx) otherwise drops the entry as unreferenced.
+    out.ir += "@llvm.used = appending global [1 x i8*] [i8* bitcast (" + fn + " to i8*)], section \"llvm.metadata\"\n";
   }
   return out;
 }

@@ -74,6 +74,8 @@ class FunctionEmitter {
   /// `operator_form`: the expression a <op> b (numba's operator.truediv), not an in-place a <op>= b.
   /// A call of a compiled module function (e.callee_index) with `args` (converted to its parameters).
   Value user_function_call(const Expr& e, const std::vector<Value>& args);
+  /// A call of the module function `index` (TypedModule::functions), its value converted to `result`.
+  Value function_call(int index, const std::vector<Value>& args, const Type& result);
   /// target op= value's new value from the current one: the operator, or numba-cuda's cpow for a complex
   /// **= (the typer marks the target as its call: typer's complex_power).
   Value aug_operation(const Stmt& s, const Expr& target, const Value& cur, const Value& rhs);
@@ -87,6 +89,8 @@ class FunctionEmitter {
   /// A NumPy ufunc on scalars (emit_numpy.cpp), its loop's types in e.formals.
   Value numpy_ufunc(const Expr& e, const std::vector<Value>& args);
   /// One ufunc loop on scalars: `f` with the loop's input types `formals` (more are ignored), result R.
+  /// np.divide's complex loop (numba's np_complex_div_impl), which never raises.
+  Value complex_divide(const Value& x, const Value& y);
   Value ufunc_scalar(std::string_view f, const std::vector<Type>& formals, const Type& R, const std::vector<Value>& args);
   /// np.<ufunc>(inputs..., out) on arrays: the loop over out's elements, inputs broadcast from size-1 axes.
   Value numpy_ufunc_on_arrays(const Expr& e, const std::vector<Value>& args);
@@ -96,6 +100,8 @@ class FunctionEmitter {
   Value libdevice_call(const Expr& e, const std::vector<Value>& args);
   /// numba.cuda.fp16.<name>(...) (emit_fp16.cpp).
   Value fp16_call(const Expr& e, const std::vector<Value>& args);
+  /// The fp16 function `name` (fp16_functions.hpp) on `args` (converted to float16), as inline PTX.
+  Value fp16_instruction(std::string_view name, const std::vector<Value>& args);
   Value builtin(const Expr& e, const std::vector<Value>& args);
   Value complex_op(BinOp op, const Value& a, const Value& b);
   Value make_aggregate(const Type& t, const std::vector<Value>& parts);

@@ -614,7 +614,9 @@ class FunctionTyper {
   /// operator.add(a, b) and the other operator functions: the call becomes the operator expression
   /// (typer_operator_module.cpp).
   Type operator_call(Expr& e, const std::string& fname);
-  /// A prelude function (kernel_library/cmath_prelude.cpp), added to the program on first use.
+  /// A function of a kernel-library prelude (cmath_prelude.cpp, numpy_complex_loops.cpp): the prelude's
+  /// functions and imports join the program on first use.
+  const FunctionDef& prelude_function(const ModuleAst& prelude, const std::string& impl);
   const FunctionDef& cmath_function(const std::string& impl);
   /// a ** b / pow(a, b) on complex numbers of type t: a call of the prelude's __cpow_c64/_c128.
   Type complex_power(Expr& e, const Type& t);
@@ -637,6 +639,9 @@ class FunctionTyper {
   Type numpy_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
   /// The loop numba-cuda lowers for ufunc on these scalar types; refuses what it cannot compile.
   UfuncLoop ufunc_loop(Expr& e, std::string_view ufunc, const std::string& shown, const std::vector<Type>& args);
+  /// A complex loop computed by the numpy complex prelude: e becomes a typed call of its function
+  /// (e.callee_index); false when the loop is lowered inline (conjugate, isnan, equal, ...).
+  bool complex_ufunc_call(Expr& e, std::string_view ufunc, const UfuncLoop& loop);
   /// np.<ufunc>(inputs..., out) on arrays (typer_numpy.cpp): returns out's type; e.formals: loop inputs, output.
   Type numpy_ufunc_on_arrays(Expr& e, std::string_view ufunc, const std::string& shown, const std::vector<Type>& args);
   /// `x.dtype` of an array x, where a type is expected; nullopt when `e` is not one.
