@@ -192,11 +192,18 @@ inline nb::object host_interface_of(nb::handle obj) {
   return d;
 }
 
-/// Whether `obj` is a NumPy record scalar (a[i] of a structured array) whose memory is its writable base
-/// array's: NumPy may call such a scalar's interface read-only, yet writing the record writes the array,
-/// and numba-cuda copies a record parameter back into it.
-inline bool writes_through_to_its_base(nb::handle obj) {
-  if (std::string_view(Py_TYPE(obj.ptr())->tp_name) != "numpy.void") return false;
+/// Whether `t` is numpy.void or a subclass of it (numpy.record: the items of a np.recarray).
+inline bool is_numpy_void_type(PyTypeObject* t) {
+  for (; t != nullptr; t = t->tp_base)
+    if (std::string_view(t->tp_name) == "numpy.void") return true;
+  return false;
+}
+
+/// Whether `obj` is a NumPy record scalar (a[i] of a structured array or of a np.recarray) whose memory,
+/// at `data`, lies in its writable base array's: NumPy may call such a scalar's interface read-only, yet
+/// writing the record writes the array, and numba-cuda copies a record parameter back into it.
+inline bool writes_through_to_its_base(nb::handle obj, std::uintptr_t data) {
+  if (!is_numpy_void_type(Py_TYPE(obj.ptr()))) return false;
   PyObject* base = PyObject_GetAttrString(obj.ptr(), "base");
   if (base == nullptr) {
     PyErr_Clear();
@@ -206,9 +213,24 @@ inline bool writes_through_to_its_base(nb::handle obj) {
   nb::object d = host_interface_of(b);
   if (!d.is_valid()) return false;
   const cai_detail::CaiItems items(d.ptr());  // strong references: nothing below can free them
-  PyObject* data = items.data;
-  return data != nullptr && PyTuple_Check(data) && PyTuple_GET_SIZE(data) == 2 &&
-         PyTuple_GET_ITEM(data, 1) == Py_False;
+  PyObject* base_data = items.data;
+  if (base_data == nullptr || !PyTuple_Check(base_data) || PyTuple_GET_SIZE(base_data) != 2 ||
+      PyTuple_GET_ITEM(base_data, 1) != Py_False || !PyLong_Check(PyTuple_GET_ITEM(base_data, 0)))
+    return false;
+  const std::uintptr_t first = PyLong_AsSize_t(PyTuple_GET_ITEM(base_data, 0));
+  PyObject* nbytes = PyObject_GetAttrString(b.ptr(), "nbytes");
+  if (nbytes == nullptr || PyErr_Occurred()) {
+    Py_XDECREF(nbytes);
+    PyErr_Clear();
+    return false;
+  }
+  const std::size_t size = PyLong_Check(nbytes) ? PyLong_AsSize_t(nbytes) : 0;
+  Py_DECREF(nbytes);
+  if (PyErr_Occurred()) {
+    PyErr_Clear();
+    return false;
+  }
+  return data >= first && data < first + size;  // a copy NumPy made for the interface is not the record
 }
 
 /// The host view of an object with __array_interface__ (NumPy), or nullopt when it has none. The dict
@@ -228,7 +250,7 @@ inline std::optional<ArrayView> host_view_of(nb::handle obj, std::size_t index) 
   }
   ArrayView::Layout l;
   l.data = reinterpret_cast<void*>(f.data);
-  l.read_only = f.read_only && !writes_through_to_its_base(obj);
+  l.read_only = f.read_only && !writes_through_to_its_base(obj, static_cast<std::uintptr_t>(f.data));
   l.dtype = parse_typestr(f.typestr, "__array_interface__['typestr']");
   l.shape = f.shape.span();
   if (f.has_strides) l.strides = f.strides.span();

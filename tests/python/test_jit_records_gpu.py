@@ -107,3 +107,28 @@ def test_a_host_record_is_copied_in_and_back_as_numba_cuda_does():
         cubridge.jit(record_param)[1, 1](ours[1], out_o)
     assert ours.tobytes() == theirs.tobytes()
     np.testing.assert_array_equal(out_o, out_t)
+
+
+@pytest.mark.gpu
+def test_an_item_of_a_recarray_is_copied_in_and_back_as_numba_cuda_does():
+    """r[i] of a np.recarray is a numpy.record (a subclass of numpy.void): written through to the recarray
+    as for a structured array's item (numba-cuda's test_record_dtype passes these)."""
+    numba_cuda = pytest.importorskip("numba.cuda", reason="numba-cuda is not installed")
+    theirs = np.zeros(3, REC).view(np.recarray)
+    theirs[1] = _host_record()
+    ours = theirs.copy()
+    assert type(ours[1]) is np.record
+    out_t, out_o = np.zeros(1), np.zeros(1)
+    numba_cuda.jit(record_param)[1, 1](theirs[1], out_t)
+    with pytest.warns(cubridge.PerformanceWarning):
+        cubridge.jit(record_param)[1, 1](ours[1], out_o)
+    assert ours.tobytes() == theirs.tobytes()
+    np.testing.assert_array_equal(out_o, out_t)
+
+
+@pytest.mark.gpu
+def test_an_item_of_a_read_only_structured_array_is_refused_for_a_kernel_that_writes_it():
+    ro = np.zeros(2, REC)
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match=r"argument 0: the array is read-only but the kernel may write it"):
+        cubridge.jit(record_param)[1, 1](ro[0], np.zeros(1))
