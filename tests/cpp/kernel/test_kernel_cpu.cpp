@@ -213,7 +213,7 @@ TEST(ArgumentPack, RejectsMismatchedScalars) {
   auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("int8, uint32, float32, bool, float32[:]"));
   ArgumentPack pack(sig);
   EXPECT_THROW_MSG(pack.set_scalar(0, std::int64_t{300}), std::invalid_argument,
-                   "argument 0: 300 is out of range for int8 (-128 to 127)");
+                   "argument 0: 300 is out of range for int8 (-128 to 127, or up to 255 as the bit pattern)");
   EXPECT_THROW_MSG(pack.set_scalar(1, std::int64_t{-1}), std::invalid_argument, "-1 is out of range for uint32");
   EXPECT_THROW_MSG(pack.set_scalar(0, 1.5), ArgumentTypeError,
                    "argument 0: a float (1.5) was passed where the signature says int8");
@@ -222,6 +222,36 @@ TEST(ArgumentPack, RejectsMismatchedScalars) {
   EXPECT_THROW_MSG(pack.set_scalar(4, std::int64_t{2}), ArgumentTypeError,
                    "argument 4: an int (2) was passed where the signature says float32[:]");
   pack.set_scalar(1, std::uint64_t{4294967295u});
+  EXPECT_THROW_MSG(pack.set_scalar(0, std::int64_t{256}), std::invalid_argument,
+                   "argument 0: 256 is out of range for int8 (-128 to 127, or up to 255 as the bit pattern)");
+  EXPECT_THROW_MSG(pack.set_scalar(0, std::int64_t{-129}), std::invalid_argument, "-129 is out of range for int8");
+}
+
+TEST(ArgumentPack, SignedParametersTakeTheirWidthsUnsignedRangeAsBits) {
+  // numba-cuda's ctypes conversion: cuda.jit("void(int32[:], int32)") given 0xFFFFFFFF passes -1.
+  auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("int32, int8, int64, int16"));
+  ArgumentPack pack(sig);
+  pack.set_scalar(0, std::int64_t{0xFFFFFFFF});
+  pack.set_scalar(1, std::int64_t{0x80});
+  pack.set_scalar(2, std::uint64_t{0xFFFFFFFFFFFFFFFFu});
+  pack.set_scalar(3, std::int64_t{-32768});
+  auto off = [&](std::size_t i) { return sig->slots()[sig->first_slot(i)].offset; };
+  EXPECT_EQ(read_at<std::int32_t>(pack, off(0)), -1);
+  EXPECT_EQ(read_at<std::int8_t>(pack, off(1)), -128);
+  EXPECT_EQ(read_at<std::int64_t>(pack, off(2)), -1);
+  EXPECT_EQ(read_at<std::int16_t>(pack, off(3)), -32768);
+}
+
+TEST(ArgumentPack, IntegerArraysOfOneWidthPassAcrossSignedness) {
+  // numba-cuda's vote tests pass an int32 array to 'void(uint32[:])': the kernel reads its bits.
+  auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("uint32[:], int64[:], int32[:]"));
+  ArgumentPack pack(sig);
+  pack.set_array(0, fake_view(0x1000, "<i4", {4}));
+  pack.set_array(1, fake_view(0x1000, "<u8", {4}));
+  EXPECT_THROW_MSG(pack.set_array(2, fake_view(0x1000, "<u2", {4})), ArgumentTypeError,
+                   "argument 2: a uint16 array (typestr '<u2') was passed where the signature says int32[:]");
+  EXPECT_THROW_MSG(pack.set_array(2, fake_view(0x1000, "<f4", {4})), ArgumentTypeError,
+                   "argument 2: a float32 array (typestr '<f4') was passed where the signature says int32[:]");
 }
 
 TEST(Scalar, PrintsLikePythonRepr) {
