@@ -197,6 +197,8 @@ def typeof(arg) -> Type:
     for python_type in (bool, int, float, complex):  # subclasses (bool first: it is an int)
         if isinstance(arg, python_type):
             return _PYTHON_TYPES[python_type]
+    if type(arg) is tuple:  # numba-cuda's UniTuple/Tuple of its elements' types, passed element by element
+        return Type._tuple([typeof(e) for e in arg])
     t = _core._array_param(arg)  # GPU arrays, read as a launch reads them (C++ picks the protocol)
     if t is not None:
         return t

@@ -12,6 +12,7 @@
 
 #include "driver/driver_api.hpp"
 #include "py_arguments.hpp"
+#include "py_tuple_arguments.hpp"
 
 namespace cubridge::python::kernel_glue {
 
@@ -105,7 +106,7 @@ inline void convert_immediate(ArgumentPack& pack, Args args, std::vector<std::si
 
 inline void check_count(const PyKernel& k, Args args) {
   const std::size_t n = args.size();
-  const std::size_t want = k.signature->size();
+  const std::size_t want = k.signature->argument_count();
   if (n != want)  // phrased as Python phrases a call with the wrong number of arguments
     throw nb::type_error((k.display_name() + "() takes " + std::to_string(want) + " positional argument" +
                           (want == 1 ? "" : "s") + " but " + std::to_string(n) + (n == 1 ? " was" : " were") +
@@ -113,8 +114,10 @@ inline void check_count(const PyKernel& k, Args args) {
                              .c_str());
 }
 
-inline void launch_with(PyKernel& k, const LaunchConfig& config, Args args) {
-  check_count(k, args);
+inline void launch_with(PyKernel& k, const LaunchConfig& config, Args given) {
+  check_count(k, given);
+  std::vector<PyObject*> leaves;
+  const Args args = flatten_tuples(*k.signature, given, leaves);  // tuples: their elements, as the kernel takes them
   std::unique_ptr<ArgumentPack> own;
   ArgumentPack* pack = k.pack.get();
   const bool reuse = !k.busy;  // a CAI getter may run Python that launches this kernel again
@@ -285,10 +288,12 @@ inline std::vector<std::string> params_of(const KernelSignature& s) {
 /// The packed buffer for `args` without launching (tests and debugging): arrays must be device arrays
 /// (or NumPy arrays, whose host pointers are packed as they are).
 inline nb::bytes pack_for_inspection(const std::shared_ptr<KernelSignature>& sig, nb::args tuple) {
-  const Args args = items_of(tuple);
-  if (args.size() != sig->size())
-    throw nb::type_error(("pack: the signature " + sig->to_string() + " takes " + std::to_string(sig->size()) +
-                          " arguments, got " + std::to_string(args.size())).c_str());
+  const Args given = items_of(tuple);
+  if (given.size() != sig->argument_count())
+    throw nb::type_error(("pack: the signature " + sig->to_string() + " takes " + std::to_string(sig->argument_count()) +
+                          " arguments, got " + std::to_string(given.size())).c_str());
+  std::vector<PyObject*> leaves;
+  const Args args = flatten_tuples(*sig, given, leaves);
   ArgumentPack pack(sig);
   std::vector<std::size_t> deferred;
   convert_immediate(pack, args, deferred);
@@ -306,8 +311,10 @@ inline nb::bytes pack_for_inspection(const std::shared_ptr<KernelSignature>& sig
 /// of the kernel, one block of 32 threads on the legacy default stream, with `args` packed once and the
 /// kernel's context current; nanoseconds per call, timed in C++ (no Python, no checks per call).
 inline double bare_launch_ns(PyKernel& k, nb::tuple tuple, int repeat) {
-  const Args args = items_of(tuple);
-  check_count(k, args);
+  const Args given = items_of(tuple);
+  check_count(k, given);
+  std::vector<PyObject*> leaves;
+  const Args args = flatten_tuples(*k.signature, given, leaves);
   ArgumentPack pack(k.signature);
   std::vector<std::size_t> deferred;
   convert_immediate(pack, args, deferred);

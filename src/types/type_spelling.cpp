@@ -108,6 +108,10 @@ std::optional<Type> parse_type_name(std::string_view name) { return parse_type_n
 
 namespace {
 
+// What a tuple holds: numbers, arrays (numba-cuda's tuples of arrays, passed to kernels element by element)
+// and tuples of these; never pointers or records.
+bool tuple_element(const Type& t) { return !t.is_pointer() && !t.is_record(); }
+
 std::optional<Type> parse_type_name_at(std::string_view name, int depth) {
   if (depth > kMaxTypeNesting)
     throw cubridge::InvalidArgument("type " + spelling_text::quoted(name.substr(0, 40)) + "...: types nest at most " +
@@ -140,7 +144,7 @@ std::optional<Type> parse_type_name_at(std::string_view name, int depth) {
     for (std::string_view part : split_commas(inner)) {
       if (part.empty()) continue;  // "(int32,)"
       auto t = parse_type_name(part);
-      if (!t || t->is_array() || t->is_record() || t->is_pointer()) return std::nullopt;  // tuples hold numbers (and tuples of them)
+      if (!t || !tuple_element(*t)) return std::nullopt;
       elems.push_back(*t);
     }
     return elems;
@@ -158,18 +162,20 @@ std::optional<Type> parse_type_name_at(std::string_view name, int depth) {
       if (c < '0' || c > '9' || n > 1000) return std::nullopt;
       n = n * 10 + (c - '0');
     }
-    if (!elem || elem->is_array() || elem->is_record() || elem->is_pointer() || count.empty() || n < 1)
+    if (!elem || !tuple_element(*elem) || count.empty() || n < 1)
       return std::nullopt;
     return checked_tuple({*elem}, static_cast<std::size_t>(n), name);
   }
   if (name.starts_with("Tuple(") && name.back() == ')') {
     auto e = parse_args(name.substr(6, name.size() - 7));
-    if (!e || e->empty()) return std::nullopt;
+    if (!e) return std::nullopt;
+    if (e->empty()) return Type::tuple({});  // numba's Tuple(), the type of ()
     return checked_tuple(std::move(*e), 1, name);
   }
   if (name.front() == '(' && name.back() == ')') {
     auto e = parse_args(name.substr(1, name.size() - 2));
-    if (!e || e->empty()) return std::nullopt;
+    if (!e) return std::nullopt;
+    if (e->empty()) return Type::tuple({});
     return checked_tuple(std::move(*e), 1, name);
   }
   return std::nullopt;

@@ -89,6 +89,27 @@ TEST(KernelSignature, RejectsWithTheOffendingText) {
   EXPECT_THROW_MSG(KernelSignature::parse("array(float32, 1d, Q)"), std::invalid_argument, "layout 'Q'");
 }
 
+TEST(KernelSignature, TuplesAreFlattenedToTheirElementsDepthFirst) {
+  // numba-cuda's _prepare_args passes a tuple's elements one by one; an empty tuple passes nothing.
+  auto s = KernelSignature::parse("void(int64[::1], Tuple(Tuple(), UniTuple(int64 x 2), float64), UniTuple(float32[:] x 2))");
+  EXPECT_TRUE(s.has_tuples());
+  EXPECT_EQ(s.argument_count(), 3u);
+  ASSERT_EQ(s.size(), 6u);  // the array, two int64, one float64, two arrays
+  EXPECT_TRUE(s[0].is_array());
+  EXPECT_EQ(s[1].type, ScalarType::Int64);
+  EXPECT_EQ(s[2].type, ScalarType::Int64);
+  EXPECT_EQ(s[3].type, ScalarType::Float64);
+  EXPECT_TRUE(s[4].is_array() && s[5].is_array());
+  EXPECT_EQ(s.slot_count(4), 7u);
+  EXPECT_EQ(s.to_string(),
+            "void(int64[::1], Tuple(Tuple(), UniTuple(int64 x 2), float64), UniTuple(array(float32, 1d, A) x 2))");
+  EXPECT_FALSE(s == KernelSignature::parse("void(int64[::1], int64, int64, float64, float32[:], float32[:])"));
+  auto empty = KernelSignature::parse("void(Tuple())");
+  EXPECT_EQ(empty.argument_count(), 1u);
+  EXPECT_EQ(empty.size(), 0u);
+  EXPECT_FALSE(KernelSignature::parse("void(int64)").has_tuples());
+}
+
 TEST(KernelSignature, ArrayLayoutIsFivePlusTwoNSlotsOfEightBytes) {
   for (int n = 1; n <= 3; ++n) {
     std::string dims = ":";
