@@ -112,6 +112,14 @@ namespace {
 // and tuples of these; never pointers or records.
 bool tuple_element(const Type& t) { return !t.is_pointer() && !t.is_record(); }
 
+// A Python identifier in ASCII: a namedtuple's class or field name.
+bool identifier(std::string_view s) {
+  if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
+  for (char c : s)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return false;
+  return true;
+}
+
 std::optional<Type> parse_type_name_at(std::string_view name, int depth) {
   if (depth > kMaxTypeNesting)
     throw cubridge::InvalidArgument("type " + spelling_text::quoted(name.substr(0, 40)) + "...: types nest at most " +
@@ -149,6 +157,25 @@ std::optional<Type> parse_type_name_at(std::string_view name, int depth) {
     }
     return elems;
   };
+  if (name.starts_with("NamedTuple(") && name.back() == ')') {  // NamedTuple(Point, x=int64, y=float64)
+    std::vector<std::string_view> parts = split_commas(name.substr(11, name.size() - 12));
+    if (parts.empty() || !identifier(trim(parts[0]))) return std::nullopt;
+    std::vector<std::string> fields;
+    std::vector<Type> elements;
+    for (std::size_t i = 1; i < parts.size(); ++i) {
+      std::string_view part = parts[i];
+      std::size_t eq = part.find('=');
+      if (eq == std::string_view::npos || !identifier(trim(part.substr(0, eq)))) return std::nullopt;
+      auto t = parse_type_name(part.substr(eq + 1));
+      if (!t || !tuple_element(*t)) return std::nullopt;
+      fields.emplace_back(trim(part.substr(0, eq)));
+      elements.push_back(*t);
+    }
+    std::size_t leaves = 0;
+    for (const Type& e : elements) leaves += e.leaf_count();
+    if (leaves > kMaxTupleLeaves) return std::nullopt;
+    return Type::named_tuple(std::string(trim(parts[0])), std::move(fields), std::move(elements));
+  }
   if (name.starts_with("UniTuple(") && name.back() == ')') {
     std::string_view inner = name.substr(9, name.size() - 10);
     std::size_t x = inner.rfind(" x ");

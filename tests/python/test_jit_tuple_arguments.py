@@ -112,3 +112,52 @@ def test_tuples_hold_numbers_arrays_and_tuples_but_no_pointers_or_records():
         cubridge.KernelSignature("void(Tuple(int32, float32*))")
     with pytest.raises(ValueError, match=r"is not a type"):
         cubridge.Type.parse("UniTuple(Record(a=int8) x 2)")
+
+
+# Namedtuples: numba-cuda's NamedTuple / NamedUniTuple, passed as their elements, read by field name.
+
+def reads_fields(r1, r2, x):
+    r1[0] = x.x
+    r1[1] = x.y
+    r2[0] = x.r
+
+
+def test_typeof_a_namedtuple_keeps_its_class_and_fields():
+    from collections import namedtuple
+    Point = namedtuple("Point", ("x", "y", "r"))
+    t = cubridge.typeof(Point(1, 2, 2.236))
+    assert str(t) == "NamedTuple(Point, x=int64, y=int64, r=float64)"
+    assert cubridge.Type.parse(str(t)) == t and t != cubridge.typeof((1, 2, 2.236))
+    assert [str(e) for e in t.elements] == ["int64", "int64", "float64"]
+
+
+def test_a_namedtuple_parameter_reads_its_fields_and_packs_its_elements():
+    from collections import namedtuple
+    Point = namedtuple("Point", ("x", "y", "r"))
+    args = (np.zeros(2, np.int64), np.zeros(1), Point(1, 2, 2.236))
+    k = cubridge.jit(reads_fields)
+    sig = k._signature_for(args)
+    ptx = k.compile(sig).ptx
+    assert ptx_params(ptx)[-3:] == ["u64", "u64", "f64"]
+    assert re.search(r"ld\.param\.f64\s+%fd\d+, \[\w+_param_16\]", ptx)  # x.r is the last parameter
+    buf = cubridge.KernelSignature(sig).pack(*args)
+    assert buf[-24:] == np.int64(1).tobytes() + np.int64(2).tobytes() + np.float64(2.236).tobytes()
+
+
+def test_a_missing_namedtuple_field_is_refused_by_name():
+    from collections import namedtuple
+    Point = namedtuple("Point", ("x", "y"))
+
+    def reads_z(r, p):
+        r[0] = p.z
+    k = cubridge.jit(reads_z)
+    with pytest.raises(cubridge.CompileError, match=r"namedtuple Point has no field 'z'; its fields: x, y"):
+        k.compile(k._signature_for((np.zeros(1, np.int64), Point(1, 2))))
+
+
+def test_numbas_named_tuple_types_convert():
+    types = pytest.importorskip("numba.core.types", reason="numba is not installed")
+    from collections import namedtuple
+    FakeArray = namedtuple("FakeArray", ["ndim"])
+    t = cubridge.Type.from_numba(types.NamedUniTuple(types.int64, 1, FakeArray))
+    assert t == cubridge.typeof(FakeArray(ndim=2)) and str(t) == "NamedTuple(FakeArray, ndim=int64)"

@@ -117,3 +117,27 @@ def test_tuple_arguments_give_numba_cudas_documented_values():
     x = (np.zeros(10), np.ones(10), np.ones(10) * 3)
     cubridge.jit(arrays)[1, 10](x)
     np.testing.assert_array_equal(x[0], x[1] + x[2])
+
+
+def named(r1, r2, x):
+    r1[0] = x.x
+    r1[1] = x.y
+    r2[0] = x.r
+
+
+@pytest.mark.gpu
+def test_a_namedtuple_argument_matches_numba_cuda():
+    from collections import namedtuple
+    Point = namedtuple("Point", ("x", "y", "r"))
+    ours = (np.zeros(2, np.int64), np.zeros(1), Point(1, 2, 2.236))
+    cubridge.jit(named)[1, 1](*ours)
+    assert ours[0].tolist() == [1, 2] and ours[1][0] == 2.236  # numba-cuda's test_namedtuple asserts these
+    try:
+        from numba import cuda as numba_cuda
+        numba_cuda.get_current_device()
+    except Exception as e:  # noqa: BLE001
+        pytest.skip(f"numba-cuda is not usable here: {e}")
+    theirs = (np.zeros(2, np.int64), np.zeros(1), Point(1, 2, 2.236))
+    numba_cuda.jit(named)[1, 1](*theirs)
+    np.testing.assert_array_equal(ours[0], theirs[0])
+    np.testing.assert_array_equal(ours[1], theirs[1])

@@ -58,6 +58,20 @@ TEST(TypeSpelling, TuplesHoldNumbersArraysAndTuplesAndMayBeEmpty) {
   EXPECT_EQ(*parse_type_name(nested.name()), nested);
   EXPECT_EQ(nested.leaf_count(), 3u);
   EXPECT_FALSE(parse_type_name("Tuple(Record(a=int8), int32)").has_value());
+}
+
+TEST(TypeSpelling, NamedTuplesKeepTheirClassAndFieldNames) {
+  Type p = Type::named_tuple("Point", {"x", "y"}, {Type::integer(64, true), Type::floating(64)});
+  EXPECT_TRUE(p.is_tuple() && p.is_named_tuple());
+  EXPECT_EQ(p.name(), "NamedTuple(Point, x=int64, y=float64)");
+  EXPECT_EQ(*parse_type_name(p.name()), p);
+  EXPECT_EQ(parse_type_name(p.name())->hash(), p.hash());
+  EXPECT_EQ(p.field_index("y"), 1);
+  EXPECT_NE(p, Type::tuple({Type::integer(64, true), Type::floating(64)}));  // the names are part of the type
+  EXPECT_NE(p, Type::named_tuple("Other", {"x", "y"}, p.elements()));
+  EXPECT_FALSE(parse_type_name("NamedTuple(Point, x=int64, 1y=int64)").has_value());
+  EXPECT_FALSE(parse_type_name("NamedTuple(Point, x)").has_value());
+  EXPECT_THROW(Type::named_tuple("Point", {"x"}, {}), std::invalid_argument);
   EXPECT_FALSE(parse_type_name("float32*[:]").has_value());
 }
 
