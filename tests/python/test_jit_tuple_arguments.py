@@ -16,13 +16,16 @@ def reads_three(r, x):
     r[2] = x[2]
 
 
-def lengths(r, x):
+def nested(r, x):
     r[0] = len(x)
     r[1] = len(x[0])
     r[2] = len(x[1])
     r[3] = len(x[2])
     r[4] = x[1][0]
-    r[5] = x[2][2]
+    r[5] = x[1][1]
+    r[6] = x[2][0]
+    r[7] = x[2][1]
+    r[8] = x[2][2]
 
 
 def adds_arrays(x):
@@ -68,7 +71,7 @@ def test_nested_and_empty_tuples_pack_depth_first_and_pass_nothing_for_empty_one
     assert len(ks) == 6  # the array, then 5, 6, 8, 9, 10
     buf = ks.pack(np.zeros(9, np.int64), ((), (5, 6), (8, 9, 10)))
     assert np.frombuffer(buf[56:96], np.int64).tolist() == [5, 6, 8, 9, 10]
-    ptx, _ = cubridge.compile_ptx(lengths, "void(int64[::1], Tuple(Tuple(), UniTuple(int64 x 2), UniTuple(int64 x 3)))",
+    ptx, _ = cubridge.compile_ptx(nested, "void(int64[::1], Tuple(Tuple(), UniTuple(int64 x 2), UniTuple(int64 x 3)))",
                                   cc=(9, 0))
     assert len(ptx_params(ptx)) == 7 + 5
     assert len(cubridge.KernelSignature("void(Tuple())")) == 0

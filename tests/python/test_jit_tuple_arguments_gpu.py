@@ -5,12 +5,7 @@ import numpy as np
 import pytest
 
 import cubridge
-
-
-def unituple(r, x):
-    r[0] = x[0]
-    r[1] = x[1]
-    r[2] = x[2]
+from test_jit_tuple_arguments import adds_arrays as arrays, nested, reads_fields as named, reads_three as unituple
 
 
 def mixed(r1, r2, x):
@@ -20,18 +15,6 @@ def mixed(r1, r2, x):
     r2[0] = x[3]
     r2[1] = x[4]
     r2[2] = x[5]
-
-
-def nested(r, x):
-    r[0] = len(x)
-    r[1] = len(x[0])
-    r[2] = len(x[1])
-    r[3] = len(x[2])
-    r[4] = x[1][0]
-    r[5] = x[1][1]
-    r[6] = x[2][0]
-    r[7] = x[2][1]
-    r[8] = x[2][2]
 
 
 def empty(r, x):
@@ -58,12 +41,6 @@ def array_scalar_tuple(r, x):
     r[2] = x[1]
     r[3] = x[2][0]
     r[4] = x[2][1]
-
-
-def arrays(x):
-    i = cubridge.grid(1)
-    if i < len(x[0]):
-        x[0][i] = x[1][i] + x[2][i]
 
 
 CASES = [
@@ -117,12 +94,6 @@ def test_tuple_arguments_give_numba_cudas_documented_values():
     x = (np.zeros(10), np.ones(10), np.ones(10) * 3)
     cubridge.jit(arrays)[1, 10](x)
     np.testing.assert_array_equal(x[0], x[1] + x[2])
-
-
-def named(r1, r2, x):
-    r1[0] = x.x
-    r1[1] = x.y
-    r2[0] = x.r
 
 
 @pytest.mark.gpu
