@@ -9,6 +9,8 @@
 #include <nanobind/nanobind.h>
 
 #include <cstdlib>
+#include <cstring>
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -233,10 +235,20 @@ inline bool writes_through_to_its_base(nb::handle obj, std::uintptr_t data) {
   return data >= first && data < first + size;  // a copy NumPy made for the interface is not the record
 }
 
-/// The host view of an object with __array_interface__ (NumPy), or nullopt when it has none. The dict
+/// A host array as a launch reads it: its view, and where its bytes lie. A pointer misaligned for the dtype
+/// (np.ndarray(9, buffer=b[4:-4], dtype=np.double)) is read through an aligned copy of its bytes, which
+/// `copy` owns: the launch copies them to the device and back to `first` byte for byte, as numba-cuda's
+/// cuMemcpy of the host array does.
+struct HostArray {
+  ArrayView view;
+  std::byte* first = nullptr;  // the array's lowest byte in the host's memory
+  std::shared_ptr<void> copy;
+};
+
+/// The host array of an object with __array_interface__ (NumPy), or nullopt when it has none. The dict
 /// is read by the CAI's reader (cai_detail::read_common): the same key rules, and strong references
 /// held across the user code that reading runs.
-inline std::optional<ArrayView> host_view_of(nb::handle obj, std::size_t index) {
+inline std::optional<HostArray> host_view_of(nb::handle obj, std::size_t index) {
   nb::object d = host_interface_of(obj);
   if (!d.is_valid()) return std::nullopt;
   const cai_detail::CaiItems items(d.ptr());
@@ -250,22 +262,40 @@ inline std::optional<ArrayView> host_view_of(nb::handle obj, std::size_t index) 
   }
   ArrayView::Layout l;
   l.data = reinterpret_cast<void*>(f.data);
-  l.read_only = f.read_only && !writes_through_to_its_base(obj, static_cast<std::uintptr_t>(f.data));
+  l.read_only = f.read_only && !writes_through_to_its_base(obj, f.data);
   l.dtype = parse_typestr(f.typestr, "__array_interface__['typestr']");
   l.shape = f.shape.span();
   if (f.has_strides) l.strides = f.strides.span();
-  return ArrayView(l, nullptr, "__array_interface__");
+  const std::uint32_t alignment = l.dtype.alignment();
+  HostArray h;
+  if (alignment <= 1 || f.data % alignment == 0) {
+    h.view = ArrayView(l, nullptr, "__array_interface__");
+    h.first = static_cast<std::byte*>(h.view.data()) + h.view.extent().begin;
+    return h;
+  }
+  // Misaligned: the same layout over an aligned address finds the extent, then over an aligned copy.
+  l.data = reinterpret_cast<void*>(f.data - f.data % alignment);
+  const ByteExtent e = ArrayView(l, nullptr, "__array_interface__").extent();
+  h.first = reinterpret_cast<std::byte*>(f.data) + e.begin;
+  const auto bytes = static_cast<std::size_t>(e.size());
+  h.copy = std::shared_ptr<void>(::operator new[](bytes, std::align_val_t{16}),
+                                 [](void* p) { ::operator delete[](p, std::align_val_t{16}); });
+  std::memcpy(h.copy.get(), h.first, bytes);
+  l.data = static_cast<std::byte*>(h.copy.get()) - e.begin;
+  h.view = ArrayView(l, h.copy, "__array_interface__");
+  return h;
 }
 
 /// Copies a host array to new device memory on `stream` (ordered like any other work there).
-inline StagedArray stage_host_array(nb::handle obj, const ArrayView& host, std::size_t index, bool written,
+inline StagedArray stage_host_array(nb::handle obj, const HostArray& array, std::size_t index, bool written,
                                     const std::shared_ptr<Context>& context, StreamRef stream) {
+  const ArrayView& host = array.view;
   StagedArray s;
   s.index = index;
   s.keepalive = nb::borrow(obj);
   const ByteExtent e = host.extent();
   s.bytes = static_cast<std::size_t>(e.size());
-  s.host_first = static_cast<std::byte*>(host.data()) + e.begin;
+  s.host_first = array.first;
   s.allocation = array_detail::allocate_device(s.bytes, context, stream);
   std::vector<std::int64_t> shape(host.shape().begin(), host.shape().end());
   std::vector<std::int64_t> strides(host.strides().begin(), host.strides().end());

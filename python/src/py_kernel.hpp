@@ -146,7 +146,7 @@ inline void launch_with(PyKernel& k, const LaunchConfig& config, Args given) {
     for (std::size_t i : deferred) {
       nb::handle obj = args[i];
       if (auto host = host_view_of(obj, i)) {
-        pack->set_array(i, *host);  // every check before anything is copied
+        pack->set_array(i, host->view);  // every check before anything is copied
         if (PyErr_WarnEx(g_performance_warning,
                          (arg_name(i) + ": a host (NumPy) array is copied to the device before the launch "
                           "and back after it; pass a device array to avoid the copies").c_str(), 1) != 0)
@@ -301,7 +301,7 @@ inline nb::bytes pack_for_inspection(const std::shared_ptr<KernelSignature>& sig
     nb::handle obj = args[i];
     auto host = host_view_of(obj, i);
     if (!host) throw_not_an_array(obj, i, *sig);
-    pack.set_array(i, *host);
+    pack.set_array(i, host->view);
   }
   auto b = pack.buffer();
   return nb::bytes(reinterpret_cast<const char*>(b.data()), b.size());

@@ -138,6 +138,17 @@ def test_pack_takes_an_integer_array_of_the_other_signedness_as_its_bits():
         KernelSignature("int32[:]").pack(np.zeros(2, np.uint16))
 
 
+def test_a_host_array_misaligned_for_its_dtype_is_read_through_an_aligned_copy():
+    """numba-cuda's test_gpu_array_strided: a float64 array 4 bytes into a buffer is a launch argument (the
+    launch copies its bytes to the device and back); KernelSignature.pack shows the aligned copy's address."""
+    y = np.ndarray(shape=80, buffer=np.arange(10, dtype=np.double), dtype=np.byte)
+    z = np.ndarray(9, buffer=y[4:-4], dtype=np.double)
+    assert z.__array_interface__["data"][0] % 8 == 4
+    buf = KernelSignature("void(double[:])").pack(z)
+    assert np.frombuffer(buf[16:24], np.int64)[0] == 9  # nitems
+    assert np.frombuffer(buf[32:40], np.uint64)[0] % 8 == 0  # data: aligned
+
+
 def test_pack_accepts_numpy_scalars():
     s = KernelSignature("int8, uint64, float16, float32, complex64, bool")
     buf = s.pack(np.int8(-3), np.uint64(2 ** 63), np.float16(1.5), np.float64(2.5), np.complex64(1 + 1j),
