@@ -174,7 +174,8 @@ def _host_array_type(iface: dict, arg) -> Type:
     elif (kind, size) in _scalar_types.NAME_OF_NUMPY:
         dtype = _BY_NAME[_scalar_types.NAME_OF_NUMPY[(kind, size)]]
     else:
-        raise TypeError(f"typeof: arrays of typestr {typestr!r} cannot be kernel arguments")
+        why = _scalar_types.UNSUPPORTED_KINDS.get(kind)
+        raise TypeError(f"typeof: arrays of typestr {typestr!r} cannot be kernel arguments" + (f": {why}" if why else ""))
     shape = tuple(iface["shape"])
     ndim = len(shape)
     strides = iface.get("strides")
