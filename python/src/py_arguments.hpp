@@ -125,8 +125,9 @@ inline bool is_numpy_scalar(PyObject* o) {
   return PyObject_IsInstance(o, generic) == 1;
 }
 
-/// A Python or NumPy number as a Scalar; nullopt when `o` is not a number.
-inline std::optional<Scalar> scalar_of(PyObject* o, std::size_t index) {
+/// A Python or NumPy number as a Scalar; nullopt when `o` is not a number. `sig`, when given, names
+/// parameter `index` in the message (an element of a tuple argument: "argument 1[2]").
+inline std::optional<Scalar> scalar_of(PyObject* o, std::size_t index, const KernelSignature* sig = nullptr) {
   if (PyBool_Check(o)) return Scalar(o == Py_True);
   if (PyLong_Check(o)) {
     int overflow = 0;
@@ -137,7 +138,7 @@ inline std::optional<Scalar> scalar_of(PyObject* o, std::size_t index) {
       if (!PyErr_Occurred()) return Scalar(static_cast<std::uint64_t>(u));
       PyErr_Clear();
     }
-    throw nb::value_error((arg_name(index) + ": " + py_repr(o) +
+    throw nb::value_error(((sig ? sig->parameter_name(index) : arg_name(index)) + ": " + py_repr(o) +
                            " is out of range for every integer parameter type (int64 / uint64)").c_str());
   }
   if (PyFloat_Check(o)) return Scalar(PyFloat_AS_DOUBLE(o));
@@ -155,7 +156,7 @@ inline std::optional<Scalar> scalar_of(PyObject* o, std::size_t index) {
     if (k == "i" || k == "u") {
       nb::object i = nb::steal(PyNumber_Index(o));
       if (!i.is_valid()) throw nb::python_error();
-      return scalar_of(i.ptr(), index);
+      return scalar_of(i.ptr(), index, sig);
     }
     if (k == "f") {
       double d = PyFloat_AsDouble(o);

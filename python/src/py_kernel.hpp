@@ -43,7 +43,7 @@ inline std::string parameter_text(const KernelSignature& sig, std::size_t i) {
 }
 
 [[noreturn]] inline void throw_not_an_array(nb::handle obj, std::size_t i, const KernelSignature& sig) {
-  throw ArgumentTypeError(arg_name(i) + ": " + py_repr(obj) + " (" + py_type_name(obj) +
+  throw ArgumentTypeError(sig.parameter_name(i) + ": " + py_repr(obj) + " (" + py_type_name(obj) +
                           ") is not an array, but the signature says " + parameter_text(sig, i) +
                           "; accepted: cubridge.DeviceArray, objects with __cuda_array_interface__ or "
                           "__dlpack__ (CuPy, PyTorch, Numba, JAX), NumPy arrays" +
@@ -92,13 +92,13 @@ inline void convert_immediate(ArgumentPack& pack, Args args, std::vector<std::si
       else deferred.push_back(i);  // a host (NumPy) array or a DLPack-only producer, or no array at all
       continue;
     }
-    if (auto s = scalar_of(obj, i)) {
+    if (auto s = scalar_of(obj, i, &sig)) {
       pack.set_scalar(i, *s);
       continue;
     }
     bool array_like = PyObject_HasAttr(obj, Keys::get().cai) || PyObject_HasAttr(obj, Keys::get().dlpack) ||
                       PyObject_HasAttrString(obj, "__array_interface__");
-    throw ArgumentTypeError(arg_name(i) + ": " + (array_like ? "an array" : py_repr(obj) + " (" + py_type_name(obj) + ")") +
+    throw ArgumentTypeError(sig.parameter_name(i) + ": " + (array_like ? "an array" : py_repr(obj) + " (" + py_type_name(obj) + ")") +
                             " was passed where the signature says " + parameter_text(sig, i) +
                             (array_like ? "" : "; expected a number"));
   }
@@ -148,7 +148,7 @@ inline void launch_with(PyKernel& k, const LaunchConfig& config, Args given) {
       if (auto host = host_view_of(obj, i)) {
         pack->set_array(i, host->view);  // every check before anything is copied
         if (PyErr_WarnEx(g_performance_warning,
-                         (arg_name(i) + ": a host (NumPy) array is copied to the device before the launch "
+                         (k.signature->parameter_name(i) + ": a host (NumPy) array is copied to the device before the launch "
                           "and back after it; pass a device array to avoid the copies").c_str(), 1) != 0)
           throw nb::python_error();
         staged.push_back(stage_host_array(obj, *host, i, (*k.signature)[i].written,

@@ -68,14 +68,14 @@ std::byte* ArgumentPack::slot(std::size_t index, std::uint32_t k) noexcept {
 }
 
 void ArgumentPack::type_error(std::size_t index, const std::string& got) const {
-  throw ArgumentTypeError("argument " + std::to_string(index) + ": " + got +
+  throw ArgumentTypeError(signature_->parameter_name(index) + ": " + got +
                           " was passed where the signature says " + (*signature_)[index].to_string() +
                           " (signature " + signature_->to_string() + ")");
 }
 
 void ArgumentPack::check_index(std::size_t index) const {
   if (index >= signature_->size())
-    throw std::out_of_range("argument " + std::to_string(index) + ": the kernel takes " +
+    throw std::out_of_range(signature_->parameter_name(index) + ": the kernel takes " +
                             std::to_string(signature_->size()) + " arguments");
 }
 
@@ -124,12 +124,12 @@ void ArgumentPack::check_and_write(std::size_t index, const ArrayView& view) {
   if (p.layout == 'F' && !view.is_f_contiguous())
     type_error(index, "an array that is not F-contiguous (strides " + tuple_string(view.strides()) + ")");
   if (p.written && view.read_only())
-    throw cubridge::InvalidArgument("argument " + std::to_string(index) +
+    throw cubridge::InvalidArgument(signature_->parameter_name(index) +
                                 ": the array is read-only but the kernel may write it (" + p.to_string() +
                                 "); pass a writable array, or declare the parameter 'const " +
                                 p.to_string() + "' if the kernel only reads it");
   if (view.mask())
-    throw MaskNotSupported("argument " + std::to_string(index) +
+    throw MaskNotSupported(signature_->parameter_name(index) +
                            ": the array has a CUDA Array Interface mask, which a kernel launch cannot "
                            "honour; pass the data without a mask");
 
@@ -207,7 +207,7 @@ void ArgumentPack::set_scalar(std::size_t index, const Scalar& value) {
     if (!in_range && lo < 0 && (is_unsigned_src || iv >= 0) && (is_unsigned_src ? uv : static_cast<std::uint64_t>(iv)) <= width_max)
       in_range = true;
     if (!in_range)
-      throw cubridge::InvalidArgument("argument " + std::to_string(index) + ": " + value.to_string() +
+      throw cubridge::InvalidArgument(signature_->parameter_name(index) + ": " + value.to_string() +
                                   " is out of range for " + scalar_type_name(t) + " (" +
                                   std::to_string(lo) + " to " + std::to_string(hi) +
                                   (lo < 0 ? ", or up to " + std::to_string(width_max) + " as the bit pattern" : "") + ")");
@@ -251,7 +251,7 @@ void ArgumentPack::set_scalar(std::size_t index, const Scalar& value) {
 void ArgumentPack::check_complete() const {
   for (std::size_t i = 0; i < filled_.size(); ++i)
     if (!filled_[i])
-      throw cubridge::InvalidArgument("argument " + std::to_string(i) + " (" + (*signature_)[i].to_string() +
+      throw cubridge::InvalidArgument(signature_->parameter_name(i) + " (" + (*signature_)[i].to_string() +
                                   ") was not set; the kernel takes " + std::to_string(filled_.size()) +
                                   " arguments: " + signature_->to_string());
 }

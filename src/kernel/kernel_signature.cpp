@@ -106,6 +106,19 @@ KernelSignature::KernelSignature(std::vector<ParamKind> params, std::vector<Type
     : KernelSignature(std::move(params)) {
   arguments_ = std::move(arguments);
   has_tuples_ = std::any_of(arguments_.begin(), arguments_.end(), [](const Type& t) { return t.is_tuple(); });
+  if (!has_tuples_) return;
+  auto paths = [this](auto&& self, const Type& t, const std::string& path) -> void {
+    if (!t.is_tuple()) {
+      tuple_paths_.push_back(path);
+      return;
+    }
+    for (std::size_t j = 0; j < t.elements().size(); ++j) self(self, t.elements()[j], path + "[" + std::to_string(j) + "]");
+  };
+  for (std::size_t i = 0; i < arguments_.size(); ++i) paths(paths, arguments_[i], "argument " + std::to_string(i));
+}
+
+std::string KernelSignature::parameter_name(std::size_t i) const {
+  return i < tuple_paths_.size() ? tuple_paths_[i] : "argument " + std::to_string(i);
 }
 
 KernelSignature::KernelSignature(std::vector<ParamKind> params)

@@ -102,7 +102,10 @@ def test_the_lazy_dispatcher_compiles_one_specialisation_per_tuple_type():
      r"argument 1: a tuple of 2 \(\(1, 2\)\) was passed where the signature says UniTuple\(int64 x 3\), a tuple of 3"),
     ((np.zeros(3, np.int64), [1, 2, 3]), TypeError,
      r"argument 1: \[1, 2, 3\] \(list\) was passed where the signature says UniTuple\(int64 x 3\)"),
-    ((np.zeros(3, np.int64), (1, 2, 3.5)), TypeError, r"a float \(3.5\) was passed where the signature says int64"),
+    ((np.zeros(3, np.int64), (1, 2, 3.5)), TypeError,
+     r"argument 1\[2\]: a float \(3.5\) was passed where the signature says int64"),
+    ((np.zeros(3, np.int64), (1, 2, 1 << 70)), ValueError,
+     r"argument 1\[2\]: 1180591620717411303424 is out of range for every integer parameter type"),
     ((np.zeros(3, np.int64),), TypeError, r"takes 2 arguments, got 1"),
 ])
 def test_a_launch_checks_each_tuple_against_its_type(args, error, message):

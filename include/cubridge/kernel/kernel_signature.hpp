@@ -90,6 +90,8 @@ class KernelSignature {
   std::size_t argument_count() const noexcept { return arguments_.size(); }
   /// Whether an argument is a tuple: a launch then flattens its arguments the way params() lists them.
   bool has_tuples() const noexcept { return has_tuples_; }
+  /// How messages name parameter `i` (of params()): "argument 2", or "argument 2[1][0]" inside a tuple.
+  std::string parameter_name(std::size_t i) const;
   const ParamKind& operator[](std::size_t i) const { return params_[i]; }
 
   /// Every PTX parameter, in order.
@@ -113,6 +115,7 @@ class KernelSignature {
   std::vector<ParamKind> params_;
   std::vector<Type> arguments_;  // as given; without tuples, one per parameter (unknown() for ParamKind-built ones)
   bool has_tuples_ = false;
+  std::vector<std::string> tuple_paths_;  // with tuples: parameter_name() of each parameter
   std::vector<ParamSlot> slots_;
   std::vector<std::uint32_t> first_slot_;  // size() + 1 entries
   std::uint32_t buffer_size_ = 0;

@@ -104,6 +104,12 @@ TEST(KernelSignature, TuplesAreFlattenedToTheirElementsDepthFirst) {
   EXPECT_EQ(s.to_string(),
             "void(int64[::1], Tuple(Tuple(), UniTuple(int64 x 2), float64), UniTuple(array(float32, 1d, A) x 2))");
   EXPECT_FALSE(s == KernelSignature::parse("void(int64[::1], int64, int64, float64, float32[:], float32[:])"));
+  EXPECT_EQ(s.parameter_name(0), "argument 0");
+  EXPECT_EQ(s.parameter_name(2), "argument 1[1][1]");
+  EXPECT_EQ(s.parameter_name(5), "argument 2[1]");
+  ArgumentPack pack(std::make_shared<KernelSignature>(s));  // messages name the element
+  EXPECT_THROW_MSG(pack.set_scalar(3, std::complex<double>(1, 2)), ArgumentTypeError,
+                   "argument 1[2]: a complex ((1+2j)) was passed where the signature says float64");
   auto empty = KernelSignature::parse("void(Tuple())");
   EXPECT_EQ(empty.argument_count(), 1u);
   EXPECT_EQ(empty.size(), 0u);
