@@ -314,6 +314,7 @@ Value FunctionEmitter::expr(const Expr& e) {
       if (e.constant) return constant(*e.constant);
       if (!e.target.empty()) return cuda_attribute(e);
       if (e.kids[0]->type.is_array()) return array_attribute(e);
+      if (e.kids[0]->type.is_named_tuple()) return extract(expr(*e.kids[0]), static_cast<std::size_t>(e.field));
       if (e.field >= 0) return record_field(e);
       Value base = expr(*e.kids[0]);
       if (base.t.is_complex()) return extract(base, e.name == "real" ? 0 : 1);

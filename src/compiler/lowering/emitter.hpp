@@ -96,6 +96,12 @@ class FunctionEmitter {
   Value numpy_ufunc_on_arrays(const Expr& e, const std::vector<Value>& args);
   /// `v.view(T)` (emit_numpy.cpp): a bit cast to a type of the same width.
   Value scalar_view(const Expr& e);
+  /// a.reshape(shape) and a.view(dtype) (emit_array_methods.cpp): views of a's data, as numba-cuda lowers
+  /// them (the new shape normalised and checked, the dtype changed along the contiguous axis).
+  Value array_reshape(const Expr& e);
+  Value array_view(const Expr& e);
+  /// Raises `exception` with `message` at `loc` when `condition` (an i1) holds; goes on otherwise.
+  void raise_when(const std::string& condition, const std::string& exception, const std::string& message, SourceLoc loc);
   /// numba.cuda.libdevice.<name>(...) (emit_libdevice.cpp).
   Value libdevice_call(const Expr& e, const std::vector<Value>& args);
   /// numba.cuda.fp16.<name>(...) (emit_fp16.cpp).

@@ -513,6 +513,7 @@ class FunctionTyper {
     Type base = expr(*e.kids[0]);
     if (base.is_array()) return array_attribute(e, base);
     if (base.is_record()) return record_attribute(e, base);
+    if (base.is_named_tuple()) return named_tuple_attribute(e, base);
     if (base.is_unknown()) return base;
     if (e.name == "real" || e.name == "imag") {
       if (base.is_complex()) return base.component();
@@ -520,6 +521,19 @@ class FunctionTyper {
     }
     error(e.loc, "attribute '" + e.name + "' of a value of type " + base.name() +
                      " is not supported (numbers offer .real, .imag and .conjugate())");
+  }
+
+  // p.x of a namedtuple: its element at the field's position (numba's NamedTuple getattr).
+  Type named_tuple_attribute(Expr& e, const Type& base) {
+    const int k = base.field_index(e.name);
+    if (k < 0) {
+      std::string fields;
+      for (const std::string& f : base.field_names()) fields += (fields.empty() ? "" : ", ") + f;
+      error(e.loc, "namedtuple " + base.tuple_class() + " has no field '" + e.name + "'; its fields: " +
+                       (fields.empty() ? "none" : fields));
+    }
+    e.field = k;
+    return base.elements()[static_cast<std::size_t>(k)];
   }
 
   Type binary(BinOp op, const Type& a, const Type& b, SourceLoc loc, Expr* node) {
@@ -554,6 +568,12 @@ class FunctionTyper {
                        (lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi)) +
                        " argument(s), got " + std::to_string(n));
   }
+
+  // Array methods (typer_array_methods.cpp): a.reshape(shape) and a.view(dtype), views of the same data as
+  // numba-cuda makes them; a.copy() and the other allocating methods are refused by name.
+  Type array_method(Expr& e, const Expr& callee, const Type& base);
+  /// The dtype an argument names: np.int32, numba.float32, a.dtype; nullopt when it names none.
+  std::optional<Type> dtype_argument(Expr& dtype);
 
   // Arrays (typer_arrays.cpp): a[i, j] loads and views, a[...] = v stores, .shape and friends.
   Type array_subscript(Expr& e, const Type& base);

@@ -12,7 +12,8 @@ Type FunctionTyper::call(Expr& e) {
       if (auto dt = array_dtype_of(*callee.kids[0])) return dtype_type_call(e, *dt);
     Type base = expr(*callee.kids[0]);
     if (base.is_grid_group()) return grid_group_method(e, callee);
-    if (callee.name == "view" && !base.is_array()) return scalar_view(e, base);
+    if (base.is_array()) return array_method(e, callee, base);
+    if (callee.name == "view") return scalar_view(e, base);
     if (callee.name == "bit_count" && e.kids.size() == 1) {  // numba-cuda's overload: cuda.popc(i)
       e.callee = Callee::Builtin;
       e.target = "bit_count";

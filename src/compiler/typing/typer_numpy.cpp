@@ -119,6 +119,12 @@ Type FunctionTyper::dtype_type_call(Expr& e, const Type& dtype) {
   return dtype;
 }
 
+std::optional<Type> FunctionTyper::dtype_argument(Expr& dtype) {
+  std::string dt = dotted(dtype);
+  if (!dt.empty()) return parse_type_name(dt.substr(dt.rfind('.') + 1));
+  return array_dtype_of(dtype);
+}
+
 Type FunctionTyper::scalar_view(Expr& e, const Type& value) {
   // numba's scalar_view: an integer or float reinterpreted as another integer or float of the same width.
   Expr& callee = *e.kids[0];
@@ -128,10 +134,7 @@ Type FunctionTyper::scalar_view(Expr& e, const Type& value) {
   e.target = "view";
   if (value.is_unknown()) return value;
   Expr& dtype = *e.kids[1];
-  std::string dt = dotted(dtype);
-  std::optional<Type> to;
-  if (!dt.empty()) to = parse_type_name(dt.substr(dt.rfind('.') + 1));
-  else to = array_dtype_of(dtype);
+  std::optional<Type> to = dtype_argument(dtype);
   if (!(value.is_int() || value.is_float()))
     error(callee.loc, ".view() of a value of type " + value.name() + " is not supported; integers and floats offer "
                       ".view(dtype) (numba-cuda's scalar bit cast)");
