@@ -593,6 +593,8 @@ class FunctionTyper {
   Type cuda_call(Expr& e, const Intrinsic& in);
   Type cuda_array_alloc(Expr& e, const Intrinsic& in, std::vector<Expr*> args);
   Type cuda_atomic(Expr& e, const Intrinsic& in);
+  /// An atomic's index (typer_atomic_index.cpp): each item is cast to intp, as numba-cuda does.
+  std::vector<Type> atomic_indices(Expr& index, const std::string& shown);
   // Cache-hinted loads and stores (typer_cache_hints.cpp): cuda.ldca/ldcg/ldcs/ldlu/ldcv, stcg/stcs/stwb/stwt.
   static bool is_cache_hint(std::string_view name);
   Type cache_hint(Expr& e, const Intrinsic& in);

@@ -289,7 +289,7 @@ Type FunctionTyper::cuda_atomic(Expr& e, const Intrinsic& in) {
   if (cas_short) {
     if (arr.ndim() != 1) error(e.kids[1]->loc, shown + "() takes a 1-d array (it works on element 0), got " + arr.name());
   } else {
-    idx = array_indices(*e.kids[2], arr, e.loc);
+    idx = atomic_indices(*e.kids[2], shown);
     if (idx.empty()) return Type();
     if (static_cast<int>(idx.size()) != arr.ndim())
       error(e.kids[2]->loc, shown + "(): the index must name one element: " + std::to_string(arr.ndim()) +
