@@ -73,6 +73,38 @@ def _constant_array(v):
     return v.dtype.name, list(v.shape), native.tobytes()
 
 
+def _device_array(name: str, v):
+    """(type spelling, address, shape, strides) of a GPU array (``__cuda_array_interface__``) bound to `name`,
+    else None: numba-cuda embeds such a global's device pointer, shape and strides in the code, so a kernel
+    reads and writes that memory (typed as a kernel argument of it would be)."""
+    if isinstance(v, type) or sys.modules.get("numpy") is None:
+        return None
+    try:
+        iface = getattr(v, "__cuda_array_interface__", None)
+    except Exception:  # a property that needs a GPU, or a broken one: not a device array here
+        return None
+    if not isinstance(iface, dict):
+        return None
+    import numpy as np
+    from ._types import typeof
+    shape = tuple(int(d) for d in iface.get("shape", ()))
+    if not shape:
+        raise CompileError(f"'{name}' is a 0-d GPU array ({type(v).__name__}); a 0-d device array cannot be captured "
+                           f"by a compiled function yet: pass it as a kernel argument of shape (1,), or its value")
+    t = typeof(v)
+    if not t.dtype.is_scalar:
+        raise CompileError(f"'{name}' is a GPU array of {t.dtype} ({type(v).__name__}); captured device arrays hold "
+                           f"numbers: pass an array of records as a kernel argument")
+    itemsize = np.dtype(iface["typestr"]).itemsize
+    strides = iface.get("strides")
+    if strides is None:
+        strides, step = [], itemsize
+        for d in reversed(shape):
+            strides.insert(0, step)
+            step *= d
+    return str(t), int(iface["data"][0]), list(shape), [int(s) for s in strides]
+
+
 def _code_names(code: _pytypes.CodeType) -> set[str]:
     names = set(code.co_names)
     for c in code.co_consts:
@@ -129,6 +161,7 @@ class _Environment:
         self.bound: set[str] = set()
         self.deferred: list = []  # (function, alias) reached through modules: added after bind's own names
         self.signatures: dict = {}  # function -> the signatures a numba-cuda device dispatcher declared for it
+        self.referenced: list = []  # GPU arrays whose address the code embeds: kept alive with the code
 
     def function(self, fn, alias: str | None, strict: bool = True) -> None:
         """Compiles fn too; `alias` is the name or path the code calls it by when not fn.__name__. Not
@@ -241,6 +274,9 @@ class _Environment:
                 options.add_constant(n, c[0], c[1])
             elif (a := _constant_array(v)) is not None:
                 options.add_constant_array(n, *a)
+            elif (g := _device_array(n, v)) is not None:
+                options.add_device_array(n, *g)
+                self.referenced.append(v)
             else:
                 continue
             self.bound.add(n)
@@ -249,8 +285,10 @@ class _Environment:
             self._add(fn, alias, strict=False)
 
 
-def _collect(pyfunc, options) -> tuple[str, str]:
-    """Fills options with constants, imports, extra units and function aliases; returns (source, function name)."""
+def _collect(pyfunc, options, referenced: list | None = None) -> tuple[str, str]:
+    """Fills options with constants, imports, extra units and function aliases; returns (source, function name).
+    `referenced` gets the objects the code refers to by address (captured GPU arrays): whoever keeps the code
+    keeps them alive, as numba-cuda's code library does."""
     fn = _random_stand_in(getattr(pyfunc, "py_func", pyfunc))  # numba dispatchers; numba.cuda.random's are ours
     if not isinstance(fn, _pytypes.FunctionType):
         raise TypeError(f"pyfunc must be a Python function, got {type(pyfunc).__name__}")
@@ -269,6 +307,8 @@ def _collect(pyfunc, options) -> tuple[str, str]:
             env.defaults(f)
     if env.imports:
         options.add_unit("\n".join(env.imports) + "\n", "<imports>", 1)
+    if referenced is not None:
+        referenced.extend(env.referenced)
     return source, _def_name(fn)
 
 

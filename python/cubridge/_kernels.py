@@ -95,9 +95,10 @@ class Dispatcher:
                 cc = _compiler._current_cc() if _core.driver_available() else None
             except Exception:  # no usable device: the lowest architecture, JIT-compiled on load
                 cc = None
+            held: list = []  # captured GPU arrays: the kernel keeps them alive
             r = _compiler._compile_result(self.py_func, sig, device=False, abi="numba", cc=cc,
-                                          directives=self._options, **self._options.compiler())
-            self.overloads[sig] = CompiledKernel(self, sig, r, cc)
+                                          directives=self._options, referenced=held, **self._options.compiler())
+            self.overloads[sig] = CompiledKernel(self, sig, r, cc, held)
         return self.overloads[sig]
 
     def inspect_ptx(self) -> dict[str, str]:

@@ -248,4 +248,16 @@ Value FunctionEmitter::constant_array(const Expr& e) {
   return constant_shape_array(e.type, data, a.shape);
 }
 
+Value FunctionEmitter::device_array(const DeviceArrayRef& a) {
+  std::string ety = llvm_element_type(a.type.dtype());
+  std::string data = ins("inttoptr i64 " + std::to_string(a.address) + " to " + ety + "*");
+  std::int64_t count = 1;
+  for (std::int64_t d : a.shape) count *= d;
+  std::vector<std::string> pieces = {"null", "null", std::to_string(count), std::to_string(item_size(a.type.dtype())),
+                                     data};
+  for (std::int64_t d : a.shape) pieces.push_back(std::to_string(d));
+  for (std::int64_t s : a.strides) pieces.push_back(std::to_string(s));
+  return build_array(a.type, pieces);
+}
+
 }  // namespace cubridge::compiler

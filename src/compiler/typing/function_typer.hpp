@@ -449,6 +449,10 @@ class FunctionTyper {
     }
     if (auto a = prog_.options.constant_arrays.find(e.name); a != prog_.options.constant_arrays.end())
       return constant_array_name(e, a->second);
+    if (auto a = prog_.options.device_arrays.find(e.name); a != prog_.options.device_arrays.end()) {
+      e.device_array = &a->second;
+      return a->second.type;
+    }
     if (prog_.functions.count(e.name) || prog_.imports.count(e.name))
       error(e.loc, "'" + e.name + "' is a function or module; it can only be called (or its attribute read)");
     error(e.loc, "name '" + e.name + "' is not defined (compiled functions see their parameters, local variables, "
