@@ -4,6 +4,7 @@ as constants), the exception classes it raises and numba.cuda.random's functions
 stand-ins); ``_collect`` fills the compiler's options with them."""
 from __future__ import annotations
 
+import enum as _enum
 import math as _math
 import operator
 import sys
@@ -103,6 +104,21 @@ def _device_array(name: str, v):
             strides.insert(0, step)
             step *= d
     return str(t), int(iface["data"][0]), list(shape), [int(s) for s in strides]
+
+
+def _enum_class(options, name: str, cls) -> None:
+    """An Enum class bound to `name`. An IntEnum's members are integers wherever numba-cuda uses them
+    (IntEnumMember converts to its int64 in arithmetic, comparisons and casts), so each becomes the constant
+    "name.member" (Cls.member, Cls["member"]). Other Enums' members are typed by numba as their own kind, which
+    compares by class as well as value: not folded to their values, refused by name instead."""
+    if issubclass(cls, _enum.IntEnum):
+        for member, v in cls.__members__.items():
+            if (c := _constant(int(v))) is not None:
+                options.add_constant(f"{name}.{member}", c[0], c[1])
+        return
+    options.add_refused_function(name, f"'{name}' is the Enum class {cls.__module__}.{cls.__qualname__}: members of "
+                                       f"an Enum that is not an IntEnum are not supported yet (they compare by class "
+                                       f"as well as by value); IntEnum members are (they are integers)")
 
 
 def _code_names(code: _pytypes.CodeType) -> set[str]:
@@ -240,6 +256,8 @@ class _Environment:
                     self.function(g, None, strict=False)  # a module's own rotl keeps its name (see docs)
             elif isinstance(inner, _pytypes.FunctionType) and inner.__module__ == "numba.cuda.cg":
                 imports.append(f"import numba.cuda.cg.{inner.__name__} as {n}")  # from numba.cuda.cg import this_grid
+            elif isinstance(inner, type) and issubclass(inner, _enum.Enum):  # before numba.cuda's classes below
+                _enum_class(options, n, inner)
             elif isinstance(inner, type) and issubclass(inner, BaseException):
                 options.add_exception_class(n, _register_exception_class(inner))
             elif _random_host_function(inner):  # refused by name where a kernel calls it

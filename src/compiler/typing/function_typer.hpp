@@ -301,6 +301,17 @@ class FunctionTyper {
   }
 
   const Constant* constant_of(std::string_view name, SourceLoc loc);
+  /// Cls.member or Cls["member"] of a class bound outside the source whose members the Python layer passed
+  /// as constants "Cls.member" (an IntEnum's): the member's constant, else null (typer_class_members.cpp).
+  const Constant* class_member(const Expr& cls, const Expr& member);
+  Type folded_member(Expr& e, const Constant* c) {
+    // The node becomes the Name "Cls.member", which later passes of the fixed point find as that constant.
+    e.name = e.kids[0]->name + "." + (e.kind == ExprKind::Attribute ? e.name : e.kids[1]->name);
+    e.kids.clear();
+    e.kind = ExprKind::Name;
+    e.constant = c;
+    return c->type;
+  }
   [[noreturn]] void too_deep(SourceLoc loc);
 
   Type expr_inner(Expr& e) {
@@ -406,6 +417,7 @@ class FunctionTyper {
       }
       case ExprKind::Attribute: return attribute(e);
       case ExprKind::Subscript: {
+        if (const Constant* c = class_member(*e.kids[0], *e.kids[1])) return folded_member(e, c);
         Type base = expr(*e.kids[0]);
         Expr& idx = *e.kids[1];
         if (base.is_array()) return array_subscript(e, base);
@@ -455,6 +467,8 @@ class FunctionTyper {
     }
     if (prog_.functions.count(e.name) || prog_.imports.count(e.name))
       error(e.loc, "'" + e.name + "' is a function or module; it can only be called (or its attribute read)");
+    if (auto refused = prog_.options.refused_functions.find(e.name); refused != prog_.options.refused_functions.end())
+      error(e.loc, refused->second);
     error(e.loc, "name '" + e.name + "' is not defined (compiled functions see their parameters, local variables, "
                                      "module-level constants, closure variables, imported modules and module functions)");
   }
@@ -514,6 +528,7 @@ class FunctionTyper {
       }
       error(e.loc, "'" + path + "' is not supported as a value");
     }
+    if (const Constant* c = class_member(*e.kids[0], e)) return folded_member(e, c);
     Type base = expr(*e.kids[0]);
     if (base.is_array()) return array_attribute(e, base);
     if (base.is_record()) return record_attribute(e, base);
