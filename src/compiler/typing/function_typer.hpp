@@ -588,6 +588,11 @@ class FunctionTyper {
   static char view_layout(const Type& base, const std::vector<const Expr*>& parts);
   /// The integer value of a compile-time constant expression (literal, -literal, module constant).
   std::optional<std::int64_t> const_int(const Expr& e);
+  /// A local variable defined once, by `name = <integer constant expression>`: its value, as numba's
+  /// find_const reads a variable of one definition (N = 100; cuda.shared.array(N, int32)); else nullopt
+  /// (typer_single_definition.cpp).
+  std::optional<std::int64_t> single_definition_int(const std::string& name);
+  int single_definition_depth_ = 0;
 
   // Records (typer_records.cpp): fields read as r.x / r['x'] and stored, r a record element.
   Type record_attribute(Expr& e, const Type& record);

@@ -241,7 +241,7 @@ Type FunctionTyper::cuda_array_alloc(Expr& e, const Intrinsic& in, std::vector<E
   }
   if (!ok || dims.empty())
     error(shape->loc, shown + ": the shape must be an integer constant or a tuple of them (literals, or module-level "
-                              "or closure constants), known when the kernel is compiled");
+                              "or closure constants, or a local variable assigned one constant once), known when the kernel is compiled");
   bool dynamic = name == "shared.array" && dims.size() == 1 && dims[0] == 0;
   std::int64_t count = 1;
   for (std::int64_t d : dims) {
