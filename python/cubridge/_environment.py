@@ -65,10 +65,19 @@ _ARRAY_DTYPES = set(_scalar_types.NUMPY_NAMES)
 
 
 def _constant_array(v):
-    """(dtype name, shape, C-ordered native-endian bytes) of a NumPy array of numbers, else None: such
-    globals are frozen into the code as read-only constant-memory arrays, as numba-cuda does."""
+    """(dtype name, shape, C-ordered native-endian bytes) of a NumPy array of numbers or records, else None:
+    such globals are frozen into the code as read-only constant-memory arrays, as numba-cuda does (a
+    structured array's dtype is numba's Record of it; its fields must be native-endian kernel types)."""
     np = sys.modules.get("numpy")
-    if np is None or not isinstance(v, np.ndarray) or v.ndim == 0 or v.dtype.name not in _ARRAY_DTYPES:
+    if np is None or not isinstance(v, np.ndarray) or v.ndim == 0:
+        return None
+    if v.dtype.fields is not None:
+        try:
+            name = _records.record_name(v.dtype, "a constant array")
+        except TypeError as e:
+            raise CompileError(f"a structured NumPy array bound outside the kernel: {e}") from None
+        return name, list(v.shape), np.ascontiguousarray(v).tobytes()
+    if v.dtype.name not in _ARRAY_DTYPES:
         return None
     native = np.ascontiguousarray(v).astype(v.dtype.newbyteorder("="), copy=False)
     return v.dtype.name, list(v.shape), native.tobytes()

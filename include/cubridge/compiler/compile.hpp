@@ -52,7 +52,7 @@ struct Constant {
 /// arrays into the module as read-only constant data, and cuda.const.array_like(X) gives X in constant
 /// memory; both read this. `bytes` holds the elements in C order.
 struct ConstantArray {
-  Type dtype;                        ///< a scalar type
+  Type dtype;                        ///< a scalar type or a record (a structured NumPy array)
   std::vector<std::int64_t> shape;   ///< at least one dimension
   std::string bytes;                 ///< product(shape) * itemsize bytes
 };

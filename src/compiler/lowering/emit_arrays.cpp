@@ -229,7 +229,7 @@ Value FunctionEmitter::constant_shape_array(const Type& t, const std::string& da
 
 Value FunctionEmitter::constant_array(const Expr& e) {
   const ConstantArray& a = *e.constant_array;
-  std::string g = "@__cb_const_" + e.name, ety = llvm_data_type(a.dtype);
+  std::string g = "@__cb_const_" + e.name, ety = llvm_element_type(a.dtype);
   std::string bytes_ty = "[" + std::to_string(a.bytes.size()) + " x i8]";
   if (m_.helpers.insert(g).second) {
     static const char* hex = "0123456789ABCDEF";
