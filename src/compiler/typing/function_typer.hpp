@@ -697,6 +697,8 @@ class FunctionTyper {
   /// `x is None` / `x is not None`: a constant when x's type says (the node becomes a Bool marked by
   /// is_none_test, and the If it guards is pruned), a run-time test when x is Optional.
   Type is_none(Expr& e);
+  /// `x is y` / `x is not y` of two values that are not None (typer_none.cpp).
+  Type is_value(Expr& e, const Type& a, const Type& b, bool negate);
   /// numba.cuda.random.X / cubridge.random.X (module spellings and aliases of the random device functions,
   /// which the Python API adds as units): X's definition, nullptr for other paths (typer_calls.cpp).
   const FunctionDef* random_function(const Expr& e, const std::string& path);
