@@ -86,9 +86,10 @@ class FunctionTyper {
     if (t.is_unknown()) return;
     Type& cur = fn_.local_types[static_cast<std::size_t>(slot)];
     if (cur.is_unknown()) {
-      if (!(t.is_scalar() || t.is_tuple() || t.is_array() || t.is_grid_group() || t.is_record() || t.is_optional()))
+      if (!(t.is_scalar() || t.is_tuple() || t.is_array() || t.is_grid_group() || t.is_record() || t.is_optional() ||
+            t.is_none()))
         error(loc, "cannot assign a value of type " + t.name() + " to '" + std::string(name) +
-                       "'; variables hold numbers, tuples, arrays, records and Optional values");
+                       "'; variables hold numbers, tuples, arrays, records, None and Optional values");
       cur = t;
       changed = true;
       return;
@@ -378,6 +379,9 @@ class FunctionTyper {
           return is_none(e);
         std::vector<Type> ts;
         for (auto& k : e.kids) ts.push_back(expr(*k));
+        if (e.cmp_ops.size() == 1 && (ts[0].is_none() || ts[1].is_none()) &&
+            (e.cmp_ops[0] == CmpOp::Eq || e.cmp_ops[0] == CmpOp::Ne))
+          return equals_none(e, ts[0], ts[1]);
         e.formals.clear();
         for (std::size_t i = 0; i < e.cmp_ops.size(); ++i) {
           CmpOp op = e.cmp_ops[i];
@@ -699,6 +703,8 @@ class FunctionTyper {
   Type is_none(Expr& e);
   /// `x is y` / `x is not y` of two values that are not None (typer_none.cpp).
   Type is_value(Expr& e, const Type& a, const Type& b, bool negate);
+  /// `x == None` / `x != None` where one side's type is none (typer_none.cpp).
+  Type equals_none(Expr& e, const Type& a, const Type& b);
   /// numba.cuda.random.X / cubridge.random.X (module spellings and aliases of the random device functions,
   /// which the Python API adds as units): X's definition, nullptr for other paths (typer_calls.cpp).
   const FunctionDef* random_function(const Expr& e, const std::string& path);

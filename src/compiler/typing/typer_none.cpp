@@ -35,6 +35,29 @@ Type FunctionTyper::is_none(Expr& e) {
   return Type::boolean();
 }
 
+Type FunctionTyper::equals_none(Expr& e, const Type& a, const Type& b) {
+  // numba prunes a branch on `x == None` by the operands' types (dead_branch_prune's prune_by_type): a value
+  // whose type is not none never equals None. An Optional operand would need a run-time test: refused.
+  for (const ExprPtr& k : e.kids)  // an Optional operand was unwrapped by expr(): its type is the Unwrap's kid's
+    if (k->kind == ExprKind::Unwrap)
+      error(e.loc, "comparing an Optional value (" + k->kids[0]->type.name() + ") with None by == or != is not "
+                   "supported; test it with `is None` / `is not None`");
+  auto local = [&](const Expr& x) {
+    return x.kind == ExprKind::Name && x.slot >= static_cast<int>(fn_.def->params.size());
+  };
+  if (a.is_unknown() || b.is_unknown() || (!strict_ && (local(*e.kids[0]) || local(*e.kids[1])))) {
+    e.formals = {Type()};  // a local's type may still widen to Optional: decide once types are final
+    return Type::boolean();
+  }
+  bool equal = a.is_none() && b.is_none();
+  e.kind = ExprKind::Bool;
+  e.ival = equal == (e.cmp_ops[0] == CmpOp::Eq) ? 1 : 0;
+  e.kids.clear();
+  e.cmp_ops.clear();
+  e.formals.clear();
+  return Type::boolean();
+}
+
 Type FunctionTyper::is_value(Expr& e, const Type& a, const Type& b, bool negate) {
   const char* op = negate ? "is not" : "is";
   for (const Type* t : {&a, &b})

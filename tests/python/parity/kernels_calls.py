@@ -259,3 +259,21 @@ def is_of_values(flags, xs, out):
 
 case(is_of_values, lambda: [rng().integers(0, 2, N).astype(np.int8), rng(2).integers(0, 5, N), np.zeros((N, 5), np.bool_)],
      grid=GRID, block=BLOCK, outs=[2])
+
+
+def none_variables(xs, res):
+    # test_analysis' single_if: z = None; y = z; `x == y` is False for a number x, `y == None` True.
+    i = cuda.grid(1)
+    if i < xs.size:
+        z = None
+        y = z
+        res[i] = 1.0
+        if xs[i] == y:
+            res[i] = -1.0
+        if y == None:  # noqa: E711
+            res[i] += 100.0
+        if xs[i] != y:
+            res[i] += 10.0
+
+
+case(none_variables, lambda: [rng().integers(-5, 5, N), np.zeros(N)], grid=GRID, block=BLOCK, outs=[1])
