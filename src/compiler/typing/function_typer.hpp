@@ -54,6 +54,9 @@ struct Program {
   std::int64_t constant_bytes = 0;
 };
 
+/// A constant operand of a branch test (typer_branch_prune.cpp).
+struct PruneValue;
+
 class FunctionTyper {
  public:
   FunctionTyper(Program& prog, TypedFunction& fn, bool strict) : prog_(prog), fn_(fn), strict_(strict) {}
@@ -216,6 +219,10 @@ class FunctionTyper {
           std::vector<StmtPtr>& dead = s.test->ival ? s.orelse : s.body;
           dead.clear();  // never typed nor emitted, as numba prunes it
           return block(s.test->ival ? s.body : s.orelse);
+        }
+        if (std::optional<bool> taken = pruned_test(*s.test)) {  // numba's dead_branch_prune on constants
+          (*taken ? s.orelse : s.body).clear();
+          return block(*taken ? s.body : s.orelse);
         }
         bool a = block(s.body);
         bool b = block(s.orelse);
@@ -596,6 +603,8 @@ class FunctionTyper {
   /// find_const reads a variable of one definition (N = 100; cuda.shared.array(N, int32)); else nullopt
   /// (typer_single_definition.cpp).
   std::optional<std::int64_t> single_definition_int(const std::string& name);
+  /// The one definition of local `name` when it is `name = value` and it has no other, else null.
+  const Stmt* single_assignment(const std::string& name) const;
   int single_definition_depth_ = 0;
 
   // Records (typer_records.cpp): fields read as r.x / r['x'] and stored, r a record element.
@@ -703,6 +712,10 @@ class FunctionTyper {
   Type is_none(Expr& e);
   /// `x is y` / `x is not y` of two values that are not None (typer_none.cpp).
   Type is_value(Expr& e, const Type& a, const Type& b, bool negate);
+  /// Whether an if's (typed) test is decided when the function is compiled, by numba's dead_branch_prune
+  /// rules (typer_branch_prune.cpp); nullopt: tested at run time.
+  std::optional<bool> pruned_test(const Expr& test);
+  std::optional<PruneValue> prune_operand(const Expr& e, int depth);
   /// `x == None` / `x != None` where one side's type is none (typer_none.cpp).
   Type equals_none(Expr& e, const Type& a, const Type& b);
   /// numba.cuda.random.X / cubridge.random.X (module spellings and aliases of the random device functions,

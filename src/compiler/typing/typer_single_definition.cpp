@@ -32,13 +32,18 @@ void definitions(const std::vector<StmtPtr>& body, const std::string& name, int&
 
 }  // namespace
 
-std::optional<std::int64_t> FunctionTyper::single_definition_int(const std::string& name) {
+const Stmt* FunctionTyper::single_assignment(const std::string& name) const {
   const FunctionDef& def = *fn_.def;
-  if (std::find(def.params.begin(), def.params.end(), name) != def.params.end()) return std::nullopt;
+  if (std::find(def.params.begin(), def.params.end(), name) != def.params.end()) return nullptr;
   int count = 0;
   const Stmt* only = nullptr;
   definitions(def.body, name, count, only);
-  if (count != 1 || only == nullptr || single_definition_depth_ > 16) return std::nullopt;  // N = M; M = N
+  return count == 1 ? only : nullptr;
+}
+
+std::optional<std::int64_t> FunctionTyper::single_definition_int(const std::string& name) {
+  const Stmt* only = single_assignment(name);
+  if (only == nullptr || single_definition_depth_ > 16) return std::nullopt;  // N = M; M = N
   ++single_definition_depth_;
   std::optional<std::int64_t> v = const_int(*only->value);
   --single_definition_depth_;

@@ -277,3 +277,25 @@ def none_variables(xs, res):
 
 
 case(none_variables, lambda: [rng().integers(-5, 5, N), np.zeros(N)], grid=GRID, block=BLOCK, outs=[1])
+
+
+_PRUNE_LIMIT = 123
+
+
+def pruned_branches(array, res):
+    # test_analysis' semantic constants: a.ndim of an argument, a global, a single-definition local.
+    i = cuda.grid(1)
+    if i < res.size:
+        c = 2
+        if array.ndim == c:
+            if array.shape[1] == 2:
+                res[i] = 1.0
+            else:
+                res[i] = array[i % array.shape[0], 0]
+        else:
+            res[i] = 10.0
+        if _PRUNE_LIMIT > 100:
+            res[i] += 0.5
+
+
+case(pruned_branches, lambda: [rng().random((8, 3)), np.zeros(N)], grid=GRID, block=BLOCK, outs=[1])
