@@ -76,7 +76,10 @@ def _constant_array(v):
             name = _records.record_name(v.dtype, "a constant array")
         except TypeError as e:
             raise CompileError(f"a structured NumPy array bound outside the kernel: {e}") from None
-        return name, list(v.shape), np.ascontiguousarray(v).tobytes()
+        clean = np.zeros(v.shape, v.dtype)  # padding bytes zeroed: the code (and its cache key) is deterministic
+        for field in v.dtype.names:
+            clean[field] = v[field]
+        return name, list(v.shape), clean.tobytes()
     if v.dtype.name not in _ARRAY_DTYPES:
         return None
     native = np.ascontiguousarray(v).astype(v.dtype.newbyteorder("="), copy=False)
