@@ -72,16 +72,17 @@ def compile(pyfunc: Callable[..., Any], sig: Any, debug: bool = False, lineinfo:
 
 @numba_errors  # drop-in use: a CompileError is numba's TypingError too
 def _compile_result(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=False, cc=None, opt=True,
-                    abi="c", abi_info=None, output="ptx", cache=False, directives=None):
+                    abi="c", abi_info=None, output="ptx", cache=False, directives=None, referenced=None):
     """compile()'s whole result: code, name (the entry's), result_type, cooperative, raise_sites (for
     @cubridge.jit). `directives` (a JitOptions) carries numba-cuda's max_registers and launch_bounds, which
-    the compiler writes into the kernel's PTX itself."""
+    the compiler writes into the kernel's PTX itself. `referenced` (a list) gets the GPU arrays the code
+    embeds by address, for the caller to keep alive with the code."""
     o = _options(debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output)
     if directives is not None:
         bounds = directives.launch_bounds + (0, 0, 0)
         o.max_registers = directives.max_registers or 0
         o.max_threads_per_block, o.min_blocks_per_sm, o.max_blocks_per_cluster = bounds[:3]
-    source, name = _collect(pyfunc, o)
+    source, name = _collect(pyfunc, o, referenced)
     signature = as_signature(sig)
     if output == "llvm":  # the front end's NVVM IR, before libNVVM (numba-cuda's inspect_llvm)
         return _core._compile_source_to_ir(source, name, signature, o)

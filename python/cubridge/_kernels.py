@@ -108,9 +108,10 @@ class Dispatcher:
                 cc = None
             if self._options.debug:
                 _numba_diagnostics.warn_if_no_source(self.py_func)
+            held: list = []  # captured GPU arrays: the kernel keeps them alive
             r = _compiler._compile_result(self.py_func, sig, device=False, abi="numba", cc=cc,
-                                          directives=self._options, **self._options.compiler())
-            self.overloads[sig] = CompiledKernel(self, sig, r, cc)
+                                          directives=self._options, referenced=held, **self._options.compiler())
+            self.overloads[sig] = CompiledKernel(self, sig, r, cc, held)
             if self._numba_launch:  # numba's NUMBA_DUMP_LLVM / NUMBA_DUMP_ASSEMBLY
                 _numba_diagnostics.dump_compiled(self.__name__, self.overloads[sig])
         return self.overloads[sig]

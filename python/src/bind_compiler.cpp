@@ -42,6 +42,11 @@ void bind_compiler(nb::module_& m) {
               nb::bytes data) {
              o.constant_arrays[name] = constant_array(dtype, std::move(shape), std::string(data.c_str(), data.size()));
            })
+      .def("add_device_array",
+           [](CompileOptions& o, const std::string& name, std::string_view type, std::uint64_t address,
+              std::vector<std::int64_t> shape, std::vector<std::int64_t> strides) {
+             o.device_arrays[name] = device_array_ref(type, address, std::move(shape), std::move(strides));
+           })
       .def("add_exception_class", [](CompileOptions& o, const std::string& name, std::string qualified) {
         o.exception_classes[name] = std::move(qualified);
       })

@@ -214,6 +214,7 @@ Value FunctionEmitter::expr(const Expr& e) {
       if (e.type.is_none()) return {"undef", e.type};
       if (e.constant) return constant(*e.constant);
       if (e.constant_array) return constant_array(e);
+      if (e.device_array) return device_array(*e.device_array);
       return load(slot_ptr_[static_cast<std::size_t>(e.slot)], fn_.local_types[static_cast<std::size_t>(e.slot)]);
     case ExprKind::Tuple: {
       std::vector<Value> parts;

@@ -132,6 +132,7 @@ void FunctionEmitter::statements(const std::vector<StmtPtr>& body) {
 
 void FunctionEmitter::store_local(int slot, const Value& v) {
   const Type& t = fn_.local_types[static_cast<std::size_t>(slot)];
+  if (t.is_none()) return;  // a variable that only ever holds None keeps nothing
   Value c = convert(v, t);
   std::string ty = llvm_value_type(t);
   line("store " + ty + " " + c.v + ", " + ty + "* " + slot_ptr_[static_cast<std::size_t>(slot)]);

@@ -177,6 +177,8 @@ class FunctionEmitter {
   /// A NumPy array bound outside the source (Expr::constant_array): its bytes as an addrspace(4)
   /// global (emitted once per module), viewed as a C-ordered array.
   Value constant_array(const Expr& e);
+  /// A GPU array bound outside the source (Expr::device_array): its address, shape and strides as constants.
+  Value device_array(const DeviceArrayRef& a);
 
   // Records (emit_records.cpp): r.x, r['x'] read and stored through the record's address.
   /// The address of field `field` of `record` as a pointer to the field's data type.

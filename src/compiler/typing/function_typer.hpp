@@ -54,6 +54,9 @@ struct Program {
   std::int64_t constant_bytes = 0;
 };
 
+/// A constant operand of a branch test (typer_branch_prune.cpp).
+struct PruneValue;
+
 class FunctionTyper {
  public:
   FunctionTyper(Program& prog, TypedFunction& fn, bool strict) : prog_(prog), fn_(fn), strict_(strict) {}
@@ -86,9 +89,10 @@ class FunctionTyper {
     if (t.is_unknown()) return;
     Type& cur = fn_.local_types[static_cast<std::size_t>(slot)];
     if (cur.is_unknown()) {
-      if (!(t.is_scalar() || t.is_tuple() || t.is_array() || t.is_grid_group() || t.is_record() || t.is_optional()))
+      if (!(t.is_scalar() || t.is_tuple() || t.is_array() || t.is_grid_group() || t.is_record() || t.is_optional() ||
+            t.is_none()))
         error(loc, "cannot assign a value of type " + t.name() + " to '" + std::string(name) +
-                       "'; variables hold numbers, tuples, arrays, records and Optional values");
+                       "'; variables hold numbers, tuples, arrays, records, None and Optional values");
       cur = t;
       changed = true;
       return;
@@ -216,6 +220,10 @@ class FunctionTyper {
           dead.clear();  // never typed nor emitted, as numba prunes it
           return block(s.test->ival ? s.body : s.orelse);
         }
+        if (std::optional<bool> taken = pruned_test(*s.test)) {  // numba's dead_branch_prune on constants
+          (*taken ? s.orelse : s.body).clear();
+          return block(*taken ? s.body : s.orelse);
+        }
         bool a = block(s.body);
         bool b = block(s.orelse);
         return a || b;
@@ -301,6 +309,17 @@ class FunctionTyper {
   }
 
   const Constant* constant_of(std::string_view name, SourceLoc loc);
+  /// Cls.member or Cls["member"] of a class bound outside the source whose members the Python layer passed
+  /// as constants "Cls.member" (an IntEnum's): the member's constant, else null (typer_class_members.cpp).
+  const Constant* class_member(const Expr& cls, const Expr& member);
+  Type folded_member(Expr& e, const Constant* c) {
+    // The node becomes the Name "Cls.member", which later passes of the fixed point find as that constant.
+    e.name = e.kids[0]->name + "." + (e.kind == ExprKind::Attribute ? e.name : e.kids[1]->name);
+    e.kids.clear();
+    e.kind = ExprKind::Name;
+    e.constant = c;
+    return c->type;
+  }
   [[noreturn]] void too_deep(SourceLoc loc);
 
   Type expr_inner(Expr& e) {
@@ -367,6 +386,9 @@ class FunctionTyper {
           return is_none(e);
         std::vector<Type> ts;
         for (auto& k : e.kids) ts.push_back(expr(*k));
+        if (e.cmp_ops.size() == 1 && (ts[0].is_none() || ts[1].is_none()) &&
+            (e.cmp_ops[0] == CmpOp::Eq || e.cmp_ops[0] == CmpOp::Ne))
+          return equals_none(e, ts[0], ts[1]);
         e.formals.clear();
         for (std::size_t i = 0; i < e.cmp_ops.size(); ++i) {
           CmpOp op = e.cmp_ops[i];
@@ -406,6 +428,7 @@ class FunctionTyper {
       }
       case ExprKind::Attribute: return attribute(e);
       case ExprKind::Subscript: {
+        if (const Constant* c = class_member(*e.kids[0], *e.kids[1])) return folded_member(e, c);
         Type base = expr(*e.kids[0]);
         Expr& idx = *e.kids[1];
         if (base.is_array()) return array_subscript(e, base);
@@ -449,8 +472,14 @@ class FunctionTyper {
     }
     if (auto a = prog_.options.constant_arrays.find(e.name); a != prog_.options.constant_arrays.end())
       return constant_array_name(e, a->second);
+    if (auto a = prog_.options.device_arrays.find(e.name); a != prog_.options.device_arrays.end()) {
+      e.device_array = &a->second;
+      return a->second.type;
+    }
     if (prog_.functions.count(e.name) || prog_.imports.count(e.name))
       error(e.loc, "'" + e.name + "' is a function or module; it can only be called (or its attribute read)");
+    if (auto refused = prog_.options.refused_functions.find(e.name); refused != prog_.options.refused_functions.end())
+      error(e.loc, refused->second);
     error(e.loc, "name '" + e.name + "' is not defined (compiled functions see their parameters, local variables, "
                                      "module-level constants, closure variables, imported modules and module functions)");
   }
@@ -510,6 +539,7 @@ class FunctionTyper {
       }
       error(e.loc, "'" + path + "' is not supported as a value");
     }
+    if (const Constant* c = class_member(*e.kids[0], e)) return folded_member(e, c);
     Type base = expr(*e.kids[0]);
     if (base.is_array()) return array_attribute(e, base);
     if (base.is_record()) return record_attribute(e, base);
@@ -589,6 +619,13 @@ class FunctionTyper {
   static char view_layout(const Type& base, const std::vector<const Expr*>& parts);
   /// The integer value of a compile-time constant expression (literal, -literal, module constant).
   std::optional<std::int64_t> const_int(const Expr& e);
+  /// A local variable defined once, by `name = <integer constant expression>`: its value, as numba's
+  /// find_const reads a variable of one definition (N = 100; cuda.shared.array(N, int32)); else nullopt
+  /// (typer_single_definition.cpp).
+  std::optional<std::int64_t> single_definition_int(const std::string& name);
+  /// The one definition of local `name` when it is `name = value` and it has no other, else null.
+  const Stmt* single_assignment(const std::string& name) const;
+  int single_definition_depth_ = 0;
 
   // Records (typer_records.cpp): fields read as r.x / r['x'] and stored, r a record element.
   Type record_attribute(Expr& e, const Type& record);
@@ -613,6 +650,8 @@ class FunctionTyper {
   Type cuda_call(Expr& e, const Intrinsic& in);
   Type cuda_array_alloc(Expr& e, const Intrinsic& in, std::vector<Expr*> args);
   Type cuda_atomic(Expr& e, const Intrinsic& in);
+  /// An atomic's index (typer_atomic_index.cpp): each item is cast to intp, as numba-cuda does.
+  std::vector<Type> atomic_indices(Expr& index, const std::string& shown);
   // Cache-hinted loads and stores (typer_cache_hints.cpp): cuda.ldca/ldcg/ldcs/ldlu/ldcv, stcg/stcs/stwb/stwt.
   static bool is_cache_hint(std::string_view name);
   Type cache_hint(Expr& e, const Intrinsic& in);
@@ -696,6 +735,14 @@ class FunctionTyper {
   /// `x is None` / `x is not None`: a constant when x's type says (the node becomes a Bool marked by
   /// is_none_test, and the If it guards is pruned), a run-time test when x is Optional.
   Type is_none(Expr& e);
+  /// `x is y` / `x is not y` of two values that are not None (typer_none.cpp).
+  Type is_value(Expr& e, const Type& a, const Type& b, bool negate);
+  /// Whether an if's (typed) test is decided when the function is compiled, by numba's dead_branch_prune
+  /// rules (typer_branch_prune.cpp); nullopt: tested at run time.
+  std::optional<bool> pruned_test(const Expr& test);
+  std::optional<PruneValue> prune_operand(const Expr& e, int depth);
+  /// `x == None` / `x != None` where one side's type is none (typer_none.cpp).
+  Type equals_none(Expr& e, const Type& a, const Type& b);
   /// numba.cuda.random.X / cubridge.random.X (module spellings and aliases of the random device functions,
   /// which the Python API adds as units): X's definition, nullptr for other paths (typer_calls.cpp).
   const FunctionDef* random_function(const Expr& e, const std::string& path);

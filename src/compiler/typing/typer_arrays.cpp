@@ -27,6 +27,7 @@ std::optional<std::int64_t> FunctionTyper::const_int(const Expr& e) {
     const Constant* c = constant_of(e.name, e.loc);
     if (c && c->type.is_int()) return c->type.is_signed() ? c->i : static_cast<std::int64_t>(c->u);
   }
+  if (e.kind == ExprKind::Name && slot_of(e.name) >= 0) return single_definition_int(e.name);
   return std::nullopt;
 }
 

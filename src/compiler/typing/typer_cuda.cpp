@@ -258,7 +258,7 @@ Type FunctionTyper::cuda_array_alloc(Expr& e, const Intrinsic& in, std::vector<E
   }
   if (!ok || dims.empty())
     error(shape->loc, shown + ": the shape must be an integer constant or a tuple of them (literals, or module-level "
-                              "or closure constants), known when the kernel is compiled");
+                              "or closure constants, or a local variable assigned one constant once), known when the kernel is compiled");
   bool dynamic = name == "shared.array" && dims.size() == 1 && dims[0] == 0;
   std::int64_t count = 1;
   for (std::int64_t d : dims) {
@@ -306,7 +306,7 @@ Type FunctionTyper::cuda_atomic(Expr& e, const Intrinsic& in) {
   if (cas_short) {
     if (arr.ndim() != 1) error(e.kids[1]->loc, shown + "() takes a 1-d array (it works on element 0), got " + arr.name());
   } else {
-    idx = array_indices(*e.kids[2], arr, e.loc);
+    idx = atomic_indices(*e.kids[2], shown);
     if (idx.empty()) return Type();
     if (static_cast<int>(idx.size()) != arr.ndim())
       error(e.kids[2]->loc, shown + "(): the index must name one element: " + std::to_string(arr.ndim()) +
