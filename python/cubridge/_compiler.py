@@ -66,16 +66,17 @@ def compile(pyfunc: Callable[..., Any], sig: Any, debug: bool = False, lineinfo:
 
 
 def _compile_result(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=False, cc=None, opt=True,
-                    abi="c", abi_info=None, output="ptx", cache=False, directives=None):
+                    abi="c", abi_info=None, output="ptx", cache=False, directives=None, links=None):
     """compile()'s whole result: code, name (the entry's), result_type, cooperative, raise_sites (for
     @cubridge.jit). `directives` (a JitOptions) carries numba-cuda's max_registers and launch_bounds, which
-    the compiler writes into the kernel's PTX itself."""
+    the compiler writes into the kernel's PTX itself. `links` (a list) gets the link items of the external
+    device functions the code calls (declare_device), which the kernel is linked with when loaded."""
     o = _options(debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output)
     if directives is not None:
         bounds = directives.launch_bounds + (0, 0, 0)
         o.max_registers = directives.max_registers or 0
         o.max_threads_per_block, o.min_blocks_per_sm, o.max_blocks_per_cluster = bounds[:3]
-    source, name = _collect(pyfunc, o)
+    source, name = _collect(pyfunc, o, links)
     signature = as_signature(sig)
     if output == "llvm":  # the front end's NVVM IR, before libNVVM (numba-cuda's inspect_llvm)
         return _core._compile_source_to_ir(source, name, signature, o)

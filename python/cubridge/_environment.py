@@ -10,7 +10,7 @@ import sys
 import types as _pytypes
 from typing import Any
 
-from . import _intrinsics, _numba_extensions, _records, _scalar_types
+from . import _external_functions, _intrinsics, _numba_extensions, _records, _scalar_types
 from ._core import CompileError
 from ._raise_sites import _register_exception_class
 from ._source import _source_of
@@ -129,6 +129,22 @@ class _Environment:
         self.bound: set[str] = set()
         self.deferred: list = []  # (function, alias) reached through modules: added after bind's own names
         self.signatures: dict = {}  # function -> the signatures a numba-cuda device dispatcher declared for it
+        self.externals: dict = {}  # name the code calls -> ExternalFunction (cuda.declare_device)
+        self.links: list = []  # the link items of the external functions reached, each once
+
+    def external(self, name: str, f) -> None:
+        """An external device function (declare_device) the code calls `name`: declared to the compiler, its
+        link items kept for the kernel's link."""
+        other = self.externals.get(name)
+        if other is not None and (other.name, other.sig, other.abi) != (f.name, f.sig, f.abi):
+            raise CompileError(f"two different external functions are called by the name {name!r} ({other.name}: "
+                               f"{other.sig} and {f.name}: {f.sig}); bind them to different names")
+        if other is None:
+            self.externals[name] = f
+            self.options.add_external_function(name, f.name, f.sig, f.abi)
+        for item in f.link:
+            if not any(item is x or (isinstance(x, str) and x == item) for x in self.links):
+                self.links.append(item)
 
     def function(self, fn, alias: str | None, strict: bool = True) -> None:
         """Compiles fn too; `alias` is the name or path the code calls it by when not fn.__name__. Not
@@ -196,6 +212,10 @@ class _Environment:
                 env[n] = f.__globals__[n]
         options, imports = self.options, self.imports
         for n, v in env.items():
+            if (x := _external_functions.external_function(v)) is not None:
+                self.external(n, x)  # cuda.declare_device: linked code called by its symbol (checked per function)
+                self.bound.add(n)
+                continue
             if n in self.bound or not n.isidentifier():  # pytest's assertion rewriting adds "@py_builtins"
                 continue
             inner = _random_stand_in(getattr(v, "py_func", v))
@@ -249,8 +269,9 @@ class _Environment:
             self._add(fn, alias, strict=False)
 
 
-def _collect(pyfunc, options) -> tuple[str, str]:
-    """Fills options with constants, imports, extra units and function aliases; returns (source, function name)."""
+def _collect(pyfunc, options, links: list | None = None) -> tuple[str, str]:
+    """Fills options with constants, imports, extra units and function aliases; returns (source, function name).
+    `links` gets the link items of the external device functions (declare_device) the code calls."""
     fn = _random_stand_in(getattr(pyfunc, "py_func", pyfunc))  # numba dispatchers; numba.cuda.random's are ours
     if not isinstance(fn, _pytypes.FunctionType):
         raise TypeError(f"pyfunc must be a Python function, got {type(pyfunc).__name__}")
@@ -269,6 +290,8 @@ def _collect(pyfunc, options) -> tuple[str, str]:
             env.defaults(f)
     if env.imports:
         options.add_unit("\n".join(env.imports) + "\n", "<imports>", 1)
+    if links is not None:
+        links.extend(env.links)
     return source, _def_name(fn)
 
 

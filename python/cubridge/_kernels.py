@@ -95,9 +95,10 @@ class Dispatcher:
                 cc = _compiler._current_cc() if _core.driver_available() else None
             except Exception:  # no usable device: the lowest architecture, JIT-compiled on load
                 cc = None
+            links: list = []  # what the external device functions it calls (declare_device) link with
             r = _compiler._compile_result(self.py_func, sig, device=False, abi="numba", cc=cc,
-                                          directives=self._options, **self._options.compiler())
-            self.overloads[sig] = CompiledKernel(self, sig, r, cc)
+                                          directives=self._options, links=links, **self._options.compiler())
+            self.overloads[sig] = CompiledKernel(self, sig, r, cc, tuple(links))
         return self.overloads[sig]
 
     def inspect_ptx(self) -> dict[str, str]:
@@ -159,8 +160,8 @@ class Dispatcher:
         k = self._kernels.get((sig, device))
         if k is None or not k.module.valid:  # first launch on this device, or the context was closed since
             code = compiled.ptx
-            if self._options.link:
-                code = link_image(code, self._options, _compiler._current_cc())
+            if self._options.link or compiled.links:
+                code = link_image(code, self._options, _compiler._current_cc(), compiled.links)
             k = load_kernel(code, compiled.entry_name, sig, device=device)
             k.cooperative = compiled.cooperative  # cuda.cg grid sync: launched cooperatively
             k.python_name = self.__name__  # messages name `add`, not _ZN8__main__3addE...

@@ -64,6 +64,13 @@ void bind_compiler(nb::module_& m) {
       })
       .def("add_declared_signature", [](CompileOptions& o, const std::string& function, const Signature& signature) {
         o.declared_signatures[function].push_back(signature);
+      })
+      .def("add_external_function", [](CompileOptions& o, const std::string& name, std::string symbol,
+                                       const Signature& signature, std::string_view abi) {
+        if (abi != "numba" && abi != "c")
+          throw cubridge::InvalidArgument("external function '" + name + "': abi '" + std::string(abi) +
+                                          "' is not valid; expected 'numba' or 'c'");
+        o.external_functions[name] = {std::move(symbol), signature, abi == "c" ? Abi::c : Abi::numba};
       });
 
   nb::class_<CompileResult>(m, "_CompileResult")

@@ -69,6 +69,16 @@ Constant constant_from_text(std::string_view type_name, std::string_view text);
 enum class Abi { c, numba };
 enum class Output { ptx, ltoir };
 
+/// A device function defined outside the compiled code (numba-cuda's cuda.declare_device: CUDA C++, PTX or
+/// LTO-IR linked with the kernel), called by `symbol` with `signature`: under the Numba ABI as
+/// `int symbol(R* result, args...)` returning a status (non-zero: the caller returns it, as numba-cuda's
+/// callers do), under the C ABI as `R symbol(args...)`. Arguments are numbers or C pointers.
+struct ExternalFunction {
+  std::string symbol;
+  Signature signature;
+  Abi abi = Abi::numba;
+};
+
 struct CompileOptions {
   bool debug = false;
   bool lineinfo = false;
@@ -126,6 +136,9 @@ struct CompileOptions {
   /// call picks one by Numba's overload score and converts its arguments to it (unsafely where needed:
   /// 1.5 -> int64 is 1), and a declared return type converts the result.
   std::map<std::string, std::vector<Signature>, std::less<>> declared_signatures;
+  /// Names bound outside the source to external device functions (cuda.declare_device), by the name the
+  /// code calls them by.
+  std::map<std::string, ExternalFunction, std::less<>> external_functions;
 };
 
 /// Where the time went, in seconds.

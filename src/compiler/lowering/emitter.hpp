@@ -94,6 +94,8 @@ class FunctionEmitter {
   Value scalar_view(const Expr& e);
   /// numba.cuda.libdevice.<name>(...) (emit_libdevice.cpp).
   Value libdevice_call(const Expr& e, const std::vector<Value>& args);
+  /// A call of an external device function (cuda.declare_device; emit_external_calls.cpp).
+  Value external_call(const Expr& e, const std::vector<Value>& args);
   /// numba.cuda.fp16.<name>(...) (emit_fp16.cpp).
   Value fp16_call(const Expr& e, const std::vector<Value>& args);
   Value builtin(const Expr& e, const std::vector<Value>& args);

@@ -654,6 +654,9 @@ class FunctionTyper {
   Type fp16_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
   Type user_call(Expr& e, const FunctionDef& def, const std::vector<Type>& args, bool unknown,
                  const std::vector<StaticBinding>* statics = nullptr);
+  /// A call of an external device function (cuda.declare_device) the code calls `name`
+  /// (typer_external_calls.cpp).
+  Type external_call(Expr& e, const std::string& name, const ExternalFunction& f);
   // Compile-time arguments (typer_static_arguments.cpp): numba types a function, a type, an intrinsic or a
   // literal passed to a device function as part of the callee's type, so the callee is compiled for it.
   /// What argument `a` binds parameter `param` of `def` to at compile time, or nullopt for a run-time value.

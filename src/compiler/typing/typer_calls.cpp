@@ -38,6 +38,8 @@ Type FunctionTyper::call(Expr& e) {
     else if (slot_of(callee.name) >= 0) error(callee.loc, "'" + callee.name + "' is a local variable, not a function");
     if (auto refused = prog_.options.refused_functions.find(callee.name); refused != prog_.options.refused_functions.end())
       error(callee.loc, refused->second);
+    if (auto x = prog_.options.external_functions.find(callee.name); x != prog_.options.external_functions.end())
+      return external_call(e, x->first, x->second);
     auto imp = prog_.imports.find(callee.name);
     if (path.empty() && imp != prog_.imports.end()) path = imp->second;
   }
