@@ -1,7 +1,7 @@
 // Internal: calls of external device functions (cuda.declare_device; see emitter.hpp), as numba-cuda
 // calls them: the symbol declared and called with the arguments converted to the declared parameters,
-// in their in-memory representation (bool as i8). Numba ABI: `i32 symbol(R* result, args...)`, and a
-// non-zero status returns from the calling function (numba-cuda's callers propagate it); C ABI:
+// in their in-memory representation (bool as i8). Numba ABI: `i32 symbol(R* result, args...)`, and an
+// error status (other than 0 and -2) returns from the calling function (numba-cuda's callers propagate it); C ABI:
 // `R symbol(args...)`.
 #include "compiler/lowering/emitter.hpp"
 
@@ -36,7 +36,9 @@ Value FunctionEmitter::external_call(const Expr& e, const std::vector<Value>& ar
   }
   std::string status = ins("call i32 @" + f.symbol + "(" + values + ")");
   std::string ok = label("external_ok"), fail = label("external_status");
-  cond_br(ins("icmp eq i32 " + status + ", 0"), ok, fail);
+  // numba's MinimalCallConv: 0 (OK) and -2 (a None result) are success, anything else an error status
+  std::string is_ok = ins("icmp eq i32 " + status + ", 0"), is_none = ins("icmp eq i32 " + status + ", -2");
+  cond_br(ins("or i1 " + is_ok + ", " + is_none), ok, fail);
   start_block(fail);
   line("ret i32 " + status);
   terminated_ = true;
