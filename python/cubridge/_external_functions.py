@@ -159,12 +159,18 @@ def link_inputs(items, arch, *, debug=False, lineinfo=False) -> list:
 
 
 def _toolkit_includes() -> list[str]:
-    """The toolkit's include directories (cuda_runtime.h, curand_kernel.h), where found."""
+    """The include directories NVRTC gets for linked CUDA C++, as numba-cuda gives them: the extra search
+    paths numba-cuda is configured with (numba.cuda.config.CUDA_NVRTC_EXTRA_SEARCH_PATHS, else
+    $NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS; ':'-separated), then the toolkit's (cuda_runtime.h, curand_kernel.h)."""
     from ._linker import toolkit_homes
-    dirs = []
+    config = sys.modules.get("numba.cuda.config")
+    extra = getattr(config, "CUDA_NVRTC_EXTRA_SEARCH_PATHS", None) if config is not None else None
+    if not isinstance(extra, str):
+        extra = os.environ.get("NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS", "")
+    dirs = [d for d in extra.split(":") if d]
     for home in toolkit_homes():
         for sub in ("include", os.path.join("targets", "x86_64-linux", "include")):
             d = os.path.join(home["path"], sub)
             if os.path.isfile(os.path.join(d, "cuda_runtime.h")) and d not in dirs:
-                dirs.append(d)
-    return dirs[:1]
+                return [*dirs, d]
+    return dirs

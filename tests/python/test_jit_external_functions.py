@@ -219,3 +219,15 @@ def test_numba_declare_device_is_read():
     def kernel(r, x):
         r[0] = declared(x[0])
     assert "declare i32 @times2(i32*, i32)" in _ir(kernel)
+
+
+def test_cuda_cpp_sees_the_toolkit_headers_and_the_extra_search_paths(tmp_path, monkeypatch):
+    (tmp_path / "scale.h").write_text("#define SCALE 7\n")
+    source = CUSource('#include <cuda_runtime.h>\n#include "scale.h"\n'
+                      'extern "C" __device__ int scaled(int* out, int a) { *out = a * SCALE; return 0; }', "scaled.cu")
+    monkeypatch.setenv("NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS", str(tmp_path))
+    scaled = cubridge.declare_device("scaled", "int32(int32)", link=source)
+
+    def kernel(r, x):
+        r[0] = scaled(x[0])
+    assert _linked(kernel)[:4] == b"\x7fELF"
