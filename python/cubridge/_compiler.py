@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import _core, _jit_options, _linker, _logging
+from . import _core, _jit_options, _linker, _logging, _overload_binding
 from ._core import CompileError
 from ._environment import _collect  # noqa: F401  (tests and bench read the collected source)
 from ._raise_sites import exception_args, exception_class  # noqa: F401  (the launcher of debug kernels)
@@ -71,17 +71,33 @@ def _compile_result(pyfunc, sig, debug=False, lineinfo=False, device=True, fastm
     @cubridge.jit). `directives` (a JitOptions) carries numba-cuda's max_registers and launch_bounds, which
     the compiler writes into the kernel's PTX itself. `links` (a list) gets the link items of the external
     device functions the code calls (declare_device), which the kernel is linked with when loaded."""
-    o = _options(debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output)
-    if directives is not None:
-        bounds = directives.launch_bounds + (0, 0, 0)
-        o.max_registers = directives.max_registers or 0
-        o.max_threads_per_block, o.min_blocks_per_sm, o.max_blocks_per_cluster = bounds[:3]
-    source, name = _collect(pyfunc, o, links)
+    def options():
+        o = _options(debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output)
+        if directives is not None:
+            bounds = directives.launch_bounds + (0, 0, 0)
+            o.max_registers = directives.max_registers or 0
+            o.max_threads_per_block, o.min_blocks_per_sm, o.max_blocks_per_cluster = bounds[:3]
+        return o
+    attempt = options()
     signature = as_signature(sig)
     if output == "llvm":  # the front end's NVVM IR, before libNVVM (numba-cuda's inspect_llvm)
-        return _core._compile_source_to_ir(source, name, signature, o)
-    compile_source = _core._compile_source_cached if cache else _core._compile_source
-    r = compile_source(source, name, signature, o)
+        compile_source = _core._compile_source_to_ir
+    else:
+        compile_source = _core._compile_source_cached if cache else _core._compile_source
+    overloads = _overload_binding.Overloads()
+    while True:  # once more per @overload call resolved (the front end reports each: _overload_binding)
+        found: list = []
+        source, name = _collect(pyfunc, attempt, found, overloads)
+        try:
+            r = compile_source(source, name, signature, attempt)
+            break
+        except _core.OverloadNeeded as needed:
+            overloads.add(needed)
+            attempt = options()
+    if links is not None:
+        links.extend(found)
+    if output == "llvm":
+        return r
     log = _logging.debug_logger()
     if log is not None and not _toolkit_logged:
         _log_toolkit(log)

@@ -10,7 +10,7 @@ import sys
 import types as _pytypes
 from typing import Any
 
-from . import _external_functions, _intrinsics, _numba_extensions, _records, _scalar_types
+from . import _external_functions, _intrinsics, _numba_extensions, _overload_binding, _records, _scalar_types
 from ._core import CompileError
 from ._raise_sites import _register_exception_class
 from ._source import _source_of
@@ -107,7 +107,7 @@ def _compiled_from_body(v) -> bool:
     numba's stubs, nor a function numba implements through an @overload or @intrinsic (_numba_extensions)."""
     inner = getattr(v, "py_func", v)
     return isinstance(inner, _pytypes.FunctionType) and _numba_extensions.numba_path(inner) is None and \
-        _numba_extensions.refusal(getattr(inner, "__name__", "?"), v) is None
+        _numba_extensions.refusal(getattr(inner, "__name__", "?"), v) is None and not _overload_binding.overloaded(v)
 
 
 def _inline_policy(v) -> str | None:
@@ -121,8 +121,9 @@ class _Environment:
     """What one compilation collects from the functions' globals and closures: units (the source of each
     function reached), aliases (names a function is called by other than its own), constants and imports."""
 
-    def __init__(self, options, entry):
+    def __init__(self, options, entry, overloads=None):
         self.options = options
+        self.overloads = overloads if overloads is not None else _overload_binding.Overloads()
         self.imports: list[str] = []
         self.by_name: dict[str, Any] = {_def_name(entry): entry}  # functions compiled by their own name
         self.queue = [entry]
@@ -177,6 +178,22 @@ class _Environment:
                                f"{fn.__module__}.{fn.__qualname__}); cubridge compiles helpers by their name: rename one")
         if alias is not None and alias != name:
             self.options.add_function_alias(alias, name)
+
+    def overloaded(self, name: str, f) -> None:
+        """A function numba implements through an @overload, called `name`: the implementations resolved so far
+        for its calls are compiled too (renamed: implementations are often all called `impl`)."""
+        self.overloads.functions[name] = f
+        self.options.add_overloaded_function(name)
+        for r in self.overloads.resolutions:
+            if r.function is not f:
+                continue
+            self.options.add_overload_resolution(name, list(r.arg_types), list(r.keywords), r.unit_name)
+            if r.unit_name not in self.by_name:
+                src, fname, line = _source_of(r.implementation)
+                fn, text = _overload_binding.renamed_unit(r.implementation, r.unit_name, src)
+                self.by_name[r.unit_name] = fn
+                self.queue.append(fn)
+                self.options.add_unit(text, fname, line)
 
     def module_members(self, module: _pytypes.ModuleType, names: set[str], path: str, depth: int = 0) -> None:
         """mod.fn, mod.CONST and pkg.sub.fn: the members of a user module that the code names."""
@@ -233,6 +250,8 @@ class _Environment:
                 imports.append(f"import {inner.__module__}.{inner.__name__} as {n}")
             elif isinstance(inner, _pytypes.FunctionType) and (path := _numba_extensions.numba_path(inner)):
                 imports.append(f"import {path} as {n}")  # numba's stubs (cuda.ldcg, libdevice.sin): never their body
+            elif _overload_binding.overloaded(v):
+                self.overloaded(n, getattr(v, "py_func", v))  # a user's @overload: its implementation per call
             elif (why := _numba_extensions.refusal(n, v)) is not None:
                 options.add_refused_function(n, why)  # a user's @overload / @intrinsic: refused where called
             elif isinstance(inner, _pytypes.FunctionType):
@@ -269,9 +288,11 @@ class _Environment:
             self._add(fn, alias, strict=False)
 
 
-def _collect(pyfunc, options, links: list | None = None) -> tuple[str, str]:
+def _collect(pyfunc, options, links: list | None = None, overloads=None) -> tuple[str, str]:
     """Fills options with constants, imports, extra units and function aliases; returns (source, function name).
-    `links` gets the link items of the external device functions (declare_device) the code calls."""
+    `links` gets the link items of the external device functions (declare_device) the code calls; `overloads`
+    (an _overload_binding.Overloads) gives the @overload implementations resolved so far and gets the
+    functions bound to overloaded names."""
     fn = _random_stand_in(getattr(pyfunc, "py_func", pyfunc))  # numba dispatchers; numba.cuda.random's are ours
     if not isinstance(fn, _pytypes.FunctionType):
         raise TypeError(f"pyfunc must be a Python function, got {type(pyfunc).__name__}")
@@ -282,7 +303,7 @@ def _collect(pyfunc, options, links: list | None = None) -> tuple[str, str]:
     options.filename = filename
     options.first_line = first
     options.module_name = fn.__module__ or "__main__"
-    env = _Environment(options, fn)
+    env = _Environment(options, fn, overloads)
     while env.queue:
         f = env.queue.pop()
         env.bind(f)

@@ -657,6 +657,9 @@ class FunctionTyper {
   /// A call of an external device function (cuda.declare_device) the code calls `name`
   /// (typer_external_calls.cpp).
   Type external_call(Expr& e, const std::string& name, const ExternalFunction& f);
+  /// A call of a function numba implements through an @overload (typer_overload_calls.cpp): the resolved
+  /// implementation's call, or OverloadNeeded for argument types not resolved yet.
+  Type overloaded_call(Expr& e, const std::string& name, const std::vector<OverloadResolution>& resolutions);
   // Compile-time arguments (typer_static_arguments.cpp): numba types a function, a type, an intrinsic or a
   // literal passed to a device function as part of the callee's type, so the callee is compiled for it.
   /// What argument `a` binds parameter `param` of `def` to at compile time, or nullopt for a run-time value.

@@ -40,6 +40,8 @@ Type FunctionTyper::call(Expr& e) {
       error(callee.loc, refused->second);
     if (auto x = prog_.options.external_functions.find(callee.name); x != prog_.options.external_functions.end())
       return external_call(e, x->first, x->second);
+    if (auto o = prog_.options.overloads.find(callee.name); o != prog_.options.overloads.end())
+      return overloaded_call(e, o->first, o->second);
     auto imp = prog_.imports.find(callee.name);
     if (path.empty() && imp != prog_.imports.end()) path = imp->second;
   }
