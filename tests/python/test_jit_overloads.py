@@ -34,7 +34,9 @@ def _numba_cuda_extending():
 
 
 overload = _numba_cuda_extending().overload
-from numba.core import types  # noqa: E402
+from cubridge._overload_binding import _numba_types  # noqa: E402
+
+types = _numba_types()  # the type objects the overload functions are called with
 
 CC = (9, 0)
 
