@@ -124,11 +124,9 @@ def resolve(function, name: str, arg_types, keywords, index: int) -> Resolution:
         if not isinstance(impl, _pytypes.FunctionType):
             raise CompileError(f"{where}: the numba @overload {template._overload_func.__qualname__} returned "
                                f"{result!r}, not a Python function cubridge can compile")
-        if impl.__name__ == "<lambda>":
-            raise CompileError(f"{where}: the numba @overload {template._overload_func.__qualname__} returned a "
-                               f"lambda, which cubridge cannot compile; define the implementation with def")
         _check_strict(template, impl, where)
-        return Resolution(function, arg_types, keywords, impl, f"{impl.__code__.co_name}__overload_{name}_{index}")
+        base = "lambda" if impl.__name__ == "<lambda>" else impl.__code__.co_name
+        return Resolution(function, arg_types, keywords, impl, f"{base}__overload_{name}_{index}")
     raise CompileError(f"{where}: no implementation of the numba @overload'ed function "
                        f"{function.__module__}.{function.__qualname__} for these argument types (each overload "
                        f"function numba-cuda would use returned None)")
@@ -152,17 +150,46 @@ _DEF = re.compile(r"^(\s*)def\s+([A-Za-z_]\w*)\s*\(", re.MULTILINE)
 
 
 def renamed_unit(impl, unit_name: str, source: str) -> tuple[_pytypes.FunctionType, str]:
-    """The implementation as a function named `unit_name` and its source with the def renamed to it."""
-    m = _DEF.search(source)
-    if m is None or m.group(2) != impl.__code__.co_name:
-        raise CompileError(f"cannot find 'def {impl.__code__.co_name}' in the source of the @overload "
-                           f"implementation {impl.__qualname__}")
-    text = source[:m.start(2)] + unit_name + source[m.end(2):]
+    """The implementation as a function named `unit_name` and its source with the def renamed to it (a
+    lambda, as numba's tests often return, becomes `def unit_name(params): return body`)."""
+    if impl.__name__ == "<lambda>":
+        text = _lambda_as_def(impl, unit_name, source)
+    else:
+        m = _DEF.search(source)
+        if m is None or m.group(2) != impl.__code__.co_name:
+            raise CompileError(f"cannot find 'def {impl.__code__.co_name}' in the source of the @overload "
+                               f"implementation {impl.__qualname__}")
+        text = source[:m.start(2)] + unit_name + source[m.end(2):]
     fn = _pytypes.FunctionType(impl.__code__.replace(co_name=unit_name), impl.__globals__, unit_name,
                                impl.__defaults__, impl.__closure__)
     fn.__kwdefaults__ = impl.__kwdefaults__
     fn.__module__ = impl.__module__
     return fn, text
+
+
+def _lambda_as_def(impl, unit_name: str, source: str) -> str:
+    """`lambda a, b=1: body` found in `source` (the lines the lambda is on) as a def named unit_name; the one
+    lambda there whose parameters are the implementation's (two alike on one line are refused: which one
+    Python made cannot be told from the text)."""
+    import ast
+    tree = None
+    for text in (source, source.strip()):
+        try:
+            tree = ast.parse(text)
+            source = text
+            break
+        except SyntaxError:
+            continue
+    code = impl.__code__
+    params = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+    found = [] if tree is None else [
+        n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and
+        [a.arg for a in (*n.args.posonlyargs, *n.args.args, *n.args.kwonlyargs)] == params]
+    if len(found) != 1:
+        raise CompileError(f"the @overload implementation {impl.__qualname__} is a lambda that cannot be told apart "
+                           f"in its source line; define the implementation with def")
+    node = found[0]
+    return f"def {unit_name}({ast.unparse(node.args)}):\n    return {ast.get_source_segment(source, node.body)}\n"
 
 
 def overloaded(v) -> bool:

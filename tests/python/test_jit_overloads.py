@@ -233,3 +233,32 @@ def test_implementations_named_alike_stay_apart():
 def test_overloads_through_a_kernel_dispatcher():
     compiled = cubridge.jit(k_calls).compile("void(int32[::1])")
     assert ".entry" in compiled.ptx and "mul.lo.s32" in compiled.ptx
+
+
+def test_a_lambda_implementation_calling_an_external_function():
+    bar = cubridge.declare_device("bar", "int32(int32)")
+
+    def bar_call(val):
+        pass
+
+    @overload(bar_call, target="cuda")
+    def _ol_bar_call(a):
+        return lambda a: bar(a)
+
+    def k(r, x):
+        r[0] = bar_call(x[0])
+    ir = _ir(k, "void(int32[::1], int32[::1])")
+    assert "lambda__overload_bar_call_0" in ir and "call i32 @bar(" in ir
+
+
+def test_two_lambdas_alike_on_one_line_are_refused():
+    def two(): pass  # noqa: E704
+
+    @overload(two)
+    def _ol_two(a):
+        return [lambda a: a + 1, lambda a: a + 2][0]
+
+    def k(r, x):
+        r[0] = two(x[0])
+    with pytest.raises(cubridge.CompileError, match="is a lambda that cannot be told apart"):
+        _ir(k, "void(int32[::1], int32[::1])")
