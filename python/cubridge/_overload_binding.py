@@ -133,17 +133,31 @@ def resolve(function, name: str, arg_types, keywords, index: int) -> Resolution:
 
 
 def _check_strict(template, impl, where: str) -> None:
-    """numba's strict overloads (the default): the implementation takes the overload function's parameters."""
-    if not getattr(template, "_strict", True):
-        return
+    """numba's strict overloads (the default): the implementation takes the overload function's parameters,
+    of the same kinds, with the same default values, and neither uses **kwargs."""
     import inspect
     ol = inspect.signature(template._overload_func)
     im = inspect.signature(impl)
-    if list(ol.parameters) != list(im.parameters) or \
-            [p.kind for p in ol.parameters.values()] != [p.kind for p in im.parameters.values()]:
-        raise CompileError(f"{where}: typing and implementation signatures differ: the overload function takes "
-                           f"{ol} but its implementation {impl.__qualname__} takes {im} (numba's strict overloads "
-                           f"require the same parameters)")
+    for what, sig in (("typing", ol), ("implementation", im)):
+        for p in sig.parameters.values():
+            if p.kind is p.VAR_KEYWORD and (getattr(template, "_strict", True) or what == "implementation"):
+                raise CompileError(f"{where}: use of VAR_KEYWORD (e.g. **kwargs) is unsupported in the {what} "
+                                   f"function of a numba @overload; offending argument name is '**{p.name}'")
+    if not getattr(template, "_strict", True):
+        return
+    ops, ips = list(ol.parameters.values()), list(im.parameters.values())
+    differs = None
+    if [p.name for p in ops] != [p.name for p in ips]:
+        differs = "argument names"
+    elif [p.kind for p in ops] != [p.kind for p in ips]:
+        differs = "argument kinds"
+    elif [p.default for p in ops] != [p.default for p in ips]:
+        differs = "keyword argument default values"
+    if differs:
+        shown = lambda ps: ", ".join(f'<Parameter "{p}">' for p in ps)  # noqa: E731  (numba's spelling)
+        raise CompileError(f"{where}: Typing and implementation arguments differ in {differs}: the overload "
+                           f"function takes {shown(ops)}, its implementation {impl.__qualname__} takes "
+                           f"{shown(ips)}; numba's strict overloads require the same parameters")
 
 
 _DEF = re.compile(r"^(\s*)def\s+([A-Za-z_]\w*)\s*\(", re.MULTILINE)

@@ -216,7 +216,7 @@ def test_defaults_and_keywords_reach_the_implementation():
 @pytest.mark.parametrize("fn, message", [
     (literal, r"asks for literal argument types \(prefer_literal=True\)"),
     (pair, r"returned a \(signature, implementation\) pair"),
-    (mismatch, r"typing and implementation signatures differ"),
+    (mismatch, r"Typing and implementation arguments differ in argument names"),
 ])
 def test_what_cannot_be_compiled_faithfully_is_refused_by_name(fn, message):
     def k(r, x):
@@ -262,3 +262,32 @@ def test_two_lambdas_alike_on_one_line_are_refused():
         r[0] = two(x[0])
     with pytest.raises(cubridge.CompileError, match="is a lambda that cannot be told apart"):
         _ir(k, "void(int32[::1], int32[::1])")
+
+
+def test_strict_overloads_check_defaults_and_kwargs_as_numba_does():
+    def f(): pass  # noqa: E704
+    def g(): pass  # noqa: E704
+
+    @overload(f)
+    def _ol_f(a, kw=None):
+        def impl(a, kw=12):
+            return a
+        return impl
+
+    @overload(g)
+    def _ol_g(a, **kws):
+        def impl(a, kw=10):
+            return a
+        return impl
+
+    def kf(r, x):
+        r[0] = f(x[0], kw=1)
+
+    def kg(r, x):
+        r[0] = g(x[0], kw=1)
+    with pytest.raises(cubridge.CompileError, match=r"Typing and implementation arguments differ in keyword argument "
+                                                    r"default values: .*<Parameter \"kw=None\">.*<Parameter \"kw=12\">"):
+        _ir(kf, "void(int32[::1], int32[::1])")
+    with pytest.raises(cubridge.CompileError, match=r"use of VAR_KEYWORD \(e.g. \*\*kwargs\) is unsupported.*"
+                                                    r"offending argument name is '\*\*kws'"):
+        _ir(kg, "void(int32[::1], int32[::1])")
