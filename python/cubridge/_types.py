@@ -73,6 +73,7 @@ _NUMBA_TYPE_CONVERTERS: dict[str, Any] = {
     "Tuple": lambda t: Tuple(*(from_numba(e) for e in t.types)),
     "NoneType": lambda t: void,
     "CPointer": lambda t: Type._pointer(from_numba(t.dtype), False),
+    "RawPointer": lambda t: Type._pointer(void, False),  # numba's voidptr
     "Record": lambda t: Type.parse(str(t)),  # numba's str() of a Record is its spelling in our grammar
 }
 

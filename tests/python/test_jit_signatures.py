@@ -54,7 +54,8 @@ def test_numba_types_convert_to_ours(numba_type, ours):
 def test_the_conversion_is_table_driven_by_numba_type_class():
     # One entry per structured numba type class (found through the MRO: subclasses convert as their base),
     # so a new kind (records) adds a row; scalars convert by name.
-    assert set(_types._NUMBA_TYPE_CONVERTERS) == {"Array", "UniTuple", "Tuple", "NoneType", "CPointer", "Record"}
+    assert set(_types._NUMBA_TYPE_CONVERTERS) == {"Array", "UniTuple", "Tuple", "NoneType", "CPointer", "RawPointer",
+                                                  "Record"}
 
     class CUDAArrayLike(types.Array):  # numba-cuda's CUDAArray is such a subclass
         pass

@@ -34,6 +34,7 @@ Value FunctionEmitter::call(const Expr& e) {
   if (e.callee == Callee::Builtin && e.target == "print") return print(e);  // its arguments include strings
   if (e.callee == Callee::Builtin && e.target == "grid_sync") return grid_sync(e);
   if (e.callee == Callee::Builtin && e.target == "view") return scalar_view(e);  // its argument is a type
+  if (e.callee == Callee::Builtin && (e.target == "carray" || e.target == "farray")) return pointer_array(e);
   std::vector<Value> args;
   const std::vector<std::string>* statics =
       e.callee == Callee::UserFunction ? &m_.module.functions[static_cast<std::size_t>(e.callee_index)]->static_args

@@ -96,6 +96,12 @@ class FunctionEmitter {
   Value libdevice_call(const Expr& e, const std::vector<Value>& args);
   /// A call of an external device function (cuda.declare_device; emit_external_calls.cpp).
   Value external_call(const Expr& e, const std::vector<Value>& args);
+  // C pointers (emit_pointers.cpp).
+  std::string pointer_element(const Expr& e);
+  Value pointer_load(const Expr& e);
+  void pointer_store(const Expr& target, const Value& v);
+  void pointer_aug_assign(const Stmt& s);
+  Value pointer_array(const Expr& e);  ///< carray / farray: its dtype argument is a type, never evaluated
   /// numba.cuda.fp16.<name>(...) (emit_fp16.cpp).
   Value fp16_call(const Expr& e, const std::vector<Value>& args);
   Value builtin(const Expr& e, const std::vector<Value>& args);

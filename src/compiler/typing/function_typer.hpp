@@ -410,6 +410,7 @@ class FunctionTyper {
         Expr& idx = *e.kids[1];
         if (base.is_array()) return array_subscript(e, base);
         if (base.is_record()) return record_subscript(e, base);
+        if (base.is_pointer()) return pointer_subscript(e, base);
         if (base.is_unknown()) return base;
         if (!base.is_tuple()) error(e.loc, "cannot index a value of type " + base.name() + " (tuples and arrays support [i])");
         if (idx.kind == ExprKind::Unsupported || idx.kind == ExprKind::Slice)
@@ -657,6 +658,11 @@ class FunctionTyper {
   /// A call of an external device function (cuda.declare_device) the code calls `name`
   /// (typer_external_calls.cpp).
   Type external_call(Expr& e, const std::string& name, const ExternalFunction& f);
+  // C pointers (typer_pointers.cpp): p[i] loads and p[i] = v stores.
+  Type pointer_subscript(Expr& e, const Type& base);
+  void pointer_store(Expr& target, const Type& base, const Type& value);
+  /// numba's carray(ptr, shape, dtype=None) / farray: an array over the memory a pointer points to.
+  Type pointer_array(Expr& e, const std::string& shown, bool fortran);
   /// A call of a function numba implements through an @overload (typer_overload_calls.cpp): the resolved
   /// implementation's call, or OverloadNeeded for argument types not resolved yet.
   Type overloaded_call(Expr& e, const std::string& name, const std::vector<OverloadResolution>& resolutions);

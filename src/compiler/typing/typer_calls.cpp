@@ -49,6 +49,10 @@ Type FunctionTyper::call(Expr& e) {
   if (path.empty() && callee.kind == ExprKind::Name && callee.name == "print" && !prog_.functions.count("print"))
     return print_call(e);
   if (const FunctionDef* def = user_function(callee, path)) return module_function_call(e, *def);
+  // numba's carray/farray (their dtype argument is a type, typed by pointer_array itself)
+  for (std::string_view module : {"numba.", "numba.np.numpy_support.", "numba.cuda.np.numpy_support."})
+    if (path == std::string(module) + "carray" || path == std::string(module) + "farray")
+      return pointer_array(e, path.substr(path.rfind('.') + 1), path.ends_with("farray"));
   bool unknown = false;
   std::vector<Type> args = args_of(e, unknown);
   e.formals = args;
