@@ -166,3 +166,39 @@ def test_pointers_pass_to_device_and_external_functions():
         consume(p)
     with pytest.raises(cubridge.CompileError, match=r"argument 1 is float32\*, which does not convert to int32\*"):
         _ir(wrong_pointee, "void(float32*)")
+
+
+LOADS = ["ldca", "ldcg", "ldcs", "ldlu", "ldcv"]
+STORES = ["stcg", "stcs", "stwb", "stwt"]
+
+
+@pytest.mark.parametrize("op", LOADS)
+@pytest.mark.parametrize("dtype, bits", [(types.int8, 8), (types.float32, 32), (types.uint64, 64)])
+def test_cache_hinted_loads_through_pointers(op, dtype, bits):
+    load = getattr(numba.cuda, op, None) if hasattr(numba, "cuda") else None
+    if load is None:
+        pytest.skip(f"this numba has no numba.cuda.{op}")
+
+    def f_ptr(ptr, r, n):
+        for i in range(n):
+            r[i] = load(ptr, i)
+    ptx = _ptx(f_ptr, (types.CPointer(dtype), types.Array(dtype, 1, "C"), types.intp))
+    assert f"ld.global.{op[2:]}.b{bits}" in ptx  # numba-cuda's test_cache_hints.test_loads f_ptr
+
+
+@pytest.mark.parametrize("op", STORES)
+def test_cache_hinted_stores_through_pointers(op):
+    store = getattr(numba.cuda, op, None) if hasattr(numba, "cuda") else None
+    if store is None:
+        pytest.skip(f"this numba has no numba.cuda.{op}")
+
+    def f_ptr(ptr, values, n):
+        for i in range(n):
+            store(ptr, i, values[i])
+    ptx = _ptx(f_ptr, (types.CPointer(types.int16), types.Array(types.int16, 1, "C"), types.intp))
+    assert f"st.global.{op[2:]}.b16" in ptx
+
+    def f_void(ptr, values):
+        store(ptr, 0, values[0])
+    with pytest.raises(cubridge.CompileError, match=r"requires array of integer or float type, got void"):
+        _ptx(f_void, "void(void*, int16[::1])")
