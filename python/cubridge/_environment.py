@@ -250,6 +250,8 @@ class _Environment:
                 imports.append(f"import {inner.__module__}.{inner.__name__} as {n}")
             elif isinstance(inner, _pytypes.FunctionType) and (path := _numba_extensions.numba_path(inner)):
                 imports.append(f"import {path} as {n}")  # numba's stubs (cuda.ldcg, libdevice.sin): never their body
+            elif _external_functions.is_cffi_ffi(v):
+                imports.append(f"import cffi.ffi as {n}")  # ffi.from_buffer(array): the array's data pointer
             elif _overload_binding.overloaded(v):
                 self.overloaded(n, getattr(v, "py_func", v))  # a user's @overload: its implementation per call
             elif (why := _numba_extensions.refusal(n, v)) is not None:

@@ -64,6 +64,11 @@ def declare_device(name: str, sig, link=None, use_cooperative: bool = False, abi
                             bool(use_cooperative))
 
 
+def is_cffi_ffi(v) -> bool:
+    """Whether v is a cffi FFI object (its from_buffer gives the pointers external functions take)."""
+    return type(v).__name__ == "FFI" and type(v).__module__.partition(".")[0] == "cffi"
+
+
 def external_function(v) -> ExternalFunction | None:
     """v as an ExternalFunction: cubridge's own, or numba-cuda's ExternFunction read from numba-cuda's
     registry (its link items and ABI); None for any other value."""

@@ -202,3 +202,45 @@ def test_cache_hinted_stores_through_pointers(op):
         store(ptr, 0, values[0])
     with pytest.raises(cubridge.CompileError, match=r"requires array of integer or float type, got void"):
         _ptx(f_void, "void(void*, int16[::1])")
+
+
+class FFI:
+    """The shape of cffi's FFI object (cffi.api.FFI) where cffi is not installed: only its type is read."""
+
+
+FFI.__module__ = "cffi.api"
+
+
+def _ffis():
+    ffis = [FFI()]
+    try:
+        import cffi
+        ffis.append(cffi.FFI())
+    except ImportError:
+        pass
+    return ffis
+
+
+@pytest.mark.parametrize("ffi", _ffis(), ids=lambda f: type(f).__module__)
+def test_ffi_from_buffer_gives_the_arrays_data_pointer(ffi):
+    array_mutator = cubridge.declare_device("array_mutator", "void(CPointer(int32))")
+
+    def mutate_array(x):
+        x_ptr = ffi.from_buffer(x)
+        array_mutator(x_ptr)
+    ir = _ir(mutate_array, "void(int32[::1])")
+    assert "call i32 @array_mutator(i8* " in ir and ", i32* " in ir
+
+    def slice_view(x, i):
+        array_mutator(ffi.from_buffer(x[i:]))
+    assert "@array_mutator" in _ir(slice_view, "void(int32[::1], int64)")
+
+    def strided(x):
+        array_mutator(ffi.from_buffer(x[::2]))
+    with pytest.raises(cubridge.CompileError, match=r"from_buffer\(\) unsupported on non-contiguous buffers"):
+        _ir(strided, "void(int32[::1])")
+
+    def wrong_dtype(x):
+        array_mutator(ffi.from_buffer(x))
+    with pytest.raises(cubridge.CompileError, match=r"argument 1 is float32\*, which does not convert to int32\*"):
+        _ir(wrong_dtype, "void(float32[::1])")

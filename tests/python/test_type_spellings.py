@@ -20,6 +20,7 @@ SPELLINGS = [
     ("readonly array(int64, 1d, A)", "readonly array(int64, 1d, A)", True),
     ("double[::1]", "array(float64, 1d, C)", True),
     ("float64*", "float64*", True), ("const float32 *", "const float32*", True), ("void*", "void*", True),
+    ("CPointer(float32)", "float32*", True), ("voidptr", "void*", True),  # numba's spellings of pointers
     ("Record(x=float32, y=int32)", "Record(x[type=float32;offset=0],y[type=int32;offset=4];8;False)", True),
     ("Record(x=float32, y=int32)[::1]",
      "unaligned array(Record(x[type=float32;offset=0],y[type=int32;offset=4];8;False), 1d, C)", True),

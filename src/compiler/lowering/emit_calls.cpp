@@ -62,6 +62,7 @@ Value FunctionEmitter::call(const Expr& e) {
         Value neg{ins("fsub " + llvm_value_type(c) + " " + float_const(-0.0, c).v + ", " + im.v), c};
         return make_aggregate(base.t, {extract(base, 0), neg});
       }
+      if (e.target == "ffi.from_buffer") return {array_field(args[0], 4).v, e.type};  // the data pointer
       if (e.target == "bit_count") {  // numba-cuda: i.bit_count() is cuda.popc(i), in i's own type
         Value base = expr(*e.kids[0]->kids[0]);
         std::string ty = llvm_value_type(e.type), fn = "@llvm.ctpop." + ty;

@@ -86,9 +86,10 @@ class FunctionTyper {
     if (t.is_unknown()) return;
     Type& cur = fn_.local_types[static_cast<std::size_t>(slot)];
     if (cur.is_unknown()) {
-      if (!(t.is_scalar() || t.is_tuple() || t.is_array() || t.is_grid_group() || t.is_record() || t.is_optional()))
+      if (!(t.is_scalar() || t.is_tuple() || t.is_array() || t.is_grid_group() || t.is_record() || t.is_optional() ||
+            t.is_pointer()))
         error(loc, "cannot assign a value of type " + t.name() + " to '" + std::string(name) +
-                       "'; variables hold numbers, tuples, arrays, records and Optional values");
+                       "'; variables hold numbers, tuples, arrays, records, C pointers and Optional values");
       cur = t;
       changed = true;
       return;
@@ -663,6 +664,8 @@ class FunctionTyper {
   void pointer_store(Expr& target, const Type& base, const Type& value);
   /// numba's carray(ptr, shape, dtype=None) / farray: an array over the memory a pointer points to.
   Type pointer_array(Expr& e, const std::string& shown, bool fortran);
+  /// cffi's ffi.from_buffer(array) (an FFI object bound outside the code): the array's data pointer.
+  Type ffi_from_buffer(Expr& e, const std::vector<Type>& args, bool unknown);
   /// A call of a function numba implements through an @overload (typer_overload_calls.cpp): the resolved
   /// implementation's call, or OverloadNeeded for argument types not resolved yet.
   Type overloaded_call(Expr& e, const std::string& name, const std::vector<OverloadResolution>& resolutions);

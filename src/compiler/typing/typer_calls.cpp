@@ -61,6 +61,7 @@ Type FunctionTyper::call(Expr& e) {
     auto dot = path.rfind('.');
     std::string mod = dot == std::string::npos ? "" : path.substr(0, dot);
     std::string fname = dot == std::string::npos ? path : path.substr(dot + 1);
+    if (path == "cffi.ffi.from_buffer") return ffi_from_buffer(e, args, unknown);
     if (mod == "math") return math_call(e, fname, args, unknown);
     if (mod == "cmath") return cmath_call(e, fname, args, unknown);
     if (mod == "numba.cuda.libdevice") return libdevice_call(e, fname, args, unknown);

@@ -89,3 +89,22 @@ Type FunctionTyper::pointer_array(Expr& e, const std::string& shown, bool fortra
 }
 
 }  // namespace cubridge::compiler::typer_detail
+
+namespace cubridge::compiler::typer_detail {
+
+Type FunctionTyper::ffi_from_buffer(Expr& e, const std::vector<Type>& args, bool unknown) {
+  // cffi's ffi.from_buffer(array) as numba types it (its cffi support): a pointer to the data of a
+  // contiguous array of numbers.
+  arity(e, "ffi.from_buffer", args.size(), 1, 1);
+  e.callee = Callee::Builtin;
+  e.target = "ffi.from_buffer";
+  if (unknown) return Type();
+  const Type& a = args[0];
+  if (!a.is_array() || !a.dtype().is_scalar())
+    error(e.kids[1]->loc, "ffi.from_buffer() takes an array of numbers, got " + a.name());
+  if (a.layout() != 'C' && a.layout() != 'F')
+    error(e.kids[1]->loc, "from_buffer() unsupported on non-contiguous buffers (" + a.name() + ")");
+  return Type::pointer(a.dtype(), a.readonly());
+}
+
+}  // namespace cubridge::compiler::typer_detail
