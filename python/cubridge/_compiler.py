@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import _core, _jit_options, _linker, _logging
+from . import _core, _jit_options, _linker, _logging, _overload_binding
 from ._numba_diagnostics import numba_errors
 from ._core import CompileError
 from ._environment import _collect  # noqa: F401  (tests and bench read the collected source)
@@ -72,22 +72,43 @@ def compile(pyfunc: Callable[..., Any], sig: Any, debug: bool = False, lineinfo:
 
 @numba_errors  # drop-in use: a CompileError is numba's TypingError too
 def _compile_result(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=False, cc=None, opt=True,
-                    abi="c", abi_info=None, output="ptx", cache=False, directives=None, referenced=None):
+                    abi="c", abi_info=None, output="ptx", cache=False, directives=None, referenced=None,
+                    links=None):
     """compile()'s whole result: code, name (the entry's), result_type, cooperative, raise_sites (for
     @cubridge.jit). `directives` (a JitOptions) carries numba-cuda's max_registers and launch_bounds, which
     the compiler writes into the kernel's PTX itself. `referenced` (a list) gets the GPU arrays the code
-    embeds by address, for the caller to keep alive with the code."""
-    o = _options(debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output)
-    if directives is not None:
-        bounds = directives.launch_bounds + (0, 0, 0)
-        o.max_registers = directives.max_registers or 0
-        o.max_threads_per_block, o.min_blocks_per_sm, o.max_blocks_per_cluster = bounds[:3]
-    source, name = _collect(pyfunc, o, referenced)
+    embeds by address, for the caller to keep alive with the code; `links` (a list) gets the link items of
+    the external device functions the code calls (declare_device), which the kernel is linked with when loaded."""
+    def options():
+        o = _options(debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output)
+        if directives is not None:
+            bounds = directives.launch_bounds + (0, 0, 0)
+            o.max_registers = directives.max_registers or 0
+            o.max_threads_per_block, o.min_blocks_per_sm, o.max_blocks_per_cluster = bounds[:3]
+        return o
+    attempt = options()
     signature = as_signature(sig)
     if output == "llvm":  # the front end's NVVM IR, before libNVVM (numba-cuda's inspect_llvm)
-        return _core._compile_source_to_ir(source, name, signature, o)
-    compile_source = _core._compile_source_cached if cache else _core._compile_source
-    r = compile_source(source, name, signature, o)
+        compile_source = _core._compile_source_to_ir
+    else:
+        compile_source = _core._compile_source_cached if cache else _core._compile_source
+    overloads = _overload_binding.Overloads()
+    while True:  # once more per @overload call resolved (the front end reports each: _overload_binding)
+        found: list = []
+        held: list = []
+        source, name = _collect(pyfunc, attempt, held, found, overloads)
+        try:
+            r = compile_source(source, name, signature, attempt)
+            break
+        except _core.OverloadNeeded as needed:
+            overloads.add(needed)
+            attempt = options()
+    if links is not None:
+        links.extend(found)
+    if referenced is not None:
+        referenced.extend(held)
+    if output == "llvm":
+        return r
     log = _logging.debug_logger()
     if log is not None and not _toolkit_logged:
         _log_toolkit(log)

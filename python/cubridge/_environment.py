@@ -11,7 +11,7 @@ import sys
 import types as _pytypes
 from typing import Any
 
-from . import _intrinsics, _numba_extensions, _records, _scalar_types
+from . import _external_functions, _intrinsics, _numba_extensions, _overload_binding, _records, _scalar_types
 from ._core import CompileError
 from ._raise_sites import _register_exception_class
 from ._source import _source_of
@@ -167,7 +167,7 @@ def _compiled_from_body(v) -> bool:
     numba's stubs, nor a function numba implements through an @overload or @intrinsic (_numba_extensions)."""
     inner = getattr(v, "py_func", v)
     return isinstance(inner, _pytypes.FunctionType) and _numba_extensions.numba_path(inner) is None and \
-        _numba_extensions.refusal(getattr(inner, "__name__", "?"), v) is None
+        _numba_extensions.refusal(getattr(inner, "__name__", "?"), v) is None and not _overload_binding.overloaded(v)
 
 
 def _inline_policy(v) -> str | None:
@@ -181,8 +181,9 @@ class _Environment:
     """What one compilation collects from the functions' globals and closures: units (the source of each
     function reached), aliases (names a function is called by other than its own), constants and imports."""
 
-    def __init__(self, options, entry):
+    def __init__(self, options, entry, overloads=None):
         self.options = options
+        self.overloads = overloads if overloads is not None else _overload_binding.Overloads()
         self.imports: list[str] = []
         self.by_name: dict[str, Any] = {_def_name(entry): entry}  # functions compiled by their own name
         self.queue = [entry]
@@ -190,6 +191,22 @@ class _Environment:
         self.deferred: list = []  # (function, alias) reached through modules: added after bind's own names
         self.signatures: dict = {}  # function -> the signatures a numba-cuda device dispatcher declared for it
         self.referenced: list = []  # GPU arrays whose address the code embeds: kept alive with the code
+        self.externals: dict = {}  # name the code calls -> ExternalFunction (cuda.declare_device)
+        self.links: list = []  # the link items of the external functions reached, each once
+
+    def external(self, name: str, f) -> None:
+        """An external device function (declare_device) the code calls `name`: declared to the compiler, its
+        link items kept for the kernel's link."""
+        other = self.externals.get(name)
+        if other is not None and (other.name, other.sig, other.abi) != (f.name, f.sig, f.abi):
+            raise CompileError(f"two different external functions are called by the name {name!r} ({other.name}: "
+                               f"{other.sig} and {f.name}: {f.sig}); bind them to different names")
+        if other is None:
+            self.externals[name] = f
+            self.options.add_external_function(name, f.name, f.sig, f.abi)
+        for item in f.link:
+            if not any(item is x or (isinstance(x, str) and x == item) for x in self.links):
+                self.links.append(item)
 
     def function(self, fn, alias: str | None, strict: bool = True) -> None:
         """Compiles fn too; `alias` is the name or path the code calls it by when not fn.__name__. Not
@@ -222,6 +239,22 @@ class _Environment:
                                f"{fn.__module__}.{fn.__qualname__}); cubridge compiles helpers by their name: rename one")
         if alias is not None and alias != name:
             self.options.add_function_alias(alias, name)
+
+    def overloaded(self, name: str, f) -> None:
+        """A function numba implements through an @overload, called `name`: the implementations resolved so far
+        for its calls are compiled too (renamed: implementations are often all called `impl`)."""
+        self.overloads.functions[name] = f
+        self.options.add_overloaded_function(name)
+        for r in self.overloads.resolutions:
+            if r.function is not f:
+                continue
+            self.options.add_overload_resolution(name, list(r.arg_types), list(r.keywords), r.unit_name)
+            if r.unit_name not in self.by_name:
+                src, fname, line = _source_of(r.implementation)
+                fn, text = _overload_binding.renamed_unit(r.implementation, r.unit_name, src)
+                self.by_name[r.unit_name] = fn
+                self.queue.append(fn)
+                self.options.add_unit(text, fname, line)
 
     def module_members(self, module: _pytypes.ModuleType, names: set[str], path: str, depth: int = 0) -> None:
         """mod.fn, mod.CONST and pkg.sub.fn: the members of a user module that the code names."""
@@ -257,6 +290,10 @@ class _Environment:
                 env[n] = f.__globals__[n]
         options, imports = self.options, self.imports
         for n, v in env.items():
+            if (x := _external_functions.external_function(v)) is not None:
+                self.external(n, x)  # cuda.declare_device: linked code called by its symbol (checked per function)
+                self.bound.add(n)
+                continue
             if n in self.bound or not n.isidentifier():  # pytest's assertion rewriting adds "@py_builtins"
                 continue
             inner = _random_stand_in(getattr(v, "py_func", v))
@@ -276,6 +313,10 @@ class _Environment:
                 imports.append(f"import {inner.__module__}.{inner.__name__} as {n}")
             elif isinstance(inner, _pytypes.FunctionType) and (path := _numba_extensions.numba_path(inner)):
                 imports.append(f"import {path} as {n}")  # numba's stubs (cuda.ldcg, libdevice.sin): never their body
+            elif _external_functions.is_cffi_ffi(v):
+                imports.append(f"import cffi.ffi as {n}")  # ffi.from_buffer(array): the array's data pointer
+            elif _overload_binding.overloaded(v):
+                self.overloaded(n, getattr(v, "py_func", v))  # a user's @overload: its implementation per call
             elif (why := _numba_extensions.refusal(n, v)) is not None:
                 options.add_refused_function(n, why)  # a user's @overload / @intrinsic: refused where called
             elif isinstance(inner, _pytypes.FunctionType):
@@ -315,10 +356,13 @@ class _Environment:
             self._add(fn, alias, strict=False)
 
 
-def _collect(pyfunc, options, referenced: list | None = None) -> tuple[str, str]:
+def _collect(pyfunc, options, referenced: list | None = None, links: list | None = None,
+             overloads=None) -> tuple[str, str]:
     """Fills options with constants, imports, extra units and function aliases; returns (source, function name).
     `referenced` gets the objects the code refers to by address (captured GPU arrays): whoever keeps the code
-    keeps them alive, as numba-cuda's code library does."""
+    keeps them alive, as numba-cuda's code library does. `links` gets the link items of the external device
+    functions (declare_device) the code calls; `overloads` (an _overload_binding.Overloads) gives the @overload
+    implementations resolved so far and gets the functions bound to overloaded names."""
     fn = _random_stand_in(getattr(pyfunc, "py_func", pyfunc))  # numba dispatchers; numba.cuda.random's are ours
     if not isinstance(fn, _pytypes.FunctionType):
         raise TypeError(f"pyfunc must be a Python function, got {type(pyfunc).__name__}")
@@ -329,7 +373,7 @@ def _collect(pyfunc, options, referenced: list | None = None) -> tuple[str, str]
     options.filename = filename
     options.first_line = first
     options.module_name = fn.__module__ or "__main__"
-    env = _Environment(options, fn)
+    env = _Environment(options, fn, overloads)
     while env.queue:
         f = env.queue.pop()
         env.bind(f)
@@ -339,6 +383,8 @@ def _collect(pyfunc, options, referenced: list | None = None) -> tuple[str, str]
         options.add_unit("\n".join(env.imports) + "\n", "<imports>", 1)
     if referenced is not None:
         referenced.extend(env.referenced)
+    if links is not None:
+        links.extend(env.links)
     return source, _def_name(fn)
 
 

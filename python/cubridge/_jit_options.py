@@ -174,19 +174,15 @@ def jit_options(**kws) -> JitOptions:
         shared_memory_carveout=_carveout(kws.get("shared_memory_carveout"), device))
 
 
-def link_image(ptx: str, options: JitOptions, arch) -> bytes:
-    """The kernel's PTX linked with options.link by nvJitLink into a cubin for `arch`."""
-    from ._linker import Linker, nvrtc_compile
-    inputs = []
-    for path in options.link:
-        if path.endswith((".cu", ".cuh")):
-            with open(path, encoding="utf-8") as fh:
-                source = fh.read()
-            inputs.append(("ptx", nvrtc_compile(source, os.path.basename(path), arch, output="ptx",
-                                                relocatable=True).code))
-        else:
-            inputs.append(path)
-    lto = options.lto if options.lto is not None else any(p.endswith(".ltoir") for p in options.link)
+def link_image(ptx: str, options: JitOptions, arch, extra: tuple = ()) -> bytes:
+    """The kernel's PTX linked by nvJitLink into a cubin for `arch` with options.link and `extra` (the link
+    items of the external functions the kernel calls: paths or code objects, _external_functions)."""
+    from ._external_functions import link_inputs
+    from ._linker import Linker
+    items = (*options.link, *extra)
+    inputs = link_inputs(items, arch, debug=options.debug, lineinfo=options.lineinfo)
+    lto = options.lto if options.lto is not None else any(i[0] == "ltoir" for i in inputs if isinstance(i, tuple)) \
+        or any(isinstance(i, str) and i.endswith(".ltoir") for i in inputs)
     linker = Linker(arch, lto=lto, debug=options.debug, lineinfo=options.lineinfo, fastmath=options.fastmath)
     linker.add_ptx(ptx, "kernel.ptx")
     for item in inputs:

@@ -80,6 +80,7 @@ _NUMBA_TYPE_CONVERTERS: dict[str, Any] = {
     "NamedTuple": lambda t: _numba_named_tuple(t),
     "NoneType": lambda t: void,
     "CPointer": lambda t: Type._pointer(from_numba(t.dtype), False),
+    "RawPointer": lambda t: Type._pointer(void, False),  # numba's voidptr
     "Record": lambda t: Type.parse(str(t)),  # numba's str() of a Record is its spelling in our grammar
 }
 

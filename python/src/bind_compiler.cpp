@@ -14,7 +14,23 @@ namespace cubridge::python {
 
 void bind_compiler(nb::module_& m) {
   using namespace cubridge::compiler;
-  nb::exception<CompileError>(m, "CompileError", error_bases(m, PyExc_ValueError));
+  nb::exception<CompileError> compile_error(m, "CompileError", error_bases(m, PyExc_ValueError));
+  // A CompileError carrying what the Python API needs to resolve an @overload: function, arg_types, keywords.
+  static PyObject* overload_needed = PyErr_NewExceptionWithDoc(
+      "cubridge._core.OverloadNeeded", "A call of an @overload'ed function needs its implementation for these types.",
+      compile_error.ptr(), nullptr);
+  m.attr("OverloadNeeded") = nb::handle(overload_needed);
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const OverloadNeeded& e) {
+      nb::object error = nb::borrow(overload_needed)(e.what());
+      error.attr("function") = e.function();
+      error.attr("arg_types") = nb::cast(e.args());
+      error.attr("keywords") = nb::cast(e.keywords());
+      PyErr_SetObject(overload_needed, error.ptr());
+    }
+  });
 
   nb::class_<CompileOptions>(m, "_CompileOptions")
       .def(nb::init<>())
@@ -70,6 +86,19 @@ void bind_compiler(nb::module_& m) {
       })
       .def("add_declared_signature", [](CompileOptions& o, const std::string& function, const Signature& signature) {
         o.declared_signatures[function].push_back(signature);
+      })
+      .def("add_overloaded_function", [](CompileOptions& o, const std::string& name) { o.overloads[name]; })
+      .def("add_overload_resolution",
+           [](CompileOptions& o, const std::string& name, std::vector<Type> args, std::vector<std::string> keywords,
+              std::string function) {
+             o.overloads[name].push_back({std::move(args), std::move(keywords), std::move(function)});
+           })
+      .def("add_external_function", [](CompileOptions& o, const std::string& name, std::string symbol,
+                                       const Signature& signature, std::string_view abi) {
+        if (abi != "numba" && abi != "c")
+          throw cubridge::InvalidArgument("external function '" + name + "': abi '" + std::string(abi) +
+                                          "' is not valid; expected 'numba' or 'c'");
+        o.external_functions[name] = {std::move(symbol), signature, abi == "c" ? Abi::c : Abi::numba};
       });
 
   nb::class_<CompileResult>(m, "_CompileResult")

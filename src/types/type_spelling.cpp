@@ -60,8 +60,9 @@ std::optional<Type> scalar_by_name(std::string_view n) {
 std::string accepted_type_names() {
   return "bool, int8..int64, uint8..uint64, float16, float32, float64, complex64, complex128 (also intp, "
          "uintp, i1..i8, u1..u8, f2, f4, f8, c8, c16, bool_, boolean, half, float, double, int, complex); "
-         "arrays T[:], T[:, ::1] (C), T[::1, :] (F), array(T, 2d, C); pointers T* and void*; arrays and "
-         "pointers optionally 'const ' (read-only); UniTuple(T x N), Tuple(T, ...), Record(x=float32, ...)";
+         "arrays T[:], T[:, ::1] (C), T[::1, :] (F), array(T, 2d, C); pointers T*, void*, CPointer(T) and "
+         "voidptr; arrays and pointers optionally 'const ' (read-only); UniTuple(T x N), Tuple(T, ...), "
+         "Record(x=float32, ...)";
 }
 
 namespace {
@@ -140,6 +141,13 @@ std::optional<Type> parse_type_name_at(std::string_view name, int depth) {
       if (!t || !(t->is_array() || t->is_pointer() || t->is_record())) return std::nullopt;
       return t->as_readonly();
     }
+  if (name == "voidptr") return Type::pointer(Type::none());  // numba's name of void*
+  if (name.starts_with("CPointer(") && name.back() == ')') {  // numba's CPointer(float32): "float32*"
+    std::string_view pointee = trim(name.substr(9, name.size() - 10));
+    auto t = scalar_by_name(pointee);
+    if (!t) return std::nullopt;
+    return Type::pointer(*t);
+  }
   if (name.back() == '*') {  // a C pointer: "float32*", "float32 *", "void*"; never a pointer to a pointer
     std::string_view pointee = trim(name.substr(0, name.size() - 1));
     auto t = pointee.empty() || pointee.back() == '*' ? std::nullopt : scalar_by_name(pointee);

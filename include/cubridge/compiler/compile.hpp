@@ -39,6 +39,26 @@ class CompileError : public std::invalid_argument, public Error {
 
 namespace compiler {
 
+/// Thrown by the front end at a call of a function numba implements through an @overload
+/// (CompileOptions::overloads) for argument types no resolution covers yet: `function` is the name the code
+/// calls, `args` the types of the call's arguments (positional ones, then the keyword ones in the call's
+/// order) and `keywords` the keyword names. The caller resolves it (numba's overload function called with
+/// these types gives the implementation), adds the resolution and compiles again.
+class OverloadNeeded : public CompileError {
+ public:
+  OverloadNeeded(const std::string& what, std::string function, std::vector<Type> args, std::vector<std::string> keywords)
+      : CompileError(what, "", 0, 0), function_(std::move(function)), args_(std::move(args)),
+        keywords_(std::move(keywords)) {}
+  const std::string& function() const noexcept { return function_; }
+  const std::vector<Type>& args() const noexcept { return args_; }
+  const std::vector<std::string>& keywords() const noexcept { return keywords_; }
+
+ private:
+  std::string function_;
+  std::vector<Type> args_;
+  std::vector<std::string> keywords_;
+};
+
 /// A value folded into the code as a constant: a module-level or closure variable.
 struct Constant {
   Type type;                       ///< a scalar type or a tuple of them
@@ -84,6 +104,24 @@ Constant constant_from_text(std::string_view type_name, std::string_view text);
 
 enum class Abi { c, numba };
 enum class Output { ptx, ltoir };
+
+/// A call of an @overload'ed function resolved for its argument types (as OverloadNeeded reports them): the
+/// module function (one of the units) that implements it.
+struct OverloadResolution {
+  std::vector<Type> args;
+  std::vector<std::string> keywords;
+  std::string function;
+};
+
+/// A device function defined outside the compiled code (numba-cuda's cuda.declare_device: CUDA C++, PTX or
+/// LTO-IR linked with the kernel), called by `symbol` with `signature`: under the Numba ABI as
+/// `int symbol(R* result, args...)` returning a status (non-zero: the caller returns it, as numba-cuda's
+/// callers do), under the C ABI as `R symbol(args...)`. Arguments are numbers or C pointers.
+struct ExternalFunction {
+  std::string symbol;
+  Signature signature;
+  Abi abi = Abi::numba;
+};
 
 struct CompileOptions {
   bool debug = false;
@@ -144,6 +182,12 @@ struct CompileOptions {
   /// call picks one by Numba's overload score and converts its arguments to it (unsafely where needed:
   /// 1.5 -> int64 is 1), and a declared return type converts the result.
   std::map<std::string, std::vector<Signature>, std::less<>> declared_signatures;
+  /// Names bound outside the source to external device functions (cuda.declare_device), by the name the
+  /// code calls them by.
+  std::map<std::string, ExternalFunction, std::less<>> external_functions;
+  /// Names bound outside the source to functions numba implements through an @overload, by the name the
+  /// code calls them by, each with the resolutions found so far (a call with other types: OverloadNeeded).
+  std::map<std::string, std::vector<OverloadResolution>, std::less<>> overloads;
 };
 
 /// Where the time went, in seconds.

@@ -36,6 +36,7 @@ Value FunctionEmitter::call(const Expr& e) {
   if (e.callee == Callee::Builtin && e.target == "view") return scalar_view(e);  // its argument is a type
   if (e.callee == Callee::Builtin && e.target == "array_view") return array_view(e);
   if (e.callee == Callee::Builtin && e.target == "reshape") return array_reshape(e);
+  if (e.callee == Callee::Builtin && (e.target == "carray" || e.target == "farray")) return pointer_array(e);
   std::vector<Value> args;
   const std::vector<std::string>* statics =
       e.callee == Callee::UserFunction ? &m_.module.functions[static_cast<std::size_t>(e.callee_index)]->static_args
@@ -53,6 +54,7 @@ Value FunctionEmitter::call(const Expr& e) {
     case Callee::NumpyUfunc: return numpy_ufunc(e, args);
     case Callee::Libdevice: return libdevice_call(e, args);
     case Callee::Fp16: return fp16_call(e, args);
+    case Callee::External: return external_call(e, args);
     case Callee::Builtin:
       if (e.target == "conjugate") {
         Value base = expr(*e.kids[0]->kids[0]);
@@ -62,6 +64,7 @@ Value FunctionEmitter::call(const Expr& e) {
         Value neg{ins("fsub " + llvm_value_type(c) + " " + float_const(-0.0, c).v + ", " + im.v), c};
         return make_aggregate(base.t, {extract(base, 0), neg});
       }
+      if (e.target == "ffi.from_buffer") return {array_field(args[0], 4).v, e.type};  // the data pointer
       if (e.target == "bit_count") {  // numba-cuda: i.bit_count() is cuda.popc(i), in i's own type
         Value base = expr(*e.kids[0]->kids[0]);
         std::string ty = llvm_value_type(e.type), fn = "@llvm.ctpop." + ty;

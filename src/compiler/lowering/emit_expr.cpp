@@ -30,6 +30,7 @@ std::string llvm_value_type(const Type& t) {
     }
     case TypeKind::GridGroup: return "i64";
     case TypeKind::Record: return "i8*";
+    case TypeKind::Pointer: return (t.pointee().is_none() ? std::string("i8") : llvm_element_type(t.pointee())) + "*";
     default: return "void";
   }
 }
@@ -326,6 +327,7 @@ Value FunctionEmitter::expr(const Expr& e) {
     }
     case ExprKind::Subscript:
       if (e.kids[0]->type.is_array()) return array_subscript(e);
+      if (e.kids[0]->type.is_pointer()) return pointer_load(e);
       if (e.field >= 0) return record_field(e);
       if (e.kids[1]->kind != ExprKind::Int) return tuple_subscript(e);
       return extract(expr(*e.kids[0]), static_cast<std::size_t>(e.kids[1]->ival));

@@ -147,6 +147,10 @@ void FunctionEmitter::assign(const Expr& target, const Value& v) {
     record_store(target, v);
     return;
   }
+  if (target.kind == ExprKind::Subscript && target.kids[0]->type.is_pointer()) {
+    pointer_store(target, v);
+    return;
+  }
   if (target.kind == ExprKind::Subscript) {
     array_store(target, v);
     return;
@@ -189,6 +193,10 @@ void FunctionEmitter::statement(const Stmt& s) {
       const Expr& target = *s.targets[0];
       if (target.field >= 0) {
         record_aug_assign(s);
+        return;
+      }
+      if (target.kind == ExprKind::Subscript && target.kids[0]->type.is_pointer()) {
+        pointer_aug_assign(s);
         return;
       }
       if (target.kind == ExprKind::Subscript) {

@@ -104,6 +104,14 @@ class FunctionEmitter {
   void raise_when(const std::string& condition, const std::string& exception, const std::string& message, SourceLoc loc);
   /// numba.cuda.libdevice.<name>(...) (emit_libdevice.cpp).
   Value libdevice_call(const Expr& e, const std::vector<Value>& args);
+  /// A call of an external device function (cuda.declare_device; emit_external_calls.cpp).
+  Value external_call(const Expr& e, const std::vector<Value>& args);
+  // C pointers (emit_pointers.cpp).
+  std::string pointer_element(const Expr& e);
+  Value pointer_load(const Expr& e);
+  void pointer_store(const Expr& target, const Value& v);
+  void pointer_aug_assign(const Stmt& s);
+  Value pointer_array(const Expr& e);  ///< carray / farray: its dtype argument is a type, never evaluated
   /// numba.cuda.fp16.<name>(...) (emit_fp16.cpp).
   Value fp16_call(const Expr& e, const std::vector<Value>& args);
   /// The fp16 function `name` (fp16_functions.hpp) on `args` (converted to float16), as inline PTX.

@@ -90,9 +90,9 @@ class FunctionTyper {
     Type& cur = fn_.local_types[static_cast<std::size_t>(slot)];
     if (cur.is_unknown()) {
       if (!(t.is_scalar() || t.is_tuple() || t.is_array() || t.is_grid_group() || t.is_record() || t.is_optional() ||
-            t.is_none()))
+            t.is_none() || t.is_pointer()))
         error(loc, "cannot assign a value of type " + t.name() + " to '" + std::string(name) +
-                       "'; variables hold numbers, tuples, arrays, records, None and Optional values");
+                       "'; variables hold numbers, tuples, arrays, records, C pointers, None and Optional values");
       cur = t;
       changed = true;
       return;
@@ -433,6 +433,7 @@ class FunctionTyper {
         Expr& idx = *e.kids[1];
         if (base.is_array()) return array_subscript(e, base);
         if (base.is_record()) return record_subscript(e, base);
+        if (base.is_pointer()) return pointer_subscript(e, base);
         if (base.is_unknown()) return base;
         if (!base.is_tuple()) error(e.loc, "cannot index a value of type " + base.name() + " (tuples and arrays support [i])");
         if (idx.kind == ExprKind::Unsupported || idx.kind == ExprKind::Slice)
@@ -718,6 +719,19 @@ class FunctionTyper {
   Type fp16_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
   Type user_call(Expr& e, const FunctionDef& def, const std::vector<Type>& args, bool unknown,
                  const std::vector<StaticBinding>* statics = nullptr);
+  /// A call of an external device function (cuda.declare_device) the code calls `name`
+  /// (typer_external_calls.cpp).
+  Type external_call(Expr& e, const std::string& name, const ExternalFunction& f);
+  // C pointers (typer_pointers.cpp): p[i] loads and p[i] = v stores.
+  Type pointer_subscript(Expr& e, const Type& base);
+  void pointer_store(Expr& target, const Type& base, const Type& value);
+  /// numba's carray(ptr, shape, dtype=None) / farray: an array over the memory a pointer points to.
+  Type pointer_array(Expr& e, const std::string& shown, bool fortran);
+  /// cffi's ffi.from_buffer(array) (an FFI object bound outside the code): the array's data pointer.
+  Type ffi_from_buffer(Expr& e, const std::vector<Type>& args, bool unknown);
+  /// A call of a function numba implements through an @overload (typer_overload_calls.cpp): the resolved
+  /// implementation's call, or OverloadNeeded for argument types not resolved yet.
+  Type overloaded_call(Expr& e, const std::string& name, const std::vector<OverloadResolution>& resolutions);
   // Compile-time arguments (typer_static_arguments.cpp): numba types a function, a type, an intrinsic or a
   // literal passed to a device function as part of the callee's type, so the callee is compiled for it.
   /// What argument `a` binds parameter `param` of `def` to at compile time, or nullopt for a run-time value.

@@ -267,7 +267,7 @@ Type FunctionTyper::user_call(Expr& e, const FunctionDef& def, const std::vector
     error(e.loc, def.name + "() takes " + std::to_string(def.params.size()) + " argument(s), got " + std::to_string(args.size()));
   for (std::size_t i = 0; i < args.size(); ++i)
     if (!args[i].is_scalar() && !args[i].is_tuple() && !args[i].is_array() && !args[i].is_grid_group() &&
-        !args[i].is_record() && !args[i].is_none())
+        !args[i].is_record() && !args[i].is_none() && !args[i].is_pointer())
       error(e.kids[i + 1]->loc, "cannot pass a value of type " + args[i].name() + " to " + def.name + "()");
   const Signature* declared = nullptr;
   if (auto d = prog_.options.declared_signatures.find(def.name); d != prog_.options.declared_signatures.end()) {
@@ -355,14 +355,6 @@ TypedModule type_program(const SourceSet& sources, std::string_view entry, const
     throw cubridge::InvalidArgument("kernel '" + std::string(entry) + "': a kernel (device=False) takes the Numba ABI "
                                 "(arrays as numba-cuda's meminfo, parent, nitems, itemsize, data, shape, strides); "
                                 "compile it with abi='numba', or compile a device function with device=True");
-  for (std::size_t i = 0; i < signature.args.size(); ++i)
-    if (signature.args[i].is_pointer())
-      throw cubridge::InvalidArgument("function '" + std::string(entry) + "': argument " + std::to_string(i) + " is a C pointer (" +
-                                  signature.args[i].name() + "), the parameter of CUDA C++ kernels loaded with "
-                                  "load_kernel; cubridge's compiler takes arrays: write " +
-                                  (signature.args[i].pointee().is_none() ? std::string("uint8")
-                                                                         : signature.args[i].pointee().name()) +
-                                  "[::1]");
   for (std::size_t i = 0; i < signature.args.size(); ++i)
     if (signature.args[i].is_record() && signature.args[i].readonly())
       throw cubridge::InvalidArgument("function '" + std::string(entry) + "': argument " + std::to_string(i) + " is a read-only record (" +

@@ -141,6 +141,7 @@ void FunctionTyper::array_store(Expr& target, const Type& value) {
   Type base = expr(*target.kids[0]);
   if (base.is_unknown()) return;
   if (base.is_record()) return record_store(target, value);
+  if (base.is_pointer()) return pointer_store(target, base, value);
   if (!base.is_array())
     error(target.loc, "cannot assign to an element of a value of type " + base.name() +
                           " (tuples are immutable; array elements can be assigned)");

@@ -39,6 +39,10 @@ Type FunctionTyper::call(Expr& e) {
     else if (slot_of(callee.name) >= 0) error(callee.loc, "'" + callee.name + "' is a local variable, not a function");
     if (auto refused = prog_.options.refused_functions.find(callee.name); refused != prog_.options.refused_functions.end())
       error(callee.loc, refused->second);
+    if (auto x = prog_.options.external_functions.find(callee.name); x != prog_.options.external_functions.end())
+      return external_call(e, x->first, x->second);
+    if (auto o = prog_.options.overloads.find(callee.name); o != prog_.options.overloads.end())
+      return overloaded_call(e, o->first, o->second);
     auto imp = prog_.imports.find(callee.name);
     if (path.empty() && imp != prog_.imports.end()) path = imp->second;
   }
@@ -46,6 +50,10 @@ Type FunctionTyper::call(Expr& e) {
   if (path.empty() && callee.kind == ExprKind::Name && callee.name == "print" && !prog_.functions.count("print"))
     return print_call(e);
   if (const FunctionDef* def = user_function(callee, path)) return module_function_call(e, *def);
+  // numba's carray/farray (their dtype argument is a type, typed by pointer_array itself)
+  for (std::string_view module : {"numba.", "numba.np.numpy_support.", "numba.cuda.np.numpy_support."})
+    if (path == std::string(module) + "carray" || path == std::string(module) + "farray")
+      return pointer_array(e, path.substr(path.rfind('.') + 1), path.ends_with("farray"));
   bool unknown = false;
   std::vector<Type> args = args_of(e, unknown);
   e.formals = args;
@@ -54,6 +62,7 @@ Type FunctionTyper::call(Expr& e) {
     auto dot = path.rfind('.');
     std::string mod = dot == std::string::npos ? "" : path.substr(0, dot);
     std::string fname = dot == std::string::npos ? path : path.substr(dot + 1);
+    if (path == "cffi.ffi.from_buffer") return ffi_from_buffer(e, args, unknown);
     if (mod == "math") return math_call(e, fname, args, unknown);
     if (mod == "cmath") return cmath_call(e, fname, args, unknown);
     if (mod == "numba.cuda.libdevice") return libdevice_call(e, fname, args, unknown);
