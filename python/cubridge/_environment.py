@@ -10,7 +10,7 @@ import sys
 import types as _pytypes
 from typing import Any
 
-from . import _intrinsics, _numba_extensions, _records, _scalar_types
+from . import _intrinsics, _numba_extensions, _records, _scalar_types, bf16
 from ._core import CompileError
 from ._raise_sites import _register_exception_class
 from ._source import _source_of
@@ -229,6 +229,10 @@ class _Environment:
                 imports.append(f"import cubridge.{v._name} as {n}")
             elif isinstance(inner, type) and inner.__module__.startswith("numba.cuda"):  # from numba.cuda import grid
                 imports.append(f"import numba.cuda.{inner.__name__} as {n}")
+            elif _numba_extensions.is_bfloat16_type(v) or isinstance(v, bf16.BFloat16Type):
+                imports.append(f"import numba.cuda.bfloat16 as {n}")  # bfloat16(x): the compiler's constructor
+            elif isinstance(v, bf16.Binding):  # from cubridge.bf16 import hadd: CUDA's __hadd
+                imports.append(f"import numba.cuda._internal.cuda_bf16.{v._binding} as {n}")
             elif isinstance(v, Type) and v.is_scalar:
                 imports.append(f"from numpy import {v.name} as {n}")  # cubridge.float32(x) casts
             elif callable(v) and getattr(v, "__module__", None) in _NUMBER_TYPE_MODULES:

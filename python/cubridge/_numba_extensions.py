@@ -38,6 +38,12 @@ def numba_path(f) -> str | None:
     return f"{module}.{name}"
 
 
+def is_bfloat16_type(v) -> bool:
+    """Whether v is numba-cuda's bfloat16 type (numba.cuda.bf16.bfloat16, which is cuda_bf16.nv_bfloat16 and
+    numba.cuda.types.bfloat16): a kernel calls it as the constructor bfloat16(x)."""
+    return type(v).__name__ == "Bfloat16" and type(v).__module__.startswith("numba")
+
+
 def _registered(f) -> list:
     """The numba types registered for f in the typing registries loaded in this process."""
     found = []

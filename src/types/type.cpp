@@ -18,7 +18,8 @@ Type Type::scalar(ScalarType type) {
     case 'u': return integer(bits, false);
     case 'f': return floating(bits);
     case 'c': return complex(bits);
-    default: throw cubridge::InvalidArgument(std::string(row.name) + " is no type NumPy has, so no Type of the compiler");
+    default:
+      if (type == ScalarType::BFloat16) return bfloat16(); throw cubridge::InvalidArgument(std::string(row.name) + " is no type NumPy has, so no Type of the compiler");
   }
 }
 
@@ -69,7 +70,8 @@ std::int64_t Type::storage_size() const {
     case TypeKind::Bool: return 1;
     case TypeKind::Int:
     case TypeKind::Float:
-    case TypeKind::Complex: return bits_ / 8;
+    case TypeKind::Complex:
+    case TypeKind::BFloat16: return bits_ / 8;
     case TypeKind::Record: return size_;
     case TypeKind::NestedArray: {
       std::int64_t n = elements_[0].storage_size();
@@ -109,6 +111,7 @@ std::string Type::name() const {
     case TypeKind::Int: return (signed_ ? "int" : "uint") + std::to_string(bits_);
     case TypeKind::Float: return "float" + std::to_string(bits_);
     case TypeKind::Complex: return "complex" + std::to_string(bits_);
+    case TypeKind::BFloat16: return "bfloat16";
     case TypeKind::Tuple: {
       bool uniform = !elements_.empty();
       for (const Type& e : elements_) uniform = uniform && e == elements_[0];

@@ -96,6 +96,12 @@ class FunctionEmitter {
   Value libdevice_call(const Expr& e, const std::vector<Value>& args);
   /// numba.cuda.fp16.<name>(...) (emit_fp16.cpp).
   Value fp16_call(const Expr& e, const std::vector<Value>& args);
+  /// numba-cuda's bfloat16 (emit_bf16.cpp): a cuda_bf16 binding by name (e.target), the binding `name` on
+  /// `args` (converted to its parameters), a cast to or from a bfloat16, and a bfloat16's truth.
+  Value bf16_call(const Expr& e, const std::vector<Value>& args);
+  Value bf16_apply(std::string_view name, const std::vector<Value>& args);
+  Value bf16_convert(const Value& v, const Type& to);
+  std::string bf16_truth(const Value& v);
   Value builtin(const Expr& e, const std::vector<Value>& args);
   Value complex_op(BinOp op, const Value& a, const Value& b);
   Value make_aggregate(const Type& t, const std::vector<Value>& parts);

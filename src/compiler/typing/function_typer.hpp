@@ -86,7 +86,8 @@ class FunctionTyper {
     if (t.is_unknown()) return;
     Type& cur = fn_.local_types[static_cast<std::size_t>(slot)];
     if (cur.is_unknown()) {
-      if (!(t.is_scalar() || t.is_tuple() || t.is_array() || t.is_grid_group() || t.is_record() || t.is_optional()))
+      if (!(t.is_scalar() || t.is_bfloat16() || t.is_tuple() || t.is_array() || t.is_grid_group() || t.is_record() ||
+            t.is_optional()))
         error(loc, "cannot assign a value of type " + t.name() + " to '" + std::string(name) +
                        "'; variables hold numbers, tuples, arrays, records and Optional values");
       cur = t;
@@ -243,7 +244,8 @@ class FunctionTyper {
         return false;
       case StmtKind::Return: {
         Type t = s.value ? expr_optional(*s.value) : Type::none();
-        if (!t.is_unknown() && !(t.is_scalar() || t.is_tuple() || t.is_none() || t.is_record() || t.is_optional()))
+        if (!t.is_unknown() &&
+            !(t.is_scalar() || t.is_bfloat16() || t.is_tuple() || t.is_none() || t.is_record() || t.is_optional()))
           error(s.loc, "cannot return a value of type " + t.name());
         returns.emplace_back(t, s.loc);
         return false;
@@ -266,7 +268,7 @@ class FunctionTyper {
   // ---- expressions ----
   Type truth(Expr& e) {
     Type t = expr(e);
-    if (!t.is_unknown() && !t.is_scalar() && !t.is_tuple())
+    if (!t.is_unknown() && !t.is_scalar() && !t.is_bfloat16() && !t.is_tuple())
       error(e.loc, "cannot test the truth of a value of type " + t.name());
     return t;
   }
@@ -324,7 +326,7 @@ class FunctionTyper {
         for (auto& k : e.kids) {
           Type t = expr(*k);
           if (t.is_unknown()) unknown = true;
-          else if (!t.is_scalar() && !t.is_tuple() && !t.is_array() && !t.is_record())
+          else if (!t.is_scalar() && !t.is_bfloat16() && !t.is_tuple() && !t.is_array() && !t.is_record())
             error(k->loc, "tuples hold numbers, arrays and tuples; got a value of type " + t.name());
           elems.push_back(t);
         }
@@ -526,7 +528,11 @@ class FunctionTyper {
     if (a.is_unknown() || b.is_unknown()) return Type();
     auto r = resolve_binop(op, a, b);
     if (!r || (op == BinOp::Pow && r->lhs.is_complex() && !node))
-      error(loc, "unsupported operand types for " + std::string(binop_symbol(op)) + ": " + a.name() + " and " + b.name());
+      error(loc, "unsupported operand types for " + std::string(binop_symbol(op)) + ": " + a.name() + " and " + b.name() +
+                     (a.is_bfloat16() || b.is_bfloat16()
+                          ? " (numba-cuda's bfloat16 operators +, -, *, / take two bfloat16 values: convert the "
+                            "other operand with bfloat16(x), or both to float32)"
+                          : ""));
     // a ** b, pow(a, b) and a **= b (node: the target) on complex numbers call numba-cuda's cpow.
     if (op == BinOp::Pow && r->lhs.is_complex()) return complex_power(*node, r->lhs);
     if (node) node->formals = {r->lhs, r->rhs};
@@ -652,6 +658,13 @@ class FunctionTyper {
   Type libdevice_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
   // numba.cuda.fp16 (typer_fp16.cpp).
   Type fp16_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
+  // numba-cuda's bfloat16 (typer_bf16.cpp): cuda_bf16's bindings by name, math.<f> on a bfloat16, the
+  // bfloat16(x) constructor and casts of a bfloat16 to a number type.
+  Type bf16_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
+  Type bf16_math_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
+  Type bf16_cast(Expr& e, const Type& to, const std::vector<Type>& args, bool unknown);
+  /// The target's compute capability (major * 10 + minor); an error naming `what` below 8.0.
+  int bf16_target(const Expr& e, const std::string& what);
   Type user_call(Expr& e, const FunctionDef& def, const std::vector<Type>& args, bool unknown,
                  const std::vector<StaticBinding>* statics = nullptr);
   // Compile-time arguments (typer_static_arguments.cpp): numba types a function, a type, an intrinsic or a

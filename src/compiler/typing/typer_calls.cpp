@@ -53,13 +53,21 @@ Type FunctionTyper::call(Expr& e) {
     auto dot = path.rfind('.');
     std::string mod = dot == std::string::npos ? "" : path.substr(0, dot);
     std::string fname = dot == std::string::npos ? path : path.substr(dot + 1);
-    if (mod == "math") return math_call(e, fname, args, unknown);
+    if (mod == "math") {
+      if (std::any_of(args.begin(), args.end(), [](const Type& t) { return t.is_bfloat16(); }))
+        return bf16_math_call(e, fname, args, unknown);
+      return math_call(e, fname, args, unknown);
+    }
     if (mod == "cmath") return cmath_call(e, fname, args, unknown);
     if (mod == "numba.cuda.libdevice") return libdevice_call(e, fname, args, unknown);
     if (mod == "numba.cuda.fp16") return fp16_call(e, fname, args, unknown);
+    if (mod == "numba.cuda._internal.cuda_bf16") return bf16_call(e, fname, args, unknown);
     if (mod == "operator") return operator_call(e, fname);
+    if (fname == "bfloat16" && mod == "cubridge") return bf16_cast(e, Type::bfloat16(), args, unknown);
     if (is_numeric_module(mod) || mod.starts_with("numba") ) {
+      if (fname == "bfloat16") return bf16_cast(e, Type::bfloat16(), args, unknown);
       if (auto t = parse_type_name(fname); t && t->is_scalar()) {
+        if (n == 1 && args[0].is_bfloat16()) return bf16_cast(e, *t, args, unknown);
         arity(e, fname, n, 1, 1);
         e.callee = Callee::TypeCast;
         e.target = t->name();
