@@ -660,6 +660,8 @@ class FunctionTyper {
   Type fp16_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
   // numba-cuda's bfloat16 (typer_bf16.cpp): cuda_bf16's bindings by name, math.<f> on a bfloat16, the
   // bfloat16(x) constructor and casts of a bfloat16 to a number type.
+  /// float("<text>") with a string literal: the float64 constant CPython parses it to (typer_calls.cpp).
+  Type float_of_text(Expr& e);
   Type bf16_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
   Type bf16_math_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
   Type bf16_cast(Expr& e, const Type& to, const std::vector<Type>& args, bool unknown);

@@ -1,5 +1,8 @@
 // Internal: typing of calls: builtins, math functions, numpy/numba scalar casts, methods and module
 // functions (see function_typer.hpp).
+#include <cctype>
+#include <cstdlib>
+
 #include "compiler/typing/function_typer.hpp"
 
 namespace cubridge::compiler::typer_detail {
@@ -41,6 +44,9 @@ Type FunctionTyper::call(Expr& e) {
     auto imp = prog_.imports.find(callee.name);
     if (path.empty() && imp != prog_.imports.end()) path = imp->second;
   }
+  if (path.empty() && callee.kind == ExprKind::Name && callee.name == "float" && e.kids.size() == 2 &&
+      e.kids[1]->kind == ExprKind::Str && e.kids[1]->ival == 0 && e.keywords.empty() && !prog_.functions.count("float"))
+    return float_of_text(e);
   if (auto in = intrinsic_of(path)) return cuda_call(e, *in);
   if (path.empty() && callee.kind == ExprKind::Name && callee.name == "print" && !prog_.functions.count("print"))
     return print_call(e);
@@ -87,6 +93,23 @@ Type FunctionTyper::call(Expr& e) {
     error(e.loc, "this call is not supported; call builtins, math functions or module functions (by name, through "
                  "a module, a variable bound to one, or a tuple of them at a constant index)");
   return builtin_call(e, callee.name, args, unknown);
+}
+
+Type FunctionTyper::float_of_text(Expr& e) {
+  // float("nan"), float("-inf"), float("1.5"): CPython's parse of the literal, folded to a float64 constant
+  // (numba folds the constant call the same way). Hexadecimal text is refused, as float() refuses it.
+  const std::string text = e.kids[1]->name;
+  std::string t;
+  for (char ch : text)
+    if (!std::isspace(static_cast<unsigned char>(ch))) t += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  char* end = nullptr;
+  double v = t.empty() || t.find_first_of("x(") != std::string::npos ? 0.0 : std::strtod(t.c_str(), &end);
+  if (t.empty() || t.find_first_of("x(") != std::string::npos || end != t.c_str() + t.size())
+    error(e.kids[1]->loc, "could not convert string to float: '" + text + "'");
+  e.kind = ExprKind::Float;
+  e.fval = v;
+  e.kids.clear();
+  return f64();
 }
 
 const FunctionDef* FunctionTyper::random_function(const Expr& e, const std::string& path) {
