@@ -294,6 +294,7 @@ std::optional<Type> resolve_unary(UnaryOp op, const Type& a) {
 }
 
 std::optional<Type> resolve_builtin1(std::string_view name, const Type& a) {
+  if (a.is_bfloat16()) return name == "bool" ? std::optional<Type>(b()) : std::nullopt;  // cuda_bf16's operator bool
   if (!a.is_scalar()) return std::nullopt;
   if (name == "abs") {
     if (a.is_bool()) return Type::integer(8, true);
