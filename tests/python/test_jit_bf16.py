@@ -230,3 +230,20 @@ def test_float_of_a_string_literal_folds_to_its_value():
     assert {0x7FF8000000000000, -0x0010000000000000, 0x3FF8000000000000} <= stored, stored
     with pytest.raises(cubridge.CompileError, match=r"could not convert string to float: '0x10'"):
         cubridge.compile_ptx(bad_float_text, "void(float64[:])", cc=(9, 0))
+
+
+def through_the_module(x, y):
+    return bf16.hadd(bf16.bfloat16(x), bf16.float32_to_bfloat16_rz(y)), cubridge.bfloat16(x)
+
+
+def unknown_member(x):
+    return bf16.hpow(x)
+
+
+def test_the_module_names_resolve_as_numba_cuda_bf16s():
+    assert _compile(through_the_module, ["float32", "float32"])[1] == "UniTuple(bfloat16 x 2)"
+    with pytest.raises(cubridge.CompileError, match=r"'cubridge.bf16.hpow' is not a function of cubridge.bf16 "
+                                                    r"\(it offers numba.cuda.bf16's names"):
+        _compile(unknown_member, ["float32"])
+    assert bf16._BINDINGS["int16_to_bfloat16_rz"] == "__short2bfloat16_rz"
+    assert bf16._BINDINGS["short2bfloat16_rz"] == "__short2bfloat16_rz" and bf16._BINDINGS["hadd"] == "__hadd"

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "compiler/typing/function_typer.hpp"
+#include "cubridge/compiler/bf16_names.hpp"
 
 namespace cubridge::compiler::typer_detail {
 
@@ -68,6 +69,12 @@ Type FunctionTyper::call(Expr& e) {
     if (mod == "numba.cuda.libdevice") return libdevice_call(e, fname, args, unknown);
     if (mod == "numba.cuda.fp16") return fp16_call(e, fname, args, unknown);
     if (mod == "numba.cuda._internal.cuda_bf16") return bf16_call(e, fname, args, unknown);
+    if (mod == "numba.cuda.bf16" || mod == "cubridge.bf16") {  // bf16.hadd(a, b): the module's public names
+      if (fname == "bfloat16") return bf16_cast(e, Type::bfloat16(), args, unknown);
+      if (auto binding = bf16_binding_of(fname)) return bf16_call(e, *binding, args, unknown);
+      error(e.loc, "'" + path + "' is not a function of " + mod + " (it offers numba.cuda.bf16's names: hadd, "
+                                "hmul, float32_to_bfloat16_rz, bfloat16_to_int32_rn, hsqrt, ...)");
+    }
     if (mod == "operator") return operator_call(e, fname);
     if (fname == "bfloat16" && mod == "cubridge") return bf16_cast(e, Type::bfloat16(), args, unknown);
     if (is_numeric_module(mod) || mod.starts_with("numba") ) {
