@@ -205,6 +205,8 @@ class _Environment:
                     self.module_members(v, names, v.__name__)
                 for g in _random_functions_reached(v, names):  # cuda.random.X(...), rnd.X(...)
                     self.function(g, None, strict=False)  # a module's own rotl keeps its name (see docs)
+            elif getattr(inner, "__module__", None) == _numba_extensions.FP8_MODULE:
+                options.add_refused_function(n, _numba_extensions.fp8_refusal(n))  # fp8_e4m3(x), cvt_float_to_fp8(...)
             elif isinstance(inner, _pytypes.FunctionType) and inner.__module__ == "numba.cuda.cg":
                 imports.append(f"import numba.cuda.cg.{inner.__name__} as {n}")  # from numba.cuda.cg import this_grid
             elif isinstance(inner, type) and issubclass(inner, BaseException):
