@@ -29,6 +29,12 @@ Type Type::tuple(std::vector<Type> elements) {
   return t;
 }
 
+Type Type::vector(const Type& base, int count) {
+  Type t(TypeKind::Vector, 0, false);
+  t.elements_.assign(static_cast<std::size_t>(count), base);
+  return t;
+}
+
 Type Type::array(const Type& dtype, int ndim, char layout, bool readonly) {
   Type t(TypeKind::Array, 0, false);
   t.ndim_ = ndim;
@@ -73,6 +79,7 @@ std::int64_t Type::storage_size() const {
     case TypeKind::Complex:
     case TypeKind::BFloat16: return bits_ / 8;
     case TypeKind::Record: return size_;
+    case TypeKind::Vector: return elements_[0].storage_size() * static_cast<std::int64_t>(elements_.size());
     case TypeKind::NestedArray: {
       std::int64_t n = elements_[0].storage_size();
       for (std::int64_t d : shape_) n *= d;
@@ -112,6 +119,7 @@ std::string Type::name() const {
     case TypeKind::Float: return "float" + std::to_string(bits_);
     case TypeKind::Complex: return "complex" + std::to_string(bits_);
     case TypeKind::BFloat16: return "bfloat16";
+    case TypeKind::Vector: return elements_[0].name() + "x" + std::to_string(elements_.size());  // numba's
     case TypeKind::Tuple: {
       bool uniform = !elements_.empty();
       for (const Type& e : elements_) uniform = uniform && e == elements_[0];

@@ -19,7 +19,8 @@ std::string llvm_value_type(const Type& t) {
       std::string c = llvm_value_type(t.component());
       return "{" + c + ", " + c + "}";
     }
-    case TypeKind::Tuple: {
+    case TypeKind::Tuple:
+    case TypeKind::Vector: {
       std::string s = "{";
       for (std::size_t i = 0; i < t.elements().size(); ++i) s += (i ? ", " : "") + llvm_value_type(t.elements()[i]);
       return s + "}";
@@ -320,6 +321,7 @@ Value FunctionEmitter::expr(const Expr& e) {
       if (e.kids[0]->type.is_array()) return array_attribute(e);
       if (e.field >= 0) return record_field(e);
       Value base = expr(*e.kids[0]);
+      if (base.t.is_vector()) return extract(base, std::string_view("xyzw").find(e.name));  // v.x .. v.w
       if (base.t.is_complex()) return extract(base, e.name == "real" ? 0 : 1);
       if (e.name == "real") return base;
       if (base.t.is_float()) return float_const(0, base.t);

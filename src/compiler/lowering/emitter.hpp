@@ -99,6 +99,8 @@ class FunctionEmitter {
   /// numba-cuda's bfloat16 (emit_bf16.cpp): a cuda_bf16 binding by name (e.target), the binding `name` on
   /// `args` (converted to its parameters), a cast to or from a bfloat16, and a bfloat16's truth.
   Value bf16_call(const Expr& e, const std::vector<Value>& args);
+  /// A vector type's constructor (emit_vectors.cpp): the arguments' components, in order.
+  Value vector_call(const Expr& e, const std::vector<Value>& args);
   Value bf16_apply(std::string_view name, const std::vector<Value>& args);
   Value bf16_convert(const Value& v, const Type& to);
   std::string bf16_truth(const Value& v);

@@ -54,6 +54,10 @@ struct Program {
   std::int64_t constant_bytes = 0;
 };
 
+/// numba-cuda's vector type called `name` in numba.cuda ("float32x4", or a C alias: "float4", "short2",
+/// "ulonglong3", ...), or nullopt (typer_vectors.cpp).
+std::optional<Type> vector_type_named(std::string_view name);
+
 class FunctionTyper {
  public:
   FunctionTyper(Program& prog, TypedFunction& fn, bool strict) : prog_(prog), fn_(fn), strict_(strict) {}
@@ -86,7 +90,7 @@ class FunctionTyper {
     if (t.is_unknown()) return;
     Type& cur = fn_.local_types[static_cast<std::size_t>(slot)];
     if (cur.is_unknown()) {
-      if (!(t.is_scalar() || t.is_bfloat16() || t.is_tuple() || t.is_array() || t.is_grid_group() || t.is_record() ||
+      if (!(t.is_scalar() || t.is_bfloat16() || t.is_vector() || t.is_tuple() || t.is_array() || t.is_grid_group() || t.is_record() ||
             t.is_optional()))
         error(loc, "cannot assign a value of type " + t.name() + " to '" + std::string(name) +
                        "'; variables hold numbers, tuples, arrays, records and Optional values");
@@ -245,7 +249,7 @@ class FunctionTyper {
       case StmtKind::Return: {
         Type t = s.value ? expr_optional(*s.value) : Type::none();
         if (!t.is_unknown() &&
-            !(t.is_scalar() || t.is_bfloat16() || t.is_tuple() || t.is_none() || t.is_record() || t.is_optional()))
+            !(t.is_scalar() || t.is_bfloat16() || t.is_vector() || t.is_tuple() || t.is_none() || t.is_record() || t.is_optional()))
           error(s.loc, "cannot return a value of type " + t.name());
         returns.emplace_back(t, s.loc);
         return false;
@@ -326,7 +330,7 @@ class FunctionTyper {
         for (auto& k : e.kids) {
           Type t = expr(*k);
           if (t.is_unknown()) unknown = true;
-          else if (!t.is_scalar() && !t.is_bfloat16() && !t.is_tuple() && !t.is_array() && !t.is_record())
+          else if (!t.is_scalar() && !t.is_bfloat16() && !t.is_vector() && !t.is_tuple() && !t.is_array() && !t.is_record())
             error(k->loc, "tuples hold numbers, arrays and tuples; got a value of type " + t.name());
           elems.push_back(t);
         }
@@ -516,6 +520,7 @@ class FunctionTyper {
     if (base.is_array()) return array_attribute(e, base);
     if (base.is_record()) return record_attribute(e, base);
     if (base.is_unknown()) return base;
+    if (base.is_vector()) return vector_attribute(e, base);
     if (e.name == "real" || e.name == "imag") {
       if (base.is_complex()) return base.component();
       if (base.is_scalar()) return base;
@@ -662,6 +667,9 @@ class FunctionTyper {
   // bfloat16(x) constructor and casts of a bfloat16 to a number type.
   /// float("<text>") with a string literal: the float64 constant CPython parses it to (typer_calls.cpp).
   Type float_of_text(Expr& e);
+  // numba-cuda's vector types (typer_vectors.cpp): float32x4(...) and friends, v.x .. v.w.
+  Type vector_call(Expr& e, const Type& vector, const std::vector<Type>& args, bool unknown);
+  Type vector_attribute(Expr& e, const Type& vector);
   Type bf16_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
   Type bf16_math_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
   Type bf16_cast(Expr& e, const Type& to, const std::vector<Type>& args, bool unknown);

@@ -69,6 +69,8 @@ Type FunctionTyper::call(Expr& e) {
     if (mod == "numba.cuda.libdevice") return libdevice_call(e, fname, args, unknown);
     if (mod == "numba.cuda.fp16") return fp16_call(e, fname, args, unknown);
     if (mod == "numba.cuda._internal.cuda_bf16") return bf16_call(e, fname, args, unknown);
+    if (mod == "numba.cuda")
+      if (auto v = vector_type_named(fname)) return vector_call(e, *v, args, unknown);
     if (mod == "numba.cuda.bf16" || mod == "cubridge.bf16") {  // bf16.hadd(a, b): the module's public names
       if (fname == "bfloat16") return bf16_cast(e, Type::bfloat16(), args, unknown);
       if (auto binding = bf16_binding_of(fname)) return bf16_call(e, *binding, args, unknown);
