@@ -240,6 +240,36 @@ std::string bf16_cast_function(char other, bool to_bf16) {
   }
 }
 
+Type bf16_letter_type(char letter) {
+  switch (letter) {
+    case 'b': return Type::bfloat16();
+    case 'f': return Type::floating(32);
+    case 'd': return Type::floating(64);
+    case 'c': return Type::integer(8, true);
+    case 'C': return Type::integer(8, false);
+    case 's': return Type::integer(16, true);
+    case 'S': return Type::integer(16, false);
+    case 'i': return Type::integer(32, true);
+    case 'I': return Type::integer(32, false);
+    case 'l': return Type::integer(64, true);
+    case 'L': return Type::integer(64, false);
+    default: return Type::boolean();
+  }
+}
+
+char bf16_letter(const Type& t) {
+  if (t.is_bfloat16()) return 'b';
+  if (t.is_bool()) return '?';
+  if (t.is_float()) return t.bits() == 32 ? 'f' : t.bits() == 64 ? 'd' : 0;
+  if (!t.is_int()) return 0;
+  switch (t.bits()) {
+    case 8: return t.is_signed() ? 'c' : 'C';
+    case 16: return t.is_signed() ? 's' : 'S';
+    case 32: return t.is_signed() ? 'i' : 'I';
+    default: return t.is_signed() ? 'l' : 'L';
+  }
+}
+
 std::string_view bf16_function_families() {
   return "arithmetic (__hadd, __hsub, __hmul, __hdiv and their _rn/_sat forms, __hfma, __hfma_sat, __hfma_relu, "
          "__hneg, __habs), compares (__heq, __hne, __hlt, ... and the unordered __hequ, ...), __hmax, __hmin, "

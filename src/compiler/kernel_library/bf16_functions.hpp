@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include "cubridge/types/type.hpp"
+
 namespace cubridge::compiler {
 
 /// The type letters of a bfloat16 function's signature: b bfloat16, f float32, d float64, c int8, C uint8,
@@ -35,6 +37,9 @@ std::string_view bf16_math_function(std::string_view math_name);
 /// The conversion numba-cuda lowers a cast between bfloat16 and `other` with (a letter as above),
 /// `to_bf16` giving the direction ("__float2bfloat16", "__bfloat162int_rz"), or empty when numba has none.
 std::string bf16_cast_function(char other, bool to_bf16);
+/// The type of a signature letter, and the letter of a number type (0 for a type with none).
+Type bf16_letter_type(char letter);
+char bf16_letter(const Type& t);
 /// Names for messages.
 std::string_view bf16_function_families();
 

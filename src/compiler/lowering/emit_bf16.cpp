@@ -7,20 +7,6 @@
 namespace cubridge::compiler {
 namespace {
 
-// The signature letter of a number type (bf16_functions.hpp), or 0.
-char letter_of(const Type& t) {
-  if (t.is_bfloat16()) return 'b';
-  if (t.is_bool()) return '?';
-  if (t.is_float()) return t.bits() == 32 ? 'f' : t.bits() == 64 ? 'd' : 0;
-  if (!t.is_int()) return 0;
-  switch (t.bits()) {
-    case 8: return t.is_signed() ? 'c' : 'C';
-    case 16: return t.is_signed() ? 's' : 'S';
-    case 32: return t.is_signed() ? 'i' : 'I';
-    default: return t.is_signed() ? 'l' : 'L';
-  }
-}
-
 // The inline-assembly constraint and LLVM type of a letter: 16-bit values (bool and 8-bit results
 // included) in "h" registers.
 std::pair<const char*, const char*> register_of(char l) {
@@ -35,23 +21,6 @@ std::pair<const char*, const char*> register_of(char l) {
   }
 }
 
-Type type_of(char l) {
-  switch (l) {
-    case 'b': return Type::bfloat16();
-    case 'f': return Type::floating(32);
-    case 'd': return Type::floating(64);
-    case 'c': return Type::integer(8, true);
-    case 'C': return Type::integer(8, false);
-    case 's': return Type::integer(16, true);
-    case 'S': return Type::integer(16, false);
-    case 'i': return Type::integer(32, true);
-    case 'I': return Type::integer(32, false);
-    case 'l': return Type::integer(64, true);
-    case 'L': return Type::integer(64, false);
-    default: return Type::boolean();
-  }
-}
-
 }  // namespace
 
 Value FunctionEmitter::bf16_call(const Expr& e, const std::vector<Value>& args) { return bf16_apply(e.target, args); }
@@ -60,7 +29,7 @@ Value FunctionEmitter::bf16_apply(std::string_view name, const std::vector<Value
   const int cc = m_.options.cc ? m_.options.cc->major * 10 + m_.options.cc->minor : 80;
   Bf16Function f = *bf16_function(name, cc);
   std::vector<Value> in;
-  for (std::size_t i = 0; i < args.size(); ++i) in.push_back(convert(args[i], type_of(f.signature[i + 1])));
+  for (std::size_t i = 0; i < args.size(); ++i) in.push_back(convert(args[i], bf16_letter_type(f.signature[i + 1])));
   const char result = f.signature[0];
   if (!f.libdevice.empty()) {  // bf16(<f>f(float(a))): libdevice's float32 function between the conversions
     Value x = bf16_apply("__bfloat162float", in);
@@ -78,8 +47,8 @@ Value FunctionEmitter::bf16_apply(std::string_view name, const std::vector<Value
   }
   std::string r = ins("call " + std::string(rty) + " asm \"" + f.ptx + "\", \"" + constraints + "\"(" + operands + ")");
   if (result == '?') return {ins("icmp ne i16 " + r + ", 0"), Type::boolean()};
-  if (result == 'c' || result == 'C') return {ins("trunc i16 " + r + " to i8"), type_of(result)};
-  return {r, type_of(result)};
+  if (result == 'c' || result == 'C') return {ins("trunc i16 " + r + " to i8"), bf16_letter_type(result)};
+  return {r, bf16_letter_type(result)};
 }
 
 Value FunctionEmitter::bf16_convert(const Value& v, const Type& to) {
@@ -88,11 +57,11 @@ Value FunctionEmitter::bf16_convert(const Value& v, const Type& to) {
     if (from.is_float() && from.bits() == 16) return bf16_apply("__float2bfloat16", {convert(v, Type::floating(32))});
     if (from.is_int() && from.bits() == 8)  // numba picks the constructor from int16 (uint16): exact widening
       return bf16_convert(convert(v, Type::integer(16, from.is_signed())), to);
-    return bf16_apply(bf16_cast_function(letter_of(from), true), {v});
+    return bf16_apply(bf16_cast_function(bf16_letter(from), true), {v});
   }
   if (to.is_bool()) return {truth(v), to};
   if (to.is_float() && to.bits() == 64) return convert(bf16_apply("__bfloat162float", {v}), to);
-  return bf16_apply(bf16_cast_function(letter_of(to), false), {v});
+  return bf16_apply(bf16_cast_function(bf16_letter(to), false), {v});
 }
 
 std::string FunctionEmitter::bf16_truth(const Value& v) {

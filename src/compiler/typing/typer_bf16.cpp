@@ -12,26 +12,6 @@
 #include "compiler/typing/typing_rules.hpp"
 
 namespace cubridge::compiler::typer_detail {
-namespace {
-
-Type type_of_letter(char l) {
-  switch (l) {
-    case 'b': return Type::bfloat16();
-    case 'f': return Type::floating(32);
-    case 'd': return Type::floating(64);
-    case 'c': return Type::integer(8, true);
-    case 'C': return Type::integer(8, false);
-    case 's': return Type::integer(16, true);
-    case 'S': return Type::integer(16, false);
-    case 'i': return Type::integer(32, true);
-    case 'I': return Type::integer(32, false);
-    case 'l': return Type::integer(64, true);
-    case 'L': return Type::integer(64, false);
-    default: return Type::boolean();
-  }
-}
-
-}  // namespace
 
 int FunctionTyper::bf16_target(const Expr& e, const std::string& what) {
   const auto& cc = prog_.options.cc;
@@ -53,7 +33,7 @@ Type FunctionTyper::bf16_call(Expr& e, const std::string& fname, const std::vect
   e.callee = Callee::Bf16;
   e.target = fname;
   e.formals.clear();
-  for (std::size_t i = 0; i < n; ++i) e.formals.push_back(type_of_letter(f->signature[i + 1]));
+  for (std::size_t i = 0; i < n; ++i) e.formals.push_back(bf16_letter_type(f->signature[i + 1]));
   if (unknown) return Type();
   for (std::size_t i = 0; i < n; ++i) {
     const Type& want = e.formals[i];
@@ -64,7 +44,7 @@ Type FunctionTyper::bf16_call(Expr& e, const std::string& fname, const std::vect
       error(e.kids[i + 1]->loc, shown + "(): argument " + std::to_string(i + 1) + " must be a " + want.name() +
                                     " (or a number that converts to it), got " + args[i].name());
   }
-  return type_of_letter(f->signature[0]);
+  return bf16_letter_type(f->signature[0]);
 }
 
 Type FunctionTyper::bf16_math_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown) {
