@@ -262,3 +262,15 @@ def test_numba_cudas_fp8_is_refused_by_name():
                                                     r"fp8_e5m2, fp8_e8m0 and their conversions\), which cubridge "
                                                     r"does not compile yet"):
         cubridge.compile_ptx(uses_fp8, "void(float32[:], float32)", cc=(9, 0))
+
+
+def literal_for_bf16(x):
+    return hadd(bfloat16(x), 1)
+
+
+def test_an_integer_constant_for_a_bfloat16_is_refused():
+    # numba-cuda casts an integer literal to bfloat16 by truncating its float32 bits: hadd(a, 1) adds 0.0
+    with pytest.raises(cubridge.CompileError, match=r"cuda_bf16.__hadd\(\): argument 2 is an integer constant, "
+                                                    r"which numba-cuda converts to bfloat16 by keeping the low 16 "
+                                                    r"bits of its float32"):
+        _compile(literal_for_bf16, ["float32"])

@@ -6,6 +6,8 @@
 //   float16 or complex, for which numba-cuda has no cast;
 // - math.trunc, ceil, floor, sqrt, log, log10, cos, sin, tanh, exp, exp2 on a bfloat16 are numba-cuda's
 //   overloads (htrunc, ...); other math functions on a bfloat16 are refused by name.
+// - an integer constant passed for a bfloat16 is refused: numba-cuda types it as a literal, and its
+//   literal-to-bfloat16 cast keeps the low half of the float32's bits (not the value);
 // bfloat16 needs compute capability 8.0 (numba-cuda: cuda.is_bfloat16_supported()).
 #include "compiler/kernel_library/bf16_functions.hpp"
 #include "compiler/typing/function_typer.hpp"
@@ -37,6 +39,13 @@ Type FunctionTyper::bf16_call(Expr& e, const std::string& fname, const std::vect
   if (unknown) return Type();
   for (std::size_t i = 0; i < n; ++i) {
     const Type& want = e.formals[i];
+    const Expr& arg = *e.kids[i + 1];
+    const bool int_constant = args[i].is_int() && (arg.kind == ExprKind::Int || arg.constant != nullptr ||
+                                                   (arg.kind == ExprKind::Unary && arg.kids[0]->kind == ExprKind::Int));
+    if (want.is_bfloat16() && int_constant)  // numba-cuda types it as a literal, whose cast to bfloat16 differs
+      error(arg.loc, shown + "(): argument " + std::to_string(i + 1) + " is an integer constant, which numba-cuda "
+                             "converts to bfloat16 by keeping the low 16 bits of its float32 (cuda_bf16.py's "
+                             "IntegerLiteral cast), not by value; pass bfloat16(<constant>) for the value");
     bool ok = want.is_bfloat16() ? bf16_convertible(args[i], want)
                                  : args[i] == want || (args[i].is_bfloat16() ? bf16_convertible(args[i], want)
                                                                               : args[i].is_real());
