@@ -11,7 +11,7 @@ import sys
 import types as _pytypes
 from typing import Any
 
-from . import _external_functions, _intrinsics, _numba_extensions, _overload_binding, _records, _scalar_types
+from . import _external_functions, _intrinsics, _numba_extensions, _overload_binding, _records, _scalar_types, bf16
 from ._core import CompileError
 from ._raise_sites import _register_exception_class
 from ._source import _source_of
@@ -303,6 +303,8 @@ class _Environment:
                     self.module_members(v, names, v.__name__)
                 for g in _random_functions_reached(v, names):  # cuda.random.X(...), rnd.X(...)
                     self.function(g, None, strict=False)  # a module's own rotl keeps its name (see docs)
+            elif getattr(inner, "__module__", None) == _numba_extensions.FP8_MODULE:
+                options.add_refused_function(n, _numba_extensions.fp8_refusal(n))  # fp8_e4m3(x), cvt_float_to_fp8(...)
             elif isinstance(inner, _pytypes.FunctionType) and inner.__module__ == "numba.cuda.cg":
                 imports.append(f"import numba.cuda.cg.{inner.__name__} as {n}")  # from numba.cuda.cg import this_grid
             elif isinstance(inner, type) and issubclass(inner, _enum.Enum):  # before numba.cuda's classes below
@@ -333,6 +335,10 @@ class _Environment:
                 imports.append(f"import cubridge.{v._name} as {n}")
             elif isinstance(inner, type) and inner.__module__.startswith("numba.cuda"):  # from numba.cuda import grid
                 imports.append(f"import numba.cuda.{inner.__name__} as {n}")
+            elif _numba_extensions.is_bfloat16_type(v) or isinstance(v, bf16.BFloat16Type):
+                imports.append(f"import numba.cuda.bfloat16 as {n}")  # bfloat16(x): the compiler's constructor
+            elif isinstance(v, bf16.Binding):  # from cubridge.bf16 import hadd: CUDA's __hadd
+                imports.append(f"import numba.cuda._internal.cuda_bf16.{v._binding} as {n}")
             elif isinstance(v, Type) and v.is_scalar:
                 imports.append(f"from numpy import {v.name} as {n}")  # cubridge.float32(x) casts
             elif callable(v) and getattr(v, "__module__", None) in _NUMBER_TYPE_MODULES:

@@ -2,9 +2,11 @@
 // in src/compiler/). The Pythonic layer (signatures, type objects, inspect) is python/cubridge/_compiler.py.
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/vector.h>
 
 #include "bindings.hpp"
+#include "cubridge/compiler/bf16_names.hpp"
 #include "cubridge/compiler/compile.hpp"
 #include "cubridge/compiler/cached_compile.hpp"
 #include "cubridge/error.hpp"
@@ -119,6 +121,8 @@ void bind_compiler(nb::module_& m) {
         return std::vector<double>{r.timings.parse, r.timings.type, r.timings.emit, r.timings.nvvm};
       });
 
+  m.def("_bf16_names", [] { return compiler::bf16_public_names(); },
+        "(numba.cuda.bf16 name, cuda_bf16.h name) of every bfloat16 function.");
   m.def("_compile_source",
         [](std::string_view source, std::string_view name, const Signature& sig, const CompileOptions& o) {
           return compile(source, name, sig, o);

@@ -18,7 +18,8 @@ Type Type::scalar(ScalarType type) {
     case 'u': return integer(bits, false);
     case 'f': return floating(bits);
     case 'c': return complex(bits);
-    default: throw cubridge::InvalidArgument(std::string(row.name) + " is no type NumPy has, so no Type of the compiler");
+    default:
+      if (type == ScalarType::BFloat16) return bfloat16(); throw cubridge::InvalidArgument(std::string(row.name) + " is no type NumPy has, so no Type of the compiler");
   }
 }
 
@@ -36,6 +37,12 @@ Type Type::named_tuple(std::string class_name, std::vector<std::string> fields, 
   Type t = tuple(std::move(elements));
   t.names_ = std::move(fields);
   t.tuple_class_ = std::move(class_name);
+  return t;
+}
+
+Type Type::vector(const Type& base, int count) {
+  Type t(TypeKind::Vector, 0, false);
+  t.elements_.assign(static_cast<std::size_t>(count), base);
   return t;
 }
 
@@ -80,8 +87,10 @@ std::int64_t Type::storage_size() const {
     case TypeKind::Bool: return 1;
     case TypeKind::Int:
     case TypeKind::Float:
-    case TypeKind::Complex: return bits_ / 8;
+    case TypeKind::Complex:
+    case TypeKind::BFloat16: return bits_ / 8;
     case TypeKind::Record: return size_;
+    case TypeKind::Vector: return elements_[0].storage_size() * static_cast<std::int64_t>(elements_.size());
     case TypeKind::NestedArray: {
       std::int64_t n = elements_[0].storage_size();
       for (std::int64_t d : shape_) n *= d;
@@ -120,6 +129,8 @@ std::string Type::name() const {
     case TypeKind::Int: return (signed_ ? "int" : "uint") + std::to_string(bits_);
     case TypeKind::Float: return "float" + std::to_string(bits_);
     case TypeKind::Complex: return "complex" + std::to_string(bits_);
+    case TypeKind::BFloat16: return "bfloat16";
+    case TypeKind::Vector: return elements_[0].name() + "x" + std::to_string(elements_.size());  // numba's
     case TypeKind::Tuple: {
       if (!tuple_class_.empty()) {  // numba prints "Point(int64 x 2)"; the field names make ours readable back
         std::string s = "NamedTuple(" + tuple_class_;

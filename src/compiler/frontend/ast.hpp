@@ -29,7 +29,8 @@ enum class CmpOp { Lt, Le, Gt, Ge, Eq, Ne, Is, IsNot, In, NotIn };
 enum class IterKind { None, Range, Array, Tuple, Enumerate, Zip };
 
 /// What a Call resolved to (set by the typer).
-enum class Callee { Unresolved, Builtin, Math, UserFunction, TypeCast, Intrinsic, NumpyUfunc, Libdevice, Fp16, External };
+enum class Callee { Unresolved, Builtin, Math, UserFunction, TypeCast, Intrinsic, NumpyUfunc, Libdevice, Fp16, Bf16, Vector,
+                    External };
 
 struct Expr;
 using ExprPtr = std::unique_ptr<Expr>;

@@ -55,6 +55,8 @@ Value FunctionEmitter::call(const Expr& e) {
     case Callee::Libdevice: return libdevice_call(e, args);
     case Callee::Fp16: return fp16_call(e, args);
     case Callee::External: return external_call(e, args);
+    case Callee::Bf16: return bf16_call(e, args);
+    case Callee::Vector: return vector_call(e, args);
     case Callee::Builtin:
       if (e.target == "conjugate") {
         Value base = expr(*e.kids[0]->kids[0]);

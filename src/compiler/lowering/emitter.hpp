@@ -116,6 +116,14 @@ class FunctionEmitter {
   Value fp16_call(const Expr& e, const std::vector<Value>& args);
   /// The fp16 function `name` (fp16_functions.hpp) on `args` (converted to float16), as inline PTX.
   Value fp16_instruction(std::string_view name, const std::vector<Value>& args);
+  /// numba-cuda's bfloat16 (emit_bf16.cpp): a cuda_bf16 binding by name (e.target), the binding `name` on
+  /// `args` (converted to its parameters), a cast to or from a bfloat16, and a bfloat16's truth.
+  Value bf16_call(const Expr& e, const std::vector<Value>& args);
+  /// A vector type's constructor (emit_vectors.cpp): the arguments' components, in order.
+  Value vector_call(const Expr& e, const std::vector<Value>& args);
+  Value bf16_apply(std::string_view name, const std::vector<Value>& args);
+  Value bf16_convert(const Value& v, const Type& to);
+  std::string bf16_truth(const Value& v);
   Value builtin(const Expr& e, const std::vector<Value>& args);
   Value complex_op(BinOp op, const Value& a, const Value& b);
   Value make_aggregate(const Type& t, const std::vector<Value>& parts);

@@ -56,6 +56,9 @@ struct Program {
 
 /// A constant operand of a branch test (typer_branch_prune.cpp).
 struct PruneValue;
+/// numba-cuda's vector type called `name` in numba.cuda ("float32x4", or a C alias: "float4", "short2",
+/// "ulonglong3", ...), or nullopt (typer_vectors.cpp).
+std::optional<Type> vector_type_named(std::string_view name);
 
 class FunctionTyper {
  public:
@@ -89,8 +92,8 @@ class FunctionTyper {
     if (t.is_unknown()) return;
     Type& cur = fn_.local_types[static_cast<std::size_t>(slot)];
     if (cur.is_unknown()) {
-      if (!(t.is_scalar() || t.is_tuple() || t.is_array() || t.is_grid_group() || t.is_record() || t.is_optional() ||
-            t.is_none() || t.is_pointer()))
+      if (!(t.is_scalar() || t.is_bfloat16() || t.is_vector() || t.is_tuple() || t.is_array() || t.is_grid_group() ||
+            t.is_record() || t.is_optional() || t.is_none() || t.is_pointer()))
         error(loc, "cannot assign a value of type " + t.name() + " to '" + std::string(name) +
                        "'; variables hold numbers, tuples, arrays, records, C pointers, None and Optional values");
       cur = t;
@@ -251,7 +254,8 @@ class FunctionTyper {
         return false;
       case StmtKind::Return: {
         Type t = s.value ? expr_optional(*s.value) : Type::none();
-        if (!t.is_unknown() && !(t.is_scalar() || t.is_tuple() || t.is_none() || t.is_record() || t.is_optional()))
+        if (!t.is_unknown() &&
+            !(t.is_scalar() || t.is_bfloat16() || t.is_vector() || t.is_tuple() || t.is_none() || t.is_record() || t.is_optional()))
           error(s.loc, "cannot return a value of type " + t.name());
         returns.emplace_back(t, s.loc);
         return false;
@@ -274,7 +278,7 @@ class FunctionTyper {
   // ---- expressions ----
   Type truth(Expr& e) {
     Type t = expr(e);
-    if (!t.is_unknown() && !t.is_scalar() && !t.is_tuple())
+    if (!t.is_unknown() && !t.is_scalar() && !t.is_bfloat16() && !t.is_tuple())
       error(e.loc, "cannot test the truth of a value of type " + t.name());
     return t;
   }
@@ -343,7 +347,7 @@ class FunctionTyper {
         for (auto& k : e.kids) {
           Type t = expr(*k);
           if (t.is_unknown()) unknown = true;
-          else if (!t.is_scalar() && !t.is_tuple() && !t.is_array() && !t.is_record())
+          else if (!t.is_scalar() && !t.is_bfloat16() && !t.is_vector() && !t.is_tuple() && !t.is_array() && !t.is_record())
             error(k->loc, "tuples hold numbers, arrays and tuples; got a value of type " + t.name());
           elems.push_back(t);
         }
@@ -546,6 +550,7 @@ class FunctionTyper {
     if (base.is_record()) return record_attribute(e, base);
     if (base.is_named_tuple()) return named_tuple_attribute(e, base);
     if (base.is_unknown()) return base;
+    if (base.is_vector()) return vector_attribute(e, base);
     if (e.name == "real" || e.name == "imag") {
       if (base.is_complex()) return base.component();
       if (base.is_scalar()) return base;
@@ -571,7 +576,11 @@ class FunctionTyper {
     if (a.is_unknown() || b.is_unknown()) return Type();
     auto r = resolve_binop(op, a, b);
     if (!r || (op == BinOp::Pow && r->lhs.is_complex() && !node))
-      error(loc, "unsupported operand types for " + std::string(binop_symbol(op)) + ": " + a.name() + " and " + b.name());
+      error(loc, "unsupported operand types for " + std::string(binop_symbol(op)) + ": " + a.name() + " and " + b.name() +
+                     (a.is_bfloat16() || b.is_bfloat16()
+                          ? " (numba-cuda's bfloat16 operators +, -, *, / take two bfloat16 values: convert the "
+                            "other operand with bfloat16(x), or both to float32)"
+                          : ""));
     // a ** b, pow(a, b) and a **= b (node: the target) on complex numbers call numba-cuda's cpow.
     if (op == BinOp::Pow && r->lhs.is_complex()) return complex_power(*node, r->lhs);
     if (node) node->formals = {r->lhs, r->rhs};
@@ -717,6 +726,18 @@ class FunctionTyper {
   Type libdevice_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
   // numba.cuda.fp16 (typer_fp16.cpp).
   Type fp16_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
+  // numba-cuda's bfloat16 (typer_bf16.cpp): cuda_bf16's bindings by name, math.<f> on a bfloat16, the
+  // bfloat16(x) constructor and casts of a bfloat16 to a number type.
+  /// float("<text>") with a string literal: the float64 constant CPython parses it to (typer_calls.cpp).
+  Type float_of_text(Expr& e);
+  // numba-cuda's vector types (typer_vectors.cpp): float32x4(...) and friends, v.x .. v.w.
+  Type vector_call(Expr& e, const Type& vector, const std::vector<Type>& args, bool unknown);
+  Type vector_attribute(Expr& e, const Type& vector);
+  Type bf16_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
+  Type bf16_math_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
+  Type bf16_cast(Expr& e, const Type& to, const std::vector<Type>& args, bool unknown);
+  /// The target's compute capability (major * 10 + minor); an error naming `what` below 8.0.
+  int bf16_target(const Expr& e, const std::string& what);
   Type user_call(Expr& e, const FunctionDef& def, const std::vector<Type>& args, bool unknown,
                  const std::vector<StaticBinding>* statics = nullptr);
   /// A call of an external device function (cuda.declare_device) the code calls `name`

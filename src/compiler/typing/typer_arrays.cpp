@@ -186,7 +186,8 @@ void FunctionTyper::array_store(Expr& target, const Type& value) {
                             base.name() + "); a record element takes a record of the same dtype");
     return;
   }
-  if (!value.is_scalar() || can_convert(value, base.dtype()) == Conversion::None)
+  if (value.is_bfloat16() ? !bf16_convertible(value, base.dtype())
+                           : (!value.is_scalar() || can_convert(value, base.dtype()) == Conversion::None))
     error(target.loc, "cannot store a value of type " + value.name() + " into an element of " + what + " (" +
                           base.name() + ")");
 }
