@@ -48,14 +48,19 @@ def _options(debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output):
 def compile(pyfunc: Callable[..., Any], sig: Any, debug: bool = False, lineinfo: bool = False, device: bool = True,
             fastmath: bool | set[str] = False, cc: Any = None, opt: bool = True, abi: str = "c",
             abi_info: dict[str, str] | None = None, output: str = "ptx", cache: bool = False,
-            forceinline: bool = False, launch_bounds: Any = None) -> tuple[str | bytes, Any]:
+            forceinline: bool | None = None, launch_bounds: Any = None) -> tuple[str | bytes, Any]:
     """Compile ``pyfunc`` for ``sig``; returns ``(code, resty)``: PTX text (str) or LTO-IR (bytes), and the
     return type (declared, or inferred with Numba's rules). ``cache=True`` goes through the on-disk code
     cache (``CodeCache.default_directory()``, $CUBRIDGE_CACHE_DIR): a later process compiling the same
     source, signature and options for the same target with the same cubridge and libNVVM reads it back.
-    ``forceinline`` (numba-cuda's option) is what cubridge does to the helpers a function calls anyway;
+    ``forceinline`` (numba-cuda's option, LTO-IR of device functions only): True marks the function's body
+    alwaysinline (what cubridge does to it when not given), False written out leaves inlining to NVVM;
     ``launch_bounds`` (kernels, PTX) adds numba-cuda's ``.maxntid``/``.minnctapersm``/``.maxclusterrank``.
     ``output="llvm"`` returns the NVVM IR text the front end gives libNVVM instead (numba-cuda's spelling)."""
+    if forceinline and output != "ltoir":  # numba-cuda's rules and messages, in its order
+        raise ValueError(f"Can only designate forced inlining in LTO-IR (output='ltoir'), got output={output!r}")
+    if forceinline and not device:
+        raise ValueError("Cannot force-inline kernels (forceinline=True with device=False)")
     bounds = _jit_options.jit_options(launch_bounds=launch_bounds, forceinline=forceinline)
     if bounds.launch_bounds and (device or output != "ptx"):
         raise ValueError("launch_bounds apply to kernels compiled to PTX (device=False, output='ptx')")
@@ -76,6 +81,8 @@ def _compile_result(pyfunc, sig, debug=False, lineinfo=False, device=True, fastm
         o.max_registers = directives.max_registers or 0
         o.max_threads_per_block, o.min_blocks_per_sm, o.max_blocks_per_cluster = bounds[:3]
     source, name = _collect(pyfunc, o)
+    if device and directives is not None and directives.forceinline is False:
+        o.add_inline_never(name)  # numba-cuda's forceinline=False: the body is not marked alwaysinline
     signature = as_signature(sig)
     if output == "llvm":  # the front end's NVVM IR, before libNVVM (numba-cuda's inspect_llvm)
         return _core._compile_source_to_ir(source, name, signature, o)
@@ -127,7 +134,7 @@ def compile_for_current_device(pyfunc: Callable[..., Any], sig: Any, debug: bool
 
 def compile_ptx(pyfunc: Callable[..., Any], sig: Any, debug: bool = False, lineinfo: bool = False,
                 device: bool = False, fastmath: bool | set[str] = False, cc: Any = None, opt: bool = True,
-                abi: str = "numba", abi_info: dict[str, str] | None = None, forceinline: bool = False,
+                abi: str = "numba", abi_info: dict[str, str] | None = None, forceinline: bool | None = None,
                 launch_bounds: Any = None) -> tuple[str | bytes, Any]:
     """PTX only, Numba ABI by default (``numba.cuda.compile_ptx``)."""
     return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath, cc=cc, opt=opt,

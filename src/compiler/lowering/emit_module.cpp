@@ -34,6 +34,13 @@ std::string mangle_part(std::string_view s) {
   return std::to_string(e.size()) + e;
 }
 
+// An internal core's name: its index, then the Python name length-prefixed as in numba's mangling
+// ("__cb_fn1_8set_zero"), so the name reads as numba-cuda's does where tools (and numba's own tests) look
+// for a function by its Python name.
+std::string internal_symbol(std::size_t index, std::string_view python_name) {
+  return "__cb_fn" + std::to_string(index) + "_" + mangle_part(python_name);
+}
+
 std::string mangle_type(const Type& t) {
   if (t.is_bool()) return "b";
   if (t.is_int()) {
@@ -98,7 +105,7 @@ const std::string& ModuleEmitter::function_symbol(int index) {
   if (symbols.size() <= i) symbols.resize(module.functions.size());
   if (symbols[i].empty()) {
     TypedFunction& f = *module.functions[i];
-    symbols[i] = "__cb_fn" + std::to_string(i) + "_" + escape_identifier(f.def->name);
+    symbols[i] = internal_symbol(i, f.def->name);
     pending.push_back(index);
   }
   return symbols[i];
@@ -278,7 +285,7 @@ EmittedModule emit_module(TypedModule& module, const CompileOptions& options) {
   // Under the Numba ABI the entry's core is the exported function itself.
   bool kernel = !options.device;
   bool wrapper = options.abi == Abi::c || kernel;
-  std::string entry_core = !wrapper ? name : "__cb_fn0_" + escape_identifier(entry.def->name);
+  std::string entry_core = !wrapper ? name : internal_symbol(0, entry.def->name);
   m.symbols[0] = entry_core;
   entry.symbol = entry_core;
   {
@@ -346,7 +353,9 @@ EmittedModule emit_module(TypedModule& module, const CompileOptions& options) {
       if (half_bits) w += "  %bits = bitcast half %v to i16\n";
       w += "  ret " + rty + (half_bits ? " %bits" : " %v") + dbg + "\n}\n\n";
     }
-    body += w;
+    // The entry first, as numba-cuda's module starts with it: PTX numbers local depots in function order,
+    // so an unoptimised kernel's own locals are __local_depot0 there as here.
+    body = w + body;
   }
   EmittedModule out;
   out.symbol = name;

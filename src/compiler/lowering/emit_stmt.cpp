@@ -78,7 +78,12 @@ void FunctionEmitter::emit_core(const std::string& symbol, bool exported) {
     }
     head += ", " + llvm_data_type(flat[i]) + " %p" + std::to_string(i);
   }
-  head += exported || fn_.recursive || m_.options.inline_never.count(fn_.def->name) ? ")" : ") alwaysinline";
+  // A kernel's own body (the core its entry calls) is never alwaysinline, as numba-cuda's kernel function is
+  // not: NVVM inlines the single call at -opt=3, and at -opt=0 (opt=False) the kernel keeps its locals in
+  // local memory (__local_depot), as numba-cuda's does.
+  bool kernel_body = !m_.options.device && &fn_ == m_.module.functions[0].get();
+  bool forced = !(exported || kernel_body || fn_.recursive || m_.options.inline_never.count(fn_.def->name));
+  head += forced ? ") alwaysinline" : ")";
   int sp = m_.subprogram(*fn_.def, symbol);
   if (sp >= 0) {
     head += " !dbg !" + std::to_string(sp);
