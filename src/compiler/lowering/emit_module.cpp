@@ -234,10 +234,12 @@ int ModuleEmitter::subprogram(const FunctionDef& def, const std::string& linkage
   };
   int file = file_id(def.file);
   if (compile_unit < 0) {
+    // lineinfo alone is numba-cuda's DebugDirectivesOnly: .file/.loc directives, no .debug_info section and
+    // no ", debug" on the .target line (which would make ptxas build an unoptimised debug cubin).
     compile_unit = next_metadata++;
     metadata += "!" + std::to_string(compile_unit) + " = distinct !DICompileUnit(language: DW_LANG_Python, file: !" +
                 std::to_string(file) + ", producer: \"cubridge\", isOptimized: " + (options.opt ? "true" : "false") +
-                ", runtimeVersion: 0, emissionKind: " + (options.debug ? "FullDebug" : "LineTablesOnly") + ")\n";
+                ", runtimeVersion: 0, emissionKind: " + (options.debug ? "FullDebug" : "DebugDirectivesOnly") + ")\n";
   }
   int type = next_metadata++;
   metadata += "!" + std::to_string(type) + " = !DISubroutineType(types: !{})\n";

@@ -1,0 +1,52 @@
+"""lineinfo=True as numba-cuda emits it (test_lineinfo). The rules:
+
+1. the compile unit is DebugDirectivesOnly (never FullDebug) with lineinfo alone: the PTX has .file naming
+   the source file and .loc directives, but no .debug_info section and no ", debug" on its .target line;
+2. debug=True is FullDebug: .target ..., debug;
+3. without either, no debug metadata, .file or .loc at all;
+4. lineinfo keeps numba's default error model: no division-by-zero exit (no "ret i32 1") in the IR."""
+import re
+
+import cubridge
+
+SIG = "void(int32[:])"
+
+
+def foo(x):
+    x[0] = 1
+
+
+def _kernel(**options):
+    k = cubridge.jit(**options)(foo)
+    k.compile(SIG)
+    return k.inspect_llvm(SIG), k.inspect_asm(SIG)
+
+
+def test_lineinfo_is_debug_directives_only():
+    llvm, ptx = _kernel(lineinfo=True)
+    assert re.search(r"!DICompileUnit\(.*emissionKind:\s+DebugDirectivesOnly", llvm), llvm
+    assert not re.search(r"!DICompileUnit\(.*emissionKind:\s+FullDebug", llvm)
+    assert re.search(r'\.file\s+[0-9]+\s+".*test_jit_lineinfo.py"', ptx), ptx
+    assert re.search(r"\.loc\s+[0-9]+\s+[0-9]+\s+[0-9]+", ptx), ptx
+    assert not re.search(r"\.section\s+\.debug_info", ptx)
+    assert not re.search(r"\.target\s+sm_\d+a?, debug", ptx), ptx
+
+
+def test_debug_is_full_debug():
+    llvm, ptx = _kernel(debug=True, opt=False)
+    assert re.search(r"!DICompileUnit\(.*emissionKind:\s+FullDebug", llvm), llvm
+    assert re.search(r"\.target\s+sm_\d+, debug", ptx), ptx
+
+
+def test_no_lineinfo_no_directives():
+    llvm, ptx = _kernel()
+    assert "DICompileUnit" not in llvm and ".loc" not in ptx and ".file" not in ptx
+
+
+def divide_kernel(x, y):
+    x[0] /= y[0]
+
+
+def test_lineinfo_keeps_the_numpy_error_model():
+    sig = "void(float32[::1], float32[::1])"
+    assert "ret i32 1" not in cubridge.jit(sig, lineinfo=True)(divide_kernel).inspect_llvm(sig)
