@@ -50,3 +50,16 @@ def divide_kernel(x, y):
 def test_lineinfo_keeps_the_numpy_error_model():
     sig = "void(float32[::1], float32[::1])"
     assert "ret i32 1" not in cubridge.jit(sig, lineinfo=True)(divide_kernel).inspect_llvm(sig)
+
+
+def named(x, ret, status, v):
+    z = x  # noqa: F841
+
+
+def test_entry_parameters_carry_the_python_names():
+    # numba-cuda's spelling (%"x", pieces of an aggregate %"a.0", ...); the wrapper's own values start with
+    # '.', so parameters named ret, status or v do not collide with them.
+    sig = "void(int32, int32, int32, int32)"
+    k = cubridge.jit(sig, debug=True, opt=False)(named)
+    assert re.search(r'define void @.*\(i32 %"x", i32 %"ret", i32 %"status", i32 %"v"\)', k.inspect_llvm(sig))
+    assert ".entry" in k.inspect_asm(sig)

@@ -314,6 +314,14 @@ EmittedModule emit_module(TypedModule& module, const CompileOptions& options) {
     // tuple its elements; the result is returned by value. A kernel's array is numba-cuda's 5 + 2N
     // parameters (meminfo, parent, nitems, itemsize, data, shape, strides), rebuilt into the core's struct.
     std::string rebuild, call_args;
+    std::vector<std::string> param_names;
+    std::string python_param;
+    bool whole_param = true;
+    int next_piece = 0;
+    // The wrapper's own values have names starting with '.', which no Python parameter name has.
+    auto param_name = [&]() {
+      return "%\"" + python_param + (whole_param ? std::string() : "." + std::to_string(next_piece++)) + "\"";
+    };
     auto flatten = [&](auto&& self, const Type& ty) -> void {
       if (ty.is_complex()) {
         self(self, ty.component());
@@ -325,35 +333,46 @@ EmittedModule emit_module(TypedModule& module, const CompileOptions& options) {
         std::vector<std::string> pieces = array_piece_types(ty);
         auto n = static_cast<std::size_t>(ty.ndim());
         for (std::size_t j = 0; j < pieces.size(); ++j) {
-          std::string arg = "%arg" + std::to_string(param_types.size());
+          std::string arg = param_name();
           param_types.push_back(pieces[j]);
+          param_names.push_back(arg);
           std::string where = j < 5 ? std::to_string(j) : std::to_string(j < 5 + n ? 5 : 6) + ", " + std::to_string((j - 5) % n);
-          std::string next = "%arr" + std::to_string(param_types.size());
+          std::string next = "%.arr" + std::to_string(param_types.size());
           rebuild += "  " + next + " = insertvalue " + st + " " + agg + ", " + pieces[j] + " " + arg + ", " + where + "\n";
           agg = next;
         }
         call_args += ", " + st + " " + agg;
       } else {
-        call_args += ", " + llvm_data_type(ty) + " %arg" + std::to_string(param_types.size());
+        std::string arg = param_name();
+        call_args += ", " + llvm_data_type(ty) + " " + arg;
         param_types.push_back(llvm_data_type(ty));
+        param_names.push_back(arg);
       }
     };
-    for (const Type& t : entry.arg_types) flatten(flatten, t);
+    // Parameters are named after the Python ones as numba-cuda names them (%"x"; the pieces of an
+    // aggregate %"x.0", %"x.1", ...), which debuggers and readers of the IR see.
+    for (std::size_t i = 0; i < entry.arg_types.size(); ++i) {
+      const Type& t = entry.arg_types[i];
+      python_param = i < entry.def->params.size() ? entry.def->params[i] : "arg" + std::to_string(i);
+      whole_param = !(t.is_complex() || t.is_tuple() || t.is_array());
+      next_piece = 0;
+      flatten(flatten, t);
+    }
     std::string w = "define " + rty + " @" + name + "(";
-    for (std::size_t i = 0; i < param_types.size(); ++i) w += (i ? ", " : "") + param_types[i] + " %arg" + std::to_string(i);
+    for (std::size_t i = 0; i < param_types.size(); ++i) w += (i ? ", " : "") + param_types[i] + " " + param_names[i];
     // With line info the wrapper needs its own subprogram, or inlining the core drops the locations.
     int sp = m.subprogram(*entry.def, name);
     std::string dbg = sp >= 0 ? ", !dbg !" + std::to_string(m.location(entry.def->loc, sp)) : "";
     w += sp >= 0 ? ") !dbg !" + std::to_string(sp) + " {\n" : ") {\n";
-    w += "entry:\n  %ret = alloca " + slot_ty + "\n" + rebuild;
-    w += "  %status = call i32 @" + entry_core + "(" + slot_ty + "* %ret" + call_args + ")" + dbg + "\n";
+    w += "entry:\n  %.ret = alloca " + slot_ty + "\n" + rebuild;
+    w += "  %.status = call i32 @" + entry_core + "(" + slot_ty + "* %.ret" + call_args + ")" + dbg + "\n";
     if (kernel && options.debug) w += m.record_raise(name, dbg);
     if (R.is_none()) {
       w += "  ret void" + dbg + "\n}\n\n";
     } else {
-      w += "  %v = load " + slot_ty + ", " + slot_ty + "* %ret" + dbg + "\n";
-      if (half_bits) w += "  %bits = bitcast half %v to i16\n";
-      w += "  ret " + rty + (half_bits ? " %bits" : " %v") + dbg + "\n}\n\n";
+      w += "  %.v = load " + slot_ty + ", " + slot_ty + "* %.ret" + dbg + "\n";
+      if (half_bits) w += "  %.bits = bitcast half %.v to i16\n";
+      w += "  ret " + rty + (half_bits ? " %.bits" : " %.v") + dbg + "\n}\n\n";
     }
     // The entry first, as numba-cuda's module starts with it: PTX numbers local depots in function order,
     // so an unoptimised kernel's own locals are __local_depot0 there as here.
