@@ -20,12 +20,20 @@ __all__ = ["compile", "compile_for_current_device", "compile_ptx", "compile_ptx_
            "compile_cache_stats"]
 
 
+_OUTPUTS = ("ptx", "ltoir", "llvm")
+
+
+class UnsupportedCompileOption(ValueError, NotImplementedError):
+    """An ABI, output or ABI/kernel pairing cubridge does not compile. numba-cuda raises NotImplementedError for
+    these (its words open the message); it is a ValueError too, as cubridge raised before."""
+
+
 def _options(debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output):
     if abi not in ("c", "numba"):
-        raise ValueError(f"abi must be 'c' or 'numba', got {abi!r}")
-    if output not in ("ptx", "ltoir", "llvm"):
-        raise ValueError(f"output must be 'ptx', 'ltoir' or 'llvm' (the NVVM IR text given to libNVVM), got "
-                         f"{output!r}")
+        raise UnsupportedCompileOption(f"Unsupported ABI: {abi}; abi must be 'c' or 'numba', got {abi!r}")
+    if output not in _OUTPUTS:
+        raise UnsupportedCompileOption(f"Unsupported output type: {output}; output must be 'ptx', 'ltoir' or 'llvm' "
+                                       f"(the NVVM IR text given to libNVVM), got {output!r}")
     o = _core._CompileOptions()
     o.debug, o.lineinfo, o.device, o.opt = bool(debug), bool(lineinfo), bool(device), bool(opt)
     o.fastmath = _jit_options._fastmath(fastmath)  # also numba's flag set ({'nsz', 'arcp', ...})
@@ -57,6 +65,11 @@ def compile(pyfunc: Callable[..., Any], sig: Any, debug: bool = False, lineinfo:
     alwaysinline (what cubridge does to it when not given), False written out leaves inlining to NVVM;
     ``launch_bounds`` (kernels, PTX) adds numba-cuda's ``.maxntid``/``.minnctapersm``/``.maxclusterrank``.
     ``output="llvm"`` returns the NVVM IR text the front end gives libNVVM instead (numba-cuda's spelling)."""
+    if abi == "c" and not device and output in _OUTPUTS:  # a bad output is reported first, as numba-cuda does
+        raise UnsupportedCompileOption(
+            f"The C ABI is not supported for kernels: {getattr(pyfunc, '__name__', pyfunc)!r} is compiled as a "
+            "kernel (device=False), whose arguments take the Numba ABI; compile it with abi='numba', or compile a "
+            "device function with device=True")
     if forceinline and output != "ltoir":  # numba-cuda's rules and messages, in its order
         raise ValueError(f"Can only designate forced inlining in LTO-IR (output='ltoir'), got output={output!r}")
     if forceinline and not device:

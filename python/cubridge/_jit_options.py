@@ -101,8 +101,8 @@ def _launch_bounds(value) -> tuple[int, ...]:
         return ()
     items = value if isinstance(value, tuple) else (value,)
     if not 1 <= len(items) <= 3:
-        raise ValueError(f"jit: launch_bounds takes 1 to 3 items (max threads per block, min blocks per SM, "
-                         f"max blocks per cluster), got {value!r}")
+        raise ValueError(f"Got {len(items)} launch bounds: {value!r}. jit: launch_bounds takes 1 to 3 items (max "
+                         "threads per block, min blocks per SM, max blocks per cluster)")
     return tuple(_positive_int("launch_bounds item", v) for v in items)
 
 

@@ -197,7 +197,8 @@ def test_rejections_name_the_problem(fn, sig, message):
 
 
 def test_kernels_refuse_the_c_abi_and_device_functions_take_arrays_in_both():
-    with pytest.raises(ValueError, match=r"kernel 'saxpy': a kernel \(device=False\) takes the Numba ABI"):
+    with pytest.raises(ValueError, match=r"The C ABI is not supported for kernels: 'saxpy' is compiled as a kernel "
+                                         r"\(device=False\), whose arguments take the Numba ABI"):
         cubridge.compile(saxpy, "void(float32, float32[:], float32[:], float32[:])", device=False, abi="c")
     # The C ABI passes an array as numba-cuda's does: its data model's fields, one parameter each.
     code, resty = cubridge.compile(returns_value, "(float32[:],)", device=True, abi="c", cc=CC)
