@@ -52,14 +52,17 @@ def test_lineinfo_keeps_the_numpy_error_model():
     assert "ret i32 1" not in cubridge.jit(sig, lineinfo=True)(divide_kernel).inspect_llvm(sig)
 
 
-def named(x, ret, status, v):
+def named(x, ret, status, v, entry):
     z = x  # noqa: F841
 
 
 def test_entry_parameters_carry_the_python_names():
     # numba-cuda's spelling (%"x", pieces of an aggregate %"a.0", ...); the wrapper's own values start with
     # '.', so parameters named ret, status or v do not collide with them.
-    sig = "void(int32, int32, int32, int32)"
-    k = cubridge.jit(sig, debug=True, opt=False)(named)
-    assert re.search(r'define void @.*\(i32 %"x", i32 %"ret", i32 %"status", i32 %"v"\)', k.inspect_llvm(sig))
-    assert ".entry" in k.inspect_asm(sig)
+    # (its first block is .entry, so a parameter named entry is no block name either).
+    sig = "void(int32, int32, int32, int32, int32)"
+    for options in ({"debug": True, "opt": False}, {}):
+        k = cubridge.jit(sig, **options)(named)
+        assert re.search(r'define void @.*\(i32 %"x", i32 %"ret", i32 %"status", i32 %"v", i32 %"entry"\)',
+                         k.inspect_llvm(sig))
+        assert ".entry" in k.inspect_asm(sig)

@@ -364,7 +364,7 @@ EmittedModule emit_module(TypedModule& module, const CompileOptions& options) {
     int sp = m.subprogram(*entry.def, name);
     std::string dbg = sp >= 0 ? ", !dbg !" + std::to_string(m.location(entry.def->loc, sp)) : "";
     w += sp >= 0 ? ") !dbg !" + std::to_string(sp) + " {\n" : ") {\n";
-    w += "entry:\n  %.ret = alloca " + slot_ty + "\n" + rebuild;
+    w += ".entry:\n  %.ret = alloca " + slot_ty + "\n" + rebuild;
     w += "  %.status = call i32 @" + entry_core + "(" + slot_ty + "* %.ret" + call_args + ")" + dbg + "\n";
     if (kernel && options.debug) w += m.record_raise(name, dbg);
     if (R.is_none()) {
