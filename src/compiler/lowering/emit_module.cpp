@@ -219,7 +219,7 @@ std::string ModuleEmitter::helper(const std::string& name, const Type& t) {
   return "@" + sym;
 }
 
-int ModuleEmitter::subprogram(const FunctionDef& def, const std::string& linkage_name) {
+int ModuleEmitter::subprogram(const FunctionDef& def, const std::string& linkage_name, const TypedFunction* fn) {
   if (!options.lineinfo && !options.debug) return -1;
   auto file_id = [&](const std::string& path) {
     auto it = files.find(path);
@@ -241,8 +241,13 @@ int ModuleEmitter::subprogram(const FunctionDef& def, const std::string& linkage
                 std::to_string(file) + ", producer: \"cubridge\", isOptimized: " + (options.opt ? "true" : "false") +
                 ", runtimeVersion: 0, emissionKind: " + (options.debug ? "FullDebug" : "DebugDirectivesOnly") + ")\n";
   }
-  int type = next_metadata++;
-  metadata += "!" + std::to_string(type) + " = !DISubroutineType(types: !{})\n";
+  int type;
+  if (options.debug && fn != nullptr) {
+    type = subroutine_type(*fn);
+  } else {
+    type = next_metadata++;
+    metadata += "!" + std::to_string(type) + " = !DISubroutineType(types: !{})\n";
+  }
   int sp = next_metadata++;
   std::string line = std::to_string(def.loc.line);
   metadata += "!" + std::to_string(sp) + " = distinct !DISubprogram(name: \"" + def.name + "\", linkageName: \"" +
@@ -361,7 +366,7 @@ EmittedModule emit_module(TypedModule& module, const CompileOptions& options) {
     std::string w = "define " + rty + " @" + name + "(";
     for (std::size_t i = 0; i < param_types.size(); ++i) w += (i ? ", " : "") + param_types[i] + " " + param_names[i];
     // With line info the wrapper needs its own subprogram, or inlining the core drops the locations.
-    int sp = m.subprogram(*entry.def, name);
+    int sp = m.subprogram(*entry.def, name, &entry);
     std::string dbg = sp >= 0 ? ", !dbg !" + std::to_string(m.location(entry.def->loc, sp)) : "";
     w += sp >= 0 ? ") !dbg !" + std::to_string(sp) + " {\n" : ") {\n";
     w += ".entry:\n  %.ret = alloca " + slot_ty + "\n" + rebuild;

@@ -84,7 +84,7 @@ void FunctionEmitter::emit_core(const std::string& symbol, bool exported) {
   bool kernel_body = !m_.options.device && &fn_ == m_.module.functions[0].get();
   bool forced = !(exported || kernel_body || fn_.recursive || m_.options.inline_never.count(fn_.def->name));
   head += forced ? ") alwaysinline" : ")";
-  int sp = m_.subprogram(*fn_.def, symbol);
+  int sp = m_.subprogram(*fn_.def, symbol, &fn_);
   if (sp >= 0) {
     head += " !dbg !" + std::to_string(sp);
     subprogram_ = sp;
@@ -140,6 +140,7 @@ void FunctionEmitter::store_local(int slot, const Value& v) {
   Value c = convert(v, t);
   std::string ty = llvm_value_type(t);
   line("store " + ty + " " + c.v + ", " + ty + "* " + slot_ptr_[static_cast<std::size_t>(slot)]);
+  describe_variable(slot, c);
 }
 
 void FunctionEmitter::assign(const Expr& target, const Value& v) {
@@ -174,6 +175,7 @@ void FunctionEmitter::raise_status(int code) {
 }
 
 void FunctionEmitter::set_location(SourceLoc loc) {
+  current_line_ = loc.line;
   if (subprogram_ >= 0) dbg_ = ", !dbg !" + std::to_string(m_.location(loc, subprogram_));
 }
 

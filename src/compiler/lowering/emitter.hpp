@@ -214,7 +214,11 @@ class FunctionEmitter {
   std::vector<std::string> slot_ptr_;
   int subprogram_ = -1;  ///< metadata id of this function's DISubprogram (-1: no debug info)
   std::string dbg_;      ///< ", !dbg !N" appended to each instruction (empty without debug info)
+  int current_line_ = 0; ///< the source line being emitted (debug info)
+  std::map<int, int> variables_;  ///< local slot -> its DILocalVariable (debug=True)
   void set_location(SourceLoc loc);
+  /// debug=True: describes the variable in `slot` after `stored` was stored there (emit_debug_info.cpp).
+  void describe_variable(int slot, const Value& stored);
   void print_item(const Expr& arg, std::vector<std::string>& formats, std::vector<Value>& values);
   void print_value(const Value& v, std::vector<std::string>& formats, std::vector<Value>& values);
 
@@ -259,8 +263,12 @@ class ModuleEmitter {
   int compile_unit = -1;
   std::map<std::tuple<int, int, int>, int> locations;
   std::map<std::string, int> files;
-  /// -1 when neither lineinfo nor debug is on.
-  int subprogram(const FunctionDef& def, const std::string& linkage_name);
+  /// -1 when neither lineinfo nor debug is on. With debug=True and `fn`, its type lists fn's types.
+  int subprogram(const FunctionDef& def, const std::string& linkage_name, const TypedFunction* fn = nullptr);
+  /// debug=True's type descriptions (emit_debug_info.cpp): one node per type, by name.
+  std::map<std::string, int> debug_types;
+  int debug_type(const Type& t);
+  int subroutine_type(const TypedFunction& fn);
   int location(SourceLoc loc, int scope);
   /// The core symbol of function `index`, queued for emission on first request.
   const std::string& function_symbol(int index);
