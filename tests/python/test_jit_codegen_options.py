@@ -2,7 +2,8 @@
 
 1. opt=False keeps an unoptimised kernel's locals in local memory: its PTX has __local_depot0 (the entry
    comes first in the module, as numba-cuda's does); opt=True has none;
-2. a kernel's own body is never marked alwaysinline; a device function is alwaysinline when not told
+2. an optimised kernel is its own entry (no call of a body function, as numba-cuda's); unoptimised its body
+   is a function the entry calls, never marked alwaysinline; a device function is alwaysinline when not told
    otherwise (cubridge's default) or with forceinline=True / inline='always'; forceinline=False or
    inline='never' written out leaves it a plain call (numba-cuda's default), the call kept in the IR;
 3. internal functions are named __cb_fn<N>_<length><name>, so a function's Python name is preceded by its
@@ -65,7 +66,23 @@ def test_alwaysinline_marks_device_functions_as_told(options, forced):
 
 def test_internal_names_carry_the_length_of_the_python_name():
     ir = _caller_ir()
-    assert "@__cb_fn1_8set_zero(" in ir and "@__cb_fn0_13call_set_zero(" in ir
+    assert "@__cb_fn1_8set_zero(" in ir
+
+
+def call_twice(a):
+    set_zero(a)
+    set_zero(a)
+
+
+def test_an_optimised_kernel_is_its_own_entry():
+    # numba-cuda's shape: the kernel function itself is the entry (void), with no call of a body function;
+    # unoptimised, the body is a function of its own called with a status slot (local memory).
+    ir = cubridge.jit(SIG)(call_twice).inspect_llvm(SIG)
+    entry = _definition(ir, r"define void @.*call_twice.*")
+    assert "__cb_fn0" not in ir, ir
+    assert entry.startswith("define void @_ZN")
+    noopt = cubridge.jit(SIG, opt=False)(call_twice).inspect_llvm(SIG)
+    assert re.search(r"call i32 @__cb_fn0_10call_twice\(", noopt), noopt
 
 
 def test_compile_forceinline_is_for_device_ltoir():

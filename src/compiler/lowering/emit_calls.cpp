@@ -105,8 +105,7 @@ Value FunctionEmitter::user_function_call(const Expr& e, const std::vector<Value
     std::string c = ins("icmp eq i32 " + status + ", 0");
     cond_br(c, ok, fail);
     start_block(fail);
-    line("ret i32 " + status);
-    terminated_ = true;
+    return_status(status);
     start_block(ok);
   }
   if (callee.return_type.is_none()) return {"undef", callee.return_type};

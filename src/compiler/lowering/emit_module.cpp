@@ -291,13 +291,20 @@ EmittedModule emit_module(TypedModule& module, const CompileOptions& options) {
   m.symbols.resize(module.functions.size());
   // Under the Numba ABI the entry's core is the exported function itself.
   bool kernel = !options.device;
-  bool wrapper = options.abi == Abi::c || kernel;
+  // An optimised kernel is emitted as its own entry (numba-cuda's shape: no wrapper call, one subprogram),
+  // unless it calls itself (its core then keeps the status convention its calls need). Unoptimised
+  // (opt=False) its body stays a function of its own that the entry calls with a status slot in local
+  // memory: a frame to step through, and the local memory numba-cuda's unoptimised kernels have.
+  bool direct_kernel = kernel && options.abi == Abi::numba && !entry.recursive && options.opt;
+  bool wrapper = options.abi == Abi::c || (kernel && !direct_kernel);
   std::string entry_core = !wrapper ? name : internal_symbol(0, entry.def->name);
   m.symbols[0] = entry_core;
   entry.symbol = entry_core;
+  std::vector<std::string> param_types;  // the entry's parameters
   {
     FunctionEmitter fe(m, entry, body);
-    fe.emit_core(entry_core, !wrapper);
+    fe.emit_core(entry_core, !wrapper, direct_kernel);
+    if (direct_kernel) param_types = fe.entry_params();
   }
   while (!m.pending.empty()) {
     int idx = m.pending.back();
@@ -306,7 +313,6 @@ EmittedModule emit_module(TypedModule& module, const CompileOptions& options) {
     FunctionEmitter fe(m, f, body);
     fe.emit_core(m.symbols[static_cast<std::size_t>(idx)], false);
   }
-  std::vector<std::string> param_types;  // the wrapper's parameters
   if (wrapper) {
     // The C ABI (and kernels, which return nothing): the function's own arguments and its value as the result.
     const Type& R = entry.return_type;
