@@ -68,3 +68,23 @@ def test_entry_parameters_carry_the_python_names():
         assert re.search(r'define void @.*\(i32 %"x", i32 %"ret", i32 %"status", i32 %"v", i32 ' + last + r'\)',
                          k.inspect_llvm(sig)), k.inspect_llvm(sig)
         assert ".entry" in k.inspect_asm(sig)
+
+
+def callee(x):
+    x[0] += 1
+
+
+def test_lineinfo_of_an_inlined_device_function():
+    # numba-cuda's shape: one DISubprogram for the kernel and one for the helper, the helper inlined (no
+    # .weak .func left) and its lines marked inlined_at in the PTX.
+    helper = cubridge.jit(device=True, lineinfo=True)(callee)
+
+    def caller(x):
+        x[0] = 1
+        helper(x)
+    k = cubridge.jit(lineinfo=True)(caller)
+    k.compile(SIG)
+    llvm, ptx = k.inspect_llvm(SIG), k.inspect_asm(SIG)
+    assert llvm.count("distinct !DISubprogram") == 2, llvm
+    assert not re.search(r"^\.weak\s+\.func", ptx, re.M)
+    assert any(re.search(r"\.loc\s+[0-9]+\s+[0-9]+\s+[0-9]+", ln) and "inlined_at" in ln for ln in ptx.splitlines())
