@@ -21,16 +21,20 @@ __all__ = ["compile", "compile_for_current_device", "compile_ptx", "compile_ptx_
            "compile_cache_stats"]
 
 
-class _UnsupportedOption(ValueError, NotImplementedError):
-    """An abi or output compile does not offer: a ValueError, and the NotImplementedError numba-cuda raises."""
+_OUTPUTS = ("ptx", "ltoir", "llvm")
+
+
+class UnsupportedCompileOption(ValueError, NotImplementedError):
+    """An ABI, output or ABI/kernel pairing cubridge does not compile. numba-cuda raises NotImplementedError for
+    these (its words open the message); it is a ValueError too, as cubridge raised before."""
 
 
 def _options(debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output):
     if abi not in ("c", "numba"):
-        raise _UnsupportedOption(f"Unsupported ABI: {abi}; abi must be 'c' or 'numba', got {abi!r}")
-    if output not in ("ptx", "ltoir", "llvm"):
-        raise _UnsupportedOption(f"Unsupported output type: {output}; output must be 'ptx', 'ltoir' or 'llvm' (the "
-                                 f"NVVM IR text given to libNVVM), got {output!r}")
+        raise UnsupportedCompileOption(f"Unsupported ABI: {abi}; abi must be 'c' or 'numba', got {abi!r}")
+    if output not in _OUTPUTS:
+        raise UnsupportedCompileOption(f"Unsupported output type: {output}; output must be 'ptx', 'ltoir' or 'llvm' "
+                                       f"(the NVVM IR text given to libNVVM), got {output!r}")
     o = _core._CompileOptions()
     o.debug, o.lineinfo, o.device, o.opt = bool(debug), bool(lineinfo), bool(device), bool(opt)
     o.fastmath = _jit_options._fastmath(fastmath)  # also numba's flag set ({'nsz', 'arcp', ...})
@@ -53,14 +57,24 @@ def _options(debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output):
 def compile(pyfunc: Callable[..., Any], sig: Any, debug: bool = False, lineinfo: bool = False, device: bool = True,
             fastmath: bool | set[str] = False, cc: Any = None, opt: bool = True, abi: str = "c",
             abi_info: dict[str, str] | None = None, output: str = "ptx", cache: bool = False,
-            forceinline: bool = False, launch_bounds: Any = None) -> tuple[str | bytes, Any]:
+            forceinline: bool | None = None, launch_bounds: Any = None) -> tuple[str | bytes, Any]:
     """Compile ``pyfunc`` for ``sig``; returns ``(code, resty)``: PTX text (str) or LTO-IR (bytes), and the
     return type (declared, or inferred with Numba's rules). ``cache=True`` goes through the on-disk code
     cache (``CodeCache.default_directory()``, $CUBRIDGE_CACHE_DIR): a later process compiling the same
     source, signature and options for the same target with the same cubridge and libNVVM reads it back.
-    ``forceinline`` (numba-cuda's option) is what cubridge does to the helpers a function calls anyway;
+    ``forceinline`` (numba-cuda's option, LTO-IR of device functions only): True marks the function's body
+    alwaysinline (what cubridge does to it when not given), False written out leaves inlining to NVVM;
     ``launch_bounds`` (kernels, PTX) adds numba-cuda's ``.maxntid``/``.minnctapersm``/``.maxclusterrank``.
     ``output="llvm"`` returns the NVVM IR text the front end gives libNVVM instead (numba-cuda's spelling)."""
+    if abi == "c" and not device and output in _OUTPUTS:  # a bad output is reported first, as numba-cuda does
+        raise UnsupportedCompileOption(
+            f"The C ABI is not supported for kernels: {getattr(pyfunc, '__name__', pyfunc)!r} is compiled as a "
+            "kernel (device=False), whose arguments take the Numba ABI; compile it with abi='numba', or compile a "
+            "device function with device=True")
+    if forceinline and output != "ltoir":  # numba-cuda's rules and messages, in its order
+        raise ValueError(f"Can only designate forced inlining in LTO-IR (output='ltoir'), got output={output!r}")
+    if forceinline and not device:
+        raise ValueError("Cannot force-inline kernels (forceinline=True with device=False)")
     bounds = _jit_options.jit_options(launch_bounds=launch_bounds, forceinline=forceinline)
     if bounds.launch_bounds and (device or output != "ptx"):
         raise ValueError("launch_bounds apply to kernels compiled to PTX (device=False, output='ptx')")
@@ -97,6 +111,8 @@ def _compile_result(pyfunc, sig, debug=False, lineinfo=False, device=True, fastm
         found: list = []
         held: list = []
         source, name = _collect(pyfunc, attempt, held, found, overloads)
+        if device and directives is not None and directives.forceinline is False:
+            attempt.add_inline_never(name)  # numba-cuda's forceinline=False: the body is not marked alwaysinline
         try:
             r = compile_source(source, name, signature, attempt)
             break
@@ -155,7 +171,7 @@ def compile_for_current_device(pyfunc: Callable[..., Any], sig: Any, debug: bool
 
 def compile_ptx(pyfunc: Callable[..., Any], sig: Any, debug: bool = False, lineinfo: bool = False,
                 device: bool = False, fastmath: bool | set[str] = False, cc: Any = None, opt: bool = True,
-                abi: str = "numba", abi_info: dict[str, str] | None = None, forceinline: bool = False,
+                abi: str = "numba", abi_info: dict[str, str] | None = None, forceinline: bool | None = None,
                 launch_bounds: Any = None) -> tuple[str | bytes, Any]:
     """PTX only, Numba ABI by default (``numba.cuda.compile_ptx``)."""
     return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath, cc=cc, opt=opt,

@@ -8,6 +8,16 @@ namespace cubridge::compiler {
 
 namespace {
 std::string suffix(const Type& t) { return t.bits() == 16 ? "f16" : t.bits() == 32 ? "f32" : "f64"; }
+
+bool is_float32(const Type& t) { return t.is_float() && t.bits() == 32; }
+
+// numba-cuda's fastmath replacements (cuda/mathimpl.py, unarys_fastmath and binarys_fastmath): under
+// fastmath these float32 functions call libdevice's __nv_fast_<name>f (sin.approx, cos.approx, lg2.approx,
+// ex2.approx and their formulas) instead of the accurate __nv_<name>f. Nothing else is replaced.
+bool has_fast_variant(const std::string& f, std::size_t nargs) {
+  if (nargs == 2) return f == "pow";
+  return f == "cos" || f == "sin" || f == "tan" || f == "exp" || f == "log2" || f == "log10" || f == "log";
+}
 }  // namespace
 
 std::string FunctionEmitter::libdevice(const std::string& base, const Type& t, int nargs) {
@@ -107,8 +117,7 @@ Value FunctionEmitter::function_call(int index, const std::vector<Value>& args, 
     std::string c = ins("icmp eq i32 " + status + ", 0");
     cond_br(c, ok, fail);
     start_block(fail);
-    line("ret i32 " + status);
-    terminated_ = true;
+    return_status(status);
     start_block(ok);
   }
   if (callee.return_type.is_none()) return {"undef", callee.return_type};
@@ -246,6 +255,15 @@ Value FunctionEmitter::round_ndigits(const Value& x0, const Value& nd0, const Ty
 }
 
 Value FunctionEmitter::math(const Expr& e, const std::vector<Value>& args) {
+  if (e.target == "tanh" && m_.options.fastmath && is_float32(e.formals[0]) && m_.options.cc &&
+      *m_.options.cc >= ComputeCapability{7, 5}) {
+    // numba-cuda's math.tanh on float32 under fastmath (mathimpl.impl_tanh): the tanh.approx.f32
+    // instruction from compute capability 7.5 on. np.tanh keeps libdevice's tanhf, as in numba-cuda, so this
+    // is the math module's lowering only. An unknown target (IR without a cc) keeps the accurate call.
+    Value x = convert(args[0], e.formals[0]);
+    return convert({ins("call float asm \"tanh.approx.f32 $0, $1;\", \"=f,f\"(float " + x.v + ")"), e.formals[0]},
+                   e.type);
+  }
   return math(e.target, args, e.formals, e.type);
 }
 
@@ -306,7 +324,8 @@ Value FunctionEmitter::math(const std::string& f, const std::vector<Value>& args
     }
     // atan2, hypot, pow and fmod. fmod is libdevice's (C's fmod, as numba-cuda) rather than LLVM's frem,
     // which NVPTX lowers to x - trunc(x / y) * y: nan for fmod(x, inf) where C gives x.
-    std::string fn = libdevice(f, T, 2);
+    bool fast = m_.options.fastmath && is_float32(T) && is_float32(formals[1]) && has_fast_variant(f, 2);
+    std::string fn = libdevice(fast ? "fast_" + f : f, T, 2);
     return convert({ins("call " + ty + " " + fn + "(" + ty + " " + a.v + ", " + ty + " " + b.v + ")"), T}, R);
   }
   // One argument: computed in the result's float type (float16 through float32).
@@ -325,6 +344,7 @@ Value FunctionEmitter::math(const std::string& f, const std::vector<Value>& args
     r = {ins("fmul " + ty + " " + a.v + ", " + float_const(k, T).v), T};
   } else {
     std::string base = f == "gamma" ? "tgamma" : f;
+    if (m_.options.fastmath && is_float32(formals[0]) && has_fast_variant(f, 1)) base = "fast_" + f;
     r = call1(libdevice(base, T, 1));
   }
   return convert(r, R);

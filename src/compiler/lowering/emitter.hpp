@@ -50,7 +50,11 @@ class ModuleEmitter;
 class FunctionEmitter {
  public:
   FunctionEmitter(ModuleEmitter& m, TypedFunction& fn, std::string& out) : m_(m), fn_(fn), out_(out) {}
-  void emit_core(const std::string& symbol, bool exported);
+  /// `kernel_entry`: the function is a Numba-ABI kernel emitted as its own entry (void; a raise's status
+  /// recorded here with debug=True), as numba-cuda's kernels are.
+  void emit_core(const std::string& symbol, bool exported, bool kernel_entry = false);
+  /// The LLVM types of the exported function's parameters, as emit_core wrote them.
+  const std::vector<std::string>& entry_params() const { return entry_params_; }
 
   // Instructions (emit_expr.cpp, emit_ops.cpp, emit_calls.cpp).
   std::string tmp() { return "%t" + std::to_string(next_tmp_++); }
@@ -244,7 +248,17 @@ class FunctionEmitter {
   std::vector<std::string> slot_ptr_;
   int subprogram_ = -1;  ///< metadata id of this function's DISubprogram (-1: no debug info)
   std::string dbg_;      ///< ", !dbg !N" appended to each instruction (empty without debug info)
+  int current_line_ = 0; ///< the source line being emitted (debug info)
+  bool kernel_entry_ = false;
+  std::string status_slot_;  ///< kernel entry with debug=True: the raise status the exit block records
+  std::vector<std::string> entry_params_;
+  /// Returns `status` from the function: ret i32 from a core; from a kernel entry ret void (0, or no debug)
+  /// or the jump to the block recording the raise.
+  void return_status(const std::string& status);
+  std::map<int, int> variables_;  ///< local slot -> its DILocalVariable (debug=True)
   void set_location(SourceLoc loc);
+  /// debug=True: describes the variable in `slot` after `stored` was stored there (emit_debug_info.cpp).
+  void describe_variable(int slot, const Value& stored);
   void print_item(const Expr& arg, std::vector<std::string>& formats, std::vector<Value>& values);
   void print_value(const Value& v, std::vector<std::string>& formats, std::vector<Value>& values);
 
@@ -289,8 +303,12 @@ class ModuleEmitter {
   int compile_unit = -1;
   std::map<std::tuple<int, int, int>, int> locations;
   std::map<std::string, int> files;
-  /// -1 when neither lineinfo nor debug is on.
-  int subprogram(const FunctionDef& def, const std::string& linkage_name);
+  /// -1 when neither lineinfo nor debug is on. With debug=True and `fn`, its type lists fn's types.
+  int subprogram(const FunctionDef& def, const std::string& linkage_name, const TypedFunction* fn = nullptr);
+  /// debug=True's type descriptions (emit_debug_info.cpp): one node per type, by name.
+  std::map<std::string, int> debug_types;
+  int debug_type(const Type& t);
+  int subroutine_type(const TypedFunction& fn);
   int location(SourceLoc loc, int scope);
   /// The core symbol of function `index`, queued for emission on first request.
   const std::string& function_symbol(int index);

@@ -364,10 +364,6 @@ TypedModule type_program(const SourceSet& sources, std::string_view entry, const
   if (signature.result && signature.result->is_pointer())
     throw cubridge::InvalidArgument("function '" + std::string(entry) + "': a C pointer (" + signature.result->name() +
                                 ") is no return type cubridge's compiler takes");
-  for (std::size_t i = 0; i < signature.args.size(); ++i)
-    if (signature.args[i].is_array() && options.abi == Abi::c)
-      throw cubridge::InvalidArgument("function '" + std::string(entry) + "': argument " + std::to_string(i) + " is an array (" +
-                                  signature.args[i].name() + "), which the C ABI cannot pass; compile with abi='numba'");
   auto f = std::make_unique<TypedFunction>();
   f->def = it->second;
   f->arg_types = signature.args;
