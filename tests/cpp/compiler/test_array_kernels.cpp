@@ -44,8 +44,11 @@ TEST(ArrayTypes, ParseNumbaSpellings) {
   EXPECT_EQ(parse_type_name("array(complex64, 2d, F)")->name(), "array(complex64, 2d, F)");
   EXPECT_EQ(*parse_type_name("array(float32, 1d, F)"), *parse_type_name("float32[::1]"));
   for (const char* bad : {"float32[:, ::1, :]", "float32[3]", "float32[]", "array(float32, 0d, C)", "const int32",
-                          "UniTuple(float32[:] x 2)", "(float32[:], int32)"})
+                          "UniTuple(float32* x 2)", "(Record(a=int8), int32)"})
     EXPECT_FALSE(parse_type_name(bad).has_value()) << bad;
+  // Tuples hold arrays (numba-cuda's tuples of arrays, also as kernel arguments).
+  EXPECT_EQ(parse_type_name("UniTuple(float32[:] x 2)")->name(), "UniTuple(array(float32, 1d, A) x 2)");
+  EXPECT_EQ(parse_type_name("(float32[:], int32)")->name(), "Tuple(array(float32, 1d, A), int32)");
   Signature s = parse_signature("void(float32[:, ::1], const int64[:], int32)");
   ASSERT_EQ(s.args.size(), 3u);
   EXPECT_TRUE(s.result && s.result->is_none());
