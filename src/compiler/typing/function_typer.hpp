@@ -80,7 +80,7 @@ class FunctionTyper {
   int loop_depth_ = 0;
 
   const std::string& file() const { return fn_.def->file; }
-  [[noreturn]] void error(SourceLoc loc, const std::string& msg) { fail(file(), loc, msg); }
+  [[noreturn]] void error(SourceLoc loc, const std::string& msg) { fail(file(), loc, source_names(msg)); }
 
   int slot_of(std::string_view name) const {
     for (std::size_t i = 0; i < fn_.local_names.size(); ++i)
