@@ -209,7 +209,7 @@ def _lambda_as_def(impl, unit_name: str, source: str) -> str:
 def overloaded(v) -> bool:
     """Whether calls of v are numba @overload calls that cubridge resolves (resolve)."""
     f = getattr(v, "py_func", v)
-    return isinstance(f, _pytypes.FunctionType) and bool(cuda_templates(f)) and "numba" in sys.modules
+    return "numba" in sys.modules and isinstance(f, _pytypes.FunctionType) and bool(cuda_templates(f))
 
 
 class Overloads:
