@@ -285,8 +285,9 @@ def test_strict_overloads_check_defaults_and_kwargs_as_numba_does():
 
     def kg(r, x):
         r[0] = g(x[0], kw=1)
-    with pytest.raises(cubridge.CompileError, match=r"Typing and implementation arguments differ in keyword argument "
-                                                    r"default values: .*<Parameter \"kw=None\">.*<Parameter \"kw=12\">"):
+    with pytest.raises(cubridge.CompileError, match=r"Typing and implementation arguments differ in keyword "
+                                                    r"argument default values: .*<Parameter \"kw=None\">.*"
+                                                    r"<Parameter \"kw=12\">"):
         _ir(kf, "void(int32[::1], int32[::1])")
     with pytest.raises(cubridge.CompileError, match=r"use of VAR_KEYWORD \(e.g. \*\*kwargs\) is unsupported.*"
                                                     r"offending argument name is '\*\*kws'"):
