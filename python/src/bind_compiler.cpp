@@ -2,12 +2,15 @@
 // in src/compiler/). The Pythonic layer (signatures, type objects, inspect) is python/cubridge/_compiler.py.
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/vector.h>
 
 #include "bindings.hpp"
+#include "cubridge/compiler/bf16_names.hpp"
 #include "cubridge/compiler/compile.hpp"
 #include "cubridge/compiler/cached_compile.hpp"
 #include "cubridge/error.hpp"
+#include "compiler/typing/typing_rules.hpp"
 
 namespace cubridge::python {
 
@@ -56,6 +59,11 @@ void bind_compiler(nb::module_& m) {
            [](CompileOptions& o, const std::string& name, std::string_view dtype, std::vector<std::int64_t> shape,
               nb::bytes data) {
              o.constant_arrays[name] = constant_array(dtype, std::move(shape), std::string(data.c_str(), data.size()));
+           })
+      .def("add_device_array",
+           [](CompileOptions& o, const std::string& name, std::string_view type, std::uint64_t address,
+              std::vector<std::int64_t> shape, std::vector<std::int64_t> strides) {
+             o.device_arrays[name] = device_array_ref(type, address, std::move(shape), std::move(strides));
            })
       .def("add_exception_class", [](CompileOptions& o, const std::string& name, std::string qualified) {
         o.exception_classes[name] = std::move(qualified);
@@ -113,6 +121,8 @@ void bind_compiler(nb::module_& m) {
         return std::vector<double>{r.timings.parse, r.timings.type, r.timings.emit, r.timings.nvvm};
       });
 
+  m.def("_bf16_names", [] { return compiler::bf16_public_names(); },
+        "(numba.cuda.bf16 name, cuda_bf16.h name) of every bfloat16 function.");
   m.def("_compile_source",
         [](std::string_view source, std::string_view name, const Signature& sig, const CompileOptions& o) {
           return compile(source, name, sig, o);
@@ -142,6 +152,10 @@ void bind_compiler(nb::module_& m) {
           return compile_to_nvvm_ir(source, name, parse_signature(sig), o);
         },
         nb::arg("source"), nb::arg("function_name"), nb::arg("signature"), nb::arg("options"));
+  m.def("_can_convert", [](const Type& from, const Type& to) { return static_cast<int>(can_convert(from, to)); },
+        nb::arg("from"), nb::arg("to"),
+        "Numba's conversion kind of a scalar `from` to `to`: 0 exact, 1 promote, 2 safe, 3 unsafe, 4 none (the "
+        "dispatcher ranks a kernel's declared signatures by it)");
 }
 
 }  // namespace cubridge::python

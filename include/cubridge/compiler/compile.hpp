@@ -73,7 +73,7 @@ struct Constant {
 /// arrays into the module as read-only constant data, and cuda.const.array_like(X) gives X in constant
 /// memory; both read this. `bytes` holds the elements in C order.
 struct ConstantArray {
-  Type dtype;                        ///< a scalar type
+  Type dtype;                        ///< a scalar type or a record (a structured NumPy array)
   std::vector<std::int64_t> shape;   ///< at least one dimension
   std::string bytes;                 ///< product(shape) * itemsize bytes
 };
@@ -81,6 +81,22 @@ struct ConstantArray {
 /// A ConstantArray, checked: `dtype_name` a scalar type name ("float32"), `shape` non-negative with at
 /// least one dimension, `bytes` exactly the elements' size. Throws std::invalid_argument naming the problem.
 ConstantArray constant_array(std::string_view dtype_name, std::vector<std::int64_t> shape, std::string bytes);
+
+/// A GPU array bound outside the source (a module global or closure variable with __cuda_array_interface__):
+/// numba-cuda embeds its device pointer, shape and strides in the code as constants, so the code reads and
+/// writes that memory, a mutable array unless the interface says read-only. The caller keeps the array alive
+/// while the code may run.
+struct DeviceArrayRef {
+  Type type;                          ///< the array's type (dtype, rank, layout, read-only), as typeof gives it
+  std::uint64_t address = 0;          ///< the data pointer
+  std::vector<std::int64_t> shape;    ///< one extent per dimension
+  std::vector<std::int64_t> strides;  ///< in bytes, one per dimension
+};
+
+/// A DeviceArrayRef, checked: `type_name` an array type of numbers of rank 1 or more ("array(float32, 2d, C)"),
+/// shape and strides of its rank, extents non-negative. Throws std::invalid_argument naming the problem.
+DeviceArrayRef device_array_ref(std::string_view type_name, std::uint64_t address, std::vector<std::int64_t> shape,
+                                std::vector<std::int64_t> strides);
 
 /// A constant from text: the scalar leaves of `type` in order, separated by spaces (a complex takes
 /// two: real and imaginary part). Integers in decimal, floats as C99 hex or decimal, "inf", "-inf",
@@ -137,6 +153,8 @@ struct CompileOptions {
   std::map<std::string, Constant, std::less<>> constants;
   /// Arrays bound outside the source (module globals and closure cells holding NumPy arrays).
   std::map<std::string, ConstantArray, std::less<>> constant_arrays;
+  /// GPU arrays bound outside the source (module globals and closure cells with __cuda_array_interface__).
+  std::map<std::string, DeviceArrayRef, std::less<>> device_arrays;
   /// Names bound outside the source to exception classes, as "module.qualname" ("mymod.BadInput"); a
   /// `raise` of a name not listed here may name a builtin exception (ValueError, ...).
   std::map<std::string, std::string, std::less<>> exception_classes;

@@ -140,6 +140,13 @@ std::string compile_cache_key(std::string_view source, std::string_view function
     parts.push_back(text + "]");
     parts.push_back(a.bytes);
   }
+  for (const auto& [name, a] : o.device_arrays) {  // the address too: the code embeds it
+    std::string text = name + "=" + a.type.name() + "@" + std::to_string(a.address) + "[";
+    for (std::int64_t d : a.shape) text += std::to_string(d) + ",";
+    text += "][";
+    for (std::int64_t s : a.strides) text += std::to_string(s) + ",";
+    parts.push_back(text + "]");
+  }
   for (const auto& [name, qualified] : o.exception_classes) parts.push_back("exception " + name + "=" + qualified);
   for (const auto& [name, t] : o.dtypes) parts.push_back(name + ":" + t.name());
   for (const auto& [alias, function] : o.function_aliases) parts.push_back("alias " + alias + "=" + function);

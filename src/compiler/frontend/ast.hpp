@@ -29,7 +29,8 @@ enum class CmpOp { Lt, Le, Gt, Ge, Eq, Ne, Is, IsNot, In, NotIn };
 enum class IterKind { None, Range, Array, Tuple, Enumerate, Zip };
 
 /// What a Call resolved to (set by the typer).
-enum class Callee { Unresolved, Builtin, Math, UserFunction, TypeCast, Intrinsic, NumpyUfunc, Libdevice, Fp16, External };
+enum class Callee { Unresolved, Builtin, Math, UserFunction, TypeCast, Intrinsic, NumpyUfunc, Libdevice, Fp16, Bf16, Vector,
+                    External };
 
 struct Expr;
 using ExprPtr = std::unique_ptr<Expr>;
@@ -60,6 +61,7 @@ struct Expr {
   int slot = -1;                  ///< Name: index of the local variable (-1: not a local)
   const Constant* constant = nullptr;  ///< Name/Attribute folded to a constant (module global, closure, math.pi)
   const ConstantArray* constant_array = nullptr;  ///< Name: a NumPy array bound outside the source
+  const DeviceArrayRef* device_array = nullptr;   ///< Name: a GPU array bound outside the source
   std::string target;             ///< Call: resolved builtin/math name ("abs", "math.sqrt"), cast type name or
                                   ///< CUDA intrinsic ("grid", "atomic.add"); Attribute: intrinsic ("threadIdx.x")
   std::vector<std::int64_t> shape;  ///< shared.array/local.array: the constant shape (0 for dynamic shared memory)
