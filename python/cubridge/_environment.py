@@ -197,6 +197,10 @@ class _Environment:
     def external(self, name: str, f) -> None:
         """An external device function (declare_device) the code calls `name`: declared to the compiler, its
         link items kept for the kernel's link."""
+        if f.use_cooperative:
+            raise CompileError(f"external function {f.name!r} is declared with use_cooperative=True (its code syncs "
+                               f"the grid), which cubridge does not launch cooperatively for; it is refused rather "
+                               f"than launched without the cooperative guarantee")
         other = self.externals.get(name)
         if other is not None and (other.name, other.sig, other.abi) != (f.name, f.sig, f.abi):
             raise CompileError(f"two different external functions are called by the name {name!r} ({other.name}: "

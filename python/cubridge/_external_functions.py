@@ -165,10 +165,11 @@ def link_inputs(items, arch, *, debug=False, lineinfo=False) -> list:
 
 def _toolkit_includes() -> list[str]:
     """The include directories NVRTC gets for linked CUDA C++, as numba-cuda gives them: the extra search
-    paths numba-cuda is configured with (numba.cuda.config.CUDA_NVRTC_EXTRA_SEARCH_PATHS, else
+    paths numba-cuda is configured with (numba.cuda.config.CUDA_NVRTC_EXTRA_SEARCH_PATHS where numba.cuda is
+    imported and has a value there, else
     $NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS; ':'-separated), then the toolkit's (cuda_runtime.h, curand_kernel.h)."""
     from ._linker import toolkit_homes
-    config = sys.modules.get("numba.cuda.config")
+    config = getattr(sys.modules.get("numba.cuda"), "config", None)  # numba.cuda.core.config in numba-cuda 0.30
     extra = getattr(config, "CUDA_NVRTC_EXTRA_SEARCH_PATHS", None) if config is not None else None
     if not isinstance(extra, str):
         extra = os.environ.get("NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS", "")

@@ -108,12 +108,17 @@ def resolve(function, name: str, arg_types, keywords, index: int) -> Resolution:
                       [f"{k}={t}" for k, t in zip(keywords, arg_types[npositional:])])
     where = f"'{name}({shown})'"
     nb_args = [to_numba(t, where) for t in arg_types]
+    failed = None  # the first exception an overload function raised: numba tries the next, then reports it
     for template in cuda_templates(function):
         if getattr(template, "prefer_literal", False):
             raise CompileError(f"{where}: the numba @overload {template._overload_func.__qualname__} asks for literal "
                                f"argument types (prefer_literal=True), which cubridge does not give it; its "
                                f"implementation could depend on the literal values, so the call is refused")
-        result = template._overload_func(*nb_args[:npositional], **dict(zip(keywords, nb_args[npositional:])))
+        try:
+            result = template._overload_func(*nb_args[:npositional], **dict(zip(keywords, nb_args[npositional:])))
+        except Exception as e:  # numba's typing errors (NumbaTypeError, ...) among them
+            failed = failed or e
+            continue
         if result is None:
             continue
         if isinstance(result, tuple):
@@ -127,6 +132,8 @@ def resolve(function, name: str, arg_types, keywords, index: int) -> Resolution:
         _check_strict(template, impl, where)
         base = "lambda" if impl.__name__ == "<lambda>" else impl.__code__.co_name
         return Resolution(function, arg_types, keywords, impl, f"{base}__overload_{name}_{index}")
+    if failed is not None:
+        raise failed  # the overload function's own error (numba's TypingError subclasses reach the caller as such)
     raise CompileError(f"{where}: no implementation of the numba @overload'ed function "
                        f"{function.__module__}.{function.__qualname__} for these argument types (each overload "
                        f"function numba-cuda would use returned None)")
@@ -209,7 +216,7 @@ def _lambda_as_def(impl, unit_name: str, source: str) -> str:
 def overloaded(v) -> bool:
     """Whether calls of v are numba @overload calls that cubridge resolves (resolve)."""
     f = getattr(v, "py_func", v)
-    return isinstance(f, _pytypes.FunctionType) and bool(cuda_templates(f)) and "numba" in sys.modules
+    return "numba" in sys.modules and isinstance(f, _pytypes.FunctionType) and bool(cuda_templates(f))
 
 
 class Overloads:

@@ -231,3 +231,12 @@ def test_cuda_cpp_sees_the_toolkit_headers_and_the_extra_search_paths(tmp_path, 
     def kernel(r, x):
         r[0] = scaled(x[0])
     assert _linked(kernel)[:4] == b"\x7fELF"
+
+
+def test_cooperative_external_functions_are_refused():
+    syncs = cubridge.declare_device("syncs", "int32(int32)", use_cooperative=True)
+
+    def kernel(r, x):
+        r[0] = syncs(x[0])
+    with pytest.raises(cubridge.CompileError, match="declared with use_cooperative=True"):
+        _ptx(kernel)

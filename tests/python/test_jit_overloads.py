@@ -285,9 +285,30 @@ def test_strict_overloads_check_defaults_and_kwargs_as_numba_does():
 
     def kg(r, x):
         r[0] = g(x[0], kw=1)
-    with pytest.raises(cubridge.CompileError, match=r"Typing and implementation arguments differ in keyword argument "
-                                                    r"default values: .*<Parameter \"kw=None\">.*<Parameter \"kw=12\">"):
+    with pytest.raises(cubridge.CompileError, match=r"Typing and implementation arguments differ in keyword "
+                                                    r"argument default values: .*<Parameter \"kw=None\">.*"
+                                                    r"<Parameter \"kw=12\">"):
         _ir(kf, "void(int32[::1], int32[::1])")
     with pytest.raises(cubridge.CompileError, match=r"use of VAR_KEYWORD \(e.g. \*\*kwargs\) is unsupported.*"
                                                     r"offending argument name is '\*\*kws'"):
         _ir(kg, "void(int32[::1], int32[::1])")
+
+
+def test_an_error_raised_by_the_overload_function_reaches_the_caller():
+    errors = pytest.importorskip("numba.core.errors")
+
+    def mock_float(x): pass  # noqa: E704
+
+    @overload(mock_float)
+    def _ol(x):
+        if isinstance(x, types.Integer):
+            def impl(x):
+                return float(x)
+            return impl
+        raise errors.NumbaTypeError(f"cannot type float({x})")
+
+    def k(r, x):
+        r[0] = mock_float(x)
+    with pytest.raises(errors.TypingError, match=r"cannot type float\(complex128\)"):
+        _ir(k, "void(float64[::1], complex128)")
+    assert "sitofp" in _ir(k, "void(float64[::1], int64)")

@@ -142,7 +142,8 @@ def test_carray_dtype_rules():
 
     def bad_shape(p):
         carray(p, 1.5)
-    with pytest.raises(cubridge.CompileError, match=r"the shape must be an integer or a tuple of integers, got float64"):
+    with pytest.raises(cubridge.CompileError, match=r"the shape must be an integer or a tuple of integers, "
+                                                    r"got float64"):
         _ir(bad_shape, "void(float32*)")
 
 

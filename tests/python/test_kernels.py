@@ -242,7 +242,7 @@ def test_pointer_written_flags():
 
 @pytest.mark.parametrize("text, message", [
     ("float32**", r"'float32\*\*' is a pointer to a pointer; pass such an address as a uint64 scalar"),
-    ("flt*", r"'flt' is not a type; accepted: .* pointers T\* and void\*"),
+    ("flt*", r"'flt' is not a type; accepted: .* pointers T\*, void\*, CPointer\(T\) and voidptr"),
 ])
 def test_pointer_signature_errors(text, message):
     with pytest.raises(ValueError, match=message):

@@ -46,7 +46,8 @@ namespace compiler {
 /// these types gives the implementation), adds the resolution and compiles again.
 class OverloadNeeded : public CompileError {
  public:
-  OverloadNeeded(const std::string& what, std::string function, std::vector<Type> args, std::vector<std::string> keywords)
+  OverloadNeeded(const std::string& what, std::string function, std::vector<Type> args,
+                 std::vector<std::string> keywords)
       : CompileError(what, "", 0, 0), function_(std::move(function)), args_(std::move(args)),
         keywords_(std::move(keywords)) {}
   const std::string& function() const noexcept { return function_; }

@@ -20,7 +20,8 @@ Value FunctionEmitter::cache_hint(const Expr& e) {
   std::string ptr;
   if (a.t.is_pointer()) {  // p + i items, as numba-cuda's cache hints address a CPointer
     std::string ety = llvm_element_type(d);
-    ptr = ins("getelementptr inbounds " + ety + ", " + ety + "* " + a.v + ", i64 " + convert(expr(*e.kids[2]), e.formals[0]).v);
+    Value i = convert(expr(*e.kids[2]), e.formals[0]);
+    ptr = ins("getelementptr inbounds " + ety + ", " + ety + "* " + a.v + ", i64 " + i.v);
   } else {
     ptr = element_pointer(a, *e.kids[2], e.formals);
   }

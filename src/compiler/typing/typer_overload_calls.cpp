@@ -8,7 +8,8 @@
 
 namespace cubridge::compiler::typer_detail {
 
-Type FunctionTyper::overloaded_call(Expr& e, const std::string& name, const std::vector<OverloadResolution>& resolutions) {
+Type FunctionTyper::overloaded_call(Expr& e, const std::string& name,
+                                    const std::vector<OverloadResolution>& resolutions) {
   // The call's argument types as written: positional ones, then the keyword ones in the call's order. Once
   // the call is bound to an implementation's parameters, they are read back through its parameter names.
   const bool bound = e.overload_positional >= 0;

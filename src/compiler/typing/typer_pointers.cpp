@@ -45,7 +45,8 @@ Type FunctionTyper::pointer_array(Expr& e, const std::string& shown, bool fortra
       std::string kw = i < positional ? (i == 0 ? "ptr" : i == 1 ? "shape" : i == 2 ? "dtype" : "")
                                       : e.keywords[i - positional];
       std::size_t at = kw == "ptr" ? 0 : kw == "shape" ? 1 : kw == "dtype" ? 2 : 3;
-      if (at == 3 || bound[at]) error(e.kids[i + 1]->loc, shown + "(ptr, shape, dtype=None) takes ptr, shape and dtype");
+      if (at == 3 || bound[at])
+        error(e.kids[i + 1]->loc, shown + "(ptr, shape, dtype=None) takes ptr, shape and dtype");
       bound[at] = std::move(e.kids[i + 1]);
     }
     if (!bound[0] || !bound[1]) error(e.loc, shown + "(ptr, shape, dtype=None) needs a pointer and a shape");
