@@ -6,7 +6,8 @@ option         meaning in cubridge
 device         True: a device function, compiled into the kernels that call it
 inline         'always' (or True): inlined (alwaysinline, cubridge's default for helpers); 'never' (or
                False; numba-cuda's default, written out here): no forced inlining, NVVM's inliner decides
-forceinline    True: alwaysinline (cubridge's default for helpers)
+forceinline    True: alwaysinline (cubridge's default for helpers); False written out: no forced inlining
+               (numba-cuda's default, as inline='never')
 debug, opt,    as numba-cuda: NVVM debug info, -opt=3/0, line info
 lineinfo
 fastmath       True, or numba's set of LLVM flags ({'nsz', 'arcp', ...}; non-empty means True): NVVM's
@@ -19,9 +20,13 @@ link           kernels: files (PTX, LTO-IR, cubin, fatbin, object, library, or C
                with NVRTC) linked with the kernel by nvJitLink when it is loaded
 lto            with ``link``: link-time optimisation by nvJitLink (default: when an LTO-IR input is linked)
 cache          the on-disk code cache (cubridge's default True; numba-cuda's file cache is off by default)
-extensions     numba-cuda's launch-argument extensions: only the empty list (arguments go through the CUDA
-               Array Interface and DLPack here)
+extensions     numba-cuda's launch-argument extensions: objects with prepare_args(ty, val, stream=, retr=),
+               applied to each argument before a launch, last first (``cubridge._launch_extensions``); the
+               kernel's ``extensions`` list takes more after jit
 boundscheck    False/None only: True is refused, as numba-cuda refuses it
+shared_memory_ kernels: the preferred share of the unified L1/shared memory used as shared memory, set on the
+carveout       loaded function: 'MaxL1' (0), 'MaxShared' (100), 'default' (-1, the driver's) or a percentage
+               0 to 100, as numba-cuda takes it
 ============== =========================================================================================
 
 Anything else is refused by name, listing these.
@@ -31,8 +36,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from ._launch_extensions import checked as checked_extensions
+
 ACCEPTED = ("device", "inline", "forceinline", "link", "debug", "opt", "lineinfo", "cache", "fastmath",
-            "max_registers", "launch_bounds", "lto", "extensions", "boundscheck")
+            "max_registers", "launch_bounds", "lto", "extensions", "boundscheck", "shared_memory_carveout")
+# numba-cuda's names of shared_memory_carveout values (any case), as percentages of shared memory.
+CARVEOUT_NAMES = {"default": -1, "maxl1": 0, "maxshared": 100}
 # numba's FastMathOptions flags (LLVM's fast-math flags).
 FASTMATH_FLAGS = frozenset({"fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc"})
 
@@ -41,7 +50,7 @@ FASTMATH_FLAGS = frozenset({"fast", "nnan", "ninf", "nsz", "arcp", "contract", "
 class JitOptions:
     device: bool = False
     inline: str | None = None       # as written; None: not given (cubridge inlines its helpers)
-    forceinline: bool = False
+    forceinline: bool | None = None  # None: not given
     debug: bool = False
     opt: bool = True
     lineinfo: bool = False
@@ -51,6 +60,8 @@ class JitOptions:
     launch_bounds: tuple[int, ...] = ()
     link: tuple[str, ...] = ()
     lto: bool | None = None
+    extensions: tuple = ()  # numba-cuda's launch-argument extensions (objects with prepare_args)
+    shared_memory_carveout: int | None = None  # percent of the unified L1/shared memory; -1: the driver's default
 
     def compiler(self) -> dict:
         """The options ``cubridge.compile`` takes."""
@@ -62,6 +73,8 @@ class JitOptions:
         default), as the compiler reads it from a helper (``__cubridge_inline__``)."""
         if self.forceinline or self.inline == "always":
             return "always"
+        if self.forceinline is False:  # written out: numba-cuda's meaning, no alwaysinline
+            return "never"
         return self.inline
 
 
@@ -71,6 +84,10 @@ def _flag(name: str, value, default: bool) -> bool:
     if not isinstance(value, (bool, int)) or isinstance(value, int) and value not in (0, 1):
         raise TypeError(f"jit: {name}={value!r} is not a bool")
     return bool(value)
+
+
+def _forceinline(value) -> bool | None:
+    return None if value is None else _flag("forceinline", value, False)
 
 
 def _fastmath(value) -> bool:
@@ -94,9 +111,29 @@ def _launch_bounds(value) -> tuple[int, ...]:
         return ()
     items = value if isinstance(value, tuple) else (value,)
     if not 1 <= len(items) <= 3:
-        raise ValueError(f"jit: launch_bounds takes 1 to 3 items (max threads per block, min blocks per SM, "
-                         f"max blocks per cluster), got {value!r}")
+        raise ValueError(f"jit: Got {len(items)} launch bounds: {value!r}; launch_bounds takes 1 to 3 items (max "
+                         "threads per block, min blocks per SM, max blocks per cluster)")
     return tuple(_positive_int("launch_bounds item", v) for v in items)
+
+
+def _carveout(value, device: bool) -> int | None:
+    if value is None:
+        return None
+    if device:
+        raise ValueError("jit: shared_memory_carveout is a kernel option (set on the loaded function); a device "
+                         "function is compiled into the kernels that call it")
+    if isinstance(value, str):
+        if value.lower() not in CARVEOUT_NAMES:
+            raise ValueError(f"jit: Invalid carveout value: {value}; shared_memory_carveout takes 'MaxL1', "
+                             "'MaxShared', 'default' or a percentage 0 to 100 (-1: the driver's default)")
+        return CARVEOUT_NAMES[value.lower()]
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"jit: Invalid carveout value: {value!r}; shared_memory_carveout takes 'MaxL1', "
+                         "'MaxShared', 'default' or a percentage 0 to 100 (-1: the driver's default)")
+    if not -1 <= value <= 100:
+        raise ValueError(f"jit: shared_memory_carveout {value}: Carveout must be between -1 and 100 (a percentage of "
+                         "the unified L1/shared memory; -1: the driver's default)")
+    return value
 
 
 def _link(value, device: bool) -> tuple[str, ...]:
@@ -125,9 +162,6 @@ def jit_options(**kws) -> JitOptions:
                         + ", ".join(ACCEPTED))
     if kws.get("boundscheck"):
         raise NotImplementedError("jit: bounds checking is not supported for CUDA (boundscheck=True), as in numba-cuda")
-    if kws.get("extensions"):
-        raise ValueError("jit: extensions (numba-cuda's launch-argument handlers) are not supported; kernel "
-                         "arguments are taken through the CUDA Array Interface and DLPack")
     inline = kws.get("inline")
     if isinstance(inline, bool):
         inline = "always" if inline else "never"
@@ -137,28 +171,25 @@ def jit_options(**kws) -> JitOptions:
     max_registers = kws.get("max_registers")
     lto = kws.get("lto")
     return JitOptions(
-        device=device, inline=inline, forceinline=_flag("forceinline", kws.get("forceinline"), False),
+        device=device, inline=inline, forceinline=_forceinline(kws.get("forceinline")),
         debug=_flag("debug", kws.get("debug"), False), opt=_flag("opt", kws.get("opt"), True),
         lineinfo=_flag("lineinfo", kws.get("lineinfo"), False), fastmath=_fastmath(kws.get("fastmath")),
         cache=_flag("cache", kws.get("cache"), True),
         max_registers=None if max_registers is None else _positive_int("max_registers", max_registers),
         launch_bounds=_launch_bounds(kws.get("launch_bounds")), link=_link(kws.get("link"), device),
-        lto=None if lto is None else _flag("lto", lto, False))
+        lto=None if lto is None else _flag("lto", lto, False), extensions=checked_extensions(kws.get("extensions")),
+        shared_memory_carveout=_carveout(kws.get("shared_memory_carveout"), device))
 
 
-def link_image(ptx: str, options: JitOptions, arch) -> bytes:
-    """The kernel's PTX linked with options.link by nvJitLink into a cubin for `arch`."""
-    from ._linker import Linker, nvrtc_compile
-    inputs = []
-    for path in options.link:
-        if path.endswith((".cu", ".cuh")):
-            with open(path, encoding="utf-8") as fh:
-                source = fh.read()
-            inputs.append(("ptx", nvrtc_compile(source, os.path.basename(path), arch, output="ptx",
-                                                relocatable=True).code))
-        else:
-            inputs.append(path)
-    lto = options.lto if options.lto is not None else any(p.endswith(".ltoir") for p in options.link)
+def link_image(ptx: str, options: JitOptions, arch, extra: tuple = ()) -> bytes:
+    """The kernel's PTX linked by nvJitLink into a cubin for `arch` with options.link and `extra` (the link
+    items of the external functions the kernel calls: paths or code objects, _external_functions)."""
+    from ._external_functions import link_inputs
+    from ._linker import Linker
+    items = (*options.link, *extra)
+    inputs = link_inputs(items, arch, debug=options.debug, lineinfo=options.lineinfo)
+    lto = options.lto if options.lto is not None else any(i[0] == "ltoir" for i in inputs if isinstance(i, tuple)) \
+        or any(isinstance(i, str) and i.endswith(".ltoir") for i in inputs)
     linker = Linker(arch, lto=lto, debug=options.debug, lineinfo=options.lineinfo, fastmath=options.fastmath)
     linker.add_ptx(ptx, "kernel.ptx")
     for item in inputs:

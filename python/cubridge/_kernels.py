@@ -21,17 +21,21 @@ from __future__ import annotations
 
 import functools
 import os
+import warnings
 from typing import Any, Callable, Literal, TypeVar, overload
 
-from . import _compiler, _core
+from . import _compiler, _core, _numba_diagnostics
 from ._jit_options import JitOptions, jit_options, link_image
 from ._core import (Kernel, KernelLaunch, KernelRaised, KernelSignature, PerformanceWarning,
                     clear_kernel_cache, kernel_cache_size, ptx_entry_names)
 from ._overloads import CompiledKernel, SignatureDict, kernel_signature, per_signature
-from ._types import Signature, typeof, void
+from ._launch_extensions import ExtendedLaunch
+from ._numba_diagnostics import DebugInfoWarning, InvalidConfigWarning
+from ._resolution import Resolver
+from ._types import Signature, Type, as_type, typeof, void
 
-__all__ = ["CompiledKernel", "Kernel", "KernelLaunch", "KernelRaised", "KernelSignature", "PerformanceWarning",
-           "load_kernel",
+__all__ = ["CompiledKernel", "DebugInfoWarning", "InvalidConfigWarning", "Kernel", "KernelLaunch", "KernelRaised",
+           "KernelSignature", "PerformanceWarning", "load_kernel",
            "ptx_entry_names", "clear_kernel_cache", "kernel_cache_size", "jit", "Dispatcher"]
 
 
@@ -69,7 +73,14 @@ class Dispatcher:
         self.overloads: SignatureDict = SignatureDict()
         self.specializations: SignatureDict = SignatureDict()  # what specialize() gave, per signature
         self._kernels: dict[tuple[Signature, int], Kernel] = {}
+        # A numba-cuda program served by cubridge (drop-in mode): compiles and launches follow numba's config
+        # and warn with its classes (checked once here; the launch path reads this flag only).
+        self._numba_launch = _numba_diagnostics.numba_program()
         self._eager = [self.compile(sig).signature for sig in signatures]
+        # Several declared signatures: the launch's arguments choose one as numba-cuda's dispatcher does.
+        self._resolver = Resolver(py_func, self._eager) if len(self._eager) > 1 else None
+        # numba-cuda's launch-argument extensions (objects with prepare_args), which users append to after jit
+        self.extensions: list = list(self._options.extensions)
 
     def _per_signature(self, signature, read):
         return per_signature(self.overloads, signature, read, self.specialized)
@@ -95,9 +106,16 @@ class Dispatcher:
                 cc = _compiler._current_cc() if _core.driver_available() else None
             except Exception:  # no usable device: the lowest architecture, JIT-compiled on load
                 cc = None
+            if self._options.debug:
+                _numba_diagnostics.warn_if_no_source(self.py_func)
+            held: list = []  # captured GPU arrays: the kernel keeps them alive
+            links: list = []  # what the external device functions it calls (declare_device) link with
             r = _compiler._compile_result(self.py_func, sig, device=False, abi="numba", cc=cc,
-                                          directives=self._options, **self._options.compiler())
-            self.overloads[sig] = CompiledKernel(self, sig, r, cc)
+                                          directives=self._options, referenced=held, links=links,
+                                          **self._options.compiler())
+            self.overloads[sig] = CompiledKernel(self, sig, r, cc, held, tuple(links))
+            if self._numba_launch:  # numba's NUMBA_DUMP_LLVM / NUMBA_DUMP_ASSEMBLY
+                _numba_diagnostics.dump_compiled(self.__name__, self.overloads[sig])
         return self.overloads[sig]
 
     def inspect_ptx(self) -> dict[str, str]:
@@ -159,10 +177,14 @@ class Dispatcher:
         k = self._kernels.get((sig, device))
         if k is None or not k.module.valid:  # first launch on this device, or the context was closed since
             code = compiled.ptx
-            if self._options.link:
-                code = link_image(code, self._options, _compiler._current_cc())
+            if self._options.link or compiled.links:
+                code = link_image(code, self._options, _compiler._current_cc(), compiled.links)
+            if self._numba_launch:  # its host-array copy warning as numba's NumbaPerformanceWarning too
+                _numba_diagnostics.use_numba_performance_warning()
             k = load_kernel(code, compiled.entry_name, sig, device=device)
             k.cooperative = compiled.cooperative  # cuda.cg grid sync: launched cooperatively
+            if self._options.shared_memory_carveout is not None:
+                k.set_shared_memory_carveout(self._options.shared_memory_carveout)
             k.python_name = self.__name__  # messages name `add`, not _ZN8__main__3addE...
             if self._options.debug:
                 k = _RaisingKernel(k, compiled.raise_sites)
@@ -174,33 +196,55 @@ class Dispatcher:
         match, or (lazy) their types."""
         if len(self._eager) == 1:
             return self._eager[0]
-        params = [typeof(a) for a in args]
-        if self._eager:
-            for sig in self._eager:
-                if len(sig.args) == len(params) and all(p.accepts(a) for p, a in zip(sig.args, params)):
-                    return sig
-            raise TypeError(f"kernel {self.__name__!r}: no signature matches the argument types "
-                            f"({', '.join(map(str, params))}); compiled: {', '.join(self.signatures)}")
-        return Signature._make(void, params)
+        if self._resolver is not None:
+            return self._resolver(args)
+        return Signature._make(void, [typeof(a) for a in args])
 
     def specialize(self, *args) -> Kernel:
-        """The loaded kernel for these arguments' types (compiled if needed); kept in ``specializations``."""
-        sig = self._signature_for(args)
+        """The loaded kernel for these arguments' types (compiled if needed); kept in ``specializations``. A
+        dispatcher made with signatures gives the kernel of the signature the arguments select (cubridge.torch
+        relies on it; numba-cuda raises "Dispatcher already specialized" there instead). An argument given as a
+        type (cubridge's or numba's: ``specialize(numba.float32[::1])``) stands for a value of it."""
+        if any(_is_type(a) for a in args):
+            sig = Signature._make(void, [as_type(a) if _is_type(a) else typeof(a) for a in args])
+        else:
+            sig = self._signature_for(args)
         k = self._kernel(sig)
         self.specializations[sig] = k
         return k
 
     def __getitem__(self, config):
+        if self._numba_launch or self.extensions:  # a numba-cuda program, or a kernel with extensions
+            return self._hooked_subscript(config)
+        return self._subscript(config)
+
+    def _subscript(self, config):
         if len(self._eager) == 1:
             return self._kernel(self._eager[0])[config]  # checked now, launched without re-dispatch
         return _LazyLaunch(self, lambda k: k[config])
 
+    def _hooked_subscript(self, config):
+        """kernel[config] with numba-cuda's checks and low-occupancy warning (numba.cuda imported) and through
+        the launch-argument extensions (when there are any); the plain subscript otherwise."""
+        if self._numba_launch:
+            _numba_diagnostics.configured_launch(config)
+        if self.extensions:
+            return ExtendedLaunch(self, lambda k: k[config], config[2] if isinstance(config, tuple) and
+                                  len(config) > 2 else 0)
+        return self._subscript(config)
+
     def forall(self, ntasks: int, stream=None, sharedmem: int = 0):
+        if isinstance(ntasks, int) and ntasks < 0:  # numba-cuda's words and class (other values: the kernel layer)
+            raise ValueError(f"kernel {self.__name__!r}: Can't create ForAll with negative task count: {ntasks}; "
+                             "ntasks is how many tasks to run, 0 or more")
+        if self.extensions:
+            return ExtendedLaunch(self, lambda k: k.forall(ntasks, stream, sharedmem), 0 if stream is None else stream)
         return _LazyLaunch(self, lambda k: k.forall(ntasks, stream, sharedmem))
 
     def __call__(self, *args, **kwargs):
-        raise TypeError(f"kernel {self.__name__!r} needs a launch configuration: "
-                        "kernel[griddim, blockdim](*args) or kernel.forall(n)(*args)")
+        # ValueError, as numba-cuda raises it (numba users catch that)
+        raise ValueError(f"kernel {self.__name__!r}: the launch configuration was not specified; launch it as "
+                         "kernel[griddim, blockdim](*args) or kernel.forall(n)(*args)")
 
     def __repr__(self) -> str:
         return f"<cubridge.Dispatcher {self.__name__} {self.signatures}>"
@@ -298,6 +342,15 @@ def jit(func_or_sig: Any = None, **options: Any) -> Any:
     capability, cubridge's build and libNVVM's version: another process compiling the same kernel reads
     the PTX back (``cubridge.compile_cache_stats()`` counts it). ``cache=False`` always compiles."""
     checked = jit_options(**options)
+    if checked.debug and checked.opt:
+        warnings.warn("debug=True with opt=True is not supported by CUDA (libNVVM is given -g and -opt=3 together). "
+                      "This may result in a crash - set debug=False or opt=False.",
+                      _numba_diagnostics.invalid_config_warning(), stacklevel=2)
+    if checked.debug and checked.lineinfo:
+        warnings.warn("debug and lineinfo are mutually exclusive: debug=True gives full debug info, line table "
+                      "included (this disables some optimizations), lineinfo=True alone gives line info only with "
+                      "code generation unaffected; here lineinfo adds nothing to debug.",
+                      _numba_diagnostics.invalid_config_warning(), stacklevel=2)
 
     def decorate(func, sigs=()):
         if checked.device:
@@ -314,6 +367,12 @@ def jit(func_or_sig: Any = None, **options: Any) -> Any:
         return decorate
     sigs = func_or_sig if isinstance(func_or_sig, list) else [func_or_sig]
     return lambda func: decorate(func, sigs)
+
+
+def _is_type(obj) -> bool:
+    """A type object (cubridge's Type, or one of numba's types) rather than a value."""
+    return isinstance(obj, Type) or any(k.__name__ == "Type" and k.__module__.startswith("numba")
+                                        for k in type(obj).__mro__)
 
 
 def _is_function(obj) -> bool:

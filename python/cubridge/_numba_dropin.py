@@ -16,6 +16,8 @@ import os
 import sys
 import warnings
 
+from . import _numba_diagnostics
+
 __all__ = ["install_numba"]
 
 ENV = "CUBRIDGE_NUMBA"
@@ -52,9 +54,16 @@ def _numba_type(t):
     return sigutils.normalize_signature(f"void({t})")[0][0]
 
 
-def _without_none(options: dict) -> dict:
-    """numba-cuda's debug=None / opt=None mean "numba's default", which cubridge's defaults are."""
-    return {k: v for k, v in options.items() if not (k in ("debug", "opt") and v is None)}
+def _numba_defaults(options: dict) -> dict:
+    """debug and opt not given (or None) take numba's defaults from its config, as numba-cuda's jit and compile do:
+    CUDA_DEBUGINFO_DEFAULT (NUMBA_CUDA_DEBUGINFO) and OPT (NUMBA_OPT; 0 turns optimisation off)."""
+    from ._numba_diagnostics import numba_config
+    options = dict(options)
+    if options.get("debug") is None:
+        options["debug"] = bool(numba_config("CUDA_DEBUGINFO_DEFAULT", 0))
+    if options.get("opt") is None:
+        options["opt"] = numba_config("OPT", 3) != 0
+    return options
 
 
 def jit(func_or_sig=None, **options):
@@ -62,7 +71,7 @@ def jit(func_or_sig=None, **options):
     if _numba_caller():
         return _original["jit"](func_or_sig, **options)
     import cubridge
-    return cubridge.jit(func_or_sig, **_without_none(options))
+    return cubridge.jit(func_or_sig, **_numba_defaults(options))
 
 
 def _routed_compile(name: str):
@@ -70,7 +79,8 @@ def _routed_compile(name: str):
         if _numba_caller():
             return _original[name](pyfunc, sig, *args, **kwargs)
         import cubridge
-        code, resty = getattr(cubridge, name)(pyfunc, sig, *args, **_without_none(kwargs))
+        # options given by position (numba's order is cubridge's) are passed as they are
+        code, resty = getattr(cubridge, name)(pyfunc, sig, *args, **(kwargs if args else _numba_defaults(kwargs)))
         return code, _numba_type(resty)
     routed.__name__ = routed.__qualname__ = name
     routed.__doc__ = f"numba.cuda.{name}, routed: cubridge.{name} for the program's code, numba-cuda's for numba's."
@@ -135,7 +145,9 @@ class _Hook(importlib.abc.MetaPathFinder):
 def install_numba() -> None:
     """Serves numba.cuda.jit / compile / compile_ptx / compile_for_current_device /
     compile_ptx_for_current_device with cubridge in this process, for every caller outside numba itself: at
-    once if numba.cuda is imported, else when it is. Calling it again does nothing."""
+    once if numba.cuda is imported, else when it is; kernels made from then on launch as numba-cuda's do
+    (its configuration checks, warnings and NUMBA_DUMP_*). Calling it again does nothing."""
+    _numba_diagnostics.serve_numba_program()
     cuda = sys.modules.get("numba.cuda")
     if cuda is not None and getattr(cuda, "__spec__", None) is not None and "jit" in vars(cuda):
         _route(cuda)

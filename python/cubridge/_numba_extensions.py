@@ -101,6 +101,9 @@ def refusal(name: str, v) -> str | None:
     registered = _registered(f)
     if not registered or all(_is_register_jitable(t, f) for t in registered):
         return None
+    from ._overload_binding import refusal as overload_refusal  # imported here: it imports this module
+    if (why := overload_refusal(name, f)) is not None:
+        return why
     where = f"{f.__module__}.{f.__qualname__}"
     return (f"'{name}' ({where}) has a numba @overload: numba compiles the implementation the overload "
             f"returns for the argument types, not this Python body, and cubridge does not run numba's "

@@ -69,8 +69,10 @@ class CompiledKernel:
     """A kernel compiled for one signature (what ``Dispatcher.compile(sig)`` returns and ``overloads`` holds):
     its PTX, entry name, and numba-cuda's ``inspect_*`` methods. Loaded onto a device at its first launch."""
 
-    def __init__(self, dispatcher, signature: Signature, result, cc):
+    def __init__(self, dispatcher, signature: Signature, result, cc, referenced=(), links: tuple = ()):
         self._dispatcher = dispatcher
+        self.referenced_objects = list(referenced)  # GPU arrays the code embeds by address (numba-cuda's name)
+        self.links = links  # the link items of the external device functions it calls (declare_device)
         self.signature = signature
         self.cc = cc  # the compute capability compiled for (None: the lowest, JIT-compiled on load)
         self.ptx: str = result.code.decode()
@@ -151,6 +153,12 @@ class CompiledKernel:
             source = "(source not available)\n"
         args = ", ".join(str(a) for a in self.signature.args)
         print(f"{d.__name__} ({args})\n{'-' * 80}\n{source}{'=' * 80}", file=file)
+
+    def max_cooperative_grid_blocks(self, blockdim, dynsmemsize: int = 0) -> int:
+        """The most blocks a cooperative launch of this kernel may have on the current device, for `blockdim`
+        (an int or a tuple) and `dynsmemsize` bytes of dynamic shared memory (numba-cuda's method of its
+        overloads; the kernel is loaded on the current device for it)."""
+        return self._dispatcher._kernel(self.signature).max_cooperative_grid_blocks(blockdim, dynsmemsize)
 
     def __repr__(self) -> str:
         return f"<cubridge.CompiledKernel {self._dispatcher.__name__}{tuple(map(str, self.signature.args))}>"

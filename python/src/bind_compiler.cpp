@@ -10,12 +10,29 @@
 #include "cubridge/compiler/compile.hpp"
 #include "cubridge/compiler/cached_compile.hpp"
 #include "cubridge/error.hpp"
+#include "compiler/typing/typing_rules.hpp"
 
 namespace cubridge::python {
 
 void bind_compiler(nb::module_& m) {
   using namespace cubridge::compiler;
-  nb::exception<CompileError>(m, "CompileError", error_bases(m, PyExc_ValueError));
+  nb::exception<CompileError> compile_error(m, "CompileError", error_bases(m, PyExc_ValueError));
+  // A CompileError carrying what the Python API needs to resolve an @overload: function, arg_types, keywords.
+  static PyObject* overload_needed = PyErr_NewExceptionWithDoc(
+      "cubridge._core.OverloadNeeded", "A call of an @overload'ed function needs its implementation for these types.",
+      compile_error.ptr(), nullptr);
+  m.attr("OverloadNeeded") = nb::handle(overload_needed);
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const OverloadNeeded& e) {
+      nb::object error = nb::borrow(overload_needed)(e.what());
+      error.attr("function") = e.function();
+      error.attr("arg_types") = nb::cast(e.args());
+      error.attr("keywords") = nb::cast(e.keywords());
+      PyErr_SetObject(overload_needed, error.ptr());
+    }
+  });
 
   nb::class_<CompileOptions>(m, "_CompileOptions")
       .def(nb::init<>())
@@ -43,6 +60,11 @@ void bind_compiler(nb::module_& m) {
               nb::bytes data) {
              o.constant_arrays[name] = constant_array(dtype, std::move(shape), std::string(data.c_str(), data.size()));
            })
+      .def("add_device_array",
+           [](CompileOptions& o, const std::string& name, std::string_view type, std::uint64_t address,
+              std::vector<std::int64_t> shape, std::vector<std::int64_t> strides) {
+             o.device_arrays[name] = device_array_ref(type, address, std::move(shape), std::move(strides));
+           })
       .def("add_exception_class", [](CompileOptions& o, const std::string& name, std::string qualified) {
         o.exception_classes[name] = std::move(qualified);
       })
@@ -66,6 +88,19 @@ void bind_compiler(nb::module_& m) {
       })
       .def("add_declared_signature", [](CompileOptions& o, const std::string& function, const Signature& signature) {
         o.declared_signatures[function].push_back(signature);
+      })
+      .def("add_overloaded_function", [](CompileOptions& o, const std::string& name) { o.overloads[name]; })
+      .def("add_overload_resolution",
+           [](CompileOptions& o, const std::string& name, std::vector<Type> args, std::vector<std::string> keywords,
+              std::string function) {
+             o.overloads[name].push_back({std::move(args), std::move(keywords), std::move(function)});
+           })
+      .def("add_external_function", [](CompileOptions& o, const std::string& name, std::string symbol,
+                                       const Signature& signature, std::string_view abi) {
+        if (abi != "numba" && abi != "c")
+          throw cubridge::InvalidArgument("external function '" + name + "': abi '" + std::string(abi) +
+                                          "' is not valid; expected 'numba' or 'c'");
+        o.external_functions[name] = {std::move(symbol), signature, abi == "c" ? Abi::c : Abi::numba};
       });
 
   nb::class_<CompileResult>(m, "_CompileResult")
@@ -117,6 +152,10 @@ void bind_compiler(nb::module_& m) {
           return compile_to_nvvm_ir(source, name, parse_signature(sig), o);
         },
         nb::arg("source"), nb::arg("function_name"), nb::arg("signature"), nb::arg("options"));
+  m.def("_can_convert", [](const Type& from, const Type& to) { return static_cast<int>(can_convert(from, to)); },
+        nb::arg("from"), nb::arg("to"),
+        "Numba's conversion kind of a scalar `from` to `to`: 0 exact, 1 promote, 2 safe, 3 unsafe, 4 none (the "
+        "dispatcher ranks a kernel's declared signatures by it)");
 }
 
 }  // namespace cubridge::python

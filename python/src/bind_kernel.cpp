@@ -50,6 +50,12 @@ void bind_kernel(nb::module_& m) {
       "A launch had to copy host (NumPy) arrays to the device and back; pass device arrays instead.",
       PyExc_UserWarning, nullptr);
   m.attr("PerformanceWarning") = nb::handle(g_performance_warning);
+  m.def("_set_performance_warning", [base = g_performance_warning](nb::handle category) {
+    if (!PyType_Check(category.ptr()) || PyObject_IsSubclass(category.ptr(), base) != 1)
+      throw nb::type_error("_set_performance_warning: the category must be a subclass of "
+                           "cubridge.PerformanceWarning");
+    g_performance_warning = category.inc_ref().ptr();  // kept for the process, as the class it replaces
+  }, nb::arg("category"), "The class of the host-array copy warning (numba's subclass in drop-in use)");
   g_kernel_raised = PyErr_NewExceptionWithDoc(
       "cubridge.KernelRaised",
       "A kernel compiled with debug=True raised: .code is the raise site's status, .tid and .ctaid the raising "
@@ -130,6 +136,11 @@ void bind_kernel(nb::module_& m) {
            nb::arg("blockdim"), nb::arg("dynsmemsize") = 0,
            "The most blocks a cooperative launch of this kernel can have for `blockdim` (an int or a tuple) "
            "and `dynsmemsize` bytes of dynamic shared memory (numba-cuda's max_cooperative_grid_blocks).")
+      .def("set_shared_memory_carveout",
+           [](PyKernel& k, int percent) { k.kernel->set_shared_memory_carveout(percent); },
+           nb::arg("percent"),
+           "The preferred share of the unified L1/shared memory used as shared memory, 0 to 100, or -1 for the "
+           "driver's default (numba-cuda's shared_memory_carveout)")
       .def("suggested_block_size", [](const PyKernel& k, std::int64_t smem) { return k.kernel->suggested_block_size(smem); },
            nb::arg("sharedmem") = 0)
       .def("__repr__", [](const PyKernel& k) { return "<cubridge.Kernel " + k.kernel->name() + " " + k.signature->to_string() + ">"; });

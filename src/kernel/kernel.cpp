@@ -70,6 +70,16 @@ void Kernel::set_max_dynamic_shared_memory(std::int64_t bytes) {
   opted_in_shared_.store(bytes, std::memory_order_relaxed);
 }
 
+void Kernel::set_shared_memory_carveout(int percent) {
+  if (percent < -1 || percent > 100)
+    throw cubridge::InvalidArgument("shared memory carveout " + std::to_string(percent) + " for kernel '" + name_ +
+                                    "': accepted 0 to 100 (percent of the unified L1/shared memory) or -1 (the "
+                                    "driver's default)");
+  CUfunction f = handle();
+  ScopedContext scope(*module_->context());
+  CUBRIDGE_CU(cuFuncSetAttribute, f, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, percent);
+}
+
 int Kernel::suggested_block_size(std::int64_t dynamic_shared) const {
   CUfunction f = handle();
   ScopedContext scope(*module_->context());

@@ -4,6 +4,8 @@
 #include "cubridge/xla/kernel_call.hpp"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cstring>
 #include <deque>
 #include <exception>
@@ -115,19 +117,31 @@ std::string label(const Entry& e) { return "kernel '" + e.name + "' " + e.signat
 struct KernelCallTable::State {
   mutable std::mutex mutex;
   std::deque<Entry> entries;  // never erased: ids index it, and entries' addresses stay stable
+  // The launch path reads the first kPublished entries without the mutex (one thread per GPU under XLA
+  // launches at once): an entry is published here, complete, after it is stored, and never changes.
+  static constexpr std::size_t kPublished = 4096;
+  std::array<std::atomic<const Entry*>, kPublished> published{};
 
   const Entry& find(std::int64_t id, std::uint64_t fingerprint) const {
-    std::lock_guard lock(mutex);
-    if (id < 1 || static_cast<std::size_t>(id) > entries.size())
-      throw cubridge::InvalidArgument("kernel_call: kernel id " + std::to_string(id) + " is not registered in this "
-                                  "process (" + std::to_string(entries.size()) + " kernels are); the call "
-                                  "site was made by another process or by hand");
-    const Entry& e = entries[static_cast<std::size_t>(id - 1)];
+    const Entry* p = nullptr;
+    if (id >= 1 && static_cast<std::size_t>(id) <= kPublished)
+      p = published[static_cast<std::size_t>(id - 1)].load(std::memory_order_acquire);
+    if (p == nullptr) p = &find_locked(id);
+    const Entry& e = *p;
     if (e.fingerprint != fingerprint)
       throw cubridge::InvalidArgument("kernel_call: kernel id " + std::to_string(id) + " is " + label(e) +
                                   " in this process, not the kernel this call site was compiled for "
                                   "(fingerprints differ: a cached executable from another process?)");
     return e;
+  }
+
+  const Entry& find_locked(std::int64_t id) const {
+    std::lock_guard lock(mutex);
+    if (id < 1 || static_cast<std::size_t>(id) > entries.size())
+      throw cubridge::InvalidArgument("kernel_call: kernel id " + std::to_string(id) + " is not registered in this "
+                                  "process (" + std::to_string(entries.size()) + " kernels are); the call "
+                                  "site was made by another process or by hand");
+    return entries[static_cast<std::size_t>(id - 1)];
   }
 };
 
@@ -151,6 +165,10 @@ std::size_t KernelCallTable::size() const {
 KernelCallTable::Registered KernelCallTable::add(std::span<const std::byte> image, const std::string& entry,
                                                  std::shared_ptr<const KernelSignature> signature) {
   if (!signature) throw cubridge::InvalidArgument("kernel_call: a kernel needs a signature");
+  if (signature->has_tuples())  // XLA hands over buffers and attributes one by one: no Python tuple to flatten
+    throw cubridge::InvalidArgument("kernel_call: kernel '" + entry + "' takes a tuple (" + signature->to_string() +
+                                    "); an XLA call passes arrays and scalars one by one: give the kernel one "
+                                    "parameter per tuple element");
   const std::uint64_t fp = kernel_fingerprint(image, entry, *signature);
   const std::string_view bytes(reinterpret_cast<const char*>(image.data()), image.size());
   State& s = state();
@@ -187,7 +205,10 @@ KernelCallTable::Registered KernelCallTable::add(std::span<const std::byte> imag
   }
   e.id = static_cast<std::int64_t>(s.entries.size()) + 1;
   s.entries.push_back(std::move(e));
-  return {s.entries.back().id, fp};
+  const Entry& stored = s.entries.back();
+  if (static_cast<std::size_t>(stored.id) <= State::kPublished)
+    s.published[static_cast<std::size_t>(stored.id - 1)].store(&stored, std::memory_order_release);
+  return {stored.id, fp};
 }
 
 void KernelCallTable::prepare(std::int64_t id, const LaunchConfig& config) {
@@ -215,7 +236,19 @@ void KernelCallTable::launch(CUstream_st* stream, void** buffers, std::string_vi
     throw cubridge::InvalidArgument("kernel_call: the call site's arguments have " +
                                 std::to_string(site.arguments.size()) + " bytes, but " + label(e) + " packs " +
                                 std::to_string(sig.buffer_size()));
-  Kernel& kernel = e.kernel_for(stream);
+  // XLA launches each GPU's work from a thread of its own, on a stream that lives as long as the client:
+  // the last (entry, stream) -> kernel answer of this thread saves a driver query (cuStreamGetCtx, which
+  // serialises XLA's per-GPU threads) per call. A recycled stream handle of another context would make the
+  // launch fail with the driver's invalid-handle error, never run in the wrong place.
+  thread_local const Entry* last_entry = nullptr;
+  thread_local CUstream last_stream = nullptr;
+  thread_local Kernel* last_kernel = nullptr;
+  if (last_entry != &e || last_stream != stream) {
+    last_kernel = &e.kernel_for(stream);
+    last_entry = &e;
+    last_stream = stream;
+  }
+  Kernel& kernel = *last_kernel;
 
   // The buffer as 8-byte words, so every slot is aligned; small kernels stay on the stack.
   constexpr std::size_t kInlineWords = 64, kInlineSlots = 128;

@@ -140,6 +140,25 @@ def test_memalloc_serves_the_current_devices_manager():
     del p
 
 
+def test_cupy_plugin_reports_its_own_devices_memory_while_device_0_is_current():
+    """The CuPy-pool plugin made for device 1's context answers get_memory_info for device 1 even when the
+    caller's current device is 0 (the numbers come from device 1's memGetInfo, not the current one's)."""
+    cp = lib("cupy")
+    from types import SimpleNamespace
+    from cubridge.interop import cupy as plugin
+    with cp.cuda.Device(1):
+        block = cp.empty(256 << 20, dtype=cp.uint8)  # makes device 1's free bytes differ from device 0's
+        free1, total1 = cp.cuda.runtime.memGetInfo()
+    manager = plugin.CuPyMemoryManager(context=SimpleNamespace(device=SimpleNamespace(id=1)))
+    manager.initialize()
+    with cp.cuda.Device(0):
+        info = manager.get_memory_info()
+        assert cp.cuda.runtime.getDevice() == 0  # the caller's device is left as it was
+    assert info.total == total1
+    assert abs((info.free - manager._pool.free_bytes()) - free1) < (64 << 20)
+    del block
+
+
 # --- kernels and arrays on device 1 ----------------------------------------------------------------------
 
 def test_load_kernel_on_device_1_with_cubridge_arrays():

@@ -104,3 +104,61 @@ def test_numbas_own_modules_keep_numbas_jit(tmp_path):
     out = run(code, None, tmp_path)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["cubridge._kernels", "True"]
+
+
+def test_debug_and_opt_not_given_take_numbas_config_defaults():
+    """numba-cuda reads debug / opt left out (or None) from its config (NUMBA_CUDA_DEBUGINFO, NUMBA_OPT)."""
+    from cubridge import _numba_dropin
+    config = pytest.importorskip("numba.core.config")
+    saved = config.CUDA_DEBUGINFO_DEFAULT, config.OPT
+    try:
+        config.CUDA_DEBUGINFO_DEFAULT, config.OPT = 0, 3
+        assert _numba_dropin._numba_defaults({}) == {"debug": False, "opt": True}
+        config.CUDA_DEBUGINFO_DEFAULT, config.OPT = 1, 0
+        assert _numba_dropin._numba_defaults({"debug": None, "opt": None}) == {"debug": True, "opt": False}
+        assert _numba_dropin._numba_defaults({"debug": False, "opt": True, "device": True}) == \
+            {"debug": False, "opt": True, "device": True}
+    finally:
+        config.CUDA_DEBUGINFO_DEFAULT, config.OPT = saved
+
+
+def test_a_numba_program_meets_numbas_errors_and_warnings(tmp_path):
+    """In drop-in mode the program's own except/warning clauses for numba's classes catch cubridge's."""
+    code = textwrap.dedent('''
+        import warnings
+        import numpy as np
+        from numba import cuda
+        from numba.core.errors import NumbaInvalidConfigWarning, TypingError
+
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            cuda.jit(debug=True)
+        print(any(issubclass(x.category, NumbaInvalidConfigWarning) for x in w))
+
+        @cuda.jit
+        def bad(x):
+            x[0] = floor(1.5)
+
+        try:
+            bad.compile("void(float32[::1])")
+        except TypingError as e:
+            print("TypingError", "floor" in str(e))
+
+        @cuda.jit(["(int64[::1], int64, int64)", "(float64[::1], float64, float64)"])
+        def add(r, x, y):
+            r[0] = x + y
+
+        for config, error in ((((1, 2, 3, 4), 1), ValueError), ((2.0, 1), TypeError)):
+            try:
+                add[config]
+            except error as e:
+                print(type(e).__name__, "must be a sequence" in str(e))
+        try:
+            add[128, 1](np.zeros(1, np.complex128), 1j, 1j)
+        except TypeError as e:
+            print("TypeError", str(e).startswith("No matching definition"))
+    ''')
+    out = run(code, "1", tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["True", "TypingError True", "ValueError True", "TypeError True",
+                                       "TypeError True"]

@@ -45,6 +45,9 @@ class Kernel {
   /// Lets launches use up to `bytes` of dynamic shared memory (beyond the default 48 KiB).
   /// Throws std::invalid_argument naming the value and the device's opt-in maximum.
   void set_max_dynamic_shared_memory(std::int64_t bytes);
+  /// The preferred split of the unified L1/shared memory (CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT):
+  /// `percent` of it as shared memory, 0 to 100, or -1 for the driver's default; InvalidArgument otherwise.
+  void set_shared_memory_carveout(int percent);
   /// The block size the occupancy calculator suggests for `dynamic_shared` bytes per block.
   int suggested_block_size(std::int64_t dynamic_shared = 0) const;
 

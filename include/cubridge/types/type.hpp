@@ -39,6 +39,9 @@ class Type {
   /// The number type of a row of the scalar table (bfloat16's is Type::bfloat16()).
   static Type scalar(ScalarType type);
   static Type tuple(std::vector<Type> elements);
+  /// A namedtuple's type (numba's NamedTuple / NamedUniTuple): a tuple whose elements are also fields,
+  /// read as `p.x`; spelt "NamedTuple(Point, x=int64, y=int64)".
+  static Type named_tuple(std::string class_name, std::vector<std::string> fields, std::vector<Type> elements);
   /// An array of `dtype` (a scalar type) with `ndim` dimensions, layout 'C', 'F' or 'A' (any strides).
   static Type array(const Type& dtype, int ndim, char layout, bool readonly = false);
   /// numba-cuda's GridGroup: what cuda.cg.this_grid() returns (held as the grid's barrier workspace address).
@@ -90,6 +93,9 @@ class Type {
   bool is_nested_array() const noexcept { return kind_ == TypeKind::NestedArray; }
   /// Records: field names and byte offsets (elements() holds the field types), size, alignment.
   const std::vector<std::string>& field_names() const noexcept { return names_; }
+  /// Named tuples: the namedtuple class's name ("" for any other type).
+  const std::string& tuple_class() const noexcept { return tuple_class_; }
+  bool is_named_tuple() const noexcept { return kind_ == TypeKind::Tuple && !tuple_class_.empty(); }
   const std::vector<std::int64_t>& field_offsets() const noexcept { return offsets_; }
   std::int64_t record_size() const noexcept { return size_; }
   bool aligned() const noexcept { return aligned_; }
@@ -129,7 +135,8 @@ class Type {
   friend bool operator==(const Type& a, const Type& b) {
     return a.kind_ == b.kind_ && a.bits_ == b.bits_ && a.signed_ == b.signed_ && a.ndim_ == b.ndim_ &&
            a.layout_ == b.layout_ && a.readonly_ == b.readonly_ && a.aligned_ == b.aligned_ && a.size_ == b.size_ &&
-           a.elements_ == b.elements_ && a.names_ == b.names_ && a.offsets_ == b.offsets_ && a.shape_ == b.shape_;
+           a.elements_ == b.elements_ && a.names_ == b.names_ && a.offsets_ == b.offsets_ && a.shape_ == b.shape_ &&
+           a.tuple_class_ == b.tuple_class_;
   }
   friend bool operator!=(const Type& a, const Type& b) { return !(a == b); }
 
@@ -146,7 +153,8 @@ class Type {
   /// The types this one is built of: a tuple's elements, a vector's components, a record's field types, the element type of an
   /// array or nested array, the value of an Optional, the pointee of a pointer.
   std::vector<Type> elements_;
-  std::vector<std::string> names_;     ///< records: field names
+  std::vector<std::string> names_;     ///< records and named tuples: field names
+  std::string tuple_class_;            ///< named tuples: the class's name
   std::vector<std::int64_t> offsets_;  ///< records: field byte offsets
   std::vector<std::int64_t> shape_;    ///< nested arrays: the constant shape
 };

@@ -14,9 +14,11 @@ class CuPyMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
     def initialize(self):
         self._pool = cupy.get_default_memory_pool()
 
+    def _device(self):
+        return self.context.device.id if self.context is not None else 0
+
     def memalloc(self, size, stream=None):
-        device = self.context.device.id if self.context is not None else 0
-        with cupy.cuda.Device(device):
+        with cupy.cuda.Device(self._device()):
             if stream is not None and stream != 1:
                 with cupy.cuda.ExternalStream(stream):
                     mem = self._pool.malloc(size)
@@ -26,7 +28,9 @@ class CuPyMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
         return MemoryPointer(self.context, mem.ptr, size, owner=mem)
 
     def get_memory_info(self):
-        free, total = cupy.cuda.runtime.memGetInfo()
+        # The manager's device, not whichever device is current in the calling thread.
+        with cupy.cuda.Device(self._device()):
+            free, total = cupy.cuda.runtime.memGetInfo()
         return MemoryInfo(free + self._pool.free_bytes(), total)
 
     def reset(self):

@@ -32,6 +32,7 @@ std::string llvm_value_type(const Type& t) {
     }
     case TypeKind::GridGroup: return "i64";
     case TypeKind::Record: return "i8*";
+    case TypeKind::Pointer: return (t.pointee().is_none() ? std::string("i8") : llvm_element_type(t.pointee())) + "*";
     case TypeKind::BFloat16: return "i16";  // the bits: every operation is inline PTX (emit_bf16.cpp)
     default: return "void";
   }
@@ -219,6 +220,7 @@ Value FunctionEmitter::expr(const Expr& e) {
       if (e.type.is_none()) return {"undef", e.type};
       if (e.constant) return constant(*e.constant);
       if (e.constant_array) return constant_array(e);
+      if (e.device_array) return device_array(*e.device_array);
       return load(slot_ptr_[static_cast<std::size_t>(e.slot)], fn_.local_types[static_cast<std::size_t>(e.slot)]);
     case ExprKind::Tuple: {
       std::vector<Value> parts;
@@ -245,6 +247,7 @@ Value FunctionEmitter::expr(const Expr& e) {
       std::string ty = llvm_value_type(e.type);
       if (e.unop == UnaryOp::Invert) return {ins("xor " + ty + " " + c.v + ", -1"), e.type};
       if (e.type.is_int()) return {ins("sub " + ty + " 0, " + c.v), e.type};
+      if (e.type.is_float() && e.type.bits() == 16) return fp16_instruction("hneg", {c});  // numba-cuda's __hneg
       if (e.type.is_float()) return {ins("fsub " + ty + " " + float_const(-0.0, e.type).v + ", " + c.v), e.type};
       // complex
       const Type ct = e.type.component();
@@ -319,6 +322,7 @@ Value FunctionEmitter::expr(const Expr& e) {
       if (e.constant) return constant(*e.constant);
       if (!e.target.empty()) return cuda_attribute(e);
       if (e.kids[0]->type.is_array()) return array_attribute(e);
+      if (e.kids[0]->type.is_named_tuple()) return extract(expr(*e.kids[0]), static_cast<std::size_t>(e.field));
       if (e.field >= 0) return record_field(e);
       Value base = expr(*e.kids[0]);
       if (base.t.is_vector()) return extract(base, std::string_view("xyzw").find(e.name));  // v.x .. v.w
@@ -330,6 +334,7 @@ Value FunctionEmitter::expr(const Expr& e) {
     }
     case ExprKind::Subscript:
       if (e.kids[0]->type.is_array()) return array_subscript(e);
+      if (e.kids[0]->type.is_pointer()) return pointer_load(e);
       if (e.field >= 0) return record_field(e);
       if (e.kids[1]->kind != ExprKind::Int) return tuple_subscript(e);
       return extract(expr(*e.kids[0]), static_cast<std::size_t>(e.kids[1]->ival));
@@ -361,6 +366,12 @@ std::string FunctionEmitter::compare(CmpOp op, const Value& a0, const Value& b0,
     return op == CmpOp::Ne ? ins("xor i1 " + both + ", true") : both;
   }
   const char* pred = "eq";
+  if (f.is_float() && f.bits() == 16) {
+    // numba-cuda compares float16 values with cuda_fp16.hpp's operators (__heq, __hneu, __hgt, ...).
+    const char* fn = op == CmpOp::Lt ? "hlt" : op == CmpOp::Le ? "hle" : op == CmpOp::Gt ? "hgt"
+                   : op == CmpOp::Ge ? "hge" : op == CmpOp::Eq ? "heq" : "__hneu";
+    return fp16_instruction(fn, {a, b}).v;
+  }
   if (f.is_float()) {
     switch (op) {
       case CmpOp::Lt: pred = "olt"; break;

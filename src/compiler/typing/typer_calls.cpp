@@ -16,7 +16,8 @@ Type FunctionTyper::call(Expr& e) {
       if (auto dt = array_dtype_of(*callee.kids[0])) return dtype_type_call(e, *dt);
     Type base = expr(*callee.kids[0]);
     if (base.is_grid_group()) return grid_group_method(e, callee);
-    if (callee.name == "view" && !base.is_array()) return scalar_view(e, base);
+    if (base.is_array()) return array_method(e, callee, base);
+    if (callee.name == "view") return scalar_view(e, base);
     if (callee.name == "bit_count" && e.kids.size() == 1) {  // numba-cuda's overload: cuda.popc(i)
       e.callee = Callee::Builtin;
       e.target = "bit_count";
@@ -42,6 +43,10 @@ Type FunctionTyper::call(Expr& e) {
     else if (slot_of(callee.name) >= 0) error(callee.loc, "'" + callee.name + "' is a local variable, not a function");
     if (auto refused = prog_.options.refused_functions.find(callee.name); refused != prog_.options.refused_functions.end())
       error(callee.loc, refused->second);
+    if (auto x = prog_.options.external_functions.find(callee.name); x != prog_.options.external_functions.end())
+      return external_call(e, x->first, x->second);
+    if (auto o = prog_.options.overloads.find(callee.name); o != prog_.options.overloads.end())
+      return overloaded_call(e, o->first, o->second);
     auto imp = prog_.imports.find(callee.name);
     if (path.empty() && imp != prog_.imports.end()) path = imp->second;
   }
@@ -52,6 +57,10 @@ Type FunctionTyper::call(Expr& e) {
   if (path.empty() && callee.kind == ExprKind::Name && callee.name == "print" && !prog_.functions.count("print"))
     return print_call(e);
   if (const FunctionDef* def = user_function(callee, path)) return module_function_call(e, *def);
+  // numba's carray/farray (their dtype argument is a type, typed by pointer_array itself)
+  for (std::string_view module : {"numba.", "numba.np.numpy_support.", "numba.cuda.np.numpy_support."})
+    if (path == std::string(module) + "carray" || path == std::string(module) + "farray")
+      return pointer_array(e, path.substr(path.rfind('.') + 1), path.ends_with("farray"));
   bool unknown = false;
   std::vector<Type> args = args_of(e, unknown);
   e.formals = args;
@@ -60,6 +69,7 @@ Type FunctionTyper::call(Expr& e) {
     auto dot = path.rfind('.');
     std::string mod = dot == std::string::npos ? "" : path.substr(0, dot);
     std::string fname = dot == std::string::npos ? path : path.substr(dot + 1);
+    if (path == "cffi.ffi.from_buffer") return ffi_from_buffer(e, args, unknown);
     if (mod == "math") {
       if (std::any_of(args.begin(), args.end(), [](const Type& t) { return t.is_bfloat16(); }))
         return bf16_math_call(e, fname, args, unknown);

@@ -1,0 +1,118 @@
+"""numba-cuda's launch-argument extensions on ``@cubridge.jit`` kernels: ``jit(extensions=[...])`` and
+``kernel.extensions.append(obj)``. Used only by a launch of a kernel whose list is not empty (the launch path
+checks the list's truth and nothing more).
+
+Rules (each a test in tests/python/test_dispatcher_extensions.py):
+
+1. An extension is an object with a callable ``prepare_args``; anything else is refused by name when given to
+   ``jit`` and when a launch finds it in the list.
+2. The kernel's signature is chosen from the launch's own arguments (an argument hint such as numba's
+   ``cuda.In(x)`` is typed by the value it wraps), as numba-cuda types a launch before preparing arguments.
+3. Then each argument goes through the extensions, the last added first, as numba-cuda does:
+   ``ty, val = ext.prepare_args(ty, val, stream=stream, retr=retr)``. ``ty`` is the signature's parameter type
+   (numba's type object where numba is imported and names it, else cubridge's), ``stream`` the launch's
+   stream as given (0 when none), ``retr`` a list the extension may append zero-argument callables to.
+4. A value an extension returns that is an argument hint (it has numba's ``ArgHint.to_device(retr, stream)``:
+   ``cuda.In``, ``cuda.Out``, ``cuda.InOut``) becomes the device array that method returns; the copies back it
+   registers go into ``retr``; a cuda.core ``StridedMemoryView`` it returns (numba-cuda 0.30's hints do) that
+   exports neither DLPack nor the CUDA Array Interface is passed as the CUDA Array Interface its pointer,
+   shape, strides and dtype describe. The type an extension returns is not used: the kernel layer checks the
+   value it receives against the signature and refuses what does not fit, by name.
+5. After the launch, every callable in ``retr`` is called in order (numba-cuda's write-backs); when there are
+   any, the current context is synchronized first, so a write-back reads what the kernel wrote whichever
+   stream the launch chose.
+"""
+from __future__ import annotations
+
+import sys
+
+from . import _core
+from ._resolution import numba_type
+
+
+def checked(extensions) -> tuple:
+    """`extensions` (jit's option) as a tuple, each with a callable prepare_args, or TypeError naming the bad one."""
+    if extensions is None:
+        return ()
+    if not isinstance(extensions, (list, tuple)):
+        raise TypeError(f"jit: extensions must be a list of objects with a prepare_args method, got {extensions!r}")
+    for e in extensions:
+        _check(e)
+    return tuple(extensions)
+
+
+def _check(extension) -> None:
+    if not callable(getattr(extension, "prepare_args", None)):
+        raise TypeError(f"extension {extension!r} ({type(extension).__name__}) has no callable prepare_args(ty, val, "
+                        "stream=, retr=); numba-cuda's launch-argument extensions must define one")
+
+
+def _synchronize() -> None:
+    """Waits for the work of the current context (the launch) before the write-backs read its results."""
+    _core.current_context().synchronize()
+
+
+def _is_hint(value) -> bool:
+    args = sys.modules.get("numba.cuda.args")
+    hint = getattr(args, "ArgHint", None) if args is not None else None
+    return hint is not None and isinstance(value, hint)
+
+
+class ExtendedLaunch:
+    """A configured launch of a kernel with extensions: `configure(kernel)` gives the launch of the loaded kernel
+    (kernel[config] or kernel.forall(...)), `stream` the stream given with the configuration."""
+
+    __slots__ = ("_dispatcher", "_configure", "_stream")
+
+    def __init__(self, dispatcher, configure, stream):
+        self._dispatcher, self._configure, self._stream = dispatcher, configure, stream
+
+    def __call__(self, *args):
+        d = self._dispatcher
+        sig = d._signature_for(tuple(a.value if _is_hint(a) else a for a in args))
+        retr: list = []
+        prepared = [self._prepare(ty, value, retr) for ty, value in zip(sig.args, args)] if len(sig.args) == len(
+            args) else list(args)  # a count that does not fit: the kernel layer names it
+        self._configure(d._kernel(sig))(*prepared)
+        if retr:
+            _synchronize()
+        for write_back in retr:
+            write_back()
+
+    def _prepare(self, ty, value, retr):
+        ty = numba_type(ty)
+        for extension in reversed(self._dispatcher.extensions):
+            _check(extension)
+            ty, value = extension.prepare_args(ty, value, stream=self._stream, retr=retr)
+        if _is_hint(value):
+            value = _as_argument(value.to_device(retr, self._stream))
+        return value
+
+
+def _as_argument(value):
+    """`value`, or a cuda.core StridedMemoryView that exports no array protocol as a CUDA Array Interface."""
+    if hasattr(value, "__cuda_array_interface__") or hasattr(value, "__dlpack__"):
+        return value
+    klass = type(value)
+    if klass.__name__ != "StridedMemoryView" or not klass.__module__.startswith("cuda.core"):
+        return value  # the kernel layer names what it cannot take
+    return _ViewInterface(value)
+
+
+class _ViewInterface:
+    """The CUDA Array Interface (v3) of a cuda.core StridedMemoryView on the device (it keeps the view alive)."""
+
+    __slots__ = ("_view", "__cuda_array_interface__")
+
+    def __init__(self, view):
+        if not view.is_device_accessible:
+            raise ValueError(f"an argument hint gave {view!r}, which is not accessible from the device")
+        itemsize = view.dtype.itemsize
+        strides = view.strides
+        self._view = view
+        self.__cuda_array_interface__ = {
+            "version": 3, "shape": tuple(view.shape), "typestr": view.dtype.str,
+            "data": (int(view.ptr), bool(view.readonly)),
+            "strides": None if strides is None else tuple(s * itemsize for s in strides),  # counts -> bytes
+            "stream": None,  # made on the launch's stream by the hint's to_device
+        }
