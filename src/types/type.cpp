@@ -19,7 +19,8 @@ Type Type::scalar(ScalarType type) {
     case 'f': return floating(bits);
     case 'c': return complex(bits);
     default:
-      if (type == ScalarType::BFloat16) return bfloat16(); throw cubridge::InvalidArgument(std::string(row.name) + " is no type NumPy has, so no Type of the compiler");
+      if (type == ScalarType::BFloat16) return bfloat16();
+      throw cubridge::InvalidArgument(std::string(row.name) + " is no type NumPy has, so no Type of the compiler");
   }
 }
 

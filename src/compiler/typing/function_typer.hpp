@@ -577,7 +577,9 @@ class FunctionTyper {
     auto r = resolve_binop(op, a, b);
     if (!r || (op == BinOp::Pow && r->lhs.is_complex() && !node))
       error(loc, "unsupported operand types for " + std::string(binop_symbol(op)) + ": " + a.name() + " and " + b.name() +
-                     (a.is_bfloat16() || b.is_bfloat16()
+                     (a.is_bfloat16() && b.is_bfloat16()
+                          ? " (numba-cuda's bfloat16 operators are +, -, *, /)"
+                      : a.is_bfloat16() || b.is_bfloat16()
                           ? " (numba-cuda's bfloat16 operators +, -, *, / take two bfloat16 values: convert the "
                             "other operand with bfloat16(x), or both to float32)"
                           : ""));

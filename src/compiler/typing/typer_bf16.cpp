@@ -66,8 +66,8 @@ Type FunctionTyper::bf16_math_call(Expr& e, const std::string& fname, const std:
 }
 
 Type FunctionTyper::bf16_cast(Expr& e, const Type& to, const std::vector<Type>& args, bool unknown) {
-  std::string shown = to.name() + "()";
-  if (!args.empty() && (to.is_bfloat16() || args[0].is_bfloat16())) bf16_target(e, shown);
+  std::string shown = to.name();
+  if (!args.empty() && (to.is_bfloat16() || args[0].is_bfloat16())) bf16_target(e, shown + "()");
   arity(e, shown, args.size(), 1, 1);
   e.callee = Callee::TypeCast;
   e.target = to.name();
