@@ -7,6 +7,7 @@ it to libNVVM. CPython never executes the function. Signatures are the types flo
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 from . import _core, _jit_options, _linker, _logging, _overload_binding
@@ -49,9 +50,27 @@ def _options(debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output):
                 raise ValueError(f"abi_info['abi_name'] must be an identifier, got {name!r}")
             o.abi_name = name
     if cc is not None:
+        cc, variant = _arch_variant(cc)
         cc = _linker._cc(cc, "compile", "cc")
         o.set_cc(cc[0], cc[1])
+        o.arch_variant = variant
     return o
+
+
+def _arch_variant(cc):
+    """numba-cuda's architecture-specific targets: cc=(9, 0, 'a') (sm_90a, that GPU only) or (10, 0, 'f')
+    (sm_100f, its family), also spelled 'sm_90a' / 'compute_100f'; returns (the compute capability, letter)."""
+    if isinstance(cc, tuple) and len(cc) == 3 and isinstance(cc[2], str):
+        if cc[2] not in ("a", "f"):
+            raise ValueError(f"compile: cc {cc!r}: the third item is an architecture variant, 'a' (architecture-"
+                             f"specific, e.g. (9, 0, 'a') for sm_90a) or 'f' (family-specific, e.g. (10, 0, 'f') "
+                             f"for sm_100f); got {cc[2]!r}")
+        return cc[:2], cc[2]
+    if isinstance(cc, str):
+        m = re.fullmatch(r"\s*((?:sm_|compute_|lto_)?\d+(?:\.\d)?)([af])\s*", cc)
+        if m:
+            return m.group(1), m.group(2)
+    return cc, ""
 
 
 def compile(pyfunc: Callable[..., Any], sig: Any, debug: bool = False, lineinfo: bool = False, device: bool = True,

@@ -42,6 +42,7 @@ void bind_compiler(nb::module_& m) {
       .def_rw("fastmath", &CompileOptions::fastmath)
       .def_rw("opt", &CompileOptions::opt)
       .def_rw("abi_name", &CompileOptions::abi_name)
+      .def_rw("arch_variant", &CompileOptions::arch_variant)
       .def_rw("filename", &CompileOptions::filename)
       .def_rw("first_line", &CompileOptions::first_line)
       .def_rw("module_name", &CompileOptions::module_name)

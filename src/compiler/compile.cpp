@@ -69,6 +69,7 @@ CompileResult compile(std::string_view source, std::string_view function_name, c
       throw cubridge::InvalidArgument("cc " + options.cc->to_string() + " cannot be targeted by this toolkit's libNVVM; it accepts " +
                                   archs.to_string());
     no.cc = *options.cc;
+    no.arch_variant = options.arch_variant;
   } else {
     // The specification's default, (5, 0), raised to the lowest compute capability libNVVM accepts.
     no.cc = std::max(ComputeCapability{5, 0}, archs.lowest);

@@ -132,6 +132,9 @@ struct CompileOptions {
   bool fastmath = false;
   /// Empty: the lowest compute capability libNVVM accepts (the spec's 5.0, raised).
   std::optional<ComputeCapability> cc;
+  /// With cc: "" or numba-cuda's cc=(9, 0, 'a') / (10, 0, 'f') letter, an architecture-specific target
+  /// (.target sm_90a: code for that GPU only) or a family-specific one (sm_100f).
+  std::string arch_variant;
   bool opt = true;
   /// Kernels: numba-cuda's max_registers and launch_bounds, which the emitter writes as the entry's PTX
   /// performance directives (.maxnreg; .maxntid, .minnctapersm, .maxclusterrank); 0: not given.

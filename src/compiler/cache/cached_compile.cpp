@@ -123,7 +123,7 @@ std::string compile_cache_key(std::string_view source, std::string_view function
                   " device=" + (o.device ? "1" : "0") + " fastmath=" + (o.fastmath ? "1" : "0") +
                   " opt=" + (o.opt ? "1" : "0") + " abi=" + (o.abi == Abi::numba ? "numba" : "c") +
                   " output=" + (o.output == Output::ltoir ? "ltoir" : "ptx") +
-                  " cc=" + (o.cc ? o.cc->to_string() : "default") + " maxnreg=" + std::to_string(o.max_registers) +
+                  " cc=" + (o.cc ? o.cc->to_string() + o.arch_variant : "default") + " maxnreg=" + std::to_string(o.max_registers) +
                   " launch_bounds=" + std::to_string(o.max_threads_per_block) + "," +
                   std::to_string(o.min_blocks_per_sm) + "," + std::to_string(o.max_blocks_per_cluster));
   parts.push_back(o.abi_name);
