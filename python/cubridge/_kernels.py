@@ -87,8 +87,8 @@ class Dispatcher:
 
     @property
     def specialized(self) -> bool:
-        """Made with signatures (numba-cuda's ``jit(sigs)``), as numba's specialized dispatchers: inspect_* and
-        get_* without a signature answer for its first signature instead of a dict."""
+        """Made with signatures (numba-cuda's ``jit(sigs)``), as numba's specialized dispatchers: get_* without a
+        signature answer for its first signature instead of a dict (inspect_* still answer a dict)."""
         return bool(self._eager)
 
     @property
@@ -122,22 +122,23 @@ class Dispatcher:
         return {str(KernelSignature(sig)): k.ptx for sig, k in self.overloads.items()}
 
     # numba-cuda's inspection API: `signature` (a Signature, a tuple of argument types or a spelling) gives one
-    # result; None gives a dict over every compiled signature, keyed by Signature (looked up by either).
+    # result; None gives a dict over every compiled signature, keyed by Signature (looked up by either), even
+    # for a specialized dispatcher (numba-cuda's inspect_* have no single-signature shortcut; its get_* do).
     def inspect_asm(self, signature=None):
         """The PTX (numba-cuda's inspect_asm)."""
-        return self._per_signature(signature, lambda k: k.inspect_asm())
+        return per_signature(self.overloads, signature, lambda k: k.inspect_asm())
 
     def inspect_llvm(self, signature=None):
         """The NVVM IR given to libNVVM (numba-cuda's inspect_llvm)."""
-        return self._per_signature(signature, CompiledKernel.inspect_llvm)
+        return per_signature(self.overloads, signature, CompiledKernel.inspect_llvm)
 
     def inspect_lto_ptx(self, signature=None):
         """The PTX nvJitLink makes of the kernel's LTO-IR (numba-cuda's inspect_lto_ptx)."""
-        return self._per_signature(signature, lambda k: k.inspect_lto_ptx())
+        return per_signature(self.overloads, signature, lambda k: k.inspect_lto_ptx())
 
     def inspect_sass(self, signature=None):
         """The SASS, by the toolkit's nvdisasm (numba-cuda's inspect_sass)."""
-        return self._per_signature(signature, lambda k: k.inspect_sass())
+        return per_signature(self.overloads, signature, lambda k: k.inspect_sass())
 
     def inspect_types(self, file=None) -> None:
         """Each compiled signature with the kernel's source, to `file` (sys.stdout by default)."""
