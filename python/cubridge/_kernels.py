@@ -28,7 +28,7 @@ from ._jit_options import JitOptions, jit_options, link_image
 from ._core import (Kernel, KernelLaunch, KernelRaised, KernelSignature, PerformanceWarning,
                     clear_kernel_cache, kernel_cache_size, ptx_entry_names)
 from ._overloads import CompiledKernel, SignatureDict, kernel_signature, per_signature
-from ._types import Signature, typeof, void
+from ._types import Signature, Type, typeof, void
 
 __all__ = ["CompiledKernel", "Kernel", "KernelLaunch", "KernelRaised", "KernelSignature", "PerformanceWarning",
            "load_kernel",
@@ -69,6 +69,8 @@ class Dispatcher:
         self.overloads: SignatureDict = SignatureDict()
         self.specializations: SignatureDict = SignatureDict()  # what specialize() gave, per signature
         self._kernels: dict[tuple[Signature, int], Kernel] = {}
+        # The lazy launch's cache (C++): argument types and layouts, and device -> the loaded kernel.
+        self._launch_cache = _core._DispatchCache()
         self._eager = [self.compile(sig).signature for sig in signatures]
 
     def _per_signature(self, signature, read):
@@ -174,7 +176,16 @@ class Dispatcher:
         match, or (lazy) their types."""
         if len(self._eager) == 1:
             return self._eager[0]
-        params = [typeof(a) for a in args]
+        return self._signature_of([typeof(a) for a in args])
+
+    def _kernel_for_types(self, params: list[Type]) -> Kernel:
+        """The loaded kernel a launch with arguments of types `params` runs (the C++ lazy launch asks it once
+        per argument types and device, and remembers the answer)."""
+        return self._kernel(self._signature_of(params))
+
+    def _signature_of(self, params: list[Type]) -> Signature:
+        if len(self._eager) == 1:
+            return self._eager[0]
         if self._eager:
             for sig in self._eager:
                 if len(sig.args) == len(params) and all(p.accepts(a) for p, a in zip(sig.args, params)):
@@ -193,10 +204,10 @@ class Dispatcher:
     def __getitem__(self, config):
         if len(self._eager) == 1:
             return self._kernel(self._eager[0])[config]  # checked now, launched without re-dispatch
-        return _LazyLaunch(self, lambda k: k[config])
+        return _LazyLaunch(self, False, config)
 
     def forall(self, ntasks: int, stream=None, sharedmem: int = 0):
-        return _LazyLaunch(self, lambda k: k.forall(ntasks, stream, sharedmem))
+        return _LazyLaunch(self, True, (ntasks, stream, sharedmem))
 
     def __call__(self, *args, **kwargs):
         raise TypeError(f"kernel {self.__name__!r} needs a launch configuration: "
@@ -262,14 +273,19 @@ class _RaisingLaunch:
 
 
 class _LazyLaunch:
-    __slots__ = ("_dispatcher", "_configure")
+    """``dispatcher[config]`` or ``dispatcher.forall(n, stream, sharedmem)``: the C++ lazy launch (one import per
+    argument, the specialization by its cache) where it knows every argument, else the general path here."""
+    __slots__ = ("_dispatcher", "_forall", "_config")
 
-    def __init__(self, dispatcher: Dispatcher, configure):
-        self._dispatcher, self._configure = dispatcher, configure
+    def __init__(self, dispatcher: Dispatcher, forall: bool, config):
+        self._dispatcher, self._forall, self._config = dispatcher, forall, config
 
     def __call__(self, *args):
         d = self._dispatcher
-        self._configure(d._kernel(d._signature_for(args)))(*args)
+        if _core._lazy_launch(d._launch_cache, d, self._forall, self._config, args):
+            return
+        k = d._kernel(d._signature_for(args))
+        (k.forall(*self._config) if self._forall else k[self._config])(*args)
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])

@@ -6,6 +6,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "bindings.hpp"
+#include "py_dispatch.hpp"
 #include "py_launch.hpp"
 
 namespace cubridge::python {
@@ -134,6 +135,17 @@ void bind_kernel(nb::module_& m) {
            nb::arg("sharedmem") = 0)
       .def("__repr__", [](const PyKernel& k) { return "<cubridge.Kernel " + k.kernel->name() + " " + k.signature->to_string() + ">"; });
 
+  nb::class_<DispatchCache>(m, "_DispatchCache",
+      "A @cubridge.jit dispatcher's lazy-launch cache: argument types and layouts, and device -> loaded Kernel.")
+      .def(nb::init<>())
+      .def_ro("hits", &DispatchCache::hits)
+      .def_ro("misses", &DispatchCache::misses)
+      .def("__len__", [](const DispatchCache& c) { return c.entries.size(); })
+      .def("clear", [](DispatchCache& c) { c.entries.clear(); c.next = 0; });
+  m.def("_lazy_launch", &lazy_launch, nb::arg("cache"), nb::arg("dispatcher"), nb::arg("forall"), nb::arg("config"),
+        nb::arg("args"),
+        "Launches a lazy @jit kernel on `args` (a tuple) through `cache`; False (nothing launched) when the "
+        "dispatcher's general path must type them.");
   m.def("_array_param", &array_param_of, nb::arg("obj"),
         "@jit's typeof of a GPU array argument ('const float32[:, ::1]'), or None (no GPU array, or records).");
   m.def("_bare_launch_ns", &bare_launch_ns, nb::arg("kernel"), nb::arg("args"), nb::arg("repeat") = 2000);
