@@ -47,11 +47,22 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--batches", type=int, default=9)
     ap.add_argument("--per-batch", type=int, default=20_000)
+    ap.add_argument("--loop", default="", help="only launch lazily on this argument kind N times (callgrind, perf)")
+    ap.add_argument("--shape", default="1 array", help="with --loop: the arguments, as the table names them")
+    ap.add_argument("-n", type=int, default=100_000)
     args = ap.parse_args()
     bufs = [cubridge.device_array(32, "f4") for _ in range(16)]
     cupy_ndarray = fake_cupy()
     kinds = {"cubridge arrays": bufs, "CAI objects (CuPy-like)": [CupyLike(b) for b in bufs],
              "CuPy stand-in (attribute route)": [cupy_ndarray(b, 32) for b in bufs]}
+    if args.loop:
+        _, fn, n_arrays, n_scalars = next(s for s in SHAPES if s[0] == args.shape)
+        call_args = tuple(kinds[args.loop][:n_arrays]) + tuple(range(n_scalars))
+        lazy = cubridge.jit(fn)
+        lazy[1, 32](*call_args)  # compiles and loads, in both runs of a difference
+        for _ in range(args.n):
+            lazy[1, 32](*call_args)
+        return 0
     print("| lazy @jit k[1, 32](...) on the host driver | arguments | lazy, µs | loaded kernel, µs |")
     print("| --- | --- | ---: | ---: |")
     for kind, arrays in kinds.items():

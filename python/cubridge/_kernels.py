@@ -56,11 +56,15 @@ def load_kernel(code, name: str | None = None, signature=None, *, device: int | 
 
 # ---------------------------------------------------------------- @cubridge.jit
 
-class Dispatcher:
+class Dispatcher(_core._DispatchCache):
     """A Python kernel compiled by cubridge on demand: ``kernel[griddim, blockdim, stream, sharedmem](*args)``
-    compiles (once per argument types) and launches; ``kernel.forall(n)(*args)`` picks the block size."""
+    compiles (once per argument types) and launches; ``kernel.forall(n)(*args)`` picks the block size.
+    ``kernel[...]`` is the C++ base's: a KernelLaunch whose call imports each argument once and finds the
+    loaded kernel by the arguments' types and layouts, calling back ``_kernel_for_types`` on a miss and
+    ``_general_launch`` for arguments only Python types."""
 
     def __init__(self, py_func, signatures=(), options: JitOptions | None = None, **kws):
+        super().__init__()
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
         self._options = options if options is not None else jit_options(**kws)
@@ -69,8 +73,6 @@ class Dispatcher:
         self.overloads: SignatureDict = SignatureDict()
         self.specializations: SignatureDict = SignatureDict()  # what specialize() gave, per signature
         self._kernels: dict[tuple[Signature, int], Kernel] = {}
-        # The lazy launch's cache (C++): argument types and layouts, and device -> the loaded kernel.
-        self._launch_cache = _core._DispatchCache()
         self._eager = [self.compile(sig).signature for sig in signatures]
 
     def _per_signature(self, signature, read):
@@ -201,13 +203,17 @@ class Dispatcher:
         self.specializations[sig] = k
         return k
 
-    def __getitem__(self, config):
-        if len(self._eager) == 1:
-            return self._kernel(self._eager[0])[config]  # checked now, launched without re-dispatch
-        return _LazyLaunch(self, False, config)
+    # __getitem__ is the C++ base's (the launch's hot path, with no Python frame).
 
     def forall(self, ntasks: int, stream=None, sharedmem: int = 0):
         return _LazyLaunch(self, True, (ntasks, stream, sharedmem))
+
+    def _general_launch(self, forall: bool, config, args: tuple) -> None:
+        """A launch typed by Python (typeof of each argument): for what the C++ lazy launch does not know
+        (NumPy arrays and scalars, DLPack-only producers, records, tuples, subclasses of numbers) and for
+        kernels it does not cache (debug=True)."""
+        k = self._kernel(self._signature_for(args))
+        (k.forall(*config) if forall else k[config])(*args)
 
     def __call__(self, *args, **kwargs):
         raise TypeError(f"kernel {self.__name__!r} needs a launch configuration: "
@@ -273,7 +279,7 @@ class _RaisingLaunch:
 
 
 class _LazyLaunch:
-    """``dispatcher[config]`` or ``dispatcher.forall(n, stream, sharedmem)``: the C++ lazy launch (one import per
+    """``dispatcher.forall(n, stream, sharedmem)``: the C++ lazy launch (one import per
     argument, the specialization by its cache) where it knows every argument, else the general path here."""
     __slots__ = ("_dispatcher", "_forall", "_config")
 
@@ -282,10 +288,8 @@ class _LazyLaunch:
 
     def __call__(self, *args):
         d = self._dispatcher
-        if _core._lazy_launch(d._launch_cache, d, self._forall, self._config, args):
-            return
-        k = d._kernel(d._signature_for(args))
-        (k.forall(*self._config) if self._forall else k[self._config])(*args)
+        if not _core._lazy_launch(d, self._forall, self._config, args):
+            d._general_launch(self._forall, self._config, args)
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])

@@ -135,17 +135,18 @@ void bind_kernel(nb::module_& m) {
            nb::arg("sharedmem") = 0)
       .def("__repr__", [](const PyKernel& k) { return "<cubridge.Kernel " + k.kernel->name() + " " + k.signature->to_string() + ">"; });
 
-  nb::class_<DispatchCache>(m, "_DispatchCache",
-      "A @cubridge.jit dispatcher's lazy-launch cache: argument types and layouts, and device -> loaded Kernel.")
+  nb::class_<DispatchCache>(m, "_DispatchCache", nb::type_slots(dispatcher_slots),
+      "The C++ base of cubridge.Dispatcher: dispatcher[griddim, blockdim] is a lazy KernelLaunch, whose call finds "
+      "the specialization by the argument types and layouts and the device (a cache of loaded kernels).")
       .def(nb::init<>())
-      .def_ro("hits", &DispatchCache::hits)
-      .def_ro("misses", &DispatchCache::misses)
-      .def("__len__", [](const DispatchCache& c) { return c.entries.size(); })
-      .def("clear", [](DispatchCache& c) { c.entries.clear(); c.next = 0; });
-  m.def("_lazy_launch", &lazy_launch, nb::arg("cache"), nb::arg("dispatcher"), nb::arg("forall"), nb::arg("config"),
-        nb::arg("args"),
-        "Launches a lazy @jit kernel on `args` (a tuple) through `cache`; False (nothing launched) when the "
-        "dispatcher's general path must type them.");
+      .def_prop_ro("_launch_cache_stats", [](const DispatchCache& c) { return nb::make_tuple(c.hits, c.misses, c.entries.size()); },
+                   "(hits, misses, entries) of the lazy-launch cache.")
+      .def("_launch_cache_clear", [](DispatchCache& c) { c.entries.clear(); c.next = 0; });
+  m.def("_lazy_launch", [](nb::handle dispatcher, bool forall, nb::handle config, nb::tuple args) {
+          return lazy_launch(nb::cast<DispatchCache&>(dispatcher), dispatcher, forall, config, items_of(args)); },
+        nb::arg("dispatcher"), nb::arg("forall"), nb::arg("config"), nb::arg("args"),
+        "Launches a lazy @jit kernel on `args` (a tuple); False (nothing launched) when the dispatcher's general "
+        "path must type them.");
   m.def("_array_param", &array_param_of, nb::arg("obj"),
         "@jit's typeof of a GPU array argument ('const float32[:, ::1]'), or None (no GPU array, or records).");
   m.def("_bare_launch_ns", &bare_launch_ns, nb::arg("kernel"), nb::arg("args"), nb::arg("repeat") = 2000);

@@ -28,7 +28,8 @@ struct ArgumentKey {
   bool operator==(const ArgumentKey&) const = default;
 };
 
-/// A @jit dispatcher's specializations as its lazy launches find them: (argument keys, current device) →
+/// A @jit dispatcher's specializations as its lazy launches find them (the C++ base of
+/// cubridge.Dispatcher, whose `kernel[griddim, blockdim]` is py_launch.hpp's lazy KernelLaunch): (argument keys, current device) →
 /// the loaded cubridge.Kernel the dispatcher's `_kernel_for_types` gave for those types. Bounded: past
 /// kMaxEntries the oldest entry is replaced (a miss costs one call into Python, never a wrong kernel).
 struct DispatchCache {
@@ -108,14 +109,23 @@ inline nb::list types_of(const std::vector<ArgumentKey>& keys) {
 
 }  // namespace dispatch_detail
 
+/// The dispatcher's general path (Python: typeof each argument, then its kernel) for a launch that
+/// lazy_launch declined.
+inline void general_launch(nb::handle dispatcher, bool forall, nb::handle config, Args args) {
+  nb::object tuple = nb::steal(PyTuple_New(static_cast<Py_ssize_t>(args.size())));
+  if (!tuple.is_valid()) throw nb::python_error();
+  for (std::size_t i = 0; i < args.size(); ++i)
+    PyTuple_SET_ITEM(tuple.ptr(), static_cast<Py_ssize_t>(i), nb::borrow(args[i]).release().ptr());
+  static PyObject* const name = PyUnicode_InternFromString("_general_launch");
+  dispatcher.attr(name)(forall, config, tuple);
+}
+
 /// Launches `args` with the specialization their types select, or returns false, having launched nothing,
 /// when an argument is of a kind only the Python dispatcher types (the caller then takes its general
 /// path) or when the dispatcher gives a kernel that is not a plain cubridge.Kernel (debug=True).
 /// `forall` false: `config` is kernel[...]'s key; true: it is forall's (ntasks, stream, sharedmem).
-inline bool lazy_launch(DispatchCache& cache, nb::handle dispatcher, bool forall, nb::handle config,
-                        nb::tuple args_tuple) {
+inline bool lazy_launch(DispatchCache& cache, nb::handle dispatcher, bool forall, nb::handle config, Args args) {
   using namespace dispatch_detail;
-  const Args args = items_of(args_tuple);
   std::vector<ArgumentKey> keys(args.size());
   std::vector<std::optional<ArrayView>> imported;  // sized at the first foreign array
   std::optional<ImportRequest> request;            // made for the first foreign array, shared by the others
