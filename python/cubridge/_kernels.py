@@ -59,9 +59,9 @@ def load_kernel(code, name: str | None = None, signature=None, *, device: int | 
 class Dispatcher(_core._DispatchCache):
     """A Python kernel compiled by cubridge on demand: ``kernel[griddim, blockdim, stream, sharedmem](*args)``
     compiles (once per argument types) and launches; ``kernel.forall(n)(*args)`` picks the block size.
-    ``kernel[...]`` is the C++ base's: a KernelLaunch whose call imports each argument once and finds the
-    loaded kernel by the arguments' types and layouts, calling back ``_kernel_for_types`` on a miss and
-    ``_general_launch`` for arguments only Python types."""
+    ``kernel[...]`` is a KernelLaunch made in C++: each call imports every argument once and finds the loaded
+    kernel by the arguments' types and layouts and the current device; arguments it does not know (NumPy
+    arrays and scalars, records, tuples, subclasses of numbers) are typed by ``cubridge.typeof`` as before."""
 
     def __init__(self, py_func, signatures=(), options: JitOptions | None = None, **kws):
         super().__init__()
