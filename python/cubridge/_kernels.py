@@ -206,7 +206,7 @@ class Dispatcher(_core._DispatchCache):
     # __getitem__ is the C++ base's (the launch's hot path, with no Python frame).
 
     def forall(self, ntasks: int, stream=None, sharedmem: int = 0):
-        return _LazyLaunch(self, True, (ntasks, stream, sharedmem))
+        return _LazyForall(self, (ntasks, stream, sharedmem))
 
     def _general_launch(self, forall: bool, config, args: tuple) -> None:
         """A launch typed by Python (typeof of each argument): for what the C++ lazy launch does not know
@@ -278,18 +278,18 @@ class _RaisingLaunch:
             raise self._owner.exception(raised) from None
 
 
-class _LazyLaunch:
-    """``dispatcher.forall(n, stream, sharedmem)``: the C++ lazy launch (one import per
-    argument, the specialization by its cache) where it knows every argument, else the general path here."""
-    __slots__ = ("_dispatcher", "_forall", "_config")
+class _LazyForall:
+    """``dispatcher.forall(ntasks, stream, sharedmem)``: the C++ lazy launch (one import per argument, the
+    specialization by the dispatcher's cache) where it knows every argument, else the general path."""
+    __slots__ = ("_dispatcher", "_config")
 
-    def __init__(self, dispatcher: Dispatcher, forall: bool, config):
-        self._dispatcher, self._forall, self._config = dispatcher, forall, config
+    def __init__(self, dispatcher: Dispatcher, config: tuple):
+        self._dispatcher, self._config = dispatcher, config
 
     def __call__(self, *args):
         d = self._dispatcher
-        if not _core._lazy_launch(d, self._forall, self._config, args):
-            d._general_launch(self._forall, self._config, args)
+        if not _core._lazy_forall(d, *self._config, args):
+            d._general_launch(True, self._config, args)
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])

@@ -142,11 +142,11 @@ void bind_kernel(nb::module_& m) {
       .def_prop_ro("_launch_cache_stats", [](const DispatchCache& c) { return nb::make_tuple(c.hits, c.misses, c.entries.size()); },
                    "(hits, misses, entries) of the lazy-launch cache.")
       .def("_launch_cache_clear", [](DispatchCache& c) { c.entries.clear(); c.next = 0; });
-  m.def("_lazy_launch", [](nb::handle dispatcher, bool forall, nb::handle config, nb::tuple args) {
-          return lazy_launch(nb::cast<DispatchCache&>(dispatcher), dispatcher, forall, config, items_of(args)); },
-        nb::arg("dispatcher"), nb::arg("forall"), nb::arg("config"), nb::arg("args"),
-        "Launches a lazy @jit kernel on `args` (a tuple); False (nothing launched) when the dispatcher's general "
-        "path must type them.");
+  m.def("_lazy_forall", [](nb::handle dispatcher, nb::handle ntasks, nb::handle stream, nb::handle sharedmem, nb::tuple args) {
+          return lazy_forall(nb::cast<DispatchCache&>(dispatcher), dispatcher, ntasks, stream, sharedmem, items_of(args)); },
+        nb::arg("dispatcher"), nb::arg("ntasks"), nb::arg("stream").none(), nb::arg("sharedmem"), nb::arg("args"),
+        "dispatcher.forall(ntasks, stream, sharedmem)(*args) by the C++ lazy launch; False (nothing launched) when "
+        "the dispatcher's general path must type the arguments.");
   m.def("_array_param", &array_param_of, nb::arg("obj"),
         "@jit's typeof of a GPU array argument ('const float32[:, ::1]'), or None (no GPU array, or records).");
   m.def("_bare_launch_ns", &bare_launch_ns, nb::arg("kernel"), nb::arg("args"), nb::arg("repeat") = 2000);

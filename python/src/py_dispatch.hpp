@@ -120,15 +120,16 @@ inline void general_launch(nb::handle dispatcher, bool forall, nb::handle config
   dispatcher.attr(name)(forall, config, tuple);
 }
 
-/// Launches `args` with the specialization their types select, or returns false, having launched nothing,
-/// when an argument is of a kind only the Python dispatcher types (the caller then takes its general
-/// path) or when the dispatcher gives a kernel that is not a plain cubridge.Kernel (debug=True).
-/// `forall` false: `config` is kernel[...]'s key; true: it is forall's (ntasks, stream, sharedmem).
-inline bool lazy_launch(DispatchCache& cache, nb::handle dispatcher, bool forall, nb::handle config, Args args) {
+/// The loaded kernel (a cubridge.Kernel) for `args`, found by their types and layouts, or an invalid object,
+/// having launched nothing, when an argument is of a kind only the Python dispatcher types (the caller then
+/// takes its general path) or when the dispatcher gives a kernel that is not a plain cubridge.Kernel
+/// (debug=True). The foreign arrays' views, imported once with argument_request(), are left in `imported`
+/// for launch_with.
+inline nb::object lazy_kernel(DispatchCache& cache, nb::handle dispatcher, Args args,
+                              std::vector<std::optional<ArrayView>>& imported) {
   using namespace dispatch_detail;
   std::vector<ArgumentKey> keys(args.size());
-  std::vector<std::optional<ArrayView>> imported;  // sized at the first foreign array
-  std::optional<ImportRequest> request;            // made for the first foreign array, shared by the others
+  std::optional<ImportRequest> request;  // made for the first foreign array, shared by the others
   for (std::size_t i = 0; i < args.size(); ++i) {
     PyObject* obj = args[i];
     PyTypeObject* tp = Py_TYPE(obj);
@@ -137,54 +138,64 @@ inline bool lazy_launch(DispatchCache& cache, nb::handle dispatcher, bool forall
       continue;
     }
     // Subclasses of numbers (bool-like enums, IntEnum, NumPy's float64) are typed by Python's rules.
-    if (PyLong_Check(obj) || PyFloat_Check(obj) || PyComplex_Check(obj)) return false;
+    if (PyLong_Check(obj) || PyFloat_Check(obj) || PyComplex_Check(obj)) return {};
     const ArrayView* view = nullptr;
     if (route_of(tp) == Route::ours) {
       view = &nb::inst_ptr<PyDeviceArray>(obj)->view;
     } else {
       if (!request) request = argument_request();
       ImportedArray a = import_array(obj, *request);
-      if (!a.made) return false;  // a NumPy or DLPack-only array, or no array: the general path
+      if (!a.made) return {};  // a NumPy or DLPack-only array, or no array: the general path
       if (imported.empty()) imported.resize(args.size());
       view = &imported[i].emplace(std::move(a.made->view));
     }
     const std::optional<ArrayParam> p = array_param_facts(*view);
-    if (!p) return false;  // records, 0-d arrays, dtypes typeof refuses: typed (or refused) by Python
+    if (!p) return {};  // records, 0-d arrays, dtypes typeof refuses: typed (or refused) by Python
     keys[i] = ArgumentKey{tp, pack_facts(*p)};
   }
 
   const int device = Context::current()->device().ordinal();
   DispatchCache::Entry* entry = cache.find(keys, device);
-  if (entry != nullptr && !nb::inst_ptr<PyKernel>(entry->kernel)->kernel->module()->valid())
-    entry = nullptr;  // its context was closed: the dispatcher loads the kernel again
-  nb::object kernel;
-  if (entry != nullptr) {
+  if (entry != nullptr && nb::inst_ptr<PyKernel>(entry->kernel)->kernel->module()->valid()) {
     ++cache.hits;
-    kernel = entry->kernel;
-  } else {
-    ++cache.misses;
-    kernel = dispatcher.attr("_kernel_for_types")(types_of(keys));
-    if (!nb::isinstance<PyKernel>(kernel)) return false;
-    if (DispatchCache::Entry* stale = cache.find(keys, device)) stale->kernel = kernel;
-    else cache.insert(std::move(keys), device, kernel);
+    return entry->kernel;
   }
+  // A miss, or a kernel whose context was closed since: the dispatcher compiles or loads it.
+  ++cache.misses;
+  static PyObject* const name = PyUnicode_InternFromString("_kernel_for_types");
+  nb::object kernel = dispatcher.attr(name)(types_of(keys));
+  if (!nb::isinstance<PyKernel>(kernel)) return {};
+  if (DispatchCache::Entry* stale = cache.find(keys, device)) stale->kernel = kernel;  // looked up again:
+  else cache.insert(std::move(keys), device, kernel);  // Python may have launched (and cached) meanwhile
+  return kernel;
+}
 
+/// `dispatcher[...]`'s call: `config` was read from `key` when the launch was made, and is checked here
+/// against the kernel the arguments select. False when lazy_kernel declined (nothing launched).
+inline bool lazy_launch(DispatchCache& cache, nb::handle dispatcher, const LaunchConfig& config, Args args) {
+  std::vector<std::optional<ArrayView>> imported;
+  nb::object kernel = lazy_kernel(cache, dispatcher, args, imported);
+  if (!kernel.is_valid()) return false;
   PyKernel& k = *nb::inst_ptr<PyKernel>(kernel);
-  if (forall) {
-    if (!PyTuple_Check(config.ptr()) || PyTuple_GET_SIZE(config.ptr()) != 3)
-      throw nb::type_error("forall: internal: expected (ntasks, stream, sharedmem)");
-    std::int64_t n = 0, smem = 0;  // Python ints in int64, or Kernel.forall's own conversion refuses them
-    if (!int64_of(PyTuple_GET_ITEM(config.ptr(), 0), n) || !int64_of(PyTuple_GET_ITEM(config.ptr(), 2), smem))
-      return false;
-    bool nothing_to_do = false;
-    LaunchConfig c = forall_config(k, n, PyTuple_GET_ITEM(config.ptr(), 1), smem, nothing_to_do);
-    if (nothing_to_do) check_count(k, args);
-    else launch_with(k, c, args, imported);
-    return true;
-  }
-  nb::object keepalive;  // a stream object named in the configuration, for the launch's duration
-  const LaunchConfig c = configure(k, config, keepalive);
-  launch_with(k, c, args, imported);
+  k.kernel->validate(config);
+  launch_with(k, config, args, imported);
+  return true;
+}
+
+/// `dispatcher.forall(ntasks, stream, sharedmem)`'s call. False when lazy_kernel declined, or when ntasks
+/// or sharedmem is no Python int in int64 (Kernel.forall's own conversion then refuses it).
+inline bool lazy_forall(DispatchCache& cache, nb::handle dispatcher, nb::handle ntasks, nb::handle stream,
+                        nb::handle sharedmem, Args args) {
+  std::int64_t n = 0, smem = 0;
+  if (!dispatch_detail::int64_of(ntasks.ptr(), n) || !dispatch_detail::int64_of(sharedmem.ptr(), smem)) return false;
+  std::vector<std::optional<ArrayView>> imported;
+  nb::object kernel = lazy_kernel(cache, dispatcher, args, imported);
+  if (!kernel.is_valid()) return false;
+  PyKernel& k = *nb::inst_ptr<PyKernel>(kernel);
+  bool nothing_to_do = false;
+  const LaunchConfig c = forall_config(k, n, stream, smem, nothing_to_do);
+  if (nothing_to_do) check_count(k, args);
+  else launch_with(k, c, args, imported);
   return true;
 }
 

@@ -81,7 +81,7 @@ inline PyObject* lazy_call(PyObject* self, PyObject* const* args, std::size_t na
   const std::span<PyObject* const> argv(args, static_cast<std::size_t>(PyVectorcall_NARGS(nargsf)));
   try {
     DispatchCache& cache = *nb::inst_ptr<DispatchCache>(l->owner);
-    if (!lazy_launch(cache, l->owner, false, l->lazy_key, argv)) general_launch(l->owner, false, l->lazy_key, argv);
+    if (!lazy_launch(cache, l->owner, l->config, argv)) general_launch(l->owner, false, l->lazy_key, argv);
   } catch (...) {
     raise_current();
     return nullptr;

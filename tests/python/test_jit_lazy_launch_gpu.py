@@ -77,6 +77,19 @@ def test_one_import_per_argument_with_several_arrays_of_one_producer():
     assert (a.reads, out.reads) == (3, 3)
 
 
+def test_forall_takes_the_same_path():
+    d = cubridge.jit(fill)
+    a = Counting(cubridge.device_array(8, "f4"))
+    d.forall(0)(a, 1.0)  # no tasks: typed, compiled and loaded, its arguments counted, nothing launched
+    d.forall(0)(a, 2.0)
+    assert a.reads == 2
+    assert _stats(d) == (1, 1, 1)
+    with pytest.raises(TypeError):  # not an int: Kernel.forall's own refusal, on the general path
+        d.forall(0.5)(a, 1.0)
+    with pytest.raises(ValueError, match="forall: -1 tasks; the count must be 0 or more"):
+        d.forall(-1)(a, 1.0)
+
+
 def test_the_specialization_is_the_one_typeof_names():
     d = cubridge.jit(fill2)
     base = cubridge.device_array((4, 6), "f4")
