@@ -137,12 +137,12 @@ inline nb::object lazy_kernel(DispatchCache& cache, nb::handle dispatcher, Args 
       keys[i] = ArgumentKey{tp, 0};
       continue;
     }
-    // Subclasses of numbers (bool-like enums, IntEnum, NumPy's float64) are typed by Python's rules.
-    if (PyLong_Check(obj) || PyFloat_Check(obj) || PyComplex_Check(obj)) return {};
     const ArrayView* view = nullptr;
     if (route_of(tp) == Route::ours) {
       view = &nb::inst_ptr<PyDeviceArray>(obj)->view;
     } else {
+      // Subclasses of numbers (IntEnum, NumPy's float64) are typed by Python's rules.
+      if (PyLong_Check(obj) || PyFloat_Check(obj) || PyComplex_Check(obj)) return {};
       if (!request) request = argument_request();
       ImportedArray a = import_array(obj, *request);
       if (!a.made) return {};  // a NumPy or DLPack-only array, or no array: the general path
