@@ -65,7 +65,8 @@ _ARRAY_DTYPES = set(_scalar_types.NUMPY_NAMES)
 
 
 def _constant_array(v):
-    """(dtype name, shape, C-ordered native-endian bytes) of a NumPy array of numbers or records, else None:
+    """(dtype name, shape, C-ordered native-endian bytes) of a NumPy array of numbers or records, else None
+    (or the reason, a str, for a structured array whose fields are not kernel types):
     such globals are frozen into the code as read-only constant-memory arrays, as numba-cuda does (a
     structured array's dtype is numba's Record of it; its fields must be native-endian kernel types)."""
     np = sys.modules.get("numpy")
@@ -74,8 +75,8 @@ def _constant_array(v):
     if v.dtype.fields is not None:
         try:
             name = _records.record_name(v.dtype, "a constant array")
-        except TypeError as e:
-            raise CompileError(f"a structured NumPy array bound outside the kernel: {e}") from None
+        except TypeError as e:  # refused where the code uses the name (bind: add_refused_function)
+            return f"a structured NumPy array bound outside the kernel: {e}"
         clean = np.zeros(v.shape, v.dtype)  # padding bytes zeroed: the code (and its cache key) is deterministic
         for field in v.dtype.names:
             clean[field] = v[field]
@@ -88,7 +89,7 @@ def _constant_array(v):
 
 def _device_array(name: str, v):
     """(type spelling, address, shape, strides) of a GPU array (``__cuda_array_interface__``) bound to `name`,
-    else None: numba-cuda embeds such a global's device pointer, shape and strides in the code, so a kernel
+    else None (or the reason, a str, where such an array cannot be captured): numba-cuda embeds such a global's device pointer, shape and strides in the code, so a kernel
     reads and writes that memory (typed as a kernel argument of it would be)."""
     if isinstance(v, type) or sys.modules.get("numpy") is None:
         return None
@@ -101,13 +102,13 @@ def _device_array(name: str, v):
     import numpy as np
     from ._types import typeof
     shape = tuple(int(d) for d in iface.get("shape", ()))
-    if not shape:
-        raise CompileError(f"'{name}' is a 0-d GPU array ({type(v).__name__}); a 0-d device array cannot be captured "
-                           f"by a compiled function yet: pass it as a kernel argument of shape (1,), or its value")
+    if not shape:  # the reasons are refusals where the code uses the name (bind: add_refused_function)
+        return (f"'{name}' is a 0-d GPU array ({type(v).__name__}); a 0-d device array cannot be captured "
+                f"by a compiled function yet: pass it as a kernel argument of shape (1,), or its value")
     t = typeof(v)
     if not t.dtype.is_scalar:
-        raise CompileError(f"'{name}' is a GPU array of {t.dtype} ({type(v).__name__}); captured device arrays hold "
-                           f"numbers: pass an array of records as a kernel argument")
+        return (f"'{name}' is a GPU array of {t.dtype} ({type(v).__name__}); captured device arrays hold "
+                f"numbers: pass an array of records as a kernel argument")
     itemsize = np.dtype(iface["typestr"]).itemsize
     strides = iface.get("strides")
     if strides is None:
@@ -354,10 +355,16 @@ class _Environment:
             elif (c := _constant(v)) is not None:
                 options.add_constant(n, c[0], c[1])
             elif (a := _constant_array(v)) is not None:
-                options.add_constant_array(n, *a)
+                if isinstance(a, str):
+                    options.add_refused_function(n, a)
+                else:
+                    options.add_constant_array(n, *a)
             elif (g := _device_array(n, v)) is not None:
-                options.add_device_array(n, *g)
-                self.referenced.append(v)
+                if isinstance(g, str):
+                    options.add_refused_function(n, g)
+                else:
+                    options.add_device_array(n, *g)
+                    self.referenced.append(v)
             else:
                 continue
             self.bound.add(n)

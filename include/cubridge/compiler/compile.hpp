@@ -180,7 +180,9 @@ struct CompileOptions {
   std::set<std::string, std::less<>> inline_never;
   /// Names bound outside the source to functions whose GPU code cubridge cannot compile faithfully, each
   /// -> why (a numba @overload or @intrinsic: its Python body is not what numba runs on the GPU). A call
-  /// of such a name is refused with that reason, never compiled from the Python body.
+  /// of such a name is refused with that reason, never compiled from the Python body. Other values the
+  /// compiler cannot take faithfully (an Enum that is not an IntEnum, a 0-d GPU array) are listed here too:
+  /// any use of the name is refused with the reason.
   std::map<std::string, std::string, std::less<>> refused_functions;
   /// Module functions given signatures (numba-cuda's jit(sigs, device=True)), by the function's own name: a
   /// call picks one by Numba's overload score and converts its arguments to it (unsafely where needed:
