@@ -111,8 +111,8 @@ class CompiledDeviceFunction:
         return self._compile("llvm", self.cc).nvvm_ir
 
     def inspect_lto_ptx(self, cc=None) -> str:
-        """The PTX nvJitLink makes of the function's LTO-IR (link-time optimised, nothing calling it: a device
-        function is kept as an external symbol)."""
+        """The PTX nvJitLink makes of the function's LTO-IR, linked alone. nvJitLink keeps what a kernel reaches,
+        so where it drops the function this raises RuntimeError naming its symbol, never returning the empty module."""
         cc = self.cc if cc is None else _linker._cc(cc, "inspect_lto_ptx", "cc")
         if cc is None:
             raise ValueError("inspect_lto_ptx: no device to take the compute capability from; pass cc=(major, minor)")
@@ -157,7 +157,7 @@ class DeviceFunction:
                     lineinfo=o.lineinfo, fastmath=o.fastmath, link=o.link)
 
     @property
-    def overloads(self) -> _ArgumentsDict:
+    def overloads(self) -> SignatureDict:
         """Per signature (its argument types), the CompiledDeviceFunction; declared signatures compiled first."""
         for sig in self._declared:
             self.compile_device(sig)
@@ -225,10 +225,12 @@ class DeviceFunction:
         return self._per_signature(signature, CompiledDeviceFunction.inspect_lto_ptx)
 
     def inspect_sass(self, signature=None):
+        """Raises RuntimeError, as numba-cuda does: a device function has no cubin of its own."""
         raise RuntimeError(f"Cannot inspect SASS of a device function ({self.__name__!r}): it is compiled into the "
                            "kernels that call it, and has no cubin of its own; inspect_sass a kernel that calls it")
 
     def inspect_sass_cfg(self, signature=None):
+        """Raises RuntimeError, as numba-cuda does: a device function has no cubin of its own."""
         raise RuntimeError(f"Cannot get the CFG of a device function ({self.__name__!r}): it is compiled into the "
                            "kernels that call it; inspect a kernel that calls it")
 
@@ -238,6 +240,7 @@ class DeviceFunction:
                            f"decorate it with jit (device=False) to launch it")
 
     def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
+        """Raises RuntimeError, as numba-cuda does: a device function is not launched."""
         return self[ntasks, tpb]
 
     def __call__(self, *args, **kwargs):
