@@ -186,9 +186,15 @@ def _device_options(v) -> tuple | None:
             tuple(getattr(v, "__cubridge_links__", ())))
 
 
-def _describe(v) -> str:
-    inline, sigs, links = _device_options(v)
-    return (f"inline={inline!r}, signatures=({', '.join(map(str, sigs))}), link=({', '.join(map(str, links))})")
+_PLAIN_OPTIONS = (None, (), ())  # what a plain function called as a helper is compiled with
+
+
+def _describe(options: tuple) -> str:
+    if options == _PLAIN_OPTIONS:
+        return "a plain function (the default options)"
+    inline, sigs, links = options
+    return (f"a device function made with inline={inline!r}, signatures=({', '.join(map(str, sigs))}), "
+            f"link=({', '.join(map(str, links))})")
 
 
 class _Environment:
@@ -199,6 +205,7 @@ class _Environment:
         self.options = options
         self.overloads = overloads if overloads is not None else _overload_binding.Overloads()
         self.imports: list[str] = []
+        self.entry = entry
         self.by_name: dict[str, Any] = {_def_name(entry): entry}  # functions compiled by their own name
         self.queue = [entry]
         self.bound: set[str] = set()
@@ -207,7 +214,7 @@ class _Environment:
         self.referenced: list = []  # GPU arrays whose address the code embeds: kept alive with the code
         self.externals: dict = {}  # name the code calls -> ExternalFunction (cuda.declare_device)
         self.links: list = []  # the link items of the external functions reached, each once
-        self.helpers: dict = {}  # function -> the cubridge device function object it was reached through
+        self.helpers: dict = {}  # function -> the options it is compiled with (_device_options of what reached it)
 
     def external(self, name: str, f) -> None:
         """An external device function (declare_device) the code calls `name`: declared to the compiler, its
@@ -231,18 +238,19 @@ class _Environment:
                 self.links.append(item)
 
     def helper(self, fn, v) -> None:
-        """fn is reached through v: a cubridge device function object's options (inline policy, declared
-        signatures, link items) are the ones fn is compiled with. Two objects of one function with different
-        options in one compilation are refused, naming both, rather than one's options silently kept."""
-        options = _device_options(v)
-        if options is None:
+        """fn is reached through v (itself, or a dispatcher of it): a cubridge device function object's options
+        (inline policy, declared signatures, link items) are the ones fn is compiled with, a plain function's
+        the defaults. fn reached with different options in one compilation (two decorations, or the function
+        and a decoration) is refused naming both, rather than one's options silently kept."""
+        if fn is self.entry:  # compiled with the options of whoever compiles it
             return
-        other = self.helpers.get(fn)
-        if other is not None and other is not v and _device_options(other) != options:
+        options = _device_options(v) or _PLAIN_OPTIONS
+        seen = self.helpers.get(fn)
+        if seen is not None and seen != options:
             raise CompileError(f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}: {fn.__qualname__!r} is called "
-                               f"through two device functions made with different options ({_describe(other)} and "
-                               f"{_describe(v)}); a function is compiled once per kernel: call one of them")
-        self.helpers[fn] = v
+                               f"as {_describe(seen)} and as {_describe(options)}; a function is compiled once per "
+                               f"kernel: call it one way")
+        self.helpers[fn] = options
         self._link(options[2])
 
     def function(self, fn, alias: str | None, strict: bool = True) -> None:
@@ -266,10 +274,10 @@ class _Environment:
             self.queue.append(fn)
             src, fname, line = _source_of(fn)
             self.options.add_unit(src, fname, line)
-            helper = self.helpers.get(fn)
-            if _inline_policy(helper) == "never":
+            inline, declared, _ = self.helpers.get(fn, _PLAIN_OPTIONS)
+            if inline == "never":
                 self.options.add_inline_never(name)
-            for sig in self.signatures.get(fn) or getattr(helper, "__cubridge_signatures__", ()):  # jit(sigs, device=True)
+            for sig in self.signatures.get(fn) or declared:  # jit(sigs, device=True)
                 self.options.add_declared_signature(name, as_signature(sig))
         elif other is not fn:
             raise CompileError(f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}: two different functions named "

@@ -208,9 +208,36 @@ def test_a_kernel_calling_both_decorations_is_refused_naming_both():
 
     def kernel(a):
         a[0] = never(a[1], a[2]) + plain(a[1], a[2])
-    with pytest.raises(cubridge.CompileError, match=r"two device functions made with different options "
-                                                    r"\(inline='never'.* and inline=None"):
+    with pytest.raises(cubridge.CompileError, match=r"called as a device function made with inline='never'.* and "
+                                                    r"as a plain function \(the default options\)"):
         cubridge.compile_ptx(kernel, "void(int32[::1])", device=False, abi="numba", cc=CC)
+
+
+def test_a_kernel_calling_the_function_plain_and_through_options_is_refused():
+    fn = _copy(add)
+    never = cubridge.jit(device=True, inline="never")(fn)
+
+    def kernel(a):
+        a[0] = fn(a[1], a[2]) + never(a[1], a[2])
+
+    def kernel_reversed(a):
+        a[0] = never(a[1], a[2]) + fn(a[1], a[2])
+    for k in (kernel, kernel_reversed):  # whichever name is bound first
+        with pytest.raises(cubridge.CompileError, match=r"called as (a plain function \(the default options\)|a "
+                                                        r"device function made with inline='never'.*) and as (a "
+                                                        r"plain function|a device function made with inline='never')"):
+            cubridge.compile_ptx(k, "void(int32[::1])", device=False, abi="numba", cc=CC)
+
+
+def test_a_recursive_device_function_with_a_declared_signature_compiles_alone():
+    assert "call" in recursive.inspect_asm((int64,))
+
+
+@cubridge.jit("int64(int64)", device=True)
+def recursive(n):
+    if n <= 1:
+        return 1
+    return n * recursive(n - 1)
 
 
 def test_decorating_a_device_function_again_takes_its_function():
