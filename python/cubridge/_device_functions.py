@@ -27,7 +27,7 @@ import re
 
 from . import _compiler, _core, _linker
 from ._jit_options import JitOptions
-from ._overloads import SignatureDict
+from ._overloads import CompiledCode, SignatureDict
 from ._types import Signature, as_signature, as_type, void
 
 __all__ = ["DeviceFunction", "CompiledDeviceFunction"]
@@ -70,7 +70,7 @@ class FunctionDescriptor:
         return f"<cubridge.FunctionDescriptor {self.mangled_name}>"
 
 
-class CompiledDeviceFunction:
+class CompiledDeviceFunction(CompiledCode):
     """A device function compiled alone for one signature (``compile_device``'s result, an ``overloads`` value):
     its PTX, symbol name, resolved signature and numba-cuda's inspection methods."""
 
@@ -84,14 +84,6 @@ class CompiledDeviceFunction:
                                          result.result_type)
 
     @property
-    def args(self):
-        return self.signature.args
-
-    @property
-    def argtypes(self) -> tuple:
-        return tuple(self.signature.args)
-
-    @property
     def return_type(self):
         return self.signature.return_type
 
@@ -99,16 +91,6 @@ class CompiledDeviceFunction:
         f = self._function
         return _compiler._compile_result(f.py_func, self.signature, device=True, abi="numba", cc=cc, output=output,
                                          directives=f._options, **f._options.compiler())
-
-    def inspect_asm(self, cc=None) -> str:
-        """The PTX; for another compute capability `cc` (a (major, minor) pair), compiled for it."""
-        if cc is None or self.cc is not None and tuple(cc) == tuple(self.cc):
-            return self.ptx
-        return self._compile("ptx", _linker._cc(cc, "inspect_asm", "cc")).code.decode()
-
-    def inspect_llvm(self) -> str:
-        """The NVVM IR the front end gives libNVVM."""
-        return self._compile("llvm", self.cc).nvvm_ir
 
     def inspect_lto_ptx(self, cc=None) -> str:
         """The PTX nvJitLink makes of the function's LTO-IR, linked alone. nvJitLink keeps what a kernel reaches,

@@ -28,14 +28,14 @@ from . import _compiler, _core, _numba_diagnostics
 from ._jit_options import JitOptions, jit_options, link_image
 from ._core import (Kernel, KernelLaunch, KernelRaised, KernelSignature, PerformanceWarning,
                     clear_kernel_cache, kernel_cache_size, ptx_entry_names)
-from ._overloads import CompiledKernel, SignatureDict, kernel_signature, per_signature
+from ._overloads import CompiledCode, CompiledKernel, SignatureDict, kernel_signature, per_signature
 from ._device_functions import CompiledDeviceFunction, DeviceFunction
 from ._launch_extensions import ExtendedLaunch
 from ._numba_diagnostics import DebugInfoWarning, InvalidConfigWarning
 from ._resolution import Resolver
 from ._types import Signature, Type, as_type, typeof, void
 
-__all__ = ["CompiledDeviceFunction", "CompiledKernel", "DeviceFunction", "DebugInfoWarning", "InvalidConfigWarning", "Kernel", "KernelLaunch", "KernelRaised",
+__all__ = ["CompiledCode", "CompiledDeviceFunction", "CompiledKernel", "DeviceFunction", "DebugInfoWarning", "InvalidConfigWarning", "Kernel", "KernelLaunch", "KernelRaised",
            "KernelSignature", "PerformanceWarning", "load_kernel",
            "ptx_entry_names", "clear_kernel_cache", "kernel_cache_size", "jit", "Dispatcher"]
 

@@ -291,27 +291,21 @@ def test_values_of_kernels_calling_device_functions_match_numba_cuda(options):
     np.testing.assert_array_equal(ours, _theirs(numba_cuda, options, x, y))
 
 
-def _ours(options, x, y):
-    helper = cubridge.jit(device=True, **options)(_copy(divide))
+def _run(jit, grid, options, x, y):
+    helper = jit(device=True, **options)(_copy(divide))
 
-    @cubridge.jit
     def kernel(r, x, y):
-        i = cubridge.grid(1)
+        i = grid(1)
         if i < r.size:
             r[i] = helper(x[i], y[i])
     r = np.zeros_like(x)
-    kernel[1, x.size](r, x, y)
+    jit(kernel)[1, x.size](r, x, y)
     return r
+
+
+def _ours(options, x, y):
+    return _run(cubridge.jit, cubridge.grid, options, x, y)
 
 
 def _theirs(cuda, options, x, y):
-    helper = cuda.jit(device=True, **options)(_copy(divide))
-
-    @cuda.jit
-    def kernel(r, x, y):
-        i = cuda.grid(1)
-        if i < r.size:
-            r[i] = helper(x[i], y[i])
-    r = np.zeros_like(x)
-    kernel[1, x.size](r, x, y)
-    return r
+    return _run(cuda.jit, cuda.grid, options, x, y)
