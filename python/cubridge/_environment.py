@@ -178,6 +178,26 @@ def _inline_policy(v) -> str | None:
     return getattr(v, "__cubridge_inline__", None)
 
 
+def _device_options(v) -> tuple | None:
+    """What a cubridge device function object (``cubridge.jit(device=True)``'s DeviceFunction) asks of the
+    code that calls it: (inline policy, declared signatures, link items); None for any other value."""
+    if not getattr(v, "__cubridge_device__", False):
+        return None
+    return (_inline_policy(v), tuple(getattr(v, "__cubridge_signatures__", ())),
+            tuple(getattr(v, "__cubridge_links__", ())))
+
+
+_PLAIN_OPTIONS = (None, (), ())  # what a plain function called as a helper is compiled with
+
+
+def _describe(options: tuple) -> str:
+    if options == _PLAIN_OPTIONS:
+        return "a plain function (the default options)"
+    inline, sigs, links = options
+    return (f"a device function made with inline={inline!r}, signatures=({', '.join(map(str, sigs))}), "
+            f"link=({', '.join(map(str, links))})")
+
+
 class _Environment:
     """What one compilation collects from the functions' globals and closures: units (the source of each
     function reached), aliases (names a function is called by other than its own), constants and imports."""
@@ -186,6 +206,7 @@ class _Environment:
         self.options = options
         self.overloads = overloads if overloads is not None else _overload_binding.Overloads()
         self.imports: list[str] = []
+        self.entry = entry
         self.by_name: dict[str, Any] = {_def_name(entry): entry}  # functions compiled by their own name
         self.queue = [entry]
         self.bound: set[str] = set()
@@ -194,6 +215,7 @@ class _Environment:
         self.referenced: list = []  # GPU arrays whose address the code embeds: kept alive with the code
         self.externals: dict = {}  # name the code calls -> ExternalFunction (cuda.declare_device)
         self.links: list = []  # the link items of the external functions reached, each once
+        self.helpers: dict = {}  # function -> the options it is compiled with (_device_options of what reached it)
 
     def external(self, name: str, f) -> None:
         """An external device function (declare_device) the code calls `name`: declared to the compiler, its
@@ -209,9 +231,28 @@ class _Environment:
         if other is None:
             self.externals[name] = f
             self.options.add_external_function(name, f.name, f.sig, f.abi)
-        for item in f.link:
+        self._link(f.link)
+
+    def _link(self, items) -> None:
+        for item in items:
             if not any(item is x or (isinstance(x, str) and x == item) for x in self.links):
                 self.links.append(item)
+
+    def helper(self, fn, v) -> None:
+        """fn is reached through v (itself, or a dispatcher of it): a cubridge device function object's options
+        (inline policy, declared signatures, link items) are the ones fn is compiled with, a plain function's
+        the defaults. fn reached with different options in one compilation (two decorations, or the function
+        and a decoration) is refused naming both, rather than one's options silently kept."""
+        if fn is self.entry:  # compiled with the options of whoever compiles it
+            return
+        options = _device_options(v) or _PLAIN_OPTIONS
+        seen = self.helpers.get(fn)
+        if seen is not None and seen != options:
+            raise CompileError(f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}: {fn.__qualname__!r} is called "
+                               f"as {_describe(seen)} and as {_describe(options)}; a function is compiled once per "
+                               f"kernel: call it one way")
+        self.helpers[fn] = options
+        self._link(options[2])
 
     def function(self, fn, alias: str | None, strict: bool = True) -> None:
         """Compiles fn too; `alias` is the name or path the code calls it by when not fn.__name__. Not
@@ -234,9 +275,10 @@ class _Environment:
             self.queue.append(fn)
             src, fname, line = _source_of(fn)
             self.options.add_unit(src, fname, line)
-            if _inline_policy(fn) == "never":
+            inline, declared, _ = self.helpers.get(fn, _PLAIN_OPTIONS)
+            if inline == "never":
                 self.options.add_inline_never(name)
-            for sig in self.signatures.get(fn) or getattr(fn, "__cubridge_signatures__", ()):  # jit(sigs, device=True)
+            for sig in self.signatures.get(fn) or declared:  # jit(sigs, device=True)
                 self.options.add_declared_signature(name, as_signature(sig))
         elif other is not fn:
             raise CompileError(f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}: two different functions named "
@@ -270,6 +312,7 @@ class _Environment:
             v = members[n]
             inner = getattr(v, "py_func", v)
             if _compiled_from_body(v):
+                self.helper(inner, v)
                 self.function(inner, f"{path}.{n}", strict=False)
             elif isinstance(v, _pytypes.ModuleType) and _is_user_module(v) and depth < 8:
                 self.module_members(v, names, f"{path}.{n}", depth + 1)
@@ -329,9 +372,11 @@ class _Environment:
             elif isinstance(inner, _pytypes.FunctionType):
                 if sigs := _numba_extensions.declared_signatures(v):
                     self.signatures[inner] = sigs
+                self.helper(inner, v)
                 self.function(inner, n)  # from numba.cuda.random import X as Y: an alias of cubridge's X
             elif isinstance(v, tuple) and v and all(_compiled_from_body(e) for e in v):
                 for i, e in enumerate(v):  # ops = (f, g); ops[0](x), ops[-1](x)
+                    self.helper(getattr(e, "py_func", e), e)
                     self.function(getattr(e, "py_func", e), f"{n}[{i}]")
                     self.options.add_function_alias(f"{n}[{i - len(v)}]", _def_name(getattr(e, "py_func", e)))
             elif callable(v) and getattr(v, "__module__", None) == "_operator" and hasattr(operator, v.__name__):

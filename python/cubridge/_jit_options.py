@@ -16,8 +16,9 @@ max_registers  kernels: ``.maxnreg N`` in the entry's PTX, written by the compil
                linker for the same limit)
 launch_bounds  kernels: ``.maxntid``, ``.minnctapersm``, ``.maxclusterrank`` (numba-cuda's 1 to 3 items),
                written by the compiler; the third needs compute capability 9.0 (clusters)
-link           kernels: files (PTX, LTO-IR, cubin, fatbin, object, library, or CUDA C++ ``.cu`` compiled
-               with NVRTC) linked with the kernel by nvJitLink when it is loaded
+link           files (PTX, LTO-IR, cubin, fatbin, object, library, or CUDA C++ ``.cu`` compiled with NVRTC)
+               linked with the kernel by nvJitLink when it is loaded; a device function's are linked with
+               every kernel that calls it
 lto            with ``link``: link-time optimisation by nvJitLink (default: when an LTO-IR input is linked)
 cache          the on-disk code cache (cubridge's default True; numba-cuda's file cache is off by default)
 extensions     numba-cuda's launch-argument extensions: objects with prepare_args(ty, val, stream=, retr=),
@@ -136,7 +137,7 @@ def _carveout(value, device: bool) -> int | None:
     return value
 
 
-def _link(value, device: bool) -> tuple[str, ...]:
+def _link(value) -> tuple[str, ...]:
     if value is None:
         return ()
     items = [value] if isinstance(value, (str, os.PathLike)) else list(value)
@@ -148,9 +149,6 @@ def _link(value, device: bool) -> tuple[str, ...]:
         if not os.path.isfile(path):
             raise FileNotFoundError(f"jit: link file {path!r} does not exist")
         paths.append(path)
-    if paths and device:
-        raise ValueError("jit: link is a kernel option (files are linked when the kernel is loaded); "
-                         "a device function is compiled into the kernels that call it")
     return tuple(paths)
 
 
@@ -176,7 +174,7 @@ def jit_options(**kws) -> JitOptions:
         lineinfo=_flag("lineinfo", kws.get("lineinfo"), False), fastmath=_fastmath(kws.get("fastmath")),
         cache=_flag("cache", kws.get("cache"), True),
         max_registers=None if max_registers is None else _positive_int("max_registers", max_registers),
-        launch_bounds=_launch_bounds(kws.get("launch_bounds")), link=_link(kws.get("link"), device),
+        launch_bounds=_launch_bounds(kws.get("launch_bounds")), link=_link(kws.get("link")),
         lto=None if lto is None else _flag("lto", lto, False), extensions=checked_extensions(kws.get("extensions")),
         shared_memory_carveout=_carveout(kws.get("shared_memory_carveout"), device))
 

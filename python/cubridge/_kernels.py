@@ -22,19 +22,20 @@ from __future__ import annotations
 import functools
 import os
 import warnings
-from typing import Any, Callable, Literal, TypeVar, overload
+from typing import Any, Callable, Literal, overload
 
 from . import _compiler, _core, _numba_diagnostics
 from ._jit_options import JitOptions, jit_options, link_image
 from ._core import (Kernel, KernelLaunch, KernelRaised, KernelSignature, PerformanceWarning,
                     clear_kernel_cache, kernel_cache_size, ptx_entry_names)
-from ._overloads import CompiledKernel, SignatureDict, kernel_signature, per_signature
+from ._overloads import CompiledCode, CompiledKernel, SignatureDict, kernel_signature, per_signature
+from ._device_functions import CompiledDeviceFunction, DeviceFunction
 from ._launch_extensions import ExtendedLaunch
 from ._numba_diagnostics import DebugInfoWarning, InvalidConfigWarning
 from ._resolution import Resolver
 from ._types import Signature, Type, as_type, typeof, void
 
-__all__ = ["CompiledKernel", "DebugInfoWarning", "InvalidConfigWarning", "Kernel", "KernelLaunch", "KernelRaised",
+__all__ = ["CompiledCode", "CompiledDeviceFunction", "CompiledKernel", "DeviceFunction", "DebugInfoWarning", "InvalidConfigWarning", "Kernel", "KernelLaunch", "KernelRaised",
            "KernelSignature", "PerformanceWarning", "load_kernel",
            "ptx_entry_names", "clear_kernel_cache", "kernel_cache_size", "jit", "Dispatcher"]
 
@@ -340,11 +341,8 @@ class _LazyForall:
             d._general_launch(True, self._config, args)
 
 
-_F = TypeVar("_F", bound=Callable[..., Any])
-
-
 @overload
-def jit(func_or_sig: _F, *, device: Literal[True], **options: Any) -> _F: ...
+def jit(func_or_sig: Callable[..., Any], *, device: Literal[True], **options: Any) -> DeviceFunction: ...
 @overload
 def jit(func_or_sig: Callable[..., Any], **options: Any) -> Dispatcher: ...
 @overload
@@ -354,7 +352,7 @@ def jit(func_or_sig: Any = None, **options: Any) -> Callable[[Callable[..., Any]
 def jit(func_or_sig: Any = None, **options: Any) -> Any:
     """numba-cuda's ``cuda.jit`` over cubridge's front end: ``@jit`` (lazy), ``@jit('void(float32[:])')``,
     ``@jit(numba.void(numba.float32[::1]))`` or ``@jit([sig, ...])`` (eager), ``@jit(device=True)`` (a device
-    function, compiled where a kernel calls it: the function itself is returned). Kernels take the Numba
+    function, compiled where a kernel calls it: a ``DeviceFunction``, numba-cuda's dispatcher of it). Kernels take the Numba
     ABI, so the PTX is numba-cuda's. Every option of numba-cuda's ``cuda.jit`` is accepted with its meaning
     here (``cubridge._jit_options`` tables them: inline/forceinline, debug, opt, lineinfo, fastmath (bool
     or numba's flag set), max_registers, launch_bounds, link, lto, cache, extensions, boundscheck);
@@ -377,12 +375,10 @@ def jit(func_or_sig: Any = None, **options: Any) -> Any:
                       _numba_diagnostics.invalid_config_warning(), stacklevel=2)
 
     def decorate(func, sigs=()):
+        if isinstance(func, DeviceFunction):  # decorated again: this object's options, the same function
+            func = func.py_func
         if checked.device:
-            func.__cubridge_device__ = True
-            func.__cubridge_inline__ = checked.inline_policy
-            # numba-cuda's jit(sigs, device=True): calls are typed against these, arguments cast to them
-            func.__cubridge_signatures__ = tuple(sigs)
-            return func
+            return DeviceFunction(func, sigs, checked)
         return Dispatcher(func, sigs, checked)
 
     if _is_function(func_or_sig):

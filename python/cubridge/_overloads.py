@@ -65,7 +65,35 @@ def _cc_text(cc) -> str:
     return f"sm_{cc[0]}{cc[1]}" if cc is not None else "the lowest architecture libNVVM supports"
 
 
-class CompiledKernel:
+class CompiledCode:
+    """What a compiled kernel and a compiled device function share: the PTX compiled (``ptx``, for ``cc``) and
+    numba-cuda's inspect_asm / inspect_llvm, recompiling through the subclass's ``_compile(output, cc)``."""
+
+    ptx: str
+    cc: Any
+    signature: Signature
+
+    @property
+    def args(self):
+        return self.signature.args
+
+    @property
+    def argtypes(self) -> tuple:
+        """numba-cuda's name: the argument types, as a tuple."""
+        return tuple(self.signature.args)
+
+    def inspect_asm(self, cc=None) -> str:
+        """The PTX; for another compute capability `cc` (a (major, minor) pair), compiled for it."""
+        if cc is None or self.cc is not None and tuple(cc) == tuple(self.cc):
+            return self.ptx
+        return self._compile("ptx", _linker._cc(cc, "inspect_asm", "cc")).code.decode()
+
+    def inspect_llvm(self) -> str:
+        """The NVVM IR the front end gives libNVVM."""
+        return self._compile("llvm", self.cc).nvvm_ir
+
+
+class CompiledKernel(CompiledCode):
     """A kernel compiled for one signature (what ``Dispatcher.compile(sig)`` returns and ``overloads`` holds):
     its PTX, entry name, and numba-cuda's ``inspect_*`` methods. Loaded onto a device at its first launch."""
 
@@ -80,29 +108,10 @@ class CompiledKernel:
         self.cooperative: bool = result.cooperative
         self.raise_sites: dict = {site[0]: site for site in result.raise_sites}
 
-    @property
-    def args(self):
-        return self.signature.args
-
-    @property
-    def argtypes(self) -> tuple:
-        """numba-cuda's name: the argument types, as a tuple."""
-        return tuple(self.signature.args)
-
     def _compile(self, output: str, cc):
         d = self._dispatcher
         return _compiler._compile_result(d.py_func, self.signature, device=False, abi="numba", cc=cc,
                                          output=output, directives=d._options, **d._options.compiler())
-
-    def inspect_asm(self, cc=None) -> str:
-        """The PTX; for another compute capability `cc` (a (major, minor) pair), compiled for it."""
-        if cc is None or self.cc is not None and tuple(cc) == tuple(self.cc):
-            return self.ptx
-        return self._compile("ptx", _linker._cc(cc, "inspect_asm", "cc")).code.decode()
-
-    def inspect_llvm(self) -> str:
-        """The NVVM IR the front end gives libNVVM."""
-        return self._compile("llvm", self.cc).nvvm_ir
 
     def _arch(self, cc, what: str):
         cc = self.cc if cc is None else _linker._cc(cc, what, "cc")

@@ -20,7 +20,7 @@ def add(x, y):
 
 
 def _device(sigs, fn):
-    # cubridge.jit marks the function itself: a fresh copy per declaration keeps the tests apart.
+    # a fresh copy per declaration keeps the tests apart (each declaration is its own DeviceFunction anyway).
     import types
     copy = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
     return cubridge.jit(sigs, device=True)(copy)

@@ -504,7 +504,8 @@ def test_jit_eager_compiles_ptx_without_a_gpu():
         d(1, 2.0)  # numba-cuda's exception class
     lazy = cubridge.jit(scalar_kernel)
     assert isinstance(lazy, cubridge.Dispatcher) and lazy.signatures == []
-    assert cubridge.jit(device=True)(scalar_kernel) is scalar_kernel
+    device = cubridge.jit(device=True)(scalar_kernel)  # numba-cuda's device dispatcher, wrapping the function
+    assert isinstance(device, cubridge.DeviceFunction) and device.py_func is scalar_kernel
 
 
 @pytest.mark.skipif(GPU_REASON is None, reason="a GPU is usable here")
