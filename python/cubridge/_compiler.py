@@ -76,6 +76,11 @@ def _compile_result(pyfunc, sig, debug=False, lineinfo=False, device=True, fastm
     """compile()'s whole result: code, name (the entry's), result_type, cooperative, raise_sites (for
     @cubridge.jit). `directives` (a JitOptions) carries numba-cuda's max_registers and launch_bounds, which
     the compiler writes into the kernel's PTX itself."""
+    if abi == "c" and not device:  # numba-cuda's NotImplementedError and words, then cubridge's
+        raise _UnsupportedOption(f"The C ABI is not supported for kernels: kernel {getattr(pyfunc, '__name__', '?')!r}: "
+                                 f"a kernel (device=False) takes the Numba ABI (arrays as numba-cuda's meminfo, parent, "
+                                 f"nitems, itemsize, data, shape, strides); compile it with abi='numba', or compile a "
+                                 f"device function with device=True")
     o = _options(debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output)
     if directives is not None:
         bounds = directives.launch_bounds + (0, 0, 0)

@@ -15,6 +15,8 @@ namespace cubridge::python {
 void bind_compiler(nb::module_& m) {
   using namespace cubridge::compiler;
   nb::exception<CompileError>(m, "CompileError", error_bases(m, PyExc_ValueError));
+  // after CompileError: nanobind tries the translator registered last first
+  nb::exception<CompileTypeError>(m, "CompileTypeError", nb::make_tuple(m.attr("CompileError"), nb::handle(PyExc_TypeError)));
 
   nb::class_<CompileOptions>(m, "_CompileOptions")
       .def(nb::init<>())

@@ -56,6 +56,52 @@ std::vector<StmtPtr> clone_body(const std::vector<StmtPtr>& body) {
   return out;
 }
 
+namespace {
+
+// Whether `e` is a call of the function `name` (its callee, kids[0], is that name).
+bool is_call_of(const Expr& e, const std::string& name) {
+  return e.kind == ExprKind::Call && !e.kids.empty() && e.kids[0] && e.kids[0]->kind == ExprKind::Name &&
+         e.kids[0]->name == name;
+}
+
+// Whether `e` calls the function `name` (anywhere inside it).
+bool calls_function(const Expr& e, const std::string& name) {
+  if (is_call_of(e, name)) return true;
+  return std::any_of(e.kids.begin(), e.kids.end(), [&](const ExprPtr& k) { return k && calls_function(*k, name); });
+}
+
+// The return statements of a body (nested blocks included); a bare `return` adds null.
+void returns_of(const std::vector<StmtPtr>& body, std::vector<const Expr*>& out) {
+  for (const StmtPtr& s : body) {
+    if (s->kind == StmtKind::Return) out.push_back(s->value.get());
+    returns_of(s->body, out);
+    returns_of(s->orelse, out);
+  }
+}
+
+// Why numba cannot type the self-recursion of `def` without a declared signature, in numba's words where its
+// type inference gives up for a reason of the program itself; "" where numba would type it (cubridge does not).
+std::string recursion_not_typable(const FunctionDef& def) {
+  std::vector<const Expr*> returns;
+  returns_of(def.body, returns);
+  bool every_return_recurses = !returns.empty() && std::all_of(returns.begin(), returns.end(), [&](const Expr* r) {
+    return r != nullptr && calls_function(*r, def.name);
+  });
+  if (every_return_recurses)
+    return "cannot type infer runaway recursion: every return of '" + def.name + "' calls '" + def.name +
+           "' again, so its return type has no base case";
+  for (const Expr* r : returns)
+    if (r != nullptr && r->kind == ExprKind::Tuple &&
+        std::any_of(r->kids.begin(), r->kids.end(), [&](const ExprPtr& k) {
+          return k && is_call_of(*k, def.name);
+        }))
+      return "Return type of recursive function does not converge: '" + def.name + "' returns a tuple holding "
+             "its own result, a type that grows with each call";
+  return "";
+}
+
+}  // namespace
+
 namespace typer_detail {
 
 
@@ -140,8 +186,8 @@ void type_function(Program& prog, TypedFunction& fn) {
          "'" + def.name + "' returns " + inferred.name() + ": only the functions it calls may return an Optional, "
          "not the compiled function itself; return a value on every path (or unwrap it: x if x is not None else ...)");
   if (&fn == prog.out.functions[0].get() && !prog.options.device && !inferred.is_none())
-    fail(def.file, value_loc, "a kernel (device=False) must not return a value, but '" + def.name + "' returns " +
-                                  inferred.name() + "; compile it with device=True");
+    fail_type(def.file, value_loc, "Kernel '" + def.name + "' must have void return type but got " + inferred.name() +
+                                       ": a kernel (device=False) must not return a value; compile it with device=True");
   if (fn.declared_return) {
     if (fn.return_type.is_none() != inferred.is_none() ||
         (!inferred.is_none() && can_convert(inferred, fn.return_type) == Conversion::None))
@@ -227,6 +273,9 @@ Type FunctionTyper::user_call(Expr& e, const FunctionDef& def, const std::vector
                                             [](const Signature& s) { return s.result.has_value(); });
   // numba types a self-recursive call from the declared signature (jit("i8(i8)", device=True)); without
   // one it needs a type inference of the recursion that cubridge does not do.
+  if (recursive && !returns_declared) {
+    if (std::string why = recursion_not_typable(def); !why.empty()) error(e.loc, why);
+  }
   if (recursive && !returns_declared)
     error(e.loc, "recursive call of '" + def.name + "' is not supported without a declared return type (declare it "
                  "as numba-cuda allows: cuda.jit('int64(int64)', device=True), or rewrite the recursion as a loop)");
@@ -320,7 +369,7 @@ TypedModule type_program(const SourceSet& sources, std::string_view entry, const
                                 " (functions found: " + (names.empty() ? "none" : names) + ")");
   }
   if (!options.device && options.abi == Abi::c)
-    throw cubridge::InvalidArgument("kernel '" + std::string(entry) + "': a kernel (device=False) takes the Numba ABI "
+    throw cubridge::InvalidArgument("The C ABI is not supported for kernels: kernel '" + std::string(entry) + "': a kernel (device=False) takes the Numba ABI "
                                 "(arrays as numba-cuda's meminfo, parent, nitems, itemsize, data, shape, strides); "
                                 "compile it with abi='numba', or compile a device function with device=True");
   for (std::size_t i = 0; i < signature.args.size(); ++i)

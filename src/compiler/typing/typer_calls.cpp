@@ -10,6 +10,11 @@ Type FunctionTyper::call(Expr& e) {
   if (callee.kind == ExprKind::Attribute && dotted(callee).empty()) {
     if (callee.name == "type")
       if (auto dt = array_dtype_of(*callee.kids[0])) return dtype_type_call(e, *dt);
+    const Expr& owner = *callee.kids[0];
+    if (owner.kind == ExprKind::Name && slot_of(owner.name) < 0 && !prog_.functions.count(owner.name) &&
+        (owner.name == "int" || owner.name == "float" || owner.name == "complex" || owner.name == "bool"))
+      error(callee.loc, "Unknown attribute '" + callee.name + "' of type class(" + owner.name + "): compiled code "
+                        "calls the type itself (" + owner.name + "(x)), not its methods");
     Type base = expr(*callee.kids[0]);
     if (base.is_grid_group()) return grid_group_method(e, callee);
     if (callee.name == "view" && !base.is_array()) return scalar_view(e, base);
