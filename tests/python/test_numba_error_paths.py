@@ -21,6 +21,8 @@ Rules, one test (or parametrized family) each:
 10. Every raise a kernel can make is a registered raise site, so a debug kernel re-raises it by name (never
     "unknown error"): a tuple index out of range (IndexError "tuple index out of range"), a slice source of
     another size (ValueError), an Optional that is None (TypeError "expected <type>, got None").
+11. A call of a device function declared with signatures that accept none of the arguments: numba's
+    "Invalid use of type(...) with parameters (<argument types>)".
 """
 import builtins
 import sys
@@ -298,3 +300,14 @@ def test_every_raise_is_a_registered_site_with_numbas_exception(fn, sig, excepti
     codes = [s[0] for s in sites]
     assert codes == list(range(1, len(codes) + 1)), sites  # numbered, each once
     assert _compiler.exception_class(exception) is getattr(builtins, exception[9:])
+
+
+# 11 ----------------------------------------------------------------------------------------------------------
+
+def test_a_call_no_declared_signature_accepts_is_numbas_invalid_use(numba_state):
+    from test_jit_device_signatures import _device, _kernel_calling
+    helper = _device(["(int64, int64)", "(float64, float64)"], add)
+    with pytest.raises(cubridge.CompileError) as e:
+        cubridge.compile_ptx(_kernel_calling(helper), "void(int64[::1], complex128, complex128)", cc=CC)
+    check(e, refused(numba_state, cubridge.CompileError), "Invalid use of type",
+          "with parameters (complex128, complex128)", "no declared signature of 'add' accepts these arguments")
