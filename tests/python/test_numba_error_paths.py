@@ -23,6 +23,8 @@ Rules, one test (or parametrized family) each:
     another size (ValueError), an Optional that is None (TypeError "expected <type>, got None").
 11. A call of a device function declared with signatures that accept none of the arguments: numba's
     "Invalid use of type(...) with parameters (<argument types>)".
+12. A call of a name that is not defined is numba's "NameError: name 'x' is not defined"; an error inside a
+    called function adds the call chain, one "During: resolving callee type: ..." line per caller.
 """
 import builtins
 import sys
@@ -311,3 +313,21 @@ def test_a_call_no_declared_signature_accepts_is_numbas_invalid_use(numba_state)
         cubridge.compile_ptx(_kernel_calling(helper), "void(int64[::1], complex128, complex128)", cc=CC)
     check(e, refused(numba_state, cubridge.CompileError), "Invalid use of type",
           "with parameters (complex128, complex128)", "no declared signature of 'add' accepts these arguments")
+
+
+# 12 ----------------------------------------------------------------------------------------------------------
+
+def calls_floor(x):
+    return floor(x)  # noqa: F821  (deliberately not defined)
+
+
+def kernel_calling_floor():
+    calls_floor(1.5)
+
+
+def test_an_error_in_a_callee_names_the_call_chain_in_numbas_words(numba_state):
+    with pytest.raises(cubridge.CompileError) as e:
+        cubridge.compile_ptx(kernel_calling_floor, "void()", cc=CC)
+    check(e, refused(numba_state, cubridge.CompileError), "NameError: name 'floor' is not defined",
+          "\nDuring: resolving callee type: type(CUDADispatcher(<function calls_floor>)) (the call of 'calls_floor' "
+          "in 'kernel_calling_floor'")

@@ -336,9 +336,18 @@ Type FunctionTyper::user_call(Expr& e, const FunctionDef& def, const std::vector
   std::size_t index = fns.size() - 1;
   try {
     type_function(prog_, *raw);
-  } catch (...) {
+  } catch (const CompileError& err) {
     raw->failed = true;
     if (!strict_) return Type();  // retried in the strict pass, where the error is reported
+    if (dynamic_cast<const CompileTypeError*>(&err) != nullptr) throw;
+    // The call chain, one line per caller, as numba reports it ("During: resolving callee type: ...").
+    throw CompileError(std::string(err.what()) + "\nDuring: resolving callee type: type(CUDADispatcher(<function " +
+                           def.name + ">)) (the call of '" + def.name + "' in '" + fn_.def->name + "', " +
+                           fn_.def->file + ":" + std::to_string(e.loc.line) + ")",
+                       err.file(), err.line(), err.column());
+  } catch (...) {
+    raw->failed = true;
+    if (!strict_) return Type();
     throw;
   }
   e.callee_index = static_cast<int>(index);

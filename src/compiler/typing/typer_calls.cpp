@@ -191,7 +191,7 @@ Type FunctionTyper::builtin_call(Expr& e, const std::string& fname, const std::v
   if (auto t = parse_type_name(fname); t && t->is_scalar()) {  // float32(x) with float32 imported by name
     error(e.loc, "call of '" + fname + "' is not supported; write np." + fname + "(x) with numpy imported");
   }
-  error(e.loc, "name '" + fname + "' is not defined or not supported as a function; supported calls: builtins (" +
+  error(e.loc, "NameError: name '" + fname + "' is not defined or not supported as a function; supported calls: builtins (" +
                    kBuiltins + "), math functions (math." + "sqrt, ...) and functions of this module");
 }
 
