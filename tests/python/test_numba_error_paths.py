@@ -25,6 +25,8 @@ Rules, one test (or parametrized family) each:
     "Invalid use of type(...) with parameters (<argument types>)".
 12. A call of a name that is not defined is numba's "NameError: name 'x' is not defined"; an error inside a
     called function adds the call chain, one "During: resolving callee type: ..." line per caller.
+13. In a numba-cuda program served by cubridge, specialize() of a dispatcher made with signatures is numba's
+    RuntimeError "Dispatcher already specialized" (cubridge alone gives the kernel the arguments select).
 """
 import builtins
 import sys
@@ -331,3 +333,18 @@ def test_an_error_in_a_callee_names_the_call_chain_in_numbas_words(numba_state):
     check(e, refused(numba_state, cubridge.CompileError), "NameError: name 'floor' is not defined",
           "\nDuring: resolving callee type: type(CUDADispatcher(<function calls_floor>)) (the call of 'calls_floor' "
           "in 'kernel_calling_floor'")
+
+
+# 13 ----------------------------------------------------------------------------------------------------------
+
+def test_a_numba_program_cannot_specialize_a_dispatcher_made_with_signatures(monkeypatch):
+    from cubridge import _numba_diagnostics
+    monkeypatch.setattr(_numba_diagnostics, "_numba_program", True)  # drop-in mode, as install_numba() sets it
+    d = cubridge.jit("void(float32[::1])")(noop_kernel)
+    with pytest.raises(RuntimeError, match=r"Dispatcher already specialized: kernel 'noop_kernel' was made with "
+                                           r"signatures \(void\(float32\[::1\]\)\)"):
+        d.specialize(cubridge.float32[::1])
+
+
+def noop_kernel(x):
+    pass
