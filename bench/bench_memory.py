@@ -20,6 +20,7 @@ if not hasattr(numpy, "row_stack"):  # numba-cuda 0.30 still calls it; numpy 2.5
     numpy.row_stack = numpy.vstack
 
 import cubridge
+from hooks import bench_hooks
 
 MIB = 1 << 20
 TARGET_PY_US = 1.0
@@ -85,7 +86,7 @@ def main() -> int:
     cubridge.close()
     cubridge.set_memory_manager("caching")
     ours["device_array"] = pair_us(lambda: cubridge.device_array(MIB, dtype="u1"), batches, per_batch)
-    cpp = cubridge._core._time_alloc_free_pairs(MIB, pairs, 5)
+    cpp = bench_hooks().time_alloc_free_pairs(MIB, pairs, 5)
     cubridge.close()
     cubridge.set_memory_manager("default")
     peer = peers(batches, per_batch)

@@ -25,7 +25,11 @@ from ._intrinsics import *  # noqa: F401,F403
 from ._intrinsics import __all__ as _intrinsics_all
 from ._records import *  # noqa: F401,F403
 from ._records import __all__ as _records_all
+from ._external_functions import *  # noqa: F401,F403
+from ._external_functions import __all__ as _external_functions_all
 from ._numba_dropin import install_numba  # noqa: F401  (numba-cuda programs served by cubridge)
+from . import bf16  # noqa: F401  (numba.cuda.bf16's names)
+from .bf16 import bfloat16  # noqa: F401
 
 __all__ = ["__version__", "Error", *_driver_all, *_memory_all, *_arrays_all, *_linker_all, *_types_all, *_compiler_all,
-           *_kernels_all, *_intrinsics_all, *_records_all, "install_numba"]
+           *_kernels_all, *_intrinsics_all, *_records_all, *_external_functions_all, "install_numba", "bfloat16"]

@@ -4,13 +4,14 @@ as constants), the exception classes it raises and numba.cuda.random's functions
 stand-ins); ``_collect`` fills the compiler's options with them."""
 from __future__ import annotations
 
+import enum as _enum
 import math as _math
 import operator
 import sys
 import types as _pytypes
 from typing import Any
 
-from . import _intrinsics, _numba_extensions, _records, _scalar_types
+from . import _external_functions, _intrinsics, _numba_extensions, _overload_binding, _records, _scalar_types, bf16
 from ._core import CompileError
 from ._raise_sites import _register_exception_class
 from ._source import _source_of
@@ -64,13 +65,72 @@ _ARRAY_DTYPES = set(_scalar_types.NUMPY_NAMES)
 
 
 def _constant_array(v):
-    """(dtype name, shape, C-ordered native-endian bytes) of a NumPy array of numbers, else None: such
-    globals are frozen into the code as read-only constant-memory arrays, as numba-cuda does."""
+    """(dtype name, shape, C-ordered native-endian bytes) of a NumPy array of numbers or records, else None:
+    such globals are frozen into the code as read-only constant-memory arrays, as numba-cuda does (a
+    structured array's dtype is numba's Record of it; its fields must be native-endian kernel types)."""
     np = sys.modules.get("numpy")
-    if np is None or not isinstance(v, np.ndarray) or v.ndim == 0 or v.dtype.name not in _ARRAY_DTYPES:
+    if np is None or not isinstance(v, np.ndarray) or v.ndim == 0:
+        return None
+    if v.dtype.fields is not None:
+        try:
+            name = _records.record_name(v.dtype, "a constant array")
+        except TypeError as e:
+            raise CompileError(f"a structured NumPy array bound outside the kernel: {e}") from None
+        clean = np.zeros(v.shape, v.dtype)  # padding bytes zeroed: the code (and its cache key) is deterministic
+        for field in v.dtype.names:
+            clean[field] = v[field]
+        return name, list(v.shape), clean.tobytes()
+    if v.dtype.name not in _ARRAY_DTYPES:
         return None
     native = np.ascontiguousarray(v).astype(v.dtype.newbyteorder("="), copy=False)
     return v.dtype.name, list(v.shape), native.tobytes()
+
+
+def _device_array(name: str, v):
+    """(type spelling, address, shape, strides) of a GPU array (``__cuda_array_interface__``) bound to `name`,
+    else None: numba-cuda embeds such a global's device pointer, shape and strides in the code, so a kernel
+    reads and writes that memory (typed as a kernel argument of it would be)."""
+    if isinstance(v, type) or sys.modules.get("numpy") is None:
+        return None
+    try:
+        iface = getattr(v, "__cuda_array_interface__", None)
+    except Exception:  # a property that needs a GPU, or a broken one: not a device array here
+        return None
+    if not isinstance(iface, dict):
+        return None
+    import numpy as np
+    from ._types import typeof
+    shape = tuple(int(d) for d in iface.get("shape", ()))
+    if not shape:
+        raise CompileError(f"'{name}' is a 0-d GPU array ({type(v).__name__}); a 0-d device array cannot be captured "
+                           f"by a compiled function yet: pass it as a kernel argument of shape (1,), or its value")
+    t = typeof(v)
+    if not t.dtype.is_scalar:
+        raise CompileError(f"'{name}' is a GPU array of {t.dtype} ({type(v).__name__}); captured device arrays hold "
+                           f"numbers: pass an array of records as a kernel argument")
+    itemsize = np.dtype(iface["typestr"]).itemsize
+    strides = iface.get("strides")
+    if strides is None:
+        strides, step = [], itemsize
+        for d in reversed(shape):
+            strides.insert(0, step)
+            step *= d
+    return str(t), int(iface["data"][0]), list(shape), [int(s) for s in strides]
+
+
+def _enum_class(options, name: str, cls) -> None:
+    """An Enum class bound to `name`. An IntEnum's members are integers wherever numba-cuda uses them
+    (IntEnumMember converts to its int64 in arithmetic, comparisons and casts), so each becomes the constant
+    "name.member" (Cls.member, Cls["member"]). Other Enums' members are typed by numba as their own kind, which
+    compares by class as well as value: not folded to their values, refused by name instead."""
+    if issubclass(cls, _enum.IntEnum):
+        for member, v in cls.__members__.items():
+            if (c := _constant(int(v))) is not None:
+                options.add_constant(f"{name}.{member}", c[0], c[1])
+        return
+    options.add_refused_function(name, f"'{name}' is the Enum class {cls.__module__}.{cls.__qualname__}: members of "
+                                       f"an Enum that is not an IntEnum are not supported yet (they compare by class "
+                                       f"as well as by value); IntEnum members are (they are integers)")
 
 
 def _code_names(code: _pytypes.CodeType) -> set[str]:
@@ -107,7 +167,7 @@ def _compiled_from_body(v) -> bool:
     numba's stubs, nor a function numba implements through an @overload or @intrinsic (_numba_extensions)."""
     inner = getattr(v, "py_func", v)
     return isinstance(inner, _pytypes.FunctionType) and _numba_extensions.numba_path(inner) is None and \
-        _numba_extensions.refusal(getattr(inner, "__name__", "?"), v) is None
+        _numba_extensions.refusal(getattr(inner, "__name__", "?"), v) is None and not _overload_binding.overloaded(v)
 
 
 def _inline_policy(v) -> str | None:
@@ -121,14 +181,36 @@ class _Environment:
     """What one compilation collects from the functions' globals and closures: units (the source of each
     function reached), aliases (names a function is called by other than its own), constants and imports."""
 
-    def __init__(self, options, entry):
+    def __init__(self, options, entry, overloads=None):
         self.options = options
+        self.overloads = overloads if overloads is not None else _overload_binding.Overloads()
         self.imports: list[str] = []
         self.by_name: dict[str, Any] = {_def_name(entry): entry}  # functions compiled by their own name
         self.queue = [entry]
         self.bound: set[str] = set()
         self.deferred: list = []  # (function, alias) reached through modules: added after bind's own names
         self.signatures: dict = {}  # function -> the signatures a numba-cuda device dispatcher declared for it
+        self.referenced: list = []  # GPU arrays whose address the code embeds: kept alive with the code
+        self.externals: dict = {}  # name the code calls -> ExternalFunction (cuda.declare_device)
+        self.links: list = []  # the link items of the external functions reached, each once
+
+    def external(self, name: str, f) -> None:
+        """An external device function (declare_device) the code calls `name`: declared to the compiler, its
+        link items kept for the kernel's link."""
+        if f.use_cooperative:
+            raise CompileError(f"external function {f.name!r} is declared with use_cooperative=True (its code syncs "
+                               f"the grid), which cubridge does not launch cooperatively for; it is refused rather "
+                               f"than launched without the cooperative guarantee")
+        other = self.externals.get(name)
+        if other is not None and (other.name, other.sig, other.abi) != (f.name, f.sig, f.abi):
+            raise CompileError(f"two different external functions are called by the name {name!r} ({other.name}: "
+                               f"{other.sig} and {f.name}: {f.sig}); bind them to different names")
+        if other is None:
+            self.externals[name] = f
+            self.options.add_external_function(name, f.name, f.sig, f.abi)
+        for item in f.link:
+            if not any(item is x or (isinstance(x, str) and x == item) for x in self.links):
+                self.links.append(item)
 
     def function(self, fn, alias: str | None, strict: bool = True) -> None:
         """Compiles fn too; `alias` is the name or path the code calls it by when not fn.__name__. Not
@@ -161,6 +243,22 @@ class _Environment:
                                f"{fn.__module__}.{fn.__qualname__}); cubridge compiles helpers by their name: rename one")
         if alias is not None and alias != name:
             self.options.add_function_alias(alias, name)
+
+    def overloaded(self, name: str, f) -> None:
+        """A function numba implements through an @overload, called `name`: the implementations resolved so far
+        for its calls are compiled too (renamed: implementations are often all called `impl`)."""
+        self.overloads.functions[name] = f
+        self.options.add_overloaded_function(name)
+        for r in self.overloads.resolutions:
+            if r.function is not f:
+                continue
+            self.options.add_overload_resolution(name, list(r.arg_types), list(r.keywords), r.unit_name)
+            if r.unit_name not in self.by_name:
+                src, fname, line = _source_of(r.implementation)
+                fn, text = _overload_binding.renamed_unit(r.implementation, r.unit_name, src)
+                self.by_name[r.unit_name] = fn
+                self.queue.append(fn)
+                self.options.add_unit(text, fname, line)
 
     def module_members(self, module: _pytypes.ModuleType, names: set[str], path: str, depth: int = 0) -> None:
         """mod.fn, mod.CONST and pkg.sub.fn: the members of a user module that the code names."""
@@ -196,6 +294,10 @@ class _Environment:
                 env[n] = f.__globals__[n]
         options, imports = self.options, self.imports
         for n, v in env.items():
+            if (x := _external_functions.external_function(v)) is not None:
+                self.external(n, x)  # cuda.declare_device: linked code called by its symbol (checked per function)
+                self.bound.add(n)
+                continue
             if n in self.bound or not n.isidentifier():  # pytest's assertion rewriting adds "@py_builtins"
                 continue
             inner = _random_stand_in(getattr(v, "py_func", v))
@@ -205,14 +307,22 @@ class _Environment:
                     self.module_members(v, names, v.__name__)
                 for g in _random_functions_reached(v, names):  # cuda.random.X(...), rnd.X(...)
                     self.function(g, None, strict=False)  # a module's own rotl keeps its name (see docs)
+            elif getattr(inner, "__module__", None) == _numba_extensions.FP8_MODULE:
+                options.add_refused_function(n, _numba_extensions.fp8_refusal(n))  # fp8_e4m3(x), cvt_float_to_fp8(...)
             elif isinstance(inner, _pytypes.FunctionType) and inner.__module__ == "numba.cuda.cg":
                 imports.append(f"import numba.cuda.cg.{inner.__name__} as {n}")  # from numba.cuda.cg import this_grid
+            elif isinstance(inner, type) and issubclass(inner, _enum.Enum):  # before numba.cuda's classes below
+                _enum_class(options, n, inner)
             elif isinstance(inner, type) and issubclass(inner, BaseException):
                 options.add_exception_class(n, _register_exception_class(inner))
             elif _random_host_function(inner):  # refused by name where a kernel calls it
                 imports.append(f"import {inner.__module__}.{inner.__name__} as {n}")
             elif isinstance(inner, _pytypes.FunctionType) and (path := _numba_extensions.numba_path(inner)):
                 imports.append(f"import {path} as {n}")  # numba's stubs (cuda.ldcg, libdevice.sin): never their body
+            elif _external_functions.is_cffi_ffi(v):
+                imports.append(f"import cffi.ffi as {n}")  # ffi.from_buffer(array): the array's data pointer
+            elif _overload_binding.overloaded(v):
+                self.overloaded(n, getattr(v, "py_func", v))  # a user's @overload: its implementation per call
             elif (why := _numba_extensions.refusal(n, v)) is not None:
                 options.add_refused_function(n, why)  # a user's @overload / @intrinsic: refused where called
             elif isinstance(inner, _pytypes.FunctionType):
@@ -229,6 +339,10 @@ class _Environment:
                 imports.append(f"import cubridge.{v._name} as {n}")
             elif isinstance(inner, type) and inner.__module__.startswith("numba.cuda"):  # from numba.cuda import grid
                 imports.append(f"import numba.cuda.{inner.__name__} as {n}")
+            elif _numba_extensions.is_bfloat16_type(v) or isinstance(v, bf16.BFloat16Type):
+                imports.append(f"import numba.cuda.bfloat16 as {n}")  # bfloat16(x): the compiler's constructor
+            elif isinstance(v, bf16.Binding):  # from cubridge.bf16 import hadd: CUDA's __hadd
+                imports.append(f"import numba.cuda._internal.cuda_bf16.{v._binding} as {n}")
             elif isinstance(v, Type) and v.is_scalar:
                 imports.append(f"from numpy import {v.name} as {n}")  # cubridge.float32(x) casts
             elif callable(v) and getattr(v, "__module__", None) in _NUMBER_TYPE_MODULES:
@@ -241,6 +355,9 @@ class _Environment:
                 options.add_constant(n, c[0], c[1])
             elif (a := _constant_array(v)) is not None:
                 options.add_constant_array(n, *a)
+            elif (g := _device_array(n, v)) is not None:
+                options.add_device_array(n, *g)
+                self.referenced.append(v)
             elif callable(v) and not isinstance(v, type):  # gufunc_copy(A, b): numba's words, refused where called
                 kind = f"{type(v).__module__}.{type(v).__qualname__}"
                 options.add_refused_function(n, f"Untyped global name {n!r}: a {kind} object cannot be called from "
@@ -254,8 +371,13 @@ class _Environment:
             self._add(fn, alias, strict=False)
 
 
-def _collect(pyfunc, options) -> tuple[str, str]:
-    """Fills options with constants, imports, extra units and function aliases; returns (source, function name)."""
+def _collect(pyfunc, options, referenced: list | None = None, links: list | None = None,
+             overloads=None) -> tuple[str, str]:
+    """Fills options with constants, imports, extra units and function aliases; returns (source, function name).
+    `referenced` gets the objects the code refers to by address (captured GPU arrays): whoever keeps the code
+    keeps them alive, as numba-cuda's code library does. `links` gets the link items of the external device
+    functions (declare_device) the code calls; `overloads` (an _overload_binding.Overloads) gives the @overload
+    implementations resolved so far and gets the functions bound to overloaded names."""
     fn = _random_stand_in(getattr(pyfunc, "py_func", pyfunc))  # numba dispatchers; numba.cuda.random's are ours
     if not isinstance(fn, _pytypes.FunctionType):
         raise TypeError(f"pyfunc must be a Python function, got {type(pyfunc).__name__}")
@@ -266,7 +388,7 @@ def _collect(pyfunc, options) -> tuple[str, str]:
     options.filename = filename
     options.first_line = first
     options.module_name = fn.__module__ or "__main__"
-    env = _Environment(options, fn)
+    env = _Environment(options, fn, overloads)
     while env.queue:
         f = env.queue.pop()
         env.bind(f)
@@ -274,6 +396,10 @@ def _collect(pyfunc, options) -> tuple[str, str]:
             env.defaults(f)
     if env.imports:
         options.add_unit("\n".join(env.imports) + "\n", "<imports>", 1)
+    if referenced is not None:
+        referenced.extend(env.referenced)
+    if links is not None:
+        links.extend(env.links)
     return source, _def_name(fn)
 
 

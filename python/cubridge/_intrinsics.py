@@ -10,8 +10,8 @@ from __future__ import annotations
 __all__ = ["grid", "gridsize", "threadIdx", "blockIdx", "blockDim", "gridDim", "laneid", "warpsize",
            "syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or", "syncwarp", "threadfence",
            "threadfence_block", "threadfence_system", "shared", "local", "atomic", "shfl_sync", "shfl_up_sync",
-           "shfl_down_sync", "shfl_xor_sync", "all_sync", "any_sync", "eq_sync", "ballot_sync", "activemask",
-           "lanemask_lt", "popc", "clz", "ffs", "brev", "fma", "cbrt", "selp", "const", "cg",
+           "shfl_down_sync", "shfl_xor_sync", "all_sync", "any_sync", "eq_sync", "ballot_sync", "match_any_sync",
+           "match_all_sync", "activemask", "lanemask_lt", "popc", "clz", "ffs", "brev", "fma", "cbrt", "selp", "const", "cg",
            "ldca", "ldcg", "ldcs", "ldlu", "ldcv", "stcg", "stcs", "stwb", "stwt", "nanosleep"]
 
 
@@ -69,4 +69,7 @@ atomic = _Namespace("atomic", ("add", "sub", "max", "min", "nanmax", "nanmin", "
 # writes it with st.global.cg (i an integer, or a tuple of integers for a multi-dimensional array).
 ldca, ldcg, ldcs, ldlu, ldcv, stcg, stcs, stwb, stwt = (
     Intrinsic(n) for n in ("ldca", "ldcg", "ldcs", "ldlu", "ldcv", "stcg", "stcs", "stwb", "stwt"))
+# match_any_sync(mask, value): the int32 mask of the lanes holding the same value; match_all_sync(mask, value):
+# (that mask or 0, whether every lane holds it). Values: int32, int64, float32, float64 (sm_70+).
+match_any_sync, match_all_sync = Intrinsic("match_any_sync"), Intrinsic("match_all_sync")
 nanosleep = Intrinsic("nanosleep")  # cuda.nanosleep(ns): suspends the thread for about ns nanoseconds (sm_70+)

@@ -6,7 +6,8 @@ option         meaning in cubridge
 device         True: a device function, compiled into the kernels that call it
 inline         'always' (or True): inlined (alwaysinline, cubridge's default for helpers); 'never' (or
                False; numba-cuda's default, written out here): no forced inlining, NVVM's inliner decides
-forceinline    True: alwaysinline (cubridge's default for helpers)
+forceinline    True: alwaysinline (cubridge's default for helpers); False written out: no forced inlining
+               (numba-cuda's default, as inline='never')
 debug, opt,    as numba-cuda: NVVM debug info, -opt=3/0, line info
 lineinfo
 fastmath       True, or numba's set of LLVM flags ({'nsz', 'arcp', ...}; non-empty means True): NVVM's
@@ -49,7 +50,7 @@ FASTMATH_FLAGS = frozenset({"fast", "nnan", "ninf", "nsz", "arcp", "contract", "
 class JitOptions:
     device: bool = False
     inline: str | None = None       # as written; None: not given (cubridge inlines its helpers)
-    forceinline: bool = False
+    forceinline: bool | None = None  # None: not given
     debug: bool = False
     opt: bool = True
     lineinfo: bool = False
@@ -72,6 +73,8 @@ class JitOptions:
         default), as the compiler reads it from a helper (``__cubridge_inline__``)."""
         if self.forceinline or self.inline == "always":
             return "always"
+        if self.forceinline is False:  # written out: numba-cuda's meaning, no alwaysinline
+            return "never"
         return self.inline
 
 
@@ -81,6 +84,10 @@ def _flag(name: str, value, default: bool) -> bool:
     if not isinstance(value, (bool, int)) or isinstance(value, int) and value not in (0, 1):
         raise TypeError(f"jit: {name}={value!r} is not a bool")
     return bool(value)
+
+
+def _forceinline(value) -> bool | None:
+    return None if value is None else _flag("forceinline", value, False)
 
 
 def _fastmath(value) -> bool:
@@ -164,7 +171,7 @@ def jit_options(**kws) -> JitOptions:
     max_registers = kws.get("max_registers")
     lto = kws.get("lto")
     return JitOptions(
-        device=device, inline=inline, forceinline=_flag("forceinline", kws.get("forceinline"), False),
+        device=device, inline=inline, forceinline=_forceinline(kws.get("forceinline")),
         debug=_flag("debug", kws.get("debug"), False), opt=_flag("opt", kws.get("opt"), True),
         lineinfo=_flag("lineinfo", kws.get("lineinfo"), False), fastmath=_fastmath(kws.get("fastmath")),
         cache=_flag("cache", kws.get("cache"), True),
@@ -174,19 +181,15 @@ def jit_options(**kws) -> JitOptions:
         shared_memory_carveout=_carveout(kws.get("shared_memory_carveout"), device))
 
 
-def link_image(ptx: str, options: JitOptions, arch) -> bytes:
-    """The kernel's PTX linked with options.link by nvJitLink into a cubin for `arch`."""
-    from ._linker import Linker, nvrtc_compile
-    inputs = []
-    for path in options.link:
-        if path.endswith((".cu", ".cuh")):
-            with open(path, encoding="utf-8") as fh:
-                source = fh.read()
-            inputs.append(("ptx", nvrtc_compile(source, os.path.basename(path), arch, output="ptx",
-                                                relocatable=True).code))
-        else:
-            inputs.append(path)
-    lto = options.lto if options.lto is not None else any(p.endswith(".ltoir") for p in options.link)
+def link_image(ptx: str, options: JitOptions, arch, extra: tuple = ()) -> bytes:
+    """The kernel's PTX linked by nvJitLink into a cubin for `arch` with options.link and `extra` (the link
+    items of the external functions the kernel calls: paths or code objects, _external_functions)."""
+    from ._external_functions import link_inputs
+    from ._linker import Linker
+    items = (*options.link, *extra)
+    inputs = link_inputs(items, arch, debug=options.debug, lineinfo=options.lineinfo)
+    lto = options.lto if options.lto is not None else any(i[0] == "ltoir" for i in inputs if isinstance(i, tuple)) \
+        or any(isinstance(i, str) and i.endswith(".ltoir") for i in inputs)
     linker = Linker(arch, lto=lto, debug=options.debug, lineinfo=options.lineinfo, fastmath=options.fastmath)
     linker.add_ptx(ptx, "kernel.ptx")
     for item in inputs:

@@ -108,9 +108,12 @@ class Dispatcher:
                 cc = None
             if self._options.debug:
                 _numba_diagnostics.warn_if_no_source(self.py_func)
+            held: list = []  # captured GPU arrays: the kernel keeps them alive
+            links: list = []  # what the external device functions it calls (declare_device) link with
             r = _compiler._compile_result(self.py_func, sig, device=False, abi="numba", cc=cc,
-                                          directives=self._options, **self._options.compiler())
-            self.overloads[sig] = CompiledKernel(self, sig, r, cc)
+                                          directives=self._options, referenced=held, links=links,
+                                          **self._options.compiler())
+            self.overloads[sig] = CompiledKernel(self, sig, r, cc, held, tuple(links))
             if self._numba_launch:  # numba's NUMBA_DUMP_LLVM / NUMBA_DUMP_ASSEMBLY
                 _numba_diagnostics.dump_compiled(self.__name__, self.overloads[sig])
         return self.overloads[sig]
@@ -174,8 +177,8 @@ class Dispatcher:
         k = self._kernels.get((sig, device))
         if k is None or not k.module.valid:  # first launch on this device, or the context was closed since
             code = compiled.ptx
-            if self._options.link:
-                code = link_image(code, self._options, _compiler._current_cc())
+            if self._options.link or compiled.links:
+                code = link_image(code, self._options, _compiler._current_cc(), compiled.links)
             if self._numba_launch:  # its host-array copy warning as numba's NumbaPerformanceWarning too
                 _numba_diagnostics.use_numba_performance_warning()
             k = load_kernel(code, compiled.entry_name, sig, device=device)

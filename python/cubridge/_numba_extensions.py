@@ -38,6 +38,23 @@ def numba_path(f) -> str | None:
     return f"{module}.{name}"
 
 
+def is_bfloat16_type(v) -> bool:
+    """Whether v is numba-cuda's bfloat16 type (numba.cuda.bf16.bfloat16, which is cuda_bf16.nv_bfloat16 and
+    numba.cuda.types.bfloat16): a kernel calls it as the constructor bfloat16(x)."""
+    return type(v).__name__ == "Bfloat16" and type(v).__module__.startswith("numba")
+
+
+#: numba-cuda's fp8 bindings (fp8_e4m3, fp8_e5m2, fp8_e8m0, their x2/x4 forms, cvt_* and their enums).
+FP8_MODULE = "numba.cuda._internal.cuda_fp8"
+
+
+def fp8_refusal(name: str) -> str:
+    """Why a kernel's use of numba-cuda's fp8 binding `name` is refused."""
+    return (f"'{name}' is numba-cuda's fp8 (cuda_fp8.h: fp8_e4m3, fp8_e5m2, fp8_e8m0 and their conversions), "
+            f"which cubridge does not compile yet; bfloat16 (numba.cuda.bf16, cubridge.bf16) and float16 are "
+            f"supported")
+
+
 def _registered(f) -> list:
     """The numba types registered for f in the typing registries loaded in this process."""
     found = []
@@ -84,6 +101,9 @@ def refusal(name: str, v) -> str | None:
     registered = _registered(f)
     if not registered or all(_is_register_jitable(t, f) for t in registered):
         return None
+    from ._overload_binding import refusal as overload_refusal  # imported here: it imports this module
+    if (why := overload_refusal(name, f)) is not None:
+        return why
     where = f"{f.__module__}.{f.__qualname__}"
     return (f"'{name}' ({where}) has a numba @overload: numba compiles the implementation the overload "
             f"returns for the argument types, not this Python body, and cubridge does not run numba's "

@@ -69,8 +69,10 @@ class CompiledKernel:
     """A kernel compiled for one signature (what ``Dispatcher.compile(sig)`` returns and ``overloads`` holds):
     its PTX, entry name, and numba-cuda's ``inspect_*`` methods. Loaded onto a device at its first launch."""
 
-    def __init__(self, dispatcher, signature: Signature, result, cc):
+    def __init__(self, dispatcher, signature: Signature, result, cc, referenced=(), links: tuple = ()):
         self._dispatcher = dispatcher
+        self.referenced_objects = list(referenced)  # GPU arrays the code embeds by address (numba-cuda's name)
+        self.links = links  # the link items of the external device functions it calls (declare_device)
         self.signature = signature
         self.cc = cc  # the compute capability compiled for (None: the lowest, JIT-compiled on load)
         self.ptx: str = result.code.decode()

@@ -21,9 +21,10 @@ def _field_type(dtype, where: str) -> str:
         return record_name(dtype, where)
     name = _SCALAR_NAMES.get((dtype.kind, dtype.itemsize))
     if name is None or not dtype.isnative:
+        why = _scalar_types.UNSUPPORTED_KINDS.get(dtype.kind)
         raise TypeError(f"{where}: field dtype {dtype.str!r} is not a kernel type; record fields are bool, "
                         "int8..int64, uint8..uint64, float16/32/64, complex64/128 (native byte order), records "
-                        "and fixed-shape arrays of them")
+                        "and fixed-shape arrays of them" + (f" ({why})" if why else ""))
     return name
 
 

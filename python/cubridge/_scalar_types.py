@@ -20,3 +20,16 @@ NAME_OF_NUMPY = {(r.kind, r.itemsize): r.name for r in NUMPY_ROWS}
 
 #: NumPy's kinds that have a row, each once: 'biufc'.
 NUMPY_KINDS = "".join(dict.fromkeys(r.kind for r in NUMPY_ROWS))
+
+#: NumPy kinds numba-cuda types that cubridge's kernels do not take, with numba-cuda's type and what it does:
+#: said in the refusal, so that a user of numba-cuda knows what is missing rather than guessing.
+UNSUPPORTED_KINDS = {
+    "S": "numba-cuda types them as CharSeq (fixed-width byte strings, assignable from bytes constants); "
+         "cubridge's kernels do not take string data: pass the bytes as a uint8 array (a.view(np.uint8))",
+    "U": "numba-cuda types them as UnicodeCharSeq (fixed-width UTF-32 strings, assignable from str constants); "
+         "cubridge's kernels do not take string data: pass the code points as a uint32 array (a.view(np.uint32))",
+    "M": "numba-cuda types them as NPDatetime (int64 counts of the unit, with datetime arithmetic and NaT); "
+         "cubridge does not have datetime types: pass a.view(np.int64) and do the arithmetic on the counts",
+    "m": "numba-cuda types them as NPTimedelta (int64 counts of the unit, with NaT); cubridge does not have "
+         "timedelta types: pass a.view(np.int64) and do the arithmetic on the counts",
+}

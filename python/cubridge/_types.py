@@ -65,14 +65,22 @@ def _numba_array(t) -> Type:
     return Type._array(from_numba(t.dtype), int(t.ndim), t.layout, not getattr(t, "mutable", True))
 
 
+def _numba_named_tuple(t) -> Type:
+    """numba.types.NamedTuple / NamedUniTuple: the class's name, its fields and their types."""
+    return Type._named_tuple(t.instance_class.__name__, list(t.fields), [from_numba(e) for e in t.types])
+
+
 # Numba type classes converted by structure, found through the type's MRO (so a subclass such as
 # numba-cuda's CUDAArray converts as its base). Scalars convert by name. A new kind adds one entry.
 _NUMBA_TYPE_CONVERTERS: dict[str, Any] = {
     "Array": _numba_array,
     "UniTuple": lambda t: UniTuple(from_numba(t.dtype), int(t.count)),
     "Tuple": lambda t: Tuple(*(from_numba(e) for e in t.types)),
+    "NamedUniTuple": lambda t: _numba_named_tuple(t),
+    "NamedTuple": lambda t: _numba_named_tuple(t),
     "NoneType": lambda t: void,
     "CPointer": lambda t: Type._pointer(from_numba(t.dtype), False),
+    "RawPointer": lambda t: Type._pointer(void, False),  # numba's voidptr
     "Record": lambda t: Type.parse(str(t)),  # numba's str() of a Record is its spelling in our grammar
 }
 
@@ -167,7 +175,8 @@ def _host_array_type(iface: dict, arg) -> Type:
     elif (kind, size) in _scalar_types.NAME_OF_NUMPY:
         dtype = _BY_NAME[_scalar_types.NAME_OF_NUMPY[(kind, size)]]
     else:
-        raise TypeError(f"typeof: arrays of typestr {typestr!r} cannot be kernel arguments")
+        why = _scalar_types.UNSUPPORTED_KINDS.get(kind)
+        raise TypeError(f"typeof: arrays of typestr {typestr!r} cannot be kernel arguments" + (f": {why}" if why else ""))
     shape = tuple(iface["shape"])
     ndim = len(shape)
     strides = iface.get("strides")
@@ -197,6 +206,11 @@ def typeof(arg) -> Type:
     for python_type in (bool, int, float, complex):  # subclasses (bool first: it is an int)
         if isinstance(arg, python_type):
             return _PYTHON_TYPES[python_type]
+    if isinstance(arg, tuple):  # numba-cuda's UniTuple/Tuple of its elements' types, passed element by element
+        fields = getattr(type(arg), "_fields", None)
+        if type(arg) is not tuple and isinstance(fields, tuple):  # a namedtuple: NamedTuple/NamedUniTuple
+            return Type._named_tuple(type(arg).__name__, list(fields), [typeof(e) for e in arg])
+        return Type._tuple([typeof(e) for e in arg])
     t = _core._array_param(arg)  # GPU arrays, read as a launch reads them (C++ picks the protocol)
     if t is not None:
         return t

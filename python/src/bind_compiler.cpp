@@ -2,9 +2,11 @@
 // in src/compiler/). The Pythonic layer (signatures, type objects, inspect) is python/cubridge/_compiler.py.
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/vector.h>
 
 #include "bindings.hpp"
+#include "cubridge/compiler/bf16_names.hpp"
 #include "cubridge/compiler/compile.hpp"
 #include "cubridge/compiler/cached_compile.hpp"
 #include "cubridge/error.hpp"
@@ -14,9 +16,25 @@ namespace cubridge::python {
 
 void bind_compiler(nb::module_& m) {
   using namespace cubridge::compiler;
-  nb::exception<CompileError>(m, "CompileError", error_bases(m, PyExc_ValueError));
-  // after CompileError: nanobind tries the translator registered last first
-  nb::exception<CompileTypeError>(m, "CompileTypeError", nb::make_tuple(m.attr("CompileError"), nb::handle(PyExc_TypeError)));
+  nb::exception<CompileError> compile_error(m, "CompileError", error_bases(m, PyExc_ValueError));
+  // A CompileError carrying what the Python API needs to resolve an @overload: function, arg_types, keywords.
+  static PyObject* overload_needed = PyErr_NewExceptionWithDoc(
+      "cubridge._core.OverloadNeeded", "A call of an @overload'ed function needs its implementation for these types.",
+      compile_error.ptr(), nullptr);
+  m.attr("OverloadNeeded") = nb::handle(overload_needed);
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const OverloadNeeded& e) {
+      nb::object error = nb::borrow(overload_needed)(e.what());
+      error.attr("function") = e.function();
+      error.attr("arg_types") = nb::cast(e.args());
+      error.attr("keywords") = nb::cast(e.keywords());
+      PyErr_SetObject(overload_needed, error.ptr());
+    }
+  });
+  // after CompileError's: nanobind tries the translator registered last first
+  nb::exception<CompileTypeError>(m, "CompileTypeError", nb::make_tuple(compile_error, nb::handle(PyExc_TypeError)));
 
   nb::class_<CompileOptions>(m, "_CompileOptions")
       .def(nb::init<>())
@@ -26,6 +44,7 @@ void bind_compiler(nb::module_& m) {
       .def_rw("fastmath", &CompileOptions::fastmath)
       .def_rw("opt", &CompileOptions::opt)
       .def_rw("abi_name", &CompileOptions::abi_name)
+      .def_rw("arch_variant", &CompileOptions::arch_variant)
       .def_rw("filename", &CompileOptions::filename)
       .def_rw("first_line", &CompileOptions::first_line)
       .def_rw("module_name", &CompileOptions::module_name)
@@ -43,6 +62,11 @@ void bind_compiler(nb::module_& m) {
            [](CompileOptions& o, const std::string& name, std::string_view dtype, std::vector<std::int64_t> shape,
               nb::bytes data) {
              o.constant_arrays[name] = constant_array(dtype, std::move(shape), std::string(data.c_str(), data.size()));
+           })
+      .def("add_device_array",
+           [](CompileOptions& o, const std::string& name, std::string_view type, std::uint64_t address,
+              std::vector<std::int64_t> shape, std::vector<std::int64_t> strides) {
+             o.device_arrays[name] = device_array_ref(type, address, std::move(shape), std::move(strides));
            })
       .def("add_exception_class", [](CompileOptions& o, const std::string& name, std::string qualified) {
         o.exception_classes[name] = std::move(qualified);
@@ -67,6 +91,19 @@ void bind_compiler(nb::module_& m) {
       })
       .def("add_declared_signature", [](CompileOptions& o, const std::string& function, const Signature& signature) {
         o.declared_signatures[function].push_back(signature);
+      })
+      .def("add_overloaded_function", [](CompileOptions& o, const std::string& name) { o.overloads[name]; })
+      .def("add_overload_resolution",
+           [](CompileOptions& o, const std::string& name, std::vector<Type> args, std::vector<std::string> keywords,
+              std::string function) {
+             o.overloads[name].push_back({std::move(args), std::move(keywords), std::move(function)});
+           })
+      .def("add_external_function", [](CompileOptions& o, const std::string& name, std::string symbol,
+                                       const Signature& signature, std::string_view abi) {
+        if (abi != "numba" && abi != "c")
+          throw cubridge::InvalidArgument("external function '" + name + "': abi '" + std::string(abi) +
+                                          "' is not valid; expected 'numba' or 'c'");
+        o.external_functions[name] = {std::move(symbol), signature, abi == "c" ? Abi::c : Abi::numba};
       });
 
   nb::class_<CompileResult>(m, "_CompileResult")
@@ -87,6 +124,8 @@ void bind_compiler(nb::module_& m) {
         return std::vector<double>{r.timings.parse, r.timings.type, r.timings.emit, r.timings.nvvm};
       });
 
+  m.def("_bf16_names", [] { return compiler::bf16_public_names(); },
+        "(numba.cuda.bf16 name, cuda_bf16.h name) of every bfloat16 function.");
   m.def("_compile_source",
         [](std::string_view source, std::string_view name, const Signature& sig, const CompileOptions& o) {
           return compile(source, name, sig, o);

@@ -11,7 +11,6 @@
 #include "bindings.hpp"
 #include "cubridge/memory.hpp"
 #include "py_memory_manager.hpp"
-#include "memory/timing.hpp"
 #include "support/hex_text.hpp"
 #include "py_stream.hpp"
 #include "py_text.hpp"
@@ -250,16 +249,6 @@ void bind_memory(nb::module_& m) {
             out.append(d);
           }
           return out; });
-  m.def("_time_alloc_free_pairs", [](std::size_t bytes, std::size_t pairs, int repeats) {
-          auto t = memory::time_alloc_free_pairs(Context::current(), bytes, pairs, repeats);
-          nb::dict d;
-          d["caching_pool_ns"] = t.caching_pool_ns;
-          d["caching_manager_ns"] = t.caching_manager_ns;
-          d["registry_ns"] = t.registry_ns;
-          d["raw_cumemalloc_ns"] = t.raw_cumemalloc_ns;
-          d["raw_cumemallocasync_ns"] = t.raw_cumemallocasync_ns;
-          return d; },
-        nb::arg("bytes"), nb::arg("pairs") = 1000000, nb::arg("repeats") = 5);
 }
 
 }  // namespace cubridge::python

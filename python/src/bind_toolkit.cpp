@@ -119,7 +119,7 @@ void bind_toolkit(nb::module_& m) {
            bool prec_div, bool fma, bool debug, bool lineinfo, bool ltoir, bool libdevice,
            const std::vector<std::string>& extra) {
           nvvm::Options o{cc_of(cc), opt, ftz, prec_sqrt, prec_div, fma, debug, lineinfo,
-                          ltoir ? nvvm::Output::ltoir : nvvm::Output::ptx, libdevice, extra};
+                          ltoir ? nvvm::Output::ltoir : nvvm::Output::ptx, libdevice, extra, ""};
           std::vector<std::string> texts = strings_of(modules);
           std::string code;
           {

@@ -41,6 +41,7 @@ void bind_types(nb::module_& m) {
       .def_static("parse", &parse_type, nb::arg("spelling"), "The type a spelling denotes: 'float32[:, ::1]', 'double', ...")
       .def_static("_array", &array_of, nb::arg("dtype"), nb::arg("ndim"), nb::arg("layout"), nb::arg("readonly"))
       .def_static("_tuple", &Type::tuple, nb::arg("elements"))
+      .def_static("_named_tuple", &Type::named_tuple, nb::arg("class_name"), nb::arg("fields"), nb::arg("elements"))
       .def_static("_pointer", &Type::pointer, nb::arg("pointee"), nb::arg("readonly"))
       .def_static("_none", &Type::none);
 

@@ -9,6 +9,8 @@
 #include <nanobind/nanobind.h>
 
 #include <cstdlib>
+#include <cstring>
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -123,8 +125,9 @@ inline bool is_numpy_scalar(PyObject* o) {
   return PyObject_IsInstance(o, generic) == 1;
 }
 
-/// A Python or NumPy number as a Scalar; nullopt when `o` is not a number.
-inline std::optional<Scalar> scalar_of(PyObject* o, std::size_t index) {
+/// A Python or NumPy number as a Scalar; nullopt when `o` is not a number. `sig`, when given, names
+/// parameter `index` in the message (an element of a tuple argument: "argument 1[2]").
+inline std::optional<Scalar> scalar_of(PyObject* o, std::size_t index, const KernelSignature* sig = nullptr) {
   if (PyBool_Check(o)) return Scalar(o == Py_True);
   if (PyLong_Check(o)) {
     int overflow = 0;
@@ -135,7 +138,7 @@ inline std::optional<Scalar> scalar_of(PyObject* o, std::size_t index) {
       if (!PyErr_Occurred()) return Scalar(static_cast<std::uint64_t>(u));
       PyErr_Clear();
     }
-    throw nb::value_error((arg_name(index) + ": " + py_repr(o) +
+    throw nb::value_error(((sig ? sig->parameter_name(index) : arg_name(index)) + ": " + py_repr(o) +
                            " is out of range for every integer parameter type (int64 / uint64)").c_str());
   }
   if (PyFloat_Check(o)) return Scalar(PyFloat_AS_DOUBLE(o));
@@ -153,7 +156,7 @@ inline std::optional<Scalar> scalar_of(PyObject* o, std::size_t index) {
     if (k == "i" || k == "u") {
       nb::object i = nb::steal(PyNumber_Index(o));
       if (!i.is_valid()) throw nb::python_error();
-      return scalar_of(i.ptr(), index);
+      return scalar_of(i.ptr(), index, sig);
     }
     if (k == "f") {
       double d = PyFloat_AsDouble(o);
@@ -192,11 +195,18 @@ inline nb::object host_interface_of(nb::handle obj) {
   return d;
 }
 
-/// Whether `obj` is a NumPy record scalar (a[i] of a structured array) whose memory is its writable base
-/// array's: NumPy may call such a scalar's interface read-only, yet writing the record writes the array,
-/// and numba-cuda copies a record parameter back into it.
-inline bool writes_through_to_its_base(nb::handle obj) {
-  if (std::string_view(Py_TYPE(obj.ptr())->tp_name) != "numpy.void") return false;
+/// Whether `t` is numpy.void or a subclass of it (numpy.record: the items of a np.recarray).
+inline bool is_numpy_void_type(PyTypeObject* t) {
+  for (; t != nullptr; t = t->tp_base)
+    if (std::string_view(t->tp_name) == "numpy.void") return true;
+  return false;
+}
+
+/// Whether `obj` is a NumPy record scalar (a[i] of a structured array or of a np.recarray) whose memory,
+/// at `data`, lies in its writable base array's: NumPy may call such a scalar's interface read-only, yet
+/// writing the record writes the array, and numba-cuda copies a record parameter back into it.
+inline bool writes_through_to_its_base(nb::handle obj, std::uintptr_t data) {
+  if (!is_numpy_void_type(Py_TYPE(obj.ptr()))) return false;
   PyObject* base = PyObject_GetAttrString(obj.ptr(), "base");
   if (base == nullptr) {
     PyErr_Clear();
@@ -206,15 +216,40 @@ inline bool writes_through_to_its_base(nb::handle obj) {
   nb::object d = host_interface_of(b);
   if (!d.is_valid()) return false;
   const cai_detail::CaiItems items(d.ptr());  // strong references: nothing below can free them
-  PyObject* data = items.data;
-  return data != nullptr && PyTuple_Check(data) && PyTuple_GET_SIZE(data) == 2 &&
-         PyTuple_GET_ITEM(data, 1) == Py_False;
+  PyObject* base_data = items.data;
+  if (base_data == nullptr || !PyTuple_Check(base_data) || PyTuple_GET_SIZE(base_data) != 2 ||
+      PyTuple_GET_ITEM(base_data, 1) != Py_False || !PyLong_Check(PyTuple_GET_ITEM(base_data, 0)))
+    return false;
+  const std::uintptr_t first = PyLong_AsSize_t(PyTuple_GET_ITEM(base_data, 0));
+  PyObject* nbytes = PyObject_GetAttrString(b.ptr(), "nbytes");
+  if (nbytes == nullptr || PyErr_Occurred()) {
+    Py_XDECREF(nbytes);
+    PyErr_Clear();
+    return false;
+  }
+  const std::size_t size = PyLong_Check(nbytes) ? PyLong_AsSize_t(nbytes) : 0;
+  Py_DECREF(nbytes);
+  if (PyErr_Occurred()) {
+    PyErr_Clear();
+    return false;
+  }
+  return data >= first && data < first + size;  // a copy NumPy made for the interface is not the record
 }
 
-/// The host view of an object with __array_interface__ (NumPy), or nullopt when it has none. The dict
+/// A host array as a launch reads it: its view, and where its bytes lie. A pointer misaligned for the dtype
+/// (np.ndarray(9, buffer=b[4:-4], dtype=np.double)) is read through an aligned copy of its bytes, which
+/// `copy` owns: the launch copies them to the device and back to `first` byte for byte, as numba-cuda's
+/// cuMemcpy of the host array does.
+struct HostArray {
+  ArrayView view;
+  std::byte* first = nullptr;  // the array's lowest byte in the host's memory
+  std::shared_ptr<void> copy;
+};
+
+/// The host array of an object with __array_interface__ (NumPy), or nullopt when it has none. The dict
 /// is read by the CAI's reader (cai_detail::read_common): the same key rules, and strong references
 /// held across the user code that reading runs.
-inline std::optional<ArrayView> host_view_of(nb::handle obj, std::size_t index) {
+inline std::optional<HostArray> host_view_of(nb::handle obj, std::size_t index) {
   nb::object d = host_interface_of(obj);
   if (!d.is_valid()) return std::nullopt;
   const cai_detail::CaiItems items(d.ptr());
@@ -228,22 +263,40 @@ inline std::optional<ArrayView> host_view_of(nb::handle obj, std::size_t index) 
   }
   ArrayView::Layout l;
   l.data = reinterpret_cast<void*>(f.data);
-  l.read_only = f.read_only && !writes_through_to_its_base(obj);
+  l.read_only = f.read_only && !writes_through_to_its_base(obj, f.data);
   l.dtype = parse_typestr(f.typestr, "__array_interface__['typestr']");
   l.shape = f.shape.span();
   if (f.has_strides) l.strides = f.strides.span();
-  return ArrayView(l, nullptr, "__array_interface__");
+  const std::uint32_t alignment = l.dtype.alignment();
+  HostArray h;
+  if (alignment <= 1 || f.data % alignment == 0) {
+    h.view = ArrayView(l, nullptr, "__array_interface__");
+    h.first = static_cast<std::byte*>(h.view.data()) + h.view.extent().begin;
+    return h;
+  }
+  // Misaligned: the same layout over an aligned address finds the extent, then over an aligned copy.
+  l.data = reinterpret_cast<void*>(f.data - f.data % alignment);
+  const ByteExtent e = ArrayView(l, nullptr, "__array_interface__").extent();
+  h.first = reinterpret_cast<std::byte*>(f.data) + e.begin;
+  const auto bytes = static_cast<std::size_t>(e.size());
+  h.copy = std::shared_ptr<void>(::operator new[](bytes, std::align_val_t{16}),
+                                 [](void* p) { ::operator delete[](p, std::align_val_t{16}); });
+  std::memcpy(h.copy.get(), h.first, bytes);
+  l.data = static_cast<std::byte*>(h.copy.get()) - e.begin;
+  h.view = ArrayView(l, h.copy, "__array_interface__");
+  return h;
 }
 
 /// Copies a host array to new device memory on `stream` (ordered like any other work there).
-inline StagedArray stage_host_array(nb::handle obj, const ArrayView& host, std::size_t index, bool written,
+inline StagedArray stage_host_array(nb::handle obj, const HostArray& array, std::size_t index, bool written,
                                     const std::shared_ptr<Context>& context, StreamRef stream) {
+  const ArrayView& host = array.view;
   StagedArray s;
   s.index = index;
   s.keepalive = nb::borrow(obj);
   const ByteExtent e = host.extent();
   s.bytes = static_cast<std::size_t>(e.size());
-  s.host_first = static_cast<std::byte*>(host.data()) + e.begin;
+  s.host_first = array.first;
   s.allocation = array_detail::allocate_device(s.bytes, context, stream);
   std::vector<std::int64_t> shape(host.shape().begin(), host.shape().end());
   std::vector<std::int64_t> strides(host.strides().begin(), host.strides().end());

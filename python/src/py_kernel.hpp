@@ -12,6 +12,7 @@
 
 #include "driver/driver_api.hpp"
 #include "py_arguments.hpp"
+#include "py_tuple_arguments.hpp"
 
 namespace cubridge::python::kernel_glue {
 
@@ -43,7 +44,7 @@ inline std::string parameter_text(const KernelSignature& sig, std::size_t i) {
 }
 
 [[noreturn]] inline void throw_not_an_array(nb::handle obj, std::size_t i, const KernelSignature& sig) {
-  throw ArgumentTypeError(arg_name(i) + ": " + py_repr(obj) + " (" + py_type_name(obj) +
+  throw ArgumentTypeError(sig.parameter_name(i) + ": " + py_repr(obj) + " (" + py_type_name(obj) +
                           ") is not an array, but the signature says " + parameter_text(sig, i) +
                           "; accepted: cubridge.DeviceArray, objects with __cuda_array_interface__ or "
                           "__dlpack__ (CuPy, PyTorch, Numba, JAX), NumPy arrays" +
@@ -92,13 +93,13 @@ inline void convert_immediate(ArgumentPack& pack, Args args, std::vector<std::si
       else deferred.push_back(i);  // a host (NumPy) array or a DLPack-only producer, or no array at all
       continue;
     }
-    if (auto s = scalar_of(obj, i)) {
+    if (auto s = scalar_of(obj, i, &sig)) {
       pack.set_scalar(i, *s);
       continue;
     }
     bool array_like = PyObject_HasAttr(obj, Keys::get().cai) || PyObject_HasAttr(obj, Keys::get().dlpack) ||
                       PyObject_HasAttrString(obj, "__array_interface__");
-    throw ArgumentTypeError(arg_name(i) + ": " + (array_like ? "an array" : py_repr(obj) + " (" + py_type_name(obj) + ")") +
+    throw ArgumentTypeError(sig.parameter_name(i) + ": " + (array_like ? "an array" : py_repr(obj) + " (" + py_type_name(obj) + ")") +
                             " was passed where the signature says " + parameter_text(sig, i) +
                             (array_like ? "" : "; expected a number"));
   }
@@ -106,7 +107,7 @@ inline void convert_immediate(ArgumentPack& pack, Args args, std::vector<std::si
 
 inline void check_count(const PyKernel& k, Args args) {
   const std::size_t n = args.size();
-  const std::size_t want = k.signature->size();
+  const std::size_t want = k.signature->argument_count();
   if (n != want)  // phrased as Python phrases a call with the wrong number of arguments
     throw nb::type_error((k.display_name() + "() takes " + std::to_string(want) + " positional argument" +
                           (want == 1 ? "" : "s") + " but " + std::to_string(n) + (n == 1 ? " was" : " were") +
@@ -114,8 +115,10 @@ inline void check_count(const PyKernel& k, Args args) {
                              .c_str());
 }
 
-inline void launch_with(PyKernel& k, const LaunchConfig& config, Args args) {
-  check_count(k, args);
+inline void launch_with(PyKernel& k, const LaunchConfig& config, Args given) {
+  check_count(k, given);
+  std::vector<PyObject*> leaves;
+  const Args args = flatten_tuples(*k.signature, given, leaves);  // tuples: their elements, as the kernel takes them
   std::unique_ptr<ArgumentPack> own;
   ArgumentPack* pack = k.pack.get();
   const bool reuse = !k.busy;  // a CAI getter may run Python that launches this kernel again
@@ -144,9 +147,9 @@ inline void launch_with(PyKernel& k, const LaunchConfig& config, Args args) {
     for (std::size_t i : deferred) {
       nb::handle obj = args[i];
       if (auto host = host_view_of(obj, i)) {
-        pack->set_array(i, *host);  // every check before anything is copied
+        pack->set_array(i, host->view);  // every check before anything is copied
         if (PyErr_WarnEx(g_performance_warning,
-                         ("Host array used in CUDA kernel will incur copy overhead to/from device: " + arg_name(i) +
+                         ("Host array used in CUDA kernel will incur copy overhead to/from device: " + k.signature->parameter_name(i) +
                           " is copied to the device before the launch and back after it; pass a device array "
                           "to avoid the copies").c_str(), 1) != 0)
           throw nb::python_error();
@@ -287,10 +290,12 @@ inline std::vector<std::string> params_of(const KernelSignature& s) {
 /// The packed buffer for `args` without launching (tests and debugging): arrays must be device arrays
 /// (or NumPy arrays, whose host pointers are packed as they are).
 inline nb::bytes pack_for_inspection(const std::shared_ptr<KernelSignature>& sig, nb::args tuple) {
-  const Args args = items_of(tuple);
-  if (args.size() != sig->size())
-    throw nb::type_error(("pack: the signature " + sig->to_string() + " takes " + std::to_string(sig->size()) +
-                          " arguments, got " + std::to_string(args.size())).c_str());
+  const Args given = items_of(tuple);
+  if (given.size() != sig->argument_count())
+    throw nb::type_error(("pack: the signature " + sig->to_string() + " takes " + std::to_string(sig->argument_count()) +
+                          " arguments, got " + std::to_string(given.size())).c_str());
+  std::vector<PyObject*> leaves;
+  const Args args = flatten_tuples(*sig, given, leaves);
   ArgumentPack pack(sig);
   std::vector<std::size_t> deferred;
   convert_immediate(pack, args, deferred);
@@ -298,7 +303,7 @@ inline nb::bytes pack_for_inspection(const std::shared_ptr<KernelSignature>& sig
     nb::handle obj = args[i];
     auto host = host_view_of(obj, i);
     if (!host) throw_not_an_array(obj, i, *sig);
-    pack.set_array(i, *host);
+    pack.set_array(i, host->view);
   }
   auto b = pack.buffer();
   return nb::bytes(reinterpret_cast<const char*>(b.data()), b.size());
@@ -308,8 +313,10 @@ inline nb::bytes pack_for_inspection(const std::shared_ptr<KernelSignature>& sig
 /// of the kernel, one block of 32 threads on the legacy default stream, with `args` packed once and the
 /// kernel's context current; nanoseconds per call, timed in C++ (no Python, no checks per call).
 inline double bare_launch_ns(PyKernel& k, nb::tuple tuple, int repeat) {
-  const Args args = items_of(tuple);
-  check_count(k, args);
+  const Args given = items_of(tuple);
+  check_count(k, given);
+  std::vector<PyObject*> leaves;
+  const Args args = flatten_tuples(*k.signature, given, leaves);
   ArgumentPack pack(k.signature);
   std::vector<std::size_t> deferred;
   convert_immediate(pack, args, deferred);

@@ -48,6 +48,8 @@ inline const char* kind_name(const Type& t) {
     case TypeKind::NestedArray: return "nested_array";
     case TypeKind::Optional: return "optional";
     case TypeKind::Pointer: return "pointer";
+    case TypeKind::BFloat16: return "bfloat16";
+    case TypeKind::Vector: return "vector";
   }
   return "unknown";
 }

@@ -17,7 +17,10 @@ site=/tmp/cubridge-site
 
 echo "== building the Python package ($($py --version)) into $site"
 rm -rf "$site"
-$py -m pip install -q --no-build-isolation --no-deps -C build-dir=build/gpu-py --target "$site" . \
+# CUBRIDGE_BENCH_HOOKS=1 (scripts/gpu-bench sets it) adds cubridge._bench, the benches' C++ timing loops.
+bench_hooks=()
+[ -z "${CUBRIDGE_BENCH_HOOKS:-}" ] || bench_hooks=(-C cmake.define.CUBRIDGE_BENCH_HOOKS=ON)
+$py -m pip install -q --no-build-isolation --no-deps -C build-dir=build/gpu-py "${bench_hooks[@]}" --target "$site" . \
   >"$log_dir/build-python.log" 2>&1 || { tail -50 "$log_dir/build-python.log"; exit 1; }
 export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
 

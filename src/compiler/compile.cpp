@@ -69,11 +69,16 @@ CompileResult compile(std::string_view source, std::string_view function_name, c
       throw cubridge::InvalidArgument("cc " + options.cc->to_string() + " cannot be targeted by this toolkit's libNVVM; it accepts " +
                                   archs.to_string());
     no.cc = *options.cc;
+    no.arch_variant = options.arch_variant;
   } else {
     // The specification's default, (5, 0), raised to the lowest compute capability libNVVM accepts.
     no.cc = std::max(ComputeCapability{5, 0}, archs.lowest);
   }
-  CompileResult r = compile_to_nvvm_ir(source, function_name, signature, options);
+  // The emitter sees the target it compiles for (numba-cuda's lowering reads it: fastmath tanh.approx).
+  check_directives(options);
+  CompileOptions targeted = options;
+  targeted.cc = no.cc;
+  CompileResult r = compile_to_nvvm_ir(source, function_name, signature, targeted);
   no.opt_level = options.opt ? 3 : 0;
   no.set_fastmath(options.fastmath);
   no.debug = options.debug;

@@ -37,6 +37,13 @@ bool is_integer_type(ScalarType t) {
   return t >= ScalarType::Int8 && t <= ScalarType::UInt64;
 }
 
+// An array's element type against the parameter's: equal, or integers of one width that differ in
+// signedness only (numba-cuda passes an int32 array to a uint32[:] parameter as its bits, as C reads them).
+bool same_elements(ScalarType element, ScalarType param) {
+  return element == param ||
+         (is_integer_type(element) && is_integer_type(param) && scalar_type_size(element) == scalar_type_size(param));
+}
+
 }  // namespace
 
 ArgumentPack::ArgumentPack(std::shared_ptr<const KernelSignature> signature)
@@ -61,14 +68,14 @@ std::byte* ArgumentPack::slot(std::size_t index, std::uint32_t k) noexcept {
 }
 
 void ArgumentPack::type_error(std::size_t index, const std::string& got) const {
-  throw ArgumentTypeError("argument " + std::to_string(index) + ": " + got +
+  throw ArgumentTypeError(signature_->parameter_name(index) + ": " + got +
                           " was passed where the signature says " + (*signature_)[index].to_string() +
                           " (signature " + signature_->to_string() + ")");
 }
 
 void ArgumentPack::check_index(std::size_t index) const {
   if (index >= signature_->size())
-    throw std::out_of_range("argument " + std::to_string(index) + ": the kernel takes " +
+    throw std::out_of_range(signature_->parameter_name(index) + ": the kernel takes " +
                             std::to_string(signature_->size()) + " arguments");
 }
 
@@ -103,7 +110,7 @@ void ArgumentPack::check_and_write(std::size_t index, const ArrayView& view) {
                       "a structured array of itemsize " + std::to_string(p.record_size) + ", typestr '|V" +
                       std::to_string(p.record_size) + "', through the CUDA Array Interface: DLPack cannot "
                       "express record dtypes)");
-  if (p.record_size == 0 && !(p.is_pointer() && p.any_pointee) && (!element || *element != p.type))
+  if (p.record_size == 0 && !(p.is_pointer() && p.any_pointee) && (!element || !same_elements(*element, p.type)))
     type_error(index, std::string("a ") + (element ? scalar_type_name(*element) : "") +
                           (element ? " " : "") + "array (typestr '" + view.dtype().typestr() + "')");
   if (p.is_pointer() && !view.is_c_contiguous() && !view.is_f_contiguous())
@@ -117,12 +124,12 @@ void ArgumentPack::check_and_write(std::size_t index, const ArrayView& view) {
   if (p.layout == 'F' && !view.is_f_contiguous())
     type_error(index, "an array that is not F-contiguous (strides " + tuple_string(view.strides()) + ")");
   if (p.written && view.read_only())
-    throw cubridge::InvalidArgument("argument " + std::to_string(index) +
+    throw cubridge::InvalidArgument(signature_->parameter_name(index) +
                                 ": the array is read-only but the kernel may write it (" + p.to_string() +
                                 "); pass a writable array, or declare the parameter 'const " +
                                 p.to_string() + "' if the kernel only reads it");
   if (view.mask())
-    throw MaskNotSupported("argument " + std::to_string(index) +
+    throw MaskNotSupported(signature_->parameter_name(index) +
                            ": the array has a CUDA Array Interface mask, which a kernel launch cannot "
                            "honour; pass the data without a mask");
 
@@ -194,10 +201,16 @@ void ArgumentPack::set_scalar(std::size_t index, const Scalar& value) {
     }
     bool in_range = is_unsigned_src ? uv <= hi
                                     : (iv >= lo && (iv < 0 || static_cast<std::uint64_t>(iv) <= hi));
+    // A signed parameter takes a non-negative int of its width's unsigned range as that bit pattern:
+    // 0xFFFFFFFF for int32 is -1, as numba-cuda's ctypes conversion and a C hex literal give.
+    const std::uint64_t width_max = scalar_type_size(t) == 8 ? UINT64_MAX : (std::uint64_t{1} << (8 * scalar_type_size(t))) - 1;
+    if (!in_range && lo < 0 && (is_unsigned_src || iv >= 0) && (is_unsigned_src ? uv : static_cast<std::uint64_t>(iv)) <= width_max)
+      in_range = true;
     if (!in_range)
-      throw cubridge::InvalidArgument("argument " + std::to_string(index) + ": " + value.to_string() +
+      throw cubridge::InvalidArgument(signature_->parameter_name(index) + ": " + value.to_string() +
                                   " is out of range for " + scalar_type_name(t) + " (" +
-                                  std::to_string(lo) + " to " + std::to_string(hi) + ")");
+                                  std::to_string(lo) + " to " + std::to_string(hi) +
+                                  (lo < 0 ? ", or up to " + std::to_string(width_max) + " as the bit pattern" : "") + ")");
     std::uint64_t bits = is_unsigned_src ? uv : static_cast<std::uint64_t>(iv);
     // Little-endian hosts only (x86-64, aarch64): the low bytes of the word are the narrow value.
     std::memcpy(slot(index, 0), &bits, scalar_type_size(t));
@@ -238,7 +251,7 @@ void ArgumentPack::set_scalar(std::size_t index, const Scalar& value) {
 void ArgumentPack::check_complete() const {
   for (std::size_t i = 0; i < filled_.size(); ++i)
     if (!filled_[i])
-      throw cubridge::InvalidArgument("argument " + std::to_string(i) + " (" + (*signature_)[i].to_string() +
+      throw cubridge::InvalidArgument(signature_->parameter_name(i) + " (" + (*signature_)[i].to_string() +
                                   ") was not set; the kernel takes " + std::to_string(filled_.size()) +
                                   " arguments: " + signature_->to_string());
 }

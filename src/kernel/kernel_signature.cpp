@@ -57,7 +57,7 @@ ParamKind param_of(std::string_view whole, std::size_t index, const Type& t) {
     p.type = p.any_pointee ? ScalarType::UInt8 : scalar_of(t.pointee());
   } else {
     fail(whole, "parameter " + std::to_string(index) + ", " + quoted(t.name()) +
-                    ", is not a kernel parameter type; kernels take numbers, arrays, records and pointers");
+                    ", is not a kernel parameter type; kernels take numbers, arrays, records, pointers and tuples of these");
   }
   p.written = p.takes_array() && !t.readonly();
   return p;
@@ -102,7 +102,27 @@ std::string ParamKind::to_string() const {
   return s + ']';
 }
 
-KernelSignature::KernelSignature(std::vector<ParamKind> params) : params_(std::move(params)) {
+KernelSignature::KernelSignature(std::vector<ParamKind> params, std::vector<Type> arguments)
+    : KernelSignature(std::move(params)) {
+  arguments_ = std::move(arguments);
+  has_tuples_ = std::any_of(arguments_.begin(), arguments_.end(), [](const Type& t) { return t.is_tuple(); });
+  if (!has_tuples_) return;
+  auto paths = [this](auto&& self, const Type& t, const std::string& path) -> void {
+    if (!t.is_tuple()) {
+      tuple_paths_.push_back(path);
+      return;
+    }
+    for (std::size_t j = 0; j < t.elements().size(); ++j) self(self, t.elements()[j], path + "[" + std::to_string(j) + "]");
+  };
+  for (std::size_t i = 0; i < arguments_.size(); ++i) paths(paths, arguments_[i], "argument " + std::to_string(i));
+}
+
+std::string KernelSignature::parameter_name(std::size_t i) const {
+  return i < tuple_paths_.size() ? tuple_paths_[i] : "argument " + std::to_string(i);
+}
+
+KernelSignature::KernelSignature(std::vector<ParamKind> params)
+    : params_(std::move(params)), arguments_(params_.size(), Type::unknown()) {
   first_slot_.reserve(params_.size() + 1);
   std::uint32_t offset = 0;
   auto add = [&](std::uint32_t size) {
@@ -163,8 +183,16 @@ KernelSignature signature_of(std::string_view text, const Signature& sig) {
     fail(text, "a kernel returns void, but the signature says " + quoted(sig.result->name()));
   std::vector<ParamKind> params;
   params.reserve(sig.args.size());
-  for (std::size_t i = 0; i < sig.args.size(); ++i) params.push_back(param_of(text, i, sig.args[i]));
-  return KernelSignature(std::move(params));
+  // A tuple is passed as its elements, depth first (numba-cuda's _prepare_args); an empty one as nothing.
+  auto add = [&](auto&& self, std::size_t i, const Type& t) -> void {
+    if (!t.is_tuple()) {
+      params.push_back(param_of(text, i, t));
+      return;
+    }
+    for (const Type& e : t.elements()) self(self, i, e);
+  };
+  for (std::size_t i = 0; i < sig.args.size(); ++i) add(add, i, sig.args[i]);
+  return KernelSignature(std::move(params), sig.args);
 }
 
 }  // namespace
@@ -183,6 +211,21 @@ KernelSignature KernelSignature::of(const Signature& signature) { return signatu
 
 std::string KernelSignature::to_string() const {
   std::string s = "void(";
+  if (has_tuples_) {  // a tuple is spelt as the types floor spells it; the rest as parameters are
+    std::size_t leaf = 0;
+    auto leaves = [](auto&& self, const Type& t) -> std::size_t {
+      if (!t.is_tuple()) return 1;
+      std::size_t n = 0;
+      for (const Type& e : t.elements()) n += self(self, e);
+      return n;
+    };
+    for (std::size_t i = 0; i < arguments_.size(); ++i) {
+      if (i) s += ", ";
+      s += arguments_[i].is_tuple() ? arguments_[i].name() : params_[leaf].to_string();
+      leaf += leaves(leaves, arguments_[i]);
+    }
+    return s + ')';
+  }
   for (std::size_t i = 0; i < params_.size(); ++i) {
     if (i) s += ", ";
     s += params_[i].to_string();

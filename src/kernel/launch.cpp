@@ -18,9 +18,9 @@ bool same_stream(StreamRef a, StreamRef b) {
 }
 
 // The device of a view's memory: the importer's answer, else the driver's (cached by the array layer).
-int device_of(const ArrayView& view, std::size_t index) {
+int device_of(const ArrayView& view, const KernelSignature& sig, std::size_t index) {
   if (view.device() >= 0) return view.device();
-  std::string what = "argument " + std::to_string(index);
+  const std::string what = sig.parameter_name(index);
   PointerAttributes attrs = check_device_pointer(view.address(), what);
   return attrs.managed ? -1 : attrs.device;  // managed memory is reachable from every device
 }
@@ -58,9 +58,9 @@ StreamRef launch(Kernel& kernel, const LaunchConfig& config, ArgumentPack& args,
     const ArrayView* view = args.arrays()[a++];
     if (view == nullptr || view->empty()) continue;  // a raw address, or nothing will be dereferenced
     const ArrayView& v = *view;
-    int d = device_of(v, i);
+    int d = device_of(v, sig, i);
     if (d >= 0 && d != device)
-      throw cubridge::InvalidArgument("argument " + std::to_string(i) + ": the array is on device " +
+      throw cubridge::InvalidArgument(sig.parameter_name(i) + ": the array is on device " +
                                   std::to_string(d) + " but kernel '" + kernel.name() +
                                   "' was loaded on device " + std::to_string(device) +
                                   "; copy the array to device " + std::to_string(device) +

@@ -18,13 +18,32 @@ Type Type::scalar(ScalarType type) {
     case 'u': return integer(bits, false);
     case 'f': return floating(bits);
     case 'c': return complex(bits);
-    default: throw cubridge::InvalidArgument(std::string(row.name) + " is no type NumPy has, so no Type of the compiler");
+    default:
+      if (type == ScalarType::BFloat16) return bfloat16();
+      throw cubridge::InvalidArgument(std::string(row.name) + " is no type NumPy has, so no Type of the compiler");
   }
 }
 
 Type Type::tuple(std::vector<Type> elements) {
   Type t(TypeKind::Tuple, 0, false);
   t.elements_ = std::move(elements);
+  return t;
+}
+
+Type Type::named_tuple(std::string class_name, std::vector<std::string> fields, std::vector<Type> elements) {
+  if (class_name.empty() || fields.size() != elements.size())
+    throw cubridge::InvalidArgument("a named tuple needs its class's name and one field name per element; got '" +
+                                    class_name + "' with " + std::to_string(fields.size()) + " names for " +
+                                    std::to_string(elements.size()) + " elements");
+  Type t = tuple(std::move(elements));
+  t.names_ = std::move(fields);
+  t.tuple_class_ = std::move(class_name);
+  return t;
+}
+
+Type Type::vector(const Type& base, int count) {
+  Type t(TypeKind::Vector, 0, false);
+  t.elements_.assign(static_cast<std::size_t>(count), base);
   return t;
 }
 
@@ -69,8 +88,10 @@ std::int64_t Type::storage_size() const {
     case TypeKind::Bool: return 1;
     case TypeKind::Int:
     case TypeKind::Float:
-    case TypeKind::Complex: return bits_ / 8;
+    case TypeKind::Complex:
+    case TypeKind::BFloat16: return bits_ / 8;
     case TypeKind::Record: return size_;
+    case TypeKind::Vector: return elements_[0].storage_size() * static_cast<std::int64_t>(elements_.size());
     case TypeKind::NestedArray: {
       std::int64_t n = elements_[0].storage_size();
       for (std::int64_t d : shape_) n *= d;
@@ -109,7 +130,14 @@ std::string Type::name() const {
     case TypeKind::Int: return (signed_ ? "int" : "uint") + std::to_string(bits_);
     case TypeKind::Float: return "float" + std::to_string(bits_);
     case TypeKind::Complex: return "complex" + std::to_string(bits_);
+    case TypeKind::BFloat16: return "bfloat16";
+    case TypeKind::Vector: return elements_[0].name() + "x" + std::to_string(elements_.size());  // numba's
     case TypeKind::Tuple: {
+      if (!tuple_class_.empty()) {  // numba prints "Point(int64 x 2)"; the field names make ours readable back
+        std::string s = "NamedTuple(" + tuple_class_;
+        for (std::size_t i = 0; i < elements_.size(); ++i) s += ", " + names_[i] + "=" + elements_[i].name();
+        return s + ")";
+      }
       bool uniform = !elements_.empty();
       for (const Type& e : elements_) uniform = uniform && e == elements_[0];
       if (uniform) return "UniTuple(" + elements_[0].name() + " x " + std::to_string(elements_.size()) + ")";
@@ -152,6 +180,7 @@ std::size_t Type::hash() const noexcept {
     mix(h, static_cast<std::size_t>(v));
   for (const Type& e : elements_) mix(h, e.hash());
   for (const std::string& n : names_) mix(h, std::hash<std::string>{}(n));
+  if (!tuple_class_.empty()) mix(h, std::hash<std::string>{}(tuple_class_));
   for (std::int64_t v : offsets_) mix(h, static_cast<std::size_t>(v));
   for (std::int64_t v : shape_) mix(h, static_cast<std::size_t>(v));
   return h;

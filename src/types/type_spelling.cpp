@@ -60,8 +60,9 @@ std::optional<Type> scalar_by_name(std::string_view n) {
 std::string accepted_type_names() {
   return "bool, int8..int64, uint8..uint64, float16, float32, float64, complex64, complex128 (also intp, "
          "uintp, i1..i8, u1..u8, f2, f4, f8, c8, c16, bool_, boolean, half, float, double, int, complex); "
-         "arrays T[:], T[:, ::1] (C), T[::1, :] (F), array(T, 2d, C); pointers T* and void*; arrays and "
-         "pointers optionally 'const ' (read-only); UniTuple(T x N), Tuple(T, ...), Record(x=float32, ...)";
+         "arrays T[:], T[:, ::1] (C), T[::1, :] (F), array(T, 2d, C); pointers T*, void*, CPointer(T) and "
+         "voidptr; arrays and pointers optionally 'const ' (read-only); UniTuple(T x N), Tuple(T, ...), "
+         "Record(x=float32, ...)";
 }
 
 namespace {
@@ -108,6 +109,18 @@ std::optional<Type> parse_type_name(std::string_view name) { return parse_type_n
 
 namespace {
 
+// What a tuple holds: numbers, arrays (numba-cuda's tuples of arrays, passed to kernels element by element)
+// and tuples of these; never pointers or records.
+bool tuple_element(const Type& t) { return !t.is_pointer() && !t.is_record(); }
+
+// A Python identifier in ASCII: a namedtuple's class or field name.
+bool identifier(std::string_view s) {
+  if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
+  for (char c : s)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return false;
+  return true;
+}
+
 std::optional<Type> parse_type_name_at(std::string_view name, int depth) {
   if (depth > kMaxTypeNesting)
     throw cubridge::InvalidArgument("type " + spelling_text::quoted(name.substr(0, 40)) + "...: types nest at most " +
@@ -128,6 +141,13 @@ std::optional<Type> parse_type_name_at(std::string_view name, int depth) {
       if (!t || !(t->is_array() || t->is_pointer() || t->is_record())) return std::nullopt;
       return t->as_readonly();
     }
+  if (name == "voidptr") return Type::pointer(Type::none());  // numba's name of void*
+  if (name.starts_with("CPointer(") && name.back() == ')') {  // numba's CPointer(float32): "float32*"
+    std::string_view pointee = trim(name.substr(9, name.size() - 10));
+    auto t = scalar_by_name(pointee);
+    if (!t) return std::nullopt;
+    return Type::pointer(*t);
+  }
   if (name.back() == '*') {  // a C pointer: "float32*", "float32 *", "void*"; never a pointer to a pointer
     std::string_view pointee = trim(name.substr(0, name.size() - 1));
     auto t = pointee.empty() || pointee.back() == '*' ? std::nullopt : scalar_by_name(pointee);
@@ -140,11 +160,30 @@ std::optional<Type> parse_type_name_at(std::string_view name, int depth) {
     for (std::string_view part : split_commas(inner)) {
       if (part.empty()) continue;  // "(int32,)"
       auto t = parse_type_name(part);
-      if (!t || t->is_array() || t->is_record() || t->is_pointer()) return std::nullopt;  // tuples hold numbers (and tuples of them)
+      if (!t || !tuple_element(*t)) return std::nullopt;
       elems.push_back(*t);
     }
     return elems;
   };
+  if (name.starts_with("NamedTuple(") && name.back() == ')') {  // NamedTuple(Point, x=int64, y=float64)
+    std::vector<std::string_view> parts = split_commas(name.substr(11, name.size() - 12));
+    if (parts.empty() || !identifier(trim(parts[0]))) return std::nullopt;
+    std::vector<std::string> fields;
+    std::vector<Type> elements;
+    for (std::size_t i = 1; i < parts.size(); ++i) {
+      std::string_view part = parts[i];
+      std::size_t eq = part.find('=');
+      if (eq == std::string_view::npos || !identifier(trim(part.substr(0, eq)))) return std::nullopt;
+      auto t = parse_type_name(part.substr(eq + 1));
+      if (!t || !tuple_element(*t)) return std::nullopt;
+      fields.emplace_back(trim(part.substr(0, eq)));
+      elements.push_back(*t);
+    }
+    std::size_t leaves = 0;
+    for (const Type& e : elements) leaves += e.leaf_count();
+    if (leaves > kMaxTupleLeaves) return std::nullopt;
+    return Type::named_tuple(std::string(trim(parts[0])), std::move(fields), std::move(elements));
+  }
   if (name.starts_with("UniTuple(") && name.back() == ')') {
     std::string_view inner = name.substr(9, name.size() - 10);
     std::size_t x = inner.rfind(" x ");
@@ -158,18 +197,20 @@ std::optional<Type> parse_type_name_at(std::string_view name, int depth) {
       if (c < '0' || c > '9' || n > 1000) return std::nullopt;
       n = n * 10 + (c - '0');
     }
-    if (!elem || elem->is_array() || elem->is_record() || elem->is_pointer() || count.empty() || n < 1)
+    if (!elem || !tuple_element(*elem) || count.empty() || n < 1)
       return std::nullopt;
     return checked_tuple({*elem}, static_cast<std::size_t>(n), name);
   }
   if (name.starts_with("Tuple(") && name.back() == ')') {
     auto e = parse_args(name.substr(6, name.size() - 7));
-    if (!e || e->empty()) return std::nullopt;
+    if (!e) return std::nullopt;
+    if (e->empty()) return Type::tuple({});  // numba's Tuple(), the type of ()
     return checked_tuple(std::move(*e), 1, name);
   }
   if (name.front() == '(' && name.back() == ')') {
     auto e = parse_args(name.substr(1, name.size() - 2));
-    if (!e || e->empty()) return std::nullopt;
+    if (!e) return std::nullopt;
+    if (e->empty()) return Type::tuple({});
     return checked_tuple(std::move(*e), 1, name);
   }
   return std::nullopt;

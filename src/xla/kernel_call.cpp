@@ -165,6 +165,10 @@ std::size_t KernelCallTable::size() const {
 KernelCallTable::Registered KernelCallTable::add(std::span<const std::byte> image, const std::string& entry,
                                                  std::shared_ptr<const KernelSignature> signature) {
   if (!signature) throw cubridge::InvalidArgument("kernel_call: a kernel needs a signature");
+  if (signature->has_tuples())  // XLA hands over buffers and attributes one by one: no Python tuple to flatten
+    throw cubridge::InvalidArgument("kernel_call: kernel '" + entry + "' takes a tuple (" + signature->to_string() +
+                                    "); an XLA call passes arrays and scalars one by one: give the kernel one "
+                                    "parameter per tuple element");
   const std::uint64_t fp = kernel_fingerprint(image, entry, *signature);
   const std::string_view bytes(reinterpret_cast<const char*>(image.data()), image.size());
   State& s = state();

@@ -42,10 +42,10 @@ inline constexpr std::array<SpellingRow, 30> kSpellings{{
     {"Record(x=float32, y=int32)", "Record(x[type=float32;offset=0],y[type=int32;offset=4];8;False)", true},
     {"Record(x=float32, y=int32)[::1]",
      "unaligned array(Record(x[type=float32;offset=0],y[type=int32;offset=4];8;False), 1d, C)", true},
-    {"UniTuple(int64 x 2)", "UniTuple(int64 x 2)", false},
-    {"UniTuple(int64, 2)", "UniTuple(int64 x 2)", false},
-    {"Tuple(int64, float64)", "Tuple(int64, float64)", false},
-    {"(int64, float32)", "Tuple(int64, float32)", false},
+    {"UniTuple(int64 x 2)", "UniTuple(int64 x 2)", true},
+    {"UniTuple(int64, 2)", "UniTuple(int64 x 2)", true},
+    {"Tuple(int64, float64)", "Tuple(int64, float64)", true},
+    {"(int64, float32)", "Tuple(int64, float32)", true},
 }};
 
 /// Spellings that name no type, with the part the one error message must quote and what it says.

@@ -3,6 +3,7 @@ closures, errors naming file, line and column, and the `cubridge compile` comman
 import math
 import math as m2
 import os
+import re
 import subprocess
 import sys
 
@@ -265,3 +266,38 @@ def test_a_c_abi_name_that_is_not_a_ptx_identifier_is_refused_by_name(tmp_path):
     assert ") enye(" in flat(ptx)
     numba_ptx, _ = cubridge.compile(m.ñ, "(int64,)", abi="numba", cc=(9, 0))  # numba's mangling escapes it
     assert "_c3_b1" in numba_ptx
+
+
+@pytest.mark.parametrize("kwargs,numba_words", [
+    ({"output": "cubin"}, "Unsupported output type: cubin"),
+    ({"abi": "fastcall"}, "Unsupported ABI: fastcall"),
+    ({"abi": "c", "device": False}, "The C ABI is not supported for kernels"),
+])
+def test_unsupported_choices_are_numbas_not_implemented_errors(kwargs, numba_words):
+    # numba-cuda raises NotImplementedError with these words; cubridge's error is also still a ValueError.
+    with pytest.raises(NotImplementedError, match=numba_words) as info:
+        cubridge.compile(add, (int32, int32), **kwargs)
+    assert isinstance(info.value, ValueError)
+
+
+def test_too_many_launch_bounds_says_how_many_as_numba_does():
+    def f():
+        pass
+    with pytest.raises(ValueError, match=r"Got 4 launch bounds: \(128, 2, 4, 8\); launch_bounds takes 1 to 3"):
+        cubridge.compile_ptx(f, "void()", launch_bounds=(128, 2, 4, 8))
+
+
+@pytest.mark.parametrize("cc,target", [((9, 0, "a"), "sm_90a"), ((10, 0, "f"), "sm_100f"), ((10, 0, "a"), "sm_100a"),
+                                       ("sm_90a", "sm_90a"), ("compute_100f", "sm_100f"), ((9, 0), "sm_90")])
+def test_architecture_specific_targets(cc, target):
+    # numba-cuda's cc=(9, 0, 'a'): code for that GPU only (.target sm_90a); 'f' a family (sm_100f).
+    ptx, _ = cubridge.compile_ptx(add, (int32, int32), device=True, cc=cc)
+    assert re.search(rf"^\.target {target}$", ptx, re.M), ptx
+
+
+def test_architecture_variant_letters_are_checked():
+    with pytest.raises(ValueError, match=r"cc \(9, 0, 'x'\): the third item is an architecture variant, 'a' "
+                                         r"\(architecture-specific"):
+        cubridge.compile(add, (int32, int32), cc=(9, 0, "x"))
+    with pytest.raises(cubridge.NvvmError, match=r"-arch=compute_75a is an unsupported option"):
+        cubridge.compile(add, (int32, int32), cc=(7, 5, "a"))

@@ -155,11 +155,34 @@ def is_numbers(a, b):
     return a is b
 
 
+def is_not_numbers(a, b):
+    return a is not b
+
+
+def is_arrays(a, b):
+    return a is b
+
+
 def test_is_none_folds_on_the_argument_type():
     assert cubridge.compile(call_pick, "(int32, float32)")[1] == cubridge.float64
-    with pytest.raises(cubridge.CompileError,
-                       match=r"the 'is' operator is supported with None only \(x is None, x is not None\)"):
-        cubridge.compile(is_numbers, "(int32, int32)")
+
+
+# `x is y` of values that are not None is numba's generic_is: one immutable type compares with ==, two types
+# are never the same object, arrays and records (mutable) have no `is`. Values on the GPU: parity/kernels_calls.
+def test_is_of_numbers_is_equality_of_one_type_and_false_across_types():
+    ir = cubridge.compile(is_numbers, "(int32, int32)", output="llvm")[0]
+    assert "icmp eq i32" in ir
+    ir = cubridge.compile(is_not_numbers, "(int32, int32)", output="llvm")[0]
+    assert "icmp ne i32" in ir
+    assert cubridge.compile(is_numbers, "(int32, int64)")[1] == cubridge.boolean
+    ir = cubridge.compile(is_numbers, "(int32, int64)", output="llvm")[0]
+    assert "icmp" not in ir.split("define")[-1]  # a constant False: no comparison
+
+
+def test_is_of_arrays_is_refused_by_name():
+    with pytest.raises(cubridge.CompileError, match=r"the 'is' operator on a value of type array\(int64, 1d, A\) is "
+                                                    r"not supported"):
+        cubridge.compile(is_arrays, "(int64[:], int64[:])", abi="numba")
 
 
 # ---- helpers that return nothing ----

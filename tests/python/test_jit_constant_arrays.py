@@ -139,3 +139,33 @@ def test_bad_constant_arrays_from_the_binding_are_refused():
         o.add_constant_array("X", "float64", [2], b"\0" * 15)
     with pytest.raises(ValueError, match=r"rank 0 is not supported"):
         o.add_constant_array("X", "float64", [], b"")
+
+
+# Structured arrays (numba-cuda's test_constmem record cases): frozen into constant memory as numba's Record
+# of their dtype, packed or aligned, their fields read by name; fields that are not kernel types (a
+# big-endian field) are refused by name. Values against numba-cuda: parity/kernels_constant_records.py.
+def test_record_arrays_are_constant_memory():
+    import os
+    import sys
+    sys.path.insert(0, os.path.dirname(__file__))
+    from conftest import assembled_ptx
+    from parity import kernels_constant_records as k
+    ptx = assembled_ptx(k.const_record, "void(float64[::1], int64[::1])", CC)
+    assert "__cb_const_CONST_RECORD[32]" in ptx  # two records of 16 bytes
+    ptx = assembled_ptx(k.const_record_align, "void(float64[::1], float64[::1], float64[::1], float64[::1], "
+                                               "float64[::1])", CC)
+    assert "__cb_const_CONST_RECORD_ALIGN[24]" in ptx and "ld.const.u32" in ptx  # y at offset 4, aligned
+    assembled_ptx(k.const_record_empty, "void(float64[::1])", CC)
+
+
+BIG_ENDIAN_RECORDS = np.zeros(2, dtype=[("x", ">f8")])
+
+
+def reads_big_endian_records(out):
+    out[0] = BIG_ENDIAN_RECORDS[0]["x"]
+
+
+def test_a_record_array_of_non_kernel_fields_is_refused_by_name():
+    with pytest.raises(cubridge.CompileError, match=r"a structured NumPy array bound outside the kernel: a constant "
+                                                    r"array: field dtype '>f8' is not a kernel type"):
+        cubridge.compile_ptx(reads_big_endian_records, "void(float64[::1])")

@@ -1,8 +1,8 @@
 """numba.cuda.fp16 in kernels without a GPU: the functions compile to cuda_fp16.hpp's instructions (add.f16,
 setp.*.f16, max.f16, cvt.rpi.f16.f16, the approximate float32 instruction between conversions, ...), with
 numba-cuda's types (every argument converts to float16; comparisons return bool), and ptxas assembles them.
-hsin, hcos and htanh (C code in cuda_fp16.hpp, not instructions) are refused by name. Values are
-checked on the GPU by parity/kernels_fp16.py."""
+hsin and hcos are cuda_fp16.hpp's float32 range reduction and polynomial with its one-ulp fixes, htanh the
+float32 tanhf (libdevice) rounded to float16. Values are checked on the GPU by parity/kernels_fp16.py."""
 import pytest
 
 import cubridge
@@ -63,8 +63,21 @@ def test_arguments_convert_to_float16_as_numba_converts_them():
     assert _compile(comparisons, ["int8", "bool"])[1] == "UniTuple(bool x 6)"
 
 
-def fp16_sin(a):
-    return fp16.hsin(a)
+def trigonometry(a):
+    return fp16.hsin(a), fp16.hcos(a), fp16.htanh(a)
+
+
+def test_sin_cos_are_cuda_fp16s_reduction_and_polynomial_and_tanh_is_tanhf():
+    ptx, resty = _compile(trigonometry, ["float16"])
+    assert resty == "UniTuple(float16 x 3)"
+    # the quadrant from a * 2/pi rounded with the 1.5 * 2**23 shift, the reduction by pi/2 in two parts, the
+    # polynomials' leading coefficients, the sign of the quadrant and the one-ulp fixes of 0x32B3, 0x5CB0, 0x2B7C
+    for ins in ("fma.rn.f32", "0f3F22F983", "0f4B400000", "0fBFC90FDA", "0fB3A22168", "0f37CCF5CE", "0fB94CA1F9",
+                "neg.f32", "cvt.rn.f16.f32", "0x32B3", "0x5CB0", "0x2B7C", "set.eq.f16.f16"):
+        assert ins in ptx, ins
+    ir = cubridge._compiler._compile_result(trigonometry, "(float16,)", device=True, abi="c", cc=CC,
+                                            output="llvm").nvvm_ir
+    assert "call float @__nv_tanhf(float" in ir and "fptrunc float" in ir
 
 
 def fp16_unknown(a):
@@ -81,11 +94,8 @@ def fp16_complex(a):
 
 def test_fp16_refusals_name_the_function_and_what_is_accepted():
     names = r"hadd, hsub, hmul, hdiv, hfma, hneg, habs, hmax, hmin, hceil, hfloor, hrint, htrunc, hsqrt, hrsqrt, hrcp"
-    with pytest.raises(cubridge.CompileError, match=r"fp16\.hsin is not supported yet \(numba-cuda's is C code in "
-                                                    r"cuda_fp16\.hpp: a float32 range reduction and polynomial, or "
-                                                    r"tanhf\); the fp16 functions cubridge compiles are: " + names):
-        _compile(fp16_sin, ["float16"])
-    with pytest.raises(cubridge.CompileError, match=r"fp16\.hpow is not a numba\.cuda\.fp16 function"):
+    with pytest.raises(cubridge.CompileError, match=r"fp16\.hpow is not a numba\.cuda\.fp16 function; the fp16 "
+                                                    r"functions cubridge compiles are: " + names):
         _compile(fp16_unknown, ["float16"])
     with pytest.raises(cubridge.CompileError, match=r"fp16\.hadd\(\) takes 2 argument\(s\), got 1"):
         _compile(fp16_arity, ["float16"])

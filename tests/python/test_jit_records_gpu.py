@@ -95,15 +95,27 @@ def test_a_device_record_parameter_matches_numba_cuda():
 
 
 @pytest.mark.gpu
-def test_a_host_record_is_copied_in_and_back_as_numba_cuda_does():
-    """a[i] of a NumPy structured array passed as a record parameter: copied to the device and back into a."""
+@pytest.mark.parametrize("recarray", [False, True], ids=["structured_array", "recarray"])
+def test_a_host_record_is_copied_in_and_back_as_numba_cuda_does(recarray):
+    """a[i] of a NumPy structured array passed as a record parameter: copied to the device and back into a.
+    r[i] of a np.recarray is a numpy.record (a subclass of numpy.void), written through the same way (numba-cuda's
+    test_record_dtype passes these)."""
     numba_cuda = pytest.importorskip("numba.cuda", reason="numba-cuda is not installed")
-    theirs = np.zeros(3, REC)
+    theirs = np.zeros(3, REC).view(np.recarray) if recarray else np.zeros(3, REC)
     theirs[1] = _host_record()
     ours = theirs.copy()
+    assert type(ours[1]) is (np.record if recarray else np.void)
     out_t, out_o = np.zeros(1), np.zeros(1)
     numba_cuda.jit(record_param)[1, 1](theirs[1], out_t)
     with pytest.warns(cubridge.PerformanceWarning):
         cubridge.jit(record_param)[1, 1](ours[1], out_o)
     assert ours.tobytes() == theirs.tobytes()
     np.testing.assert_array_equal(out_o, out_t)
+
+
+@pytest.mark.gpu
+def test_an_item_of_a_read_only_structured_array_is_refused_for_a_kernel_that_writes_it():
+    ro = np.zeros(2, REC)
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match=r"argument 0: the array is read-only but the kernel may write it"):
+        cubridge.jit(record_param)[1, 1](ro[0], np.zeros(1))

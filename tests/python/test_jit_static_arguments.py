@@ -118,3 +118,59 @@ def test_a_numba_type_object_in_a_closure_is_a_dtype():
     pytest.importorskip("numba")
     assert ".shared .align 16 .b8" in _ptx(_closure_dtype(), "void(float32[::1], int64)")
 
+
+
+# A local variable with one definition, `N = <integer constant>`, is a constant where one is needed (numba's
+# find_const through get_definition: numba-cuda's test_sync simple_smem); a second definition, an augmented
+# assignment, a parameter or a tuple unpacking makes it a run-time value.
+def shape_from_a_local(ary):
+    N = 100
+    sm = cubridge.shared.array(N, np.int32)
+    i = cubridge.grid(1)
+    if i == 0:
+        for j in range(N):
+            sm[j] = j
+    cubridge.syncthreads()
+    ary[i] = sm[i]
+
+
+def shape_from_a_chain_of_locals(ary):
+    M = 3
+    N = M * 2 + 1
+    lm = cubridge.local.array((N, M), np.float32)
+    lm[0, 0] = 1.0
+    ary[0] = lm[0, 0]
+
+
+def shape_from_a_redefined_local(ary):
+    N = 100
+    if ary[0] > 0:
+        N = 50
+    sm = cubridge.shared.array(N, np.int32)
+    ary[0] = sm[0]
+
+
+def shape_from_an_augmented_local(ary):
+    N = 100
+    N += 1
+    sm = cubridge.shared.array(N, np.int32)
+    ary[0] = sm[0]
+
+
+def shape_from_an_unpacked_local(ary):
+    N, M = 4, 5
+    sm = cubridge.shared.array(N, np.int32)
+    ary[0] = sm[0]
+
+
+def test_a_local_assigned_one_constant_once_is_a_shape():
+    assert "__cb_shared0[400]" in _ptx(shape_from_a_local, "void(int32[::1])")
+    _ptx(shape_from_a_chain_of_locals, "void(float32[::1])")
+
+
+@pytest.mark.parametrize("fn", [shape_from_a_redefined_local, shape_from_an_augmented_local,
+                                shape_from_an_unpacked_local])
+def test_a_local_with_another_definition_is_not_a_shape(fn):
+    with pytest.raises(cubridge.CompileError, match="the shape must be an integer constant or a tuple of them .*a "
+                                                    "local variable assigned one constant once"):
+        cubridge.compile_ptx(fn, "void(int32[::1])")

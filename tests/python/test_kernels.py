@@ -122,6 +122,33 @@ def test_float16_rounds_like_numpy(value):
     assert buf[:2] == np.float16(value).tobytes()
 
 
+def test_pack_takes_an_int_of_a_signed_parameters_unsigned_range_as_its_bits():
+    """numba-cuda's ctypes conversion: cuda.jit("void(int32[:], int32)") launched with 0xFFFFFFFF passes -1."""
+    buf = KernelSignature("int32, int8, int64").pack(0xFFFFFFFF, 0x80, 0xFFFFFFFFFFFFFFFF)
+    assert buf[0:4] == np.int32(-1).tobytes()
+    assert buf[4:5] == np.int8(-128).tobytes()  # parameters at their natural alignment
+    assert buf[8:16] == np.int64(-1).tobytes()
+
+
+def test_pack_takes_an_integer_array_of_the_other_signedness_as_its_bits():
+    """numba-cuda's test_vote_sync_const_mode_val passes an int32 array to 'void(uint32[:])'."""
+    KernelSignature("uint32[:], int16[:]").pack(np.zeros(2, np.int32), np.zeros(2, np.uint16))
+    with pytest.raises(TypeError, match=r"a uint16 array \(typestr '<u2'\) was passed where the signature says "
+                                        r"int32\[:\]"):
+        KernelSignature("int32[:]").pack(np.zeros(2, np.uint16))
+
+
+def test_a_host_array_misaligned_for_its_dtype_is_read_through_an_aligned_copy():
+    """numba-cuda's test_gpu_array_strided: a float64 array 4 bytes into a buffer is a launch argument (the
+    launch copies its bytes to the device and back); KernelSignature.pack shows the aligned copy's address."""
+    y = np.ndarray(shape=80, buffer=np.arange(10, dtype=np.double), dtype=np.byte)
+    z = np.ndarray(9, buffer=y[4:-4], dtype=np.double)
+    assert z.__array_interface__["data"][0] % 8 == 4
+    buf = KernelSignature("void(double[:])").pack(z)
+    assert np.frombuffer(buf[16:24], np.int64)[0] == 9  # nitems
+    assert np.frombuffer(buf[32:40], np.uint64)[0] % 8 == 0  # data: aligned
+
+
 def test_pack_accepts_numpy_scalars():
     s = KernelSignature("int8, uint64, float16, float32, complex64, bool")
     buf = s.pack(np.int8(-3), np.uint64(2 ** 63), np.float16(1.5), np.float64(2.5), np.complex64(1 + 1j),
@@ -138,7 +165,9 @@ def test_pack_accepts_numpy_scalars():
     ("float32[:, ::1]", (np.zeros((2, 2), np.float32, order="F"),), TypeError,
      r"not C-contiguous \(strides \(4, 8\)\)"),
     ("float32[::1, :]", (np.zeros((2, 2), np.float32),), TypeError, "not F-contiguous"),
-    ("int8", (300,), ValueError, r"argument 0: 300 is out of range for int8 \(-128 to 127\)"),
+    ("int8", (300,), ValueError,
+     r"argument 0: 300 is out of range for int8 \(-128 to 127, or up to 255 as the bit pattern\)"),
+    ("int32", (1 << 32,), ValueError, "4294967296 is out of range for int32"),
     ("uint32", (-1,), ValueError, "-1 is out of range for uint32"),
     ("int64", (1 << 70,), ValueError, "out of range for every integer parameter type"),
     ("int32", (1.5,), TypeError, r"argument 0: a float \(1.5\) was passed where the signature says int32"),
@@ -213,7 +242,7 @@ def test_pointer_written_flags():
 
 @pytest.mark.parametrize("text, message", [
     ("float32**", r"'float32\*\*' is a pointer to a pointer; pass such an address as a uint64 scalar"),
-    ("flt*", r"'flt' is not a type; accepted: .* pointers T\* and void\*"),
+    ("flt*", r"'flt' is not a type; accepted: .* pointers T\*, void\*, CPointer\(T\) and voidptr"),
 ])
 def test_pointer_signature_errors(text, message):
     with pytest.raises(ValueError, match=message):
@@ -435,8 +464,15 @@ def test_typeof_read_only_and_refusals():
     assert cubridge.typeof(a) == "const float64[::1]"
     with pytest.raises(TypeError, match=r"typeof: 'x' \(str\) cannot be a kernel argument"):
         cubridge.typeof("x")
-    with pytest.raises(TypeError, match="arrays of typestr '<M8\\[s\\]' cannot be kernel arguments"):
+    with pytest.raises(TypeError, match="arrays of typestr '<M8\\[s\\]' cannot be kernel arguments: numba-cuda types "
+                                        "them as NPDatetime"):
         cubridge.typeof(np.zeros(2, "datetime64[s]"))
+    with pytest.raises(TypeError, match=r"arrays of typestr '\|S12' cannot be kernel arguments: numba-cuda types "
+                                        r"them as CharSeq .*a\.view\(np\.uint8\)"):
+        cubridge.typeof(np.zeros(2, "S12"))
+    with pytest.raises(TypeError, match=r"field dtype '<U12' is not a kernel type; .* \(numba-cuda types them as "
+                                        r"UnicodeCharSeq"):
+        cubridge.typeof(np.zeros(2, [("x", np.int32), ("y", "<U12")]))
 
 
 def test_eager_signatures_accept_compatible_layouts():

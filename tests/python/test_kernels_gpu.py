@@ -195,6 +195,25 @@ def test_numpy_arrays_are_copied_there_and_back_with_a_warning():
     np.testing.assert_array_equal(strided, 2 * a)
 
 
+def test_a_host_array_misaligned_for_its_dtype_is_copied_there_and_back():
+    """numba-cuda's test_gpu_array_strided: float64 items starting 4 bytes into a buffer (cuMemcpy takes any
+    host address; the device copy is aligned)."""
+    def fill(x):
+        i = cubridge.grid(1)
+        if i < x.shape[0]:
+            x[i] = i
+    x = np.arange(10, dtype=np.double)
+    y = np.ndarray(shape=10 * 8, buffer=x, dtype=np.byte)
+    z = np.ndarray(9, buffer=y[4:-4], dtype=np.double)
+    assert z.__array_interface__["data"][0] % 8 == 4
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cubridge.PerformanceWarning)
+        cubridge.jit("void(double[:])")(fill)[10, 10](z)
+    np.testing.assert_array_equal(z, np.arange(9.0))
+    before = np.arange(10, dtype=np.double).view(np.byte)  # the bytes around z's 72 are not written
+    assert y[:4].tolist() == before[:4].tolist() and y[-4:].tolist() == before[-4:].tolist()
+
+
 # ---------------------------------------------------------------- cubridge's own arrays (no peer needed)
 
 

@@ -46,6 +46,27 @@ class CompileTypeError : public CompileError {
 
 namespace compiler {
 
+/// Thrown by the front end at a call of a function numba implements through an @overload
+/// (CompileOptions::overloads) for argument types no resolution covers yet: `function` is the name the code
+/// calls, `args` the types of the call's arguments (positional ones, then the keyword ones in the call's
+/// order) and `keywords` the keyword names. The caller resolves it (numba's overload function called with
+/// these types gives the implementation), adds the resolution and compiles again.
+class OverloadNeeded : public CompileError {
+ public:
+  OverloadNeeded(const std::string& what, std::string function, std::vector<Type> args,
+                 std::vector<std::string> keywords)
+      : CompileError(what, "", 0, 0), function_(std::move(function)), args_(std::move(args)),
+        keywords_(std::move(keywords)) {}
+  const std::string& function() const noexcept { return function_; }
+  const std::vector<Type>& args() const noexcept { return args_; }
+  const std::vector<std::string>& keywords() const noexcept { return keywords_; }
+
+ private:
+  std::string function_;
+  std::vector<Type> args_;
+  std::vector<std::string> keywords_;
+};
+
 /// A value folded into the code as a constant: a module-level or closure variable.
 struct Constant {
   Type type;                       ///< a scalar type or a tuple of them
@@ -59,7 +80,7 @@ struct Constant {
 /// arrays into the module as read-only constant data, and cuda.const.array_like(X) gives X in constant
 /// memory; both read this. `bytes` holds the elements in C order.
 struct ConstantArray {
-  Type dtype;                        ///< a scalar type
+  Type dtype;                        ///< a scalar type or a record (a structured NumPy array)
   std::vector<std::int64_t> shape;   ///< at least one dimension
   std::string bytes;                 ///< product(shape) * itemsize bytes
 };
@@ -67,6 +88,22 @@ struct ConstantArray {
 /// A ConstantArray, checked: `dtype_name` a scalar type name ("float32"), `shape` non-negative with at
 /// least one dimension, `bytes` exactly the elements' size. Throws std::invalid_argument naming the problem.
 ConstantArray constant_array(std::string_view dtype_name, std::vector<std::int64_t> shape, std::string bytes);
+
+/// A GPU array bound outside the source (a module global or closure variable with __cuda_array_interface__):
+/// numba-cuda embeds its device pointer, shape and strides in the code as constants, so the code reads and
+/// writes that memory, a mutable array unless the interface says read-only. The caller keeps the array alive
+/// while the code may run.
+struct DeviceArrayRef {
+  Type type;                          ///< the array's type (dtype, rank, layout, read-only), as typeof gives it
+  std::uint64_t address = 0;          ///< the data pointer
+  std::vector<std::int64_t> shape;    ///< one extent per dimension
+  std::vector<std::int64_t> strides;  ///< in bytes, one per dimension
+};
+
+/// A DeviceArrayRef, checked: `type_name` an array type of numbers of rank 1 or more ("array(float32, 2d, C)"),
+/// shape and strides of its rank, extents non-negative. Throws std::invalid_argument naming the problem.
+DeviceArrayRef device_array_ref(std::string_view type_name, std::uint64_t address, std::vector<std::int64_t> shape,
+                                std::vector<std::int64_t> strides);
 
 /// A constant from text: the scalar leaves of `type` in order, separated by spaces (a complex takes
 /// two: real and imaginary part). Integers in decimal, floats as C99 hex or decimal, "inf", "-inf",
@@ -76,6 +113,24 @@ Constant constant_from_text(std::string_view type_name, std::string_view text);
 enum class Abi { c, numba };
 enum class Output { ptx, ltoir };
 
+/// A call of an @overload'ed function resolved for its argument types (as OverloadNeeded reports them): the
+/// module function (one of the units) that implements it.
+struct OverloadResolution {
+  std::vector<Type> args;
+  std::vector<std::string> keywords;
+  std::string function;
+};
+
+/// A device function defined outside the compiled code (numba-cuda's cuda.declare_device: CUDA C++, PTX or
+/// LTO-IR linked with the kernel), called by `symbol` with `signature`: under the Numba ABI as
+/// `int symbol(R* result, args...)` returning a status (non-zero: the caller returns it, as numba-cuda's
+/// callers do), under the C ABI as `R symbol(args...)`. Arguments are numbers or C pointers.
+struct ExternalFunction {
+  std::string symbol;
+  Signature signature;
+  Abi abi = Abi::numba;
+};
+
 struct CompileOptions {
   bool debug = false;
   bool lineinfo = false;
@@ -84,6 +139,9 @@ struct CompileOptions {
   bool fastmath = false;
   /// Empty: the lowest compute capability libNVVM accepts (the spec's 5.0, raised).
   std::optional<ComputeCapability> cc;
+  /// With cc: "" or numba-cuda's cc=(9, 0, 'a') / (10, 0, 'f') letter, an architecture-specific target
+  /// (.target sm_90a: code for that GPU only) or a family-specific one (sm_100f).
+  std::string arch_variant;
   bool opt = true;
   /// Kernels: numba-cuda's max_registers and launch_bounds, which the emitter writes as the entry's PTX
   /// performance directives (.maxnreg; .maxntid, .minnctapersm, .maxclusterrank); 0: not given.
@@ -105,6 +163,8 @@ struct CompileOptions {
   std::map<std::string, Constant, std::less<>> constants;
   /// Arrays bound outside the source (module globals and closure cells holding NumPy arrays).
   std::map<std::string, ConstantArray, std::less<>> constant_arrays;
+  /// GPU arrays bound outside the source (module globals and closure cells with __cuda_array_interface__).
+  std::map<std::string, DeviceArrayRef, std::less<>> device_arrays;
   /// Names bound outside the source to exception classes, as "module.qualname" ("mymod.BadInput"); a
   /// `raise` of a name not listed here may name a builtin exception (ValueError, ...).
   std::map<std::string, std::string, std::less<>> exception_classes;
@@ -133,6 +193,12 @@ struct CompileOptions {
   /// call picks one by Numba's overload score and converts its arguments to it (unsafely where needed:
   /// 1.5 -> int64 is 1), and a declared return type converts the result.
   std::map<std::string, std::vector<Signature>, std::less<>> declared_signatures;
+  /// Names bound outside the source to external device functions (cuda.declare_device), by the name the
+  /// code calls them by.
+  std::map<std::string, ExternalFunction, std::less<>> external_functions;
+  /// Names bound outside the source to functions numba implements through an @overload, by the name the
+  /// code calls them by, each with the resolutions found so far (a call with other types: OverloadNeeded).
+  std::map<std::string, std::vector<OverloadResolution>, std::less<>> overloads;
 };
 
 /// Where the time went, in seconds.

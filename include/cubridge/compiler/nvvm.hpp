@@ -38,6 +38,9 @@ struct Options {
   bool libdevice = false;
   /// Passed to libNVVM as they are, after ours.
   std::vector<std::string> extra_options = {};
+  /// "" or an architecture-specific target's letter: "a" (sm_90a: that GPU only) or "f" (sm_100f: its
+  /// family), written after the digits (-arch=compute_90a).
+  std::string arch_variant = {};
 
   /// fastmath on or off as the code face defines it.
   Options& set_fastmath(bool on);

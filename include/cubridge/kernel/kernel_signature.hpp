@@ -68,18 +68,30 @@ struct ParamSlot {
 class KernelSignature {
  public:
   explicit KernelSignature(std::vector<ParamKind> params);
+  /// Flattened parameters and the argument types they came from (tuples among them: see parse()).
+  KernelSignature(std::vector<ParamKind> params, std::vector<Type> arguments);
 
   /// Parses a signature in the one grammar of type spellings (cubridge/types/signature.hpp): an optional
   /// void/none return and the parameters, each a number, an array ("float32[:, ::1]", "array(float32, 2d,
   /// C)", "const float64[:]"), a record or an array of records in Numba's spelling, or a C pointer
-  /// ("float32*", "const float32*", "void*"). Tuples and other types no kernel takes are refused by name.
+  /// ("float32*", "const float32*", "void*"), or a tuple of these (numba-cuda passes a tuple by value, as
+  /// its elements flattened depth first: params() then lists the elements, arguments() the tuples). Types
+  /// no kernel takes are refused by name.
   /// Throws std::invalid_argument: the types floor's message with "kernel " in front.
   static KernelSignature parse(std::string_view text);
   /// The same for a signature already parsed (what the Python package hands over: no text crosses).
   static KernelSignature of(const Signature& signature);
 
+  /// The flattened parameters: each tuple argument's elements in its place (no tuples: the arguments).
   const std::vector<ParamKind>& params() const noexcept { return params_; }
   std::size_t size() const noexcept { return params_.size(); }
+  /// The arguments a launch is given (before flattening), as typed; size() differs only with tuples.
+  const std::vector<Type>& arguments() const noexcept { return arguments_; }
+  std::size_t argument_count() const noexcept { return arguments_.size(); }
+  /// Whether an argument is a tuple: a launch then flattens its arguments the way params() lists them.
+  bool has_tuples() const noexcept { return has_tuples_; }
+  /// How messages name parameter `i` (of params()): "argument 2", or "argument 2[1][0]" inside a tuple.
+  std::string parameter_name(std::size_t i) const;
   const ParamKind& operator[](std::size_t i) const { return params_[i]; }
 
   /// Every PTX parameter, in order.
@@ -95,10 +107,15 @@ class KernelSignature {
 
   /// "void(float32[::1], const float32[:], int64)".
   std::string to_string() const;
-  friend bool operator==(const KernelSignature& a, const KernelSignature& b) { return a.params_ == b.params_; }
+  friend bool operator==(const KernelSignature& a, const KernelSignature& b) {
+    return a.params_ == b.params_ && a.has_tuples_ == b.has_tuples_ && (!a.has_tuples_ || a.arguments_ == b.arguments_);
+  }
 
  private:
   std::vector<ParamKind> params_;
+  std::vector<Type> arguments_;  // as given; without tuples, one per parameter (unknown() for ParamKind-built ones)
+  bool has_tuples_ = false;
+  std::vector<std::string> tuple_paths_;  // with tuples: parameter_name() of each parameter
   std::vector<ParamSlot> slots_;
   std::vector<std::uint32_t> first_slot_;  // size() + 1 entries
   std::uint32_t buffer_size_ = 0;

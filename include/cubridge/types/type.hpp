@@ -18,7 +18,7 @@ namespace cubridge {
 /// Extensible on purpose: a new kind (array, pointer, record) adds an enumerator plus its cases in
 /// typing_rules.cpp and the emitter; nothing here depends on the set being closed.
 enum class TypeKind : std::uint8_t {
-  Unknown, None, Bool, Int, Float, Complex, Tuple, Array, GridGroup, Record, NestedArray, Optional, Pointer
+  Unknown, None, Bool, Int, Float, Complex, Tuple, Array, GridGroup, Record, NestedArray, Optional, Pointer, BFloat16, Vector
 };
 
 class Type {
@@ -30,9 +30,18 @@ class Type {
   static Type integer(int bits, bool is_signed) { return Type(TypeKind::Int, bits, is_signed); }
   static Type floating(int bits) { return Type(TypeKind::Float, bits, true); }
   static Type complex(int bits) { return Type(TypeKind::Complex, bits, true); }
-  /// The number type of a row of the scalar table that NumPy has (every row but bfloat16).
+  /// numba-cuda's bfloat16 (CUDA's __nv_bfloat16): a number of its own kind, not a Float, because Numba
+  /// types and converts it apart from the NumPy numbers (cuda_bf16's operators and casts, no array dtype).
+  static Type bfloat16() { return Type(TypeKind::BFloat16, 16, true); }
+  /// numba-cuda's CUDA vector types (float32x4, int16x2, ...): `count` (1 to 4) components of the number
+  /// type `base`, read as .x, .y, .z, .w; elements() holds the components' types.
+  static Type vector(const Type& base, int count);
+  /// The number type of a row of the scalar table (bfloat16's is Type::bfloat16()).
   static Type scalar(ScalarType type);
   static Type tuple(std::vector<Type> elements);
+  /// A namedtuple's type (numba's NamedTuple / NamedUniTuple): a tuple whose elements are also fields,
+  /// read as `p.x`; spelt "NamedTuple(Point, x=int64, y=int64)".
+  static Type named_tuple(std::string class_name, std::vector<std::string> fields, std::vector<Type> elements);
   /// An array of `dtype` (a scalar type) with `ndim` dimensions, layout 'C', 'F' or 'A' (any strides).
   static Type array(const Type& dtype, int ndim, char layout, bool readonly = false);
   /// numba-cuda's GridGroup: what cuda.cg.this_grid() returns (held as the grid's barrier workspace address).
@@ -73,6 +82,8 @@ class Type {
   bool is_grid_group() const noexcept { return kind_ == TypeKind::GridGroup; }
   bool is_optional() const noexcept { return kind_ == TypeKind::Optional; }
   bool is_pointer() const noexcept { return kind_ == TypeKind::Pointer; }
+  bool is_bfloat16() const noexcept { return kind_ == TypeKind::BFloat16; }
+  bool is_vector() const noexcept { return kind_ == TypeKind::Vector; }
   /// Pointers: the type pointed to (none for void*); readonly() says whether it is const.
   const Type& pointee() const { return elements_[0]; }
   /// Optional: the type of the value when it is not None.
@@ -82,6 +93,9 @@ class Type {
   bool is_nested_array() const noexcept { return kind_ == TypeKind::NestedArray; }
   /// Records: field names and byte offsets (elements() holds the field types), size, alignment.
   const std::vector<std::string>& field_names() const noexcept { return names_; }
+  /// Named tuples: the namedtuple class's name ("" for any other type).
+  const std::string& tuple_class() const noexcept { return tuple_class_; }
+  bool is_named_tuple() const noexcept { return kind_ == TypeKind::Tuple && !tuple_class_.empty(); }
   const std::vector<std::int64_t>& field_offsets() const noexcept { return offsets_; }
   std::int64_t record_size() const noexcept { return size_; }
   bool aligned() const noexcept { return aligned_; }
@@ -121,7 +135,8 @@ class Type {
   friend bool operator==(const Type& a, const Type& b) {
     return a.kind_ == b.kind_ && a.bits_ == b.bits_ && a.signed_ == b.signed_ && a.ndim_ == b.ndim_ &&
            a.layout_ == b.layout_ && a.readonly_ == b.readonly_ && a.aligned_ == b.aligned_ && a.size_ == b.size_ &&
-           a.elements_ == b.elements_ && a.names_ == b.names_ && a.offsets_ == b.offsets_ && a.shape_ == b.shape_;
+           a.elements_ == b.elements_ && a.names_ == b.names_ && a.offsets_ == b.offsets_ && a.shape_ == b.shape_ &&
+           a.tuple_class_ == b.tuple_class_;
   }
   friend bool operator!=(const Type& a, const Type& b) { return !(a == b); }
 
@@ -135,10 +150,11 @@ class Type {
   bool readonly_ = false;   ///< arrays, pointers and records (kernel parameters): not written through
   bool aligned_ = false;    ///< records: laid out by NumPy's align=True
   std::int64_t size_ = 0;   ///< records: the item size in bytes
-  /// The types this one is built of: a tuple's elements, a record's field types, the element type of an
+  /// The types this one is built of: a tuple's elements, a vector's components, a record's field types, the element type of an
   /// array or nested array, the value of an Optional, the pointee of a pointer.
   std::vector<Type> elements_;
-  std::vector<std::string> names_;     ///< records: field names
+  std::vector<std::string> names_;     ///< records and named tuples: field names
+  std::string tuple_class_;            ///< named tuples: the class's name
   std::vector<std::int64_t> offsets_;  ///< records: field byte offsets
   std::vector<std::int64_t> shape_;    ///< nested arrays: the constant shape
 };

@@ -25,7 +25,7 @@ inline constexpr std::size_t kMaxTupleLeaves = 256;  // textual IR spells a tupl
 /// - arrays: "float32[:]", "float32[:, ::1]" (C), "int64[::1, :]" (F), Numba's "array(float32, 2d, C)",
 ///   each optionally prefixed by "const " or "readonly " (read-only); arrays of records;
 /// - records: Numba's "Record(x[type=float32;offset=0];4;False)" and "Record(x=float32, y=int32)";
-/// - C pointers: "float32*", "const float32*", "void*".
+/// - C pointers: "float32*", "const float32*", "void*", and Numba's "CPointer(float32)" and "voidptr".
 /// std::nullopt when it is none of them; std::invalid_argument past the limits above.
 std::optional<Type> parse_type_name(std::string_view name);
 

@@ -123,7 +123,7 @@ std::string compile_cache_key(std::string_view source, std::string_view function
                   " device=" + (o.device ? "1" : "0") + " fastmath=" + (o.fastmath ? "1" : "0") +
                   " opt=" + (o.opt ? "1" : "0") + " abi=" + (o.abi == Abi::numba ? "numba" : "c") +
                   " output=" + (o.output == Output::ltoir ? "ltoir" : "ptx") +
-                  " cc=" + (o.cc ? o.cc->to_string() : "default") + " maxnreg=" + std::to_string(o.max_registers) +
+                  " cc=" + (o.cc ? o.cc->to_string() + o.arch_variant : "default") + " maxnreg=" + std::to_string(o.max_registers) +
                   " launch_bounds=" + std::to_string(o.max_threads_per_block) + "," +
                   std::to_string(o.min_blocks_per_sm) + "," + std::to_string(o.max_blocks_per_cluster));
   parts.push_back(o.abi_name);
@@ -140,6 +140,13 @@ std::string compile_cache_key(std::string_view source, std::string_view function
     parts.push_back(text + "]");
     parts.push_back(a.bytes);
   }
+  for (const auto& [name, a] : o.device_arrays) {  // the address too: the code embeds it
+    std::string text = name + "=" + a.type.name() + "@" + std::to_string(a.address) + "[";
+    for (std::int64_t d : a.shape) text += std::to_string(d) + ",";
+    text += "][";
+    for (std::int64_t s : a.strides) text += std::to_string(s) + ",";
+    parts.push_back(text + "]");
+  }
   for (const auto& [name, qualified] : o.exception_classes) parts.push_back("exception " + name + "=" + qualified);
   for (const auto& [name, t] : o.dtypes) parts.push_back(name + ":" + t.name());
   for (const auto& [alias, function] : o.function_aliases) parts.push_back("alias " + alias + "=" + function);
@@ -147,6 +154,17 @@ std::string compile_cache_key(std::string_view source, std::string_view function
   for (const auto& [name, reason] : o.refused_functions) parts.push_back("refused " + name + "=" + reason);
   for (const auto& [name, signatures] : o.declared_signatures)
     for (const Signature& s : signatures) parts.push_back("signature " + name + "=" + s.str());
+  for (const auto& [name, resolutions] : o.overloads) {
+    parts.push_back("overloaded " + name);
+    for (const OverloadResolution& r : resolutions) {
+      std::string text = "overload " + name + "(";
+      for (const Type& t : r.args) text += t.name() + ",";
+      for (const std::string& k : r.keywords) text += k + "=,";
+      parts.push_back(text + ")=" + r.function);
+    }
+  }
+  for (const auto& [name, f] : o.external_functions)
+    parts.push_back("external " + name + "=" + f.symbol + ":" + f.signature.str() + (f.abi == Abi::c ? ":c" : ":numba"));
   for (const CompileOptions::Unit& u : o.extra_units) {
     parts.push_back(u.filename + ":" + std::to_string(u.first_line));
     parts.push_back(u.source);

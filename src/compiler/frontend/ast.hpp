@@ -29,7 +29,8 @@ enum class CmpOp { Lt, Le, Gt, Ge, Eq, Ne, Is, IsNot, In, NotIn };
 enum class IterKind { None, Range, Array, Tuple, Enumerate, Zip };
 
 /// What a Call resolved to (set by the typer).
-enum class Callee { Unresolved, Builtin, Math, UserFunction, TypeCast, Intrinsic, NumpyUfunc, Libdevice, Fp16 };
+enum class Callee { Unresolved, Builtin, Math, UserFunction, TypeCast, Intrinsic, NumpyUfunc, Libdevice, Fp16, Bf16, Vector,
+                    External };
 
 struct Expr;
 using ExprPtr = std::unique_ptr<Expr>;
@@ -60,12 +61,17 @@ struct Expr {
   int slot = -1;                  ///< Name: index of the local variable (-1: not a local)
   const Constant* constant = nullptr;  ///< Name/Attribute folded to a constant (module global, closure, math.pi)
   const ConstantArray* constant_array = nullptr;  ///< Name: a NumPy array bound outside the source
+  const DeviceArrayRef* device_array = nullptr;   ///< Name: a GPU array bound outside the source
   std::string target;             ///< Call: resolved builtin/math name ("abs", "math.sqrt"), cast type name or
                                   ///< CUDA intrinsic ("grid", "atomic.add"); Attribute: intrinsic ("threadIdx.x")
   std::vector<std::int64_t> shape;  ///< shared.array/local.array: the constant shape (0 for dynamic shared memory)
   int field = -1;                 ///< Attribute/Subscript of a record (r.x, r['x']): the field's index
   IterKind iter = IterKind::None;  ///< a for loop's iterable: how it is walked (its operands keep their own type)
   Type item;                       ///< ... and the type of each item it yields (Range: the counter's type)
+  /// Call of an @overload'ed function, once resolved (typer_overload_calls.cpp): the call's own positional
+  /// count and keywords, from which its argument types are read again in later passes (-1: not resolved).
+  int overload_positional = -1;
+  std::vector<std::string> overload_keywords;
 };
 
 enum class StmtKind { Expr, Assign, AugAssign, If, While, For, Break, Continue, Pass, Return, Assert, Raise, Unsupported };

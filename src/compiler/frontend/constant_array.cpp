@@ -13,14 +13,14 @@ constexpr std::int64_t kMaxRank = 32;
 
 ConstantArray constant_array(std::string_view dtype_name, std::vector<std::int64_t> shape, std::string bytes) {
   auto t = parse_type_name(dtype_name);
-  if (!t || !t->is_scalar())
+  if (!t || !(t->is_scalar() || t->is_record()))
     throw cubridge::InvalidArgument("constant array: dtype '" + std::string(dtype_name) +
-                                "' is not a number type; accepted: bool, int8-int64, uint8-uint64, float16, "
-                                "float32, float64, complex64, complex128");
+                                "' is not a number type or a record; accepted: bool, int8-int64, uint8-uint64, "
+                                "float16, float32, float64, complex64, complex128, Record(...)");
   if (shape.empty() || static_cast<std::int64_t>(shape.size()) > kMaxRank)
     throw cubridge::InvalidArgument("constant array: rank " + std::to_string(shape.size()) +
                                 " is not supported; expected 1 to " + std::to_string(kMaxRank) + " dimensions");
-  std::int64_t itemsize = t->is_bool() ? 1 : t->bits() / 8;
+  std::int64_t itemsize = t->storage_size();
   std::int64_t count = 1;
   for (std::int64_t d : shape) {
     if (d < 0) throw cubridge::InvalidArgument("constant array: dimension " + std::to_string(d) + " is negative");

@@ -9,7 +9,37 @@
 namespace cubridge::compiler {
 namespace {
 
+// hsin and hcos (cuda_fp16.hpp's __float_simpl_sinf/cosf): the float32 argument f reduced by pi/2 in two
+// Cody-Waite steps (quadrant q from the rounded f * 2/pi), then the sine (q even) or cosine (q odd)
+// polynomial in the reduced t, negated in quadrants 2 and 3; cos starts from quadrant q + 1. The result is
+// rounded to float16 (r). The two share these instructions; each sets q before the polynomial.
+#define CB_FP16_TRIG_REDUCTION                                                                               \
+  "{ .reg .f32 f, ar, j, t, x2, z, c8, c6, c4, c2, a1, a0; .reg .b32 q, qb; .reg .pred odd, neg; "          \
+  ".reg .b16 r, i, s, p, spc, ulp; cvt.f32.f16 f, $1; fma.rn.f32 ar, f, 0f3F22F983, 0f4B400000; "          \
+  "mov.b32 q, ar; sub.rn.f32 j, ar, 0f4B400000; fma.rn.f32 t, j, 0fBFC90FDA, f; "                           \
+  "fma.rn.f32 t, j, 0fB3A22168, t; "
+#define CB_FP16_TRIG_POLYNOMIAL                                                                              \
+  "mul.rn.f32 x2, t, t; and.b32 qb, q, 1; setp.ne.u32 odd, qb, 0; and.b32 qb, q, 2; setp.ne.u32 neg, qb, 0; " \
+  "selp.f32 c8, 0f37CCF5CE, 0fB94CA1F9, odd; selp.f32 c6, 0fBAB6061A, 0f3C08839E, odd; "                   \
+  "selp.f32 c4, 0f3D2AAAA5, 0fBE2AAAA3, odd; selp.f32 c2, 0fBF000000, 0f00000000, odd; "                   \
+  "selp.f32 a1, x2, t, odd; selp.f32 a0, 0f3F800000, t, odd; fma.rn.f32 z, c8, x2, c6; "                    \
+  "fma.rn.f32 z, z, x2, c4; fma.rn.f32 z, z, x2, c2; fma.rn.f32 z, z, a1, a0; @neg neg.f32 z, z; "          \
+  "cvt.rn.f16.f32 r, z; "
+
 constexpr Fp16Function kFp16[] = {
+    // tanh: no instructions here: the float32 tanhf (libdevice's __nv_tanhf), rounded to float16 (emit_fp16.cpp)
+    {"htanh", 1, false, ""},
+    // sin: two inputs it rounds wrongly get a one-ulp fix (on |a|, the sign put back)
+    {"hsin", 1, false,
+     CB_FP16_TRIG_REDUCTION CB_FP16_TRIG_POLYNOMIAL
+     "and.b16 s, r, 0x8000; abs.f16 r, r; abs.f16 i, $1; "
+     "mov.b16 spc, 0x32B3; mov.b16 ulp, 0x0800; set.eq.f16.f16 p, i, spc; fma.rn.f16 r, p, ulp, r; "
+     "mov.b16 spc, 0x5CB0; mov.b16 ulp, 0x9000; set.eq.f16.f16 p, i, spc; fma.rn.f16 r, p, ulp, r; "
+     "or.b16 r, r, s; mov.b16 $0, r; }"},
+    {"hcos", 1, false,
+     CB_FP16_TRIG_REDUCTION "and.b32 q, q, 3; add.u32 q, q, 1; " CB_FP16_TRIG_POLYNOMIAL
+     "abs.f16 i, $1; mov.b16 spc, 0x2B7C; mov.b16 ulp, 0x1000; set.eq.f16.f16 p, i, spc; "
+     "fma.rn.f16 r, p, ulp, r; mov.b16 $0, r; }"},
     {"hadd", 2, false, "add.f16 $0, $1, $2;"},
     {"hsub", 2, false, "sub.f16 $0, $1, $2;"},
     {"hmul", 2, false, "mul.f16 $0, $1, $2;"},
@@ -28,6 +58,8 @@ constexpr Fp16Function kFp16[] = {
     {"hge", 2, true, "{ .reg .pred p; setp.ge.f16 p, $1, $2; selp.u16 $0, 1, 0, p; }"},
     {"hlt", 2, true, "{ .reg .pred p; setp.lt.f16 p, $1, $2; selp.u16 $0, 1, 0, p; }"},
     {"hle", 2, true, "{ .reg .pred p; setp.le.f16 p, $1, $2; selp.u16 $0, 1, 0, p; }"},
+    // unordered !=: cuda_fp16.hpp's operator!= on __half, numba-cuda's float16 `!=` (a NaN operand gives True)
+    {"__hneu", 2, true, "{ .reg .pred p; setp.neu.f16 p, $1, $2; selp.u16 $0, 1, 0, p; }"},
     {"hsqrt", 1, false, "{ .reg .f32 f; cvt.f32.f16 f, $1; sqrt.approx.ftz.f32 f, f; cvt.rn.f16.f32 $0, f; }"},
     {"hrsqrt", 1, false, "{ .reg .f32 f; cvt.f32.f16 f, $1; rsqrt.approx.ftz.f32 f, f; cvt.rn.f16.f32 $0, f; }"},
     {"hrcp", 1, false, "{ .reg .f32 f; cvt.f32.f16 f, $1; rcp.approx.ftz.f32 f, f; cvt.rn.f16.f32 $0, f; }"},
@@ -84,7 +116,7 @@ constexpr Fp16Function kFp16[] = {
 
 constexpr std::string_view kNames =
     "hadd, hsub, hmul, hdiv, hfma, hneg, habs, hmax, hmin, hceil, hfloor, hrint, htrunc, hsqrt, hrsqrt, hrcp, "
-    "hexp, hexp2, hexp10, hlog, hlog2, hlog10, htanh_approx, heq, hne, hgt, hge, hlt, hle";
+    "hexp, hexp2, hexp10, hlog, hlog2, hlog10, hsin, hcos, htanh, htanh_approx, heq, hne, hgt, hge, hlt, hle, __hneu";
 
 }  // namespace
 
@@ -95,11 +127,5 @@ std::optional<Fp16Function> fp16_function(std::string_view name) {
 }
 
 std::string_view fp16_function_names() { return kNames; }
-
-bool fp16_function_not_supported_yet(std::string_view name) {
-  for (std::string_view n : {"hsin", "hcos", "htanh"})
-    if (n == name) return true;
-  return false;
-}
 
 }  // namespace cubridge::compiler

@@ -12,15 +12,12 @@ struct Fp16Function {
   std::string_view name;   ///< "hadd"
   int arity;               ///< float16 arguments
   bool predicate;          ///< returns bool (heq, hlt, ...); else float16
-  std::string_view ptx;    ///< the instructions: $0 the result (b16), $1.. the arguments (b16)
+  std::string_view ptx;    ///< the instructions: $0 the result (b16), $1.. the arguments (b16); empty: htanh
 };
 
 /// fp16.<name>, or nullopt when numba-cuda has no such function or cubridge does not compile it yet.
 std::optional<Fp16Function> fp16_function(std::string_view name);
 /// The names fp16_function() knows, for messages.
 std::string_view fp16_function_names();
-/// numba-cuda's fp16 functions cubridge refuses: hsin, hcos and htanh, whose float32 part is C code in
-/// cuda_fp16.hpp (a range reduction and polynomial, or tanhf) rather than instructions.
-bool fp16_function_not_supported_yet(std::string_view name);
 
 }  // namespace cubridge::compiler

@@ -229,7 +229,7 @@ Value FunctionEmitter::constant_shape_array(const Type& t, const std::string& da
 
 Value FunctionEmitter::constant_array(const Expr& e) {
   const ConstantArray& a = *e.constant_array;
-  std::string g = "@__cb_const_" + e.name, ety = llvm_data_type(a.dtype);
+  std::string g = "@__cb_const_" + e.name, ety = llvm_element_type(a.dtype);
   std::string bytes_ty = "[" + std::to_string(a.bytes.size()) + " x i8]";
   if (m_.helpers.insert(g).second) {
     static const char* hex = "0123456789ABCDEF";
@@ -246,6 +246,18 @@ Value FunctionEmitter::constant_array(const Expr& e) {
   std::string typed = ins("bitcast i8 addrspace(4)* " + first + " to " + ety + " addrspace(4)*");
   std::string data = ins("addrspacecast " + ety + " addrspace(4)* " + typed + " to " + ety + "*");
   return constant_shape_array(e.type, data, a.shape);
+}
+
+Value FunctionEmitter::device_array(const DeviceArrayRef& a) {
+  std::string ety = llvm_element_type(a.type.dtype());
+  std::string data = ins("inttoptr i64 " + std::to_string(a.address) + " to " + ety + "*");
+  std::int64_t count = 1;
+  for (std::int64_t d : a.shape) count *= d;
+  std::vector<std::string> pieces = {"null", "null", std::to_string(count), std::to_string(item_size(a.type.dtype())),
+                                     data};
+  for (std::int64_t d : a.shape) pieces.push_back(std::to_string(d));
+  for (std::int64_t s : a.strides) pieces.push_back(std::to_string(s));
+  return build_array(a.type, pieces);
 }
 
 }  // namespace cubridge::compiler

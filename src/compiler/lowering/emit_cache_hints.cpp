@@ -16,8 +16,15 @@ Value FunctionEmitter::cache_hint(const Expr& e) {
   bool store = n.starts_with("st");
   std::string hint = n.substr(2);
   Value a = expr(*e.kids[1]);
-  const Type& d = a.t.dtype();
-  std::string ptr = element_pointer(a, *e.kids[2], e.formals);
+  const Type d = a.t.is_pointer() ? a.t.pointee() : a.t.dtype();
+  std::string ptr;
+  if (a.t.is_pointer()) {  // p + i items, as numba-cuda's cache hints address a CPointer
+    std::string ety = llvm_element_type(d);
+    Value i = convert(expr(*e.kids[2]), e.formals[0]);
+    ptr = ins("getelementptr inbounds " + ety + ", " + ety + "* " + a.v + ", i64 " + i.v);
+  } else {
+    ptr = element_pointer(a, *e.kids[2], e.formals);
+  }
   std::string ty = llvm_data_type(d);
   std::string bits = std::to_string(d.bits());
   if (!store) {

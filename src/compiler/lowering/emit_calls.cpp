@@ -8,6 +8,16 @@ namespace cubridge::compiler {
 
 namespace {
 std::string suffix(const Type& t) { return t.bits() == 16 ? "f16" : t.bits() == 32 ? "f32" : "f64"; }
+
+bool is_float32(const Type& t) { return t.is_float() && t.bits() == 32; }
+
+// numba-cuda's fastmath replacements (cuda/mathimpl.py, unarys_fastmath and binarys_fastmath): under
+// fastmath these float32 functions call libdevice's __nv_fast_<name>f (sin.approx, cos.approx, lg2.approx,
+// ex2.approx and their formulas) instead of the accurate __nv_<name>f. Nothing else is replaced.
+bool has_fast_variant(const std::string& f, std::size_t nargs) {
+  if (nargs == 2) return f == "pow";
+  return f == "cos" || f == "sin" || f == "tan" || f == "exp" || f == "log2" || f == "log10" || f == "log";
+}
 }  // namespace
 
 std::string FunctionEmitter::libdevice(const std::string& base, const Type& t, int nargs) {
@@ -34,6 +44,9 @@ Value FunctionEmitter::call(const Expr& e) {
   if (e.callee == Callee::Builtin && e.target == "print") return print(e);  // its arguments include strings
   if (e.callee == Callee::Builtin && e.target == "grid_sync") return grid_sync(e);
   if (e.callee == Callee::Builtin && e.target == "view") return scalar_view(e);  // its argument is a type
+  if (e.callee == Callee::Builtin && e.target == "array_view") return array_view(e);
+  if (e.callee == Callee::Builtin && e.target == "reshape") return array_reshape(e);
+  if (e.callee == Callee::Builtin && (e.target == "carray" || e.target == "farray")) return pointer_array(e);
   std::vector<Value> args;
   const std::vector<std::string>* statics =
       e.callee == Callee::UserFunction ? &m_.module.functions[static_cast<std::size_t>(e.callee_index)]->static_args
@@ -51,6 +64,9 @@ Value FunctionEmitter::call(const Expr& e) {
     case Callee::NumpyUfunc: return numpy_ufunc(e, args);
     case Callee::Libdevice: return libdevice_call(e, args);
     case Callee::Fp16: return fp16_call(e, args);
+    case Callee::External: return external_call(e, args);
+    case Callee::Bf16: return bf16_call(e, args);
+    case Callee::Vector: return vector_call(e, args);
     case Callee::Builtin:
       if (e.target == "conjugate") {
         Value base = expr(*e.kids[0]->kids[0]);
@@ -60,6 +76,7 @@ Value FunctionEmitter::call(const Expr& e) {
         Value neg{ins("fsub " + llvm_value_type(c) + " " + float_const(-0.0, c).v + ", " + im.v), c};
         return make_aggregate(base.t, {extract(base, 0), neg});
       }
+      if (e.target == "ffi.from_buffer") return {array_field(args[0], 4).v, e.type};  // the data pointer
       if (e.target == "bit_count") {  // numba-cuda: i.bit_count() is cuda.popc(i), in i's own type
         Value base = expr(*e.kids[0]->kids[0]);
         std::string ty = llvm_value_type(e.type), fn = "@llvm.ctpop." + ty;
@@ -73,8 +90,13 @@ Value FunctionEmitter::call(const Expr& e) {
 }
 
 Value FunctionEmitter::user_function_call(const Expr& e, const std::vector<Value>& args) {
-  TypedFunction& callee = *m_.module.functions[static_cast<std::size_t>(e.callee_index)];
-  const std::string& sym = m_.function_symbol(e.callee_index);
+  // e.type differs from the callee's only for cmath's fixed signatures (typer_cmath.cpp) and ufunc loops.
+  return function_call(e.callee_index, args, e.type);
+}
+
+Value FunctionEmitter::function_call(int index, const std::vector<Value>& args, const Type& result) {
+  TypedFunction& callee = *m_.module.functions[static_cast<std::size_t>(index)];
+  const std::string& sym = m_.function_symbol(index);
   std::string rty = callee.return_type.is_none() ? "i8" : llvm_data_type(callee.return_type);
   std::string slot = alloca(rty);
   std::string text = "call i32 @" + sym + "(" + rty + "* " + slot;
@@ -95,14 +117,12 @@ Value FunctionEmitter::user_function_call(const Expr& e, const std::vector<Value
     std::string c = ins("icmp eq i32 " + status + ", 0");
     cond_br(c, ok, fail);
     start_block(fail);
-    line("ret i32 " + status);
-    terminated_ = true;
+    return_status(status);
     start_block(ok);
   }
   if (callee.return_type.is_none()) return {"undef", callee.return_type};
   std::string raw = ins("load " + rty + ", " + rty + "* " + slot);
-  // e.type differs from the callee's only for cmath's fixed signatures (typer_cmath.cpp).
-  return convert(from_data(raw, callee.return_type), e.type);
+  return convert(from_data(raw, callee.return_type), result);
 }
 
 Value FunctionEmitter::aug_operation(const Stmt& s, const Expr& target, const Value& cur, const Value& rhs) {
@@ -130,11 +150,7 @@ Value FunctionEmitter::builtin(const Expr& e, const std::vector<Value>& args) {
     }
     a = convert(a, R);
     if (R.is_float()) {
-      if (R.bits() == 16) {
-        Value w = convert(a, Type::floating(32));
-        std::string i = intrinsic("fabs", w.t, 1);
-        return convert({ins("call float " + i + "(float " + w.v + ")"), w.t}, R);
-      }
+      if (R.bits() == 16) return fp16_instruction("habs", {a});  // numba-cuda's __habs
       return {ins("call " + rty + " " + intrinsic("fabs", R, 1) + "(" + rty + " " + a.v + ")"), R};
     }
     if (!R.is_signed()) return a;
@@ -239,6 +255,15 @@ Value FunctionEmitter::round_ndigits(const Value& x0, const Value& nd0, const Ty
 }
 
 Value FunctionEmitter::math(const Expr& e, const std::vector<Value>& args) {
+  if (e.target == "tanh" && m_.options.fastmath && is_float32(e.formals[0]) && m_.options.cc &&
+      *m_.options.cc >= ComputeCapability{7, 5}) {
+    // numba-cuda's math.tanh on float32 under fastmath (mathimpl.impl_tanh): the tanh.approx.f32
+    // instruction from compute capability 7.5 on. np.tanh keeps libdevice's tanhf, as in numba-cuda, so this
+    // is the math module's lowering only. An unknown target (IR without a cc) keeps the accurate call.
+    Value x = convert(args[0], e.formals[0]);
+    return convert({ins("call float asm \"tanh.approx.f32 $0, $1;\", \"=f,f\"(float " + x.v + ")"), e.formals[0]},
+                   e.type);
+  }
   return math(e.target, args, e.formals, e.type);
 }
 
@@ -299,7 +324,8 @@ Value FunctionEmitter::math(const std::string& f, const std::vector<Value>& args
     }
     // atan2, hypot, pow and fmod. fmod is libdevice's (C's fmod, as numba-cuda) rather than LLVM's frem,
     // which NVPTX lowers to x - trunc(x / y) * y: nan for fmod(x, inf) where C gives x.
-    std::string fn = libdevice(f, T, 2);
+    bool fast = m_.options.fastmath && is_float32(T) && is_float32(formals[1]) && has_fast_variant(f, 2);
+    std::string fn = libdevice(fast ? "fast_" + f : f, T, 2);
     return convert({ins("call " + ty + " " + fn + "(" + ty + " " + a.v + ", " + ty + " " + b.v + ")"), T}, R);
   }
   // One argument: computed in the result's float type (float16 through float32).
@@ -318,6 +344,7 @@ Value FunctionEmitter::math(const std::string& f, const std::vector<Value>& args
     r = {ins("fmul " + ty + " " + a.v + ", " + float_const(k, T).v), T};
   } else {
     std::string base = f == "gamma" ? "tgamma" : f;
+    if (m_.options.fastmath && is_float32(formals[0]) && has_fast_variant(f, 1)) base = "fast_" + f;
     r = call1(libdevice(base, T, 1));
   }
   return convert(r, R);

@@ -79,6 +79,21 @@ Value FunctionEmitter::intrinsic(const Expr& e) {
     Value lane = convert(arg(2), kI32);
     return shuffle(e, mask, value, lane);
   }
+  if (n == "match_any_sync" || n == "match_all_sync") {  // numba-cuda's llvm.nvvm.match.{any,all}.sync.i32/i64
+    const Type& vt = e.formals[1];
+    Value mask = convert(arg(0), kI32);
+    Value v = convert(arg(1), vt);
+    std::string iw = "i" + std::to_string(vt.bits());
+    std::string bits = vt.is_float() ? ins("bitcast " + llvm_value_type(vt) + " " + v.v + " to " + iw) : v.v;
+    bool any = n == "match_any_sync";
+    std::string fn = std::string("@llvm.nvvm.match.") + (any ? "any" : "all") + ".sync." + iw;
+    std::string rty = any ? "i32" : "{i32, i1}";
+    m_.declare("declare " + rty + " " + fn + "(i32, " + iw + ") nounwind");
+    std::string r = ins("call " + rty + " " + fn + "(i32 " + mask.v + ", " + iw + " " + bits + ")");
+    if (any) return {r, e.type};
+    return make_aggregate(e.type, {{ins("extractvalue {i32, i1} " + r + ", 0"), kI32},
+                                   {ins("extractvalue {i32, i1} " + r + ", 1"), Type::boolean()}});
+  }
   if (n.ends_with("_sync")) {  // votes
     Value mask = convert(arg(0), kI32);
     std::string pred = truth(arg(1));

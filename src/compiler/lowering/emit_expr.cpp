@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "compiler/lowering/emitter.hpp"
+#include "compiler/kernel_library/bf16_functions.hpp"
 
 namespace cubridge::compiler {
 
@@ -18,7 +19,8 @@ std::string llvm_value_type(const Type& t) {
       std::string c = llvm_value_type(t.component());
       return "{" + c + ", " + c + "}";
     }
-    case TypeKind::Tuple: {
+    case TypeKind::Tuple:
+    case TypeKind::Vector: {
       std::string s = "{";
       for (std::size_t i = 0; i < t.elements().size(); ++i) s += (i ? ", " : "") + llvm_value_type(t.elements()[i]);
       return s + "}";
@@ -30,6 +32,8 @@ std::string llvm_value_type(const Type& t) {
     }
     case TypeKind::GridGroup: return "i64";
     case TypeKind::Record: return "i8*";
+    case TypeKind::Pointer: return (t.pointee().is_none() ? std::string("i8") : llvm_element_type(t.pointee())) + "*";
+    case TypeKind::BFloat16: return "i16";  // the bits: every operation is inline PTX (emit_bf16.cpp)
     default: return "void";
   }
 }
@@ -153,6 +157,7 @@ Value FunctionEmitter::constant(const Constant& c) {
 std::string FunctionEmitter::truth(const Value& v) {
   const Type& t = v.t;
   if (t.is_bool()) return v.v;
+  if (t.is_bfloat16()) return bf16_truth(v);
   if (t.is_int()) return ins("icmp ne " + llvm_value_type(t) + " " + v.v + ", 0");
   if (t.is_float()) return ins("fcmp une " + llvm_value_type(t) + " " + v.v + ", " + float_const(0, t).v);
   if (t.is_complex()) {
@@ -174,6 +179,7 @@ Value FunctionEmitter::convert(const Value& v, const Type& to) {
   // Arrays of one dtype and rank share one LLVM struct, strides included, whatever their layout or
   // read-only flag: unifying a C array into an 'A' one (or a read-only one) only changes its type.
   if (from.is_array() && to.is_array()) return {v.v, to};
+  if (from.is_bfloat16() || to.is_bfloat16()) return bf16_convert(v, to);
   if (to.is_bool()) return {truth(v), to};
   std::string fty = llvm_value_type(from), tty = llvm_value_type(to);
   if (to.is_complex()) {
@@ -214,6 +220,7 @@ Value FunctionEmitter::expr(const Expr& e) {
       if (e.type.is_none()) return {"undef", e.type};
       if (e.constant) return constant(*e.constant);
       if (e.constant_array) return constant_array(e);
+      if (e.device_array) return device_array(*e.device_array);
       return load(slot_ptr_[static_cast<std::size_t>(e.slot)], fn_.local_types[static_cast<std::size_t>(e.slot)]);
     case ExprKind::Tuple: {
       std::vector<Value> parts;
@@ -228,6 +235,7 @@ Value FunctionEmitter::expr(const Expr& e) {
       Value a = expr(*e.kids[0]);
       if (e.unop == UnaryOp::Not) return {ins("xor i1 " + truth(a) + ", true"), e.type};
       if (e.unop == UnaryOp::Pos) return convert(a, e.type);
+      if (a.t.is_bfloat16()) return bf16_apply(bf16_operator_function("neg"), {a});
       if (e.unop == UnaryOp::Invert && a.t.is_bool()) return {ins("xor i1 " + a.v + ", true"), e.type};
       if (a.t.is_int() && !a.t.is_signed()) {
         // Unsigned negation and inversion happen at the operand's own width (-uint8(200) == 56).
@@ -239,6 +247,7 @@ Value FunctionEmitter::expr(const Expr& e) {
       std::string ty = llvm_value_type(e.type);
       if (e.unop == UnaryOp::Invert) return {ins("xor " + ty + " " + c.v + ", -1"), e.type};
       if (e.type.is_int()) return {ins("sub " + ty + " 0, " + c.v), e.type};
+      if (e.type.is_float() && e.type.bits() == 16) return fp16_instruction("hneg", {c});  // numba-cuda's __hneg
       if (e.type.is_float()) return {ins("fsub " + ty + " " + float_const(-0.0, e.type).v + ", " + c.v), e.type};
       // complex
       const Type ct = e.type.component();
@@ -313,8 +322,10 @@ Value FunctionEmitter::expr(const Expr& e) {
       if (e.constant) return constant(*e.constant);
       if (!e.target.empty()) return cuda_attribute(e);
       if (e.kids[0]->type.is_array()) return array_attribute(e);
+      if (e.kids[0]->type.is_named_tuple()) return extract(expr(*e.kids[0]), static_cast<std::size_t>(e.field));
       if (e.field >= 0) return record_field(e);
       Value base = expr(*e.kids[0]);
+      if (base.t.is_vector()) return extract(base, std::string_view("xyzw").find(e.name));  // v.x .. v.w
       if (base.t.is_complex()) return extract(base, e.name == "real" ? 0 : 1);
       if (e.name == "real") return base;
       if (base.t.is_float()) return float_const(0, base.t);
@@ -323,6 +334,7 @@ Value FunctionEmitter::expr(const Expr& e) {
     }
     case ExprKind::Subscript:
       if (e.kids[0]->type.is_array()) return array_subscript(e);
+      if (e.kids[0]->type.is_pointer()) return pointer_load(e);
       if (e.field >= 0) return record_field(e);
       if (e.kids[1]->kind != ExprKind::Int) return tuple_subscript(e);
       return extract(expr(*e.kids[0]), static_cast<std::size_t>(e.kids[1]->ival));
@@ -334,6 +346,11 @@ Value FunctionEmitter::expr(const Expr& e) {
 std::string FunctionEmitter::compare(CmpOp op, const Value& a0, const Value& b0, const Type& f) {
   Value a = convert(a0, f), b = convert(b0, f);
   std::string ty = llvm_value_type(f);
+  if (f.is_bfloat16()) {
+    const char* sym = op == CmpOp::Eq ? "==" : op == CmpOp::Ne ? "!=" : op == CmpOp::Lt ? "<" : op == CmpOp::Le ? "<="
+                      : op == CmpOp::Gt ? ">" : ">=";
+    return bf16_apply(bf16_operator_function(sym), {a, b}).v;
+  }
   if (f.is_tuple()) {
     std::string acc = "true";
     for (std::size_t i = 0; i < f.elements().size(); ++i) {
@@ -349,6 +366,12 @@ std::string FunctionEmitter::compare(CmpOp op, const Value& a0, const Value& b0,
     return op == CmpOp::Ne ? ins("xor i1 " + both + ", true") : both;
   }
   const char* pred = "eq";
+  if (f.is_float() && f.bits() == 16) {
+    // numba-cuda compares float16 values with cuda_fp16.hpp's operators (__heq, __hneu, __hgt, ...).
+    const char* fn = op == CmpOp::Lt ? "hlt" : op == CmpOp::Le ? "hle" : op == CmpOp::Gt ? "hgt"
+                   : op == CmpOp::Ge ? "hge" : op == CmpOp::Eq ? "heq" : "__hneu";
+    return fp16_instruction(fn, {a, b}).v;
+  }
   if (f.is_float()) {
     switch (op) {
       case CmpOp::Lt: pred = "olt"; break;
@@ -377,6 +400,7 @@ Value FunctionEmitter::binary(BinOp op, const Value& a0, const Value& b0, const 
   Value a = convert(a0, formals[0]), b = convert(b0, formals[1]);
   const Type& T = formals[0];
   std::string ty = llvm_value_type(T);
+  if (T.is_bfloat16()) return bf16_apply(bf16_operator_function(binop_symbol(op)), {a, b});
   if (T.is_complex()) return convert(complex_op(op, a, b), result);
   if (op == BinOp::TrueDiv && operator_form && m_.options.fastmath && T.is_float() && T.bits() == 32 &&
       formals[1] == T) {

@@ -1,12 +1,23 @@
 // Internal: numba.cuda.fp16 calls (see emitter.hpp): the function's PTX (fp16_functions.hpp) as inline
-// assembly over 16-bit registers.
+// assembly over 16-bit registers; also float16's operators that numba-cuda lowers with cuda_fp16.hpp's
+// (unary minus, abs, comparisons: the same instructions, kept as written through optimisation and LTO).
 #include "compiler/lowering/emitter.hpp"
 #include "compiler/kernel_library/fp16_functions.hpp"
 
 namespace cubridge::compiler {
 
 Value FunctionEmitter::fp16_call(const Expr& e, const std::vector<Value>& args) {
-  Fp16Function f = *fp16_function(e.target);
+  return fp16_instruction(e.target, args);
+}
+
+Value FunctionEmitter::fp16_instruction(std::string_view name, const std::vector<Value>& args) {
+  Fp16Function f = *fp16_function(name);
+  if (f.ptx.empty()) {  // htanh: cuda_fp16.hpp's __float2half_rn(tanhf(__half2float(a)))
+    Type single = Type::floating(32);
+    Value x = convert(args[0], single);
+    Value t{ins("call float " + libdevice("tanh", single, 1) + "(float " + x.v + ")"), single};
+    return convert(t, Type::floating(16));
+  }
   std::string constraints = "=h";
   std::string operands;
   for (std::size_t i = 0; i < args.size(); ++i) {

@@ -34,6 +34,13 @@ std::string mangle_part(std::string_view s) {
   return std::to_string(e.size()) + e;
 }
 
+// An internal core's name: its index, then the Python name length-prefixed as in numba's mangling
+// ("__cb_fn1_8set_zero"), so the name reads as numba-cuda's does where tools (and numba's own tests) look
+// for a function by its Python name.
+std::string internal_symbol(std::size_t index, std::string_view python_name) {
+  return "__cb_fn" + std::to_string(index) + "_" + mangle_part(python_name);
+}
+
 std::string mangle_type(const Type& t) {
   if (t.is_bool()) return "b";
   if (t.is_int()) {
@@ -98,7 +105,7 @@ const std::string& ModuleEmitter::function_symbol(int index) {
   if (symbols.size() <= i) symbols.resize(module.functions.size());
   if (symbols[i].empty()) {
     TypedFunction& f = *module.functions[i];
-    symbols[i] = "__cb_fn" + std::to_string(i) + "_" + escape_identifier(f.def->name);
+    symbols[i] = internal_symbol(i, f.def->name);
     pending.push_back(index);
   }
   return symbols[i];
@@ -212,7 +219,7 @@ std::string ModuleEmitter::helper(const std::string& name, const Type& t) {
   return "@" + sym;
 }
 
-int ModuleEmitter::subprogram(const FunctionDef& def, const std::string& linkage_name) {
+int ModuleEmitter::subprogram(const FunctionDef& def, const std::string& linkage_name, const TypedFunction* fn) {
   if (!options.lineinfo && !options.debug) return -1;
   auto file_id = [&](const std::string& path) {
     auto it = files.find(path);
@@ -227,13 +234,20 @@ int ModuleEmitter::subprogram(const FunctionDef& def, const std::string& linkage
   };
   int file = file_id(def.file);
   if (compile_unit < 0) {
+    // lineinfo alone is numba-cuda's DebugDirectivesOnly: .file/.loc directives, no .debug_info section and
+    // no ", debug" on the .target line (which would make ptxas build an unoptimised debug cubin).
     compile_unit = next_metadata++;
     metadata += "!" + std::to_string(compile_unit) + " = distinct !DICompileUnit(language: DW_LANG_Python, file: !" +
                 std::to_string(file) + ", producer: \"cubridge\", isOptimized: " + (options.opt ? "true" : "false") +
-                ", runtimeVersion: 0, emissionKind: " + (options.debug ? "FullDebug" : "LineTablesOnly") + ")\n";
+                ", runtimeVersion: 0, emissionKind: " + (options.debug ? "FullDebug" : "DebugDirectivesOnly") + ")\n";
   }
-  int type = next_metadata++;
-  metadata += "!" + std::to_string(type) + " = !DISubroutineType(types: !{})\n";
+  int type;
+  if (options.debug && fn != nullptr) {
+    type = subroutine_type(*fn);
+  } else {
+    type = next_metadata++;
+    metadata += "!" + std::to_string(type) + " = !DISubroutineType(types: !{})\n";
+  }
   int sp = next_metadata++;
   std::string line = std::to_string(def.loc.line);
   metadata += "!" + std::to_string(sp) + " = distinct !DISubprogram(name: \"" + def.name + "\", linkageName: \"" +
@@ -277,13 +291,20 @@ EmittedModule emit_module(TypedModule& module, const CompileOptions& options) {
   m.symbols.resize(module.functions.size());
   // Under the Numba ABI the entry's core is the exported function itself.
   bool kernel = !options.device;
-  bool wrapper = options.abi == Abi::c || kernel;
-  std::string entry_core = !wrapper ? name : "__cb_fn0_" + escape_identifier(entry.def->name);
+  // An optimised kernel is emitted as its own entry (numba-cuda's shape: no wrapper call, one subprogram),
+  // unless it calls itself (its core then keeps the status convention its calls need). Unoptimised
+  // (opt=False) its body stays a function of its own that the entry calls with a status slot in local
+  // memory: a frame to step through, and the local memory numba-cuda's unoptimised kernels have.
+  bool direct_kernel = kernel && options.abi == Abi::numba && !entry.recursive && options.opt;
+  bool wrapper = options.abi == Abi::c || (kernel && !direct_kernel);
+  std::string entry_core = !wrapper ? name : internal_symbol(0, entry.def->name);
   m.symbols[0] = entry_core;
   entry.symbol = entry_core;
+  std::vector<std::string> param_types;  // the entry's parameters
   {
     FunctionEmitter fe(m, entry, body);
-    fe.emit_core(entry_core, !wrapper);
+    fe.emit_core(entry_core, !wrapper, direct_kernel);
+    if (direct_kernel) param_types = fe.entry_params();
   }
   while (!m.pending.empty()) {
     int idx = m.pending.back();
@@ -292,7 +313,6 @@ EmittedModule emit_module(TypedModule& module, const CompileOptions& options) {
     FunctionEmitter fe(m, f, body);
     fe.emit_core(m.symbols[static_cast<std::size_t>(idx)], false);
   }
-  std::vector<std::string> param_types;  // the wrapper's parameters
   if (wrapper) {
     // The C ABI (and kernels, which return nothing): the function's own arguments and its value as the result.
     const Type& R = entry.return_type;
@@ -305,6 +325,14 @@ EmittedModule emit_module(TypedModule& module, const CompileOptions& options) {
     // tuple its elements; the result is returned by value. A kernel's array is numba-cuda's 5 + 2N
     // parameters (meminfo, parent, nitems, itemsize, data, shape, strides), rebuilt into the core's struct.
     std::string rebuild, call_args;
+    std::vector<std::string> param_names;
+    std::string python_param;
+    bool whole_param = true;
+    int next_piece = 0;
+    // The wrapper's own values have names starting with '.', which no Python parameter name has.
+    auto param_name = [&]() {
+      return "%\"" + python_param + (whole_param ? std::string() : "." + std::to_string(next_piece++)) + "\"";
+    };
     auto flatten = [&](auto&& self, const Type& ty) -> void {
       if (ty.is_complex()) {
         self(self, ty.component());
@@ -316,37 +344,50 @@ EmittedModule emit_module(TypedModule& module, const CompileOptions& options) {
         std::vector<std::string> pieces = array_piece_types(ty);
         auto n = static_cast<std::size_t>(ty.ndim());
         for (std::size_t j = 0; j < pieces.size(); ++j) {
-          std::string arg = "%arg" + std::to_string(param_types.size());
+          std::string arg = param_name();
           param_types.push_back(pieces[j]);
+          param_names.push_back(arg);
           std::string where = j < 5 ? std::to_string(j) : std::to_string(j < 5 + n ? 5 : 6) + ", " + std::to_string((j - 5) % n);
-          std::string next = "%arr" + std::to_string(param_types.size());
+          std::string next = "%.arr" + std::to_string(param_types.size());
           rebuild += "  " + next + " = insertvalue " + st + " " + agg + ", " + pieces[j] + " " + arg + ", " + where + "\n";
           agg = next;
         }
         call_args += ", " + st + " " + agg;
       } else {
-        call_args += ", " + llvm_data_type(ty) + " %arg" + std::to_string(param_types.size());
+        std::string arg = param_name();
+        call_args += ", " + llvm_data_type(ty) + " " + arg;
         param_types.push_back(llvm_data_type(ty));
+        param_names.push_back(arg);
       }
     };
-    for (const Type& t : entry.arg_types) flatten(flatten, t);
+    // Parameters are named after the Python ones as numba-cuda names them (%"x"; the pieces of an
+    // aggregate %"x.0", %"x.1", ...), which debuggers and readers of the IR see.
+    for (std::size_t i = 0; i < entry.arg_types.size(); ++i) {
+      const Type& t = entry.arg_types[i];
+      python_param = i < entry.def->params.size() ? entry.def->params[i] : "arg" + std::to_string(i);
+      whole_param = !(t.is_complex() || t.is_tuple() || t.is_array());
+      next_piece = 0;
+      flatten(flatten, t);
+    }
     std::string w = "define " + rty + " @" + name + "(";
-    for (std::size_t i = 0; i < param_types.size(); ++i) w += (i ? ", " : "") + param_types[i] + " %arg" + std::to_string(i);
+    for (std::size_t i = 0; i < param_types.size(); ++i) w += (i ? ", " : "") + param_types[i] + " " + param_names[i];
     // With line info the wrapper needs its own subprogram, or inlining the core drops the locations.
-    int sp = m.subprogram(*entry.def, name);
+    int sp = m.subprogram(*entry.def, name, &entry);
     std::string dbg = sp >= 0 ? ", !dbg !" + std::to_string(m.location(entry.def->loc, sp)) : "";
     w += sp >= 0 ? ") !dbg !" + std::to_string(sp) + " {\n" : ") {\n";
-    w += "entry:\n  %ret = alloca " + slot_ty + "\n" + rebuild;
-    w += "  %status = call i32 @" + entry_core + "(" + slot_ty + "* %ret" + call_args + ")" + dbg + "\n";
+    w += ".entry:\n  %.ret = alloca " + slot_ty + "\n" + rebuild;
+    w += "  %.status = call i32 @" + entry_core + "(" + slot_ty + "* %.ret" + call_args + ")" + dbg + "\n";
     if (kernel && options.debug) w += m.record_raise(name, dbg);
     if (R.is_none()) {
       w += "  ret void" + dbg + "\n}\n\n";
     } else {
-      w += "  %v = load " + slot_ty + ", " + slot_ty + "* %ret" + dbg + "\n";
-      if (half_bits) w += "  %bits = bitcast half %v to i16\n";
-      w += "  ret " + rty + (half_bits ? " %bits" : " %v") + dbg + "\n}\n\n";
+      w += "  %.v = load " + slot_ty + ", " + slot_ty + "* %.ret" + dbg + "\n";
+      if (half_bits) w += "  %.bits = bitcast half %.v to i16\n";
+      w += "  ret " + rty + (half_bits ? " %.bits" : " %.v") + dbg + "\n}\n\n";
     }
-    body += w;
+    // The entry first, as numba-cuda's module starts with it: PTX numbers local depots in function order,
+    // so an unoptimised kernel's own locals are __local_depot0 there as here.
+    body = w + body;
   }
   EmittedModule out;
   out.symbol = name;
@@ -386,6 +427,9 @@ EmittedModule emit_module(TypedModule& module, const CompileOptions& options) {
       defs += id + " = " + notes[i] + "\n";
     }
     out.ir += "!nvvm.annotations = !{" + refs + "}\n" + defs;
+    // The kernel is also in @llvm.used, as numba-cuda's set_cuda_kernel puts it: a link-time-optimised link
+    // (nvJitLink -lto, inspect_lto_ptx) otherwise drops the entry as unreferenced.
+    out.ir += "@llvm.used = appending global [1 x i8*] [i8* bitcast (" + fn + " to i8*)], section \"llvm.metadata\"\n";
   }
   return out;
 }

@@ -124,8 +124,44 @@ Value FunctionEmitter::ufunc_scalar(std::string_view f, const std::vector<Type>&
   if (f == "left_shift") return {ins("shl " + ty + " " + a[0].v + ", " + a[1].v), R};
   if (f == "right_shift")
     return {ins(std::string(T.is_signed() ? "ashr " : "lshr ") + ty + " " + a[0].v + ", " + a[1].v), R};
+  if (f == "divide" && T.is_complex()) return complex_divide(a[0], a[1]);
   if (f == "divide") return {ins("fdiv " + ty + " " + a[0].v + ", " + a[1].v), R};
   return {"undef", R};
+}
+
+Value FunctionEmitter::complex_divide(const Value& x, const Value& y) {
+  // numba's np_complex_div_impl (NumPy's loops.c.src, Smith's algorithm): no ZeroDivisionError; a zero
+  // divisor divides each part by its own |part| (numba's fabs keeps -0.0: a select on an ordered x < 0).
+  // The three cases are computed and selected: the same values as numba's branches (no operation traps).
+  const Type c = x.t.component();
+  const std::string cty = llvm_value_type(c);
+  auto op = [&](const char* o, const std::string& a, const std::string& b) {
+    return ins(std::string(o) + " " + cty + " " + a + ", " + b);
+  };
+  auto select = [&](const std::string& p, const std::string& a, const std::string& b) {
+    return ins("select i1 " + p + ", " + cty + " " + a + ", " + cty + " " + b);
+  };
+  const std::string zero = float_const(0, c).v, one = float_const(1, c).v;
+  const std::string xr = extract(x, 0).v, xi = extract(x, 1).v, yr = extract(y, 0).v, yi = extract(y, 1).v;
+  auto fabs = [&](const std::string& v) { return select(op("fcmp olt", v, zero), op("fsub", zero, v), v); };
+  const std::string yr_abs = fabs(yr), yi_abs = fabs(yi);
+  const std::string real_larger = op("fcmp oge", yr_abs, yi_abs);
+  const std::string divisor_zero = ins("and i1 " + op("fcmp oeq", yr_abs, zero) + ", " + op("fcmp oeq", yi_abs, zero));
+  // |yr| >= |yi|, y != 0
+  std::string rat = op("fdiv", yi, yr);
+  std::string scl = op("fdiv", one, op("fadd", yr, op("fmul", yi, rat)));
+  std::string re_r = op("fmul", op("fadd", xr, op("fmul", xi, rat)), scl);
+  std::string im_r = op("fmul", op("fsub", xi, op("fmul", xr, rat)), scl);
+  // |yi| > |yr|
+  std::string rat_i = op("fdiv", yr, yi);
+  std::string scl_i = op("fdiv", one, op("fadd", yi, op("fmul", yr, rat_i)));
+  std::string re_i = op("fmul", op("fadd", op("fmul", xr, rat_i), xi), scl_i);
+  std::string im_i = op("fmul", op("fsub", op("fmul", xi, rat_i), xr), scl_i);
+  // y == 0
+  std::string re_z = op("fdiv", xr, yr_abs), im_z = op("fdiv", xi, yi_abs);
+  std::string re = select(real_larger, select(divisor_zero, re_z, re_r), re_i);
+  std::string im = select(real_larger, select(divisor_zero, im_z, im_r), im_i);
+  return make_aggregate(x.t, {{re, c}, {im, c}});
 }
 
 Value FunctionEmitter::scalar_view(const Expr& e) {

@@ -72,7 +72,9 @@ Value FunctionEmitter::numpy_ufunc_on_arrays(const Expr& e, const std::vector<Va
     std::string ety = llvm_data_type(d);
     operands.push_back(from_data(ins("load " + ety + ", " + ety + "* " + element(args[i], index, true)), d));
   }
-  Value r = ufunc_scalar(e.target, loop_inputs, loop_output, operands);
+  // A complex loop of the numpy complex prelude is a call of its function (typer: complex_ufunc_call).
+  Value r = e.callee_index >= 0 ? function_call(e.callee_index, operands, loop_output)
+                                : ufunc_scalar(e.target, loop_inputs, loop_output, operands);
   const Type& od = out.t.dtype();
   std::string oty = llvm_data_type(od);
   line("store " + oty + " " + to_data(convert(r, od)).v + ", " + oty + "* " + element(out, index, false));

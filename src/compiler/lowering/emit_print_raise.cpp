@@ -87,9 +87,9 @@ std::string ModuleEmitter::record_raise(const std::string& kernel, const std::st
   };
   std::string errcode = global("__errcode__");
   std::string w =
-      "  %raised = icmp sgt i32 %status, 0\n  br i1 %raised, label %raise.record, label %raise.done\n"
+      "  %raise.any = icmp sgt i32 %.status, 0\n  br i1 %raise.any, label %raise.record, label %raise.done\n"
       "raise.record:\n  %raise.old = cmpxchg i32 addrspace(1)* " + errcode +
-      ", i32 0, i32 %status monotonic monotonic" + dbg + "\n  %raise.first = extractvalue { i32, i1 } %raise.old, 1\n"
+      ", i32 0, i32 %.status monotonic monotonic" + dbg + "\n  %raise.first = extractvalue { i32, i1 } %raise.old, 1\n"
       "  br i1 %raise.first, label %raise.where, label %raise.done\nraise.where:\n";
   for (const char* reg : {"tid", "ctaid"}) {
     for (const char* axis : {"x", "y", "z"}) {

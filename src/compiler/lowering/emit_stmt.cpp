@@ -63,23 +63,57 @@ void flatten_types(const Type& t, std::vector<Type>& out) {
 }
 }  // namespace
 
-void FunctionEmitter::emit_core(const std::string& symbol, bool exported) {
+namespace {
+// A kernel parameter may carry its Python name where no name of the emitter's own can be the same: those
+// are %t<N>, %a<N>, %p<N>, %retptr, the block "entry" and labels with a '.'.
+bool python_name_is_free(const std::string& n) {
+  if (n.empty() || n == "entry" || n == "retptr") return false;
+  bool numbered = n.size() > 1 && (n[0] == 't' || n[0] == 'a' || n[0] == 'p') &&
+                  n.find_first_not_of("0123456789", 1) == std::string::npos;
+  return !numbered;
+}
+}  // namespace
+
+void FunctionEmitter::emit_core(const std::string& symbol, bool exported, bool kernel_entry) {
+  kernel_entry_ = kernel_entry;
   std::vector<Type> flat;
-  for (const Type& a : fn_.arg_types) flatten_types(a, flat);
+  std::vector<std::string> flat_names;  // each flattened parameter's LLVM name
+  for (std::size_t i = 0; i < fn_.arg_types.size(); ++i) {
+    const Type& a = fn_.arg_types[i];
+    std::size_t first = flat.size();
+    flatten_types(a, flat);
+    for (std::size_t k = first; k < flat.size(); ++k) flat_names.push_back("%p" + std::to_string(k));
+    // numba-cuda names a kernel's scalar parameters after the Python ones (%"x").
+    const std::string& py = fn_.local_names[i];
+    if (kernel_entry && flat.size() == first + 1 && !a.is_array() && python_name_is_free(py))
+      flat_names[first] = "%\"" + py + "\"";
+  }
   std::string ret_data = fn_.return_type.is_none() ? "i8" : llvm_data_type(fn_.return_type);
-  std::string head = std::string("define ") + (exported ? "" : "internal ") + "i32 @" + symbol + "(" + ret_data +
-                     "* noalias nocapture %retptr";
+  // A kernel (Numba ABI) is its own entry, as numba-cuda's: void, no result slot, its status kept here.
+  std::string head = kernel_entry ? "define void @" + symbol + "("
+                                  : std::string("define ") + (exported ? "" : "internal ") + "i32 @" + symbol + "(" +
+                                        ret_data + "* noalias nocapture %retptr";
   // An array is one struct parameter of an internal core; exported (Numba ABI) it is its 5 + 2N pieces.
+  entry_params_.clear();
   for (std::size_t i = 0; i < flat.size(); ++i) {
     if (flat[i].is_array() && exported) {
       std::vector<std::string> pieces = array_piece_types(flat[i]);
-      for (std::size_t j = 0; j < pieces.size(); ++j) head += ", " + pieces[j] + " %p" + std::to_string(i) + "." + std::to_string(j);
+      for (std::size_t j = 0; j < pieces.size(); ++j) {
+        head += (kernel_entry && entry_params_.empty() ? "" : ", ") + pieces[j] + " " + flat_names[i] + "." + std::to_string(j);
+        entry_params_.push_back(pieces[j]);
+      }
       continue;
     }
-    head += ", " + llvm_data_type(flat[i]) + " %p" + std::to_string(i);
+    head += (kernel_entry && entry_params_.empty() ? "" : ", ") + llvm_data_type(flat[i]) + " " + flat_names[i];
+    entry_params_.push_back(llvm_data_type(flat[i]));
   }
-  head += exported || fn_.recursive || m_.options.inline_never.count(fn_.def->name) ? ")" : ") alwaysinline";
-  int sp = m_.subprogram(*fn_.def, symbol);
+  // A kernel's own body (the core its entry calls) is never alwaysinline, as numba-cuda's kernel function is
+  // not: NVVM inlines the single call at -opt=3, and at -opt=0 (opt=False) the kernel keeps its locals in
+  // local memory (__local_depot), as numba-cuda's does.
+  bool kernel_body = !m_.options.device && &fn_ == m_.module.functions[0].get();
+  bool forced = !(exported || kernel_body || fn_.recursive || m_.options.inline_never.count(fn_.def->name));
+  head += forced ? ") alwaysinline" : ")";
+  int sp = m_.subprogram(*fn_.def, symbol, &fn_);
   if (sp >= 0) {
     head += " !dbg !" + std::to_string(sp);
     subprogram_ = sp;
@@ -106,7 +140,7 @@ void FunctionEmitter::emit_core(const std::string& symbol, bool exported) {
       return make_aggregate(t, parts);
     }
     if (t.is_none()) return Value{"undef", t};
-    std::string p = "%p" + std::to_string(k++);
+    std::string p = flat_names[k++];
     if (t.is_array() && exported) {
       std::vector<std::string> pieces;
       for (std::size_t j = 0; j < array_piece_types(t).size(); ++j) pieces.push_back(p + "." + std::to_string(j));
@@ -119,7 +153,11 @@ void FunctionEmitter::emit_core(const std::string& symbol, bool exported) {
     if (!slot_ptr_[i].empty()) store_local(static_cast<int>(i), v);
   }
   statements(fn_.body);
-  if (!terminated_) line("ret i32 0");
+  if (!terminated_) return_status("0");
+  if (!status_slot_.empty()) {  // debug=True: the first raising thread records where (numba-cuda's globals)
+    body_ += "kernel.raised:\n  %.status = load i32, i32* " + status_slot_ + dbg_ + "\n";
+    body_ += m_.record_raise(symbol, dbg_) + "  ret void" + dbg_ + "\n";
+  }
   out_ += head + "entry:\n" + allocas_ + body_ + "}\n\n";
 }
 
@@ -132,9 +170,11 @@ void FunctionEmitter::statements(const std::vector<StmtPtr>& body) {
 
 void FunctionEmitter::store_local(int slot, const Value& v) {
   const Type& t = fn_.local_types[static_cast<std::size_t>(slot)];
+  if (t.is_none()) return;  // a variable that only ever holds None keeps nothing
   Value c = convert(v, t);
   std::string ty = llvm_value_type(t);
   line("store " + ty + " " + c.v + ", " + ty + "* " + slot_ptr_[static_cast<std::size_t>(slot)]);
+  describe_variable(slot, c);
 }
 
 void FunctionEmitter::assign(const Expr& target, const Value& v) {
@@ -144,6 +184,10 @@ void FunctionEmitter::assign(const Expr& target, const Value& v) {
   }
   if (target.field >= 0) {
     record_store(target, v);
+    return;
+  }
+  if (target.kind == ExprKind::Subscript && target.kids[0]->type.is_pointer()) {
+    pointer_store(target, v);
     return;
   }
   if (target.kind == ExprKind::Subscript) {
@@ -159,16 +203,26 @@ void FunctionEmitter::ret_value(const Value& v) {
     std::string ty = llvm_data_type(fn_.return_type);
     line("store " + ty + " " + d.v + ", " + ty + "* %retptr");
   }
-  line("ret i32 0");
-  terminated_ = true;
+  return_status("0");
 }
 
-void FunctionEmitter::raise_status(int code) {
-  line("ret i32 " + std::to_string(code));
+void FunctionEmitter::raise_status(int code) { return_status(std::to_string(code)); }
+
+void FunctionEmitter::return_status(const std::string& status) {
+  if (!kernel_entry_) {
+    line("ret i32 " + status);
+  } else if (status == "0" || !m_.options.debug) {
+    line("ret void");  // without debug, numba-cuda's kernels return from a raise with no report
+  } else {
+    if (status_slot_.empty()) status_slot_ = alloca("i32");
+    line("store i32 " + status + ", i32* " + status_slot_);
+    br("kernel.raised");
+  }
   terminated_ = true;
 }
 
 void FunctionEmitter::set_location(SourceLoc loc) {
+  current_line_ = loc.line;
   if (subprogram_ >= 0) dbg_ = ", !dbg !" + std::to_string(m_.location(loc, subprogram_));
 }
 
@@ -188,6 +242,10 @@ void FunctionEmitter::statement(const Stmt& s) {
       const Expr& target = *s.targets[0];
       if (target.field >= 0) {
         record_aug_assign(s);
+        return;
+      }
+      if (target.kind == ExprKind::Subscript && target.kids[0]->type.is_pointer()) {
+        pointer_aug_assign(s);
         return;
       }
       if (target.kind == ExprKind::Subscript) {

@@ -50,7 +50,11 @@ class ModuleEmitter;
 class FunctionEmitter {
  public:
   FunctionEmitter(ModuleEmitter& m, TypedFunction& fn, std::string& out) : m_(m), fn_(fn), out_(out) {}
-  void emit_core(const std::string& symbol, bool exported);
+  /// `kernel_entry`: the function is a Numba-ABI kernel emitted as its own entry (void; a raise's status
+  /// recorded here with debug=True), as numba-cuda's kernels are.
+  void emit_core(const std::string& symbol, bool exported, bool kernel_entry = false);
+  /// The LLVM types of the exported function's parameters, as emit_core wrote them.
+  const std::vector<std::string>& entry_params() const { return entry_params_; }
 
   // Instructions (emit_expr.cpp, emit_ops.cpp, emit_calls.cpp).
   std::string tmp() { return "%t" + std::to_string(next_tmp_++); }
@@ -74,6 +78,8 @@ class FunctionEmitter {
   /// `operator_form`: the expression a <op> b (numba's operator.truediv), not an in-place a <op>= b.
   /// A call of a compiled module function (e.callee_index) with `args` (converted to its parameters).
   Value user_function_call(const Expr& e, const std::vector<Value>& args);
+  /// A call of the module function `index` (TypedModule::functions), its value converted to `result`.
+  Value function_call(int index, const std::vector<Value>& args, const Type& result);
   /// target op= value's new value from the current one: the operator, or numba-cuda's cpow for a complex
   /// **= (the typer marks the target as its call: typer's complex_power).
   Value aug_operation(const Stmt& s, const Expr& target, const Value& cur, const Value& rhs);
@@ -87,15 +93,41 @@ class FunctionEmitter {
   /// A NumPy ufunc on scalars (emit_numpy.cpp), its loop's types in e.formals.
   Value numpy_ufunc(const Expr& e, const std::vector<Value>& args);
   /// One ufunc loop on scalars: `f` with the loop's input types `formals` (more are ignored), result R.
+  /// np.divide's complex loop (numba's np_complex_div_impl), which never raises.
+  Value complex_divide(const Value& x, const Value& y);
   Value ufunc_scalar(std::string_view f, const std::vector<Type>& formals, const Type& R, const std::vector<Value>& args);
   /// np.<ufunc>(inputs..., out) on arrays: the loop over out's elements, inputs broadcast from size-1 axes.
   Value numpy_ufunc_on_arrays(const Expr& e, const std::vector<Value>& args);
   /// `v.view(T)` (emit_numpy.cpp): a bit cast to a type of the same width.
   Value scalar_view(const Expr& e);
+  /// a.reshape(shape) and a.view(dtype) (emit_array_methods.cpp): views of a's data, as numba-cuda lowers
+  /// them (the new shape normalised and checked, the dtype changed along the contiguous axis).
+  Value array_reshape(const Expr& e);
+  Value array_view(const Expr& e);
+  /// Raises `exception` with `message` at `loc` when `condition` (an i1) holds; goes on otherwise.
+  void raise_when(const std::string& condition, const std::string& exception, const std::string& message, SourceLoc loc);
   /// numba.cuda.libdevice.<name>(...) (emit_libdevice.cpp).
   Value libdevice_call(const Expr& e, const std::vector<Value>& args);
+  /// A call of an external device function (cuda.declare_device; emit_external_calls.cpp).
+  Value external_call(const Expr& e, const std::vector<Value>& args);
+  // C pointers (emit_pointers.cpp).
+  std::string pointer_element(const Expr& e);
+  Value pointer_load(const Expr& e);
+  void pointer_store(const Expr& target, const Value& v);
+  void pointer_aug_assign(const Stmt& s);
+  Value pointer_array(const Expr& e);  ///< carray / farray: its dtype argument is a type, never evaluated
   /// numba.cuda.fp16.<name>(...) (emit_fp16.cpp).
   Value fp16_call(const Expr& e, const std::vector<Value>& args);
+  /// The fp16 function `name` (fp16_functions.hpp) on `args` (converted to float16), as inline PTX.
+  Value fp16_instruction(std::string_view name, const std::vector<Value>& args);
+  /// numba-cuda's bfloat16 (emit_bf16.cpp): a cuda_bf16 binding by name (e.target), the binding `name` on
+  /// `args` (converted to its parameters), a cast to or from a bfloat16, and a bfloat16's truth.
+  Value bf16_call(const Expr& e, const std::vector<Value>& args);
+  /// A vector type's constructor (emit_vectors.cpp): the arguments' components, in order.
+  Value vector_call(const Expr& e, const std::vector<Value>& args);
+  Value bf16_apply(std::string_view name, const std::vector<Value>& args);
+  Value bf16_convert(const Value& v, const Type& to);
+  std::string bf16_truth(const Value& v);
   Value builtin(const Expr& e, const std::vector<Value>& args);
   Value complex_op(BinOp op, const Value& a, const Value& b);
   Value make_aggregate(const Type& t, const std::vector<Value>& parts);
@@ -168,6 +200,8 @@ class FunctionEmitter {
   /// A NumPy array bound outside the source (Expr::constant_array): its bytes as an addrspace(4)
   /// global (emitted once per module), viewed as a C-ordered array.
   Value constant_array(const Expr& e);
+  /// A GPU array bound outside the source (Expr::device_array): its address, shape and strides as constants.
+  Value device_array(const DeviceArrayRef& a);
 
   // Records (emit_records.cpp): r.x, r['x'] read and stored through the record's address.
   /// The address of field `field` of `record` as a pointer to the field's data type.
@@ -217,7 +251,17 @@ class FunctionEmitter {
   std::vector<std::string> slot_ptr_;
   int subprogram_ = -1;  ///< metadata id of this function's DISubprogram (-1: no debug info)
   std::string dbg_;      ///< ", !dbg !N" appended to each instruction (empty without debug info)
+  int current_line_ = 0; ///< the source line being emitted (debug info)
+  bool kernel_entry_ = false;
+  std::string status_slot_;  ///< kernel entry with debug=True: the raise status the exit block records
+  std::vector<std::string> entry_params_;
+  /// Returns `status` from the function: ret i32 from a core; from a kernel entry ret void (0, or no debug)
+  /// or the jump to the block recording the raise.
+  void return_status(const std::string& status);
+  std::map<int, int> variables_;  ///< local slot -> its DILocalVariable (debug=True)
   void set_location(SourceLoc loc);
+  /// debug=True: describes the variable in `slot` after `stored` was stored there (emit_debug_info.cpp).
+  void describe_variable(int slot, const Value& stored);
   void print_item(const Expr& arg, std::vector<std::string>& formats, std::vector<Value>& values);
   void print_value(const Value& v, std::vector<std::string>& formats, std::vector<Value>& values);
 
@@ -262,8 +306,12 @@ class ModuleEmitter {
   int compile_unit = -1;
   std::map<std::tuple<int, int, int>, int> locations;
   std::map<std::string, int> files;
-  /// -1 when neither lineinfo nor debug is on.
-  int subprogram(const FunctionDef& def, const std::string& linkage_name);
+  /// -1 when neither lineinfo nor debug is on. With debug=True and `fn`, its type lists fn's types.
+  int subprogram(const FunctionDef& def, const std::string& linkage_name, const TypedFunction* fn = nullptr);
+  /// debug=True's type descriptions (emit_debug_info.cpp): one node per type, by name.
+  std::map<std::string, int> debug_types;
+  int debug_type(const Type& t);
+  int subroutine_type(const TypedFunction& fn);
   int location(SourceLoc loc, int scope);
   /// The core symbol of function `index`, queued for emission on first request.
   const std::string& function_symbol(int index);

@@ -170,7 +170,10 @@ std::vector<std::string> option_strings(const Options& o) {
   if (!range.contains(o.cc))
     throw cubridge::InvalidArgument("nvvm: compute capability " + o.cc.to_string() +
                                 " is not supported by this libNVVM; it accepts " + range.to_string());
-  std::vector<std::string> out = {"-arch=compute_" + o.cc.digits(),
+  if (!o.arch_variant.empty() && o.arch_variant != "a" && o.arch_variant != "f")
+    throw cubridge::InvalidArgument("nvvm: architecture variant '" + o.arch_variant +
+                                    "' is not valid; expected 'a' (architecture-specific) or 'f' (family)");
+  std::vector<std::string> out = {"-arch=compute_" + o.cc.digits() + o.arch_variant,
                                   "-opt=" + std::to_string(o.opt_level)};
   out.push_back(o.ftz ? "-ftz=1" : "-ftz=0");
   out.push_back(o.prec_sqrt ? "-prec-sqrt=1" : "-prec-sqrt=0");

@@ -54,6 +54,12 @@ struct Program {
   std::int64_t constant_bytes = 0;
 };
 
+/// A constant operand of a branch test (typer_branch_prune.cpp).
+struct PruneValue;
+/// numba-cuda's vector type called `name` in numba.cuda ("float32x4", or a C alias: "float4", "short2",
+/// "ulonglong3", ...), or nullopt (typer_vectors.cpp).
+std::optional<Type> vector_type_named(std::string_view name);
+
 class FunctionTyper {
  public:
   FunctionTyper(Program& prog, TypedFunction& fn, bool strict) : prog_(prog), fn_(fn), strict_(strict) {}
@@ -74,7 +80,7 @@ class FunctionTyper {
   int loop_depth_ = 0;
 
   const std::string& file() const { return fn_.def->file; }
-  [[noreturn]] void error(SourceLoc loc, const std::string& msg) { fail(file(), loc, msg); }
+  [[noreturn]] void error(SourceLoc loc, const std::string& msg) { fail(file(), loc, source_names(msg)); }
 
   int slot_of(std::string_view name) const {
     for (std::size_t i = 0; i < fn_.local_names.size(); ++i)
@@ -86,9 +92,10 @@ class FunctionTyper {
     if (t.is_unknown()) return;
     Type& cur = fn_.local_types[static_cast<std::size_t>(slot)];
     if (cur.is_unknown()) {
-      if (!(t.is_scalar() || t.is_tuple() || t.is_array() || t.is_grid_group() || t.is_record() || t.is_optional()))
+      if (!(t.is_scalar() || t.is_bfloat16() || t.is_vector() || t.is_tuple() || t.is_array() || t.is_grid_group() ||
+            t.is_record() || t.is_optional() || t.is_none() || t.is_pointer()))
         error(loc, "cannot assign a value of type " + t.name() + " to '" + std::string(name) +
-                       "'; variables hold numbers, tuples, arrays, records and Optional values");
+                       "'; variables hold numbers, tuples, arrays, records, C pointers, None and Optional values");
       cur = t;
       changed = true;
       return;
@@ -216,6 +223,10 @@ class FunctionTyper {
           dead.clear();  // never typed nor emitted, as numba prunes it
           return block(s.test->ival ? s.body : s.orelse);
         }
+        if (std::optional<bool> taken = pruned_test(*s.test)) {  // numba's dead_branch_prune on constants
+          (*taken ? s.orelse : s.body).clear();
+          return block(*taken ? s.body : s.orelse);
+        }
         bool a = block(s.body);
         bool b = block(s.orelse);
         return a || b;
@@ -243,7 +254,8 @@ class FunctionTyper {
         return false;
       case StmtKind::Return: {
         Type t = s.value ? expr_optional(*s.value) : Type::none();
-        if (!t.is_unknown() && !(t.is_scalar() || t.is_tuple() || t.is_none() || t.is_record() || t.is_optional()))
+        if (!t.is_unknown() &&
+            !(t.is_scalar() || t.is_bfloat16() || t.is_vector() || t.is_tuple() || t.is_none() || t.is_record() || t.is_optional()))
           error(s.loc, "cannot return a value of type " + t.name());
         returns.emplace_back(t, s.loc);
         return false;
@@ -266,7 +278,7 @@ class FunctionTyper {
   // ---- expressions ----
   Type truth(Expr& e) {
     Type t = expr(e);
-    if (!t.is_unknown() && !t.is_scalar() && !t.is_tuple())
+    if (!t.is_unknown() && !t.is_scalar() && !t.is_bfloat16() && !t.is_tuple())
       error(e.loc, "cannot test the truth of a value of type " + t.name());
     return t;
   }
@@ -301,6 +313,17 @@ class FunctionTyper {
   }
 
   const Constant* constant_of(std::string_view name, SourceLoc loc);
+  /// Cls.member or Cls["member"] of a class bound outside the source whose members the Python layer passed
+  /// as constants "Cls.member" (an IntEnum's): the member's constant, else null (typer_class_members.cpp).
+  const Constant* class_member(const Expr& cls, const Expr& member);
+  Type folded_member(Expr& e, const Constant* c) {
+    // The node becomes the Name "Cls.member", which later passes of the fixed point find as that constant.
+    e.name = e.kids[0]->name + "." + (e.kind == ExprKind::Attribute ? e.name : e.kids[1]->name);
+    e.kids.clear();
+    e.kind = ExprKind::Name;
+    e.constant = c;
+    return c->type;
+  }
   [[noreturn]] void too_deep(SourceLoc loc);
 
   Type expr_inner(Expr& e) {
@@ -324,7 +347,7 @@ class FunctionTyper {
         for (auto& k : e.kids) {
           Type t = expr(*k);
           if (t.is_unknown()) unknown = true;
-          else if (!t.is_scalar() && !t.is_tuple() && !t.is_array() && !t.is_record())
+          else if (!t.is_scalar() && !t.is_bfloat16() && !t.is_vector() && !t.is_tuple() && !t.is_array() && !t.is_record())
             error(k->loc, "tuples hold numbers, arrays and tuples; got a value of type " + t.name());
           elems.push_back(t);
         }
@@ -367,6 +390,9 @@ class FunctionTyper {
           return is_none(e);
         std::vector<Type> ts;
         for (auto& k : e.kids) ts.push_back(expr(*k));
+        if (e.cmp_ops.size() == 1 && (ts[0].is_none() || ts[1].is_none()) &&
+            (e.cmp_ops[0] == CmpOp::Eq || e.cmp_ops[0] == CmpOp::Ne))
+          return equals_none(e, ts[0], ts[1]);
         e.formals.clear();
         for (std::size_t i = 0; i < e.cmp_ops.size(); ++i) {
           CmpOp op = e.cmp_ops[i];
@@ -406,10 +432,12 @@ class FunctionTyper {
       }
       case ExprKind::Attribute: return attribute(e);
       case ExprKind::Subscript: {
+        if (const Constant* c = class_member(*e.kids[0], *e.kids[1])) return folded_member(e, c);
         Type base = expr(*e.kids[0]);
         Expr& idx = *e.kids[1];
         if (base.is_array()) return array_subscript(e, base);
         if (base.is_record()) return record_subscript(e, base);
+        if (base.is_pointer()) return pointer_subscript(e, base);
         if (base.is_unknown()) return base;
         if (!base.is_tuple()) error(e.loc, "cannot index a value of type " + base.name() + " (tuples and arrays support [i])");
         if (idx.kind == ExprKind::Unsupported || idx.kind == ExprKind::Slice)
@@ -449,8 +477,14 @@ class FunctionTyper {
     }
     if (auto a = prog_.options.constant_arrays.find(e.name); a != prog_.options.constant_arrays.end())
       return constant_array_name(e, a->second);
+    if (auto a = prog_.options.device_arrays.find(e.name); a != prog_.options.device_arrays.end()) {
+      e.device_array = &a->second;
+      return a->second.type;
+    }
     if (prog_.functions.count(e.name) || prog_.imports.count(e.name))
       error(e.loc, "'" + e.name + "' is a function or module; it can only be called (or its attribute read)");
+    if (auto refused = prog_.options.refused_functions.find(e.name); refused != prog_.options.refused_functions.end())
+      error(e.loc, refused->second);
     error(e.loc, "name '" + e.name + "' is not defined (compiled functions see their parameters, local variables, "
                                      "module-level constants, closure variables, imported modules and module functions)");
   }
@@ -510,10 +544,13 @@ class FunctionTyper {
       }
       error(e.loc, "'" + path + "' is not supported as a value");
     }
+    if (const Constant* c = class_member(*e.kids[0], e)) return folded_member(e, c);
     Type base = expr(*e.kids[0]);
     if (base.is_array()) return array_attribute(e, base);
     if (base.is_record()) return record_attribute(e, base);
+    if (base.is_named_tuple()) return named_tuple_attribute(e, base);
     if (base.is_unknown()) return base;
+    if (base.is_vector()) return vector_attribute(e, base);
     if (e.name == "real" || e.name == "imag") {
       if (base.is_complex()) return base.component();
       if (base.is_scalar()) return base;
@@ -522,11 +559,30 @@ class FunctionTyper {
                      " is not supported (numbers offer .real, .imag and .conjugate())");
   }
 
+  // p.x of a namedtuple: its element at the field's position (numba's NamedTuple getattr).
+  Type named_tuple_attribute(Expr& e, const Type& base) {
+    const int k = base.field_index(e.name);
+    if (k < 0) {
+      std::string fields;
+      for (const std::string& f : base.field_names()) fields += (fields.empty() ? "" : ", ") + f;
+      error(e.loc, "namedtuple " + base.tuple_class() + " has no field '" + e.name + "'; its fields: " +
+                       (fields.empty() ? "none" : fields));
+    }
+    e.field = k;
+    return base.elements()[static_cast<std::size_t>(k)];
+  }
+
   Type binary(BinOp op, const Type& a, const Type& b, SourceLoc loc, Expr* node) {
     if (a.is_unknown() || b.is_unknown()) return Type();
     auto r = resolve_binop(op, a, b);
     if (!r || (op == BinOp::Pow && r->lhs.is_complex() && !node))
-      error(loc, "unsupported operand types for " + std::string(binop_symbol(op)) + ": " + a.name() + " and " + b.name());
+      error(loc, "unsupported operand types for " + std::string(binop_symbol(op)) + ": " + a.name() + " and " + b.name() +
+                     (a.is_bfloat16() && b.is_bfloat16()
+                          ? " (numba-cuda's bfloat16 operators are +, -, *, /)"
+                      : a.is_bfloat16() || b.is_bfloat16()
+                          ? " (numba-cuda's bfloat16 operators +, -, *, / take two bfloat16 values: convert the "
+                            "other operand with bfloat16(x), or both to float32)"
+                          : ""));
     // a ** b, pow(a, b) and a **= b (node: the target) on complex numbers call numba-cuda's cpow.
     if (op == BinOp::Pow && r->lhs.is_complex()) return complex_power(*node, r->lhs);
     if (node) node->formals = {r->lhs, r->rhs};
@@ -555,6 +611,12 @@ class FunctionTyper {
                        " argument(s), got " + std::to_string(n));
   }
 
+  // Array methods (typer_array_methods.cpp): a.reshape(shape) and a.view(dtype), views of the same data as
+  // numba-cuda makes them; a.copy() and the other allocating methods are refused by name.
+  Type array_method(Expr& e, const Expr& callee, const Type& base);
+  /// The dtype an argument names: np.int32, numba.float32, a.dtype; nullopt when it names none.
+  std::optional<Type> dtype_argument(Expr& dtype);
+
   // Arrays (typer_arrays.cpp): a[i, j] loads and views, a[...] = v stores, .shape and friends.
   Type array_subscript(Expr& e, const Type& base);
   Type array_attribute(Expr& e, const Type& base);
@@ -574,6 +636,13 @@ class FunctionTyper {
   std::string numba_argument_spelling(Expr& e);
   /// numba's opening words for a cuda.shared/local.array call whose shape it has no implementation for.
   std::string no_implementation_words(const std::string& name, Expr& shape, Expr& dtype);
+  /// A local variable defined once, by `name = <integer constant expression>`: its value, as numba's
+  /// find_const reads a variable of one definition (N = 100; cuda.shared.array(N, int32)); else nullopt
+  /// (typer_single_definition.cpp).
+  std::optional<std::int64_t> single_definition_int(const std::string& name);
+  /// The one definition of local `name` when it is `name = value` and it has no other, else null.
+  const Stmt* single_assignment(const std::string& name) const;
+  int single_definition_depth_ = 0;
 
   // Records (typer_records.cpp): fields read as r.x / r['x'] and stored, r a record element.
   Type record_attribute(Expr& e, const Type& record);
@@ -598,6 +667,8 @@ class FunctionTyper {
   Type cuda_call(Expr& e, const Intrinsic& in);
   Type cuda_array_alloc(Expr& e, const Intrinsic& in, std::vector<Expr*> args);
   Type cuda_atomic(Expr& e, const Intrinsic& in);
+  /// An atomic's index (typer_atomic_index.cpp): each item is cast to intp, as numba-cuda does.
+  std::vector<Type> atomic_indices(Expr& index, const std::string& shown);
   // Cache-hinted loads and stores (typer_cache_hints.cpp): cuda.ldca/ldcg/ldcs/ldlu/ldcv, stcg/stcs/stwb/stwt.
   static bool is_cache_hint(std::string_view name);
   Type cache_hint(Expr& e, const Intrinsic& in);
@@ -619,7 +690,9 @@ class FunctionTyper {
   /// operator.add(a, b) and the other operator functions: the call becomes the operator expression
   /// (typer_operator_module.cpp).
   Type operator_call(Expr& e, const std::string& fname);
-  /// A prelude function (kernel_library/cmath_prelude.cpp), added to the program on first use.
+  /// A function of a kernel-library prelude (cmath_prelude.cpp, numpy_complex_loops.cpp): the prelude's
+  /// functions and imports join the program on first use.
+  const FunctionDef& prelude_function(const ModuleAst& prelude, const std::string& impl);
   const FunctionDef& cmath_function(const std::string& impl);
   /// a ** b / pow(a, b) on complex numbers of type t: a call of the prelude's __cpow_c64/_c128.
   Type complex_power(Expr& e, const Type& t);
@@ -642,6 +715,9 @@ class FunctionTyper {
   Type numpy_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
   /// The loop numba-cuda lowers for ufunc on these scalar types; refuses what it cannot compile.
   UfuncLoop ufunc_loop(Expr& e, std::string_view ufunc, const std::string& shown, const std::vector<Type>& args);
+  /// A complex loop computed by the numpy complex prelude: e becomes a typed call of its function
+  /// (e.callee_index); false when the loop is lowered inline (conjugate, isnan, equal, ...).
+  bool complex_ufunc_call(Expr& e, std::string_view ufunc, const UfuncLoop& loop);
   /// np.<ufunc>(inputs..., out) on arrays (typer_numpy.cpp): returns out's type; e.formals: loop inputs, output.
   Type numpy_ufunc_on_arrays(Expr& e, std::string_view ufunc, const std::string& shown, const std::vector<Type>& args);
   /// `x.dtype` of an array x, where a type is expected; nullopt when `e` is not one.
@@ -657,8 +733,33 @@ class FunctionTyper {
   Type libdevice_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
   // numba.cuda.fp16 (typer_fp16.cpp).
   Type fp16_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
+  // numba-cuda's bfloat16 (typer_bf16.cpp): cuda_bf16's bindings by name, math.<f> on a bfloat16, the
+  // bfloat16(x) constructor and casts of a bfloat16 to a number type.
+  /// float("<text>") with a string literal: the float64 constant CPython parses it to (typer_calls.cpp).
+  Type float_of_text(Expr& e);
+  // numba-cuda's vector types (typer_vectors.cpp): float32x4(...) and friends, v.x .. v.w.
+  Type vector_call(Expr& e, const Type& vector, const std::vector<Type>& args, bool unknown);
+  Type vector_attribute(Expr& e, const Type& vector);
+  Type bf16_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
+  Type bf16_math_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
+  Type bf16_cast(Expr& e, const Type& to, const std::vector<Type>& args, bool unknown);
+  /// The target's compute capability (major * 10 + minor); an error naming `what` below 8.0.
+  int bf16_target(const Expr& e, const std::string& what);
   Type user_call(Expr& e, const FunctionDef& def, const std::vector<Type>& args, bool unknown,
                  const std::vector<StaticBinding>* statics = nullptr);
+  /// A call of an external device function (cuda.declare_device) the code calls `name`
+  /// (typer_external_calls.cpp).
+  Type external_call(Expr& e, const std::string& name, const ExternalFunction& f);
+  // C pointers (typer_pointers.cpp): p[i] loads and p[i] = v stores.
+  Type pointer_subscript(Expr& e, const Type& base);
+  void pointer_store(Expr& target, const Type& base, const Type& value);
+  /// numba's carray(ptr, shape, dtype=None) / farray: an array over the memory a pointer points to.
+  Type pointer_array(Expr& e, const std::string& shown, bool fortran);
+  /// cffi's ffi.from_buffer(array) (an FFI object bound outside the code): the array's data pointer.
+  Type ffi_from_buffer(Expr& e, const std::vector<Type>& args, bool unknown);
+  /// A call of a function numba implements through an @overload (typer_overload_calls.cpp): the resolved
+  /// implementation's call, or OverloadNeeded for argument types not resolved yet.
+  Type overloaded_call(Expr& e, const std::string& name, const std::vector<OverloadResolution>& resolutions);
   // Compile-time arguments (typer_static_arguments.cpp): numba types a function, a type, an intrinsic or a
   // literal passed to a device function as part of the callee's type, so the callee is compiled for it.
   /// What argument `a` binds parameter `param` of `def` to at compile time, or nullopt for a run-time value.
@@ -676,6 +777,14 @@ class FunctionTyper {
   /// `x is None` / `x is not None`: a constant when x's type says (the node becomes a Bool marked by
   /// is_none_test, and the If it guards is pruned), a run-time test when x is Optional.
   Type is_none(Expr& e);
+  /// `x is y` / `x is not y` of two values that are not None (typer_none.cpp).
+  Type is_value(Expr& e, const Type& a, const Type& b, bool negate);
+  /// Whether an if's (typed) test is decided when the function is compiled, by numba's dead_branch_prune
+  /// rules (typer_branch_prune.cpp); nullopt: tested at run time.
+  std::optional<bool> pruned_test(const Expr& test);
+  std::optional<PruneValue> prune_operand(const Expr& e, int depth);
+  /// `x == None` / `x != None` where one side's type is none (typer_none.cpp).
+  Type equals_none(Expr& e, const Type& a, const Type& b);
   /// numba.cuda.random.X / cubridge.random.X (module spellings and aliases of the random device functions,
   /// which the Python API adds as units): X's definition, nullptr for other paths (typer_calls.cpp).
   const FunctionDef* random_function(const Expr& e, const std::string& path);

@@ -5,6 +5,7 @@
 #include "compiler/typing/stack_budget.hpp"
 
 #include <algorithm>
+#include <typeinfo>
 #include <cmath>
 #include <map>
 #include "cubridge/error.hpp"
@@ -56,54 +57,7 @@ std::vector<StmtPtr> clone_body(const std::vector<StmtPtr>& body) {
   return out;
 }
 
-namespace {
-
-// Whether `e` is a call of the function `name` (its callee, kids[0], is that name).
-bool is_call_of(const Expr& e, const std::string& name) {
-  return e.kind == ExprKind::Call && !e.kids.empty() && e.kids[0] && e.kids[0]->kind == ExprKind::Name &&
-         e.kids[0]->name == name;
-}
-
-// Whether `e` calls the function `name` (anywhere inside it).
-bool calls_function(const Expr& e, const std::string& name) {
-  if (is_call_of(e, name)) return true;
-  return std::any_of(e.kids.begin(), e.kids.end(), [&](const ExprPtr& k) { return k && calls_function(*k, name); });
-}
-
-// The return statements of a body (nested blocks included); a bare `return` adds null.
-void returns_of(const std::vector<StmtPtr>& body, std::vector<const Expr*>& out) {
-  for (const StmtPtr& s : body) {
-    if (s->kind == StmtKind::Return) out.push_back(s->value.get());
-    returns_of(s->body, out);
-    returns_of(s->orelse, out);
-  }
-}
-
-// Why numba cannot type the self-recursion of `def` without a declared signature, in numba's words where its
-// type inference gives up for a reason of the program itself; "" where numba would type it (cubridge does not).
-std::string recursion_not_typable(const FunctionDef& def) {
-  std::vector<const Expr*> returns;
-  returns_of(def.body, returns);
-  bool every_return_recurses = !returns.empty() && std::all_of(returns.begin(), returns.end(), [&](const Expr* r) {
-    return r != nullptr && calls_function(*r, def.name);
-  });
-  if (every_return_recurses)
-    return "cannot type infer runaway recursion: every return of '" + def.name + "' calls '" + def.name +
-           "' again, so its return type has no base case";
-  for (const Expr* r : returns)
-    if (r != nullptr && r->kind == ExprKind::Tuple &&
-        std::any_of(r->kids.begin(), r->kids.end(), [&](const ExprPtr& k) {
-          return k && is_call_of(*k, def.name);
-        }))
-      return "Return type of recursive function does not converge: '" + def.name + "' returns a tuple holding "
-             "its own result, a type that grows with each call";
-  return "";
-}
-
-}  // namespace
-
 namespace typer_detail {
-
 
 // Types one specialisation to a fixed point, then strictly.
 void type_function(Program& prog, TypedFunction& fn) {
@@ -114,6 +68,7 @@ void type_function(Program& prog, TypedFunction& fn) {
                                 " argument(s) but the signature gives " + std::to_string(fn.arg_types.size()));
   try {
     fn.body = clone_body(def.body);
+    split_loop_variables(fn.body);
   } catch (const StackExhausted& at) {
     fail(def.file, SourceLoc{at.line, at.col}, too_deep_message());
   }
@@ -148,17 +103,56 @@ void type_function(Program& prog, TypedFunction& fn) {
     ~Pop() { s.pop_back(); }
   } pop{prog.stack};
   FunctionTyper typer(prog, fn, false);
+  // A self-recursive call without a declared return type (numba's RecursiveCall) takes the type the other
+  // returns give so far: each lenient pass unifies the known returned types, and the next pass types the
+  // recursive calls with it, until nothing changes.
+  auto provisional = [&]() -> std::optional<Type> {
+    std::optional<Type> r;
+    bool none = fn.falls_through;
+    for (const auto& [t, loc] : typer.returns) {
+      if (t.is_unknown()) continue;
+      if (t.is_none()) {
+        none = true;
+        continue;
+      }
+      std::optional<Type> u = r ? unify(*r, t) : std::optional<Type>(t);
+      if (!u) return std::nullopt;  // reported by the strict pass
+      r = u;
+    }
+    if (!r) return none ? std::optional<Type>(Type::none()) : std::nullopt;
+    return none && !r->is_optional() ? Type::optional(*r) : *r;
+  };
+  const bool inferred_recursion = !fn.declared_return;
   for (int pass = 0;; ++pass) {
     typer.changed = false;
     typer.run();
+    if (fn.recursive && inferred_recursion) {
+      std::optional<Type> p = provisional();
+      if (p && !(*p == fn.return_type)) {
+        fn.return_type = *p;
+        typer.changed = true;
+      }
+    }
     if (!typer.changed) break;
-    if (pass > 64) fail(def.file, def.loc, "type inference of '" + def.name + "' did not converge");
+    if (pass > 64)
+      fail(def.file, def.loc, fn.recursive ? "Return type of recursive function does not converge: '" + def.name +
+                                                 "' returns a type that grows with each recursive call"
+                                           : "type inference of '" + def.name + "' did not converge");
   }
+  if (fn.recursive && inferred_recursion && fn.return_type.is_unknown())
+    fail(def.file, def.loc, "cannot type infer runaway recursion: every return of '" + def.name + "' calls '" +
+                                def.name + "' again, so no return gives its type (numba-cuda refuses it too)");
   FunctionTyper strict(prog, fn, true);
   strict.run();
 
   // The return type: unify every returned type (Numba's rule); falling off the end returns None.
   std::vector<std::pair<Type, SourceLoc>> rets = strict.returns;
+  for (const auto& [t, loc] : rets)  // a recursive call whose type no other return gives
+    if (t.is_unknown())
+      fail(def.file, loc, fn.recursive ? "cannot type infer runaway recursion: the value '" + def.name + "' returns "
+                                         "here depends on a recursive call whose type the other returns of '" + def.name +
+                                         "' do not settle (numba-cuda refuses it too)"
+                                       : "the type of the value '" + def.name + "' returns here cannot be inferred");
   if (fn.falls_through) rets.emplace_back(Type::none(), def.loc);
   std::optional<Type> result;
   bool has_none = false;
@@ -267,24 +261,15 @@ Type FunctionTyper::user_call(Expr& e, const FunctionDef& def, const std::vector
                               const std::vector<StaticBinding>* statics) {
   e.callee = Callee::UserFunction;
   const bool recursive = std::find(prog_.stack.begin(), prog_.stack.end(), &def) != prog_.stack.end();
-  auto declared_of = prog_.options.declared_signatures.find(def.name);
-  const bool returns_declared = declared_of != prog_.options.declared_signatures.end() &&
-                                std::all_of(declared_of->second.begin(), declared_of->second.end(),
-                                            [](const Signature& s) { return s.result.has_value(); });
-  // numba types a self-recursive call from the declared signature (jit("i8(i8)", device=True)); without
-  // one it needs a type inference of the recursion that cubridge does not do.
-  if (recursive && !returns_declared) {
-    if (std::string why = recursion_not_typable(def); !why.empty()) error(e.loc, why);
-  }
-  if (recursive && !returns_declared)
-    error(e.loc, "recursive call of '" + def.name + "' is not supported without a declared return type (declare it "
-                 "as numba-cuda allows: cuda.jit('int64(int64)', device=True), or rewrite the recursion as a loop)");
+  // numba types a self-recursive call from the declared signature (jit("i8(i8)", device=True)), or without
+  // one from the function's other returns (type_function's provisional return type).
   if (unknown) return Type();
   if (args.size() != def.params.size())
     error(e.loc, def.name + "() takes " + std::to_string(def.params.size()) + " argument(s), got " + std::to_string(args.size()));
   for (std::size_t i = 0; i < args.size(); ++i)
-    if (!args[i].is_scalar() && !args[i].is_tuple() && !args[i].is_array() && !args[i].is_grid_group() &&
-        !args[i].is_record() && !args[i].is_none())
+    if (!args[i].is_scalar() && !args[i].is_bfloat16() && !args[i].is_vector() && !args[i].is_tuple() &&
+        !args[i].is_array() && !args[i].is_grid_group() && !args[i].is_record() && !args[i].is_none() &&
+        !args[i].is_pointer())
       error(e.kids[i + 1]->loc, "cannot pass a value of type " + args[i].name() + " to " + def.name + "()");
   const Signature* declared = nullptr;
   if (auto d = prog_.options.declared_signatures.find(def.name); d != prog_.options.declared_signatures.end()) {
@@ -339,7 +324,7 @@ Type FunctionTyper::user_call(Expr& e, const FunctionDef& def, const std::vector
   } catch (const CompileError& err) {
     raw->failed = true;
     if (!strict_) return Type();  // retried in the strict pass, where the error is reported
-    if (dynamic_cast<const CompileTypeError*>(&err) != nullptr) throw;
+    if (typeid(err) != typeid(CompileError)) throw;  // CompileTypeError, OverloadNeeded: kept as they are
     // The call chain, one line per caller, as numba reports it ("During: resolving callee type: ...").
     throw CompileError(std::string(err.what()) + "\nDuring: resolving callee type: type(CUDADispatcher(<function " +
                            def.name + ">)) (the call of '" + def.name + "' in '" + fn_.def->name + "', " +
@@ -382,14 +367,6 @@ TypedModule type_program(const SourceSet& sources, std::string_view entry, const
                                 "(arrays as numba-cuda's meminfo, parent, nitems, itemsize, data, shape, strides); "
                                 "compile it with abi='numba', or compile a device function with device=True");
   for (std::size_t i = 0; i < signature.args.size(); ++i)
-    if (signature.args[i].is_pointer())
-      throw cubridge::InvalidArgument("function '" + std::string(entry) + "': argument " + std::to_string(i) + " is a C pointer (" +
-                                  signature.args[i].name() + "), the parameter of CUDA C++ kernels loaded with "
-                                  "load_kernel; cubridge's compiler takes arrays: write " +
-                                  (signature.args[i].pointee().is_none() ? std::string("uint8")
-                                                                         : signature.args[i].pointee().name()) +
-                                  "[::1]");
-  for (std::size_t i = 0; i < signature.args.size(); ++i)
     if (signature.args[i].is_record() && signature.args[i].readonly())
       throw cubridge::InvalidArgument("function '" + std::string(entry) + "': argument " + std::to_string(i) + " is a read-only record (" +
                                   signature.args[i].name() + "), which cubridge's compiler does not take; write the "
@@ -397,10 +374,6 @@ TypedModule type_program(const SourceSet& sources, std::string_view entry, const
   if (signature.result && signature.result->is_pointer())
     throw cubridge::InvalidArgument("function '" + std::string(entry) + "': a C pointer (" + signature.result->name() +
                                 ") is no return type cubridge's compiler takes");
-  for (std::size_t i = 0; i < signature.args.size(); ++i)
-    if (signature.args[i].is_array() && options.abi == Abi::c)
-      throw cubridge::InvalidArgument("function '" + std::string(entry) + "': argument " + std::to_string(i) + " is an array (" +
-                                  signature.args[i].name() + "), which the C ABI cannot pass; compile with abi='numba'");
   auto f = std::make_unique<TypedFunction>();
   f->def = it->second;
   f->arg_types = signature.args;

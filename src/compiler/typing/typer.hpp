@@ -51,6 +51,11 @@ TypedModule type_program(const SourceSet& sources, std::string_view entry, const
 
 /// A deep copy of a statement list (each specialisation gets its own typed tree).
 std::vector<StmtPtr> clone_body(const std::vector<StmtPtr>& body);
+/// Gives a for loop's variable used only inside its loops a variable of its own ("i#1"), as numba's SSA
+/// versions it (loop_variables.cpp).
+void split_loop_variables(std::vector<StmtPtr>& body);
+/// `msg` with the loop variables' versions ("i#1") spelled as the source spells them ("i").
+std::string source_names(const std::string& msg);
 ExprPtr clone_expr(const Expr& e);
 
 }  // namespace cubridge::compiler

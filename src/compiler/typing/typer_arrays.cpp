@@ -27,6 +27,7 @@ std::optional<std::int64_t> FunctionTyper::const_int(const Expr& e) {
     const Constant* c = constant_of(e.name, e.loc);
     if (c && c->type.is_int()) return c->type.is_signed() ? c->i : static_cast<std::int64_t>(c->u);
   }
+  if (e.kind == ExprKind::Name && slot_of(e.name) >= 0) return single_definition_int(e.name);
   return std::nullopt;
 }
 
@@ -140,6 +141,7 @@ void FunctionTyper::array_store(Expr& target, const Type& value) {
   Type base = expr(*target.kids[0]);
   if (base.is_unknown()) return;
   if (base.is_record()) return record_store(target, value);
+  if (base.is_pointer()) return pointer_store(target, base, value);
   if (!base.is_array())
     error(target.loc, "cannot assign to an element of a value of type " + base.name() +
                           " (tuples are immutable; array elements can be assigned)");
@@ -184,7 +186,8 @@ void FunctionTyper::array_store(Expr& target, const Type& value) {
                             base.name() + "); a record element takes a record of the same dtype");
     return;
   }
-  if (!value.is_scalar() || can_convert(value, base.dtype()) == Conversion::None)
+  if (value.is_bfloat16() ? !bf16_convertible(value, base.dtype())
+                           : (!value.is_scalar() || can_convert(value, base.dtype()) == Conversion::None))
     error(target.loc, "cannot store a value of type " + value.name() + " into an element of " + what + " (" +
                           base.name() + ")");
 }

@@ -2,7 +2,8 @@
 // cuda.ldca/ldcg/ldcs/ldlu/ldcv(array, i) read one element with PTX's ld.global.<hint>, and
 // cuda.stcg/stcs/stwb/stwt(array, i, value) write one with st.global.<hint>. The rules are numba-cuda's
 // (cache_hints.py): an array of integers or floats, one integer index for a 1-d array or a UniTuple of
-// ndim integers, the value cast to the element type; the refusals carry numba-cuda's words.
+// ndim integers (a C pointer: one integer), the value cast to the element type; the refusals carry
+// numba-cuda's words.
 #include <span>
 
 #include "compiler/typing/function_typer.hpp"
@@ -32,13 +33,17 @@ Type FunctionTyper::cache_hint(Expr& e, const Intrinsic& in) {
   Type index = expr(*e.kids[2]);
   Type value = store ? expr(*e.kids[3]) : Type::none();
   if (arr.is_unknown() || index.is_unknown() || value.is_unknown()) return Type();
-  if (!arr.is_array())
-    error(e.kids[1]->loc, name + " operates on arrays or pointers. Got type " + arr.name() +
-                              " (cubridge takes arrays; C pointers are not a kernel type)");
-  // numba-cuda's _validate_arguments: an integer for a 1-d array, else a UniTuple of ndim integers.
-  const int ndim = arr.ndim();
+  if (!arr.is_array() && !arr.is_pointer())
+    error(e.kids[1]->loc, name + " operates on arrays or pointers. Got type " + arr.name());
+  if (arr.is_pointer() && arr.pointee().is_none())
+    error(e.kids[1]->loc, name + " requires array of integer or float type, got void (a void* has no element type)");
+  // numba-cuda's _validate_arguments: an integer for a pointer or a 1-d array, else a UniTuple of ndim integers.
+  const int ndim = arr.is_pointer() ? 1 : arr.ndim();
   std::vector<Type> idx;
-  if (index.is_int()) {
+  if (arr.is_pointer()) {
+    if (!index.is_int()) error(e.kids[2]->loc, "Expected an integer index, got " + index.name());
+    idx = {i64()};
+  } else if (index.is_int()) {
     if (ndim != 1) error(e.kids[2]->loc, "Expected " + std::to_string(ndim) + " indices, got a scalar");
     idx = {index};
   } else if (index.is_tuple() && !index.elements().empty()) {
@@ -49,7 +54,7 @@ Type FunctionTyper::cache_hint(Expr& e, const Intrinsic& in) {
     if (uniform && parts[0].is_int()) idx = parts;
   }
   if (idx.empty()) error(e.kids[2]->loc, index.name() + " is not a valid index");
-  const Type& d = arr.dtype();
+  const Type d = arr.is_pointer() ? arr.pointee() : arr.dtype();
   if (!d.is_int() && !d.is_float())
     error(e.kids[1]->loc, name + " requires array of integer or float type, got " + d.name());
   if (store) {
@@ -60,7 +65,7 @@ Type FunctionTyper::cache_hint(Expr& e, const Intrinsic& in) {
     if (arr.readonly())
       error(a.loc, shown + "() cannot store into " +
                        (a.kind == ExprKind::Name ? "'" + a.name + "'" : std::string("this array")) +
-                       ": it is a read-only array (" + arr.name() + ")");
+                       ": it is " + (arr.is_pointer() ? "a pointer to const (" : "a read-only array (") + arr.name() + ")");
   }
   e.callee = Callee::Intrinsic;
   e.formals = idx;

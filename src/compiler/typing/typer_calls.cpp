@@ -1,6 +1,10 @@
 // Internal: typing of calls: builtins, math functions, numpy/numba scalar casts, methods and module
 // functions (see function_typer.hpp).
+#include <cctype>
+#include <cstdlib>
+
 #include "compiler/typing/function_typer.hpp"
+#include "cubridge/compiler/bf16_names.hpp"
 
 namespace cubridge::compiler::typer_detail {
 
@@ -17,7 +21,8 @@ Type FunctionTyper::call(Expr& e) {
                         "calls the type itself (" + owner.name + "(x)), not its methods");
     Type base = expr(*callee.kids[0]);
     if (base.is_grid_group()) return grid_group_method(e, callee);
-    if (callee.name == "view" && !base.is_array()) return scalar_view(e, base);
+    if (base.is_array()) return array_method(e, callee, base);
+    if (callee.name == "view") return scalar_view(e, base);
     if (callee.name == "bit_count" && e.kids.size() == 1) {  // numba-cuda's overload: cuda.popc(i)
       e.callee = Callee::Builtin;
       e.target = "bit_count";
@@ -43,13 +48,24 @@ Type FunctionTyper::call(Expr& e) {
     else if (slot_of(callee.name) >= 0) error(callee.loc, "'" + callee.name + "' is a local variable, not a function");
     if (auto refused = prog_.options.refused_functions.find(callee.name); refused != prog_.options.refused_functions.end())
       error(callee.loc, refused->second);
+    if (auto x = prog_.options.external_functions.find(callee.name); x != prog_.options.external_functions.end())
+      return external_call(e, x->first, x->second);
+    if (auto o = prog_.options.overloads.find(callee.name); o != prog_.options.overloads.end())
+      return overloaded_call(e, o->first, o->second);
     auto imp = prog_.imports.find(callee.name);
     if (path.empty() && imp != prog_.imports.end()) path = imp->second;
   }
+  if (path.empty() && callee.kind == ExprKind::Name && callee.name == "float" && e.kids.size() == 2 &&
+      e.kids[1]->kind == ExprKind::Str && e.kids[1]->ival == 0 && e.keywords.empty() && !prog_.functions.count("float"))
+    return float_of_text(e);
   if (auto in = intrinsic_of(path)) return cuda_call(e, *in);
   if (path.empty() && callee.kind == ExprKind::Name && callee.name == "print" && !prog_.functions.count("print"))
     return print_call(e);
   if (const FunctionDef* def = user_function(callee, path)) return module_function_call(e, *def);
+  // numba's carray/farray (their dtype argument is a type, typed by pointer_array itself)
+  for (std::string_view module : {"numba.", "numba.np.numpy_support.", "numba.cuda.np.numpy_support."})
+    if (path == std::string(module) + "carray" || path == std::string(module) + "farray")
+      return pointer_array(e, path.substr(path.rfind('.') + 1), path.ends_with("farray"));
   bool unknown = false;
   std::vector<Type> args = args_of(e, unknown);
   e.formals = args;
@@ -58,13 +74,30 @@ Type FunctionTyper::call(Expr& e) {
     auto dot = path.rfind('.');
     std::string mod = dot == std::string::npos ? "" : path.substr(0, dot);
     std::string fname = dot == std::string::npos ? path : path.substr(dot + 1);
-    if (mod == "math") return math_call(e, fname, args, unknown);
+    if (path == "cffi.ffi.from_buffer") return ffi_from_buffer(e, args, unknown);
+    if (mod == "math") {
+      if (std::any_of(args.begin(), args.end(), [](const Type& t) { return t.is_bfloat16(); }))
+        return bf16_math_call(e, fname, args, unknown);
+      return math_call(e, fname, args, unknown);
+    }
     if (mod == "cmath") return cmath_call(e, fname, args, unknown);
     if (mod == "numba.cuda.libdevice") return libdevice_call(e, fname, args, unknown);
     if (mod == "numba.cuda.fp16") return fp16_call(e, fname, args, unknown);
+    if (mod == "numba.cuda._internal.cuda_bf16") return bf16_call(e, fname, args, unknown);
+    if (mod == "numba.cuda")
+      if (auto v = vector_type_named(fname)) return vector_call(e, *v, args, unknown);
+    if (mod == "numba.cuda.bf16" || mod == "cubridge.bf16") {  // bf16.hadd(a, b): the module's public names
+      if (fname == "bfloat16") return bf16_cast(e, Type::bfloat16(), args, unknown);
+      if (auto binding = bf16_binding_of(fname)) return bf16_call(e, *binding, args, unknown);
+      error(e.loc, "'" + path + "' is not a function of " + mod + " (it offers numba.cuda.bf16's names: hadd, "
+                                "hmul, float32_to_bfloat16_rz, bfloat16_to_int32_rn, hsqrt, ...)");
+    }
     if (mod == "operator") return operator_call(e, fname);
+    if (fname == "bfloat16" && mod == "cubridge") return bf16_cast(e, Type::bfloat16(), args, unknown);
     if (is_numeric_module(mod) || mod.starts_with("numba") ) {
+      if (fname == "bfloat16") return bf16_cast(e, Type::bfloat16(), args, unknown);
       if (auto t = parse_type_name(fname); t && t->is_scalar()) {
+        if (n == 1 && args[0].is_bfloat16()) return bf16_cast(e, *t, args, unknown);
         arity(e, fname, n, 1, 1);
         e.callee = Callee::TypeCast;
         e.target = t->name();
@@ -84,6 +117,23 @@ Type FunctionTyper::call(Expr& e) {
     error(e.loc, "this call is not supported; call builtins, math functions or module functions (by name, through "
                  "a module, a variable bound to one, or a tuple of them at a constant index)");
   return builtin_call(e, callee.name, args, unknown);
+}
+
+Type FunctionTyper::float_of_text(Expr& e) {
+  // float("nan"), float("-inf"), float("1.5"): CPython's parse of the literal, folded to a float64 constant
+  // (numba folds the constant call the same way). Hexadecimal text is refused, as float() refuses it.
+  const std::string text = e.kids[1]->name;
+  std::string t;
+  for (char ch : text)
+    if (!std::isspace(static_cast<unsigned char>(ch))) t += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  char* end = nullptr;
+  double v = t.empty() || t.find_first_of("x(") != std::string::npos ? 0.0 : std::strtod(t.c_str(), &end);
+  if (t.empty() || t.find_first_of("x(") != std::string::npos || end != t.c_str() + t.size())
+    error(e.kids[1]->loc, "could not convert string to float: '" + text + "'");
+  e.kind = ExprKind::Float;
+  e.fval = v;
+  e.kids.clear();
+  return f64();
 }
 
 const FunctionDef* FunctionTyper::random_function(const Expr& e, const std::string& path) {

@@ -90,8 +90,12 @@ Type FunctionTyper::cmath_call(Expr& e, const std::string& fname, const std::vec
 }
 
 const FunctionDef& FunctionTyper::cmath_function(const std::string& impl) {
-  // The prelude's functions join the program the first time a kernel calls cmath (or a complex power).
-  const ModuleAst& prelude = cmath_prelude();
+  return prelude_function(cmath_prelude(), impl);
+}
+
+const FunctionDef& FunctionTyper::prelude_function(const ModuleAst& prelude, const std::string& impl) {
+  // The prelude's functions join the program the first time a kernel calls one of them (cmath, a complex
+  // power, a complex ufunc loop).
   if (!prog_.functions.count(impl)) {
     for (const FunctionDef& f : prelude.functions) prog_.functions.emplace(f.name, &f);
     for (const auto& [alias, target] : prelude.imports) prog_.imports.emplace(alias, target);

@@ -13,7 +13,7 @@ constexpr const char* kIntrinsics =
     "syncthreads_count, syncthreads_and, syncthreads_or, syncwarp, threadfence, threadfence_block, "
     "threadfence_system, shared.array, local.array, atomic.add/sub/max/min/nanmax/nanmin/and_/or_/xor/exch/inc/dec/cas/"
     "compare_and_swap, shfl_sync, shfl_up_sync, shfl_down_sync, shfl_xor_sync, all_sync, any_sync, eq_sync, "
-    "ballot_sync, activemask, lanemask_lt, popc, clz, ffs, brev, fma, cbrt, selp, const.array_like, "
+    "ballot_sync, match_any_sync, match_all_sync, activemask, lanemask_lt, popc, clz, ffs, brev, fma, cbrt, selp, const.array_like, "
     "ldca, ldcg, ldcs, ldlu, ldcv, stcg, stcs, stwb, stwt, nanosleep";
 
 constexpr const char* kCalls[] = {
@@ -21,7 +21,8 @@ constexpr const char* kCalls[] = {
     "threadfence", "threadfence_block", "threadfence_system", "shared.array", "local.array", "atomic.add",
     "atomic.sub", "atomic.max", "atomic.min", "atomic.and_", "atomic.or_", "atomic.xor", "atomic.exch",
     "atomic.inc", "atomic.dec", "atomic.cas", "atomic.compare_and_swap", "shfl_sync", "shfl_up_sync",
-    "shfl_down_sync", "shfl_xor_sync", "all_sync", "any_sync", "eq_sync", "ballot_sync", "activemask",
+    "shfl_down_sync", "shfl_xor_sync", "all_sync", "any_sync", "eq_sync", "ballot_sync", "match_any_sync",
+    "match_all_sync", "activemask",
     "lanemask_lt", "popc", "clz", "ffs", "brev", "fma", "cbrt", "selp", "const.array_like", "nanosleep"};
 
 bool is_dim3(std::string_view n) {
@@ -197,6 +198,22 @@ Type FunctionTyper::cuda_call(Expr& e, const Intrinsic& in) {
     error(args[1]->loc, shown + "(): the value must be an integer or a float (int32, int64, float32, float64), got " +
                             v.name());
   }
+  if (name == "match_any_sync" || name == "match_all_sync") {
+    // numba-cuda's cases: an int32 mask and an int32, int64, float32 or float64 value (the usual score picks
+    // one; a float is compared by its bits). match_any_sync gives the int32 mask of the lanes holding the
+    // same value; match_all_sync (that mask or 0, whether every lane of the mask holds it).
+    arity(e, shown, n, 2, 2);
+    need_int(0, "the mask");
+    Type result = name == "match_any_sync" ? i32() : Type::tuple({i32(), Type::boolean()});
+    const std::vector<Case> cases = {{i32(), i32(), result}, {i32(), i64(), result},
+                                     {i32(), Type::floating(32), result}, {i32(), f64(), result}};
+    auto r = ts[1].is_scalar() && !ts[1].is_complex() ? resolve_cases(cases, ts[0], ts[1]) : std::nullopt;
+    if (!r)
+      error(args[1]->loc, shown + "(mask, value): the value must be an int32, int64, float32 or float64 (or a "
+                              "number that converts to one), got " + ts[1].name());
+    e.formals = {r->lhs, r->rhs};
+    return result;
+  }
   if (name.ends_with("_sync")) {  // all_sync, any_sync, eq_sync, ballot_sync
     arity(e, shown, n, 2, 2);
     // numba-cuda's vote validation (its words first): a mask of an integer type (not bool), a predicate of an
@@ -270,8 +287,8 @@ Type FunctionTyper::cuda_array_alloc(Expr& e, const Intrinsic& in, std::vector<E
   }
   if (!ok || dims.empty())
     error(shape->loc, no_implementation_words(name, *shape, *dtype) + shown + ": the shape must be an integer "
-                      "constant or a tuple of them (literals, or module-level or closure constants), known when the "
-                      "kernel is compiled");
+                      "constant or a tuple of them (literals, or module-level or closure constants, or a local "
+                      "variable assigned one constant once), known when the kernel is compiled");
   bool dynamic = name == "shared.array" && dims.size() == 1 && dims[0] == 0;
   std::int64_t count = 1;
   for (std::int64_t d : dims) {
@@ -332,7 +349,7 @@ Type FunctionTyper::cuda_atomic(Expr& e, const Intrinsic& in) {
   if (cas_short) {
     if (arr.ndim() != 1) error(e.kids[1]->loc, shown + "() takes a 1-d array (it works on element 0), got " + arr.name());
   } else {
-    idx = array_indices(*e.kids[2], arr, e.loc);
+    idx = atomic_indices(*e.kids[2], shown);
     if (idx.empty()) return Type();
     if (static_cast<int>(idx.size()) != arr.ndim())
       error(e.kids[2]->loc, shown + "(): the index must name one element: " + std::to_string(arr.ndim()) +

@@ -9,13 +9,9 @@ namespace cubridge::compiler::typer_detail {
 Type FunctionTyper::fp16_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown) {
   std::string shown = "fp16." + fname;
   auto f = fp16_function(fname);
-  if (!f) {
-    if (fp16_function_not_supported_yet(fname))
-      error(e.loc, shown + " is not supported yet (numba-cuda's is C code in cuda_fp16.hpp: a float32 range "
-                           "reduction and polynomial, or tanhf); the fp16 functions cubridge compiles are: " + std::string(fp16_function_names()));
+  if (!f)
     error(e.loc, shown + " is not a numba.cuda.fp16 function; the fp16 functions cubridge compiles are: " +
                      std::string(fp16_function_names()));
-  }
   arity(e, shown, args.size(), static_cast<std::size_t>(f->arity), static_cast<std::size_t>(f->arity));
   e.callee = Callee::Fp16;
   e.target = fname;

@@ -3,6 +3,7 @@
 // scalars (np.sin(x), np.maximum(a, b), np.isnan(v)), with numba's loop choice (numpy_ufuncs.hpp), and an
 // array's dtype where numba-cuda takes a type: cuda.local.array(n, x.dtype), x.dtype.type(v); and the scalar
 // bit cast v.view(np.int64).
+#include "compiler/kernel_library/numpy_complex_loops.hpp"
 #include "compiler/kernel_library/numpy_ufuncs.hpp"
 #include "compiler/typing/function_typer.hpp"
 
@@ -10,10 +11,10 @@ namespace cubridge::compiler::typer_detail {
 
 namespace {
 
-// What our lowering of a ufunc's complex loop does not cover yet (numba-cuda lowers them).
-bool complex_loop_supported(std::string_view ufunc) {
+// The complex loops the emitter lowers inline (emit_numpy.cpp); the others are the numpy complex prelude's.
+bool complex_loop_inline(std::string_view ufunc) {
   return ufunc == "conjugate" || ufunc == "isnan" || ufunc == "equal" || ufunc == "not_equal" ||
-         ufunc.starts_with("logical_");
+         ufunc == "divide" || ufunc.starts_with("logical_");
 }
 
 }  // namespace
@@ -57,7 +58,16 @@ Type FunctionTyper::numpy_call(Expr& e, const std::string& fname, const std::vec
                                     "with an output array: np." + std::string(*ufunc) + "(x, out))");
   UfuncLoop loop = ufunc_loop(e, *ufunc, shown, args);
   e.formals = loop.inputs;
+  complex_ufunc_call(e, *ufunc, loop);  // a scalar complex loop stays a call of its prelude function
   return loop.output;
+}
+
+bool FunctionTyper::complex_ufunc_call(Expr& e, std::string_view ufunc, const UfuncLoop& loop) {
+  if (!loop.inputs[0].is_complex() || complex_loop_inline(ufunc)) return false;
+  std::optional<std::string> impl = numpy_complex_loop(ufunc, loop.inputs[0].bits());
+  // ufunc_loop refused the loops with no implementation
+  user_call(e, prelude_function(numpy_complex_prelude(), *impl), loop.inputs, false);
+  return true;
 }
 
 UfuncLoop FunctionTyper::ufunc_loop(Expr& e, std::string_view ufunc, const std::string& shown,
@@ -79,12 +89,11 @@ UfuncLoop FunctionTyper::ufunc_loop(Expr& e, std::string_view ufunc, const std::
   if (!loop->lowered)
     error(e.loc, shown + "(" + given() + ") selects NumPy's loop " + loop->signature +
                      ", which numba-cuda cannot compile for the GPU");
-  if (loop->output.is_complex() || loop->inputs[0].is_complex()) {
-    if (!complex_loop_supported(ufunc))
-      error(e.loc, shown + "(" + given() + "): the complex loop " + loop->signature +
-                       " is not supported yet (supported for complex numbers: conjugate, isnan, equal, not_equal, "
-                       "logical_and/or/xor/not)");
-  }
+  if ((loop->output.is_complex() || loop->inputs[0].is_complex()) && !complex_loop_inline(ufunc) &&
+      !numpy_complex_loop(ufunc, loop->inputs[0].bits()))
+    error(e.loc, shown + "(" + given() + "): the complex loop " + loop->signature +
+                     " is not supported (complex numbers are supported by conjugate, isnan, equal, not_equal, "
+                     "divide, logical_and/or/xor/not, " + numpy_complex_loop_names() + ")");
   return *loop;
 }
 
@@ -110,6 +119,12 @@ Type FunctionTyper::dtype_type_call(Expr& e, const Type& dtype) {
   return dtype;
 }
 
+std::optional<Type> FunctionTyper::dtype_argument(Expr& dtype) {
+  std::string dt = dotted(dtype);
+  if (!dt.empty()) return parse_type_name(dt.substr(dt.rfind('.') + 1));
+  return array_dtype_of(dtype);
+}
+
 Type FunctionTyper::scalar_view(Expr& e, const Type& value) {
   // numba's scalar_view: an integer or float reinterpreted as another integer or float of the same width.
   Expr& callee = *e.kids[0];
@@ -119,10 +134,7 @@ Type FunctionTyper::scalar_view(Expr& e, const Type& value) {
   e.target = "view";
   if (value.is_unknown()) return value;
   Expr& dtype = *e.kids[1];
-  std::string dt = dotted(dtype);
-  std::optional<Type> to;
-  if (!dt.empty()) to = parse_type_name(dt.substr(dt.rfind('.') + 1));
-  else to = array_dtype_of(dtype);
+  std::optional<Type> to = dtype_argument(dtype);
   if (!(value.is_int() || value.is_float()))
     error(callee.loc, ".view() of a value of type " + value.name() + " is not supported; integers and floats offer "
                       ".view(dtype) (numba-cuda's scalar bit cast)");
@@ -167,6 +179,9 @@ Type FunctionTyper::numpy_ufunc_on_arrays(Expr& e, std::string_view ufunc, const
   if (!od.is_scalar() || kind(loop.output) > kind(od))
     error(out_expr.loc, shown + "(): the result (" + loop.output.name() + ", loop " + loop.signature +
                             ") cannot be cast to the output's " + od.name() + " with NumPy's same_kind rule");
+  // A complex loop of the prelude: its function is typed here and called per element (the call keeps
+  // callee NumpyUfunc, the function's index in e.callee_index).
+  if (complex_ufunc_call(e, ufunc, loop)) e.callee = Callee::NumpyUfunc;
   e.formals = loop.inputs;
   e.formals.push_back(loop.output);
   fn_.can_raise = true;  // an input that does not broadcast to the output raises ValueError

@@ -36,8 +36,8 @@ void FunctionTyper::check_field_alignment(const Expr& e, const Type& record, int
   if (offset % align != 0)
     error(e.loc, "field '" + record.field_names()[k] + "' (" + f.name() + ") of " + record.name() + " is at offset " +
                      std::to_string(offset) + ", not a multiple of its alignment " + std::to_string(align) +
-                     "; CUDA needs aligned fields, so numba-cuda refuses it too (reorder the fields, pad them, or "
-                     "build the dtype with align=True)");
+                     "; CUDA needs aligned fields, so numba-cuda refuses it too (\"type " + f.name() +
+                     " is not aligned\"): reorder the fields, pad them, or build the dtype with align=True");
 }
 
 Type FunctionTyper::field_value_type(const Type& record, int index) {

@@ -213,6 +213,10 @@ const std::vector<Case>& cached_arith_cases(BinOp op) {
 }  // namespace
 
 std::optional<Resolved> resolve_binop(BinOp op, const Type& a, const Type& c) {
+  // cuda_bf16's operators (+, -, *, /) take two bfloat16 values and give one.
+  if (a.is_bfloat16() && c.is_bfloat16() &&
+      (op == BinOp::Add || op == BinOp::Sub || op == BinOp::Mul || op == BinOp::TrueDiv))
+    return Resolved{a, a, a};
   if (!a.is_scalar() || !c.is_scalar()) return std::nullopt;
   switch (op) {
     case BinOp::LShift:
@@ -242,6 +246,7 @@ std::optional<Resolved> resolve_binop(BinOp op, const Type& a, const Type& c) {
 }
 
 std::optional<Type> resolve_compare(bool equality, const Type& a, const Type& c) {
+  if (a.is_bfloat16() && c.is_bfloat16()) return a;  // cuda_bf16's ==, !=, <, <=, >, >=
   if (!a.is_scalar() || !c.is_scalar()) return std::nullopt;
   if ((a.is_float() && a.bits() == 16 && is_small_f16_partner(c)) ||
       (c.is_float() && c.bits() == 16 && is_small_f16_partner(a)))
@@ -264,7 +269,15 @@ std::optional<Type> resolve_compare(bool equality, const Type& a, const Type& c)
   return r->lhs;
 }
 
+bool bf16_convertible(const Type& from, const Type& to) {
+  if (from == to) return true;
+  if (to.is_bfloat16()) return from.is_int() || from.is_float();
+  if (from.is_bfloat16()) return to.is_int() || to.is_bool() || (to.is_float() && to.bits() >= 32);
+  return false;
+}
+
 std::optional<Type> resolve_unary(UnaryOp op, const Type& a) {
+  if (a.is_bfloat16() && op != UnaryOp::Invert) return op == UnaryOp::Not ? b() : a;  // cuda_bf16's -x, +x; not x
   if (!a.is_scalar()) return std::nullopt;
   switch (op) {
     case UnaryOp::Not: return b();
@@ -281,6 +294,7 @@ std::optional<Type> resolve_unary(UnaryOp op, const Type& a) {
 }
 
 std::optional<Type> resolve_builtin1(std::string_view name, const Type& a) {
+  if (a.is_bfloat16()) return name == "bool" ? std::optional<Type>(b()) : std::nullopt;  // cuda_bf16's operator bool
   if (!a.is_scalar()) return std::nullopt;
   if (name == "abs") {
     if (a.is_bool()) return Type::integer(8, true);

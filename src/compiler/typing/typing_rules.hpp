@@ -40,6 +40,10 @@ std::optional<Type> resolve_compare(bool equality, const Type& a, const Type& b)
 
 std::optional<Type> resolve_unary(UnaryOp op, const Type& a);
 
+/// Whether numba-cuda converts `from` to `to` where one of them is a bfloat16 (cuda_bf16's constructors
+/// from float16/32/64 and the integers; its conversion operators to float32, float64, bool and the integers).
+bool bf16_convertible(const Type& from, const Type& to);
+
 /// Builtins with one argument: "abs", "int", "float", "bool", "complex", "round".
 std::optional<Type> resolve_builtin1(std::string_view name, const Type& a);
 

@@ -44,8 +44,11 @@ TEST(ArrayTypes, ParseNumbaSpellings) {
   EXPECT_EQ(parse_type_name("array(complex64, 2d, F)")->name(), "array(complex64, 2d, F)");
   EXPECT_EQ(*parse_type_name("array(float32, 1d, F)"), *parse_type_name("float32[::1]"));
   for (const char* bad : {"float32[:, ::1, :]", "float32[3]", "float32[]", "array(float32, 0d, C)", "const int32",
-                          "UniTuple(float32[:] x 2)", "(float32[:], int32)"})
+                          "UniTuple(float32* x 2)", "(Record(a=int8), int32)"})
     EXPECT_FALSE(parse_type_name(bad).has_value()) << bad;
+  // Tuples hold arrays (numba-cuda's tuples of arrays, also as kernel arguments).
+  EXPECT_EQ(parse_type_name("UniTuple(float32[:] x 2)")->name(), "UniTuple(array(float32, 1d, A) x 2)");
+  EXPECT_EQ(parse_type_name("(float32[:], int32)")->name(), "Tuple(array(float32, 1d, A), int32)");
   Signature s = parse_signature("void(float32[:, ::1], const int64[:], int32)");
   ASSERT_EQ(s.args.size(), 3u);
   EXPECT_TRUE(s.result && s.result->is_none());
@@ -63,9 +66,9 @@ TEST(ArrayKernels, EntryTakesNumbaCudasFlattenedArrays) {
   CompileOptions o = kernel_options();
   std::string ir = compile_to_nvvm_ir("def k(a, b, n):\n    b[n] = a[n, 0]\n", "k",
                                       parse_signature("void(float64[:, ::1], int32[::1], int64)"), o).nvvm_ir;
-  EXPECT_NE(ir.find("define void @_ZN1m1kE5ArrayIdLi2E1C7mutable7alignedE5ArrayIiLi1E1C7mutable7alignedEx(i8* %arg0, i8* "
-                    "%arg1, i64 %arg2, i64 %arg3, double* %arg4, i64 %arg5, i64 %arg6, i64 %arg7, i64 %arg8, i8* %arg9, "
-                    "i8* %arg10, i64 %arg11, i64 %arg12, i32* %arg13, i64 %arg14, i64 %arg15, i64 %arg16)"),
+  EXPECT_NE(ir.find("define void @_ZN1m1kE5ArrayIdLi2E1C7mutable7alignedE5ArrayIiLi1E1C7mutable7alignedEx(i8* %p0.0, i8* %p0.1, "
+                    "i64 %p0.2, i64 %p0.3, double* %p0.4, i64 %p0.5, i64 %p0.6, i64 %p0.7, i64 %p0.8, i8* %p1.0, i8* %p1.1, "
+                    "i64 %p1.2, i64 %p1.3, i32* %p1.4, i64 %p1.5, i64 %p1.6, i64 %\"n\")"),
             std::string::npos)
       << ir;
   EXPECT_NE(ir.find("!{void (i8*, i8*, i64, i64, double*, i64, i64, i64, i64, i8*, i8*, i64, i64, i32*, i64, i64, i64)* @_ZN1m1k"),

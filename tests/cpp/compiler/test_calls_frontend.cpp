@@ -83,7 +83,7 @@ TEST(CallsFrontend, ArgumentErrorsArePythonsAtTheCall) {
       {"def f(a):\n    return scaled(scale=a)\n", "scaled() missing 1 required positional argument: 'x'"},
       {"def f(a):\n    return twice()\n", "twice() missing 1 required positional argument: 'x'"},
       {"def f(a, b=1, c):\n    return a\n", "calls.py:29:15: parameter 'c' without a default follows a parameter with a default"},
-      {"def f(a):\n    return a is a\n", "the 'is' operator is supported with None only"},
+      {"def f(a):\n    return a is a is a\n", "the 'is' operator is supported alone with None only"},
   };
   for (const Case& c : cases) {
     std::string got = error_of(base + c.body, "f", "(float64,)");

@@ -83,7 +83,9 @@ TEST(Fp16Functions, RowsSayArityResultAndInstructions) {
   EXPECT_FALSE(hfma->predicate);
   EXPECT_NE(hfma->ptx.find("fma.rn.f16"), std::string_view::npos);
   EXPECT_TRUE(fp16_function("hle")->predicate);
-  EXPECT_FALSE(fp16_function("hsin"));
-  EXPECT_TRUE(fp16_function_not_supported_yet("hsin"));
-  EXPECT_FALSE(fp16_function_not_supported_yet("hpow"));
+  EXPECT_NE(fp16_function("hsin")->ptx.find("0f3F22F983"), std::string_view::npos);  // 2/pi: the reduction
+  EXPECT_NE(fp16_function("hcos")->ptx.find("0x2B7C"), std::string_view::npos);      // its one-ulp fix
+  EXPECT_TRUE(fp16_function("htanh")->ptx.empty());  // tanhf through libdevice, not instructions
+  EXPECT_TRUE(fp16_function("__hneu")->predicate);
+  EXPECT_FALSE(fp16_function("hpow"));
 }

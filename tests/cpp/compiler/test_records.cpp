@@ -131,7 +131,7 @@ TEST(RecordKernels, RecordsAsParametersLocalArraysAndCopies) {
   EXPECT_NE(ir.find("alloca [4 x [8 x i8]], align 16"), std::string::npos) << ir;
   EXPECT_EQ(count(ir, "call void @llvm.memcpy.p0i8.p0i8.i64("), 2u);  // t[0] = r and a[0] = t[1]
   // The record parameter is one pointer, before the array's seven pieces.
-  EXPECT_NE(ir.find("(i8* %arg0, i8* %arg1, i8* %arg2, i64 %arg3"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("(i8* %\"r\", i8* %p1.0, i8* %p1.1, i64 %p1.2"), std::string::npos) << ir;
 }
 
 TEST(RecordKernels, RefusalsNameTheRecordAndWhatIsAccepted) {

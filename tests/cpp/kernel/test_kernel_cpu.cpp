@@ -89,6 +89,33 @@ TEST(KernelSignature, RejectsWithTheOffendingText) {
   EXPECT_THROW_MSG(KernelSignature::parse("array(float32, 1d, Q)"), std::invalid_argument, "layout 'Q'");
 }
 
+TEST(KernelSignature, TuplesAreFlattenedToTheirElementsDepthFirst) {
+  // numba-cuda's _prepare_args passes a tuple's elements one by one; an empty tuple passes nothing.
+  auto s = KernelSignature::parse("void(int64[::1], Tuple(Tuple(), UniTuple(int64 x 2), float64), UniTuple(float32[:] x 2))");
+  EXPECT_TRUE(s.has_tuples());
+  EXPECT_EQ(s.argument_count(), 3u);
+  ASSERT_EQ(s.size(), 6u);  // the array, two int64, one float64, two arrays
+  EXPECT_TRUE(s[0].is_array());
+  EXPECT_EQ(s[1].type, ScalarType::Int64);
+  EXPECT_EQ(s[2].type, ScalarType::Int64);
+  EXPECT_EQ(s[3].type, ScalarType::Float64);
+  EXPECT_TRUE(s[4].is_array() && s[5].is_array());
+  EXPECT_EQ(s.slot_count(4), 7u);
+  EXPECT_EQ(s.to_string(),
+            "void(int64[::1], Tuple(Tuple(), UniTuple(int64 x 2), float64), UniTuple(array(float32, 1d, A) x 2))");
+  EXPECT_FALSE(s == KernelSignature::parse("void(int64[::1], int64, int64, float64, float32[:], float32[:])"));
+  EXPECT_EQ(s.parameter_name(0), "argument 0");
+  EXPECT_EQ(s.parameter_name(2), "argument 1[1][1]");
+  EXPECT_EQ(s.parameter_name(5), "argument 2[1]");
+  ArgumentPack pack(std::make_shared<KernelSignature>(s));  // messages name the element
+  EXPECT_THROW_MSG(pack.set_scalar(3, std::complex<double>(1, 2)), ArgumentTypeError,
+                   "argument 1[2]: a complex ((1+2j)) was passed where the signature says float64");
+  auto empty = KernelSignature::parse("void(Tuple())");
+  EXPECT_EQ(empty.argument_count(), 1u);
+  EXPECT_EQ(empty.size(), 0u);
+  EXPECT_FALSE(KernelSignature::parse("void(int64)").has_tuples());
+}
+
 TEST(KernelSignature, ArrayLayoutIsFivePlusTwoNSlotsOfEightBytes) {
   for (int n = 1; n <= 3; ++n) {
     std::string dims = ":";
@@ -213,7 +240,7 @@ TEST(ArgumentPack, RejectsMismatchedScalars) {
   auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("int8, uint32, float32, bool, float32[:]"));
   ArgumentPack pack(sig);
   EXPECT_THROW_MSG(pack.set_scalar(0, std::int64_t{300}), std::invalid_argument,
-                   "argument 0: 300 is out of range for int8 (-128 to 127)");
+                   "argument 0: 300 is out of range for int8 (-128 to 127, or up to 255 as the bit pattern)");
   EXPECT_THROW_MSG(pack.set_scalar(1, std::int64_t{-1}), std::invalid_argument, "-1 is out of range for uint32");
   EXPECT_THROW_MSG(pack.set_scalar(0, 1.5), ArgumentTypeError,
                    "argument 0: a float (1.5) was passed where the signature says int8");
@@ -222,6 +249,36 @@ TEST(ArgumentPack, RejectsMismatchedScalars) {
   EXPECT_THROW_MSG(pack.set_scalar(4, std::int64_t{2}), ArgumentTypeError,
                    "argument 4: an int (2) was passed where the signature says float32[:]");
   pack.set_scalar(1, std::uint64_t{4294967295u});
+  EXPECT_THROW_MSG(pack.set_scalar(0, std::int64_t{256}), std::invalid_argument,
+                   "argument 0: 256 is out of range for int8 (-128 to 127, or up to 255 as the bit pattern)");
+  EXPECT_THROW_MSG(pack.set_scalar(0, std::int64_t{-129}), std::invalid_argument, "-129 is out of range for int8");
+}
+
+TEST(ArgumentPack, SignedParametersTakeTheirWidthsUnsignedRangeAsBits) {
+  // numba-cuda's ctypes conversion: cuda.jit("void(int32[:], int32)") given 0xFFFFFFFF passes -1.
+  auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("int32, int8, int64, int16"));
+  ArgumentPack pack(sig);
+  pack.set_scalar(0, std::int64_t{0xFFFFFFFF});
+  pack.set_scalar(1, std::int64_t{0x80});
+  pack.set_scalar(2, std::uint64_t{0xFFFFFFFFFFFFFFFFu});
+  pack.set_scalar(3, std::int64_t{-32768});
+  auto off = [&](std::size_t i) { return sig->slots()[sig->first_slot(i)].offset; };
+  EXPECT_EQ(read_at<std::int32_t>(pack, off(0)), -1);
+  EXPECT_EQ(read_at<std::int8_t>(pack, off(1)), -128);
+  EXPECT_EQ(read_at<std::int64_t>(pack, off(2)), -1);
+  EXPECT_EQ(read_at<std::int16_t>(pack, off(3)), -32768);
+}
+
+TEST(ArgumentPack, IntegerArraysOfOneWidthPassAcrossSignedness) {
+  // numba-cuda's vote tests pass an int32 array to 'void(uint32[:])': the kernel reads its bits.
+  auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("uint32[:], int64[:], int32[:]"));
+  ArgumentPack pack(sig);
+  pack.set_array(0, fake_view(0x1000, "<i4", {4}));
+  pack.set_array(1, fake_view(0x1000, "<u8", {4}));
+  EXPECT_THROW_MSG(pack.set_array(2, fake_view(0x1000, "<u2", {4})), ArgumentTypeError,
+                   "argument 2: a uint16 array (typestr '<u2') was passed where the signature says int32[:]");
+  EXPECT_THROW_MSG(pack.set_array(2, fake_view(0x1000, "<f4", {4})), ArgumentTypeError,
+                   "argument 2: a float32 array (typestr '<f4') was passed where the signature says int32[:]");
 }
 
 TEST(Scalar, PrintsLikePythonRepr) {

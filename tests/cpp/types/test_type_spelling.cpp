@@ -44,6 +44,34 @@ TEST(TypeSpelling, PointersAreTheirOwnKind) {
   EXPECT_EQ(p.pointee(), Type::floating(32));
   EXPECT_TRUE(parse_type_name("void*")->pointee().is_none());
   EXPECT_FALSE(parse_type_name("UniTuple(float32* x 2)").has_value());
+  EXPECT_FALSE(parse_type_name("Tuple(int32, float32*)").has_value());
+}
+
+TEST(TypeSpelling, TuplesHoldNumbersArraysAndTuplesAndMayBeEmpty) {
+  // numba-cuda's kernels take tuples of arrays, nested tuples and () as arguments.
+  EXPECT_EQ(parse_type_name("Tuple()")->leaf_count(), 0u);
+  EXPECT_EQ(parse_type_name("()")->elements().size(), 0u);
+  Type arrays = *parse_type_name("UniTuple(array(float64, 1d, C) x 3)");
+  EXPECT_EQ(arrays.name(), "UniTuple(array(float64, 1d, C) x 3)");
+  EXPECT_EQ(*parse_type_name("UniTuple(float64[::1] x 3)"), arrays);
+  Type nested = *parse_type_name("Tuple(Tuple(), UniTuple(int64 x 2), array(int64, 1d, C))");
+  EXPECT_EQ(*parse_type_name(nested.name()), nested);
+  EXPECT_EQ(nested.leaf_count(), 3u);
+  EXPECT_FALSE(parse_type_name("Tuple(Record(a=int8), int32)").has_value());
+}
+
+TEST(TypeSpelling, NamedTuplesKeepTheirClassAndFieldNames) {
+  Type p = Type::named_tuple("Point", {"x", "y"}, {Type::integer(64, true), Type::floating(64)});
+  EXPECT_TRUE(p.is_tuple() && p.is_named_tuple());
+  EXPECT_EQ(p.name(), "NamedTuple(Point, x=int64, y=float64)");
+  EXPECT_EQ(*parse_type_name(p.name()), p);
+  EXPECT_EQ(parse_type_name(p.name())->hash(), p.hash());
+  EXPECT_EQ(p.field_index("y"), 1);
+  EXPECT_NE(p, Type::tuple({Type::integer(64, true), Type::floating(64)}));  // the names are part of the type
+  EXPECT_NE(p, Type::named_tuple("Other", {"x", "y"}, p.elements()));
+  EXPECT_FALSE(parse_type_name("NamedTuple(Point, x=int64, 1y=int64)").has_value());
+  EXPECT_FALSE(parse_type_name("NamedTuple(Point, x)").has_value());
+  EXPECT_THROW(Type::named_tuple("Point", {"x"}, {}), std::invalid_argument);
   EXPECT_FALSE(parse_type_name("float32*[:]").has_value());
 }
 

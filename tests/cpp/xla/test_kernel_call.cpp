@@ -102,6 +102,20 @@ std::string test_ptx() {
   return s.str();
 }
 
+TEST(KernelCallTable, RefusesATupleKernelByNameBeforeLoading) {
+  // XLA hands a call its buffers and scalars one by one: there is no Python tuple to flatten.
+  auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("void(float32[:], UniTuple(int64 x 2))"));
+  const std::string ptx = ".version 8.0\n";
+  try {
+    KernelCallTable::global().add(std::as_bytes(std::span(ptx.data(), ptx.size())), "k", sig);
+    ADD_FAILURE() << "a tuple kernel was registered";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("kernel_call: kernel 'k' takes a tuple (void(float32[:], UniTuple(int64 x 2)))"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(KernelCallGpu, GpuTableLoadsOnEveryDeviceAndLaunchesOverRawBuffers) {
   CUBRIDGE_REQUIRE_GPU();
   auto context = Context::primary(Device(0));

@@ -240,3 +240,62 @@ def fastmath_kernel(x, out):
 
 case(fastmath_kernel, lambda: [rng().uniform(-2, 2, N).astype(np.float32), np.zeros(N, np.float32)],
      grid=GRID, block=BLOCK, outs=[1], options={"fastmath": True}, rtol=2e-6)
+
+
+def is_of_values(flags, xs, out):
+    # numba-cuda's generic_is (test_ssa's issue5623: `pred is True`): one type compares with ==, two types
+    # are never the same object.
+    i = cuda.grid(1)
+    if i < xs.size:
+        pred = flags[i] != 0
+        x = xs[i]
+        three, three_f = 3, 3.0
+        out[i, 0] = pred is True
+        out[i, 1] = pred is not False
+        out[i, 2] = x is three
+        out[i, 3] = x is three_f
+        out[i, 4] = (x, 1) is (three, 1)
+
+
+case(is_of_values, lambda: [rng().integers(0, 2, N).astype(np.int8), rng(2).integers(0, 5, N), np.zeros((N, 5), np.bool_)],
+     grid=GRID, block=BLOCK, outs=[2])
+
+
+def none_variables(xs, res):
+    # test_analysis' single_if: z = None; y = z; `x == y` is False for a number x, `y == None` True.
+    i = cuda.grid(1)
+    if i < xs.size:
+        z = None
+        y = z
+        res[i] = 1.0
+        if xs[i] == y:
+            res[i] = -1.0
+        if y == None:  # noqa: E711
+            res[i] += 100.0
+        if xs[i] != y:
+            res[i] += 10.0
+
+
+case(none_variables, lambda: [rng().integers(-5, 5, N), np.zeros(N)], grid=GRID, block=BLOCK, outs=[1])
+
+
+_PRUNE_LIMIT = 123
+
+
+def pruned_branches(array, res):
+    # test_analysis' semantic constants: a.ndim of an argument, a global, a single-definition local.
+    i = cuda.grid(1)
+    if i < res.size:
+        c = 2
+        if array.ndim == c:
+            if array.shape[1] == 2:
+                res[i] = 1.0
+            else:
+                res[i] = array[i % array.shape[0], 0]
+        else:
+            res[i] = 10.0
+        if _PRUNE_LIMIT > 100:
+            res[i] += 0.5
+
+
+case(pruned_branches, lambda: [rng().random((8, 3)), np.zeros(N)], grid=GRID, block=BLOCK, outs=[1])

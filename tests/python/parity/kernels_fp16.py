@@ -69,3 +69,39 @@ def _pairs():
 
 
 case(fp16_binary, _pairs, grid=16, block=256, outs=[2, 3])
+
+
+def fp16_trigonometry(x, out):
+    # hsin/hcos: cuda_fp16.hpp's float32 reduction and polynomial with its one-ulp fixes; htanh: tanhf rounded
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        a = x[i]
+        out[0, i] = fp16.hsin(a)
+        out[1, i] = fp16.hcos(a)
+        out[2, i] = fp16.htanh(a)
+
+
+case(fp16_trigonometry, lambda: [np.arange(65536, dtype=np.uint16).view(np.float16), np.zeros((3, 65536), np.float16)],
+     grid=256, block=256, outs=[1])
+
+
+def fp16_operators(x, y, out, flags):
+    # float16's -, abs() and comparisons, which numba-cuda lowers with cuda_fp16.hpp's __hneg, __habs, __heq,
+    # __hneu (!=), __hgt, ...; an int8 operand converts to float16
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        a = x[i]
+        b = y[i]
+        out[0, i] = -a
+        out[1, i] = abs(a)
+        flags[0, i] = a == b
+        flags[1, i] = a != b
+        flags[2, i] = a > b
+        flags[3, i] = a >= b
+        flags[4, i] = a < b
+        flags[5, i] = a <= b
+        flags[6, i] = a < np.int8(i % 7 - 3)
+
+
+case(fp16_operators, lambda: _pairs()[:2] + [np.zeros((2, 4096), np.float16), np.zeros((7, 4096), np.bool_)],
+     grid=16, block=256, outs=[2, 3])

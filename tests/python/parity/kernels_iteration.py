@@ -178,3 +178,16 @@ def loop_over_tuple_of_arrays(a, b, out):
 
 case(loop_over_tuple_of_arrays, lambda: [rng(14).random(17), rng(15).random(23), np.zeros(N)], grid=N // 32,
      block=32, outs=[2])
+
+
+def loops_with_own_counters(result, v):
+    # test_ssa's issue2194: the counters of range(uint32) and range(uint32, int) are two variables.
+    s = np.uint32(3)
+    for i in range(s):
+        v[i] = i * 2
+    for i in range(s, 5):
+        v[i] = -i
+    result[0] = v[0] + v[4]
+
+
+case(loops_with_own_counters, lambda: [np.zeros(1), np.zeros(5, np.int64)], grid=1, block=1)

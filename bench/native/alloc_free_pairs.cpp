@@ -1,5 +1,5 @@
-// Internal: the C++ timing loops behind bench/bench_memory.py.
-#include "memory/timing.hpp"
+// Benchmark only: the alloc+free timing loops behind bench/bench_memory.py (see alloc_free_pairs.hpp).
+#include "alloc_free_pairs.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -1,4 +1,5 @@
-// Internal: C++ timing loops for bench/bench_memory.py (alloc+free pairs without Python in the loop).
+// Benchmark only (cubridge._bench, never shipped): alloc+free pairs timed without Python in the loop, for
+// bench/bench_memory.py.
 #pragma once
 
 #include <cstddef>

@@ -1,0 +1,25 @@
+// Benchmark only: the extension module cubridge._bench, built when CMake's CUBRIDGE_BENCH_HOOKS is ON
+// (scripts/gpu-bench turns it on) and never part of a release build: timing loops that must run without
+// Python between iterations (the floors and the C++ rows of bench/*.py).
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+
+#include "alloc_free_pairs.hpp"
+#include "cubridge/driver/context.hpp"
+
+namespace nb = nanobind;
+
+NB_MODULE(_bench, m) {
+  m.doc() = "Timing loops for bench/ (built with CUBRIDGE_BENCH_HOOKS=ON only).";
+  m.def("time_alloc_free_pairs", [](std::size_t bytes, std::size_t pairs, int repeats) {
+          auto t = cubridge::memory::time_alloc_free_pairs(cubridge::Context::current(), bytes, pairs, repeats);
+          nb::dict d;
+          d["caching_pool_ns"] = t.caching_pool_ns;
+          d["caching_manager_ns"] = t.caching_manager_ns;
+          d["registry_ns"] = t.registry_ns;
+          d["raw_cumemalloc_ns"] = t.raw_cumemalloc_ns;
+          d["raw_cumemallocasync_ns"] = t.raw_cumemallocasync_ns;
+          return d; },
+        nb::arg("bytes"), nb::arg("pairs") = 1000000, nb::arg("repeats") = 5,
+        "Median ns per alloc+free pair: CachingPool, its manager, the registry, raw cuMemAlloc(Async).");
+}

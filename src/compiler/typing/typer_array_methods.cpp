@@ -1,0 +1,75 @@
+// Internal: typing of array methods in kernels (see function_typer.hpp): a.reshape(shape) and a.view(dtype)
+// make views of the same data, as numba-cuda's arraydecl types them; methods that allocate a new array
+// (a.copy(), a.astype(t), ...) need numba-cuda's NRT, which cubridge's kernels do not have, and are refused.
+#include "compiler/typing/function_typer.hpp"
+
+namespace cubridge::compiler::typer_detail {
+
+namespace {
+
+bool is_int_shape(const Type& t) {
+  if (!t.is_tuple()) return false;
+  for (const Type& e : t.elements())
+    if (!e.is_int()) return false;
+  return true;
+}
+
+}  // namespace
+
+Type FunctionTyper::array_method(Expr& e, const Expr& callee, const Type& base) {
+  const std::string& m = callee.name;
+  if (!e.keywords.empty()) error(e.loc, "array." + m + "() takes no keyword arguments in kernels");
+  std::vector<Type> args;
+  for (std::size_t i = 1; i < e.kids.size(); ++i) args.push_back(m == "view" ? Type() : expr(*e.kids[i]));
+  e.callee = Callee::Builtin;
+  if (m == "reshape") {
+    // numba's resolve_reshape: an int, a tuple of ints or several ints; a contiguous array; the same layout.
+    if (args.empty()) error(e.loc, "reshape() takes at least one argument, the new shape");
+    for (const Type& a : args)
+      if (a.is_unknown()) return a;
+    int ndim = 0;
+    if (args.size() == 1 && is_int_shape(args[0])) {
+      ndim = static_cast<int>(args[0].elements().size());
+      if (ndim == 0)
+        error(e.loc, "reshape(()) makes a 0-d array, which cubridge's kernels do not have; index the element instead");
+    } else {
+      for (std::size_t i = 0; i < args.size(); ++i)
+        if (!args[i].is_int())
+          error(e.kids[i + 1]->loc, "reshape() takes the new shape as an int, a tuple of ints or several ints, got " +
+                                        args[i].name());
+      ndim = static_cast<int>(args.size());
+    }
+    if (base.layout() == 'A')
+      error(e.loc, "reshape() supports contiguous arrays only (numba-cuda's rule); " + base.name() +
+                       " may have any strides: reshape a C-contiguous array");
+    if (base.layout() == 'F' && base.ndim() > 1)
+      error(e.loc, "reshape() of an F-ordered array (" + base.name() + ") is not supported: numba-cuda reshapes in C "
+                   "order without copying, which an F-ordered array rarely allows; reshape a C-contiguous array");
+    e.target = "reshape";
+    e.formals = args;
+    return Type::array(base.dtype(), ndim, 'C', base.readonly());
+  }
+  if (m == "view") {
+    // numba's resolve_view: the same rank and layout, another element type; shape and strides change at run
+    // time (numba's _change_dtype).
+    if (args.size() != 1) error(e.loc, "array.view(dtype) takes one argument, the dtype (np.int32, x.dtype, ...)");
+    std::optional<Type> to = dtype_argument(*e.kids[1]);
+    if (!to || !to->is_scalar())
+      error(e.kids[1]->loc, "array.view(dtype): the dtype must be a number type such as np.int32 or np.float64 (or "
+                            "an array's .dtype)");
+    if (base.dtype().is_record())
+      error(e.loc, "view() of an array of records (" + base.name() + ") is not supported; view arrays of numbers");
+    e.target = "array_view";
+    e.formals = {};
+    return Type::array(*to, base.ndim(), base.layout(), base.readonly());
+  }
+  if (m == "copy" || m == "astype" || m == "flatten" || m == "ravel" || m == "transpose" || m == "sum" ||
+      m == "mean" || m == "argsort" || m == "sort" || m == "fill" || m == "cumsum" || m == "prod")
+    error(e.loc, "array." + m + "() is not supported in kernels: numba-cuda runs it only with its device memory "
+                 "runtime (NRT: CUDA_ENABLE_NRT=1), which allocates on the GPU, and cubridge's kernels do not allocate; "
+                 "write the loop, into a cuda.local.array or an array argument");
+  error(e.loc, "method '" + m + "' of an array (" + base.name() + ") is not supported; arrays offer .reshape(shape) "
+               "and .view(dtype) in kernels");
+}
+
+}  // namespace cubridge::compiler::typer_detail

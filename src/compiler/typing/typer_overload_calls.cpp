@@ -1,0 +1,64 @@
+// Internal: typing of calls of functions numba implements through an @overload (see function_typer.hpp).
+// numba types such a call by calling the overload function with the argument types and compiling the
+// implementation it returns; the front end cannot run Python, so a call whose types no resolution covers
+// throws OverloadNeeded with the types, the Python API calls the overload function and compiles again
+// with the implementation added as a unit and its resolution listed. A resolved call is a plain call of the
+// implementation (keywords and defaults bound to its parameters, as Python binds them).
+#include "compiler/typing/function_typer.hpp"
+
+namespace cubridge::compiler::typer_detail {
+
+Type FunctionTyper::overloaded_call(Expr& e, const std::string& name,
+                                    const std::vector<OverloadResolution>& resolutions) {
+  // The call's argument types as written: positional ones, then the keyword ones in the call's order. Once
+  // the call is bound to an implementation's parameters, they are read back through its parameter names.
+  const bool bound = e.overload_positional >= 0;
+  const std::vector<std::string>& keywords = bound ? e.overload_keywords : e.keywords;
+  const std::size_t npositional = bound ? static_cast<std::size_t>(e.overload_positional)
+                                        : e.kids.size() - 1 - e.keywords.size();
+  const FunctionDef* impl = nullptr;
+  if (bound) impl = prog_.functions.find(e.target)->second;
+  std::vector<Type> args;
+  bool unknown = false;
+  auto add = [&](Expr& a) {
+    Type t = expr(a);
+    unknown = unknown || t.is_unknown();
+    args.push_back(t);
+  };
+  for (std::size_t i = 0; i < npositional; ++i) add(*e.kids[i + 1]);
+  for (std::size_t k = 0; k < keywords.size(); ++k) {
+    std::size_t at = 1 + npositional + k;
+    if (bound) at = 1 + static_cast<std::size_t>(std::find(impl->params.begin(), impl->params.end(), keywords[k]) -
+                                                  impl->params.begin());
+    add(*e.kids[at]);
+  }
+  if (unknown) return Type();  // typed in a later pass
+  const OverloadResolution* found = nullptr;
+  for (const OverloadResolution& r : resolutions)
+    if (r.args == args && r.keywords == keywords) found = &r;
+  if (bound && (!found || found->function != e.target))
+    error(e.loc, "the argument types of this call of '" + name + "' (an @overload) changed between typing passes; "
+                 "numba would pick its implementation for the final types, which cubridge cannot do here: give the "
+                 "arguments stable types (convert them before the loop)");
+  if (!found) {
+    std::string shown;
+    for (std::size_t i = 0; i < args.size(); ++i)
+      shown += (i ? ", " : "") + (i >= npositional ? keywords[i - npositional] + "=" : std::string()) + args[i].name();
+    throw OverloadNeeded(file() + ":" + std::to_string(e.loc.line) + ":" + std::to_string(e.loc.col) + ": '" + name +
+                             "' has a numba @overload, and no implementation was resolved for (" + shown + ")",
+                         name, args, keywords);
+  }
+  auto f = prog_.functions.find(found->function);
+  if (f == prog_.functions.end())
+    error(e.loc, "the implementation '" + found->function + "' resolved for '" + name + "' is not among the units");
+  if (!bound) {
+    e.overload_positional = static_cast<int>(npositional);
+    e.overload_keywords = e.keywords;
+    e.target = found->function;
+  }
+  Type r = module_function_call(e, *f->second);
+  e.target = found->function;  // user_call keeps it; read back by the later passes
+  return r;
+}
+
+}  // namespace cubridge::compiler::typer_detail

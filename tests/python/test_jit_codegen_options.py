@@ -1,0 +1,119 @@
+"""Code generation options as numba-cuda's tests check them (test_optimization, test_inline). The rules:
+
+1. opt=False keeps an unoptimised kernel's locals in local memory: its PTX has __local_depot0 (the entry
+   comes first in the module, as numba-cuda's does); opt=True has none;
+2. an optimised kernel is its own entry (no call of a body function, as numba-cuda's); unoptimised its body
+   is a function the entry calls, never marked alwaysinline; a device function is alwaysinline when not told
+   otherwise (cubridge's default) or with forceinline=True / inline='always'; forceinline=False or
+   inline='never' written out leaves it a plain call (numba-cuda's default), the call kept in the IR;
+3. internal functions are named __cb_fn<N>_<length><name>, so a function's Python name is preceded by its
+   length as in numba's mangled names;
+4. compile(forceinline=...) is for LTO-IR of device functions: forceinline with another output raises
+   ValueError("Can only designate forced inlining in LTO-IR ..."), with a kernel "Cannot force-inline
+   kernels"; True and False give different LTO-IR;
+5. the C ABI passes an array argument as numba-cuda's C ABI does: its 5 + 2N data-model fields."""
+import re
+
+import pytest
+
+import cubridge
+
+CC = (9, 0)
+SIG = "void(int32[::1])"
+
+
+def kernel_func(x):
+    x[0] = 1
+
+
+def test_opt_false_keeps_locals_in_local_memory():
+    sig = "void(float64[::1])"
+    noopt = cubridge.jit(sig, opt=False, cache=False)(kernel_func).inspect_asm(sig)
+    opt = cubridge.jit(sig, cache=False)(kernel_func).inspect_asm(sig)
+    assert "__local_depot0" in noopt
+    assert "__local_depot0" not in opt
+
+
+def _caller_ir(**helper_options):
+    helper = cubridge.jit(device=True, **helper_options)(set_zero)
+
+    def call_set_zero(a):
+        helper(a)
+    return cubridge.jit(SIG)(call_set_zero).inspect_llvm(SIG)
+
+
+def set_zero(a):
+    a[0] = 0
+
+
+def _definition(ir, pattern):
+    m = re.search(pattern, ir)
+    assert m is not None, ir
+    return m.group()
+
+
+@pytest.mark.parametrize("options,forced", [
+    ({}, True), ({"forceinline": True}, True), ({"inline": "always"}, True),
+    ({"forceinline": False}, False), ({"inline": "never"}, False), ({"inline": False}, False),
+])
+def test_alwaysinline_marks_device_functions_as_told(options, forced):
+    ir = _caller_ir(**options)
+    assert re.search(r"call [a-zA-Z0-9]* @", ir), ir  # the call is in the IR; NVVM inlines it
+    helper = _definition(ir, r"define.*[^_]set_zero.*")
+    assert ("alwaysinline" in helper) == forced, helper
+    assert "alwaysinline" not in _definition(ir, r"define.*call_set_zero.*")
+
+
+def test_internal_names_carry_the_length_of_the_python_name():
+    ir = _caller_ir()
+    assert "@__cb_fn1_8set_zero(" in ir
+
+
+def call_twice(a):
+    set_zero(a)
+    set_zero(a)
+
+
+def test_an_optimised_kernel_is_its_own_entry():
+    # numba-cuda's shape: the kernel function itself is the entry (void), with no call of a body function;
+    # unoptimised, the body is a function of its own called with a status slot (local memory).
+    ir = cubridge.jit(SIG)(call_twice).inspect_llvm(SIG)
+    entry = _definition(ir, r"define void @.*call_twice.*")
+    assert "__cb_fn0" not in ir, ir
+    assert entry.startswith("define void @_ZN")
+    noopt = cubridge.jit(SIG, opt=False)(call_twice).inspect_llvm(SIG)
+    assert re.search(r"call i32 @__cb_fn0_10call_twice\(", noopt), noopt
+
+
+def test_compile_forceinline_is_for_device_ltoir():
+    with pytest.raises(ValueError, match=r"Can only designate forced inlining in LTO-IR \(output='ltoir'\), got "
+                                         r"output='ptx'"):
+        cubridge.compile(set_zero, "void(float32[::1])", device=True, forceinline=True)
+    with pytest.raises(ValueError, match=r"Cannot force-inline kernels"):
+        cubridge.compile(set_zero, "void(float32[::1])", device=False, abi="numba", output="ltoir",
+                         forceinline=True)
+    plain, resty = cubridge.compile(set_zero, "void(float32[::1])", device=True, output="ltoir", forceinline=False,
+                                    cc=CC)
+    forced, _ = cubridge.compile(set_zero, "void(float32[::1])", device=True, output="ltoir", forceinline=True,
+                                 cc=CC)
+    assert resty is None and plain != forced
+
+
+def test_forceinline_false_leaves_the_c_abi_body_unmarked():
+    def ir(**kw):
+        return cubridge._compiler._compile_result(set_zero, "void(float32[::1])", device=True, output="llvm",
+                                                  directives=cubridge._jit_options.jit_options(**kw)).nvvm_ir
+    assert "alwaysinline" not in _definition(ir(forceinline=False), r"define internal.*set_zero.*")
+    assert "alwaysinline" in _definition(ir(forceinline=True), r"define internal.*set_zero.*")
+
+
+@pytest.mark.parametrize("sig,params", [("void(float32[::1])", 7), ("void(float64[:, :], int32)", 10)])
+def test_the_c_abi_passes_arrays_as_their_data_model_fields(sig, params):
+    ptx, _ = cubridge.compile(set_zero if "int32)" not in sig else _two, sig, device=True, abi="c", cc=CC)
+    name = "set_zero" if "int32)" not in sig else "_two"
+    assert f"{name}_param_{params - 1}" in ptx and f"{name}_param_{params}" not in ptx
+    assert cubridge.ptxas_check(ptx, CC)
+
+
+def _two(a, i):
+    a[i, 0] = 1.0
