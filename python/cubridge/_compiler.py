@@ -112,12 +112,6 @@ def _compile_result(pyfunc, sig, debug=False, lineinfo=False, device=True, fastm
     the compiler writes into the kernel's PTX itself. `referenced` (a list) gets the GPU arrays the code
     embeds by address, for the caller to keep alive with the code; `links` (a list) gets the link items of
     the external device functions the code calls (declare_device), which the kernel is linked with when loaded."""
-    if abi == "c" and not device:  # numba-cuda's NotImplementedError and words, then cubridge's
-        raise _UnsupportedOption(f"The C ABI is not supported for kernels: kernel {getattr(pyfunc, '__name__', '?')!r}: "
-                                 f"a kernel (device=False) takes the Numba ABI (arrays as numba-cuda's meminfo, parent, "
-                                 f"nitems, itemsize, data, shape, strides); compile it with abi='numba', or compile a "
-                                 f"device function with device=True")
-
     def options():
         o = _options(debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output)
         if directives is not None:
