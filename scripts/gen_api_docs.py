@@ -130,6 +130,8 @@ def _constructors(cls) -> list[str]:
     if init is not None and _is_nanobind_function(init):
         return ["(" + sig.split("(", 1)[1].replace("self, ", "", 1).replace("self)", ")", 1).split(" -> ")[0]
                 for sig, _ in _nanobind_signatures(init)]
+    if inspect.isfunction(init):  # a Python class, also one deriving from a bound (nb_type) base
+        return [_python_signature(cls)]
     if type(cls).__name__ == "nb_type":
         return []
     if _defined_here(cls, "__init__") or _defined_here(cls, "__new__"):
@@ -138,7 +140,7 @@ def _constructors(cls) -> list[str]:
 
 
 def _bases(cls) -> str:
-    names = [b.__name__ for b in cls.__bases__ if b is not object]
+    names = [b.__name__ for b in cls.__bases__ if b is not object and not b.__name__.startswith("_")]
     return f"({', '.join(names)})" if names else ""
 
 

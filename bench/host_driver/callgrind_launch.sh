@@ -3,6 +3,9 @@
 # launches minus a run of none, divided by N, with the top functions by the same difference. Deterministic
 # where wall-clock timings on a shared machine are not (OpenBLAS's threads and hash seeds fixed).
 # Usage: [PYTHON=python] bench/host_driver/callgrind_launch.sh "KIND" [N]   (KIND as host_launch.py names it)
+#        SHAPE="1 array" [LOADED=1] ... callgrind_launch.sh "KIND" [N]: host_lazy_launch.py's lazy @jit launch
+#        (or with LOADED=1 its loaded kernel) on SHAPE as that script names it (run it once first: the first
+#        run compiles, later ones read the code cache)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 py="${PYTHON:-python3}"
@@ -11,22 +14,32 @@ n="${2:-10000}"
 work="$(mktemp -d)"
 lib="$(PYTHON="$py" "$here/build.sh" "$work/libcuda.so")"
 export CUBRIDGE_LIBCUDA="$lib" HOST_TORCHLIKE_DIR="$work" OPENBLAS_NUM_THREADS=1 PYTHONHASHSEED=0
-for m in 0 "$n"; do
-  valgrind --tool=callgrind --callgrind-out-file="$work/cg.$m" "$py" "$here/host_launch.py" --loop "$kind" -n "$m" \
+script=("$here/host_launch.py")
+base=0
+if [ -n "${SHAPE:-}" ]; then
+  # The first lazy launches compile, load and fill caches whose cost differs from run to run: both runs
+  # make 1,000 launches more than that before the difference is taken.
+  script=("$here/host_lazy_launch.py" --shape "$SHAPE")
+  base=1000
+  if [ -n "${LOADED:-}" ]; then script+=(--loaded); fi
+fi
+for m in "$base" "$n"; do
+  valgrind --tool=callgrind --callgrind-out-file="$work/cg.$m" "$py" "${script[@]}" --loop "$kind" -n "$m" \
     >/dev/null 2>&1
   callgrind_annotate --threshold=100 "$work/cg.$m" 2>/dev/null | grep -E '^ *[0-9,]+ \(' | sed 's/ (.*%)  / /' \
     >"$work/cg.$m.txt"
 done
-"$py" - "$work" "$n" <<'PY'
+"$py" - "$work" "$n" "$base" <<'PY'
 import collections, sys
-work, n = sys.argv[1], int(sys.argv[2])
+work, n, base = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 def load(path):
     counts = collections.Counter()
     for line in open(path):
         ir, _, name = line.strip().partition(" ")
         counts[name[:150]] += int(ir.replace(",", ""))
     return counts
-none, some = load(f"{work}/cg.0.txt"), load(f"{work}/cg.{n}.txt")
+none, some = load(f"{work}/cg.{base}.txt"), load(f"{work}/cg.{n}.txt")
+n -= base
 print(f"instructions per launch: {(some['PROGRAM TOTALS'] - none['PROGRAM TOTALS']) / n:.0f}")
 rows = sorted(((some[k] - none[k]) / n, k) for k in some if k != "PROGRAM TOTALS")
 for per, name in reversed(rows[-25:]):

@@ -60,11 +60,15 @@ def load_kernel(code, name: str | None = None, signature=None, *, device: int | 
 
 # ---------------------------------------------------------------- @cubridge.jit
 
-class Dispatcher:
+class Dispatcher(_core._DispatchCache):
     """A Python kernel compiled by cubridge on demand: ``kernel[griddim, blockdim, stream, sharedmem](*args)``
-    compiles (once per argument types) and launches; ``kernel.forall(n)(*args)`` picks the block size."""
+    compiles (once per argument types) and launches; ``kernel.forall(n)(*args)`` picks the block size.
+    ``kernel[...]`` is a KernelLaunch made in C++: each call imports every argument once and finds the loaded
+    kernel by the arguments' types and layouts and the current device; arguments it does not know (NumPy
+    arrays and scalars, records, tuples, subclasses of numbers) are typed by ``cubridge.typeof`` as before."""
 
     def __init__(self, py_func, signatures=(), options: JitOptions | None = None, **kws):
+        super().__init__()
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
         self._options = options if options is not None else jit_options(**kws)
@@ -87,8 +91,8 @@ class Dispatcher:
 
     @property
     def specialized(self) -> bool:
-        """Made with signatures (numba-cuda's ``jit(sigs)``), as numba's specialized dispatchers: inspect_* and
-        get_* without a signature answer for its first signature instead of a dict."""
+        """Made with signatures (numba-cuda's ``jit(sigs)``), as numba's specialized dispatchers: get_* without a
+        signature answer for its first signature instead of a dict (inspect_* still answer a dict)."""
         return bool(self._eager)
 
     @property
@@ -122,22 +126,23 @@ class Dispatcher:
         return {str(KernelSignature(sig)): k.ptx for sig, k in self.overloads.items()}
 
     # numba-cuda's inspection API: `signature` (a Signature, a tuple of argument types or a spelling) gives one
-    # result; None gives a dict over every compiled signature, keyed by Signature (looked up by either).
+    # result; None gives a dict over every compiled signature, keyed by Signature (looked up by either), even
+    # for a specialized dispatcher (numba-cuda's inspect_* have no single-signature shortcut; its get_* do).
     def inspect_asm(self, signature=None):
         """The PTX (numba-cuda's inspect_asm)."""
-        return self._per_signature(signature, lambda k: k.inspect_asm())
+        return per_signature(self.overloads, signature, lambda k: k.inspect_asm())
 
     def inspect_llvm(self, signature=None):
         """The NVVM IR given to libNVVM (numba-cuda's inspect_llvm)."""
-        return self._per_signature(signature, CompiledKernel.inspect_llvm)
+        return per_signature(self.overloads, signature, CompiledKernel.inspect_llvm)
 
     def inspect_lto_ptx(self, signature=None):
         """The PTX nvJitLink makes of the kernel's LTO-IR (numba-cuda's inspect_lto_ptx)."""
-        return self._per_signature(signature, lambda k: k.inspect_lto_ptx())
+        return per_signature(self.overloads, signature, lambda k: k.inspect_lto_ptx())
 
     def inspect_sass(self, signature=None):
         """The SASS, by the toolkit's nvdisasm (numba-cuda's inspect_sass)."""
-        return self._per_signature(signature, lambda k: k.inspect_sass())
+        return per_signature(self.overloads, signature, lambda k: k.inspect_sass())
 
     def inspect_types(self, file=None) -> None:
         """Each compiled signature with the kernel's source, to `file` (sys.stdout by default)."""
@@ -200,6 +205,19 @@ class Dispatcher:
             return self._resolver(args)
         return Signature._make(void, [typeof(a) for a in args])
 
+    def _kernel_for_types(self, params: list[Type]) -> Kernel:
+        """The loaded kernel a launch with arguments of types `params` runs (the C++ lazy launch asks it once
+        per argument types and device, and remembers the answer)."""
+        return self._kernel(self._signature_of(params))
+
+    def _signature_of(self, params: list[Type]) -> Signature:
+        """_signature_for, given the arguments' types."""
+        if len(self._eager) == 1:
+            return self._eager[0]
+        if self._resolver is not None:
+            return self._resolver.for_types(tuple(params))
+        return Signature._make(void, params)
+
     def specialize(self, *args) -> Kernel:
         """The loaded kernel for these arguments' types (compiled if needed); kept in ``specializations``. A
         dispatcher made with signatures gives the kernel of the signature the arguments select (cubridge.torch
@@ -218,15 +236,11 @@ class Dispatcher:
         self.specializations[sig] = k
         return k
 
-    def __getitem__(self, config):
-        if self._numba_launch or self.extensions:  # a numba-cuda program, or a kernel with extensions
-            return self._hooked_subscript(config)
-        return self._subscript(config)
+    # __getitem__ is the C++ base's (the launch's hot path, with no Python frame); it hands a subscript to
+    # _hooked_subscript when this is a numba-cuda program's kernel (_numba_launch) or has extensions.
 
     def _subscript(self, config):
-        if len(self._eager) == 1:
-            return self._kernel(self._eager[0])[config]  # checked now, launched without re-dispatch
-        return _LazyLaunch(self, lambda k: k[config])
+        return _core._lazy_subscript(self, config)
 
     def _hooked_subscript(self, config):
         """kernel[config] with numba-cuda's checks and low-occupancy warning (numba.cuda imported) and through
@@ -244,7 +258,14 @@ class Dispatcher:
                              "ntasks is how many tasks to run, 0 or more")
         if self.extensions:
             return ExtendedLaunch(self, lambda k: k.forall(ntasks, stream, sharedmem), 0 if stream is None else stream)
-        return _LazyLaunch(self, lambda k: k.forall(ntasks, stream, sharedmem))
+        return _LazyForall(self, (ntasks, stream, sharedmem))
+
+    def _general_launch(self, forall: bool, config, args: tuple) -> None:
+        """A launch typed by Python (typeof of each argument): for what the C++ lazy launch does not know
+        (NumPy arrays and scalars, DLPack-only producers, records, tuples, subclasses of numbers) and for
+        kernels it does not cache (debug=True)."""
+        k = self._kernel(self._signature_for(args))
+        (k.forall(*config) if forall else k[config])(*args)
 
     def __call__(self, *args, **kwargs):
         # ValueError, as numba-cuda raises it (numba users catch that)
@@ -310,15 +331,18 @@ class _RaisingLaunch:
             raise self._owner.exception(raised) from None
 
 
-class _LazyLaunch:
-    __slots__ = ("_dispatcher", "_configure")
+class _LazyForall:
+    """``dispatcher.forall(ntasks, stream, sharedmem)``: the C++ lazy launch (one import per argument, the
+    specialization by the dispatcher's cache) where it knows every argument, else the general path."""
+    __slots__ = ("_dispatcher", "_config")
 
-    def __init__(self, dispatcher: Dispatcher, configure):
-        self._dispatcher, self._configure = dispatcher, configure
+    def __init__(self, dispatcher: Dispatcher, config: tuple):
+        self._dispatcher, self._config = dispatcher, config
 
     def __call__(self, *args):
         d = self._dispatcher
-        self._configure(d._kernel(d._signature_for(args)))(*args)
+        if not _core._lazy_forall(d, *self._config, args):
+            d._general_launch(True, self._config, args)
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])

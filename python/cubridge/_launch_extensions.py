@@ -81,12 +81,31 @@ class ExtendedLaunch:
 
     def _prepare(self, ty, value, retr):
         ty = numba_type(ty)
+        stream = _numba_stream(self._stream)
         for extension in reversed(self._dispatcher.extensions):
             _check(extension)
-            ty, value = extension.prepare_args(ty, value, stream=self._stream, retr=retr)
+            ty, value = extension.prepare_args(ty, value, stream=stream, retr=retr)
         if _is_hint(value):
-            value = _as_argument(value.to_device(retr, self._stream))
+            value = _as_argument(value.to_device(retr, stream))
         return value
+
+
+def _numba_stream(stream):
+    """The launch's stream as numba-cuda's extensions and argument hints take it (numba-cuda 0.30's to_device wants
+    a Stream object, never an int): numba's default stream for none, numba's own streams as they are, any other
+    stream (an int handle, a cubridge or CuPy stream) wrapped by numba's external_stream. Without numba.cuda
+    imported, the stream as given."""
+    cuda = sys.modules.get("numba.cuda")
+    if cuda is None or not hasattr(cuda, "default_stream"):
+        return stream
+    if stream is None or (isinstance(stream, int) and stream == 0):
+        return cuda.default_stream()
+    if type(stream).__module__.startswith("numba"):
+        return stream
+    handle = stream if isinstance(stream, int) else getattr(stream, "handle", getattr(stream, "ptr", None))
+    if handle is None:
+        return stream  # the kernel layer names a stream it cannot take
+    return cuda.external_stream(int(getattr(handle, "value", handle)))
 
 
 def _as_argument(value):

@@ -6,6 +6,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "bindings.hpp"
+#include "py_dispatch.hpp"
 #include "py_launch.hpp"
 
 namespace cubridge::python {
@@ -145,6 +146,24 @@ void bind_kernel(nb::module_& m) {
            nb::arg("sharedmem") = 0)
       .def("__repr__", [](const PyKernel& k) { return "<cubridge.Kernel " + k.kernel->name() + " " + k.signature->to_string() + ">"; });
 
+  nb::class_<DispatchCache>(m, "_DispatchCache", nb::type_slots(dispatcher_slots),
+      "The C++ base of cubridge.Dispatcher: dispatcher[griddim, blockdim] is a lazy KernelLaunch, whose call finds "
+      "the specialization by the argument types and layouts and the device (a cache of loaded kernels).")
+      .def(nb::init<>())
+      .def_prop_ro("_launch_cache_stats", [](const DispatchCache& c) { return nb::make_tuple(c.hits, c.misses, c.entries.size()); },
+                   "(hits, misses, entries) of the lazy-launch cache.")
+      .def("_launch_cache_clear", [](DispatchCache& c) { c.entries.clear(); c.next = 0; });
+  m.def("_lazy_subscript", [](nb::handle dispatcher, nb::handle key) {
+          PyObject* launch = lazy_subscript(dispatcher.ptr(), key.ptr());
+          if (launch == nullptr) throw nb::python_error();
+          return nb::steal(launch); },
+        nb::arg("dispatcher"), nb::arg("key"),
+        "dispatcher[key] without the dispatcher's hooks: the C++ lazy KernelLaunch (for _hooked_subscript).");
+  m.def("_lazy_forall", [](nb::handle dispatcher, nb::handle ntasks, nb::handle stream, nb::handle sharedmem, nb::tuple args) {
+          return lazy_forall(nb::cast<DispatchCache&>(dispatcher), dispatcher, ntasks, stream, sharedmem, items_of(args)); },
+        nb::arg("dispatcher"), nb::arg("ntasks"), nb::arg("stream").none(), nb::arg("sharedmem"), nb::arg("args"),
+        "dispatcher.forall(ntasks, stream, sharedmem)(*args) by the C++ lazy launch; False (nothing launched) when "
+        "the dispatcher's general path must type the arguments.");
   m.def("_array_param", &array_param_of, nb::arg("obj"),
         "@jit's typeof of a GPU array argument ('const float32[:, ::1]'), or None (no GPU array, or records).");
   m.def("_bare_launch_ns", &bare_launch_ns, nb::arg("kernel"), nb::arg("args"), nb::arg("repeat") = 2000);

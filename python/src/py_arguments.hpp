@@ -333,6 +333,26 @@ inline ImportedArray dlpack_argument(nb::handle obj, StreamRef stream) {
   return import_array(obj, req);
 }
 
+/// What @jit's typeof reads of an array of numbers: its element type, rank, layout and mutability; the
+/// array parameter type follows from these alone (the lazy launch's specialization cache keys on them).
+struct ArrayParam {
+  ScalarType element;
+  int ndim;
+  char layout;  // 'C', 'F' or 'A'
+  bool readonly;
+  Type type() const { return Type::array(Type::scalar(element), ndim, layout, readonly); }
+};
+
+/// The ArrayParam of a view; nullopt for what typeof refuses or leaves to Python (0-d arrays, records,
+/// dtypes that are no kernel parameter type).
+inline std::optional<ArrayParam> array_param_facts(const ArrayView& v) {
+  if (v.ndim() == 0 || v.dtype().kind == 'V') return std::nullopt;
+  const auto element = scalar_type_of(v.dtype());
+  if (!element) return std::nullopt;
+  const char layout = v.is_c_contiguous() ? 'C' : v.is_f_contiguous() ? 'F' : 'A';
+  return ArrayParam{*element, v.ndim(), layout, v.read_only()};
+}
+
 /// @jit's typeof of a GPU array argument, a cubridge.Type ('readonly array(float32, 2d, C)'): read through
 /// import_array like a launch's arguments (without synchronising: the launch does), a host array with
 /// `__array_interface__` before its `__dlpack__` as a launch stages it. None when `obj` is no GPU array,
@@ -352,14 +372,14 @@ inline nb::object array_param_of(nb::handle obj) {
   if (!a) return nb::none();
   const ArrayView& v = a.get().view;
   if (v.dtype().kind == 'V') return nb::none();
-  const auto element = scalar_type_of(v.dtype());
-  if (!element)
+  const std::optional<ArrayParam> p = array_param_facts(v);
+  if (!p) {
+    if (scalar_type_of(v.dtype()))
+      throw nb::type_error("typeof: a 0-d array cannot be a kernel argument; pass its value as a scalar");
     throw nb::type_error((std::string("typeof: arrays of typestr '") + v.dtype().typestr() +
                           "' cannot be kernel arguments").c_str());
-  if (v.ndim() == 0)
-    throw nb::type_error("typeof: a 0-d array cannot be a kernel argument; pass its value as a scalar");
-  const char layout = v.is_c_contiguous() ? 'C' : v.is_f_contiguous() ? 'F' : 'A';
-  return nb::cast(Type::array(Type::scalar(*element), v.ndim(), layout, v.read_only()));
+  }
+  return nb::cast(p->type());
 }
 
 }  // namespace cubridge::python::kernel_glue

@@ -69,14 +69,23 @@ inline std::optional<std::uint64_t> address_of(PyObject* o, std::size_t i) {
   return static_cast<std::uint64_t>(v);
 }
 
+/// Views of a launch's arguments that the caller already imported (the lazy @jit launch, which imports
+/// them to find the specialization), by position; empty, or an empty slot: import here.
+using Imported = std::span<std::optional<ArrayView>>;
+
 /// Pass 1 of argument conversion: scalars, our arrays and CAI arrays go into `pack`; NumPy and
 /// DLPack arrays wait in `deferred` until the launch stream is known.
-inline void convert_immediate(ArgumentPack& pack, Args args, std::vector<std::size_t>& deferred) {
+inline void convert_immediate(ArgumentPack& pack, Args args, std::vector<std::size_t>& deferred,
+                              Imported imported = {}) {
   const KernelSignature& sig = pack.signature();
   std::optional<ImportRequest> request;  // made for the first foreign array, shared by the others
   for (std::size_t i = 0; i < sig.size(); ++i) {
     PyObject* obj = args[i];
     if (sig[i].takes_array()) {
+      if (i < imported.size() && imported[i]) {  // imported once, by the caller, with argument_request()
+        pack.set_array(i, std::move(*imported[i]));
+        continue;
+      }
       if (sig[i].is_pointer()) {
         if (auto address = address_of(obj, i)) {
           pack.set_address(i, *address);
@@ -115,10 +124,13 @@ inline void check_count(const PyKernel& k, Args args) {
                              .c_str());
 }
 
-inline void launch_with(PyKernel& k, const LaunchConfig& config, Args given) {
+inline void launch_with(PyKernel& k, const LaunchConfig& config, Args given, Imported imported = {}) {
   check_count(k, given);
   std::vector<PyObject*> leaves;
   const Args args = flatten_tuples(*k.signature, given, leaves);  // tuples: their elements, as the kernel takes them
+  // The lazy launch's imported views are indexed by the arguments as given; it declines tuple arguments, so where
+  // flattening moved positions there are none to use.
+  if (args.size() != given.size()) imported = {};
   std::unique_ptr<ArgumentPack> own;
   ArgumentPack* pack = k.pack.get();
   const bool reuse = !k.busy;  // a CAI getter may run Python that launches this kernel again
@@ -138,7 +150,7 @@ inline void launch_with(PyKernel& k, const LaunchConfig& config, Args given) {
   } reset{pack, k, reuse};
 
   std::vector<std::size_t> deferred;
-  convert_immediate(*pack, args, deferred);
+  convert_immediate(*pack, args, deferred, imported);
   std::vector<StagedArray> staged;
   // Chosen once, before the deferred arrays are produced for it; launch() then uses this stream.
   std::optional<StreamRef> stream;

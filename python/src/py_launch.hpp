@@ -15,18 +15,22 @@
 #define Py_READONLY READONLY
 #endif
 
-#include "py_kernel.hpp"
+#include "py_dispatch.hpp"
 
 namespace cubridge::python::kernel_glue {
 
-/// A KernelLaunch instance. `owner` (the cubridge.Kernel) and `stream_keepalive` are strong references;
-/// neither can refer back to the launch (a Kernel holds no launches), so the type takes no part in the GC.
+/// A KernelLaunch instance: a loaded kernel's (`owner` the cubridge.Kernel, `kernel` its PyKernel) or a lazy
+/// @jit dispatcher's (`owner` the cubridge.Dispatcher, `kernel` null, `lazy_key` the configuration as given,
+/// which the kernel the arguments select validates at each call). `owner`, `stream_keepalive` and
+/// `lazy_key` are strong references; none can refer back to the launch (kernels and dispatchers hold no
+/// launches), so the type takes no part in the GC.
 struct LaunchObject {
   PyObject_HEAD
   vectorcallfunc vectorcall;
   PyObject* owner;
   PyKernel* kernel;
   PyObject* stream_keepalive;  // a foreign stream object named in the configuration, or null
+  PyObject* lazy_key;          // a lazy launch's kernel[...] key, else null
   LaunchConfig config;
   bool nothing_to_do;  // forall(0)
 };
@@ -63,10 +67,33 @@ inline PyObject* call(PyObject* self, PyObject* const* args, std::size_t nargsf,
   Py_RETURN_NONE;
 }
 
+/// A lazy @jit launch's call: the C++ dispatch where it knows the arguments, else the dispatcher's general path.
+inline PyObject* lazy_call(PyObject* self, PyObject* const* args, std::size_t nargsf, PyObject* kwnames) noexcept {
+  auto* l = reinterpret_cast<LaunchObject*>(self);
+  if (kwnames != nullptr && PyTuple_GET_SIZE(kwnames) != 0) {
+    PyObject* name = PyObject_GetAttrString(l->owner, "__name__");
+    if (name == nullptr) return nullptr;
+    PyErr_Format(PyExc_TypeError, "kernel '%S' takes its arguments by position only, got keyword '%U'", name,
+                 PyTuple_GET_ITEM(kwnames, 0));
+    Py_DECREF(name);
+    return nullptr;
+  }
+  const std::span<PyObject* const> argv(args, static_cast<std::size_t>(PyVectorcall_NARGS(nargsf)));
+  try {
+    DispatchCache& cache = *nb::inst_ptr<DispatchCache>(l->owner);
+    if (!lazy_launch(cache, l->owner, l->config, argv)) general_launch(l->owner, false, l->lazy_key, argv);
+  } catch (...) {
+    raise_current();
+    return nullptr;
+  }
+  Py_RETURN_NONE;
+}
+
 inline void dealloc(PyObject* self) {
   auto* l = reinterpret_cast<LaunchObject*>(self);
   PyTypeObject* tp = Py_TYPE(self);
   l->config.~LaunchConfig();
+  Py_XDECREF(l->lazy_key);
   Py_XDECREF(l->stream_keepalive);
   Py_XDECREF(l->owner);
   tp->tp_free(self);
@@ -120,6 +147,7 @@ inline nb::object make_launch(nb::handle owner, const LaunchConfig& config, nb::
   l->owner = nb::borrow(owner).release().ptr();
   l->kernel = nb::inst_ptr<PyKernel>(owner);
   l->stream_keepalive = stream_keepalive.is_valid() ? nb::borrow(stream_keepalive).release().ptr() : nullptr;
+  l->lazy_key = nullptr;
   new (&l->config) LaunchConfig(config);
   l->nothing_to_do = nothing_to_do;
   return nb::steal(o);
@@ -141,5 +169,61 @@ inline PyObject* subscript(PyObject* self, PyObject* key) noexcept {
 
 /// The Kernel type's slots (nb::type_slots).
 inline PyType_Slot kernel_slots[] = {{Py_mp_subscript, reinterpret_cast<void*>(subscript)}, {0, nullptr}};
+
+/// `dispatcher[griddim, blockdim, stream, sharedmem]` of a @jit dispatcher (the mp_subscript slot of its C++
+/// base): a lazy KernelLaunch. The configuration is read now (a bad one fails here, as a loaded kernel's);
+/// what depends on the kernel (block size limits, dynamic shared memory) is checked by the kernel each
+/// call selects.
+inline PyObject* lazy_subscript(PyObject* self, PyObject* key) noexcept {
+  try {
+    nb::object keepalive;
+    const LaunchConfig c = config_of(key, keepalive);
+    nb::object launch = make_launch(self, c, keepalive, false);
+    auto* l = reinterpret_cast<LaunchObject*>(launch.ptr());
+    l->kernel = nullptr;  // make_launch took the owner for a Kernel: a lazy launch has none until called
+    l->lazy_key = nb::borrow(key).release().ptr();
+    l->vectorcall = launch_detail::lazy_call;
+    return launch.release().ptr();
+  } catch (...) {
+    launch_detail::raise_current();
+    return nullptr;
+  }
+}
+
+namespace launch_detail {
+/// Whether a subscript of this dispatcher goes through its Python `_hooked_subscript`: a kernel of a numba-cuda
+/// program served by cubridge (`_numba_launch`: numba's configuration checks and warnings) or one with
+/// launch-argument extensions (`extensions`, which users append to at any time, so read at every subscript).
+inline bool wants_hooks(PyObject* self) {
+  static PyObject* const numba_launch = PyUnicode_InternFromString("_numba_launch");
+  static PyObject* const extensions = PyUnicode_InternFromString("extensions");
+  nb::object flag = nb::steal(PyObject_GetAttr(self, numba_launch));
+  if (!flag.is_valid()) throw nb::python_error();
+  if (flag.ptr() == Py_True) return true;
+  nb::object list = nb::steal(PyObject_GetAttr(self, extensions));
+  if (!list.is_valid()) throw nb::python_error();
+  const int truth = PyObject_IsTrue(list.ptr());
+  if (truth < 0) throw nb::python_error();
+  return truth != 0;
+}
+}  // namespace launch_detail
+
+/// `dispatcher[...]`: the lazy KernelLaunch, or the dispatcher's `_hooked_subscript(key)` where it has hooks.
+inline PyObject* dispatcher_subscript(PyObject* self, PyObject* key) noexcept {
+  try {
+    if (launch_detail::wants_hooks(self)) {
+      static PyObject* const hooked = PyUnicode_InternFromString("_hooked_subscript");
+      return PyObject_CallMethodOneArg(self, hooked, key);
+    }
+  } catch (...) {
+    launch_detail::raise_current();
+    return nullptr;
+  }
+  return lazy_subscript(self, key);
+}
+
+/// The dispatcher base type's slots (nb::type_slots).
+inline PyType_Slot dispatcher_slots[] = {{Py_mp_subscript, reinterpret_cast<void*>(dispatcher_subscript)},
+                                         {0, nullptr}};
 
 }  // namespace cubridge::python::kernel_glue

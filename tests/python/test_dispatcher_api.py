@@ -44,6 +44,15 @@ def test_a_signature_not_compiled_is_absent_and_named():
         d.inspect_asm((numba.float64[::1],))
 
 
+def test_a_specialized_dispatchers_inspect_methods_still_answer_a_dict():
+    """numba-cuda's inspect_* have no single-signature shortcut (only its get_* do): jit(sig)(f).inspect_asm() is
+    a dict of one entry (numba-cuda's test_atomics reads .values() of it)."""
+    d = cubridge.jit(SIG)(store)
+    for inspect, text in ((d.inspect_asm, ".entry"), (d.inspect_llvm, "define")):
+        answer = inspect()
+        assert isinstance(answer, dict) and len(answer) == 1 and text in next(iter(answer.values()))
+
+
 def test_inspect_asm_and_llvm_follow_numbas_signature_none_rule():
     d = cubridge.jit(store)
     d.compile(SIG)

@@ -111,8 +111,8 @@ def test_conversions_to_bfloat16_round_as_documented():
     o_i32, o_f64, o_f32 = _to_bf16(cubridge.jit, cb_bf16)
     for k, x in enumerate(INT32S):
         assert [int(b) for b in o_i32[k]] == [round_bf16(x, m) for m in MODES], x
-    for k, x in enumerate(FLOAT64S):
-        assert int(o_f64[k]) == round_bf16(x, "rn"), x
+    for k, x in enumerate(FLOAT64S):  # a float64 NaN narrows to the header's quiet NaN, 0x7FC0 (numba-cuda's bits)
+        assert int(o_f64[k]) == (0x7FC0 if math.isnan(x) else round_bf16(x, "rn")), x
     for k, x in enumerate(FLOAT32S):
         assert [int(b) for b in o_f32[k]] == [round_bf16(float(np.float32(x)), m) for m in MODES], x
 

@@ -17,6 +17,7 @@ import cubridge
 numba = pytest.importorskip("numba", reason="numba is not installed")
 from numba.core import types  # noqa: E402
 from numba.np.numpy_support import carray, farray  # noqa: E402  (numba-cuda: numba.cuda.np.numpy_support)
+from numba import cuda  # noqa: E402  (the kernels below are numba-cuda's source: test_jit_pointers_gpu runs them there too)
 
 CC = (9, 0)
 PTR_I32 = types.CPointer(types.int32)
@@ -31,13 +32,13 @@ def _ptx(fn, sig):
 
 
 def axpy(r, a, x, y, n):
-    i = cubridge.grid(1)
+    i = cuda.grid(1)
     if i < n:
         r[i] = a * x[i] + y[i]
 
 
 def add_one(x, n):
-    i = cubridge.grid(1)
+    i = cuda.grid(1)
     if i < n:
         x[i] += 1
 

@@ -104,7 +104,9 @@ inline constexpr NumpyGrid kNumpyGrid = numpy_grid();
 /// The row of the NumPy type of `kind` and `itemsize` ('f', 4: float32), or nullptr when NumPy's kind
 /// and size name no row ('V', 'f' of 3 bytes, ...).
 constexpr const ScalarTypeInfo* scalar_type_of_numpy(char kind, std::uint32_t itemsize) noexcept {
-  if (kind < 'a' || kind > 'z' || !std::has_single_bit(itemsize)) return nullptr;
+  // A power of two, tested without std::has_single_bit: without -mpopcnt that is a libgcc call, and this
+  // runs for every array of every launch.
+  if (kind < 'a' || kind > 'z' || itemsize == 0 || (itemsize & (itemsize - 1)) != 0) return nullptr;
   const auto slot = static_cast<std::size_t>(std::countr_zero(itemsize));
   if (slot >= static_cast<std::size_t>(scalar_type_detail::kSizeSlots)) return nullptr;
   const std::int8_t row = scalar_type_detail::kNumpyGrid[static_cast<std::size_t>(kind - 'a')][slot];

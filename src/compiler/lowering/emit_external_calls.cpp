@@ -40,8 +40,7 @@ Value FunctionEmitter::external_call(const Expr& e, const std::vector<Value>& ar
   std::string is_ok = ins("icmp eq i32 " + status + ", 0"), is_none = ins("icmp eq i32 " + status + ", -2");
   cond_br(ins("or i1 " + is_ok + ", " + is_none), ok, fail);
   start_block(fail);
-  line("ret i32 " + status);
-  terminated_ = true;
+  return_status(status);  // as a raise returns: from a device function its status, from a kernel entry void
   start_block(ok);
   if (result.is_none()) return {"undef", result};
   return from_data(ins("load " + rty + ", " + rty + "* " + slot), result);

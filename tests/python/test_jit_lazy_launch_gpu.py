@@ -1,0 +1,238 @@
+"""The lazy @cubridge.jit launch (``k[griddim, blockdim](*args)`` with no signature given), issue 22 item 1 and
+issue 27's "one import per argument":
+- every argument is imported once per launch, the first launch included (a CAI getter counts the reads);
+- the specialization is found by the dispatcher's cache, keyed on the arguments' Python types and the array
+  facts typeof reads (element type, rank, layout, mutability) and the current device: a second launch with
+  the same kinds is a hit and compiles nothing; another layout, dtype, rank, mutability or number type is
+  another specialization, the one typeof names;
+- what the cache does not know takes the dispatcher's general path, launching the same kernel as before
+  (host NumPy arrays, NumPy scalars, subclasses of numbers, records) and never entering the cache;
+- debug=True kernels (which re-raise the kernel's exception) are never cached;
+- errors read as the general path's (configuration, arguments).
+GPU tests: they launch. They also run under the host driver stand-in (bench/host_driver: CUBRIDGE_LIBCUDA),
+which launches nothing; value checks are marked real_driver."""
+import enum
+
+import numpy as np
+import pytest
+
+import cubridge
+
+pytestmark = pytest.mark.gpu
+
+
+def fill(a, v):
+    i = cubridge.grid(1)
+    if i < a.size:
+        a[i] = v
+
+
+def fill2(a, v):
+    i, j = cubridge.grid(2)
+    if i < a.shape[0] and j < a.shape[1]:
+        a[i, j] = v
+
+
+def read_only(a, out):
+    i = cubridge.grid(1)
+    if i < out.size:
+        out[i] = a[i] + 1
+
+
+class Counting:
+    """A foreign producer: its CAI dict is built at each read, which it counts."""
+
+    def __init__(self, base, readonly=False):
+        self.base, self.readonly, self.reads = base, readonly, 0
+
+    @property
+    def __cuda_array_interface__(self):
+        self.reads += 1
+        d = dict(self.base.__cuda_array_interface__)
+        d["data"] = (d["data"][0], self.readonly)
+        return d
+
+
+def _stats(d):
+    return d._launch_cache_stats
+
+
+def test_each_argument_is_imported_once_per_launch_first_launch_included():
+    d = cubridge.jit(fill)
+    a = Counting(cubridge.device_array(64, "f4"))
+    d[1, 64](a, 1.5)
+    assert a.reads == 1
+    d[1, 64](a, 2.5)
+    d[2, 32](a, 3.5)
+    assert a.reads == 3
+    assert _stats(d) == (2, 1, 1)
+    assert len(d.overloads) == 1
+
+
+def test_one_import_per_argument_with_several_arrays_of_one_producer():
+    d = cubridge.jit(read_only)
+    a, out = Counting(cubridge.device_array(8, "f4")), Counting(cubridge.device_array(8, "f4"))
+    for _ in range(3):
+        d[1, 8](a, out)
+    assert (a.reads, out.reads) == (3, 3)
+
+
+def test_forall_takes_the_same_path():
+    d = cubridge.jit(fill)
+    a = Counting(cubridge.device_array(8, "f4"))
+    d.forall(0)(a, 1.0)  # no tasks: typed, compiled and loaded, its arguments counted, nothing launched
+    d.forall(0)(a, 2.0)
+    assert a.reads == 2
+    assert _stats(d) == (1, 1, 1)
+    with pytest.raises(TypeError):  # not an int: Kernel.forall's own refusal, on the general path
+        d.forall(0.5)(a, 1.0)
+    with pytest.raises(ValueError, match="forall: -1 tasks; the count must be 0 or more"):
+        d.forall(-1)(a, 1.0)
+
+
+def test_the_specialization_is_the_one_typeof_names():
+    d = cubridge.jit(fill2)
+    base = cubridge.device_array((4, 6), "f4")
+    for arg in (base, base.T, base[:, ::2], cubridge.device_array((4, 6), "f8")):
+        d[1, (4, 6)](arg, 1)
+        want = cubridge.void(cubridge.typeof(arg), cubridge.int64)
+        assert want in d.overloads, (want, list(d.overloads))
+    assert len(d.overloads) == 4
+    assert _stats(d) == (0, 4, 4)
+    d[1, (4, 6)](base.T, 2)
+    assert _stats(d) == (1, 4, 4)
+
+
+def set_one(a, v):
+    a[0] = 1
+
+
+def test_number_types_are_their_own_specializations():
+    d = cubridge.jit(set_one)
+    a = cubridge.device_array(8, "f8")
+    for v in (1, 1.0, True, 1 + 0j):
+        d[1, 8](a, v)
+    assert {str(s.args[1]) for s in d.overloads} == {"int64", "float64", "bool", "complex128"}
+    assert _stats(d) == (0, 4, 4)
+    for v in (2, 2.0, False):
+        d[1, 8](a, v)
+    assert _stats(d) == (3, 4, 4)
+
+
+def test_readonly_arrays_are_their_own_specialization():
+    d = cubridge.jit(read_only)
+    base, out = cubridge.device_array(8, "f4"), cubridge.device_array(8, "f4")
+    d[1, 8](Counting(base, readonly=True), out)
+    d[1, 8](Counting(base, readonly=False), out)
+    args = {str(s.args[0]) for s in d.overloads}
+    assert args == {"readonly array(float32, 1d, C)", "array(float32, 1d, C)"}, args
+    assert _stats(d)[1:] == (2, 2)
+
+
+class Level(enum.IntEnum):
+    LOW = 3
+
+
+@pytest.mark.parametrize("value", [np.float32(2.0), np.int16(3), Level.LOW], ids=["np.float32", "np.int16", "IntEnum"])
+def test_numbers_only_python_types_take_the_general_path_uncached(value):
+    d = cubridge.jit(fill)
+    a = cubridge.device_array(8, "f4")
+    d[1, 8](a, value)
+    assert _stats(d) == (0, 0, 0)
+    assert list(d.overloads) == [cubridge.void(cubridge.typeof(a), cubridge.typeof(value))]
+
+
+def test_host_arrays_take_the_general_path_with_its_warning():
+    d = cubridge.jit(fill)
+    with pytest.warns(cubridge.PerformanceWarning, match="host"):
+        d[1, 8](np.zeros(8, np.float32), 1.0)
+    assert _stats(d) == (0, 0, 0)
+
+
+def test_debug_kernels_are_not_cached():
+    d = cubridge.jit(fill, debug=True, opt=False)
+    a = cubridge.device_array(8, "f4")
+    d[1, 8](a, 1.0)
+    d[1, 8](a, 1.0)
+    assert d._launch_cache_stats[2] == 0
+    assert len(d.overloads) == 1
+
+
+def test_eager_signatures_are_matched_through_the_cache():
+    d = cubridge.jit(["void(float32[:], float32)", "void(float64[:], float64)"])(fill)
+    a32, a64 = cubridge.device_array(8, "f4"), cubridge.device_array(8, "f8")
+    d[1, 8](a64, 1.0)
+    d[1, 8](a64, 2.0)
+    assert _stats(d) == (1, 1, 1)
+    assert len(d.overloads) == 2  # compiled eagerly, nothing more
+    with pytest.raises(TypeError, match=r"no signature matches the argument types \(array\(int32, 1d, C\), float64\)"):
+        d[1, 8](cubridge.device_array(8, "i4"), 1.0)
+    d[1, 8](a32, np.float32(1))  # a NumPy scalar: the general path matches it as before
+
+
+def test_errors_read_as_the_general_path():
+    d = cubridge.jit(fill)
+    a = cubridge.device_array(8, "f4")
+    with pytest.raises(TypeError, match=r"kernel\[\.\.\.\]: expected \[griddim, blockdim\]"):
+        d[1](a, 1.0)
+    with pytest.raises(TypeError, match=r"typeof: 'x' \(str\) cannot be a kernel argument"):
+        d[1, 8](a, "x")
+    with pytest.raises(TypeError, match="griddim"):
+        d["a", 8](a, 1.0)
+    d[1, 8](a, 1.0)
+    with pytest.raises(TypeError, match=r"fill\(\) takes 2 positional arguments but 1 was given"):
+        d._kernel_for_types([cubridge.typeof(a), cubridge.float64])[1, 8](a)
+
+
+def test_arguments_the_cache_knows_are_launched_by_the_cached_kernel():
+    d = cubridge.jit(fill)
+    a = cubridge.device_array(8, "f4")
+    d[1, 8](a, 1.0)
+    k = d._kernel_for_types([cubridge.typeof(a), cubridge.float64])
+    assert d.specialize(a, 1.0) is k
+
+
+@pytest.mark.real_driver
+def test_values_of_cached_launches_match_numpy():
+    d = cubridge.jit(fill2)
+    base = cubridge.device_array((4, 6), "f4")
+    d[1, (4, 6)](base, 0.0)
+    d[1, (6, 4)](base.T, 0.0)
+    d[1, (4, 3)](base[:, ::2], 2.0)
+    d[1, (4, 3)](base[:, ::2], 3.0)  # a hit: the strided view again
+    got = base.copy_to_host()
+    want = np.zeros((4, 6), np.float32)
+    want[:, ::2] = 3.0
+    np.testing.assert_array_equal(got, want)
+    c = Counting(cubridge.device_array(32, "f4"))
+    f = cubridge.jit(fill)
+    for v in (1.0, 2.0, 7.0):
+        f.forall(32)(c, v)
+    np.testing.assert_array_equal(c.base.copy_to_host(), np.full(32, 7.0, np.float32))
+    assert c.reads == 3
+
+
+@pytest.mark.real_driver
+def test_values_match_numba_cuda_where_importable():
+    numba_cuda = pytest.importorskip("numba.cuda", reason="numba-cuda is not importable")
+    if not numba_cuda.is_available():
+        pytest.skip("numba-cuda sees no GPU")
+    global _nc
+    _nc = numba_cuda  # the numba kernel's `_nc.grid`, resolved when numba-cuda compiles it
+    ours, theirs = cubridge.jit(fill2), numba_cuda.jit(_numba_fill2)
+    a = cubridge.device_array((4, 6), "f4")
+    b = numba_cuda.device_array((4, 6), np.float32)
+    for launch_a, launch_b, v in ((ours[1, (4, 6)], theirs[1, (4, 6)], 0.0), (ours[1, (4, 3)], theirs[1, (4, 3)], 5.0)):
+        view_a, view_b = (a, b) if v == 0.0 else (a[:, ::2], b[:, ::2])
+        launch_a(view_a, v)
+        launch_b(view_b, v)
+    np.testing.assert_array_equal(a.copy_to_host(), b.copy_to_host())
+
+
+_nc = None
+
+
+def _numba_fill2(a, v):
+    i, j = _nc.grid(2)
+    if i < a.shape[0] and j < a.shape[1]:
+        a[i, j] = v
