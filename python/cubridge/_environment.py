@@ -410,6 +410,11 @@ class _Environment:
                 else:
                     options.add_device_array(n, *g)
                     self.referenced.append(v)
+            elif callable(v) and not isinstance(v, type):  # gufunc_copy(A, b): numba's words, refused where called
+                kind = f"{type(v).__module__}.{type(v).__qualname__}"
+                options.add_refused_function(n, f"Untyped global name {n!r}: a {kind} object cannot be called from "
+                                                f"compiled code (it calls Python functions, cuda.jit device functions, "
+                                                f"math and NumPy functions, and numba's CUDA intrinsics)")
             else:
                 continue
             self.bound.add(n)

@@ -222,8 +222,13 @@ class Dispatcher(_core._DispatchCache):
     def specialize(self, *args) -> Kernel:
         """The loaded kernel for these arguments' types (compiled if needed); kept in ``specializations``. A
         dispatcher made with signatures gives the kernel of the signature the arguments select (cubridge.torch
-        relies on it; numba-cuda raises "Dispatcher already specialized" there instead). An argument given as a
-        type (cubridge's or numba's: ``specialize(numba.float32[::1])``) stands for a value of it."""
+        relies on it; numba-cuda raises "Dispatcher already specialized" there instead, and so does a numba-cuda
+        program served by cubridge). An argument given as a type (cubridge's or numba's:
+        ``specialize(numba.float32[::1])``) stands for a value of it."""
+        if self._numba_launch and self._eager:
+            raise RuntimeError(f"Dispatcher already specialized: kernel {self.__name__!r} was made with signatures "
+                               f"({', '.join(self.signatures)}); numba-cuda specializes only a dispatcher made "
+                               "without them")
         if any(_is_type(a) for a in args):
             sig = Signature._make(void, [as_type(a) if _is_type(a) else typeof(a) for a in args])
         else:

@@ -33,6 +33,8 @@ void bind_compiler(nb::module_& m) {
       PyErr_SetObject(overload_needed, error.ptr());
     }
   });
+  // after CompileError's: nanobind tries the translator registered last first
+  nb::exception<CompileTypeError>(m, "CompileTypeError", nb::make_tuple(compile_error, nb::handle(PyExc_TypeError)));
 
   nb::class_<CompileOptions>(m, "_CompileOptions")
       .def(nb::init<>())

@@ -169,7 +169,7 @@ def inc_signed(a):
     (writes_const, "void(const float32[:], float32[:])",
      r"cannot store to 'a': it is a read-only array \(readonly array\(float32, 1d, A\)\); declare the parameter "
      r"without 'const'"),
-    (returns_value, "(float32[::1],)", r"a kernel \(device=False\) must not return a value, but 'returns_value' returns float32"),
+    (returns_value, "(float32[::1],)", r"Kernel 'returns_value' must have void return type but got float32: a kernel \(device=False\) must not return a value"),
     (float_index, "void(float32[:], float64)", r"an array index must be an integer, got float64"),
     (too_many, "void(float32[:])", r"too many indices for array\(float32, 1d, A\): 2 given, the array has 1 dimension"),
     (partial_store, "void(float32[:, :, :])", r"into a slice of 'a' \(array\(float32, 2d, A\)\): a tuple fills a 1-d "

@@ -375,7 +375,7 @@ def test_python_dash_c_error_points_at_string_line():
     bad = "import cubridge\ndef f(x):\n    return x + nosuch(x)\ncubridge.compile(f, '(float32,)')\n"
     out = subprocess.run([sys.executable, "-c", bad], capture_output=True, text=True, timeout=120)
     assert out.returncode != 0
-    assert "CompileError: <string>:3:16: name 'nosuch' is not defined" in out.stderr
+    assert "CompileError: <string>:3:16: NameError: name 'nosuch' is not defined" in out.stderr
 
 
 @supported

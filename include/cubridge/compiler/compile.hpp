@@ -37,6 +37,13 @@ class CompileError : public std::invalid_argument, public Error {
   int column_ = 0;
 };
 
+/// A compile error in the type of what the caller asked for, which numba-cuda reports as a TypeError (a
+/// kernel that returns a value): Python's cubridge.CompileError and TypeError both catch it.
+class CompileTypeError : public CompileError {
+ public:
+  using CompileError::CompileError;
+};
+
 namespace compiler {
 
 /// Thrown by the front end at a call of a function numba implements through an @overload

@@ -127,5 +127,7 @@ ModuleAst parse_module(std::string_view source, const std::string& file, int fir
 
 /// Throws CompileError "file:line:col: message".
 [[noreturn]] void fail(const std::string& file, SourceLoc loc, const std::string& message);
+/// Throws CompileTypeError "file:line:col: message" (an error numba reports as a TypeError).
+[[noreturn]] void fail_type(const std::string& file, SourceLoc loc, const std::string& message);
 
 }  // namespace cubridge::compiler

@@ -13,9 +13,18 @@
 
 namespace cubridge::compiler {
 
+namespace {
+std::string located(const std::string& file, SourceLoc loc, const std::string& message) {
+  return file + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.col) + ": " + message;
+}
+}  // namespace
+
 void fail(const std::string& file, SourceLoc loc, const std::string& message) {
-  throw CompileError(file + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.col) + ": " + message, file,
-                     loc.line, loc.col);
+  throw CompileError(located(file, loc, message), file, loc.line, loc.col);
+}
+
+void fail_type(const std::string& file, SourceLoc loc, const std::string& message) {
+  throw CompileTypeError(located(file, loc, message), file, loc.line, loc.col);
 }
 
 namespace {

@@ -25,11 +25,9 @@ Value FunctionEmitter::unwrap(const Expr& e) {
   Value v = expr(*e.kids[0]);
   if (!v.t.is_optional()) return convert(v, e.type);
   if (m_.options.abi == Abi::numba || m_.options.debug) {
-    std::string ok = label("optional_ok"), none = label("optional_none");
-    cond_br(optional_valid(v), ok, none);
-    start_block(none);
-    raise_status(1);
-    start_block(ok);
+    // numba's optional_to_any: TypeError("expected <type>, got None")
+    raise_if(ins("xor i1 " + optional_valid(v) + ", true"), "builtins.TypeError",
+             "expected " + v.t.optional_value().name() + ", got None", e.loc);
   }
   return convert(Value{ins("extractvalue " + llvm_value_type(v.t) + " " + v.v + ", 0"), v.t.optional_value()}, e.type);
 }

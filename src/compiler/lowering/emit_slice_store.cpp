@@ -9,11 +9,17 @@
 
 namespace cubridge::compiler {
 
-void FunctionEmitter::raise_if(const std::string& condition) {
+namespace {
+// numba's message (its generic target's raise_with_shape_context) for a source that does not fit the view.
+constexpr const char* kSliceSizeMismatch = "cannot assign slice from input of different size";
+}  // namespace
+
+void FunctionEmitter::raise_if(const std::string& condition, const std::string& exception, const std::string& message,
+                               SourceLoc loc) {
   std::string bad = label("store_raise"), ok = label("store_ok");
   cond_br(condition, bad, ok);
   start_block(bad);
-  raise_status(1);
+  raise_exception(exception, {"s:" + message}, loc);
   start_block(ok);
 }
 
@@ -79,6 +85,7 @@ std::pair<std::string, std::string> FunctionEmitter::memory_extent(const std::st
 }
 
 void FunctionEmitter::slice_store(const Expr& target, const Value& value) {
+  const SourceLoc loc = target.loc;
   Value a = expr(*target.kids[0]);
   Indexed dest = index_array(a, *target.kids[1], target.formals);
   const Type& d = a.t.dtype();
@@ -96,7 +103,7 @@ void FunctionEmitter::slice_store(const Expr& target, const Value& value) {
     // numba's Sequence source: its length must be the 1-d view's; items are read by position.
     const Type& item = value.t.elements()[0];
     std::size_t n = value.t.elements().size();
-    raise_if(ins("icmp ne i64 " + dest.shape[0] + ", " + std::to_string(n)));
+    raise_if(ins("icmp ne i64 " + dest.shape[0] + ", " + std::to_string(n)), "builtins.ValueError", kSliceSizeMismatch, loc);
     std::string held = tuple_in_memory(value);
     loop_nest(dest.shape, [&](const std::vector<std::string>& index) {
       put(index, tuple_item_at(held, item, n, index[0]));
@@ -116,7 +123,7 @@ void FunctionEmitter::slice_store(const Expr& target, const Value& value) {
     std::string extra_not_one = "false";
     for (int k = 0; k < src_rank - rank; ++k)
       extra_not_one = ins("or i1 " + extra_not_one + ", " + ins("icmp ne i64 " + shape[static_cast<std::size_t>(k)] + ", 1"));
-    raise_if(extra_not_one);
+    raise_if(extra_not_one, "builtins.ValueError", kSliceSizeMismatch, loc);
     shape.erase(shape.begin(), shape.begin() + (src_rank - rank));
     strides.erase(strides.begin(), strides.begin() + (src_rank - rank));
   }
@@ -130,7 +137,7 @@ void FunctionEmitter::slice_store(const Expr& target, const Value& value) {
     strides[k] = ins("select i1 " + stretch + ", i64 0, i64 " + strides[k]);
     mismatch = ins("or i1 " + mismatch + ", " + ins("icmp ne i64 " + shape[k] + ", " + dest.shape[k]));
   }
-  raise_if(mismatch);
+  raise_if(mismatch, "builtins.ValueError", kSliceSizeMismatch, loc);
 
   // Overlapping memory: read from a C-ordered copy, as numba's maybe_copy_source does.
   std::string src_data = array_field(value, 4).v;
@@ -152,7 +159,9 @@ void FunctionEmitter::slice_store(const Expr& target, const Value& value) {
   cond_br(overlap, copy, go);
   start_block(copy);
   std::string raw = ins("call i8* @malloc(i64 " + ins("mul i64 " + count + ", " + std::to_string(item_size(s))) + ")");
-  raise_if(ins("icmp eq i8* " + raw + ", null"));  // numba raises MemoryError when its allocation fails
+  // numba raises MemoryError when its allocation fails
+  raise_if(ins("icmp eq i8* " + raw + ", null"), "builtins.MemoryError",
+           "cannot allocate the copy of an overlapping slice-assignment source (device malloc returned NULL)", loc);
   std::string scratch = ins("bitcast i8* " + raw + " to " + sty + "*");
   loop_nest(shape, [&](const std::vector<std::string>& index) {
     std::string from = strided_pointer(src_data, s, index, strides);

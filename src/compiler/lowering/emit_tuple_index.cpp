@@ -32,7 +32,8 @@ Value FunctionEmitter::tuple_subscript(const Expr& e) {
   std::string i = convert(raw, Type::integer(64, raw.t.is_signed())).v;
   std::string wrapped = ins("select i1 " + ins("icmp slt i64 " + i + ", 0") + ", i64 " +
                             ins("add i64 " + i + ", " + std::to_string(n)) + ", i64 " + i);
-  raise_if(ins("icmp uge i64 " + wrapped + ", " + std::to_string(n)));
+  raise_if(ins("icmp uge i64 " + wrapped + ", " + std::to_string(n)), "builtins.IndexError", "tuple index out of range",
+           e.loc);
   return tuple_item_at(tuple_in_memory(t), e.type, n, wrapped);
 }
 

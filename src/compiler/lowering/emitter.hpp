@@ -180,7 +180,10 @@ class FunctionEmitter {
                                                     const std::vector<std::string>& shape,
                                                     const std::vector<std::string>& strides);
   /// Ends the thread with a raised exception's status when `condition` (an i1) holds.
-  void raise_if(const std::string& condition);
+  /// Ends the thread raising `exception` ("builtins.IndexError") with the message `message` when `condition`
+  /// (an i1) holds: a registered raise site, so a debug=True kernel's launcher re-raises it by name.
+  void raise_if(const std::string& condition, const std::string& exception, const std::string& message,
+                SourceLoc loc);
 
   // Homogeneous tuples indexed at run time (emit_tuple_index.cpp).
   /// The tuple stored in an entry-block slot, so that its items can be addressed by position.

@@ -631,6 +631,11 @@ class FunctionTyper {
   static char view_layout(const Type& base, const std::vector<const Expr*>& parts);
   /// The integer value of a compile-time constant expression (literal, -literal, module constant).
   std::optional<std::int64_t> const_int(const Expr& e);
+  /// numba's spelling of a call argument's type in its "No implementation of function" message
+  /// (Literal[int](1), float32, Tuple(Literal[int](1), int32), array(float32, 1d, A)).
+  std::string numba_argument_spelling(Expr& e);
+  /// numba's opening words for a cuda.shared/local.array call whose shape it has no implementation for.
+  std::string no_implementation_words(const std::string& name, Expr& shape, Expr& dtype);
   /// A local variable defined once, by `name = <integer constant expression>`: its value, as numba's
   /// find_const reads a variable of one definition (N = 100; cuda.shared.array(N, int32)); else nullopt
   /// (typer_single_definition.cpp).

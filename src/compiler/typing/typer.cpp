@@ -5,6 +5,7 @@
 #include "compiler/typing/stack_budget.hpp"
 
 #include <algorithm>
+#include <typeinfo>
 #include <cmath>
 #include <map>
 #include "cubridge/error.hpp"
@@ -57,7 +58,6 @@ std::vector<StmtPtr> clone_body(const std::vector<StmtPtr>& body) {
 }
 
 namespace typer_detail {
-
 
 // Types one specialisation to a fixed point, then strictly.
 void type_function(Program& prog, TypedFunction& fn) {
@@ -180,8 +180,8 @@ void type_function(Program& prog, TypedFunction& fn) {
          "'" + def.name + "' returns " + inferred.name() + ": only the functions it calls may return an Optional, "
          "not the compiled function itself; return a value on every path (or unwrap it: x if x is not None else ...)");
   if (&fn == prog.out.functions[0].get() && !prog.options.device && !inferred.is_none())
-    fail(def.file, value_loc, "a kernel (device=False) must not return a value, but '" + def.name + "' returns " +
-                                  inferred.name() + "; compile it with device=True");
+    fail_type(def.file, value_loc, "Kernel '" + def.name + "' must have void return type but got " + inferred.name() +
+                                       ": a kernel (device=False) must not return a value; compile it with device=True");
   if (fn.declared_return) {
     if (fn.return_type.is_none() != inferred.is_none() ||
         (!inferred.is_none() && can_convert(inferred, fn.return_type) == Conversion::None))
@@ -321,9 +321,18 @@ Type FunctionTyper::user_call(Expr& e, const FunctionDef& def, const std::vector
   std::size_t index = fns.size() - 1;
   try {
     type_function(prog_, *raw);
-  } catch (...) {
+  } catch (const CompileError& err) {
     raw->failed = true;
     if (!strict_) return Type();  // retried in the strict pass, where the error is reported
+    if (typeid(err) != typeid(CompileError)) throw;  // CompileTypeError, OverloadNeeded: kept as they are
+    // The call chain, one line per caller, as numba reports it ("During: resolving callee type: ...").
+    throw CompileError(std::string(err.what()) + "\nDuring: resolving callee type: type(CUDADispatcher(<function " +
+                           def.name + ">)) (the call of '" + def.name + "' in '" + fn_.def->name + "', " +
+                           fn_.def->file + ":" + std::to_string(e.loc.line) + ")",
+                       err.file(), err.line(), err.column());
+  } catch (...) {
+    raw->failed = true;
+    if (!strict_) return Type();
     throw;
   }
   e.callee_index = static_cast<int>(index);
@@ -354,7 +363,7 @@ TypedModule type_program(const SourceSet& sources, std::string_view entry, const
                                 " (functions found: " + (names.empty() ? "none" : names) + ")");
   }
   if (!options.device && options.abi == Abi::c)
-    throw cubridge::InvalidArgument("kernel '" + std::string(entry) + "': a kernel (device=False) takes the Numba ABI "
+    throw cubridge::InvalidArgument("The C ABI is not supported for kernels: kernel '" + std::string(entry) + "': a kernel (device=False) takes the Numba ABI "
                                 "(arrays as numba-cuda's meminfo, parent, nitems, itemsize, data, shape, strides); "
                                 "compile it with abi='numba', or compile a device function with device=True");
   for (std::size_t i = 0; i < signature.args.size(); ++i)

@@ -14,6 +14,11 @@ Type FunctionTyper::call(Expr& e) {
   if (callee.kind == ExprKind::Attribute && dotted(callee).empty()) {
     if (callee.name == "type")
       if (auto dt = array_dtype_of(*callee.kids[0])) return dtype_type_call(e, *dt);
+    const Expr& owner = *callee.kids[0];
+    if (owner.kind == ExprKind::Name && slot_of(owner.name) < 0 && !prog_.functions.count(owner.name) &&
+        (owner.name == "int" || owner.name == "float" || owner.name == "complex" || owner.name == "bool"))
+      error(callee.loc, "Unknown attribute '" + callee.name + "' of type class(" + owner.name + "): compiled code "
+                        "calls the type itself (" + owner.name + "(x)), not its methods");
     Type base = expr(*callee.kids[0]);
     if (base.is_grid_group()) return grid_group_method(e, callee);
     if (base.is_array()) return array_method(e, callee, base);
@@ -236,7 +241,7 @@ Type FunctionTyper::builtin_call(Expr& e, const std::string& fname, const std::v
   if (auto t = parse_type_name(fname); t && t->is_scalar()) {  // float32(x) with float32 imported by name
     error(e.loc, "call of '" + fname + "' is not supported; write np." + fname + "(x) with numpy imported");
   }
-  error(e.loc, "name '" + fname + "' is not defined or not supported as a function; supported calls: builtins (" +
+  error(e.loc, "NameError: name '" + fname + "' is not defined or not supported as a function; supported calls: builtins (" +
                    kBuiltins + "), math functions (math." + "sqrt, ...) and functions of this module");
 }
 

@@ -97,8 +97,12 @@ Type FunctionTyper::cuda_call(Expr& e, const Intrinsic& in) {
   if (name == "grid" || name == "gridsize") {
     arity(e, shown, n, 1, 1);
     auto d = const_int(*args[0]);
-    if (!d || *d < 1 || *d > 3)
-      error(args[0]->loc, shown + "(ndim) takes the constant 1, 2 or 3 (the number of grid dimensions)");
+    if (!d)  // numba's words for a non-constant argument first
+      error(args[0]->loc, "RequireLiteralValue: " + shown + "(ndim) takes the constant 1, 2 or 3 (the number of grid "
+                          "dimensions), not a value known only at run time");
+    if (*d < 1 || *d > 3)
+      error(args[0]->loc, shown + "(ndim) takes the constant 1, 2 or 3 (the number of grid dimensions), got " +
+                              std::to_string(*d));
     args[0]->type = i64();
     e.shape = {*d};
     if (*d == 1) return i64();
@@ -212,12 +216,37 @@ Type FunctionTyper::cuda_call(Expr& e, const Intrinsic& in) {
   }
   if (name.ends_with("_sync")) {  // all_sync, any_sync, eq_sync, ballot_sync
     arity(e, shown, n, 2, 2);
-    need_int(0, "the mask");
-    if (!ts[1].is_scalar() || ts[1].is_complex())
-      error(args[1]->loc, shown + "(): the predicate must be a number or a bool, got " + ts[1].name());
+    // numba-cuda's vote validation (its words first): a mask of an integer type (not bool), a predicate of an
+    // integer type or bool.
+    if (!ts[0].is_int())
+      error(args[0]->loc, "Mask type must be an integer: " + shown + "(mask, predicate) takes an integer mask (such as "
+                          "0xffffffff), got " + ts[0].name());
+    if (!ts[1].is_int() && !ts[1].is_bool())
+      error(args[1]->loc, "Predicate must be an integer or boolean: " + shown + "(mask, predicate) got a predicate of "
+                          "type " + ts[1].name() + "; compare it first (x != 0)");
     return name == "ballot_sync" ? u32() : Type::boolean();
   }
   error(e.loc, shown + "() is not supported; the CUDA intrinsics are: " + kIntrinsics);
+}
+
+std::string FunctionTyper::numba_argument_spelling(Expr& k) {
+  if (auto v = const_int(k)) return "Literal[int](" + std::to_string(*v) + ")";
+  if (k.kind != ExprKind::Tuple) return expr(k).name();
+  std::vector<std::string> items;
+  for (auto& kid : k.kids) items.push_back(numba_argument_spelling(*kid));
+  bool same = !items.empty() && std::all_of(items.begin(), items.end(), [&](const std::string& i) { return i == items[0]; });
+  if (same) return "UniTuple(" + items[0] + " x " + std::to_string(items.size()) + ")";
+  std::string joined;
+  for (const std::string& i : items) joined += (joined.empty() ? "" : ", ") + i;
+  return "Tuple(" + joined + ")";
+}
+
+std::string FunctionTyper::no_implementation_words(const std::string& name, Expr& shape, Expr& dtype) {
+  std::string dt = dotted(dtype);
+  auto t = dt.empty() ? std::nullopt : parse_type_name(dt.substr(dt.rfind('.') + 1));
+  std::string dtype_spelling = t ? "class(" + t->name() + ")" : (dt.empty() ? "?" : dt);
+  return "No implementation of function Function(<function " + name + ">) found for signature:\n \n >>> array(shape=" +
+         numba_argument_spelling(shape) + ", dtype=" + dtype_spelling + ")\n \n";
 }
 
 Type FunctionTyper::cuda_array_alloc(Expr& e, const Intrinsic& in, std::vector<Expr*> args) {
@@ -257,8 +286,9 @@ Type FunctionTyper::cuda_array_alloc(Expr& e, const Intrinsic& in, std::vector<E
     ok = false;
   }
   if (!ok || dims.empty())
-    error(shape->loc, shown + ": the shape must be an integer constant or a tuple of them (literals, or module-level "
-                              "or closure constants, or a local variable assigned one constant once), known when the kernel is compiled");
+    error(shape->loc, no_implementation_words(name, *shape, *dtype) + shown + ": the shape must be an integer "
+                      "constant or a tuple of them (literals, or module-level or closure constants, or a local "
+                      "variable assigned one constant once), known when the kernel is compiled");
   bool dynamic = name == "shared.array" && dims.size() == 1 && dims[0] == 0;
   std::int64_t count = 1;
   for (std::int64_t d : dims) {
@@ -271,8 +301,21 @@ Type FunctionTyper::cuda_array_alloc(Expr& e, const Intrinsic& in, std::vector<E
     error(shape->loc, shown + ": " + std::to_string(count) + " elements is more than any GPU's memory of this kind holds");
   std::string dt = dotted(*dtype);
   std::optional<Type> t;
-  if (!dt.empty()) t = parse_type_name(dt.substr(dt.rfind('.') + 1));
-  else t = array_dtype_of(*dtype);  // cuda.local.array(n, x.dtype)
+  if (dtype->kind == ExprKind::Str) {  // dtype='float32': numba reads the string as np.dtype(...) does
+    static constexpr const char* kNumpyNames[] = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                                                  "uint32", "uint64", "float16", "float32", "float64",
+                                                  "complex64", "complex128"};
+    bool named = std::any_of(std::begin(kNumpyNames), std::end(kNumpyNames),
+                             [&](const char* n) { return dtype->name == n; });
+    if (!named || dtype->ival != 0)
+      error(dtype->loc, "Invalid NumPy dtype specified: '" + dtype->name + "'; " + shown + " takes a dtype string "
+                        "naming a NumPy number type (int8 ... uint64, float16, float32, float64, complex64, "
+                        "complex128, bool), or a number type such as numba.float32 or np.float32");
+    t = parse_type_name(dtype->name == "bool" ? "boolean" : dtype->name);
+  } else if (!dt.empty()) {
+    t = parse_type_name(dt.substr(dt.rfind('.') + 1));
+  }
+  else if (dtype->kind != ExprKind::Str) t = array_dtype_of(*dtype);  // cuda.local.array(n, x.dtype)
   if (auto bound = prog_.options.dtypes.find(dtype->name);
       dtype->kind == ExprKind::Name && slot_of(dtype->name) < 0 && bound != prog_.options.dtypes.end())
     t = bound->second;  // a NumPy structured dtype or a Numba Record bound outside the kernel

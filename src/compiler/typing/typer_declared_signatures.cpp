@@ -49,7 +49,9 @@ const Signature& FunctionTyper::declared_signature(Expr& e, const FunctionDef& d
     std::string given, declared;
     for (std::size_t i = 0; i < args.size(); ++i) given += (i ? ", " : "") + args[i].name();
     for (const Signature& s : sigs) declared += (declared.empty() ? "" : ", ") + s.str();
-    error(e.loc, def.name + "(" + given + "): no declared signature of '" + def.name + "' accepts these arguments; " +
+    // numba's words first (its typing error for a dispatcher whose signatures take none of the arguments)
+    error(e.loc, "Invalid use of type(CUDADispatcher(<function " + def.name + ">)) with parameters (" + given + "): " +
+                     def.name + "(" + given + "): no declared signature of '" + def.name + "' accepts these arguments; " +
                      "it was declared with " + declared);
   }
   return *best;
