@@ -81,18 +81,18 @@ class ExtendedLaunch:
 
     def _prepare(self, ty, value, retr):
         ty = numba_type(ty)
-        stream = _numba_stream(self._stream)
         for extension in reversed(self._dispatcher.extensions):
             _check(extension)
-            ty, value = extension.prepare_args(ty, value, stream=stream, retr=retr)
+            ty, value = extension.prepare_args(ty, value, stream=self._stream, retr=retr)
         if _is_hint(value):
-            value = _as_argument(value.to_device(retr, stream))
+            numbas = type(value).__module__.startswith("numba")
+            value = _as_argument(value.to_device(retr, _numba_stream(self._stream) if numbas else self._stream))
         return value
 
 
 def _numba_stream(stream):
-    """The launch's stream as numba-cuda's extensions and argument hints take it (numba-cuda 0.30's to_device wants
-    a Stream object, never an int): numba's default stream for none, numba's own streams as they are, any other
+    """The launch's stream as numba-cuda's own argument hints (cuda.In/Out/InOut) take it (numba-cuda 0.30's
+    to_device wants a Stream object, never an int): numba's default stream for none, numba's own streams as they are, any other
     stream (an int handle, a cubridge or CuPy stream) wrapped by numba's external_stream. Without numba.cuda
     imported, the stream as given."""
     cuda = sys.modules.get("numba.cuda")

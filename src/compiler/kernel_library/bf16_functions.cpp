@@ -79,7 +79,7 @@ std::string narrow_to_bf16(std::string_view src, std::string_view rounding) {
                             : "{ .reg .f32 up, dn; cvt.rp.f32." + s + " up, $1; cvt.rm.f32." + s +
                                   " dn, $1; setp.neu.f32 x, up, dn; } ";
   // A float64 NaN gives the header's quiet NaN 0x7FC0 (numba-cuda's bits on the GPU), not cvt's 0x7FFF.
-  std::string nan = src == "f64" ? "{ .reg .pred n; testp.nan.f64 n, $1; @n mov.b16 $0, 0x7FC0; } " : "";
+  std::string nan = src == "f64" ? "{ .reg .pred n; testp.notanumber.f64 n, $1; @n mov.b16 $0, 0x7FC0; } " : "";
   return "{ .reg .f32 z; .reg .b32 u; .reg .pred x; cvt.rz.f32." + s + " z, $1; " + inexact +
          "mov.b32 u, z; @x or.b32 u, u, 1; mov.b32 z, u; cvt." + r + ".bf16.f32 $0, z; " + nan + "}";
 }
