@@ -91,21 +91,26 @@ class ExtendedLaunch:
 
 
 def _numba_stream(stream):
-    """The launch's stream as numba-cuda's own argument hints (cuda.In/Out/InOut) take it (numba-cuda 0.30's
-    to_device wants a Stream object, never an int): numba's default stream for none, numba's own streams as they are, any other
-    stream (an int handle, a cubridge or CuPy stream) wrapped by numba's external_stream. Without numba.cuda
-    imported, the stream as given."""
+    """The launch's stream as numba-cuda's own argument hints (cuda.In/Out/InOut) take it: numba-cuda 0.30's
+    to_device wants a cuda.core stream, which its launch makes with its driver's _to_core_stream (a numba
+    internal, read where it exists) from 0 (the default stream), numba's own streams, or numba's external_stream
+    of any other stream's handle (an int, a cubridge or CuPy stream). Without numba.cuda, the stream as given."""
     cuda = sys.modules.get("numba.cuda")
-    if cuda is None or not hasattr(cuda, "default_stream"):
+    if cuda is None or not hasattr(cuda, "external_stream"):
         return stream
     if stream is None or (isinstance(stream, int) and stream == 0):
-        return cuda.default_stream()
-    if type(stream).__module__.startswith("numba"):
-        return stream
-    handle = stream if isinstance(stream, int) else getattr(stream, "handle", getattr(stream, "ptr", None))
-    if handle is None:
-        return stream  # the kernel layer names a stream it cannot take
-    return cuda.external_stream(int(getattr(handle, "value", handle)))
+        numbas = 0
+    elif type(stream).__module__.startswith(("numba", "cuda.core")):
+        numbas = stream
+    else:
+        handle = stream if isinstance(stream, int) else getattr(stream, "handle", getattr(stream, "ptr", None))
+        if handle is None:
+            return stream  # the kernel layer names a stream it cannot take
+        numbas = cuda.external_stream(int(getattr(handle, "value", handle)))
+    to_core = getattr(sys.modules.get("numba.cuda.cudadrv.driver"), "_to_core_stream", None)
+    if to_core is not None:
+        return to_core(numbas)
+    return cuda.default_stream() if numbas == 0 else numbas
 
 
 def _as_argument(value):

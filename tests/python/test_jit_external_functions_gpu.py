@@ -25,7 +25,8 @@ def _declare(declare, source_type, name, sig, source, abi="numba"):
     return declare(name, sig, link=source_type(source), abi=abi)
 
 
-def _kernels(times2, times3, add2, const42, consume):
+def _kernels(jit, times2, times3, add2, const42, consume):
+    @jit(device=True)  # numba-cuda calls only device functions from kernels; cubridge takes either
     def helper(x):
         return times2(x)
 
@@ -51,7 +52,7 @@ def _run(jit, declare, source_type):
           _declare(declare, source_type, "const42", "int32()", CABI, "c"),
           _declare(declare, source_type, "consume", "void(int32)", CABI, "c")]
     out = []
-    for k in _kernels(*fs):
+    for k in _kernels(jit, *fs):
         x = np.arange(10, dtype=np.int32)
         r = np.zeros(10, dtype=np.int32)
         jit(k)[1, 1](r, x)

@@ -86,7 +86,7 @@ def test_forall_takes_the_same_path():
     assert _stats(d) == (1, 1, 1)
     with pytest.raises(TypeError):  # not an int: Kernel.forall's own refusal, on the general path
         d.forall(0.5)(a, 1.0)
-    with pytest.raises(ValueError, match="forall: -1 tasks; the count must be 0 or more"):
+    with pytest.raises(ValueError, match="Can't create ForAll with negative task count: -1"):
         d.forall(-1)(a, 1.0)
 
 
@@ -144,7 +144,7 @@ def test_numbers_only_python_types_take_the_general_path_uncached(value):
 
 def test_host_arrays_take_the_general_path_with_its_warning():
     d = cubridge.jit(fill)
-    with pytest.warns(cubridge.PerformanceWarning, match="host"):
+    with pytest.warns(cubridge.PerformanceWarning, match="(?i)host array"):
         d[1, 8](np.zeros(8, np.float32), 1.0)
     assert _stats(d) == (0, 0, 0)
 
@@ -165,7 +165,7 @@ def test_eager_signatures_are_matched_through_the_cache():
     d[1, 8](a64, 2.0)
     assert _stats(d) == (1, 1, 1)
     assert len(d.overloads) == 2  # compiled eagerly, nothing more
-    with pytest.raises(TypeError, match=r"no signature matches the argument types \(array\(int32, 1d, C\), float64\)"):
+    with pytest.raises(TypeError, match=r"No matching definition for argument type\(s\) array\(int32, 1d, C\), float64"):
         d[1, 8](cubridge.device_array(8, "i4"), 1.0)
     d[1, 8](a32, np.float32(1))  # a NumPy scalar: the general path matches it as before
 

@@ -531,8 +531,8 @@ def test_jit_kernels_compile_load_and_launch():
     eager = cubridge.jit("void(int64, float32)")(jit_scalar_kernel)
     eager[1, 32](3, 2.0)
     eager.forall(100)(3, 2.0)
-    with pytest.raises(ValueError, match="blockdim 2048"):
-        eager[1, 2048]
+    with pytest.raises(ValueError, match="blockdim 2048"):  # checked against the kernel the call selects
+        eager[1, 2048](3, 2.0)
     cubridge.Context.synchronize(cubridge.current_context())
 
 

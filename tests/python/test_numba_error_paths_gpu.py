@@ -31,7 +31,11 @@ def _raised(jit, fn, ary):
 
 @pytest.mark.parametrize("fn, ary, cls, words", [
     (tuple_index, np.array([0, 1]), IndexError, "tuple index out of range"),
-    (slice_from_tuple, np.zeros(8), ValueError, "cannot assign slice from input of different size"),
+    pytest.param(slice_from_tuple, np.zeros(8), ValueError, "cannot assign slice from input of different size",
+                 marks=pytest.mark.xfail(strict=True, reason="known difference: numba-cuda indexes a shorter tuple "
+                                         "source element by element and raises IndexError('tuple index out of "
+                                         "range'); cubridge checks the sizes first and raises numba's ValueError "
+                                         "for arrays")),
 ])
 def test_registered_raises_reach_the_host_as_numba_cudas(fn, ary, cls, words):
     ours = _raised(cubridge.jit, fn, ary.copy())
