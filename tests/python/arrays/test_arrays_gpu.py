@@ -1,6 +1,6 @@
 """GPU tests of the arrays face: cubridge's own arrays, the pointer check, stream ordering without a host
 synchronize, the producer rules, and interop both ways with real CuPy, PyTorch, Numba and JAX (each
-skipped when it is not importable). Run on the GPU machine: `python -m pytest tests/python/test_arrays_gpu.py`.
+skipped when it is not importable). Run on the GPU machine: `python -m pytest tests/python/arrays/test_arrays_gpu.py`.
 """
 import gc
 import importlib

@@ -244,7 +244,7 @@ def test_typeof_leaves_host_arrays_and_records_to_python():
 CHILD = r"""
 import sys, types
 import numpy as np
-sys.path.insert(0, {here!r})
+sys.path[:0] = [{here!r}, {root!r}]  # this file, and conftest.py
 from test_arrays_import import FakeCupy, CupyState, facts, BASE
 
 state = CupyState(current=0xABC000)
@@ -283,6 +283,7 @@ def test_cupys_own_type_takes_the_attribute_path(tmp_path):
     import os
     import subprocess
     here = os.path.dirname(os.path.abspath(__file__))
-    r = subprocess.run([sys.executable, "-c", CHILD.format(here=here)], capture_output=True, text=True,
+    child = CHILD.format(here=here, root=os.path.dirname(here))
+    r = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True,
                        env=dict(os.environ, CUBRIDGE_LIBCUDA="/nonexistent/libcuda.so"))
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stdout + r.stderr

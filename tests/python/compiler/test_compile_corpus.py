@@ -14,7 +14,7 @@ import pytest
 
 import cubridge
 
-sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
 import corpus  # noqa: E402
 from corpus.known_differences import KNOWN, explained  # noqa: E402
 
@@ -130,7 +130,7 @@ def _cpython_feasible(name, args):
 
 def test_known_differences_name_corpus_cases_and_are_documented():
     ids = [c.id for c in CASES]
-    doc = open(os.path.join(os.path.dirname(__file__), "corpus", "DIFFERENCES.md")).read()
+    doc = open(os.path.join(os.path.dirname(os.path.dirname(__file__)), "corpus", "DIFFERENCES.md")).read()
     for k in KNOWN:
         for case in k.cases:
             assert any(i == case or i.startswith(case + "(") for i in ids), f"{case!r} is not a corpus case"

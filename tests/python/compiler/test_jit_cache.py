@@ -12,7 +12,7 @@ import pytest
 
 import cubridge
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SAXPY_SIG = "void(float32, float32[::1], float32[::1], float32[::1])"
 
 # Run in a fresh interpreter: compile (and with "launch", run) the corpus's saxpy, print what happened.

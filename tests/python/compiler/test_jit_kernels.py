@@ -9,7 +9,7 @@ import pytest
 
 import cubridge
 
-sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
 from corpus.kernel_cases import CASES  # noqa: E402
 
 CC = (9, 0)

@@ -7,7 +7,7 @@ import pytest
 
 import cubridge
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "link"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "examples", "link"))
 import link_example as ex  # noqa: E402
 
 ARCH = (9, 0)

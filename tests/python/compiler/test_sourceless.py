@@ -17,7 +17,7 @@ import pytest
 import cubridge
 from cubridge import _bytecode, _compiler
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, HERE)
 import corpus  # noqa: E402
 from corpus.kernel_cases import CASES as KERNEL_CASES  # noqa: E402

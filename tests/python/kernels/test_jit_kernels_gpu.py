@@ -14,7 +14,7 @@ import pytest
 
 import cubridge
 
-sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
 from corpus.kernel_cases import CASES, View  # noqa: E402
 
 LIBS = ["cupy", "torch", "cubridge", "jax"]

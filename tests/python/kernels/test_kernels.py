@@ -309,7 +309,7 @@ def test_pointer_layout_matches_nvrtc_ptx_of_the_link_example():
         pytest.skip("cubridge.nvrtc_compile is not built")
     import importlib.util
     import pathlib
-    path = pathlib.Path(__file__).resolve().parents[2] / "examples" / "link" / "link_example.py"
+    path = pathlib.Path(__file__).resolve().parents[3] / "examples" / "link" / "link_example.py"
     spec = importlib.util.spec_from_file_location("link_example", path)
     link_example = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(link_example)
@@ -409,7 +409,7 @@ def test_performance_warning_is_a_user_warning():
 
 # ---------------------------------------------------------------- the GPU tests' PTX, checked here
 
-TEST_PTX = __import__("pathlib").Path(__file__).resolve().parents[1] / "cpp" / "kernel" / "numba_abi_kernels.ptx"
+TEST_PTX = __import__("pathlib").Path(__file__).resolve().parents[2] / "cpp" / "kernel" / "numba_abi_kernels.ptx"
 TEST_KERNELS = {
     "add_f32": "const float32[:], const float32[:], float32[:]",
     "scale_2d": "float64[:, :], float64",

@@ -16,7 +16,7 @@ import cubridge
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # leave memory for CuPy and PyTorch
 pytestmark = pytest.mark.gpu
 
-PTX = (pathlib.Path(__file__).resolve().parents[1] / "cpp" / "kernel" / "numba_abi_kernels.ptx").read_text()
+PTX = (pathlib.Path(__file__).resolve().parents[2] / "cpp" / "kernel" / "numba_abi_kernels.ptx").read_text()
 ADD = "const float32[:], const float32[:], float32[:]"
 
 
@@ -65,7 +65,7 @@ def test_jit_failure_carries_the_log():
 
 def test_cubin_from_nvrtc_loads_and_launches():
     cp = cupy()
-    source = (pathlib.Path(__file__).resolve().parents[1] / "cpp" / "kernel" / "numba_abi_kernels.cu").read_text()
+    source = (pathlib.Path(__file__).resolve().parents[2] / "cpp" / "kernel" / "numba_abi_kernels.cu").read_text()
     cc = cubridge.Device(0).compute_capability
     cubin = cubridge.nvrtc_compile(source, "numba_abi_kernels.cu", cc, output="cubin").code
     k = cubridge.load_kernel(cubin, "add_f32", ADD)
@@ -508,7 +508,7 @@ print("VALID", k2.module.valid, out.tolist())
 
 def test_modules_are_invalid_after_close_and_say_so():
     """In a child process: close() resets the primary context under every library in the process."""
-    path = pathlib.Path(__file__).resolve().parents[1] / "cpp" / "kernel" / "numba_abi_kernels.ptx"
+    path = pathlib.Path(__file__).resolve().parents[2] / "cpp" / "kernel" / "numba_abi_kernels.ptx"
     out = subprocess.run([sys.executable, "-c", CLOSE_SCRIPT, str(path)], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert "ERROR" in out.stdout and "cubridge.close() destroyed" in out.stdout, out.stdout
@@ -543,7 +543,7 @@ TRANSFORM = "void(const float32*, const float32*, float32*, uint64)"
 
 def link_example():
     import importlib.util
-    path = pathlib.Path(__file__).resolve().parents[2] / "examples" / "link" / "link_example.py"
+    path = pathlib.Path(__file__).resolve().parents[3] / "examples" / "link" / "link_example.py"
     spec = importlib.util.spec_from_file_location("link_example", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -17,7 +17,7 @@ import pytest  # noqa: E402
 import cubridge  # noqa: E402
 from cubridge import _compiler, _core, _jit_options  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
 from parity import helpers_pkg  # noqa: E402
 from parity.helpers_pkg import sub  # noqa: E402
 

@@ -147,7 +147,7 @@ def test_bad_constant_arrays_from_the_binding_are_refused():
 def test_record_arrays_are_constant_memory():
     import os
     import sys
-    sys.path.insert(0, os.path.dirname(__file__))
+    sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
     from conftest import assembled_ptx
     from parity import kernels_constant_records as k
     ptx = assembled_ptx(k.const_record, "void(float64[::1], int64[::1])", CC)

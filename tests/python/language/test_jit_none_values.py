@@ -13,7 +13,7 @@ import pytest
 import cubridge
 from conftest import assembled_ptx
 
-sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
 from parity import kernels_calls as kernels  # noqa: E402
 
 

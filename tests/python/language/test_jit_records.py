@@ -13,7 +13,7 @@ from numba import cuda  # the parity cases need numba too
 
 import cubridge
 
-sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
 from parity.kernels_records import RECORD_CASES  # noqa: E402
 
 CC = (9, 0)

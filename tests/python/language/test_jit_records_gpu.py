@@ -12,7 +12,7 @@ import pytest
 
 import cubridge
 
-sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
 from parity.kernels_records import RECORD_CASES  # noqa: E402
 
 

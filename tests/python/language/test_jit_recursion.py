@@ -14,7 +14,7 @@ import pytest
 import cubridge
 from conftest import assembled_ptx
 
-sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
 from parity import kernels_recursion as kernels  # noqa: E402
 
 

@@ -364,7 +364,7 @@ def test_numba_cuda_refuses_them_too(fn, sig):
 def _nrt_cases():
     import os
     import sys
-    sys.path.insert(0, os.path.dirname(__file__))
+    sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
     from parity.kernels_slice_stores import NRT_CASES
     return NRT_CASES
 

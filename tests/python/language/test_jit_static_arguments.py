@@ -19,7 +19,7 @@ import pytest
 import cubridge
 from conftest import assembled_ptx
 
-sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
 from parity import kernels_static_arguments as kernels  # noqa: E402
 
 CC = (8, 0)

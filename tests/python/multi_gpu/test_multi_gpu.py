@@ -18,7 +18,7 @@ import cubridge
 
 pytestmark = [pytest.mark.gpu, pytest.mark.multi_gpu]
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 PTX = (ROOT / "tests" / "cpp" / "kernel" / "numba_abi_kernels.ptx").read_text()
 ADD = "const float32[:], const float32[:], float32[:]"  # add_f32(a, b, out): out[i] = a[i] + b[i]
 

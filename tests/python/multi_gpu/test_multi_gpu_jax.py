@@ -27,7 +27,7 @@ import cubridge.xla as cx  # noqa: E402
 pytestmark = [pytest.mark.gpu, pytest.mark.multi_gpu]
 
 F32 = jnp.float32
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 PTX_PATH = ROOT / "tests" / "cpp" / "kernel" / "numba_abi_kernels.ptx"
 ADD = "const float32[:], const float32[:], float32[:]"  # add_f32(a, b, out): out[i] = a[i] + b[i]
 ADD_MOD = "multi_gpu_add_mod"  # the seed's classic add_mod target, registered under this name here

@@ -18,7 +18,7 @@ import cubridge  # noqa: E402
 
 pytestmark = [pytest.mark.gpu, pytest.mark.multi_gpu]
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 PTX_PATH = ROOT / "tests" / "cpp" / "kernel" / "numba_abi_kernels.ptx"
 DEADLINE_S = 150
 

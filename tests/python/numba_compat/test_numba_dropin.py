@@ -13,7 +13,7 @@ import cubridge
 pytest.importorskip("numba.cuda")
 
 _INSTALLED = pathlib.Path(cubridge.__file__).parent.parent / "cubridge-numba.pth"
-PTH = _INSTALLED if _INSTALLED.exists() else pathlib.Path(__file__).parents[2] / "python" / "cubridge-numba.pth"
+PTH = _INSTALLED if _INSTALLED.exists() else pathlib.Path(__file__).parents[3] / "python" / "cubridge-numba.pth"
 
 # A small numba-cuda program: it knows nothing of cubridge.
 APP = textwrap.dedent('''

@@ -27,6 +27,7 @@ Rules, one test (or parametrized family) each:
     RuntimeError "Dispatcher already specialized" (cubridge alone gives the kernel the arguments select).
 """
 import builtins
+import os
 import sys
 
 import pytest
@@ -36,6 +37,7 @@ from cubridge import _compiler
 
 CC = (8, 0)
 _NUMBA_ERRORS = ("numba.cuda.core.errors", "numba.core.errors")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "language"))  # test_jit_device_signatures
 
 
 @pytest.fixture(params=["without numba", "with numba"])

@@ -8,7 +8,7 @@ import pytest
 
 import cubridge
 
-sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
 from parity.cases import load_all  # noqa: E402
 
 CASES = load_all()

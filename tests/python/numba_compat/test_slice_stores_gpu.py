@@ -12,7 +12,7 @@ import pytest
 
 import cubridge
 
-sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
 from parity.kernels_slice_stores import NRT_CASES  # noqa: E402
 from test_parity_gpu import _run  # noqa: E402
 

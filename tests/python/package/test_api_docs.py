@@ -9,7 +9,7 @@ import pytest
 
 import cubridge
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 API_MD = ROOT / "docs" / "api.md"
 
 

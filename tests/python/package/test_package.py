@@ -17,7 +17,7 @@ import pytest
 import cubridge
 from cubridge import _info
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 
 
 @cubridge.jit

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
+README = pathlib.Path(__file__).resolve().parents[3] / "README.md"
 BLOCK = re.compile(r"<!-- readme-test: (cpu|gpu|multi_gpu) -->\n```python\n(.*?)\n```", re.S)
 
 

@@ -6,7 +6,7 @@ import shutil
 import subprocess
 import sys
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 
 CTEST_LOG = """\
 Internal ctest changing into directory: /src/build/test-cpp
@@ -69,7 +69,7 @@ def test_c():
 
 
 def test_pytest_names_each_skip_reason_once_with_its_count(tmp_path):
-    shutil.copy(pathlib.Path(__file__).with_name("conftest.py"), tmp_path / "conftest.py")
+    shutil.copy(pathlib.Path(__file__).parents[1] / "conftest.py", tmp_path / "conftest.py")
     (tmp_path / "test_skips.py").write_text(SKIPPING_TESTS)
     out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", str(tmp_path)],
                          cwd=tmp_path, capture_output=True, text=True, timeout=300)

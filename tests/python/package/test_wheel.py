@@ -20,7 +20,7 @@ import pytest
 
 from test_readme import blocks, run_block
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 TOOLKIT_WHEELS = {"nvidia-nvvm", "nvidia-cuda-nvrtc", "nvidia-nvjitlink"}
 
 pytestmark = pytest.mark.skipif(os.environ.get("CUBRIDGE_WHEEL_TEST") != "1",

@@ -27,7 +27,7 @@ from conftest import described_address
 
 nr = pytest.importorskip("numba.cuda.random", reason="numba with numba.cuda is not installed")
 
-sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "language"))  # test_jit_slices
 needs_clang = pytest.mark.skipif(shutil.which("clang") is None, reason="clang is needed to run NVVM IR on the host")
 
 

@@ -22,7 +22,7 @@ import cubridge.xla as cx  # noqa: E402
 pytestmark = pytest.mark.gpu
 
 F32 = jnp.float32
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 PTX = (ROOT / "tests" / "cpp" / "kernel" / "numba_abi_kernels.ptx").read_text()
 ADD = "const float32[:], const float32[:], float32[:]"
 TRANSFORM = "void(const float32*, const float32*, float32*, uint64)"
