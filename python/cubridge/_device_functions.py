@@ -6,7 +6,7 @@ object by its ``py_func`` and reads the options each object carries (``__cubridg
 Compiled alone (``compile_device``, ``inspect_*``) it is numba-cuda's device function: the Numba ABI, for the
 current device's compute capability, with the object's own debug / opt / lineinfo / fastmath / forceinline.
 
-Rules (each one a test in tests/python/test_device_functions.py):
+Rules (each one a test in tests/python/kernels/test_device_functions.py):
 
 - the object is callable from kernels and device functions exactly as the Python function was, with its options;
 - ``compile_device(args, return_type=None)`` compiles for a tuple of argument types (once per signature) and returns

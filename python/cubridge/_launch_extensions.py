@@ -2,7 +2,7 @@
 ``kernel.extensions.append(obj)``. Used only by a launch of a kernel whose list is not empty (the launch path
 checks the list's truth and nothing more).
 
-Rules (each a test in tests/python/test_dispatcher_extensions.py):
+Rules (each a test in tests/python/kernels/test_dispatcher_extensions.py):
 
 1. An extension is an object with a callable ``prepare_args``; anything else is refused by name when given to
    ``jit`` and when a launch finds it in the list.

@@ -1,6 +1,6 @@
 """cubridge's errors and warnings as numba's classes where numba is in the process (drop-in use).
 
-Rules (each a test in tests/python/test_dispatcher_diagnostics.py):
+Rules (each a test in tests/python/numba_compat/test_dispatcher_diagnostics.py):
 
 1. cubridge never imports numba: numba's classes are looked up in the modules already imported
    (``numba.cuda.core.errors``, numba-cuda's own, and ``numba.core.errors``, numba's); without them every

@@ -1,7 +1,7 @@
 """Which of a kernel's declared signatures a launch runs (``jit([sig1, sig2, ...])``), as numba-cuda's dispatcher
 chooses.
 
-Rules (each a test in tests/python/test_dispatcher_resolution.py):
+Rules (each a test in tests/python/kernels/test_dispatcher_resolution.py):
 
 1. Each argument is typed (``cubridge.typeof``) and rated against each signature of as many parameters:
    exact, promote (int32 -> int64, float32 -> float64), safe (int32 -> float64, an array to a layout 'A' or

@@ -1,4 +1,4 @@
-# Sourced by scripts/test (and tests/python/test_test_logs.py, which checks it on ctest's real lines).
+# Sourced by scripts/test (and tests/python/package/test_test_logs.py, which checks it on ctest's real lines).
 # CTest's lines for tests that passed or skipped (a skipped test's reason is in its own output; the
 # GPU machine runs them): dropped from the log, so a failure's output stands out in a short log.
 quiet_ctest() {

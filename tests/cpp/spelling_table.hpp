@@ -1,6 +1,6 @@
 // The spelling table: every way the one grammar (cubridge/types/type_spelling.hpp) lets a user write a
 // type, with the Numba name it denotes. The types floor, the compiler and the kernel layer test over it,
-// so each accepts the same spellings (tests/python/test_type_spellings.py holds the Python twin).
+// so each accepts the same spellings (tests/python/types/test_type_spellings.py holds the Python twin).
 #pragma once
 
 #include <array>

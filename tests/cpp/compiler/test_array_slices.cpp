@@ -1,7 +1,7 @@
 // Slices of arrays in kernels (no GPU): the parser's subscript lists, the view types the typer gives
 // (Numba's names and layout rule: a[1:] of a C array stays C, any step or a leading slice makes 'A'),
 // the IR the emitter writes, and the rejections. The values are checked by running the IR on the host
-// (tests/python/test_jit_slices.py) and on the GPU (the kernel corpus).
+// (tests/python/language/test_jit_slices.py) and on the GPU (the kernel corpus).
 #include <gtest/gtest.h>
 
 #include <map>

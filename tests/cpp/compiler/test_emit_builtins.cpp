@@ -1,5 +1,5 @@
 // The NVVM IR of builtins and math functions where the differential corpus test (tests/python/
-// test_compile_corpus.py) found our results differing from numba-cuda: min/max follow CPython's
+// compiler/test_compile_corpus.py) found our results differing from numba-cuda: min/max follow CPython's
 // algorithm except for two float32/float64 arguments (numba-cuda's fmin/fmax), math.fmod is libdevice's
 // C fmod, and two-argument math on integers converts them to the float result type first.
 #include <gtest/gtest.h>

@@ -1,8 +1,8 @@
 """The kernel corpus as test cases: each kernel of kernels_elementwise.py, kernels_cooperative.py and
 kernels_slices.py with
 its signature, its launch (grid, block, dynamic shared memory), inputs made by NumPy and the NumPy result
-of the outputs it writes. tests/python/test_jit_kernels.py compiles and ptxas-checks every one (CPU);
-tests/python/test_jit_kernels_gpu.py runs them on CuPy, PyTorch and cubridge arrays and compares."""
+of the outputs it writes. tests/python/compiler/test_jit_kernels.py compiles and ptxas-checks every one (CPU);
+tests/python/kernels/test_jit_kernels_gpu.py runs them on CuPy, PyTorch and cubridge arrays and compares."""
 import numpy as np
 
 from . import kernels_cooperative as co

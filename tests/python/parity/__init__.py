@@ -3,6 +3,6 @@
 numba-cuda on the same inputs.
 
 One module per family of the kernel language (`kernels_<family>.py`); each defines its kernels and
-registers them with `case(...)` from parity.cases. tests/python/test_parity.py compiles and ptxas-checks
-every case with cubridge on the CPU; tests/python/test_parity_gpu.py runs each case with both compilers on
+registers them with `case(...)` from parity.cases. tests/python/numba_compat/test_parity.py compiles and ptxas-checks
+every case with cubridge on the CPU; tests/python/numba_compat/test_parity_gpu.py runs each case with both compilers on
 the GPU and compares the outputs (bit for bit unless the case gives a tolerance)."""
