@@ -3,7 +3,7 @@ floats), cubridge vs numba-cuda's dispatcher vs CuPy RawKernel vs cuda.core's la
 the device time of the same PTX over 16M floats, cubridge vs numba-cuda; and issue 17's rows: the empty
 kernel `k(float* a, float* b, float* c, int64 n)` with both parameter styles on cubridge arrays, PyTorch
 tensors, raw addresses and CuPy arrays, beside the floor (bare cuLaunchKernel in a C++ loop on the same
-loaded kernel, cubridge._core._bare_launch_ns) and the peers.
+kernel, cubridge._bench.bare_launch_ns) and the peers.
 
 The same launch on cubridge.DeviceArray views of the CuPy arrays shows the cost of reading CuPy's
 __cuda_array_interface__ at every call. Launch overhead: batches of launches timed on the host (the queue is drained between batches, outside
@@ -28,6 +28,7 @@ import cupy as cp
 from numba import cuda
 
 import cubridge
+from hooks import bench_hooks
 
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
 from rows import report  # noqa: E402  (the table-and-JSON ending every bench shares)
@@ -151,7 +152,7 @@ def launch_floor_rows(batches: int, per_batch: int) -> list[dict]:
         cp.cuda.Device().synchronize()
         means = []
         for _ in range(batches):
-            means.append(cubridge._core._bare_launch_ns(floor_kernel, (*ints, n), per_batch) / 1e3)
+            means.append(bench_hooks().bare_launch_ns(EMPTY_PTX, "k", [*ints, int(n)], per_batch) / 1e3)
             cp.cuda.Device().synchronize()
         return statistics.median(means)
 

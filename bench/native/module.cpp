@@ -3,8 +3,10 @@
 // Python between iterations (the floors and the C++ rows of bench/*.py).
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include "alloc_free_pairs.hpp"
+#include "launch_floor.hpp"
 #include "cubridge/driver/context.hpp"
 
 namespace nb = nanobind;
@@ -22,4 +24,7 @@ NB_MODULE(_bench, m) {
           return d; },
         nb::arg("bytes"), nb::arg("pairs") = 1000000, nb::arg("repeats") = 5,
         "Median ns per alloc+free pair: CachingPool, its manager, the registry, raw cuMemAlloc(Async).");
+  m.def("bare_launch_ns", &cubridge::bench::bare_launch_ns, nb::arg("ptx"), nb::arg("entry"), nb::arg("words"),
+        nb::arg("repeat") = 2000,
+        "ns per bare cuLaunchKernel of `entry` (1 block of 32, legacy stream), each parameter an 8-byte word.");
 }

@@ -166,7 +166,6 @@ void bind_kernel(nb::module_& m) {
         "the dispatcher's general path must type the arguments.");
   m.def("_array_param", &array_param_of, nb::arg("obj"),
         "@jit's typeof of a GPU array argument ('const float32[:, ::1]'), or None (no GPU array, or records).");
-  m.def("_bare_launch_ns", &bare_launch_ns, nb::arg("kernel"), nb::arg("args"), nb::arg("repeat") = 2000);
   m.def("_load_kernel", &load, nb::arg("code"), nb::arg("name").none(), nb::arg("signature"), nb::arg("device").none(),
         nb::arg("cache") = true);
   m.def("ptx_entry_names", [](const std::string& ptx) { return ptx_entry_names(ptx); }, nb::arg("ptx"),

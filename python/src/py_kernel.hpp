@@ -4,7 +4,6 @@
 // Implements: DESIGN.md "kernel/" launch from Python (numba-cuda's spelling, CAI v3 stream rules).
 #pragma once
 
-#include <chrono>
 #include <memory>
 #include <span>
 #include <string>
@@ -319,32 +318,6 @@ inline nb::bytes pack_for_inspection(const std::shared_ptr<KernelSignature>& sig
   }
   auto b = pack.buffer();
   return nb::bytes(reinterpret_cast<const char*>(b.data()), b.size());
-}
-
-/// The floor a launch is measured against (bench/bench_kernels.py): `repeat` bare cuLaunchKernel calls
-/// of the kernel, one block of 32 threads on the legacy default stream, with `args` packed once and the
-/// kernel's context current; nanoseconds per call, timed in C++ (no Python, no checks per call).
-inline double bare_launch_ns(PyKernel& k, nb::tuple tuple, int repeat) {
-  const Args given = items_of(tuple);
-  check_count(k, given);
-  std::vector<PyObject*> leaves;
-  const Args args = flatten_tuples(*k.signature, given, leaves);
-  ArgumentPack pack(k.signature);
-  std::vector<std::size_t> deferred;
-  convert_immediate(pack, args, deferred);
-  if (!deferred.empty()) throw nb::type_error("_bare_launch_ns: pass device arrays, addresses and numbers only");
-  pack.check_complete();
-  CUfunction f = k.kernel->handle();
-  ScopedContext scope(*k.kernel->module()->context());
-  const auto& api = driver::api();
-  GilReleased release;
-  auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < repeat; ++i) {
-    CUresult r = api.cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, CU_STREAM_LEGACY, pack.params(), nullptr);
-    if (r != CUDA_SUCCESS) driver::throw_error(r, "cuLaunchKernel");
-  }
-  auto t1 = std::chrono::steady_clock::now();
-  return std::chrono::duration<double, std::nano>(t1 - t0).count() / repeat;
 }
 
 }  // namespace cubridge::python::kernel_glue

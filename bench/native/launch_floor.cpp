@@ -1,0 +1,37 @@
+// Benchmark only: the bare-cuLaunchKernel floor (see launch_floor.hpp).
+#include "launch_floor.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <span>
+
+#include "cubridge/driver/context.hpp"
+#include "cubridge/kernel/kernel.hpp"
+#include "cubridge/kernel/module.hpp"
+#include "driver/driver_api.hpp"
+
+namespace cubridge::bench {
+
+double bare_launch_ns(const std::string& ptx, const std::string& entry, const std::vector<std::uint64_t>& words,
+                      int repeat) {
+  auto context = Context::current();
+  // The PTX with its terminating NUL, as the driver reads PTX text.
+  std::span<const std::byte> image(reinterpret_cast<const std::byte*>(ptx.c_str()), ptx.size() + 1);
+  auto module = Module::cached(context, image);
+  auto kernel = module->function(entry);
+  std::vector<std::uint64_t> values(words);
+  std::vector<void*> params(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) params[i] = &values[i];
+  CUfunction f = kernel->handle();
+  ScopedContext scope(*context);
+  const auto& api = driver::api();
+  auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < repeat; ++i) {
+    CUresult r = api.cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, CU_STREAM_LEGACY, params.data(), nullptr);
+    if (r != CUDA_SUCCESS) driver::throw_error(r, "cuLaunchKernel");
+  }
+  auto t1 = std::chrono::steady_clock::now();
+  return std::chrono::duration<double, std::nano>(t1 - t0).count() / repeat;
+}
+
+}  // namespace cubridge::bench
