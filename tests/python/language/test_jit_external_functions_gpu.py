@@ -46,11 +46,12 @@ def _kernels(jit, times2, times3, add2, const42, consume):
 
 
 def _run(jit, declare, source_type):
+    cabi = source_type(CABI)  # one source for the three C-ABI functions: linked once (numba-cuda links each object)
     fs = [_declare(declare, source_type, "times2", "int32(int32)", TIMES2),
           _declare(declare, source_type, "times3", "int32(int32)", TIMES3),
-          _declare(declare, source_type, "add2", "int32(int32, int32)", CABI, "c"),
-          _declare(declare, source_type, "const42", "int32()", CABI, "c"),
-          _declare(declare, source_type, "consume", "void(int32)", CABI, "c")]
+          declare("add2", "int32(int32, int32)", link=cabi, abi="c"),
+          declare("const42", "int32()", link=cabi, abi="c"),
+          declare("consume", "void(int32)", link=cabi, abi="c")]
     out = []
     for k in _kernels(jit, *fs):
         x = np.arange(10, dtype=np.int32)
