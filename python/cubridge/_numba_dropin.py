@@ -17,6 +17,7 @@ import sys
 import warnings
 
 from . import _numba_diagnostics
+from ._resolution import numba_type
 
 __all__ = ["install_numba"]
 
@@ -47,11 +48,11 @@ def _numba_type(t):
     types = _numba_module("numba.cuda.types", "numba.core.types")
     if t is None:
         return types.none
-    named = getattr(types, t.name, None) if isinstance(getattr(t, "name", None), str) else None
-    if isinstance(named, types.Type):
-        return named
-    sigutils = _numba_module("numba.cuda.core.sigutils", "numba.core.sigutils")
-    return sigutils.normalize_signature(f"void({t})")[0][0]
+    converted = numba_type(t)  # numba's type object, built from the Type's structure (no text)
+    if converted is t:
+        raise TypeError(f"the result type {t} has no numba type object cubridge can build (numbers, arrays, "
+                        "tuples and none have)")
+    return converted
 
 
 def _numba_defaults(options: dict) -> dict:

@@ -126,6 +126,10 @@ def numba_type(t: Type):
 def _numba_type(types, t: Type):
     if t.kind == "array":
         return types.Array(_numba_type(types, t.dtype), t.ndim, t.layout, readonly=t.readonly)
+    if t.kind == "tuple":  # numba's Tuple of equal element types is its UniTuple
+        return types.Tuple([_numba_type(types, e) for e in t.elements])
+    if t.kind == "none":
+        return types.none
     found = getattr(types, t.name)
     if not isinstance(found, types.Type):
         raise TypeError(t.name)

@@ -162,3 +162,15 @@ def test_a_numba_program_meets_numbas_errors_and_warnings(tmp_path):
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == ["True", "TypingError True", "ValueError True", "TypeError True",
                                        "TypeError True"]
+
+
+def test_compile_result_types_become_numba_type_objects_by_structure():
+    """Drop-in compile() returns numba's type objects for cubridge's result types, built from the Type's structure
+    (numbers, arrays, tuples, none; no spelling is parsed): numba's UniTuple for equal elements."""
+    types = pytest.importorskip("numba.core.types")
+    from cubridge._numba_dropin import _numba_type
+    assert _numba_type(cubridge.float32) == types.float32
+    assert _numba_type(cubridge.UniTuple(cubridge.float64, 2)) == types.UniTuple(types.float64, 2)
+    assert _numba_type(cubridge.Tuple(cubridge.int32, cubridge.float64)) == types.Tuple((types.int32, types.float64))
+    assert _numba_type(cubridge.float32[:, ::1]) == types.Array(types.float32, 2, "C")
+    assert _numba_type(None) == types.none
