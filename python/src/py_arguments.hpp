@@ -236,20 +236,21 @@ inline bool writes_through_to_its_base(nb::handle obj, std::uintptr_t data) {
   return data >= first && data < first + size;  // a copy NumPy made for the interface is not the record
 }
 
-/// A host array as a launch reads it: its view, and where its bytes lie. A pointer misaligned for the dtype
-/// (np.ndarray(9, buffer=b[4:-4], dtype=np.double)) is read through an aligned copy of its bytes, which
-/// `copy` owns: the launch copies them to the device and back to `first` byte for byte, as numba-cuda's
-/// cuMemcpy of the host array does.
+/// A host array as a launch reads it: its view, and where its bytes lie. A launch stages the bytes from
+/// `first` (copies them to the device and back byte for byte, as numba-cuda's cuMemcpy of the host array
+/// does), so a pointer misaligned for the dtype (np.ndarray(9, buffer=b[4:-4], dtype=np.double)) is taken:
+/// its view lies over the aligned address below the data and carries the layout's checks, never read.
 struct HostArray {
   ArrayView view;
   std::byte* first = nullptr;  // the array's lowest byte in the host's memory
-  std::shared_ptr<void> copy;
 };
 
 /// The host array of an object with __array_interface__ (NumPy), or nullopt when it has none. The dict
 /// is read by the CAI's reader (cai_detail::read_common): the same key rules, and strong references
 /// held across the user code that reading runs.
-inline std::optional<HostArray> host_view_of(nb::handle obj, std::size_t index) {
+/// `staged` false (a packed buffer for inspection, no launch): the host pointer is packed as it is, so a
+/// misaligned one is refused by the view's alignment rule.
+inline std::optional<HostArray> host_view_of(nb::handle obj, std::size_t index, bool staged = true) {
   nb::object d = host_interface_of(obj);
   if (!d.is_valid()) return std::nullopt;
   const cai_detail::CaiItems items(d.ptr());
@@ -269,21 +270,16 @@ inline std::optional<HostArray> host_view_of(nb::handle obj, std::size_t index) 
   if (f.has_strides) l.strides = f.strides.span();
   const std::uint32_t alignment = l.dtype.alignment();
   HostArray h;
-  if (alignment <= 1 || f.data % alignment == 0) {
+  if (!staged || alignment <= 1 || f.data % alignment == 0) {
     h.view = ArrayView(l, nullptr, "__array_interface__");
     h.first = static_cast<std::byte*>(h.view.data()) + h.view.extent().begin;
     return h;
   }
-  // Misaligned: the same layout over an aligned address finds the extent, then over an aligned copy.
+  // Misaligned, for a launch: the same layout over the aligned address below finds the extent; nothing is
+  // read here (the user's memory is read only by the staging copy, at the launch).
   l.data = reinterpret_cast<void*>(f.data - f.data % alignment);
-  const ByteExtent e = ArrayView(l, nullptr, "__array_interface__").extent();
-  h.first = reinterpret_cast<std::byte*>(f.data) + e.begin;
-  const auto bytes = static_cast<std::size_t>(e.size());
-  h.copy = std::shared_ptr<void>(::operator new[](bytes, std::align_val_t{16}),
-                                 [](void* p) { ::operator delete[](p, std::align_val_t{16}); });
-  std::memcpy(h.copy.get(), h.first, bytes);
-  l.data = static_cast<std::byte*>(h.copy.get()) - e.begin;
-  h.view = ArrayView(l, h.copy, "__array_interface__");
+  h.view = ArrayView(l, nullptr, "__array_interface__");
+  h.first = reinterpret_cast<std::byte*>(f.data) + h.view.extent().begin;
   return h;
 }
 

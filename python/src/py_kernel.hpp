@@ -312,7 +312,7 @@ inline nb::bytes pack_for_inspection(const std::shared_ptr<KernelSignature>& sig
   convert_immediate(pack, args, deferred);
   for (std::size_t i : deferred) {
     nb::handle obj = args[i];
-    auto host = host_view_of(obj, i);
+    auto host = host_view_of(obj, i, /*staged=*/false);
     if (!host) throw_not_an_array(obj, i, *sig);
     pack.set_array(i, host->view);
   }
