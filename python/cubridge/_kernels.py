@@ -19,12 +19,13 @@ the same way: lazily, one specialisation per argument types, or eagerly for the 
 """
 from __future__ import annotations
 
+import collections
 import functools
 import os
 import warnings
 from typing import Any, Callable, Literal, overload
 
-from . import _compiler, _core, _numba_diagnostics
+from . import _compiler, _core, _file_cache, _numba_diagnostics
 from ._jit_options import JitOptions, jit_options, link_image
 from ._core import (Kernel, KernelLaunch, KernelRaised, KernelSignature, PerformanceWarning,
                     clear_kernel_cache, kernel_cache_size, ptx_entry_names)
@@ -81,6 +82,10 @@ class Dispatcher(_core._DispatchCache):
         # A numba-cuda program served by cubridge (drop-in mode): compiles and launches follow numba's config
         # and warn with its classes (checked once here; the launch path reads this flag only).
         self._numba_launch = _numba_diagnostics.numba_program()
+        # numba-cuda's cache=True (drop-in mode): its files beside the source, its counts per signature
+        self._file_cache = _file_cache.FileCache(py_func) if _file_cache.uses_file_cache(self._options) else None
+        self._cache_hits: collections.Counter = collections.Counter()
+        self._cache_misses: collections.Counter = collections.Counter()
         self._eager = [self.compile(sig).signature for sig in signatures]
         # Several declared signatures: the launch's arguments choose one as numba-cuda's dispatcher does.
         self._resolver = Resolver(py_func, self._eager) if len(self._eager) > 1 else None
@@ -115,13 +120,44 @@ class Dispatcher(_core._DispatchCache):
                 _numba_diagnostics.warn_if_no_source(self.py_func)
             held: list = []  # captured GPU arrays: the kernel keeps them alive
             links: list = []  # what the external device functions it calls (declare_device) link with
-            r = _compiler._compile_result(self.py_func, sig, device=False, abi="numba", cc=cc,
-                                          directives=self._options, referenced=held, links=links,
-                                          **self._options.compiler())
+            files = self._file_cache
+            key = files.index_key(sig, cc, self._options) if files is not None else None
+            r = files.load(key) if files is not None else None
+            if r is not None:
+                self._cache_hits[sig] += 1
+            else:
+                self._cache_misses[sig] += 1  # numba-cuda counts every compile, with or without a cache
+                r = _compiler._compile_result(self.py_func, sig, device=False, abi="numba", cc=cc,
+                                              directives=self._options, referenced=held, links=links,
+                                              **self._options.compiler())
+                if files is not None:
+                    _file_cache.check_cachable(self.__name__, held, links, self._options.link)
+                    files.save(key, r)
             self.overloads[sig] = CompiledKernel(self, sig, r, cc, held, tuple(links))
             if self._numba_launch:  # numba's NUMBA_DUMP_LLVM / NUMBA_DUMP_ASSEMBLY
                 _numba_diagnostics.dump_compiled(self.__name__, self.overloads[sig])
         return self.overloads[sig]
+
+    @property
+    def stats(self) -> _file_cache.CompileStats:
+        """numba-cuda's compile statistics: cache_path (where cache=True keeps its files in drop-in mode, else
+        None), cache_hits and cache_misses (Counters per signature: specialisations read from those files, and
+        compiled)."""
+        path = self._file_cache.cache_path if self._file_cache is not None else None
+        return _file_cache.CompileStats(path, self._cache_hits, self._cache_misses)
+
+    def recompile(self) -> None:
+        """Compiles every compiled signature afresh (numba-cuda's recompile: globals are read again, and
+        cache=True's files are overwritten); launches from now on run the new code."""
+        sigs = list(self.overloads)
+        self.overloads.clear()
+        self.specializations.clear()
+        self._kernels.clear()
+        self._launch_cache_clear()  # the C++ lazy launch's loaded kernels per argument types
+        if self._file_cache is not None:
+            self._file_cache.flush()
+        for sig in sigs:
+            self.compile(sig)
 
     def inspect_ptx(self) -> dict[str, str]:
         return {str(KernelSignature(sig)): k.ptx for sig, k in self.overloads.items()}

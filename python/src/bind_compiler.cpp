@@ -1,5 +1,6 @@
 // Internal: bindings of the Python-function compiler (only .def lines and tiny lambdas; the work lives
 // in src/compiler/). The Pythonic layer (signatures, type objects, inspect) is python/cubridge/_compiler.py.
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
 #include <nanobind/stl/pair.h>
@@ -122,7 +123,15 @@ void bind_compiler(nb::module_& m) {
       })
       .def_prop_ro("timings", [](const CompileResult& r) {
         return std::vector<double>{r.timings.parse, r.timings.type, r.timings.emit, r.timings.nvvm};
-      });
+      })
+      .def("_to_bytes", [](const CompileResult& r) {
+        std::string b = encode_compile_result(r);
+        return nb::bytes(b.data(), b.size());
+      }, "The result as the code cache stores it (symbol, result type, kernel facts, code).");
+  m.def("_compile_result_from_bytes", [](nb::bytes data, bool ltoir) {
+          return decode_compile_result(std::string_view(data.c_str(), data.size()), ltoir ? Output::ltoir : Output::ptx);
+        }, nb::arg("data"), nb::arg("ltoir"),
+        "A _CompileResult from _to_bytes (read back from a cache entry whose MAC was checked), or None.");
 
   m.def("_bf16_names", [] { return compiler::bf16_public_names(); },
         "(numba.cuda.bf16 name, cuda_bf16.h name) of every bfloat16 function.");
