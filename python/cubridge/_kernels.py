@@ -25,7 +25,7 @@ import os
 import warnings
 from typing import Any, Callable, Literal, overload
 
-from . import _compiler, _core, _file_cache, _numba_diagnostics
+from . import _compiler, _core, _file_cache, _function_pickle, _numba_diagnostics
 from ._jit_options import JitOptions, jit_options, link_image
 from ._core import (Kernel, KernelLaunch, KernelRaised, KernelSignature, PerformanceWarning,
                     clear_kernel_cache, kernel_cache_size, ptx_entry_names)
@@ -313,13 +313,15 @@ class Dispatcher(_core._DispatchCache):
         return f"<cubridge.Dispatcher {self.__name__} {self.signatures}>"
 
     def __reduce__(self):
-        # By reference, as pickle takes functions (and numba-cuda's kernels by their module): the unpickling
-        # process imports the module and finds the kernel under its qualified name, then compiles it anew.
-        if "<locals>" in self.__qualname__ or "<lambda>" in self.__qualname__:
-            raise TypeError(f"cannot pickle kernel {self.__name__!r}: kernels are pickled by reference (module and "
-                            f"qualified name, as functions are), and {self.__module__}.{self.__qualname__} is "
-                            "defined inside a function; define it at module level")
-        return self.__qualname__
+        # numba-cuda's way: by reference where its module holds it under its name, else by value (the function's
+        # code, globals and closure); compiled code is not pickled: the unpickled kernel compiles where it runs.
+        return _function_pickle.reduce_function_object(self, _rebuild_dispatcher, self._options,
+                                                       [str(KernelSignature(s)) for s in self._eager])
+
+
+def _rebuild_dispatcher(function_state, options, signatures) -> Dispatcher:
+    """A kernel pickled by value (_function_pickle), made again with its options and declared signatures."""
+    return Dispatcher(_function_pickle.rebuild_function(*function_state), signatures, options)
 
 
 class _RaisingKernel:
