@@ -624,7 +624,7 @@ class FunctionTyper {
   /// A store to a view (target.type): checks the value against numba's setitem rule (typer_slice_store.cpp).
   void slice_store(Expr& target, const Type& value, const std::string& what);
   /// The index types of `index` (an expression or a tuple of them) into `base`, checked.
-  std::vector<Type> array_indices(Expr& index, const Type& base, SourceLoc loc);
+  std::optional<std::vector<Type>> array_indices(Expr& index, const Type& base, SourceLoc loc);
   /// Types a slice's start, stop and step (integers or None) into its formals; false if one is unknown.
   bool slice_bounds(Expr& slice);
   /// The layout of the view that indexing `base` with `parts` (integers and slices) makes.
