@@ -339,10 +339,10 @@ struct ArrayParam {
   Type type() const { return Type::array(Type::scalar(element), ndim, layout, readonly); }
 };
 
-/// The ArrayParam of a view; nullopt for what typeof refuses or leaves to Python (0-d arrays, records,
-/// dtypes that are no kernel parameter type).
+/// The ArrayParam of a view (a 0-d one too: numba's 0-d arrays); nullopt for what typeof refuses or leaves to
+/// Python (records, dtypes that are no kernel parameter type).
 inline std::optional<ArrayParam> array_param_facts(const ArrayView& v) {
-  if (v.ndim() == 0 || v.dtype().kind == 'V') return std::nullopt;
+  if (v.dtype().kind == 'V') return std::nullopt;
   const auto element = scalar_type_of(v.dtype());
   if (!element) return std::nullopt;
   const char layout = v.is_c_contiguous() ? 'C' : v.is_f_contiguous() ? 'F' : 'A';
@@ -370,8 +370,6 @@ inline nb::object array_param_of(nb::handle obj) {
   if (v.dtype().kind == 'V') return nb::none();
   const std::optional<ArrayParam> p = array_param_facts(v);
   if (!p) {
-    if (scalar_type_of(v.dtype()))
-      throw nb::type_error("typeof: a 0-d array cannot be a kernel argument; pass its value as a scalar");
     throw nb::type_error((std::string("typeof: arrays of typestr '") + v.dtype().typestr() +
                           "' cannot be kernel arguments").c_str());
   }

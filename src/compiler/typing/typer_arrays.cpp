@@ -1,5 +1,5 @@
 // Internal: typing of arrays (see function_typer.hpp): element loads and stores with integer indices of
-// any width, views from indexing fewer dimensions than the rank (a[i] of a 2-d array is its row i, as
+// any width (or 0-d integer arrays, read as their value), views from indexing fewer dimensions than the rank (a[i] of a 2-d array is its row i, as
 // in Numba) or from slices (a[1:], a[:, j], a[::2], with Numba's layout rule), and the attributes Numba's arrays offer in kernels (.shape, .strides, .size, .ndim, .itemsize).
 #include "compiler/typing/function_typer.hpp"
 
@@ -71,6 +71,20 @@ std::optional<std::vector<Type>> FunctionTyper::array_indices(Expr& index, const
       continue;
     }
     Type t = expr(*p);
+    if (t.is_array() && t.ndim() == 0 && t.dtype().is_int()) {
+      // Numba's rule: a 0-d integer array indexes as its value (a[i] with i = np.asarray(1)): read as i[()].
+      auto array = std::make_unique<Expr>(std::move(*p));
+      auto nothing = std::make_unique<Expr>();
+      nothing->kind = ExprKind::Tuple;
+      nothing->loc = array->loc;
+      Expr load;
+      load.kind = ExprKind::Subscript;
+      load.loc = array->loc;
+      load.kids.push_back(std::move(array));
+      load.kids.push_back(std::move(nothing));
+      *p = std::move(load);
+      t = expr(*p);
+    }
     if (t.is_unknown()) unknown = true;
     else if (!t.is_int())
       error(p->loc, "an array index must be an integer, got " + t.name() + " (index " + base.name() +
