@@ -6,6 +6,7 @@
  4. Modules among its globals travel by name; its other globals and closure values by value.
  5. A GPU array among its globals or closure values is refused with numba-cuda's PicklingError.
  6. Another process unpickles it (the code object as marshal data) and compiles the same PTX.
+ 7. A configured launch, kernel[griddim, blockdim], pickles as kernel[config] again: its kernel and extents.
 GPU launches of unpickled kernels: test_kernel_pickle_gpu in the tests marked gpu at the end."""
 import os
 import pickle
@@ -97,6 +98,15 @@ def test_another_process_unpickles_and_compiles_the_same_ptx(tmp_path):
     assert out.stdout == foo.compile(SIG).ptx
 
 
+def test_a_configured_launch_pickles_as_the_kernel_subscripted_again():
+    launch = make(3)[5, (8, 2)]
+    back = pickle.loads(pickle.dumps(launch))
+    assert isinstance(back, cubridge.KernelLaunch)
+    assert (back.griddim, back.blockdim, back.sharedmem) == ((5, 1, 1), (8, 2, 1), 0)
+    twice = pickle.loads(pickle.dumps(back))
+    assert (twice.griddim, twice.blockdim) == ((5, 1, 1), (8, 2, 1))
+
+
 @pytest.mark.gpu
 def test_kernel_pickle_gpu():
     foo = make(40)
@@ -106,3 +116,6 @@ def test_kernel_pickle_gpu():
     foo[1, 1](a)
     back[1, 1](b)
     assert a[0] == b[0] == 142
+    launch = pickle.loads(pickle.dumps(foo[1, 1]))
+    launch(b)
+    assert b[0] == 142 + 42
