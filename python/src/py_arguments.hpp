@@ -288,8 +288,11 @@ inline std::optional<HostArray> host_view_of(nb::handle obj, std::size_t index, 
 /// A host array's staging (an allocation, a copy there and back, a wait for the stream before the copy is
 /// freed) is no work a CUDA graph can record: refused by name while `stream` is being captured, before
 /// anything is allocated or copied, rather than left to invalidate the capture.
-inline void refuse_staging_during_capture(StreamRef stream, const std::string& param) {
-  if (!is_capturing(stream)) return;
+inline void refuse_staging_during_capture(StreamRef stream, const std::string& param, const Context& context) {
+  {
+    ScopedContext scope(context);  // a default stream is asked about in the kernel's context
+    if (!is_capturing(stream)) return;
+  }
   throw nb::value_error((param + ": a host array (NumPy) is copied to the device before the launch and back "
                          "after it, and the launch waits for the stream before freeing the copy; none of that "
                          "can be done while stream " + support::hex(stream.cai_value()) + " is being captured "

@@ -67,7 +67,8 @@ void check_capturable(const Kernel& kernel, const ArgumentPack& args, StreamRef 
         " (its __cuda_array_interface__ 'stream'), which is not capturing; the launch cannot be ordered with it" +
         capture + " (that stream would wait for the launch and join the capture, which then could not end). "
         "Give the array on the capturing stream (CuPy: launch inside `with stream:`; Numba: the array's "
-        "stream), or launch on the array's stream outside the capture");
+        "stream), launch on the array's stream outside the capture, or, where the producer's work is "
+        "known to be done, turn the consumer's synchronisation off (CUBRIDGE_CUDA_ARRAY_INTERFACE_SYNC=0)");
   }
 }
 
