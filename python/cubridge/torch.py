@@ -241,6 +241,9 @@ def _resolve(*paths):
 _ASKED = _resolve("_C._is_torch_function_mode_enabled", "_C._len_torch_dispatch_stack",
                   "_C._functorch.peek_interpreter_stack", "_C._get_tracing_state", "_C._autograd._profiler_enabled")
 _is_compiling = torch.compiler.is_compiling
+if _ASKED is not None:
+    _function_modes, _dispatch_modes, _transforms, _tracing, _profiling = _ASKED
+_Tensor = torch.Tensor
 
 
 class Op:
@@ -261,35 +264,38 @@ class Op:
     - the op mutates no input (PyTorch's dispatcher keeps the version counters of mutated inputs).
     """
 
-    __slots__ = ("overload", "_op", "_direct", "_scalars")
+    __slots__ = ("overload", "_op", "_direct", "_count", "_tensors", "_complex", "_scalars")
 
     def __init__(self, overload, op: "_Op", direct: bool):
         self.overload, self._op = overload, op
         self._direct = direct and _ASKED is not None
-        # per input: _TENSOR, _COMPLEX_TENSOR (may carry a conjugate or negative bit, which the dispatcher
-        # resolves before the implementation), else the exact Python types the schema takes as they are
-        self._scalars = [_input_check(op.params[i]) for i in op.inputs]
+        params = [op.params[i] for i in op.inputs]
+        self._count = len(params)
+        self._tensors = tuple(n for n, p in enumerate(params) if p.tensor)
+        # complex and void* tensors may carry a conjugate or negative bit, which the dispatcher resolves first
+        self._complex = tuple(n for n, p in enumerate(params)
+                              if p.tensor and (p.scalar == "void" or p.scalar.startswith("complex")))
+        # each scalar input with the exact Python types its schema type takes as they are
+        self._scalars = tuple((n, _EXACT[_SCALAR_KIND[p.scalar]]) for n, p in enumerate(params) if not p.tensor)
 
     def __call__(self, *args, **kwargs):
         # Dynamo reads is_compiling() as True and traces the overload alone: nothing else here is traced.
-        if _is_compiling() or kwargs or not self._direct or not self._takes_directly(args):
+        if _is_compiling() or kwargs or not self._direct or len(args) != self._count:
             return self.overload(*args, **kwargs)
+        for n in self._tensors:
+            a = args[n]
+            if type(a) is not _Tensor or not a.is_cuda or a.requires_grad:
+                return self.overload(*args)
+        for n in self._complex:
+            if args[n].is_conj() or args[n].is_neg():
+                return self.overload(*args)
+        for n, exact in self._scalars:
+            if type(args[n]) not in exact:
+                return self.overload(*args)
+        if (_function_modes() or _dispatch_modes() or _transforms() is not None or _tracing() is not None
+                or _profiling()):
+            return self.overload(*args)
         return self._op.launch(*args)
-
-    def _takes_directly(self, args) -> bool:
-        function_modes, dispatch_modes, transforms, tracing, profiling = _ASKED
-        if len(args) != len(self._scalars):
-            return False
-        for a, exact in zip(args, self._scalars):
-            if exact is _TENSOR or exact is _COMPLEX_TENSOR:
-                if type(a) is not torch.Tensor or not a.is_cuda or a.requires_grad:
-                    return False
-                if exact is _COMPLEX_TENSOR and (a.is_conj() or a.is_neg()):
-                    return False
-            elif type(a) not in exact:
-                return False
-        return not (function_modes() or dispatch_modes() or transforms() is not None
-                    or tracing() is not None or profiling())
 
     def __getattr__(self, name):
         return getattr(self.overload, name)
@@ -299,13 +305,6 @@ class Op:
 
 
 _EXACT = {"b": (bool,), "i": (int,), "u": (int,), "f": (float,)}
-_TENSOR, _COMPLEX_TENSOR = object(), object()
-
-
-def _input_check(p: _Param):
-    if not p.tensor:
-        return _EXACT[_SCALAR_KIND[p.scalar]]
-    return _COMPLEX_TENSOR if p.scalar == "void" or p.scalar.startswith("complex") else _TENSOR
 
 
 def custom_op(kernel, *, out=None, mutates_args=(), ntasks=None, griddim=None, blockdim=None, sharedmem: int = 0,
