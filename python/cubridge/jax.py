@@ -26,6 +26,12 @@ launches the kernel on its block, with the block's shapes given to ``griddim``, 
 functions (a plain number is refused there: it would be the same on every shard). Reduction factors (in
 operands, not in results) are gathered whole. See cubridge/_jax_sharding.py.
 
+``jax.export``: pass ``disabled_checks=cubridge.jax.EXPORT_CHECKS`` (JAX refuses custom calls without a
+compatibility guarantee otherwise). Each call site carries its kernel (image, entry, signature) in its opaque
+bytes, so the deserialized function runs in a fresh process after ``cubridge.jax.register_target()``: the
+kernel is found by its fingerprint or loaded on every GPU at its first launch there (outside a graph
+capture: run the deserialized function once before capturing it).
+
 How it runs: the kernel is loaded into every device's primary context when first traced (so nothing
 loads while XLA captures a CUDA graph) and kept in a process-wide C++ table
 (cubridge/xla/kernel_call.hpp). One built-in GPU target, ``cubridge_kernel_call`` (classic signature,
@@ -43,7 +49,7 @@ from . import _core, _scalar_types
 from . import _jax_sharding
 from . import xla as _xla
 
-__all__ = ["kernel_call", "KernelCall", "kernel_vjp"]
+__all__ = ["kernel_call", "KernelCall", "kernel_vjp", "register_target", "EXPORT_CHECKS"]
 
 TARGET = "cubridge_kernel_call"
 
@@ -96,6 +102,19 @@ def _dtype_of(value, what: str) -> np.dtype:
 
 
 _target_registered = False
+
+
+def register_target() -> None:
+    """Registers the ``cubridge_kernel_call`` target with XLA in this process (kernel_call does it when first
+    traced). A process that runs a deserialized ``jax.export`` artifact without tracing a kernel_call calls
+    it first; each call site carries its kernel, which is loaded on every GPU at its first launch."""
+    _ensure_target()
+
+
+def _export_checks():
+    import jax
+
+    return [jax.export.DisabledSafetyCheck.custom_call(TARGET)]
 
 
 def _ensure_target() -> None:
@@ -322,3 +341,9 @@ def _paired(jax, forward: KernelCall, backward: KernelCall, static: tuple[int, .
 
     f.defvjp(fwd, bwd)
     return f
+
+
+def __getattr__(name):
+    if name == "EXPORT_CHECKS":  # jax.export refuses custom calls it does not know unless told
+        return _export_checks()
+    raise AttributeError(f"module 'cubridge.jax' has no attribute {name!r}")

@@ -275,6 +275,9 @@ void KernelCallTable::launch(CUstream_st* stream, void** buffers, std::string_vi
                                         "carries does not match the site's fingerprint (altered opaque bytes?)");
       found = s.try_find(r.id, r.fingerprint);
       if (found == nullptr) s.refuse(r.id);
+      // What kernel_call's trace did in the process that made the site: check the configuration and
+      // opt in to the dynamic shared memory.
+      prepare(r.id, LaunchConfig{site.grid, site.block, site.shared_mem});
     }
   }
   const Entry& e = *found;

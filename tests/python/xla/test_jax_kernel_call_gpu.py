@@ -225,3 +225,39 @@ def test_shard_map_over_every_gpu():
     assert len(out.sharding.device_set) == len(devices)
     want = np.arange(per_device * len(devices), dtype=np.float32)
     np.testing.assert_array_equal(np.asarray(out), want * want + 1, err_msg="transform on every shard")
+
+
+EXPORTED_RUNNER = """
+import sys
+import numpy as np
+import jax, jax.numpy as jnp
+import cubridge.jax as cj
+cj.register_target()            # this process never traced a kernel_call
+exported = jax.export.deserialize(bytearray(open(sys.argv[1], 'rb').read()))
+x = jnp.arange(1000, dtype=jnp.float32)
+y = jnp.full(1000, 0.25, jnp.float32)
+out = np.asarray(exported.call(x, y))
+np.testing.assert_array_equal(out, (np.arange(1000, dtype=np.float32) + 0.25) * 3)
+out = np.asarray(jax.jit(exported.call)(y, x))   # again, inside another jit
+np.testing.assert_array_equal(out, (np.arange(1000, dtype=np.float32) + 0.25) * 3)
+print("ran", out[:3])
+"""
+
+
+def test_jax_export_round_trip_runs_in_a_fresh_process(gpu, tmp_path):
+    import subprocess
+    import sys
+    add = cj.kernel_call(cubridge.load_kernel(PTX, "add_f32", ADD), spec(1000), griddim=lambda a, b: blocks(a[0]),
+                         blockdim=128)
+    f = jax.jit(lambda a, b: add(a, b) * 3)
+    x = jnp.zeros(1000, jnp.float32)
+    with pytest.raises(Exception, match=r"cubridge_kernel_call"):  # JAX's own check names the target
+        jax.export.export(f)(x, x)
+    exported = jax.export.export(f, disabled_checks=cj.EXPORT_CHECKS)(x, x)
+    path = tmp_path / "add.jax"
+    path.write_bytes(exported.serialize())
+    env = dict(os.environ, XLA_PYTHON_CLIENT_PREALLOCATE="false")
+    run = subprocess.run([sys.executable, "-c", EXPORTED_RUNNER, str(path)], capture_output=True, text=True,
+                         timeout=300, env=env)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-4000:]
+    assert "ran [ 0.75" in run.stdout
