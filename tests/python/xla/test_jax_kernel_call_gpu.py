@@ -261,3 +261,45 @@ def test_jax_export_round_trip_runs_in_a_fresh_process(gpu, tmp_path):
                          timeout=300, env=env)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-4000:]
     assert "ran [ 0.75" in run.stdout
+
+
+COMMAND_BUFFER_PROGRAM = """
+import sys
+import numpy as np
+import jax, jax.numpy as jnp
+import cubridge, cubridge.jax as cj
+ptx, sig = open(sys.argv[1]).read(), sys.argv[2]
+add = cj.kernel_call(cubridge.load_kernel(ptx, "add_f32", sig), jax.ShapeDtypeStruct((256,), jnp.float32), 2, 128)
+def f(a, b):
+    for _ in range(8):
+        a = add(a, b)
+    return a
+x = jnp.ones(256, jnp.float32)
+out = jax.jit(f)(x, x)
+for _ in range(3):   # replays of the instantiated command buffer
+    out = jax.jit(f)(out, x)
+np.testing.assert_array_equal(np.asarray(out), np.full(256, 33.0, np.float32))
+print("ok")
+"""
+
+
+def test_the_call_is_captured_inside_an_xla_command_buffer(gpu, tmp_path):
+    """The target declares itself command-buffer compatible: with custom calls enabled in command buffers,
+    XLA's optimized program puts the calls inside a command_buffer computation (a CUDA graph), and the
+    replayed graph computes what eager launches do."""
+    import subprocess
+    import sys
+    flags = (f"--xla_dump_to={tmp_path} --xla_dump_hlo_as_text --xla_gpu_graph_min_graph_size=1 "
+             "--xla_gpu_enable_command_buffer=FUSION,CUSTOM_CALL")
+    env = dict(os.environ, XLA_FLAGS=flags, XLA_PYTHON_CLIENT_PREALLOCATE="false")
+    run = subprocess.run([sys.executable, "-c", COMMAND_BUFFER_PROGRAM,
+                          str(ROOT / "tests" / "cpp" / "kernel" / "numba_abi_kernels.ptx"), ADD],
+                         capture_output=True, text=True, timeout=300, env=env)
+    assert run.returncode == 0 and "ok" in run.stdout, run.stderr[-4000:]
+    optimized = [p for p in tmp_path.iterdir() if p.name.endswith("after_optimizations.txt") and "jit_f" in p.name]
+    assert optimized, sorted(p.name for p in tmp_path.iterdir())[:20]
+    hlo = optimized[0].read_text()
+    # The command buffer is a called computation; every one of the 8 calls is inside it.
+    bodies = hlo.split("\n\n")
+    inside = [b for b in bodies if "command_buffer" in b.splitlines()[0] and "cubridge_kernel_call" in b]
+    assert inside and sum(b.count('custom_call_target="cubridge_kernel_call"') for b in inside) == 8, hlo
