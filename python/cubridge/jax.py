@@ -9,7 +9,8 @@
 
 The call takes the kernel's parameters in order, less the results: arrays for array (``float32[:]``) and
 pointer (``float32*``) parameters, Python or NumPy numbers for scalar ones (static: they are packed at
-trace time). The results are the kernel's trailing array/pointer parameters; XLA allocates them and the
+trace time) or functions of the operand shapes that return them (``lambda x, y: x[0]``). The results are the
+kernel's trailing array/pointer parameters; XLA allocates them and the
 kernel must write every element. Operands must not be written (XLA may share them). ``griddim`` and
 ``blockdim`` are an int or 1 to 3 ints, or a callable of the operand shapes, evaluated at trace time.
 Works with Numba-ABI kernels (numba-cuda's ``compile_ptx`` output, loaded with cubridge.load_kernel)
@@ -17,6 +18,19 @@ and with CUDA C++ kernels' pointer parameters (NVRTC, nvcc). ``jax.vmap`` is ref
 not batch by itself) unless ``vmap_method`` is chosen: "sequential" or "sequential_unrolled" launch the kernel
 once per batch element (JAX's loop around the unbatched call); JAX's batched methods ("expand_dims",
 "broadcast_all") are refused, since the shapes and strides packed at trace time are the unbatched ones.
+
+``sharding_rule="i j, j -> i j"`` (Shardy's notation: a factor per dimension of each array operand, then of
+each result) declares that the kernel computes each result element from the operand elements sharing its
+factors: operands sharded over a mesh then stay sharded (no all-gather before the call) and each device
+launches the kernel on its block, with the block's shapes given to ``griddim``, ``blockdim`` and the scalar
+functions (a plain number is refused there: it would be the same on every shard). Reduction factors (in
+operands, not in results) are gathered whole. See cubridge/_jax_sharding.py.
+
+``jax.export``: pass ``disabled_checks=cubridge.jax.EXPORT_CHECKS`` (JAX refuses custom calls without a
+compatibility guarantee otherwise). Each call site carries its kernel (image, entry, signature) in its opaque
+bytes, so the deserialized function runs in a fresh process after ``cubridge.jax.register_target()``: the
+kernel is found by its fingerprint or loaded on every GPU at its first launch there (outside a graph
+capture: run the deserialized function once before capturing it).
 
 How it runs: the kernel is loaded into every device's primary context when first traced (so nothing
 loads while XLA captures a CUDA graph) and kept in a process-wide C++ table
@@ -32,9 +46,10 @@ from __future__ import annotations
 import numpy as np
 
 from . import _core, _scalar_types
+from . import _jax_sharding
 from . import xla as _xla
 
-__all__ = ["kernel_call", "KernelCall", "kernel_vjp"]
+__all__ = ["kernel_call", "KernelCall", "kernel_vjp", "register_target", "EXPORT_CHECKS"]
 
 TARGET = "cubridge_kernel_call"
 
@@ -89,6 +104,19 @@ def _dtype_of(value, what: str) -> np.dtype:
 _target_registered = False
 
 
+def register_target() -> None:
+    """Registers the ``cubridge_kernel_call`` target with XLA in this process (kernel_call does it when first
+    traced). A process that runs a deserialized ``jax.export`` artifact without tracing a kernel_call calls
+    it first; each call site carries its kernel, which is loaded on every GPU at its first launch."""
+    _ensure_target()
+
+
+def _export_checks():
+    import jax
+
+    return [jax.export.DisabledSafetyCheck.custom_call(TARGET)]
+
+
 def _ensure_target() -> None:
     global _target_registered
     if not _target_registered:
@@ -112,7 +140,8 @@ class KernelCall:
     """A kernel with its results and launch configuration; call it (inside jax.jit) with the operands
     and scalar values, in the order of the kernel's parameters less the results."""
 
-    def __init__(self, kernel, result_shape_dtypes, griddim, blockdim, sharedmem: int = 0, vmap_method=None):
+    def __init__(self, kernel, result_shape_dtypes, griddim, blockdim, sharedmem: int = 0, vmap_method=None,
+                 sharding_rule=None):
         if not (hasattr(kernel, "signature") and hasattr(kernel, "image") and hasattr(kernel, "name")):
             raise TypeError(f"kernel_call: {kernel!r} ({type(kernel).__name__}) is not a cubridge.Kernel; load "
                             "PTX, a cubin or a fatbin with cubridge.load_kernel (numba-cuda's compile_ptx "
@@ -124,12 +153,20 @@ class KernelCall:
         self._results = _result_leaves(result_shape_dtypes)
         self.griddim, self.blockdim, self.sharedmem = griddim, blockdim, int(sharedmem)
         self.vmap_method = _vmap_method(vmap_method)
+        self.sharding_rule = None if sharding_rule is None else _jax_sharding.parse_rule(sharding_rule)
+        if self.sharding_rule is not None and self.vmap_method is not None:
+            raise ValueError("kernel_call: sharding_rule and vmap_method cannot be combined (a sharded call is "
+                             "partitioned by XLA, a batched one looped by JAX); shard the batch dimension instead")
         self._ids: dict[int, tuple[int, int]] = {}
+        self._sharded = None
 
     def plan(self, *args):
         """(kernel, operands, packed parameter buffer, grid, block) for these arguments, checked against
         the kernel's signature; needs no GPU."""
-        results = [_Placeholder(r.shape, _dtype_of(r, f"result {i}")) for i, r in enumerate(self._results)]
+        return self._plan(self._results, args)
+
+    def _plan(self, result_leaves, args):
+        results = [_Placeholder(r.shape, _dtype_of(r, f"result {i}")) for i, r in enumerate(result_leaves)]
         kernel = self.kernel
         sig = kernel.signature
         params = list(sig.params)
@@ -144,6 +181,7 @@ class KernelCall:
         if len(args) != len(takes):
             raise TypeError(f"kernel_call: kernel {name!r} {sig} with {len(results)} result(s) takes "
                             f"{len(takes)} arguments ({', '.join(takes) or 'none'}), got {len(args)}")
+        shapes = [tuple(a.shape) for a, p in zip(args, takes) if _param_kind(p) != "scalar" and hasattr(a, "shape")]
         values, operands, given = [], [], iter(args)
         for i, (param, kind) in enumerate(zip(params, kinds)):
             if i in result_params:
@@ -151,6 +189,8 @@ class KernelCall:
                 continue
             value = next(given)
             if kind == "scalar":
+                if callable(value) and not isinstance(value, np.generic):
+                    value = value(*shapes)
                 if not _is_static_scalar(value):
                     raise TypeError(f"kernel_call: argument {i} ({param}) must be a Python or NumPy number, "
                                     f"known at trace time; got {type(value).__name__} {value!r} (a traced "
@@ -166,7 +206,6 @@ class KernelCall:
             packed = sig.pack(*values)
         except (TypeError, ValueError) as e:
             raise type(e)(f"kernel_call: kernel {name!r}: {e}") from None
-        shapes = [tuple(o.shape) for o in operands]
         grid = _extent(self.griddim, shapes, "griddim")
         block = _extent(self.blockdim, shapes, "blockdim")
         return kernel, operands, packed, grid, block
@@ -177,7 +216,39 @@ class KernelCall:
                                              bytes(packed))
 
     def __call__(self, *args):
-        kernel, operands, packed, grid, block = self.plan(*args)
+        if self.sharding_rule is None:
+            return self._call(self.result_shape_dtypes, *args)
+        return self._sharded_call(args)
+
+    def _sharded_call(self, args):
+        name = getattr(self.kernel, "name", "?")
+        params = list(self.kernel.signature.params)
+        takes = [p for i, p in enumerate(params) if i not in self._result_params()]
+        if len(args) != len(takes):  # the unsharded plan words the refusal
+            self._plan(self._results, args)
+        static = tuple(i for i, p in enumerate(takes) if _param_kind(p) == "scalar")
+        for i in static:
+            if not callable(args[i]) or isinstance(args[i], np.generic):
+                raise TypeError(
+                    f"kernel_call: kernel {name!r} has sharding_rule {self.sharding_rule.text!r}, so each device "
+                    f"runs it on its shard; argument {i} ({takes[i]}) = {args[i]!r} would be the same number on "
+                    "every shard: give it as a function of the shard's operand shapes (lambda x, y: x[0] for a "
+                    "length, lambda *shapes: 2.0 for a constant)")
+        arrays = [a for i, a in enumerate(args) if i not in static]
+        _jax_sharding.check_rule(self.sharding_rule, [tuple(a.shape) for a in arrays],
+                                 [tuple(r.shape) for r in self._results], name)
+        if self._sharded is None:
+            self._sharded = _jax_sharding.sharded(self._call, self.sharding_rule, static, self._results,
+                                                  single_result=not isinstance(self.result_shape_dtypes, (tuple, list)))
+        return self._sharded(*args)
+
+    def _result_params(self) -> list[int]:
+        kinds = [_param_kind(p) for p in self.kernel.signature.params]
+        arrays = [i for i, k in enumerate(kinds) if k != "scalar"]
+        return arrays[len(arrays) - len(self._results):] if len(self._results) <= len(arrays) else []
+
+    def _call(self, result_shape_dtypes, *args):
+        kernel, operands, packed, grid, block = self._plan(_result_leaves(result_shape_dtypes), args)
         key = id(kernel)
         if key not in self._ids:
             self._ids[key] = _register(kernel)
@@ -186,7 +257,7 @@ class KernelCall:
         opaque = self.opaque(kernel_id, fingerprint, packed, grid, block)
         _ensure_target()
         try:
-            return _xla.custom_call(TARGET, self.result_shape_dtypes, *operands, opaque=opaque,
+            return _xla.custom_call(TARGET, result_shape_dtypes, *operands, opaque=opaque,
                                     vmap_method=self.vmap_method)
         except NotImplementedError as e:  # jax.ffi.ffi_call's batching rule without a vmap_method
             if "vmap" not in str(e):
@@ -202,11 +273,14 @@ class KernelCall:
 
 
 def kernel_call(kernel, result_shape_dtypes, griddim, blockdim, sharedmem: int = 0, *,
-                vmap_method: str | None = None) -> KernelCall:
+                vmap_method: str | None = None, sharding_rule: str | None = None) -> KernelCall:
     """A function that launches `kernel` (a cubridge.Kernel) inside jax.jit:
     ``kernel_call(k, out_spec, grid, block)(x, y)`` runs ``k[grid, block](x, y, out)`` on XLA's stream
-    and returns ``out``. See this module's docstring for the argument rules."""
-    return KernelCall(kernel, result_shape_dtypes, griddim, blockdim, sharedmem, vmap_method)
+    and returns ``out``. ``sharding_rule`` ("i j, j -> i j": a factor per dimension of each array operand,
+    then of each result) declares which dimensions the kernel computes independently, so operands sharded
+    over a mesh stay sharded and each device launches the kernel on its shard. See this module's docstring
+    for the argument rules."""
+    return KernelCall(kernel, result_shape_dtypes, griddim, blockdim, sharedmem, vmap_method, sharding_rule)
 
 
 _SEQUENTIAL = ("sequential", "sequential_unrolled")
@@ -267,3 +341,9 @@ def _paired(jax, forward: KernelCall, backward: KernelCall, static: tuple[int, .
 
     f.defvjp(fwd, bwd)
     return f
+
+
+def __getattr__(name):
+    if name == "EXPORT_CHECKS":  # jax.export refuses custom calls it does not know unless told
+        return _export_checks()
+    raise AttributeError(f"module 'cubridge.jax' has no attribute {name!r}")

@@ -213,3 +213,10 @@ def test_kernel_vjp_refuses_what_is_not_a_kernel_call(monkeypatch):
     fwd, _ = fake_calls(monkeypatch)
     with pytest.raises(TypeError, match=r"kernel_vjp: backward <function .*> \(function\) is not a kernel_call"):
         cj.kernel_vjp(fwd, lambda *a: a)
+
+
+def test_export_checks_name_the_target():
+    checks = cj.EXPORT_CHECKS
+    assert len(checks) == 1 and cj.TARGET in repr(checks[0])
+    with pytest.raises(AttributeError, match=r"module 'cubridge.jax' has no attribute 'nope'"):
+        cj.nope
