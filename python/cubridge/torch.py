@@ -264,7 +264,7 @@ class Op:
     - the op mutates no input (PyTorch's dispatcher keeps the version counters of mutated inputs).
     """
 
-    __slots__ = ("overload", "_op", "_direct", "_count", "_tensors", "_complex", "_scalars")
+    # No __slots__: Dynamo, tracing a compiled function that calls the op, guards on the object's __dict__.
 
     def __init__(self, overload, op: "_Op", direct: bool):
         self.overload, self._op = overload, op
