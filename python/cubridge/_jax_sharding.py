@@ -30,6 +30,12 @@ class FactorRule:
     results: tuple[tuple[str, ...], ...]
 
     @property
+    def elementwise(self) -> bool:
+        """Every operand and result has the same factors, in order, and at least one."""
+        arrays = self.operands + self.results
+        return bool(arrays) and bool(arrays[0]) and all(dims == arrays[0] for dims in arrays)
+
+    @property
     def reductions(self) -> frozenset[str]:
         produced = {f for dims in self.results for f in dims}
         return frozenset(f for dims in self.operands for f in dims if f not in produced)

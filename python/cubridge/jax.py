@@ -18,6 +18,9 @@ and with CUDA C++ kernels' pointer parameters (NVRTC, nvcc). ``jax.vmap`` is ref
 not batch by itself) unless ``vmap_method`` is chosen: "sequential" or "sequential_unrolled" launch the kernel
 once per batch element (JAX's loop around the unbatched call); JAX's batched methods ("expand_dims",
 "broadcast_all") are refused, since the shapes and strides packed at trace time are the unbatched ones.
+``vmap_method="fold"`` (with an elementwise ``sharding_rule`` such as "i, i -> i") launches once over the
+whole batch: the batch is folded into the first dimension of every operand and result (unbatched operands
+broadcast), so the kernel, its grid callable and its scalar functions see one longer array.
 
 ``sharding_rule="i j, j -> i j"`` (Shardy's notation: a factor per dimension of each array operand, then of
 each result) declares that the kernel computes each result element from the operand elements sharing its
@@ -154,11 +157,19 @@ class KernelCall:
         self.griddim, self.blockdim, self.sharedmem = griddim, blockdim, int(sharedmem)
         self.vmap_method = _vmap_method(vmap_method)
         self.sharding_rule = None if sharding_rule is None else _jax_sharding.parse_rule(sharding_rule)
-        if self.sharding_rule is not None and self.vmap_method is not None:
-            raise ValueError("kernel_call: sharding_rule and vmap_method cannot be combined (a sharded call is "
-                             "partitioned by XLA, a batched one looped by JAX); shard the batch dimension instead")
+        if self.vmap_method == "fold":
+            rule = self.sharding_rule
+            if rule is None or not rule.elementwise:
+                raise ValueError(
+                    f"kernel_call: vmap_method='fold' folds the batch into the first dimension of every operand "
+                    f"and result, which is right only for a kernel that computes each element on its own: give "
+                    f"an elementwise sharding_rule (every array with the same factors, e.g. 'i j, i j -> i j'); "
+                    f"got sharding_rule={None if rule is None else rule.text!r}")
+        elif self.sharding_rule is not None and self.vmap_method is not None:
+            raise ValueError("kernel_call: sharding_rule and a sequential vmap_method cannot be combined (a sharded "
+                             "call is partitioned by XLA, a sequential one looped by JAX); use vmap_method='fold'")
         self._ids: dict[int, tuple[int, int]] = {}
-        self._sharded = None
+        self._sharded: dict = {}
 
     def plan(self, *args):
         """(kernel, operands, packed parameter buffer, grid, block) for these arguments, checked against
@@ -216,16 +227,60 @@ class KernelCall:
                                              bytes(packed))
 
     def __call__(self, *args):
-        if self.sharding_rule is None:
-            return self._call(self.result_shape_dtypes, *args)
-        return self._sharded_call(args)
+        if self.vmap_method == "fold":
+            return self._folding_call(self.result_shape_dtypes, args)
+        return self._unbatched_call(self.result_shape_dtypes, args)
 
-    def _sharded_call(self, args):
+    def _unbatched_call(self, result_shape_dtypes, args):
+        if self.sharding_rule is None:
+            return self._call(result_shape_dtypes, *args)
+        return self._sharded_call(result_shape_dtypes, args)
+
+    def _folding_call(self, result_shape_dtypes, args):
+        """The call under jax.custom_batching.custom_vmap: a batch (of one vmap or several nested) is folded
+        into the first dimension of every operand and result, one launch for the whole batch."""
+        import jax
+        import jax.numpy as jnp
+
+        takes = self._takes()
+        static = {i: a for i, a in enumerate(args) if _param_kind(takes[i]) == "scalar"} if len(args) == len(takes) else {}
+        arrays = [a for i, a in enumerate(args) if i not in static]
+
+        def rebuild(arrays_):
+            given = iter(arrays_)
+            return [static[i] if i in static else next(given) for i in range(len(args))]
+
+        @jax.custom_batching.custom_vmap
+        def call(*arrays_):
+            return self._unbatched_call(result_shape_dtypes, rebuild(arrays_))
+
+        @call.def_vmap
+        def fold(axis_size, in_batched, *arrays_):
+            flat = []
+            for a, batched in zip(arrays_, in_batched):
+                a = a if batched else jnp.broadcast_to(a, (axis_size, *a.shape))
+                flat.append(a.reshape((axis_size * a.shape[1], *a.shape[2:])))
+            leaves = _result_leaves(result_shape_dtypes)
+            folded = [jax.ShapeDtypeStruct((axis_size * r.shape[0], *r.shape[1:]), r.dtype) for r in leaves]
+            spec = tuple(folded) if isinstance(result_shape_dtypes, (tuple, list)) else folded[0]
+            out = self._folding_call(spec, rebuild(flat))
+            outs = list(out) if isinstance(out, (tuple, list)) else [out]
+            outs = [o.reshape((axis_size, *r.shape)) for o, r in zip(outs, leaves)]
+            shaped = tuple(outs) if isinstance(result_shape_dtypes, (tuple, list)) else outs[0]
+            return shaped, jax.tree_util.tree_map(lambda _: True, shaped)
+
+        return call(*arrays)
+
+    def _takes(self) -> list[str]:
+        results = set(self._result_params())
+        return [p for i, p in enumerate(self.kernel.signature.params) if i not in results]
+
+    def _sharded_call(self, result_shape_dtypes, args):
         name = getattr(self.kernel, "name", "?")
-        params = list(self.kernel.signature.params)
-        takes = [p for i, p in enumerate(params) if i not in self._result_params()]
+        takes = self._takes()
+        results = _result_leaves(result_shape_dtypes)
         if len(args) != len(takes):  # the unsharded plan words the refusal
-            self._plan(self._results, args)
+            self._plan(results, args)
         static = tuple(i for i, p in enumerate(takes) if _param_kind(p) == "scalar")
         for i in static:
             if not callable(args[i]) or isinstance(args[i], np.generic):
@@ -236,11 +291,14 @@ class KernelCall:
                     "length, lambda *shapes: 2.0 for a constant)")
         arrays = [a for i, a in enumerate(args) if i not in static]
         _jax_sharding.check_rule(self.sharding_rule, [tuple(a.shape) for a in arrays],
-                                 [tuple(r.shape) for r in self._results], name)
-        if self._sharded is None:
-            self._sharded = _jax_sharding.sharded(self._call, self.sharding_rule, static, self._results,
-                                                  single_result=not isinstance(self.result_shape_dtypes, (tuple, list)))
-        return self._sharded(*args)
+                                 [tuple(r.shape) for r in results], name)
+        key = tuple((tuple(r.shape), str(r.dtype)) for r in results)
+        f = self._sharded.get(key)
+        if f is None:  # one partitioned function per result shape (a folded batch has its own)
+            f = self._sharded[key] = _jax_sharding.sharded(
+                self._call, self.sharding_rule, static, results,
+                single_result=not isinstance(result_shape_dtypes, (tuple, list)))
+        return f(*args)
 
     def _result_params(self) -> list[int]:
         kinds = [_param_kind(p) for p in self.kernel.signature.params]
@@ -258,7 +316,7 @@ class KernelCall:
         _ensure_target()
         try:
             return _xla.custom_call(TARGET, result_shape_dtypes, *operands, opaque=opaque,
-                                    vmap_method=self.vmap_method)
+                                    vmap_method=None if self.vmap_method == "fold" else self.vmap_method)
         except NotImplementedError as e:  # jax.ffi.ffi_call's batching rule without a vmap_method
             if "vmap" not in str(e):
                 raise
@@ -286,14 +344,17 @@ def kernel_call(kernel, result_shape_dtypes, griddim, blockdim, sharedmem: int =
 _SEQUENTIAL = ("sequential", "sequential_unrolled")
 
 
+_ACCEPTED = ("None (jax.vmap refused), 'sequential' or 'sequential_unrolled' (one launch per element), 'fold' "
+             "(one launch over the whole batch, for an elementwise sharding_rule)")
+
+
 def _vmap_method(value):
-    if value is None or value in _SEQUENTIAL:
+    if value is None or value in _SEQUENTIAL or value == "fold":
         return value
     if value in ("expand_dims", "broadcast_all", "legacy_vectorized"):
         raise ValueError(f"kernel_call: vmap_method={value!r} would launch the kernel once on the batched "
-                         "buffers with the unbatched shapes and strides packed at trace time; accepted: None "
-                         "(jax.vmap refused), 'sequential' or 'sequential_unrolled' (one launch per element)")
-    raise ValueError(f"kernel_call: vmap_method={value!r} is not one of None, 'sequential', 'sequential_unrolled'")
+                         f"buffers with the unbatched shapes and strides packed at trace time; accepted: {_ACCEPTED}")
+    raise ValueError(f"kernel_call: vmap_method={value!r} is not one of {_ACCEPTED}")
 
 
 def kernel_vjp(forward: KernelCall, backward: KernelCall):

@@ -171,7 +171,7 @@ def test_vmap_method_sequential_loops_over_the_unbatched_call(monkeypatch, metho
 @pytest.mark.parametrize("method, message", [
     ("broadcast_all", r"vmap_method='broadcast_all' would launch the kernel once on the batched buffers"),
     ("expand_dims", r"vmap_method='expand_dims' would launch"),
-    ("loop", r"vmap_method='loop' is not one of None, 'sequential', 'sequential_unrolled'"),
+    ("loop", r"vmap_method='loop' is not one of None \(jax.vmap refused\), 'sequential' or 'sequential_unrolled' .*'fold'"),
 ])
 def test_batched_vmap_methods_are_refused(method, message):
     with pytest.raises(ValueError, match=message):

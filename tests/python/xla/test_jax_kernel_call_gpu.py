@@ -303,3 +303,16 @@ def test_the_call_is_captured_inside_an_xla_command_buffer(gpu, tmp_path):
     bodies = [b.strip() for b in hlo.split("\n\n") if b.strip()]
     inside = [b for b in bodies if "command_buffer" in b.splitlines()[0] and "cubridge_kernel_call" in b]
     assert inside and sum(b.count('custom_call_target="cubridge_kernel_call"') for b in inside) == 8, hlo
+
+
+def test_vmap_method_fold_is_one_launch_equal_to_numpy(gpu):
+    add = cj.kernel_call(cubridge.load_kernel(PTX, "add_f32", ADD), spec(100), griddim=lambda a, b: blocks(a[0]),
+                         blockdim=128, vmap_method="fold", sharding_rule="i, i -> i")
+    x = jnp.arange(700, dtype=F32).reshape(7, 100)
+    y = jnp.arange(100, dtype=F32) * 0.5
+    f = jax.jit(jax.vmap(add, in_axes=(0, None)))
+    assert str(f.lower(x, y).as_text()).count("cubridge_kernel_call") == 1
+    np.testing.assert_array_equal(np.asarray(f(x, y)), np.asarray(x) + np.asarray(y)[None, :])
+    g = jax.jit(jax.vmap(jax.vmap(add)))
+    z = jnp.arange(2 * 7 * 100, dtype=F32).reshape(2, 7, 100)
+    np.testing.assert_array_equal(np.asarray(g(z, z)), np.asarray(z) * 2)

@@ -167,9 +167,38 @@ def test_callable_scalars_see_the_operand_shapes_without_a_rule(monkeypatch):
     assert struct.unpack_from("<q", packed, 9 * 8)[0] == 15
 
 
-def test_a_rule_and_a_vmap_method_are_not_combined():
+def test_fold_needs_an_elementwise_rule():
     import jax.numpy as jnp
     import cubridge.jax as cj
-    with pytest.raises(ValueError, match=r"sharding_rule and vmap_method cannot be combined"):
-        cj.kernel_call(FakeKernel("void(const float32[:], float32[:])", "k"), jax.ShapeDtypeStruct((8,), jnp.float32),
-                       1, 8, vmap_method="sequential", sharding_rule="i -> i")
+    k = FakeKernel("void(const float32[:], float32[:])", "k")
+    out = jax.ShapeDtypeStruct((8,), jnp.float32)
+    for rule in (None, "i -> j", "i k -> i"):
+        with pytest.raises(ValueError, match=r"vmap_method='fold' folds the batch into the first dimension"):
+            cj.kernel_call(k, out, 1, 8, vmap_method="fold", sharding_rule=rule)
+    assert sh.parse_rule("i j, i j -> i j").elementwise and not sh.parse_rule("i, j -> i").elementwise
+    with pytest.raises(ValueError, match=r"a sequential vmap_method cannot be combined"):
+        cj.kernel_call(k, out, 1, 8, vmap_method="sequential", sharding_rule="i -> i")
+
+
+def test_fold_launches_once_over_the_batch(monkeypatch):
+    """jax.vmap (and nested vmaps) of a folding call trace one custom call on the folded arrays, the
+    scalar function and the grid seeing the folded length; an unbatched operand is broadcast."""
+    import jax.numpy as jnp
+    import cubridge.jax as cj
+    monkeypatch.setattr(cj, "_register", lambda kernel: (1, 2))
+    monkeypatch.setattr(cj, "_prepare", lambda *args: None)
+    k = FakeKernel("void(const float32[:], const float32[:], int64, float32[:])", "axpy")
+    grids = []
+    call = cj.kernel_call(k, jax.ShapeDtypeStruct((8,), jnp.float32), lambda a, b: grids.append(a[0]) or 1, 8,
+                          vmap_method="fold", sharding_rule="i, i -> i")
+    x = jnp.ones((3, 8), jnp.float32)
+    y = jnp.ones(8, jnp.float32)
+    jaxpr = jax.make_jaxpr(jax.vmap(lambda a, b: call(a, b, lambda s, t: s[0]), in_axes=(0, None)))(x, y)
+    text = str(jaxpr)
+    assert text.count("cubridge_kernel_call") == 1 and "f32[24]" in text and "scan" not in text, text
+    assert jaxpr.out_avals[0].shape == (3, 8) and 24 in grids
+    nested = jax.make_jaxpr(jax.vmap(jax.vmap(lambda a, b: call(a, b, lambda s, t: s[0]))))(
+        jnp.ones((2, 3, 8), jnp.float32), jnp.ones((2, 3, 8), jnp.float32))
+    assert "f32[48]" in str(nested) and nested.out_avals[0].shape == (2, 3, 8)
+    # without vmap: the plain call
+    assert "f32[8]" in str(jax.make_jaxpr(lambda a: call(a, a, lambda s, t: s[0]))(y))
