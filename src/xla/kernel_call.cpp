@@ -11,6 +11,7 @@
 #include <exception>
 #include <mutex>
 #include <stdexcept>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -72,6 +73,10 @@ KernelCallSite KernelCallSite::decode(std::string_view opaque) {
     s.entry = r.get_bytes("entry");
     s.signature = r.get_bytes("signature");
   }
+  static constexpr std::string_view kOrder[] = {"kernel", "fingerprint", "grid", "block", "shared", "args"};
+  const std::vector<std::string_view> names = r.names();
+  if (names.size() >= std::size(kOrder) && std::equal(std::begin(kOrder), std::end(kOrder), names.begin()))
+    s.fixed_size = static_cast<std::size_t>(s.arguments.data() + s.arguments.size() - opaque.data());
   if (s.shared_mem < 0)
     throw cubridge::InvalidArgument("kernel_call opaque: 'shared' is " + std::to_string(s.shared_mem) +
                                 "; dynamic shared memory is 0 or more bytes");
@@ -258,7 +263,24 @@ void KernelCallTable::prepare(std::int64_t id, const LaunchConfig& config) {
 }
 
 void KernelCallTable::launch(CUstream_st* stream, void** buffers, std::string_view opaque) {
-  const KernelCallSite site = KernelCallSite::decode(opaque);
+  // XLA hands a call site the same opaque bytes at the same address on every call: each site is decoded
+  // once per thread and found again by its address, its length and the leading bytes that hold what the
+  // launch reads (a site freed and another made at its address differs there, or is decoded again).
+  struct Decoded {
+    std::size_t size = 0;
+    std::string fixed;
+    KernelCallSite site;
+  };
+  thread_local std::unordered_map<const char*, Decoded> decoded;
+  auto it = decoded.find(opaque.data());
+  if (it == decoded.end() || it->second.size != opaque.size() || it->second.fixed.empty() ||
+      std::memcmp(opaque.data(), it->second.fixed.data(), it->second.fixed.size()) != 0) {
+    KernelCallSite fresh = KernelCallSite::decode(opaque);
+    if (decoded.size() >= 4096) decoded.clear();  // programs come and go: keep the table bounded
+    it = decoded.insert_or_assign(opaque.data(), Decoded{opaque.size(), std::string(opaque.data(), fresh.fixed_size),
+                                                          fresh}).first;
+  }
+  const KernelCallSite& site = it->second.site;
   State& s = state();
   const Entry* found = s.try_find(site.kernel, site.fingerprint);
   if (found == nullptr) {

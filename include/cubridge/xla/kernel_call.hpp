@@ -38,6 +38,10 @@ struct KernelCallSite {
   std::string_view image;
   std::string_view entry;
   std::string_view signature;      // KernelSignature text
+  // decode(): how many leading bytes of the opaque hold every field the launch reads (kernel through
+  // args), when they come first in encode()'s order; 0 otherwise. Equal leading bytes at the same address
+  // mean the same site, so the target decodes a call site once per thread.
+  std::size_t fixed_size = 0;
 
   /// Opaque bytes (cubridge's format, cubridge/xla/opaque.hpp): kernel, fingerprint, grid, block,
   /// shared, args, and image, entry and signature when the site carries its kernel.

@@ -47,12 +47,25 @@ TEST(KernelCallSite, RoundTripsThroughOpaqueBytes) {
   EXPECT_EQ(d.shared_mem, 1024);
   EXPECT_EQ(d.arguments, args);
   EXPECT_TRUE(d.image.empty());  // a site without its kernel
+  // encode()'s order: the fields the launch reads lead, through the end of the arguments
+  EXPECT_EQ(d.fixed_size, static_cast<std::size_t>(d.arguments.data() + d.arguments.size() - bytes.data()));
+  EXPECT_EQ(d.fixed_size, bytes.size());
+  const std::string shuffled = OpaqueWriter()
+                                   .add_int("fingerprint", 1)
+                                   .add_int("kernel", 3)
+                                   .add("grid", std::vector<std::int64_t>{1})
+                                   .add("block", std::vector<std::int64_t>{1})
+                                   .add_int("shared", 0)
+                                   .add_bytes("args", args)
+                                   .bytes();
+  EXPECT_EQ(KernelCallSite::decode(shuffled).fixed_size, 0u);  // another order: never reused by address
 
   s.image = "PTX bytes";
   s.entry = "add_f32";
   s.signature = "void(float32[:])";
   const std::string portable = s.encode();
   d = KernelCallSite::decode(portable);
+  EXPECT_LT(d.fixed_size, portable.size());  // the carried kernel follows the fixed fields
   EXPECT_EQ(d.image, "PTX bytes");
   EXPECT_EQ(d.entry, "add_f32");
   EXPECT_EQ(d.signature, "void(float32[:])");
