@@ -206,11 +206,13 @@ class _Op:
         return self._returned(outs)
 
     def _launch(self, ordered, args, index: int) -> None:
-        kernel = self._loaded.get(index) if self.fixed else None
-        if kernel is None:
-            kernel = self.kernel if isinstance(self.kernel, Kernel) else self.kernel.specialize(*ordered)
-            if self.fixed:
+        if self.fixed:
+            kernel = self._loaded.get(index)
+            if kernel is None:
+                kernel = self.kernel if isinstance(self.kernel, Kernel) else self.kernel.specialize(*ordered)
                 self._loaded[index] = kernel
+        else:  # a lazy @jit: its own launch finds the specialization (C++, cached per argument types)
+            kernel = self.kernel
         stream = _raw_stream(index)
         if self.ntasks is not None:
             n = self.ntasks(*args) if callable(self.ntasks) else self.ntasks
