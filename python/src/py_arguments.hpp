@@ -21,8 +21,10 @@
 #include "py_import.hpp"
 #include "cubridge/array/array_copy.hpp"
 #include "cubridge/array/array_interface.hpp"
+#include "cubridge/driver/stream_capture.hpp"
 #include "cubridge/kernel.hpp"
 #include "py_stream.hpp"
+#include "support/hex_text.hpp"
 
 namespace cubridge::python::kernel_glue {
 
@@ -281,6 +283,21 @@ inline std::optional<HostArray> host_view_of(nb::handle obj, std::size_t index, 
   h.view = ArrayView(l, nullptr, "__array_interface__");
   h.first = reinterpret_cast<std::byte*>(f.data) + h.view.extent().begin;
   return h;
+}
+
+/// A host array's staging (an allocation, a copy there and back, a wait for the stream before the copy is
+/// freed) is no work a CUDA graph can record: refused by name while `stream` is being captured, before
+/// anything is allocated or copied, rather than left to invalidate the capture.
+inline void refuse_staging_during_capture(StreamRef stream, const std::string& param, const Context& context) {
+  {
+    ScopedContext scope(context);  // a default stream is asked about in the kernel's context
+    if (!is_capturing(stream)) return;
+  }
+  throw nb::value_error((param + ": a host array (NumPy) is copied to the device before the launch and back "
+                         "after it, and the launch waits for the stream before freeing the copy; none of that "
+                         "can be done while stream " + support::hex(stream.cai_value()) + " is being captured "
+                         "into a CUDA graph. Pass a device array made before the capture (cubridge.to_device, "
+                         "cupy.asarray, torch.as_tensor(..., device='cuda'))").c_str());
 }
 
 /// Copies a host array to new device memory on `stream` (ordered like any other work there).
