@@ -6,6 +6,7 @@ a tuple of argument types (numba's or cubridge's: ``(float32[::1], int64)``), a 
 spelling (``'void(float32[::1], int64)'``)."""
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -14,6 +15,7 @@ import tempfile
 from typing import Any
 
 from . import _compiler, _linker
+from ._type_annotation import TypeAnnotation
 from ._types import Signature, as_signature, void
 
 
@@ -162,6 +164,13 @@ class CompiledKernel(CompiledCode):
             source = "(source not available)\n"
         args = ", ".join(str(a) for a in self.signature.args)
         print(f"{d.__name__} ({args})\n{'-' * 80}\n{source}{'=' * 80}", file=file)
+
+    @functools.cached_property
+    def _type_annotation(self) -> TypeAnnotation:
+        """numba-cuda's name: the type the front end inferred for each variable (``typemap``), typed again on
+        first use (without libNVVM)."""
+        variables = self._compile("llvm", self.cc).variable_types
+        return TypeAnnotation(self._dispatcher.__name__, self.signature, variables)
 
     def max_cooperative_grid_blocks(self, blockdim, dynsmemsize: int = 0) -> int:
         """The most blocks a cooperative launch of this kernel may have on the current device, for `blockdim`
