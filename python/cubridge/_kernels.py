@@ -26,7 +26,7 @@ from typing import Any, Callable, Literal, overload
 
 from . import _compiler, _core, _numba_diagnostics
 from ._jit_options import JitOptions, jit_options, link_image
-from ._core import (Kernel, KernelLaunch, KernelRaised, KernelSignature, PerformanceWarning,
+from ._core import (Kernel, KernelLaunch, KernelRaised, KernelSignature, LaunchConfigError, PerformanceWarning,
                     clear_kernel_cache, kernel_cache_size, ptx_entry_names)
 from ._overloads import CompiledCode, CompiledKernel, SignatureDict, kernel_signature, per_signature
 from ._device_functions import CompiledDeviceFunction, DeviceFunction
@@ -35,7 +35,7 @@ from ._numba_diagnostics import DebugInfoWarning, InvalidConfigWarning
 from ._resolution import Resolver
 from ._types import Signature, Type, as_type, typeof, void
 
-__all__ = ["CompiledCode", "CompiledDeviceFunction", "CompiledKernel", "DeviceFunction", "DebugInfoWarning", "InvalidConfigWarning", "Kernel", "KernelLaunch", "KernelRaised",
+__all__ = ["CompiledCode", "CompiledDeviceFunction", "CompiledKernel", "DeviceFunction", "DebugInfoWarning", "InvalidConfigWarning", "Kernel", "KernelLaunch", "KernelRaised", "LaunchConfigError",
            "KernelSignature", "PerformanceWarning", "load_kernel",
            "ptx_entry_names", "clear_kernel_cache", "kernel_cache_size", "jit", "Dispatcher"]
 
@@ -185,8 +185,9 @@ class Dispatcher(_core._DispatchCache):
             code = compiled.ptx
             if self._options.link or compiled.links:
                 code = link_image(code, self._options, _compiler._current_cc(), compiled.links)
-            if self._numba_launch:  # its host-array copy warning as numba's NumbaPerformanceWarning too
+            if self._numba_launch:  # its host-array copy warning and launch refusals as numba-cuda's classes too
                 _numba_diagnostics.use_numba_performance_warning()
+                _numba_diagnostics.use_numba_launch_error()
             k = load_kernel(code, compiled.entry_name, sig, device=device)
             k.cooperative = compiled.cooperative  # cuda.cg grid sync: launched cooperatively
             if self._options.shared_memory_carveout is not None:
