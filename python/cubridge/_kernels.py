@@ -220,12 +220,15 @@ class Dispatcher(_core._DispatchCache):
             return self._resolver.for_types(tuple(params))
         return Signature._make(void, params)
 
-    def specialize(self, *args) -> Kernel:
+    def specialize(self, *args):
         """The loaded kernel for these arguments' types (compiled if needed); kept in ``specializations``. A
         dispatcher made with signatures gives the kernel of the signature the arguments select (cubridge.torch
-        relies on it; numba-cuda raises "Dispatcher already specialized" there instead, and so does a numba-cuda
-        program served by cubridge). An argument given as a type (cubridge's or numba's:
-        ``specialize(numba.float32[::1])``) stands for a value of it."""
+        relies on it). An argument given as a type (cubridge's or numba's: ``specialize(numba.float32[::1])``)
+        stands for a value of it.
+
+        A numba-cuda program served by cubridge (drop-in use) gets numba-cuda's specialize instead: a new
+        dispatcher made with the arguments' signature (one per signature: asking again gives the same one), and
+        "Dispatcher already specialized" (RuntimeError) from a dispatcher made with signatures, that one included."""
         if self._numba_launch and self._eager:
             raise RuntimeError(f"Dispatcher already specialized: kernel {self.__name__!r} was made with signatures "
                                f"({', '.join(self.signatures)}); numba-cuda specializes only a dispatcher made "
@@ -234,9 +237,23 @@ class Dispatcher(_core._DispatchCache):
             sig = Signature._make(void, [as_type(a) if _is_type(a) else typeof(a) for a in args])
         else:
             sig = self._signature_for(args)
+        if self._numba_launch:
+            made = self.specializations.get(sig)
+            if made is None:
+                made = self.specializations[sig] = self._specialized(sig)
+            return made
         k = self._kernel(sig)
         self.specializations[sig] = k
         return k
+
+    def _specialized(self, sig: Signature) -> "Dispatcher":
+        """numba-cuda's specialized dispatcher: this kernel made with the one signature `sig`, sharing its compiled
+        code (compiled here once)."""
+        made = Dispatcher(self.py_func, (), self._options)
+        made._eager = [sig]
+        made.overloads[sig] = self.compile(sig)
+        made.extensions = self.extensions
+        return made
 
     # __getitem__ is the C++ base's (the launch's hot path, with no Python frame); it hands a subscript to
     # _hooked_subscript when this is a numba-cuda program's kernel (_numba_launch) or has extensions.
