@@ -168,3 +168,27 @@ def test_a_block_over_the_launch_bounds_is_refused_naming_the_driver_error(bound
     with pytest.raises(cuda_utils.CUDAError, match="CUDA_ERROR_INVALID_VALUE") as refused:
         ours[1, 256]()
     assert isinstance(refused.value, cubridge.LaunchConfigError)
+
+
+def set_record_to_three(rec):
+    rec[0]["b"] = 3
+
+
+RECORD = np.dtype([("b", np.int32)], align=True)
+
+
+@pytest.mark.parametrize("hint, expected", [("In", 0), ("InOut", 3)])
+def test_a_record_array_wrapped_by_an_extension_moves_as_numba_cudas(hint, expected):
+    cuda = numba_cuda()
+    if cuda is None:
+        pytest.skip("numba-cuda with a device is needed for its argument hints")
+    from numba.cuda.args import wrap_arg
+
+    class Default:
+        def prepare_args(self, ty, val, **kwargs):
+            return ty, wrap_arg(val, default=getattr(cuda, hint))
+
+    ours, theirs = np.zeros(1, RECORD), np.zeros(1, RECORD)
+    cubridge.jit(extensions=[Default()])(set_record_to_three)[1, 1](ours)
+    cuda.jit(extensions=[Default()])(set_record_to_three)[1, 1](theirs)
+    assert ours[0]["b"] == theirs[0]["b"] == expected
