@@ -130,6 +130,9 @@ struct ExternalFunction {
   std::string symbol;
   Signature signature;
   Abi abi = Abi::numba;
+  /// Declared use_cooperative (its code syncs the grid): a kernel whose code calls it is launched
+  /// cooperatively (CompileResult::cooperative), as numba-cuda marks it.
+  bool cooperative = false;
 };
 
 struct CompileOptions {
