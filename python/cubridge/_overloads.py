@@ -111,7 +111,9 @@ class CompiledCode:
 
 class CompiledKernel(CompiledCode):
     """A kernel compiled for one signature (what ``Dispatcher.compile(sig)`` returns and ``overloads`` holds):
-    its PTX, entry name, and numba-cuda's ``inspect_*`` methods. Loaded onto a device at its first launch."""
+    its PTX, entry name, and numba-cuda's ``inspect_*`` methods; numba-cuda's ``_type_annotation.typemap`` (each
+    variable's inferred type) and ``_codelibrary._linking_files`` (what it is linked with). Loaded onto a device at
+    its first launch."""
 
     def __init__(self, dispatcher, signature: Signature, result, cc, referenced=(), links: tuple = ()):
         self._dispatcher = dispatcher
