@@ -219,18 +219,16 @@ class _Environment:
 
     def external(self, name: str, f) -> None:
         """An external device function (declare_device) the code calls `name`: declared to the compiler, its
-        link items kept for the kernel's link."""
-        if f.use_cooperative:
-            raise CompileError(f"external function {f.name!r} is declared with use_cooperative=True (its code syncs "
-                               f"the grid), which cubridge does not launch cooperatively for; it is refused rather "
-                               f"than launched without the cooperative guarantee")
+        link items kept for the kernel's link. One declared use_cooperative makes a kernel whose code calls it
+        launch cooperatively (the compiler marks it where it emits the call)."""
         other = self.externals.get(name)
-        if other is not None and (other.name, other.sig, other.abi) != (f.name, f.sig, f.abi):
+        if other is not None and (other.name, other.sig, other.abi, other.use_cooperative) != (
+                f.name, f.sig, f.abi, f.use_cooperative):
             raise CompileError(f"two different external functions are called by the name {name!r} ({other.name}: "
                                f"{other.sig} and {f.name}: {f.sig}); bind them to different names")
         if other is None:
             self.externals[name] = f
-            self.options.add_external_function(name, f.name, f.sig, f.abi)
+            self.options.add_external_function(name, f.name, f.sig, f.abi, f.use_cooperative)
         self._link(f.link)
 
     def _link(self, items) -> None:

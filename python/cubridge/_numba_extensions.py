@@ -95,6 +95,11 @@ def refusal(name: str, v) -> str | None:
         return (f"'{name}' is a numba @intrinsic ({getattr(v, '__name__', name)}): its GPU code is LLVM IR built "
                 f"by Python when numba compiles, which cubridge cannot compile; write it as a Python function "
                 f"of the supported subset (a cubridge.jit(device=True) helper)")
+    if _cpu_dispatcher_with_signatures(v):
+        return (f"Untyped global name '{name}': using cpu function on device but its compilation is disabled "
+                f"(numba's jit was given signatures for {getattr(v, '__name__', name)}, so numba compiles it for "
+                f"those on the CPU and nowhere else, as numba-cuda refuses it in a kernel); call it as a plain "
+                f"Python function, numba.jit without signatures, or a cuda.jit(device=True) function instead")
     f = getattr(v, "py_func", v)
     if not isinstance(f, _pytypes.FunctionType):
         return None
@@ -109,6 +114,14 @@ def refusal(name: str, v) -> str | None:
             f"returns for the argument types, not this Python body, and cubridge does not run numba's "
             f"overload code; compiling the body could give a different function, so the call is refused. "
             f"Call a plain Python function (or a cubridge.jit(device=True) helper) with the GPU code instead")
+
+
+def _cpu_dispatcher_with_signatures(v) -> bool:
+    """A numba CPU dispatcher (numba.jit) made with signatures: numba compiles those and disables compiling
+    more, and numba-cuda's typing refuses it on the device ("compilation is disabled")."""
+    module = type(v).__module__
+    return (module.startswith("numba.") and not module.startswith("numba.cuda")
+            and getattr(v, "_can_compile", True) is False and hasattr(v, "py_func"))
 
 
 def declared_signatures(v) -> tuple:

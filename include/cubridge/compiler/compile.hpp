@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cubridge/compiler/toolkit.hpp"
@@ -129,6 +130,9 @@ struct ExternalFunction {
   std::string symbol;
   Signature signature;
   Abi abi = Abi::numba;
+  /// Declared use_cooperative (its code syncs the grid): a kernel whose code calls it is launched
+  /// cooperatively (CompileResult::cooperative), as numba-cuda marks it.
+  bool cooperative = false;
 };
 
 struct CompileOptions {
@@ -235,6 +239,11 @@ struct CompileResult {
   bool cooperative = false;
   CompileTimings timings;
   bool from_cache = false;  ///< compile_cached() read it from the on-disk cache (compile_cache.hpp)
+  /// The entry function's variables as the source names them, parameters first, each with the type the
+  /// front end inferred (numba-cuda's typemap: ``overloads[sig]._type_annotation``). Filled by the front
+  /// end (compile_to_nvvm_ir, compile); empty in a result read from the on-disk cache. Left out: parameters
+  /// bound at compile time, variables never typed (unreachable), and a loop's own version of a variable.
+  std::vector<std::pair<std::string, Type>> variable_types;
 };
 
 /// Front end only: the NVVM IR text for `function_name` in `source` with `signature`. Throws

@@ -164,7 +164,8 @@ std::string compile_cache_key(std::string_view source, std::string_view function
     }
   }
   for (const auto& [name, f] : o.external_functions)
-    parts.push_back("external " + name + "=" + f.symbol + ":" + f.signature.str() + (f.abi == Abi::c ? ":c" : ":numba"));
+    parts.push_back("external " + name + "=" + f.symbol + ":" + f.signature.str() + (f.abi == Abi::c ? ":c" : ":numba") +
+                    (f.cooperative ? ":cooperative" : ""));
   for (const CompileOptions::Unit& u : o.extra_units) {
     parts.push_back(u.filename + ":" + std::to_string(u.first_line));
     parts.push_back(u.source);

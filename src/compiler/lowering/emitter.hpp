@@ -329,7 +329,7 @@ class ModuleEmitter {
   /// thread stores the status, its threadIdx and blockIdx in numba-cuda's globals "<kernel>__errcode__",
   /// "<kernel>__tid{x,y,z}__" and "<kernel>__ctaid{x,y,z}__" (defined here). Ends in a fresh block.
   std::string record_raise(const std::string& kernel, const std::string& dbg);
-  bool cooperative = false;  ///< cuda.cg.this_grid() was emitted
+  bool cooperative = false;  ///< cuda.cg.this_grid() or a use_cooperative external function was emitted
   /// The function that waits at the grid barrier; returns its "@name".
   std::string grid_sync_function();
 };
