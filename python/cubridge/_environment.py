@@ -351,8 +351,9 @@ class _Environment:
                     self.module_members(v, names, v.__name__)
                 for g in _random_functions_reached(v, names):  # cuda.random.X(...), rnd.X(...)
                     self.function(g, None, strict=False)  # a module's own rotl keeps its name (see docs)
-            elif getattr(inner, "__module__", None) == _numba_extensions.FP8_MODULE:
-                options.add_refused_function(n, _numba_extensions.fp8_refusal(n))  # fp8_e4m3(x), cvt_float_to_fp8(...)
+            elif (getattr(inner, "__module__", None) == _numba_extensions.FP8_MODULE
+                  and not (isinstance(inner, type) and issubclass(inner, _enum.Enum))):
+                imports.append(f"import {_numba_extensions.FP8_MODULE}.{inner.__name__} as {n}")  # fp8_e4m3(x), cvt_*
             elif isinstance(inner, _pytypes.FunctionType) and inner.__module__ == "numba.cuda.cg":
                 imports.append(f"import numba.cuda.cg.{inner.__name__} as {n}")  # from numba.cuda.cg import this_grid
             elif isinstance(inner, type) and issubclass(inner, _enum.Enum):  # before numba.cuda's classes below

@@ -66,6 +66,7 @@ Value FunctionEmitter::call(const Expr& e) {
     case Callee::Fp16: return fp16_call(e, args);
     case Callee::External: return external_call(e, args);
     case Callee::Bf16: return bf16_call(e, args);
+    case Callee::Fp8: return fp8_call(e, args);
     case Callee::Vector: return vector_call(e, args);
     case Callee::Builtin:
       if (e.target == "conjugate") {
