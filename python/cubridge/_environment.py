@@ -352,7 +352,7 @@ class _Environment:
                 for g in _random_functions_reached(v, names):  # cuda.random.X(...), rnd.X(...)
                     self.function(g, None, strict=False)  # a module's own rotl keeps its name (see docs)
             elif (getattr(inner, "__module__", None) == _numba_extensions.FP8_MODULE
-                  and not (isinstance(inner, type) and issubclass(inner, _enum.Enum))):
+                  and not isinstance(inner, _enum.Enum) and not (isinstance(inner, type) and issubclass(inner, _enum.Enum))):
                 imports.append(f"import {_numba_extensions.FP8_MODULE}.{inner.__name__} as {n}")  # fp8_e4m3(x), cvt_*
             elif isinstance(inner, _pytypes.FunctionType) and inner.__module__ == "numba.cuda.cg":
                 imports.append(f"import numba.cuda.cg.{inner.__name__} as {n}")  # from numba.cuda.cg import this_grid
