@@ -124,7 +124,7 @@ def _enum_class(options, name: str, cls) -> None:
     (IntEnumMember converts to its int64 in arithmetic, comparisons and casts), so each becomes the constant
     "name.member" (Cls.member, Cls["member"]). Other Enums' members are typed by numba as their own kind, which
     compares by class as well as value: not folded to their values, refused by name instead."""
-    if issubclass(cls, _enum.IntEnum):
+    if issubclass(cls, _enum.IntEnum) or _int_enum_like(cls):
         for member, v in cls.__members__.items():
             if (c := _constant(int(v))) is not None:
                 options.add_constant(f"{name}.{member}", c[0], c[1])
@@ -132,6 +132,14 @@ def _enum_class(options, name: str, cls) -> None:
     options.add_refused_function(name, f"'{name}' is the Enum class {cls.__module__}.{cls.__qualname__}: members of "
                                        f"an Enum that is not an IntEnum are not supported yet (they compare by class "
                                        f"as well as by value); IntEnum members are (they are integers)")
+
+
+def _int_enum_like(cls) -> bool:
+    """An int subclass whose members are its own instances in a __members__ mapping: cuda-bindings' FastEnum
+    (cuda.bindings.runtime.cudaRoundMode, whose members numba-cuda's cuda_fp8 bindings take as IntEnum members)."""
+    members = getattr(cls, "__members__", None)
+    return (isinstance(cls, type) and issubclass(cls, int) and not issubclass(cls, _enum.Enum)
+            and hasattr(members, "items") and bool(members) and all(isinstance(v, cls) for v in members.values()))
 
 
 def _code_names(code: _pytypes.CodeType) -> set[str]:
@@ -356,7 +364,8 @@ class _Environment:
                 imports.append(f"import {_numba_extensions.FP8_MODULE}.{inner.__name__} as {n}")  # fp8_e4m3(x), cvt_*
             elif isinstance(inner, _pytypes.FunctionType) and inner.__module__ == "numba.cuda.cg":
                 imports.append(f"import numba.cuda.cg.{inner.__name__} as {n}")  # from numba.cuda.cg import this_grid
-            elif isinstance(inner, type) and issubclass(inner, _enum.Enum):  # before numba.cuda's classes below
+            elif isinstance(inner, type) and (issubclass(inner, _enum.Enum) or _int_enum_like(inner)):
+                # before numba.cuda's classes below
                 _enum_class(options, n, inner)
             elif isinstance(inner, type) and issubclass(inner, BaseException):
                 options.add_exception_class(n, _register_exception_class(inner))

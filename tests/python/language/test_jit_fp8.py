@@ -69,6 +69,19 @@ class cudaRoundMode(enum.IntEnum):
 saturation_t.__module__ = fp8_interpretation_t.__module__ = _FP8
 cudaRoundMode.__module__ = "cuda.bindings.runtime"
 
+
+class FastRoundMode(int):
+    """cuda-bindings 13's shape of cudaRoundMode (its FastEnum): an int subclass, not an Enum, whose members are
+    its own instances, listed in __members__."""
+
+
+FastRoundMode.__members__ = {}
+for _name, _value in cudaRoundMode.__members__.items():
+    _member = int.__new__(FastRoundMode, int(_value))
+    setattr(FastRoundMode, _name, _member)
+    FastRoundMode.__members__[_name] = _member
+FastRoundMode.__module__ = "cuda.bindings.runtime"
+
 TYPES = {"e4m3": fp8_e4m3, "e5m2": fp8_e5m2, "e8m0": fp8_e8m0}
 CCS = [(8, 9), (9, 0)]
 
@@ -218,6 +231,15 @@ def test_bfloat16raw_takes_only_a_bfloat16_raw():
         _compile(raw_from_a_number, ["float32"])
 
 
+def round_up_e8m0(x):
+    return cvt_float_to_e8m0(x, saturation_t.SATFINITE, cudaRoundMode.cudaRoundPosInf)
+
+
+def test_cuda_bindings_fast_enum_members_are_constants():
+    ptx, resty = _compile(_with(round_up_e8m0, cudaRoundMode=FastRoundMode), ["float32"])
+    assert resty == "uint8" and "cvt.rp.bf16.f32" in ptx
+
+
 # ---- refusals ----
 
 def add(x):
@@ -285,3 +307,34 @@ def test_the_reference_rounds_as_cuda_fp8_documents():
     assert encode("e5m2", 1e20, True) == 0x7B and encode("e4m3", float("nan"), True) == 0x7F
     assert encode("e4m3", 2.0 ** -10, True) == 0 and encode("e4m3", -(2.0 ** -10) * 1.01, True) == 0x81
     assert to_int(-3.5, 8, False) == 0 and to_int(300.0, 8, True) == 127 and to_int(float("nan"), 32, True) == 0
+
+
+# ---- numba-cuda's own test kernels (test_fp8_bindings.py), with the stand-ins ----
+
+def _closure_kernel(fp8_type, test_val):
+    def kernel(result):
+        fp8_val = fp8_type(np.float32(test_val))
+        result[0] = np.uint64(np.uint8(fp8_val))
+        result[1] = np.uint64(np.uint16(fp8_val))
+        result[2] = np.uint64(fp8_val)
+        result[3] = np.uint64(np.float32(np.float16(fp8_val)))
+    return kernel
+
+
+@pytest.mark.parametrize("fmt", ["e4m3", "e5m2", "e8m0"])
+def test_an_fp8_type_captured_by_a_closure_compiles(fmt):
+    ptx, _ = cubridge.compile_ptx(_closure_kernel(TYPES[fmt], 10.0), "void(uint64[:])", cc=(9, 0))
+    assert cubridge.ptxas_check(ptx, (9, 0))
+
+
+def e8m0_roundtrip(result, x):
+    raw = cvt_e8m0_to_bf16raw(x[0])
+    result[0] = cvt_bfloat16raw_to_fp8(raw, saturation_t.NOSAT, fp8_interpretation_t.E5M2)
+    result[1] = cvt_bfloat16raw_to_e8m0(raw, saturation_t.NOSAT, cudaRoundMode.cudaRoundPosInf)
+    result[2] = raw.x
+
+
+def test_a_bfloat16_raw_flows_from_cvt_e8m0_to_bf16raw():
+    ptx, _ = cubridge.compile_ptx(e8m0_roundtrip, "void(uint16[:], uint8[:])", cc=(9, 0))
+    assert cubridge.ptxas_check(ptx, (9, 0))
+    assert "0x7FFF" in ptx and "0x0040" in ptx  # e8m0's NaN and 2^-127 cases
