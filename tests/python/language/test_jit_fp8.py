@@ -338,3 +338,17 @@ def test_a_bfloat16_raw_flows_from_cvt_e8m0_to_bf16raw():
     ptx, _ = cubridge.compile_ptx(e8m0_roundtrip, "void(uint16[:], uint8[:])", cc=(9, 0))
     assert cubridge.ptxas_check(ptx, (9, 0))
     assert "0x7FFF" in ptx and "0x0040" in ptx  # e8m0's NaN and 2^-127 cases
+
+
+class AttributeRoundMode(int):
+    """A FastEnum that keeps no __members__: its members are only class attributes of its own type."""
+
+
+for _name, _value in cudaRoundMode.__members__.items():
+    setattr(AttributeRoundMode, _name, int.__new__(AttributeRoundMode, int(_value)))
+AttributeRoundMode.__module__ = "cuda.bindings.runtime"
+
+
+def test_fast_enum_members_are_found_without_members_mapping():
+    ptx, resty = _compile(_with(round_up_e8m0, cudaRoundMode=AttributeRoundMode), ["float32"])
+    assert resty == "uint8" and "cvt.rp.bf16.f32" in ptx
