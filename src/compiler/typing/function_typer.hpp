@@ -746,6 +746,8 @@ class FunctionTyper {
   Type bf16_cast(Expr& e, const Type& to, const std::vector<Type>& args, bool unknown);
   /// The target's compute capability (major * 10 + minor); an error naming `what` below 8.0.
   int bf16_target(const Expr& e, const std::string& what);
+  /// isinstance(x, T) on a number variable (typer_isinstance.cpp): bool, answered when emitted.
+  Type isinstance_call(Expr& e);
   // numba-cuda's fp8 (typer_fp8.cpp): cuda_fp8's types as constructors, their casts, the cvt_* intrinsics.
   Type fp8_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
   Type fp8_cast(Expr& e, const Type& to, const std::vector<Type>& args, bool unknown);

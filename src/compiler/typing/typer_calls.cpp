@@ -55,6 +55,9 @@ Type FunctionTyper::call(Expr& e) {
     auto imp = prog_.imports.find(callee.name);
     if (path.empty() && imp != prog_.imports.end()) path = imp->second;
   }
+  if (path.empty() && callee.kind == ExprKind::Name && callee.name == "isinstance" &&
+      !prog_.functions.count("isinstance"))
+    return isinstance_call(e);
   if (path.empty() && callee.kind == ExprKind::Name && callee.name == "float" && e.kids.size() == 2 &&
       e.kids[1]->kind == ExprKind::Str && e.kids[1]->ival == 0 && e.keywords.empty() && !prog_.functions.count("float"))
     return float_of_text(e);
