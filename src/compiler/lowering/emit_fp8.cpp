@@ -41,6 +41,8 @@ Value FunctionEmitter::fp8_convert(const Value& v, const Type& to) {
   const Type& other = into ? v.t : to;
   char letter = fp8_letter(other);
   std::optional<Fp8Code> code = into ? fp8_construct(to, letter, cc) : fp8_convert_to(v.t, letter, cc);
+  if (!code)  // the typer refuses every other pair; never emit a conversion numba-cuda does not have
+    fail("", SourceLoc{}, "cannot convert " + v.t.name() + " to " + to.name() + " (cuda_fp8 has no such conversion)");
   // register in: 8-bit values widen (integers by their sign), float16 as its bits
   std::string in = v.v;
   if (v.t.is_fp8() || (v.t.is_int() && v.t.bits() == 8))
