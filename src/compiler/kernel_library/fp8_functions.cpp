@@ -1,6 +1,8 @@
 // Internal: the fp8 conversions (see fp8_functions.hpp). Each block is cuda_fp8.hpp's (CUDA 13) for sm_89
 // and later, written with named registers and composed: a block takes the register it writes and the one
 // it reads, declares its own registers in a { } scope, and the public functions bind them to $0 and $1.
+// A block's own registers shadow its caller's, so a block that reads a register its caller declared names
+// its own registers apart (nsu, e8mag, ...): never one of the names callers pass in (g, w, b, h).
 // - float32 -> e4m3/e5m2 saturating: cvt.rn.satfinite.<fmt>x2.f32 (the value in the low byte);
 // - float64 -> e4m3/e5m2, and float32 without saturation (NaN made canonical first, then widened):
 //   __nv_cvt_double_to_fp8's integer algorithm (round to nearest even, NaN, overflow and underflow rules);
@@ -96,9 +98,9 @@ S float_to_fp8(const S& out, const S& in, Fp8Saturation sat, Fp8Interpretation f
   if (sat == Fp8Saturation::SatFinite)
     return "{ .reg .f32 z; .reg .b16 s; mov.f32 z, 0f00000000; cvt.rn.satfinite." + S(fmt_name(fmt)) + ".f32 s, z, " +
            in + "; and.b16 " + out + ", s, 255; }";
-  return "{ .reg .b32 u, a; .reg .pred p; .reg .f32 g; .reg .f64 w; mov.b32 u, " + in +
-         "; and.b32 a, u, 0x7FFFFFFF; setp.gt.u32 p, a, 0x7F800000; @p mov.b32 u, 0x7FFFFFFF; mov.b32 g, u; "
-         "cvt.f64.f32 w, g; " + double_to_fp8(out, "w", sat, fmt) + " }";
+  return "{ .reg .b32 nsu, nsa; .reg .pred nsp; .reg .f32 nsf; .reg .f64 nsd; mov.b32 nsu, " + in +
+         "; and.b32 nsa, nsu, 0x7FFFFFFF; setp.gt.u32 nsp, nsa, 0x7F800000; @nsp mov.b32 nsu, 0x7FFFFFFF; "
+         "mov.b32 nsf, nsu; cvt.f64.f32 nsd, nsf; " + double_to_fp8(out, "nsd", sat, fmt) + " }";
 }
 
 // A bfloat16's bits (16-bit register) widened to float32.
@@ -134,9 +136,10 @@ S float_to_bf16raw_ru(const S& out, const S& in, int cc) {
 // __nv_cvt_float_to_e8m0 (rounding toward zero or up; the header asserts the others away).
 S float_to_e8m0(const S& out, const S& in, Fp8Saturation sat, CudaRoundMode rounding, int cc) {
   if (rounding == CudaRoundMode::Zero)
-    return "{ .reg .b16 b; cvt.rz.bf16.f32 b, " + in + "; " + bf16raw_to_e8m0(out, "b", sat, rounding) + " }";
-  return "{ .reg .b32 u; .reg .f32 g; .reg .b16 b; mov.b32 u, " + in + "; and.b32 u, u, 0x7FFFFFFF; mov.b32 g, u; " +
-         float_to_bf16raw_ru("b", "g", cc) + " " + bf16raw_to_e8m0(out, "b", sat, rounding) + " }";
+    return "{ .reg .b16 e8rz; cvt.rz.bf16.f32 e8rz, " + in + "; " + bf16raw_to_e8m0(out, "e8rz", sat, rounding) + " }";
+  return "{ .reg .b32 e8abs; .reg .f32 e8mag; .reg .b16 e8ru; mov.b32 e8abs, " + in +
+         "; and.b32 e8abs, e8abs, 0x7FFFFFFF; mov.b32 e8mag, e8abs; " + float_to_bf16raw_ru("e8ru", "e8mag", cc) + " " +
+         bf16raw_to_e8m0(out, "e8ru", sat, rounding) + " }";
 }
 
 // __internal_double_to_float_with_sticky: float64 -> float32 rounded to nearest, then toward zero with the

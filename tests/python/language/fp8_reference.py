@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+import numpy as np
+
 # format: (exponent bits, mantissa bits, bias)
 FORMATS = {"e4m3": (4, 3, 7), "e5m2": (5, 2, 15)}
 MAX_NORM_BYTE = {"e4m3": 0x7E, "e5m2": 0x7B}
@@ -63,3 +65,43 @@ def to_int(value: float, bits: int, signed: bool) -> int:
     if math.isinf(value):
         return hi if value > 0 else lo
     return max(lo, min(hi, int(value)))
+def edge_floats(fmt: str) -> np.ndarray:
+    """Every fp8 value, the midpoints between neighbours and one float32 step either side, the overflow
+    thresholds, infinities, NaN and tiny values, with both signs."""
+    if fmt == "e8m0":
+        vals = [math.ldexp(1.0, k) for k in range(-127, 128)]
+        mids = [v * 1.5 for v in vals[:-1]] + [v * 1.0000001 for v in vals]
+    else:
+        vals = sorted({decode(fmt, b) for b in range(128) if math.isfinite(decode(fmt, b))})
+        mids = [(a + b) / 2 for a, b in zip(vals, vals[1:])] + [vals[-1] * 1.0625, vals[-1] * 1.2, 1e20, 3e38]
+    xs = np.array(vals + mids + [math.inf, math.nan, 1e-30, 2.0 ** -149], np.float32)
+    xs = np.concatenate([xs, np.nextafter(xs, np.float32(np.inf)), np.nextafter(xs, np.float32(-np.inf))])
+    return np.concatenate([xs, -xs]).astype(np.float32)
+
+
+
+
+FLT_MAX = float(np.finfo(np.float32).max)
+
+
+def e8m0_encode(x: float, saturate: bool, round_up: bool) -> int:
+    """The byte __nv_cvt_{float,double}_to_e8m0 gives: the power of two at or below |x| (rounding toward
+    zero) or at or above it (rounding up), 2**-127 at the least; beyond 2**127 the largest (254) with
+    saturation, else NaN (255); NaN is 255. A finite float64 beyond float32's range counts as float32's
+    largest (the header narrows it to float32 first)."""
+    if math.isnan(x):
+        return 0xFF
+    a = abs(x)
+    if math.isfinite(a) and a > FLT_MAX:
+        a = FLT_MAX
+    if a == 0:
+        return 0
+    if math.isinf(a):
+        k = 128
+    else:
+        m, e = math.frexp(a)  # a = m * 2**e, 0.5 <= m < 1
+        k = (e - 1) if (m == 0.5 or not round_up) else e
+    byte = max(k, -127) + 127
+    if byte > 254:
+        return 254 if saturate else 255
+    return byte

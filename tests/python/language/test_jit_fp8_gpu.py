@@ -10,7 +10,7 @@ import pytest
 
 import cubridge
 
-from fp8_reference import decode, encode, to_int
+from fp8_reference import decode, edge_floats, encode, to_int
 
 pytestmark = pytest.mark.gpu
 
@@ -92,20 +92,6 @@ def e8m0_conversions(x, d, n, e, f32, f64, i32, u8, from_d, from_n, raw, rz, ru,
         b_ru[i] = cvt_bfloat16raw_to_e8m0(r, saturation_t.SATFINITE, cudaRoundMode.cudaRoundPosInf)
 
 
-def _edge_floats(fmt):
-    """Every fp8 value, the midpoints between neighbours and one float32 step either side, the overflow
-    thresholds, infinities, NaN and tiny values, with both signs."""
-    if fmt == "e8m0":
-        vals = [math.ldexp(1.0, k) for k in range(-127, 128)]
-        mids = [v * 1.5 for v in vals[:-1]] + [v * 1.0000001 for v in vals]
-    else:
-        vals = sorted({decode(fmt, b) for b in range(128) if math.isfinite(decode(fmt, b))})
-        mids = [(a + b) / 2 for a, b in zip(vals, vals[1:])] + [vals[-1] * 1.0625, vals[-1] * 1.2, 1e20, 3e38]
-    xs = np.array(vals + mids + [math.inf, math.nan, 1e-30, 2.0 ** -149], np.float32)
-    xs = np.concatenate([xs, np.nextafter(xs, np.float32(np.inf)), np.nextafter(xs, np.float32(-np.inf))])
-    return np.concatenate([xs, -xs]).astype(np.float32)
-
-
 def _run(jit, fn, inputs, out_dtypes):
     outs = [np.zeros(inputs[0].size, dt) for dt in out_dtypes]
     jit(fn)[1, 1](*inputs, *outs)
@@ -118,7 +104,7 @@ def _cubridge_jit(fn):
 
 @pytest.mark.parametrize("fmt", ["e4m3", "e5m2"])
 def test_e4m3_e5m2_conversions_match_the_formats(fmt):
-    xs = _edge_floats(fmt)
+    xs = edge_floats(fmt)
     ds = xs.astype(np.float64)
     ns = np.clip(np.nan_to_num(xs, posinf=1e6, neginf=-1e6), -1e6, 1e6).astype(np.int64)
     fn = _with(conversions, T=TYPES[fmt], INTERP=INTERP[fmt])
@@ -129,7 +115,8 @@ def test_e4m3_e5m2_conversions_match_the_formats(fmt):
         b = encode(fmt, float(x), True)
         v = decode(fmt, b)
         assert out[18][i] == encode(fmt, float(x), False, float32_nan=False) or math.isnan(x), (x, out[18][i])
-        assert out[16][i] == encode(fmt, float(x), False), (fmt, x, out[16][i])
+        # a NaN's payload after widening to float64 is the hardware's: E5M2 keeps its top bits (parity below)
+        assert out[16][i] == encode(fmt, float(x), False) or (math.isnan(x) and fmt == "e5m2"), (fmt, x, out[16][i])
         assert out[17][i] == b, (fmt, x, out[17][i])
         if math.isnan(v):
             assert math.isnan(out[1][i]) and out[4][i] == 0 and out[8][i] == 0
@@ -143,7 +130,7 @@ def test_e4m3_e5m2_conversions_match_the_formats(fmt):
 
 
 def test_e8m0_conversions_match_the_format():
-    xs = _edge_floats("e8m0")
+    xs = edge_floats("e8m0")
     xs = xs[np.isfinite(xs) & (xs > 0)]
     ds = xs.astype(np.float64)
     ns = np.clip(xs, 1, 2 ** 62).astype(np.int64)
@@ -175,7 +162,7 @@ def _numba_parity(fn, inputs, dts):
 
 @pytest.mark.parametrize("fmt", ["e4m3", "e5m2"])
 def test_e4m3_e5m2_conversions_match_numba_cuda_bit_for_bit(fmt):
-    xs = _edge_floats(fmt)
+    xs = edge_floats(fmt)
     ns = np.clip(np.nan_to_num(xs, posinf=1e6, neginf=-1e6), -1e6, 1e6).astype(np.int64)
     fn = _with(conversions, T=TYPES[fmt], INTERP=INTERP[fmt])
     dts = [np.float16, np.float32, np.float64, np.float32, np.int8, np.uint8, np.int16, np.uint16, np.int32,
@@ -184,7 +171,7 @@ def test_e4m3_e5m2_conversions_match_numba_cuda_bit_for_bit(fmt):
 
 
 def test_e8m0_conversions_match_numba_cuda_bit_for_bit():
-    xs = _edge_floats("e8m0")
+    xs = edge_floats("e8m0")
     ns = np.clip(np.nan_to_num(xs, posinf=1e6, neginf=-1e6), -2 ** 62, 2 ** 62).astype(np.int64)
     es = (np.arange(xs.size) % 256).astype(np.uint8)
     fn = _with(e8m0_conversions, T=F.fp8_e8m0)
