@@ -124,14 +124,27 @@ def _enum_class(options, name: str, cls) -> None:
     (IntEnumMember converts to its int64 in arithmetic, comparisons and casts), so each becomes the constant
     "name.member" (Cls.member, Cls["member"]). Other Enums' members are typed by numba as their own kind, which
     compares by class as well as value: not folded to their values, refused by name instead."""
-    if issubclass(cls, _enum.IntEnum):
-        for member, v in cls.__members__.items():
+    if issubclass(cls, _enum.IntEnum) or _int_members(cls):
+        for member, v in (_int_members(cls) or cls.__members__).items():
             if (c := _constant(int(v))) is not None:
                 options.add_constant(f"{name}.{member}", c[0], c[1])
         return
     options.add_refused_function(name, f"'{name}' is the Enum class {cls.__module__}.{cls.__qualname__}: members of "
                                        f"an Enum that is not an IntEnum are not supported yet (they compare by class "
                                        f"as well as by value); IntEnum members are (they are integers)")
+
+
+def _int_members(cls) -> dict:
+    """The members of an int subclass that is an enum without being an Enum: cuda-bindings' FastEnum
+    (cuda.bindings.runtime.cudaRoundMode, whose members numba-cuda's cuda_fp8 bindings take as IntEnum
+    members): its own instances, from __members__ where it keeps one, else from the class's attributes.
+    {} for any other value."""
+    if not (isinstance(cls, type) and issubclass(cls, int) and not issubclass(cls, (_enum.Enum, bool))):
+        return {}
+    members = getattr(cls, "__members__", None)
+    if not hasattr(members, "items"):
+        members = {k: v for k, v in vars(cls).items() if not k.startswith("_")}
+    return {k: v for k, v in members.items() if isinstance(v, cls)}
 
 
 def _code_names(code: _pytypes.CodeType) -> set[str]:
@@ -349,11 +362,13 @@ class _Environment:
                     self.module_members(v, names, v.__name__)
                 for g in _random_functions_reached(v, names):  # cuda.random.X(...), rnd.X(...)
                     self.function(g, None, strict=False)  # a module's own rotl keeps its name (see docs)
-            elif getattr(inner, "__module__", None) == _numba_extensions.FP8_MODULE:
-                options.add_refused_function(n, _numba_extensions.fp8_refusal(n))  # fp8_e4m3(x), cvt_float_to_fp8(...)
+            elif (getattr(inner, "__module__", None) == _numba_extensions.FP8_MODULE
+                  and not isinstance(inner, _enum.Enum) and not (isinstance(inner, type) and issubclass(inner, _enum.Enum))):
+                imports.append(f"import {_numba_extensions.FP8_MODULE}.{inner.__name__} as {n}")  # fp8_e4m3(x), cvt_*
             elif isinstance(inner, _pytypes.FunctionType) and inner.__module__ == "numba.cuda.cg":
                 imports.append(f"import numba.cuda.cg.{inner.__name__} as {n}")  # from numba.cuda.cg import this_grid
-            elif isinstance(inner, type) and issubclass(inner, _enum.Enum):  # before numba.cuda's classes below
+            elif isinstance(inner, type) and (issubclass(inner, _enum.Enum) or _int_members(inner)):
+                # before numba.cuda's classes below
                 _enum_class(options, n, inner)
             elif isinstance(inner, type) and issubclass(inner, BaseException):
                 options.add_exception_class(n, _register_exception_class(inner))

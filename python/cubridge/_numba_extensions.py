@@ -44,15 +44,9 @@ def is_bfloat16_type(v) -> bool:
     return type(v).__name__ == "Bfloat16" and type(v).__module__.startswith("numba")
 
 
-#: numba-cuda's fp8 bindings (fp8_e4m3, fp8_e5m2, fp8_e8m0, their x2/x4 forms, cvt_* and their enums).
+#: numba-cuda's fp8 bindings (fp8_e4m3, fp8_e5m2, fp8_e8m0, their x2/x4 forms, cvt_* and their enums): the
+#: compiler types them by this module's name (typer_fp8.cpp); the enums' members are constants.
 FP8_MODULE = "numba.cuda._internal.cuda_fp8"
-
-
-def fp8_refusal(name: str) -> str:
-    """Why a kernel's use of numba-cuda's fp8 binding `name` is refused."""
-    return (f"'{name}' is numba-cuda's fp8 (cuda_fp8.h: fp8_e4m3, fp8_e5m2, fp8_e8m0 and their conversions), "
-            f"which cubridge does not compile yet; bfloat16 (numba.cuda.bf16, cubridge.bf16) and float16 are "
-            f"supported")
 
 
 def _registered(f) -> list:

@@ -126,6 +126,10 @@ class FunctionEmitter {
   /// A vector type's constructor (emit_vectors.cpp): the arguments' components, in order.
   Value vector_call(const Expr& e, const std::vector<Value>& args);
   Value bf16_apply(std::string_view name, const std::vector<Value>& args);
+  /// numba-cuda's fp8 (emit_fp8.cpp): a cvt_* intrinsic (e.target), casts to and from an fp8, its truth.
+  Value fp8_call(const Expr& e, const std::vector<Value>& args);
+  Value fp8_convert(const Value& v, const Type& to);
+  std::string fp8_truth(const Value& v);
   Value bf16_convert(const Value& v, const Type& to);
   std::string bf16_truth(const Value& v);
   Value builtin(const Expr& e, const std::vector<Value>& args);

@@ -92,7 +92,7 @@ class FunctionTyper {
     if (t.is_unknown()) return;
     Type& cur = fn_.local_types[static_cast<std::size_t>(slot)];
     if (cur.is_unknown()) {
-      if (!(t.is_scalar() || t.is_bfloat16() || t.is_vector() || t.is_tuple() || t.is_array() || t.is_grid_group() ||
+      if (!(t.is_scalar() || t.is_bfloat16() || t.is_fp8() || t.is_vector() || t.is_tuple() || t.is_array() || t.is_grid_group() ||
             t.is_record() || t.is_optional() || t.is_none() || t.is_pointer()))
         error(loc, "cannot assign a value of type " + t.name() + " to '" + std::string(name) +
                        "'; variables hold numbers, tuples, arrays, records, C pointers, None and Optional values");
@@ -255,7 +255,8 @@ class FunctionTyper {
       case StmtKind::Return: {
         Type t = s.value ? expr_optional(*s.value) : Type::none();
         if (!t.is_unknown() &&
-            !(t.is_scalar() || t.is_bfloat16() || t.is_vector() || t.is_tuple() || t.is_none() || t.is_record() || t.is_optional()))
+            !(t.is_scalar() || t.is_bfloat16() || t.is_fp8() || t.is_vector() || t.is_tuple() || t.is_none() || t.is_record() ||
+              t.is_optional()))
           error(s.loc, "cannot return a value of type " + t.name());
         returns.emplace_back(t, s.loc);
         return false;
@@ -278,7 +279,7 @@ class FunctionTyper {
   // ---- expressions ----
   Type truth(Expr& e) {
     Type t = expr(e);
-    if (!t.is_unknown() && !t.is_scalar() && !t.is_bfloat16() && !t.is_tuple())
+    if (!t.is_unknown() && !t.is_scalar() && !t.is_bfloat16() && !t.is_fp8() && !t.is_tuple())
       error(e.loc, "cannot test the truth of a value of type " + t.name());
     return t;
   }
@@ -745,6 +746,12 @@ class FunctionTyper {
   Type bf16_cast(Expr& e, const Type& to, const std::vector<Type>& args, bool unknown);
   /// The target's compute capability (major * 10 + minor); an error naming `what` below 8.0.
   int bf16_target(const Expr& e, const std::string& what);
+  /// isinstance(x, T) on a number variable (typer_isinstance.cpp): bool, answered when emitted.
+  Type isinstance_call(Expr& e);
+  // numba-cuda's fp8 (typer_fp8.cpp): cuda_fp8's types as constructors, their casts, the cvt_* intrinsics.
+  Type fp8_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
+  Type fp8_cast(Expr& e, const Type& to, const std::vector<Type>& args, bool unknown);
+  int fp8_target(const Expr& e, const std::string& what);
   Type user_call(Expr& e, const FunctionDef& def, const std::vector<Type>& args, bool unknown,
                  const std::vector<StaticBinding>* statics = nullptr);
   /// A call of an external device function (cuda.declare_device) the code calls `name`
