@@ -87,6 +87,32 @@ def _constant_array(v):
     return v.dtype.name, list(v.shape), native.tobytes()
 
 
+def _constant_tuple(name: str, v):
+    """The items of a tuple of NumPy arrays (and numbers) bound to `name`, each as ("array", (dtype, shape,
+    bytes)) or ("constant", (type, text)), named "name[i]"; None when v is not such a tuple, or the reason
+    (a str) one of its items cannot be frozen. numba-cuda freezes such a tuple into the code as it freezes
+    each array: the kernel indexes it with constants and iterates it with literal_unroll."""
+    np = sys.modules.get("numpy")
+    if np is None or not isinstance(v, tuple) or not any(isinstance(e, np.ndarray) for e in v):
+        return None
+    items = []
+    for i, e in enumerate(v):
+        if isinstance(e, np.ndarray) and e.ndim == 0:
+            return (f"'{name}[{i}]' is a 0-d NumPy array in the tuple '{name}'; a 0-d array cannot be captured by a "
+                    f"compiled function yet: capture its value ({name}[{i}][()]) or an array of shape (1,)")
+        if (c := _constant(e)) is not None:
+            items.append(("constant", c))
+            continue
+        a = _constant_array(e)
+        if isinstance(a, str):
+            return f"'{name}[{i}]': {a}"
+        if a is None:
+            return (f"'{name}[{i}]' is a {type(e).__module__}.{type(e).__qualname__} in the tuple '{name}'; a captured "
+                    f"tuple of arrays holds NumPy arrays of numbers or records, and numbers")
+        items.append(("array", a))
+    return items
+
+
 def _device_array(name: str, v):
     """(type spelling, address, shape, strides) of a GPU array (``__cuda_array_interface__``) bound to `name`,
     else None (or the reason, a str, where such an array cannot be captured): numba-cuda embeds such a global's device pointer, shape and strides in the code, so a kernel
@@ -412,6 +438,13 @@ class _Environment:
                 options.add_dtype(n, d)
             elif (c := _constant(v)) is not None:
                 options.add_constant(n, c[0], c[1])
+            elif (items := _constant_tuple(n, v)) is not None:
+                if isinstance(items, str):
+                    options.add_refused_function(n, items)
+                else:
+                    for i, (kind, item) in enumerate(items):
+                        (options.add_constant_array if kind == "array" else options.add_constant)(f"{n}[{i}]", *item)
+                    options.add_constant_tuple(n, [f"{n}[{i}]" for i in range(len(items))])
             elif (a := _constant_array(v)) is not None:
                 if isinstance(a, str):
                     options.add_refused_function(n, a)

@@ -64,6 +64,10 @@ void bind_compiler(nb::module_& m) {
               nb::bytes data) {
              o.constant_arrays[name] = constant_array(dtype, std::move(shape), std::string(data.c_str(), data.size()));
            })
+      .def("add_constant_tuple",
+           [](CompileOptions& o, const std::string& name, std::vector<std::string> items) {
+             o.constant_tuples[name] = std::move(items);
+           })
       .def("add_device_array",
            [](CompileOptions& o, const std::string& name, std::string_view type, std::uint64_t address,
               std::vector<std::int64_t> shape, std::vector<std::int64_t> strides) {

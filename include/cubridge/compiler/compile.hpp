@@ -167,6 +167,11 @@ struct CompileOptions {
   std::map<std::string, Constant, std::less<>> constants;
   /// Arrays bound outside the source (module globals and closure cells holding NumPy arrays).
   std::map<std::string, ConstantArray, std::less<>> constant_arrays;
+  /// Tuples bound outside the source whose items are NumPy arrays (or numbers), as numba-cuda freezes them:
+  /// the tuple's name -> the names of its items in order, each a key of constant_arrays or constants
+  /// ("cases" -> "cases[0]", "cases[1]"). The code indexes them with constants, takes len() and iterates
+  /// them with literal_unroll.
+  std::map<std::string, std::vector<std::string>, std::less<>> constant_tuples;
   /// GPU arrays bound outside the source (module globals and closure cells with __cuda_array_interface__).
   std::map<std::string, DeviceArrayRef, std::less<>> device_arrays;
   /// Names bound outside the source to exception classes, as "module.qualname" ("mymod.BadInput"); a

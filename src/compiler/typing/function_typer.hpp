@@ -54,6 +54,10 @@ struct Program {
   std::int64_t constant_bytes = 0;
 };
 
+/// Rewrites fn.body before typing (literal_unroll.cpp): each `for x in literal_unroll(t)` becomes one copy
+/// of its body per item of t, and a captured tuple's `t[k]` and `len(t)` become its item and its length.
+void unroll_literal_loops(const Program& prog, TypedFunction& fn);
+
 /// A constant operand of a branch test (typer_branch_prune.cpp).
 struct PruneValue;
 /// numba-cuda's vector type called `name` in numba.cuda ("float32x4", or a C alias: "float4", "short2",
@@ -486,6 +490,11 @@ class FunctionTyper {
       error(e.loc, "'" + e.name + "' is a function or module; it can only be called (or its attribute read)");
     if (auto refused = prog_.options.refused_functions.find(e.name); refused != prog_.options.refused_functions.end())
       error(e.loc, refused->second);
+    if (auto t = prog_.options.constant_tuples.find(e.name); t != prog_.options.constant_tuples.end())
+      error(e.loc, "'" + e.name + "' is a tuple of " + std::to_string(t->second.size()) + " NumPy arrays (and numbers) "
+                   "captured from the globals or closure; compiled code indexes it with a constant (" + e.name +
+                   "[0]), takes len(" + e.name + ") and iterates it with literal_unroll(" + e.name + "), but does not "
+                   "use it as a value");
     error(e.loc, "name '" + e.name + "' is not defined (compiled functions see their parameters, local variables, "
                                      "module-level constants, closure variables, imported modules and module functions)");
   }
@@ -714,6 +723,8 @@ class FunctionTyper {
   // NumPy (typer_numpy.cpp): np.pi and friends, and the ufuncs numba-cuda lowers, on scalars.
   Type numpy_constant(Expr& e, std::string_view attr);
   Type numpy_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
+  /// np.sum(a), np.all(a), np.nanmax(a), ...: NumPy's whole-array reductions (typer_numpy_reductions.cpp).
+  Type numpy_reduction(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
   /// The loop numba-cuda lowers for ufunc on these scalar types; refuses what it cannot compile.
   UfuncLoop ufunc_loop(Expr& e, std::string_view ufunc, const std::string& shown, const std::vector<Type>& args);
   /// A complex loop computed by the numpy complex prelude: e becomes a typed call of its function

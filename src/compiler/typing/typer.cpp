@@ -69,6 +69,7 @@ void type_function(Program& prog, TypedFunction& fn) {
   try {
     fn.body = clone_body(def.body);
     split_loop_variables(fn.body);
+    unroll_literal_loops(prog, fn);
   } catch (const StackExhausted& at) {
     fail(def.file, SourceLoc{at.line, at.col}, too_deep_message());
   }
