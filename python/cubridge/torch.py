@@ -138,8 +138,7 @@ class _Op:
         # Inputs the kernel only reads and wants C-contiguous: a strided view (an expanded gradient, a slice) is
         # passed as a contiguous copy. Written inputs never are (the writes would be lost): their launch says why.
         self.contiguous = [n for n, i in enumerate(inputs) if params[i].wants_c_order and params[i].name not in mutated]
-        self.fixed = isinstance(kernel, Kernel) or len(kernel.signatures) == 1
-        self._loaded: dict[int, Kernel] = {}
+        self.fixed = isinstance(kernel, Kernel)  # a dispatcher launches through its own lazy launch
         slots = inputs + results  # the op's arguments then its results, each at its kernel parameter
         self.order = [slots.index(i) for i in range(len(params))]
         self.likes = [self.input_names.index(s) if isinstance(s, str) else None for s in out_specs]
@@ -206,13 +205,10 @@ class _Op:
         return self._returned(outs)
 
     def _launch(self, ordered, args, index: int) -> None:
-        if self.fixed:
-            kernel = self._loaded.get(index)
-            if kernel is None:
-                kernel = self.kernel if isinstance(self.kernel, Kernel) else self.kernel.specialize(*ordered)
-                self._loaded[index] = kernel
-        else:  # a lazy @jit: its own launch finds the specialization (C++, cached per argument types)
-            kernel = self.kernel
+        # A loaded kernel as it is; a dispatcher (lazy or with signatures) through its own launch, which
+        # finds the specialization in C++, cached per argument types (specialize() is numba's API: a
+        # numba-cuda program served by cubridge refuses it on a dispatcher made with signatures).
+        kernel = self.kernel
         stream = _raw_stream(index)
         if self.ntasks is not None:
             n = self.ntasks(*args) if callable(self.ntasks) else self.ntasks
