@@ -299,7 +299,11 @@ void KernelCallTable::launch(CUstream_st* stream, void** buffers, std::string_vi
       if (found == nullptr) s.refuse(r.id);
       // What kernel_call's trace did in the process that made the site: check the configuration and
       // opt in to the dynamic shared memory.
-      prepare(r.id, LaunchConfig{site.grid, site.block, site.shared_mem});
+      LaunchConfig config;
+      config.grid = site.grid;
+      config.block = site.block;
+      config.shared_mem = site.shared_mem;
+      prepare(r.id, config);
     }
   }
   const Entry& e = *found;
