@@ -5,11 +5,8 @@
 #include "compiler/lowering/emitter.hpp"
 
 namespace cubridge::compiler {
-namespace {
 
-// The inline-assembly constraint and LLVM type of a letter: 16-bit values (bool and 8-bit results
-// included) in "h" registers.
-std::pair<const char*, const char*> register_of(char l) {
+std::pair<const char*, const char*> asm_register_of(char l) {
   switch (l) {
     case 'f': return {"f", "float"};
     case 'd': return {"d", "double"};
@@ -20,8 +17,6 @@ std::pair<const char*, const char*> register_of(char l) {
     default: return {"h", "i16"};
   }
 }
-
-}  // namespace
 
 Value FunctionEmitter::bf16_call(const Expr& e, const std::vector<Value>& args) { return bf16_apply(e.target, args); }
 
@@ -37,11 +32,11 @@ Value FunctionEmitter::bf16_apply(std::string_view name, const std::vector<Value
     Value y{ins("call float " + libdevice(f.libdevice, f32, 1) + "(float " + x.v + ")"), f32};
     return bf16_apply("__float2bfloat16_rn", {y});
   }
-  auto [rc, rty] = register_of(result);
+  auto [rc, rty] = asm_register_of(result);
   std::string constraints = std::string("=") + rc;
   std::string operands;
   for (std::size_t i = 0; i < in.size(); ++i) {
-    auto [c, ty] = register_of(f.signature[i + 1]);
+    auto [c, ty] = asm_register_of(f.signature[i + 1]);
     constraints += std::string(",") + c;
     operands += (i ? ", " : "") + std::string(ty) + " " + in[i].v;
   }

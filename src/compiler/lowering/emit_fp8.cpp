@@ -9,25 +9,12 @@
 namespace cubridge::compiler {
 namespace {
 
-// The inline-assembly constraint and LLVM type of a letter's register.
-std::pair<const char*, const char*> fp8_register(char l) {
-  switch (l) {
-    case 'f': return {"f", "float"};
-    case 'd': return {"d", "double"};
-    case 'i':
-    case 'I': return {"r", "i32"};
-    case 'l':
-    case 'L': return {"l", "i64"};
-    default: return {"h", "i16"};
-  }
-}
-
 // Runs `code` on `in` (already of the argument's LLVM type, 8-bit values widened), giving the result register.
 struct Fp8Asm {
   const Fp8Code& code;
   std::string call(const std::string& in) const {
-    auto [rc, rty] = fp8_register(code.signature[0]);
-    auto [ac, aty] = fp8_register(code.signature[1]);
+    auto [rc, rty] = asm_register_of(code.signature[0]);
+    auto [ac, aty] = asm_register_of(code.signature[1]);
     return "call " + std::string(rty) + " asm \"" + code.ptx + "\", \"=" + rc + "," + ac + "\"(" + aty + " " + in + ")";
   }
 };

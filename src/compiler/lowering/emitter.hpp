@@ -37,6 +37,9 @@ std::string llvm_data_type(const Type& t);
 /// The LLVM type of one array element in memory: its data type, or [size x i8] for a record (whose
 /// value is an i8* to its first byte: a reference into the array, as in Numba).
 std::string llvm_element_type(const Type& dtype);
+/// The inline-assembly constraint and LLVM type of a bf16/fp8 signature letter's register (emit_bf16.cpp):
+/// f float, d double, 32-bit integers "r", 64-bit "l", every 8- and 16-bit value in an "h" i16.
+std::pair<const char*, const char*> asm_register_of(char letter);
 /// The bytes of one element of an array of `dtype` (bool: 1).
 std::int64_t item_size(const Type& dtype);
 

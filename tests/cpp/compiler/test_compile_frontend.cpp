@@ -141,6 +141,20 @@ TEST(CompileFrontend, InfersReturnTypesWithNumbaRules) {
   EXPECT_EQ(compile_to_nvvm_ir(kSource, "trig", parse_signature("(int32,)"), opts()).result_type.name(), "float64");
 }
 
+// numba-cuda's typemap (overloads[sig]._type_annotation): the entry's variables, parameters first, each with the
+// inferred type, named as the source names them (loops() has one `i`, its loop's own version).
+TEST(CompileFrontend, ReportsEachVariableOfTheEntryWithItsInferredType) {
+  CompileResult r = compile_to_nvvm_ir(kSource, "loops", parse_signature("(int32,)"), opts());
+  std::vector<std::pair<std::string, std::string>> got;
+  for (const auto& [name, type] : r.variable_types) got.emplace_back(name, type.name());
+  // i: range(int32) iterates int32, as numba's range_state32 does
+  const std::vector<std::pair<std::string, std::string>> want = {{"n", "int32"}, {"s", "int64"}, {"i", "int32"}};
+  EXPECT_EQ(got, want);
+  CompileResult add = compile_to_nvvm_ir(kSource, "add", parse_signature("(float32, float64)"), opts());
+  ASSERT_EQ(add.variable_types.size(), 2u);  // the parameters; the helper's variables are not the entry's
+  EXPECT_EQ(add.variable_types[1].second.name(), "float64");
+}
+
 TEST(CompileFrontend, RunawayRecursionIsAClearError) {
   // rec returns only rec(n - 1): no return gives its type (numba's "cannot type infer runaway recursion").
   try {

@@ -420,17 +420,19 @@ TEST(Float16, RoundsToNearestEvenLikeNumPy) {
   EXPECT_EQ(float16_bits(std::numeric_limits<double>::quiet_NaN()) & 0x7e00, 0x7e00);
 }
 
+// A launch configuration of grid `g`, block `b` and `smem` bytes of dynamic shared memory.
+LaunchConfig cfg(std::vector<std::int64_t> g, std::vector<std::int64_t> b, std::int64_t smem = 0) {
+  LaunchConfig c;
+  c.grid = Extent3::of(g, "griddim");
+  c.block = Extent3::of(b, "blockdim");
+  c.shared_mem = smem;
+  return c;
+}
+
 TEST(LaunchConfig, ValidatesEveryLimitWithTheValueAndTheLimit) {
   DeviceLimits dev;  // the H100's numbers
   dev.max_shared_optin = 232448;
   KernelLimits k{1024, 1024};
-  auto cfg = [](std::vector<std::int64_t> g, std::vector<std::int64_t> b, std::int64_t smem = 0) {
-    LaunchConfig c;
-    c.grid = Extent3::of(g, "griddim");
-    c.block = Extent3::of(b, "blockdim");
-    c.shared_mem = smem;
-    return c;
-  };
   validate_launch(cfg({1}, {1024}), dev, k);
   validate_launch(cfg({2147483647, 65535, 65535}, {32, 32, 1}, 231424), dev, k);
   EXPECT_THROW_MSG(validate_launch(cfg({0}, {32}), dev, k), std::invalid_argument,
@@ -469,13 +471,6 @@ TEST(LaunchConfig, ValidatesEveryLimitWithTheValueAndTheLimit) {
 TEST(LaunchConfig, RefusalsAreLaunchConfigErrorsNamingTheDriverError) {
   DeviceLimits dev;
   KernelLimits k{128, 0};
-  auto cfg = [](std::vector<std::int64_t> g, std::vector<std::int64_t> b, std::int64_t shm = 0) {
-    LaunchConfig c;
-    c.grid = Extent3::of(g, "griddim");
-    c.block = Extent3::of(b, "blockdim");
-    c.shared_mem = shm;
-    return c;
-  };
   const std::vector<LaunchConfig> refused = {cfg({0}, {32}), cfg({1}, {256}), cfg({1}, {2048}),
                                              cfg({1}, {32}, -1), cfg({1}, {32}, INT64_MAX)};
   for (const LaunchConfig& c : refused) {

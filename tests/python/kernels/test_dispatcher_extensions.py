@@ -136,6 +136,20 @@ def test_an_extension_appended_without_prepare_args_is_refused_at_the_launch():
         d[1, 1](np.zeros(1, np.int64))
 
 
+def view_giving(args, view_class):
+    """An extension wrapping each argument in a numba ArgHint whose to_device gives a `view_class()` (numba-cuda
+    0.30's cuda.In gives a cuda.core StridedMemoryView)."""
+    class ToView(args.ArgHint):
+        def to_device(self, retr, stream=0):
+            return view_class()
+
+    class Wrap:
+        def prepare_args(self, ty, val, stream, retr):
+            return ty, ToView(val)
+
+    return Wrap()
+
+
 def test_a_strided_memory_view_from_a_hint_is_passed_as_its_array_interface():
     """numba-cuda 0.30's cuda.In(x).to_device gives a cuda.core StridedMemoryView (strides in elements)."""
     args = pytest.importorskip("numba.cuda.args")
@@ -145,15 +159,7 @@ def test_a_strided_memory_view_from_a_hint_is_passed_as_its_array_interface():
 
     StridedMemoryView.__module__ = "cuda.core._memoryview"
 
-    class ToView(args.ArgHint):
-        def to_device(self, retr, stream=0):
-            return StridedMemoryView()
-
-    class Wrap:
-        def prepare_args(self, ty, val, stream, retr):
-            return ty, ToView(val)
-
-    d = cubridge.jit(extensions=[Wrap()])(set_to_three)
+    d = cubridge.jit(extensions=[view_giving(args, StridedMemoryView)])(set_to_three)
     rec = recorded(d)
     d[1, 1](np.zeros((3, 2), np.float32))
     (passed,) = rec.launches[0][1]
@@ -181,15 +187,7 @@ def test_a_strided_memory_view_of_records_is_passed_as_its_array_interface_even_
 
     StridedMemoryView.__module__ = "cuda.core._memoryview"
 
-    class ToView(args.ArgHint):
-        def to_device(self, retr, stream=0):
-            return StridedMemoryView()
-
-    class Wrap:
-        def prepare_args(self, ty, val, stream, retr):
-            return ty, ToView(val)
-
-    d = cubridge.jit(extensions=[Wrap()])(set_record_to_three)
+    d = cubridge.jit(extensions=[view_giving(args, StridedMemoryView)])(set_record_to_three)
     rec = recorded(d)
     d[1, 1](np.zeros(1, RECORD))
     (passed,) = rec.launches[0][1]

@@ -17,6 +17,7 @@ pytestmark = pytest.mark.gpu
 try:  # numba-cuda's own bindings: cubridge compiles them too (the compiler finds them by module name)
     from numba import cuda as numba_cuda
     from numba.cuda._internal import cuda_fp8 as F
+    from numba.cuda.api import is_fp8_supported
     from cuda.bindings.runtime import cudaRoundMode
     HAVE_NUMBA = True
 except Exception:  # noqa: BLE001 - no numba-cuda: the stand-ins of the CPU tests
@@ -151,7 +152,7 @@ def test_e8m0_conversions_match_the_format():
 def _numba_parity(fn, inputs, dts):
     if not HAVE_NUMBA:
         pytest.skip("numba-cuda is not installed: the parity with its own fp8 bindings is not checked")
-    if not numba_cuda.is_available() or not numba_cuda.api.is_fp8_supported():
+    if not numba_cuda.is_available() or not is_fp8_supported():
         pytest.skip("no GPU with fp8 (compute capability 8.9) for numba-cuda")
     ours = _run(_cubridge_jit, fn, inputs, dts)
     theirs = _run(numba_cuda.jit, fn, inputs, dts)

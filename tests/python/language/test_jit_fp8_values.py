@@ -176,3 +176,47 @@ def test_cvt_bfloat16raw_to_fp8_converts_the_widened_value(fmt, saturate):
         got = run_chain(calls, e) & 0xFF
         x = math.nan if e == 255 else math.ldexp(1.0, e - 127)
         assert got == encode(fmt, x, saturate), (fmt, saturate, e, hex(got))
+
+
+def from_bf16(x):
+    return np.float32(T(cubridge.bfloat16(x)))
+
+
+def _reference_value(fmt, x):
+    """What fp8_<fmt>(x) holds, as a float: saturating round to nearest (e8m0: up)."""
+    if fmt == "e8m0":
+        return math.nan if math.isnan(x) else math.ldexp(1.0, e8m0_encode(x, True, True) - 127)
+    return decode(fmt, encode(fmt, x, True))
+
+
+@pytest.mark.parametrize("fmt", ["e4m3", "e5m2", "e8m0"])
+@pytest.mark.parametrize("arg", ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+                                 "float16", "float64", "bfloat16"])
+def test_every_constructor_rounds_as_the_header(fmt, arg):
+    fn, sig = (from_bf16, "(float32,)") if arg == "bfloat16" else (to_float, f"({arg},)")
+    calls = _calls(_with(fn, T=TYPES[fmt]), sig)
+    if arg.startswith(("int", "uint")):
+        info = np.iinfo(arg)
+        values = [v for v in (0, 1, 2, 3, 5, 17, 100, 127, 255, 448, 480, 1000, 57344, 61440, 2 ** 31 - 1, 2 ** 40 + 3,
+                              -1, -3, -100, -2 ** 31, -2 ** 63) if info.min <= v <= info.max] + [int(info.max), int(info.min)]
+        for v in values:
+            got = f32(run_chain(calls, v & ((1 << max(16, info.bits)) - 1)))  # 8-bit values widened to 16 by their sign
+            # e4m3/e5m2 convert integers to float32 first (inexact for the largest 32/64-bit ones); e8m0 rounds
+            # the exact magnitude up (through float32, float64 or a corrected bfloat16)
+            want = _reference_value(fmt, float(v) if fmt == "e8m0" else float(np.float32(v)))
+            assert got == want or (math.isnan(got) and math.isnan(want)), (fmt, arg, v, got, want)
+        return
+    for x in edge_floats(fmt if fmt != "e8m0" else "e4m3")[::3]:
+        if arg == "float16":
+            with np.errstate(over="ignore"):
+                h = np.float16(x)
+            got = f32(run_chain(calls, int(np.array([h]).view(np.uint16)[0])))
+            want = _reference_value(fmt, float(h))
+        elif arg == "bfloat16":
+            b = run_chain(calls[:1], bits32(x))  # the bfloat16 rounding itself (cuda_bf16's, tested apart)
+            got = f32(run_chain(calls, bits32(x)))
+            want = _reference_value(fmt, f32(b << 16))
+        else:
+            got = f32(run_chain(calls, bits64(float(x) * 1.0000001)))
+            want = _reference_value(fmt, float(x) * 1.0000001)
+        assert got == want or (math.isnan(got) and math.isnan(want)), (fmt, arg, x, got, want)
