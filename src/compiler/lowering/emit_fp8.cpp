@@ -1,7 +1,8 @@
 // Internal: numba-cuda's fp8 in registers (see emitter.hpp): an fp8 is its byte in an i8; every conversion is
 // the PTX of its cuda_fp8.hpp operation (fp8_functions.hpp) as inline assembly, with 8- and 16-bit values
 // (fp8 bytes, float16 and bfloat16 bits, 8/16-bit integers) in "h" registers.
-#include <sstream>
+#include <charconv>
+#include <system_error>
 
 #include "compiler/kernel_library/fp8_functions.hpp"
 #include "compiler/lowering/emitter.hpp"
@@ -51,10 +52,21 @@ std::string FunctionEmitter::fp8_truth(const Value& v) {
 
 Value FunctionEmitter::fp8_call(const Expr& e, const std::vector<Value>& args) {
   const int cc = m_.options.cc ? m_.options.cc->major * 10 + m_.options.cc->minor : 89;
-  std::istringstream target(e.target);
-  std::string name;
-  int sat = 0, third = 0;
-  target >> name >> sat >> third;
+  // The typer's target: the intrinsic's name, then its constant enum arguments ("cvt_float_to_fp8 0 1").
+  // Parsed without iostreams: the extension carries its own libstdc++, whose locale facets may clash with
+  // the process's (an istringstream crashed inside a process that had loaded another libstdc++).
+  std::string name = e.target.substr(0, e.target.find(' '));
+  int members[2] = {0, 0};
+  std::size_t at = name.size();
+  for (int& m : members) {
+    if (at >= e.target.size()) break;
+    const char* begin = e.target.data() + at + 1;
+    const char* end = e.target.data() + e.target.size();
+    const auto [next, ec] = std::from_chars(begin, end, m);
+    if (ec != std::errc()) fail("", SourceLoc{}, "fp8: malformed intrinsic target '" + e.target + "'");
+    at = static_cast<std::size_t>(next - e.target.data());
+  }
+  const int sat = members[0], third = members[1];
   const Type raw = e.formals[0];
   Value x = convert(args[0], raw);
   std::string in;
