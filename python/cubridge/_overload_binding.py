@@ -140,8 +140,11 @@ def resolve(function, name: str, arg_types, keywords, index: int) -> Resolution:
 
 
 def _check_strict(template, impl, where: str) -> None:
-    """numba's strict overloads (the default): the implementation takes the overload function's parameters,
-    of the same kinds, with the same default values, and neither uses **kwargs."""
+    """numba's strict overloads (the default), by its documented rules: the parameters without a default
+    (positional ones and *args) match exactly, in name, kind and order; those with a default match in name
+    and default value; *args in the overload function must be in the implementation too, while *args in
+    the implementation may take the place of the overload function's trailing positional parameters;
+    **kwargs is used by neither."""
     import inspect
     ol = inspect.signature(template._overload_func)
     im = inspect.signature(impl)
@@ -152,19 +155,49 @@ def _check_strict(template, impl, where: str) -> None:
                                    f"function of a numba @overload; offending argument name is '**{p.name}'")
     if not getattr(template, "_strict", True):
         return
-    ops, ips = list(ol.parameters.values()), list(im.parameters.values())
-    differs = None
-    if [p.name for p in ops] != [p.name for p in ips]:
-        differs = "argument names"
-    elif [p.kind for p in ops] != [p.kind for p in ips]:
-        differs = "argument kinds"
-    elif [p.default for p in ops] != [p.default for p in ips]:
-        differs = "keyword argument default values"
-    if differs:
-        shown = lambda ps: ", ".join(f'<Parameter "{p}">' for p in ps)  # noqa: E731  (numba's spelling)
-        raise CompileError(f"{where}: Typing and implementation arguments differ in {differs}: the overload "
-                           f"function takes {shown(ops)}, its implementation {impl.__qualname__} takes "
-                           f"{shown(ips)}; numba's strict overloads require the same parameters")
+    _check_same_parameters(ol, im, impl, where)
+
+
+def _split_parameters(sig):
+    """(parameters without a default, those with one, the *args parameter or None): numba's grouping."""
+    plain = [p for p in sig.parameters.values() if p.default is p.empty]
+    defaulted = [p for p in sig.parameters.values() if p.default is not p.empty]
+    star = next((p for p in plain if p.kind is p.VAR_POSITIONAL), None)
+    return plain, defaulted, star
+
+
+def _check_same_parameters(ol, im, impl, where: str) -> None:
+    ty_plain, ty_kws, ty_star = _split_parameters(ol)
+    im_plain, im_kws, im_star = _split_parameters(im)
+    both = f"the overload function's signature is {ol}, its implementation {impl.__qualname__}'s is {im}"
+
+    def refuse(differs: str, detail: str):
+        raise CompileError(f"{where}: Typing and implementation arguments differ in {differs}: {both}; "
+                           f"{detail}; numba's strict overloads require the same parameters")
+
+    def difference(typing, implementing) -> str:
+        only = [p for p in typing if p not in implementing] + [p for p in implementing if p not in typing]
+        return "difference: " + ", ".join(f'<Parameter "{p}">' for p in only)
+
+    a, b = ty_plain, im_plain
+    if ty_star is not None and im_star is None:
+        raise CompileError(f"{where}: VAR_POSITIONAL (e.g. *args) argument kind (offending argument name is "
+                           f"'{ty_star}') found in the typing function signature, but is not in the implementing "
+                           f"function signature: {both}")
+    if ty_star is None and im_star is not None:
+        b = im_plain[:im_plain.index(im_star)]  # the implementation's *args takes what the typing has after b
+        if b:
+            if b[-1] not in ty_plain:
+                refuse("argument names", f"First difference: '{b[-1]}'")
+            a = ty_plain[:ty_plain.index(b[-1]) + 1]
+        else:
+            a = []
+    if a != b:
+        refuse("argument names", difference(a, b))
+    if [p.name for p in ty_kws] != [p.name for p in im_kws]:
+        refuse("keyword argument names", difference(ty_kws, im_kws))
+    if [p.default for p in ty_kws] != [p.default for p in im_kws]:
+        refuse("keyword argument default values", difference(ty_kws, im_kws))
 
 
 _DEF = re.compile(r"^(\s*)def\s+([A-Za-z_]\w*)\s*\(", re.MULTILINE)

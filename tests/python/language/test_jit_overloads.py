@@ -294,6 +294,83 @@ def test_strict_overloads_check_defaults_and_kwargs_as_numba_does():
         _ir(kg, "void(int32[::1], int32[::1])")
 
 
+def _strict_mismatch(impl, call_kw=True):
+    """The refusal message for an overload `(a, b, c, kw=None)` whose implementation is `impl`."""
+    def myoverload(): pass  # noqa: E704
+
+    @overload(myoverload)
+    def _ol(a, b, c, kw=None):
+        return impl
+
+    def k(r, x):
+        r[0] = myoverload(x[0], x[1], x[2], kw=x[3])
+    with pytest.raises(cubridge.CompileError) as e:
+        _ir(k, "void(int64[::1], int64[::1])")
+    return str(e.value)
+
+
+def _impl_kw_renamed(a, b, c, kwarg=None): return a  # noqa: E704
+def _impl_arg_renamed(z, b, c, kw=None): return z  # noqa: E704
+def _impl_star_unmatched(z, *args, kw=None): return z  # noqa: E704
+def _impl_star_matched(z, b, *args, kw=None): return z  # noqa: E704
+def _impl_too_many(a, b, c, d, e, kw=None): return a  # noqa: E704
+def _impl_too_few(a, b, kw=None): return a  # noqa: E704
+def _impl_extra_kw(a, b, c, kw=None, extra_kwarg=None): return a  # noqa: E704
+def _impl_no_kw(a, b, c): return a  # noqa: E704
+
+
+@pytest.mark.parametrize("impl, differs, shown, absent", [
+    (_impl_kw_renamed, "keyword argument names", ['<Parameter "kwarg=None">', '<Parameter "kw=None">'], None),
+    (_impl_arg_renamed, "argument names", ['<Parameter "a">', '<Parameter "z">'], "keyword"),
+    (_impl_star_unmatched, "argument names", ["First difference: 'z'"], "keyword"),
+    (_impl_star_matched, "argument names", ['<Parameter "a">', '<Parameter "z">'], "keyword"),
+    (_impl_too_many, "argument names", ['<Parameter "d">', '<Parameter "e">'], "keyword"),
+    (_impl_too_few, "argument names", ['<Parameter "c">'], "keyword"),
+    (_impl_extra_kw, "keyword argument names", ['<Parameter "extra_kwarg=None">'], None),
+    (_impl_no_kw, "keyword argument names", ['<Parameter "kw=None">'], None),
+])
+def test_strict_overloads_compare_parameters_by_numbas_rules(impl, differs, shown, absent):
+    """Parameters without a default match exactly (an implementation's *args stands for the trailing
+    ones); those with a default match by name, then by default value; the message names the difference."""
+    msg = _strict_mismatch(impl)
+    assert f"Typing and implementation arguments differ in {differs}" in msg
+    for s in shown:
+        assert s in msg
+    if absent:
+        assert absent not in msg
+
+
+def test_an_implementation_taking_the_trailing_arguments_as_star_args_is_accepted():
+    def f(): pass  # noqa: E704
+
+    @overload(f)
+    def _ol(a, b, kw=None):
+        def impl(a, *rest, kw=None):
+            return a
+        return impl
+
+    _check = cubridge._overload_binding._check_same_parameters
+    import inspect
+    impl = _ol(types.int64, types.int64)
+    _check(inspect.signature(_ol), inspect.signature(impl), impl, "'f(int64, int64)'")  # no error
+
+
+def test_star_args_in_the_overload_function_must_be_in_the_implementation():
+    def myoverload(): pass  # noqa: E704
+
+    @overload(myoverload)
+    def _ol(a, *star_args_token, kw=None, kw1=12):
+        def impl(a, b, f, kw=None, kw1=12):
+            return a
+        return impl
+
+    def k(r, x):
+        r[0] = myoverload(x[0], x[1], 9, kw=11)
+    with pytest.raises(cubridge.CompileError, match=r"VAR_POSITIONAL \(e.g. \*args\) argument kind \(offending "
+                                                    r"argument name is '\*star_args_token'\)"):
+        _ir(k, "void(int64[::1], int64[::1])")
+
+
 def test_an_error_raised_by_the_overload_function_reaches_the_caller():
     errors = pytest.importorskip("numba.core.errors")
 
