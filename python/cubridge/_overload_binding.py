@@ -303,10 +303,12 @@ def array_methods() -> dict:
         return {}
     arrays = [getattr(sys.modules.get(m), "Array", None) for m in ("numba.cuda.types", "numba.core.types")]
     arrays = [a for a in arrays if isinstance(a, type)]
-    templates = []
-    for module_name in ("numba.cuda.typing.templates", "numba.core.typing.templates"):  # numba-cuda's, numba's
-        registry = getattr(sys.modules.get(module_name), "builtin_registry", None)
-        templates.extend(getattr(registry, "attributes", ()))
+    registries = [getattr(getattr(sys.modules.get(m), "builtin_registry", None), "attributes", ())
+                  for m in ("numba.cuda.typing.templates", "numba.core.typing.templates")]  # numba-cuda's, numba's
+    key = tuple((id(r), len(r)) for r in registries)  # registries only grow: a key per compilation's state
+    if _ARRAY_METHODS[0] == key:
+        return _ARRAY_METHODS[1]
+    templates = [t for r in registries for t in list(r)]
     found: dict = {}
     for template in templates:
         ol = getattr(template, "_overload_func", None)
@@ -321,7 +323,11 @@ def array_methods() -> dict:
         attr = template._attr
         if _target(template) in _CUDA_TARGETS and (attr not in found or _target(template) == "cuda"):
             found[attr] = ol
+    _ARRAY_METHODS[:] = [key, found]
     return found
+
+
+_ARRAY_METHODS: list = [None, {}]  # [registries' key, array_methods()'s answer for it]
 
 
 def overloaded(v) -> bool:
