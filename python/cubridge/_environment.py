@@ -332,7 +332,8 @@ class _Environment:
         for r in self.overloads.resolutions:
             if r.function is not f:
                 continue
-            self.options.add_overload_resolution(name, list(r.arg_types), list(r.keywords), r.unit_name)
+            self.options.add_overload_resolution(name, list(r.arg_types), list(r.keywords), r.unit_name,
+                                                 list(r.literals))
             if r.unit_name not in self.by_name:
                 src, fname, line = _source_of(r.implementation)
                 fn, text = _overload_binding.renamed_unit(r.implementation, r.unit_name, src)
@@ -479,14 +480,17 @@ def _collect(pyfunc, options, referenced: list | None = None, links: list | None
     fn = _random_stand_in(getattr(pyfunc, "py_func", pyfunc))  # numba dispatchers; numba.cuda.random's are ours
     if not isinstance(fn, _pytypes.FunctionType):
         raise TypeError(f"pyfunc must be a Python function, got {type(pyfunc).__name__}")
-    if fn.__name__ == "<lambda>":
-        raise CompileError(f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}: a lambda cannot be compiled; "
-                           f"define the function with def")
-    source, filename, first = _source_of(fn)
+    if fn.__name__ == "<lambda>":  # numba compiles `jit(lambda: None)`: its text, as a def of a name of its own
+        lambda_source, filename, first = _source_of(fn)
+        fn, source = _overload_binding.renamed_unit(fn, "lambda__entry", lambda_source)
+    else:
+        source, filename, first = _source_of(fn)
     options.filename = filename
     options.first_line = first
     options.module_name = fn.__module__ or "__main__"
     env = _Environment(options, fn, overloads)
+    for attr, f in _overload_binding.array_methods().items():  # overload_method(types.Array, attr)
+        env.overloaded(_overload_binding.ARRAY_METHOD_PREFIX + attr, f)
     while env.queue:
         f = env.queue.pop()
         env.bind(f)

@@ -4,8 +4,10 @@ Numba types of the arguments and compiles the Python implementation it returns. 
 call whose argument types have no implementation yet (``_core.OverloadNeeded``); ``resolve`` calls the
 overload function as numba does, and the compilation starts again with the implementation added as a
 device function (renamed, so that implementations of different overloads, all often called ``impl``,
-stay apart). What cannot be compiled faithfully is refused by name: an overload only for other targets,
-one that asks for literal types, one returning a (signature, implementation) pair, an implementation that
+stay apart). Integer literal arguments are passed as numba's IntegerLiteral types in numba's order (first for
+prefer_literal=True overloads, after the plain types otherwise), and an implementation chosen for literal
+values is used only for calls with those values. What cannot be compiled faithfully is refused by name: an
+overload only for other targets, one returning a (signature, implementation) pair, an implementation that
 is not a plain Python function.
 """
 from __future__ import annotations
@@ -31,6 +33,9 @@ class Resolution:
     keywords: tuple
     implementation: _pytypes.FunctionType
     unit_name: str
+    #: () when the implementation holds for any values of these types; else the call's literal values (an int
+    #: or None per argument), the only calls it holds for (numba tried IntegerLiteral types for them).
+    literals: tuple = ()
 
 
 def templates(f) -> list:
@@ -99,28 +104,64 @@ def to_numba(t, where: str):
                        f"(cubridge passes numbers, arrays, tuples and None to it)")
 
 
-def resolve(function, name: str, arg_types, keywords, index: int) -> Resolution:
+def _literal_args(nb_args: list, literals) -> list | None:
+    """The arguments with numba's IntegerLiteral type where the call passes an integer literal; None when
+    it passes none."""
+    if not any(v is not None for v in literals):
+        return None
+    types = _numba_types()
+    return [a if v is None else types.literal(v) for a, v in zip(nb_args, literals)]
+
+
+def _attempts(template, nb_args: list, literal_args: list | None):
+    """(argument types, whether literal) in numba's order for one template: literal types first when it
+    prefers them (prefer_literal=True), else the plain types first and literal ones if those fail."""
+    if literal_args is None:
+        return [(nb_args, False)]
+    if getattr(template, "prefer_literal", False):
+        return [(literal_args, True), (nb_args, False)]
+    return [(nb_args, False), (literal_args, True)]
+
+
+def resolve(function, name: str, arg_types, keywords, index: int, literals=(), unknown_literals=()) -> Resolution:
     """Calls f's overload functions with the Numba types of the arguments, as numba-cuda does (the CUDA
-    ones first, then the generic ones; the first that returns an implementation wins)."""
+    ones first, then the generic ones; the first that returns an implementation wins). `literals` holds the
+    value of each argument written as an integer literal (None for the others): numba types those as
+    IntegerLiteral, first or after the plain types (prefer_literal). `unknown_literals` lists the arguments
+    numba may type as literals whose values the compiler does not give (a bool constant, a local variable
+    holding a constant): a prefer_literal overload could then be given other types than numba gives it, so
+    the call is refused."""
     arg_types, keywords = tuple(arg_types), tuple(keywords)
+    literals = tuple(literals) or (None,) * len(arg_types)
     npositional = len(arg_types) - len(keywords)
     shown = ", ".join([str(t) for t in arg_types[:npositional]] +
                       [f"{k}={t}" for k, t in zip(keywords, arg_types[npositional:])])
     where = f"'{name}({shown})'"
     nb_args = [to_numba(t, where) for t in arg_types]
+    literal_args = _literal_args(nb_args, literals)
     failed = None  # the first exception an overload function raised: numba tries the next, then reports it
     for template in cuda_templates(function):
-        if getattr(template, "prefer_literal", False):
+        if getattr(template, "prefer_literal", False) and unknown_literals:
+            shown_args = ", ".join(str(i + 1) for i in unknown_literals)
             raise CompileError(f"{where}: the numba @overload {template._overload_func.__qualname__} asks for literal "
-                               f"argument types (prefer_literal=True), which cubridge does not give it; its "
-                               f"implementation could depend on the literal values, so the call is refused")
-        try:
-            result = template._overload_func(*nb_args[:npositional], **dict(zip(keywords, nb_args[npositional:])))
-        except Exception as e:  # numba's typing errors (NumbaTypeError, ...) among them
-            failed = failed or e
-            continue
+                               f"argument types (prefer_literal=True), and numba may type argument(s) {shown_args} "
+                               f"as literals (a bool constant, or a variable holding a constant) whose values "
+                               f"cubridge does not pass; pass an integer written as such, or a parameter")
+        result = None
+        for args, literal in _attempts(template, nb_args, literal_args):
+            try:
+                result = template._overload_func(*args[:npositional], **dict(zip(keywords, args[npositional:])))
+            except Exception as e:  # numba's typing errors (NumbaTypeError, ...) among them
+                failed = failed or e
+                continue
+            if result is not None:
+                break
         if result is None:
             continue
+        # The implementation holds for any values only when the plain types were tried first and chosen; a
+        # prefer_literal overload's choice is kept for these literal values (or for calls without any) only.
+        depends = literal or getattr(template, "prefer_literal", False)
+        kept = literals if depends else ()
         if isinstance(result, tuple):
             raise CompileError(f"{where}: the numba @overload {template._overload_func.__qualname__} returned a "
                                f"(signature, implementation) pair, which cubridge does not compile; return the "
@@ -131,7 +172,8 @@ def resolve(function, name: str, arg_types, keywords, index: int) -> Resolution:
                                f"{result!r}, not a Python function cubridge can compile")
         _check_strict(template, impl, where)
         base = "lambda" if impl.__name__ == "<lambda>" else impl.__code__.co_name
-        return Resolution(function, arg_types, keywords, impl, f"{base}__overload_{name}_{index}")
+        unit = f"{base}__overload_{name.replace('.', '_')}_{index}"  # Array.foo: a method
+        return Resolution(function, arg_types, keywords, impl, unit, tuple(kept))
     if failed is not None:
         raise failed  # the overload function's own error (numba's TypingError subclasses reach the caller as such)
     raise CompileError(f"{where}: no implementation of the numba @overload'ed function "
@@ -140,8 +182,11 @@ def resolve(function, name: str, arg_types, keywords, index: int) -> Resolution:
 
 
 def _check_strict(template, impl, where: str) -> None:
-    """numba's strict overloads (the default): the implementation takes the overload function's parameters,
-    of the same kinds, with the same default values, and neither uses **kwargs."""
+    """numba's strict overloads (the default), by its documented rules: the parameters without a default
+    (positional ones and *args) match exactly, in name, kind and order; those with a default match in name
+    and default value; *args in the overload function must be in the implementation too, while *args in
+    the implementation may take the place of the overload function's trailing positional parameters;
+    **kwargs is used by neither."""
     import inspect
     ol = inspect.signature(template._overload_func)
     im = inspect.signature(impl)
@@ -152,19 +197,49 @@ def _check_strict(template, impl, where: str) -> None:
                                    f"function of a numba @overload; offending argument name is '**{p.name}'")
     if not getattr(template, "_strict", True):
         return
-    ops, ips = list(ol.parameters.values()), list(im.parameters.values())
-    differs = None
-    if [p.name for p in ops] != [p.name for p in ips]:
-        differs = "argument names"
-    elif [p.kind for p in ops] != [p.kind for p in ips]:
-        differs = "argument kinds"
-    elif [p.default for p in ops] != [p.default for p in ips]:
-        differs = "keyword argument default values"
-    if differs:
-        shown = lambda ps: ", ".join(f'<Parameter "{p}">' for p in ps)  # noqa: E731  (numba's spelling)
-        raise CompileError(f"{where}: Typing and implementation arguments differ in {differs}: the overload "
-                           f"function takes {shown(ops)}, its implementation {impl.__qualname__} takes "
-                           f"{shown(ips)}; numba's strict overloads require the same parameters")
+    _check_same_parameters(ol, im, impl, where)
+
+
+def _split_parameters(sig):
+    """(parameters without a default, those with one, the *args parameter or None): numba's grouping."""
+    plain = [p for p in sig.parameters.values() if p.default is p.empty]
+    defaulted = [p for p in sig.parameters.values() if p.default is not p.empty]
+    star = next((p for p in plain if p.kind is p.VAR_POSITIONAL), None)
+    return plain, defaulted, star
+
+
+def _check_same_parameters(ol, im, impl, where: str) -> None:
+    ty_plain, ty_kws, ty_star = _split_parameters(ol)
+    im_plain, im_kws, im_star = _split_parameters(im)
+    both = f"the overload function's signature is {ol}, its implementation {impl.__qualname__}'s is {im}"
+
+    def refuse(differs: str, detail: str):
+        raise CompileError(f"{where}: Typing and implementation arguments differ in {differs}: {both}; "
+                           f"{detail}; numba's strict overloads require the same parameters")
+
+    def difference(typing, implementing) -> str:
+        only = [p for p in typing if p not in implementing] + [p for p in implementing if p not in typing]
+        return "difference: " + ", ".join(f'<Parameter "{p}">' for p in only)
+
+    a, b = ty_plain, im_plain
+    if ty_star is not None and im_star is None:
+        raise CompileError(f"{where}: VAR_POSITIONAL (e.g. *args) argument kind (offending argument name is "
+                           f"'{ty_star}') found in the typing function signature, but is not in the implementing "
+                           f"function signature: {both}")
+    if ty_star is None and im_star is not None:
+        b = im_plain[:im_plain.index(im_star)]  # the implementation's *args takes what the typing has after b
+        if b:
+            if b[-1] not in ty_plain:
+                refuse("argument names", f"First difference: '{b[-1]}'")
+            a = ty_plain[:ty_plain.index(b[-1]) + 1]
+        else:
+            a = []
+    if a != b:
+        refuse("argument names", difference(a, b))
+    if [p.name for p in ty_kws] != [p.name for p in im_kws]:
+        refuse("keyword argument names", difference(ty_kws, im_kws))
+    if [p.default for p in ty_kws] != [p.default for p in im_kws]:
+        refuse("keyword argument default values", difference(ty_kws, im_kws))
 
 
 _DEF = re.compile(r"^(\s*)def\s+([A-Za-z_]\w*)\s*\(", re.MULTILINE)
@@ -207,10 +282,52 @@ def _lambda_as_def(impl, unit_name: str, source: str) -> str:
         n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and
         [a.arg for a in (*n.args.posonlyargs, *n.args.args, *n.args.kwonlyargs)] == params]
     if len(found) != 1:
-        raise CompileError(f"the @overload implementation {impl.__qualname__} is a lambda that cannot be told apart "
-                           f"in its source line; define the implementation with def")
+        raise CompileError(f"{code.co_filename}:{code.co_firstlineno}: {impl.__qualname__} is a lambda that cannot be "
+                           f"told apart from another on its source line; define the function with def")
     node = found[0]
     return f"def {unit_name}({ast.unparse(node.args)}):\n    return {ast.get_source_segment(source, node.body)}\n"
+
+
+#: The prefix of the name a method numba implements through overload_method(types.Array, attr) has in the
+#: compiler: "Array.foo" (no Python name has a dot, so it meets no function of the code).
+ARRAY_METHOD_PREFIX = "Array."
+
+
+def array_methods() -> dict:
+    """{attr: overload function} for the methods a user gave numba's Array type with
+    ``overload_method(types.Array, attr)`` (numba-cuda's registry and numba's; numba's own methods stay numba's
+    business: the compiler implements or refuses those by name). numba types ``a.attr(x)`` by calling the
+    overload function with (type of a, type of x), through the @overload it registers for that function, so
+    the call is resolved as that function's call with the array first."""
+    if "numba" not in sys.modules:
+        return {}
+    arrays = [getattr(sys.modules.get(m), "Array", None) for m in ("numba.cuda.types", "numba.core.types")]
+    arrays = [a for a in arrays if isinstance(a, type)]
+    registries = [getattr(getattr(sys.modules.get(m), "builtin_registry", None), "attributes", ())
+                  for m in ("numba.cuda.typing.templates", "numba.core.typing.templates")]  # numba-cuda's, numba's
+    key = tuple((id(r), len(r)) for r in registries)  # registries only grow: a key per compilation's state
+    if _ARRAY_METHODS[0] == key:
+        return _ARRAY_METHODS[1]
+    templates = [t for r in registries for t in list(r)]
+    found: dict = {}
+    for template in templates:
+        ol = getattr(template, "_overload_func", None)
+        key = getattr(template, "key", None)
+        if not getattr(template, "is_method", False) or not isinstance(ol, _pytypes.FunctionType):
+            continue
+        if not (isinstance(key, type) and any(issubclass(a, key) for a in arrays)):
+            continue
+        module_parts = (ol.__module__ or "").split(".")
+        if module_parts[0] == "numba" and "tests" not in module_parts:
+            continue
+        attr = template._attr
+        if _target(template) in _CUDA_TARGETS and (attr not in found or _target(template) == "cuda"):
+            found[attr] = ol
+    _ARRAY_METHODS[:] = [key, found]
+    return found
+
+
+_ARRAY_METHODS: list = [None, {}]  # [registries' key, array_methods()'s answer for it]
 
 
 def overloaded(v) -> bool:
@@ -236,4 +353,5 @@ class Overloads:
             raise CompileError(str(needed))
         if len(self.resolutions) >= self.MAX_RESOLUTIONS:
             raise CompileError(f"{needed}: more than {self.MAX_RESOLUTIONS} @overload resolutions in one compilation")
-        self.resolutions.append(resolve(f, needed.function, needed.arg_types, needed.keywords, len(self.resolutions)))
+        self.resolutions.append(resolve(f, needed.function, needed.arg_types, needed.keywords, len(self.resolutions),
+                                        getattr(needed, "literals", ()), getattr(needed, "unknown_literals", ())))

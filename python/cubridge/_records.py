@@ -19,12 +19,14 @@ def _field_type(dtype, where: str) -> str:
         return f"nestedarray({_field_type(base, where)}, ({dims}{',' if len(shape) == 1 else ''}))"
     if dtype.fields is not None:
         return record_name(dtype, where)
+    if dtype.kind in _scalar_types.CHAR_SEQ_NAMES and dtype.itemsize and dtype.isnative:
+        return _scalar_types.char_seq_name(dtype.kind, dtype.itemsize // (4 if dtype.kind == "U" else 1))
     name = _SCALAR_NAMES.get((dtype.kind, dtype.itemsize))
     if name is None or not dtype.isnative:
         why = _scalar_types.UNSUPPORTED_KINDS.get(dtype.kind)
         raise TypeError(f"{where}: field dtype {dtype.str!r} is not a kernel type; record fields are bool, "
-                        "int8..int64, uint8..uint64, float16/32/64, complex64/128 (native byte order), records "
-                        "and fixed-shape arrays of them" + (f" ({why})" if why else ""))
+                        "int8..int64, uint8..uint64, float16/32/64, complex64/128, fixed-width strings S<n> and U<n> "
+                        "(native byte order), records and fixed-shape arrays of them" + (f" ({why})" if why else ""))
     return name
 
 

@@ -24,12 +24,20 @@ NUMPY_KINDS = "".join(dict.fromkeys(r.kind for r in NUMPY_ROWS))
 #: NumPy kinds numba-cuda types that cubridge's kernels do not take, with numba-cuda's type and what it does:
 #: said in the refusal, so that a user of numba-cuda knows what is missing rather than guessing.
 UNSUPPORTED_KINDS = {
-    "S": "numba-cuda types them as CharSeq (fixed-width byte strings, assignable from bytes constants); "
-         "cubridge's kernels do not take string data: pass the bytes as a uint8 array (a.view(np.uint8))",
-    "U": "numba-cuda types them as UnicodeCharSeq (fixed-width UTF-32 strings, assignable from str constants); "
-         "cubridge's kernels do not take string data: pass the code points as a uint32 array (a.view(np.uint32))",
+    "S": "numba-cuda types them as CharSeq; cubridge takes arrays of them in native byte order only",
+    "U": "numba-cuda types them as UnicodeCharSeq; cubridge takes arrays of them in native byte order only "
+         "(a.astype(a.dtype.newbyteorder('=')))",
     "M": "numba-cuda types them as NPDatetime (int64 counts of the unit, with datetime arithmetic and NaT); "
          "cubridge does not have datetime types: pass a.view(np.int64) and do the arithmetic on the counts",
     "m": "numba-cuda types them as NPTimedelta (int64 counts of the unit, with NaT); cubridge does not have "
          "timedelta types: pass a.view(np.int64) and do the arithmetic on the counts",
 }
+
+#: NumPy's fixed-width string kinds and Numba's name of their element type (numba's CharSeq "[char x 12]" for
+#: '|S12', UnicodeCharSeq "[unichr x 12]" for '<U12'; the typestr counts bytes for 'S', code points for 'U').
+CHAR_SEQ_NAMES = {"S": "char", "U": "unichr"}
+
+
+def char_seq_name(kind: str, count: int) -> str:
+    """Numba's name of the element type of an array of typestr kind 'S' or 'U' and that count."""
+    return f"[{CHAR_SEQ_NAMES[kind]} x {count}]"

@@ -6,6 +6,8 @@ type, calling one into a signature, and reading Numba's and NumPy's type objects
 """
 from __future__ import annotations
 
+import sys
+
 from typing import Any
 
 from . import _core, _records, _scalar_types
@@ -165,6 +167,9 @@ def as_signature(sig: Any) -> Signature:
                         f"numba.void(numba.float32[::1]); got {sig!r}") from None
 
 
+_NATIVE_ORDER = "<" if sys.byteorder == "little" else ">"
+
+
 def _host_array_type(iface: dict, arg) -> Type:
     """The Type of a host array (``__array_interface__``) or of a CAI the C++ reader left to Python
     (arrays of records)."""
@@ -174,6 +179,8 @@ def _host_array_type(iface: dict, arg) -> Type:
         dtype = Type.parse(_records.record_name(_records.structured_dtype(arg, iface)))
     elif (kind, size) in _scalar_types.NAME_OF_NUMPY:
         dtype = _BY_NAME[_scalar_types.NAME_OF_NUMPY[(kind, size)]]
+    elif kind in _scalar_types.CHAR_SEQ_NAMES and size and (kind == "S" or typestr[0] in "=|" + _NATIVE_ORDER):
+        dtype = Type.parse(_scalar_types.char_seq_name(kind, size))
     else:
         why = _scalar_types.UNSUPPORTED_KINDS.get(kind)
         raise TypeError(f"typeof: arrays of typestr {typestr!r} cannot be kernel arguments" + (f": {why}" if why else ""))

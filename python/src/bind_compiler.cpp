@@ -3,6 +3,7 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/vector.h>
 
@@ -31,6 +32,8 @@ void bind_compiler(nb::module_& m) {
       error.attr("function") = e.function();
       error.attr("arg_types") = nb::cast(e.args());
       error.attr("keywords") = nb::cast(e.keywords());
+      error.attr("literals") = nb::cast(e.literals());
+      error.attr("unknown_literals") = nb::cast(e.unknown_literals());
       PyErr_SetObject(overload_needed, error.ptr());
     }
   });
@@ -100,8 +103,8 @@ void bind_compiler(nb::module_& m) {
       .def("add_overloaded_function", [](CompileOptions& o, const std::string& name) { o.overloads[name]; })
       .def("add_overload_resolution",
            [](CompileOptions& o, const std::string& name, std::vector<Type> args, std::vector<std::string> keywords,
-              std::string function) {
-             o.overloads[name].push_back({std::move(args), std::move(keywords), std::move(function)});
+              std::string function, std::vector<std::optional<std::int64_t>> literals) {
+             o.overloads[name].push_back({std::move(args), std::move(keywords), std::move(function), std::move(literals)});
            })
       .def("add_external_function", [](CompileOptions& o, const std::string& name, std::string symbol,
                                        const Signature& signature, std::string_view abi, bool cooperative) {

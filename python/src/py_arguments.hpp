@@ -356,10 +356,14 @@ struct ArrayParam {
   Type type() const { return Type::array(Type::scalar(element), ndim, layout, readonly); }
 };
 
+/// Whether the Python side spells the element type of an array of this dtype: records ('V', from the
+/// dtype's fields) and fixed-width strings ('S', 'U': Numba's CharSeq and UnicodeCharSeq).
+inline bool spelt_by_python(const DType& d) { return d.kind == 'V' || d.kind == 'S' || d.kind == 'U'; }
+
 /// The ArrayParam of a view (a 0-d one too: numba's 0-d arrays); nullopt for what typeof refuses or leaves to
-/// Python (records, dtypes that are no kernel parameter type).
+/// Python (records, fixed-width strings, dtypes that are no kernel parameter type).
 inline std::optional<ArrayParam> array_param_facts(const ArrayView& v) {
-  if (v.dtype().kind == 'V') return std::nullopt;
+  if (spelt_by_python(v.dtype())) return std::nullopt;
   const auto element = scalar_type_of(v.dtype());
   if (!element) return std::nullopt;
   const char layout = v.is_c_contiguous() ? 'C' : v.is_f_contiguous() ? 'F' : 'A';
@@ -384,7 +388,7 @@ inline nb::object array_param_of(nb::handle obj) {
   }
   if (!a) return nb::none();
   const ArrayView& v = a.get().view;
-  if (v.dtype().kind == 'V') return nb::none();
+  if (spelt_by_python(v.dtype())) return nb::none();
   const std::optional<ArrayParam> p = array_param_facts(v);
   if (!p) {
     throw nb::type_error((std::string("typeof: arrays of typestr '") + v.dtype().typestr() +

@@ -53,6 +53,7 @@ inline const char* kind_name(const Type& t) {
     case TypeKind::Fp8E4M3:
     case TypeKind::Fp8E5M2:
     case TypeKind::Fp8E8M0: return "fp8";
+    case TypeKind::CharSeq: return "char_seq";
   }
   return "unknown";
 }
@@ -65,10 +66,12 @@ inline std::optional<Type> element_of(const Type& t) {
   return std::nullopt;
 }
 
-/// An array type from its parts, refusing what no array holds (Numba's rule: numbers and records).
+/// An array type from its parts, refusing what no array holds (Numba's rule: numbers, records and
+/// NumPy's fixed-width strings).
 inline Type array_of(const Type& dtype, int ndim, char layout, bool readonly) {
-  if (!(dtype.is_scalar() || dtype.is_record()))
-    throw nb::type_error(("arrays hold numbers and records; got elements of type " + dtype.name()).c_str());
+  if (!(dtype.is_scalar() || dtype.is_record() || dtype.is_char_seq()))
+    throw nb::type_error(("arrays hold numbers, records and fixed-width strings ([char x N], [unichr x N]); got "
+                          "elements of type " + dtype.name()).c_str());
   if (ndim < 0 || ndim > 32)
     throw cubridge::InvalidArgument("an array has 0 to 32 dimensions, got " + std::to_string(ndim));
   if (layout != 'C' && layout != 'F' && layout != 'A')

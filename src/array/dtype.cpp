@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <tuple>
 #include <stdexcept>
 
 #include "cubridge/types/scalar_type.hpp"
@@ -75,12 +76,17 @@ std::string accepted_kinds() {
     s += kind;
     s += ", ";
   }
-  return s + "V";
+  return s + "V, S, U";
 }
+
+// Kinds whose elements are bytes the GPU holds as they are, with no row of the scalar table: records
+// ('V') and NumPy's fixed-width strings ('S' bytes, 'U' UTF-32 code points: Numba's CharSeq and
+// UnicodeCharSeq).
+bool opaque_kind(char kind) { return kind == 'V' || kind == 'S' || kind == 'U'; }
 
 // "1, 2, 4, 8": the itemsizes of the kind's rows.
 std::string allowed_sizes(char kind) {
-  if (kind == 'V') return "any positive size";
+  if (opaque_kind(kind)) return "any positive size";
   std::string sizes;
   for (const ScalarTypeInfo& row : kScalarTypes)
     if (row.kind == kind) {
@@ -91,24 +97,26 @@ std::string allowed_sizes(char kind) {
 }
 
 bool size_ok(char kind, std::uint32_t n) {
-  return kind == 'V' ? n >= 1 : scalar_type_of_numpy(kind, n) != nullptr;
+  return opaque_kind(kind) ? n >= 1 : scalar_type_of_numpy(kind, n) != nullptr;
 }
 
-const char* void_typestr(std::uint32_t itemsize) {
+// "|V12", "|S12", "<U12" (NumPy counts a 'U' typestr's size in code points, 4 bytes each), interned.
+const char* opaque_typestr(char kind, char byteorder, std::uint32_t itemsize) {
   static std::mutex mutex;
-  static std::map<std::uint32_t, std::unique_ptr<std::string>> interned;
+  static std::map<std::tuple<char, char, std::uint32_t>, std::unique_ptr<std::string>> interned;
   std::lock_guard<std::mutex> lock(mutex);
-  auto& slot = interned[itemsize];
-  if (!slot) slot = std::make_unique<std::string>("|V" + std::to_string(itemsize));
+  auto& slot = interned[{kind, byteorder, itemsize}];
+  if (!slot)
+    slot = std::make_unique<std::string>(std::string{byteorder, kind} + std::to_string(kind == 'U' ? itemsize / 4 : itemsize));
   return slot->c_str();
 }
 
 }  // namespace
 
 const char* DType::typestr() const noexcept {
-  if (kind == 'V') {
+  if (opaque_kind(kind)) {
     try {
-      return void_typestr(itemsize);
+      return opaque_typestr(kind, byteorder, itemsize);
     } catch (...) {
       return "|V";  // only on allocation failure
     }
@@ -122,7 +130,8 @@ const char* DType::typestr() const noexcept {
 bool DType::native() const noexcept { return byteorder == '|' || byteorder == kNativeOrder; }
 
 std::uint32_t DType::alignment() const noexcept {
-  if (kind == 'V' || itemsize == 0) return 1;
+  if (kind == 'U') return 4;
+  if (opaque_kind(kind) || itemsize == 0) return 1;
   return kind == 'c' ? itemsize / 2 : itemsize;
 }
 
@@ -134,14 +143,13 @@ DType parse_typestr(std::string_view s, std::string_view what) {
     reject(what, s, std::string("byte order ") + quoted(s.substr(0, 1)) +
                         " is not one of '<', '>', '|', '='");
   char kind = s[1];
-  if (kKinds.find(kind) == std::string_view::npos && kind != 'V') {
+  if (kKinds.find(kind) == std::string_view::npos && !opaque_kind(kind)) {
     std::string name;
     switch (kind) {
       case 'O': name = " (Python objects cannot live in GPU memory)"; break;
       case 'M': name = " (datetime)"; break;
       case 'm': name = " (timedelta)"; break;
-      case 'S': case 'a': name = " (byte strings)"; break;
-      case 'U': name = " (unicode strings)"; break;
+      case 'a': name = " (NumPy's old spelling of byte strings: write 'S')"; break;
       case 't': name = " (bit fields)"; break;
       default: break;
     }
@@ -154,14 +162,15 @@ DType parse_typestr(std::string_view s, std::string_view what) {
     size = size * 10 + static_cast<unsigned>(c - '0');
     if (size > (1u << 30)) reject(what, s, "the itemsize is larger than 2**30 bytes");
   }
-  auto n = static_cast<std::uint32_t>(size);
+  if (kind == 'U' && size > (1u << 28)) reject(what, s, "the itemsize is larger than 2**30 bytes");
+  auto n = static_cast<std::uint32_t>(kind == 'U' ? size * 4 : size);  // 'U' counts code points
   if (!size_ok(kind, n))
     reject(what, s, "itemsize " + std::to_string(n) + " is not one of " + allowed_sizes(kind) +
                         " for kind " + quoted(s.substr(1, 1)));
   DType d;
   d.kind = kind;
   d.itemsize = n;
-  if (n == 1 || kind == 'V')
+  if (n == 1 || kind == 'V' || kind == 'S')
     d.byteorder = '|';
   else if (order == '=' || order == '|')
     d.byteorder = kNativeOrder;  // NumPy reads '|' on a multi-byte type as "native", so do we

@@ -105,11 +105,16 @@ void ArgumentPack::check_and_write(std::size_t index, const ArrayView& view) {
   const ParamKind& p = (*signature_)[index];
   if (!p.takes_array()) type_error(index, "an array");
   auto element = scalar_type_of(view.dtype());
-  if (p.record_size != 0 && (view.dtype().kind != 'V' || view.dtype().itemsize != p.record_size))
+  if (p.record_size != 0 && p.record_kind == 'V' && (view.dtype().kind != 'V' || view.dtype().itemsize != p.record_size))
     type_error(index, std::string("an array of typestr '") + view.dtype().typestr() + "' (an array of records takes "
                       "a structured array of itemsize " + std::to_string(p.record_size) + ", typestr '|V" +
                       std::to_string(p.record_size) + "', through the CUDA Array Interface: DLPack cannot "
                       "express record dtypes)");
+  if (p.record_size != 0 && p.record_kind != 'V' &&
+      (view.dtype().kind != p.record_kind || view.dtype().itemsize != p.record_size || !view.dtype().native()))
+    type_error(index, std::string("an array of typestr '") + view.dtype().typestr() + "' (an array of " + p.record +
+                      " takes typestr '" + (p.record_kind == 'S' ? "|S" : "<U") +
+                      std::to_string(p.record_kind == 'S' ? p.record_size : p.record_size / 4) + "', native order)");
   if (p.record_size == 0 && !(p.is_pointer() && p.any_pointee) && (!element || !same_elements(*element, p.type)))
     type_error(index, std::string("a ") + (element ? scalar_type_name(*element) : "") +
                           (element ? " " : "") + "array (typestr '" + view.dtype().typestr() + "')");

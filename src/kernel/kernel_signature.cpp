@@ -37,6 +37,14 @@ void read_record(const Type& record, ParamKind& p) {
   p.type = ScalarType::UInt8;
 }
 
+// An array of fixed-width strings: its element's name, item size and the typestr kind it takes.
+void read_char_seq(const Type& chars, ParamKind& p) {
+  p.record = chars.name();
+  p.record_size = static_cast<std::uint32_t>(chars.storage_size());
+  p.record_kind = chars.bits() == 8 ? 'S' : 'U';
+  p.type = ScalarType::UInt8;
+}
+
 // One parameter as the ABI sees it: the kernel layer keeps only what lays out and checks a launch.
 ParamKind param_of(std::string_view whole, std::size_t index, const Type& t) {
   ParamKind p;
@@ -45,6 +53,7 @@ ParamKind param_of(std::string_view whole, std::size_t index, const Type& t) {
   } else if (t.is_array()) {
     p.kind = ParamKind::Kind::Array;
     if (t.dtype().is_record()) read_record(t.dtype(), p);
+    else if (t.dtype().is_char_seq()) read_char_seq(t.dtype(), p);
     else p.type = scalar_of(t.dtype());
     p.ndim = t.ndim();
     p.layout = t.layout();

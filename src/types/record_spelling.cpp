@@ -118,15 +118,17 @@ std::int64_t numpy_alignment(const Type& t) {
       for (const Type& f : t.elements()) a = std::max(a, numpy_alignment(f));
     return a;
   }
+  if (t.is_char_seq()) return t.bits() / 8;  // NumPy aligns 'S' to 1 byte, 'U' to 4
   return t.is_complex() ? t.bits() / 16 : t.storage_size();
 }
 
 std::optional<Type> field_type(std::string_view name);
 
-// A field type in our own spelling: a number or record type name, or "T[3]", "T[2, 3]" (an array field).
+// A field type in our own spelling: a number, string or record type name, or "T[3]", "T[2, 3]" (an array
+// field).
 std::optional<Type> own_field_type(std::string_view text) {
   text = trim(text);
-  if (!text.empty() && text.back() == ']') {
+  if (!text.empty() && text.back() == ']' && text.front() != '[') {  // "[char x 12]" is a string type
     std::size_t open = text.rfind('[');
     if (open == std::string_view::npos) return std::nullopt;
     auto element = own_field_type(text.substr(0, open));
@@ -176,13 +178,13 @@ std::optional<Type> own_record(std::string_view inner) {
   return Type::record(std::move(names), std::move(types), std::move(offsets), size, aligned);
 }
 
-// The type of a record field: a scalar, a record or a nested array.
+// The type of a record field: a scalar, a record, a fixed-width string or a nested array.
 std::optional<Type> field_type(std::string_view name) {
   name = trim(name);
   if (name.starts_with("nestedarray(") && name.back() == ')')
     return nested_array_type(name.substr(12, name.size() - 13));
   auto t = parse_type_name(name);
-  if (!t || !(t->is_scalar() || t->is_record())) return std::nullopt;
+  if (!t || !(t->is_scalar() || t->is_record() || t->is_char_seq())) return std::nullopt;
   return t;
 }
 

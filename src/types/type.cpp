@@ -77,6 +77,14 @@ Type Type::nested_array(const Type& dtype, std::vector<std::int64_t> shape) {
   return t;
 }
 
+Type Type::char_seq(std::int64_t count, bool unicode) {
+  if (count < 1 || count > (std::int64_t{1} << 28))
+    throw cubridge::InvalidArgument("a fixed-width string type holds 1 to 2**28 characters; got " + std::to_string(count));
+  Type t(TypeKind::CharSeq, unicode ? 32 : 8, false);
+  t.size_ = count * (unicode ? 4 : 1);
+  return t;
+}
+
 int Type::field_index(std::string_view name) const {
   for (std::size_t i = 0; i < names_.size(); ++i)
     if (names_[i] == name) return static_cast<int>(i);
@@ -93,7 +101,8 @@ std::int64_t Type::storage_size() const {
     case TypeKind::Fp8E4M3:
     case TypeKind::Fp8E5M2:
     case TypeKind::Fp8E8M0: return bits_ / 8;
-    case TypeKind::Record: return size_;
+    case TypeKind::Record:
+    case TypeKind::CharSeq: return size_;
     case TypeKind::Vector: return elements_[0].storage_size() * static_cast<std::int64_t>(elements_.size());
     case TypeKind::NestedArray: {
       std::int64_t n = elements_[0].storage_size();
@@ -168,6 +177,8 @@ std::string Type::name() const {
       for (std::size_t i = 0; i < shape_.size(); ++i) s += (i ? ", " : "") + std::to_string(shape_[i]);
       return s + (shape_.size() == 1 ? ",))" : "))");
     }
+    case TypeKind::CharSeq:  // numba's names: "[char x 12]", "[unichr x 12]"
+      return std::string(bits_ == 8 ? "[char x " : "[unichr x ") + std::to_string(char_count()) + "]";
     case TypeKind::Optional: return "OptionalType(" + elements_[0].name() + ")";
     case TypeKind::Pointer:  // Numba's CPointer prints "float32*"; const is ours (C's spelling)
       return (readonly_ ? "const " : "") + (elements_[0].is_none() ? std::string("void") : elements_[0].name()) + "*";

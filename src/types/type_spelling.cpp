@@ -62,7 +62,7 @@ std::string accepted_type_names() {
          "uintp, i1..i8, u1..u8, f2, f4, f8, c8, c16, bool_, boolean, half, float, double, int, complex); "
          "arrays T[:], T[:, ::1] (C), T[::1, :] (F), array(T, 2d, C) (array(T, 0d, C): 0-d); pointers T*, void*, CPointer(T) and "
          "voidptr; arrays and pointers optionally 'const ' (read-only); UniTuple(T x N), Tuple(T, ...), "
-         "Record(x=float32, ...)";
+         "Record(x=float32, ...), fixed-width strings [char x N] and [unichr x N] as array elements";
 }
 
 namespace {
@@ -78,7 +78,7 @@ std::optional<Type> array_type(std::string_view name, bool readonly) {
   }
   if (!spelling) return std::nullopt;  // 0d too: numba's 0-d arrays (array(int64, 0d, C))
   auto dtype = parse_type_name(spelling->element);
-  if (!dtype || !(dtype->is_scalar() || dtype->is_record())) return std::nullopt;
+  if (!dtype || !(dtype->is_scalar() || dtype->is_record() || dtype->is_char_seq())) return std::nullopt;
   return Type::array(*dtype, spelling->ndim, spelling->layout, readonly);
 }
 
@@ -110,8 +110,8 @@ std::optional<Type> parse_type_name(std::string_view name) { return parse_type_n
 namespace {
 
 // What a tuple holds: numbers, arrays (numba-cuda's tuples of arrays, passed to kernels element by element)
-// and tuples of these; never pointers or records.
-bool tuple_element(const Type& t) { return !t.is_pointer() && !t.is_record(); }
+// and tuples of these; never pointers, records or strings.
+bool tuple_element(const Type& t) { return !t.is_pointer() && !t.is_record() && !t.is_char_seq(); }
 
 // A Python identifier in ASCII: a namedtuple's class or field name.
 bool identifier(std::string_view s) {
@@ -119,6 +119,20 @@ bool identifier(std::string_view s) {
   for (char c : s)
     if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return false;
   return true;
+}
+
+// numba's CharSeq / UnicodeCharSeq names: "[char x 12]", "[unichr x 12]".
+std::optional<Type> char_seq_type(std::string_view name) {
+  const bool bytes = name.starts_with("[char x "), unicode = name.starts_with("[unichr x ");
+  if (!(bytes || unicode) || name.back() != ']') return std::nullopt;
+  std::string_view digits = trim(name.substr(bytes ? 8 : 10, name.size() - (bytes ? 9 : 11)));
+  std::int64_t n = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9' || n > (std::int64_t{1} << 28)) return std::nullopt;
+    n = n * 10 + (c - '0');
+  }
+  if (digits.empty() || n < 1 || n > (std::int64_t{1} << 28)) return std::nullopt;
+  return Type::char_seq(n, unicode);
 }
 
 std::optional<Type> parse_type_name_at(std::string_view name, int depth) {
@@ -154,6 +168,7 @@ std::optional<Type> parse_type_name_at(std::string_view name, int depth) {
     if (!t) return std::nullopt;
     return Type::pointer(*t);
   }
+  if (auto t = char_seq_type(name)) return t;
   if (name.back() == ']' || name.starts_with("array(")) return array_type(name, false);
   auto parse_args = [&parse_type_name](std::string_view inner) -> std::optional<std::vector<Type>> {
     std::vector<Type> elems;

@@ -1,6 +1,7 @@
 // The element type of an array, as NumPy's array-interface typestr spells it ("<f4", "|b1", "|V12").
 // Implements: CAI v3 "typestr" (NumPy __array_interface__ grammar) and its DLPack 1.x dtype mapping.
-// Kinds that make sense on a GPU: b1, i1-i8, u1-u8, f2-f8, c8-c16, V<n>; every other kind is refused.
+// Kinds that make sense on a GPU: b1, i1-i8, u1-u8, f2-f8, c8-c16, V<n>, and the fixed-width strings S<n>
+// (bytes) and U<n> (UTF-32 code points); every other kind is refused.
 #pragma once
 
 #include <cstdint>
@@ -15,7 +16,7 @@ namespace cubridge {
 /// A parsed typestr. `byteorder` is normalised: '=' becomes the native order, and types whose byte
 /// order is meaningless (one byte wide, or 'V') use '|'.
 struct DType {
-  char kind = 'V';          // 'b', 'i', 'u', 'f', 'c' or 'V'
+  char kind = 'V';          // 'b', 'i', 'u', 'f', 'c', 'V', 'S' or 'U' (itemsize in bytes: 4 per 'U' code point)
   char byteorder = '|';     // '<', '>' or '|'
   std::uint32_t itemsize = 0;
 
@@ -23,7 +24,7 @@ struct DType {
   const char* typestr() const noexcept;
   /// True when the element's bytes are in this machine's order (always for '|').
   bool native() const noexcept;
-  /// The alignment a pointer to one element needs (the component size for complex, 1 for 'V').
+  /// The alignment a pointer to one element needs (the component size for complex, 1 for 'V' and 'S', 4 for 'U').
   std::uint32_t alignment() const noexcept;
 
   friend bool operator==(const DType&, const DType&) = default;

@@ -55,17 +55,26 @@ namespace compiler {
 class OverloadNeeded : public CompileError {
  public:
   OverloadNeeded(const std::string& what, std::string function, std::vector<Type> args,
-                 std::vector<std::string> keywords)
+                 std::vector<std::string> keywords, std::vector<std::optional<std::int64_t>> literals = {},
+                 std::vector<std::size_t> unknown_literals = {})
       : CompileError(what, "", 0, 0), function_(std::move(function)), args_(std::move(args)),
-        keywords_(std::move(keywords)) {}
+        keywords_(std::move(keywords)), literals_(std::move(literals)),
+        unknown_literals_(std::move(unknown_literals)) {}
   const std::string& function() const noexcept { return function_; }
   const std::vector<Type>& args() const noexcept { return args_; }
   const std::vector<std::string>& keywords() const noexcept { return keywords_; }
+  /// Per argument, its value when it is an integer literal (numba types it as IntegerLiteral too).
+  const std::vector<std::optional<std::int64_t>>& literals() const noexcept { return literals_; }
+  /// The arguments numba may type as literals whose value is not given here (a bool constant, a variable
+  /// that may hold a constant): a prefer_literal overload cannot be resolved faithfully for them.
+  const std::vector<std::size_t>& unknown_literals() const noexcept { return unknown_literals_; }
 
  private:
   std::string function_;
   std::vector<Type> args_;
   std::vector<std::string> keywords_;
+  std::vector<std::optional<std::int64_t>> literals_;
+  std::vector<std::size_t> unknown_literals_;
 };
 
 /// A value folded into the code as a constant: a module-level or closure variable.
@@ -120,6 +129,10 @@ struct OverloadResolution {
   std::vector<Type> args;
   std::vector<std::string> keywords;
   std::string function;
+  /// Empty: resolved for the types alone (any values). Else resolved for these literal values (an overload
+  /// that took IntegerLiteral types: prefer_literal=True, or one that needed them): only calls with the
+  /// same literal arguments use it.
+  std::vector<std::optional<std::int64_t>> literals;
 };
 
 /// A device function defined outside the compiled code (numba-cuda's cuda.declare_device: CUDA C++, PTX or

@@ -43,9 +43,12 @@ struct ParamKind {
   bool any_pointee = false;               // pointers only: `void*`, which takes arrays of any dtype
   /// Records and arrays of records (NumPy structured dtypes): Numba's spelling of the record,
   /// "Record(x[type=float32;offset=0],y[type=int32;offset=4];8;False)", and its item size; such an
-  /// array takes any CAI array of typestr '|V<record_size>' (`type` is then meaningless).
+  /// array takes any CAI array of typestr '|V<record_size>' (`type` is then meaningless). Arrays of
+  /// fixed-width strings are held the same way: "[char x 12]" takes '|S12', "[unichr x 12]" '<U12'
+  /// (native order); `record_kind` is the typestr kind taken ('V', 'S' or 'U').
   std::string record;
   std::uint32_t record_size = 0;
+  char record_kind = 'V';
 
   bool is_array() const noexcept { return kind == Kind::Array; }
   bool is_pointer() const noexcept { return kind == Kind::Pointer; }

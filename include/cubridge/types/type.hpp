@@ -1,7 +1,7 @@
 // The one Type of cubridge: Numba's scalar types (bool, int8..uint64, float16/32/64, complex64/128),
 // tuples, none, Optional, arrays (any rank, layout C/F/A, read-only or not), NumPy structured dtypes as
-// Numba's Record, a record's nested arrays, C pointers (the parameters of CUDA C++ kernels) and the
-// cooperative grid group. Each field holds one fact for the kinds that have it; no field is reused.
+// Numba's Record, a record's nested arrays, NumPy's fixed-width strings as Numba's CharSeq and
+// UnicodeCharSeq, C pointers (the parameters of CUDA C++ kernels) and the cooperative grid group. Each field holds one fact for the kinds that have it; no field is reused.
 // Implements: Numba's type names ("int32", "UniTuple(int64 x 2)", "array(float32, 2d, C)", "float32*").
 #pragma once
 
@@ -19,7 +19,8 @@ namespace cubridge {
 /// typing_rules.cpp and the emitter; nothing here depends on the set being closed.
 enum class TypeKind : std::uint8_t {
   Unknown, None, Bool, Int, Float, Complex, Tuple, Array, GridGroup, Record, NestedArray, Optional, Pointer, BFloat16, Vector,
-  Fp8E4M3, Fp8E5M2, Fp8E8M0
+  Fp8E4M3, Fp8E5M2, Fp8E8M0,
+  CharSeq
 };
 
 class Type {
@@ -60,6 +61,10 @@ class Type {
   /// An array field of a record (Numba's NestedArray, "nestedarray(float32, (3,))"): C-ordered, of
   /// constant shape, stored inside the record.
   static Type nested_array(const Type& dtype, std::vector<std::int64_t> shape);
+  /// NumPy's fixed-width strings as Numba types them: `count` bytes ('|S<count>', Numba's CharSeq,
+  /// "[char x 12]") or `count` UTF-32 code points ('<U<count>', UnicodeCharSeq, "[unichr x 12]"), held in
+  /// place in an array element or a record field.
+  static Type char_seq(std::int64_t count, bool unicode);
   /// Numba's Optional: a value of `value` or None (what unifying a type with none gives, e.g. the result
   /// of a function returning a value on some paths and None on others).
   static Type optional(const Type& value);
@@ -72,7 +77,7 @@ class Type {
 
   TypeKind kind() const noexcept { return kind_; }
   /// Scalars: width in bits: 1 for bool, the integer or float width, the whole width of a complex (64,
-  /// 128); the grid group's handle width (64); 0 for every other kind.
+  /// 128); the grid group's handle width (64); a CharSeq's code unit (8 or 32); 0 for every other kind.
   int bits() const noexcept { return bits_; }
   bool is_signed() const noexcept { return signed_; }
   const std::vector<Type>& elements() const noexcept { return elements_; }
@@ -93,6 +98,9 @@ class Type {
     return kind_ == TypeKind::Fp8E4M3 || kind_ == TypeKind::Fp8E5M2 || kind_ == TypeKind::Fp8E8M0;
   }
   bool is_vector() const noexcept { return kind_ == TypeKind::Vector; }
+  bool is_char_seq() const noexcept { return kind_ == TypeKind::CharSeq; }
+  /// CharSeq: the number of characters (the code unit is bits() wide: 8 for bytes, 32 for unicode).
+  std::int64_t char_count() const noexcept { return kind_ == TypeKind::CharSeq ? size_ / (bits_ / 8) : 0; }
   /// Pointers: the type pointed to (none for void*); readonly() says whether it is const.
   const Type& pointee() const { return elements_[0]; }
   /// Optional: the type of the value when it is not None.
@@ -112,8 +120,8 @@ class Type {
   int field_index(std::string_view name) const;
   /// Nested arrays: the constant shape (dtype() is the element type).
   const std::vector<std::int64_t>& nested_shape() const noexcept { return shape_; }
-  /// Bytes a value of this type takes in memory: the item size of a scalar (bool 1), a record or a
-  /// nested array.
+  /// Bytes a value of this type takes in memory: the item size of a scalar (bool 1), a record, a
+  /// CharSeq or a nested array.
   std::int64_t storage_size() const;
   /// Arrays and nested arrays: the element type, the rank, the layout ('C', 'F', 'A') and whether it is
   /// read-only (arrays, pointers and records).
@@ -158,7 +166,7 @@ class Type {
   char layout_ = 0;         ///< arrays and nested arrays: 'C', 'F' or 'A'
   bool readonly_ = false;   ///< arrays, pointers and records (kernel parameters): not written through
   bool aligned_ = false;    ///< records: laid out by NumPy's align=True
-  std::int64_t size_ = 0;   ///< records: the item size in bytes
+  std::int64_t size_ = 0;   ///< records and CharSeqs: the item size in bytes
   /// The types this one is built of: a tuple's elements, a vector's components, a record's field types, the element type of an
   /// array or nested array, the value of an Optional, the pointee of a pointer.
   std::vector<Type> elements_;

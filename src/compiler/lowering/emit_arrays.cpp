@@ -169,6 +169,7 @@ void FunctionEmitter::array_store(const Expr& target, const Value& v) {
   std::string ptr = element_pointer(a, *target.kids[1], target.formals);
   const Type& d = a.t.dtype();
   if (d.is_record()) return copy_record(ins("bitcast " + llvm_element_type(d) + "* " + ptr + " to i8*"), v);
+  if (d.is_char_seq()) return line("store " + llvm_data_type(d) + " " + v.v + ", " + llvm_data_type(d) + "* " + ptr);
   Value c = to_data(convert(v, d));
   std::string ety = llvm_data_type(d);
   line("store " + ety + " " + c.v + ", " + ety + "* " + ptr);

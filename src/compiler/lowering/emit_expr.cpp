@@ -33,6 +33,8 @@ std::string llvm_value_type(const Type& t) {
     case TypeKind::GridGroup: return "i64";
     case TypeKind::Record: return "i8*";
     case TypeKind::Pointer: return (t.pointee().is_none() ? std::string("i8") : llvm_element_type(t.pointee())) + "*";
+    case TypeKind::CharSeq:  // numba's data models: [N x i8] and [N x i32], held in place
+      return "[" + std::to_string(t.char_count()) + " x i" + std::to_string(t.bits()) + "]";
     case TypeKind::BFloat16: return "i16";  // the bits: every operation is inline PTX (emit_bf16.cpp)
     case TypeKind::Fp8E4M3:
     case TypeKind::Fp8E5M2:
@@ -344,6 +346,7 @@ Value FunctionEmitter::expr(const Expr& e) {
       if (e.kids[1]->kind != ExprKind::Int) return tuple_subscript(e);
       return extract(expr(*e.kids[0]), static_cast<std::size_t>(e.kids[1]->ival));
     case ExprKind::Call: return call(e);
+    case ExprKind::Str: return char_seq_constant(e);  // typed only as the fixed-width string it is stored into
     default: return {"undef", e.type};
   }
 }

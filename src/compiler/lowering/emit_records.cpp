@@ -44,7 +44,7 @@ void FunctionEmitter::record_store(const Expr& target, const Value& v) {
     std::string from = ins("bitcast " + ety + "* " + array_field(v, 4).v + " to i8*");
     return copy_bytes(to, from, f.storage_size());
   }
-  Value c = to_data(convert(v, f));
+  Value c = f.is_char_seq() ? v : to_data(convert(v, f));  // a string constant, already the field's width
   std::string ety = llvm_data_type(f);
   line("store " + ety + " " + c.v + ", " + ety + "* " + p + alignment_of(r.t));
 }

@@ -210,6 +210,10 @@ class FunctionEmitter {
   /// A GPU array bound outside the source (Expr::device_array): its address, shape and strides as constants.
   Value device_array(const DeviceArrayRef& a);
 
+  /// A bytes/str constant as the fixed-width string (e.type) it is stored into: its bytes or code points,
+  /// cut at the width, the rest zeros (emit_char_seq.cpp).
+  Value char_seq_constant(const Expr& e);
+
   // Records (emit_records.cpp): r.x, r['x'] read and stored through the record's address.
   /// The address of field `field` of `record` as a pointer to the field's data type.
   std::string field_pointer(const Value& record, int field);

@@ -194,7 +194,14 @@ class FunctionTyper {
         return true;
       }
       case StmtKind::Assign: {
-        Type t = s.targets.size() == 1 && s.targets[0]->kind == ExprKind::Name ? expr_optional(*s.value) : expr(*s.value);
+        if (s.value->kind == ExprKind::Str) {  // b'abc' / 'abc' into a fixed-width string element
+          char_seq_store(s);
+          return true;
+        }
+        const bool to_name = s.targets.size() == 1 && s.targets[0]->kind == ExprKind::Name;
+        assigned_name_ = to_name ? s.targets[0]->name : std::string();  // named in errors numba words by it
+        Type t = to_name ? expr_optional(*s.value) : expr(*s.value);
+        assigned_name_.clear();
         for (auto& target : s.targets) bind_target(*target, t, s.loc);
         return true;
       }
@@ -313,6 +320,7 @@ class FunctionTyper {
   Type expr_optional(Expr& e) {
     if (stack_left() < stack_reserve()) too_deep(e.loc);
     Type t = expr_inner(e);
+    if (t.is_char_seq()) refuse_char_seq_value(e, t);
     e.type = t;
     return t;
   }
@@ -653,6 +661,14 @@ class FunctionTyper {
   /// The one definition of local `name` when it is `name = value` and it has no other, else null.
   const Stmt* single_assignment(const std::string& name) const;
   int single_definition_depth_ = 0;
+  /// The variable the statement being typed assigns (`x = value`), "" for other statements: numba's
+  /// "Cannot infer the type of variable 'x'" names it where the value's type cannot be found.
+  std::string assigned_name_;
+
+  // Fixed-width strings (typer_char_seq.cpp): a bytes/str constant stored into a CharSeq element or field
+  // (the statement `target = 'abc'`); any other use of such a value is refused.
+  void char_seq_store(Stmt& s);
+  [[noreturn]] void refuse_char_seq_value(const Expr& e, const Type& t);
 
   // Records (typer_records.cpp): fields read as r.x / r['x'] and stored, r a record element.
   Type record_attribute(Expr& e, const Type& record);

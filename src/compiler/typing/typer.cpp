@@ -57,6 +57,48 @@ std::vector<StmtPtr> clone_body(const std::vector<StmtPtr>& body) {
   return out;
 }
 
+namespace {
+
+// A parameter bound to a string literal (typer_static_arguments.cpp, key "text s:<str>" / "text b:<bytes>"):
+// each use of its name in the callee's body becomes the literal, and `x == "..."` / `x != "..."` between two
+// literals of the same kind is decided here (numba compares the two constants at run time: the same
+// answer). Any other use of the text meets the typer's refusal of strings as values.
+void substitute_text(Expr& e, const std::string& param, const std::string& text, bool bytes) {
+  for (ExprPtr& k : e.kids)
+    if (k) substitute_text(*k, param, text, bytes);
+  if (e.kind == ExprKind::Name && e.name == param) {
+    e.kind = ExprKind::Str;
+    e.name = text;
+    e.ival = bytes ? 1 : 0;
+    return;
+  }
+  if (e.kind != ExprKind::Compare || e.cmp_ops.size() != 1 || e.kids.size() != 2) return;
+  const CmpOp op = e.cmp_ops[0];
+  const Expr& a = *e.kids[0];
+  const Expr& b = *e.kids[1];
+  if ((op != CmpOp::Eq && op != CmpOp::Ne) || a.kind != ExprKind::Str || b.kind != ExprKind::Str || a.ival != b.ival ||
+      a.ival == 2)
+    return;
+  const bool equal = a.name == b.name;
+  e.kind = ExprKind::Bool;
+  e.ival = (op == CmpOp::Eq) == equal ? 1 : 0;
+  e.name.clear();
+  e.kids.clear();
+  e.cmp_ops.clear();
+}
+
+void substitute_text(std::vector<StmtPtr>& body, const std::string& param, const std::string& text, bool bytes) {
+  for (StmtPtr& s : body) {
+    for (ExprPtr& t : s->targets) substitute_text(*t, param, text, bytes);
+    for (ExprPtr* x : {&s->value, &s->test, &s->msg})
+      if (*x) substitute_text(**x, param, text, bytes);
+    substitute_text(s->body, param, text, bytes);
+    substitute_text(s->orelse, param, text, bytes);
+  }
+}
+
+}  // namespace
+
 namespace typer_detail {
 
 // Types one specialisation to a fixed point, then strictly.
@@ -74,8 +116,12 @@ void type_function(Program& prog, TypedFunction& fn) {
     fail(def.file, SourceLoc{at.line, at.col}, too_deep_message());
   }
   fn.local_names = def.params;
-  for (std::size_t i = 0; i < fn.static_args.size(); ++i)
+  for (std::size_t i = 0; i < fn.static_args.size(); ++i) {
     if (!fn.static_args[i].empty()) fn.local_names[i].clear();  // bound at compile time: no variable
+    const std::string& key = fn.static_args[i];
+    if (key.starts_with("text ") && key.size() >= 7)
+      substitute_text(fn.body, def.params[i], key.substr(7), key[5] == 'b');
+  }
   fn.local_types = fn.arg_types;
   // Every name bound anywhere in the body is local (Python's scoping rule).
   std::vector<std::string>& names = fn.local_names;
@@ -311,7 +357,7 @@ Type FunctionTyper::user_call(Expr& e, const FunctionDef& def, const std::vector
     const std::string& p = def.params[i];
     if (!b.path.empty()) f->static_paths[p] = b.path;
     else if (!b.function.empty()) f->static_functions[p] = b.function;
-    else f->static_constants[p] = *b.constant;
+    else if (b.constant) f->static_constants[p] = *b.constant;  // a text binding lives in its key alone
   }
   if (declared && declared->result) {
     f->declared_return = true;

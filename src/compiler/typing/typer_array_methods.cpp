@@ -1,6 +1,7 @@
 // Internal: typing of array methods in kernels (see function_typer.hpp): a.reshape(shape) and a.view(dtype)
 // make views of the same data, as numba-cuda's arraydecl types them; methods that allocate a new array
 // (a.copy(), a.astype(t), ...) need numba-cuda's NRT, which cubridge's kernels do not have, and are refused.
+// Methods a user adds with numba's overload_method(types.Array, name) are calls of their overload function.
 #include "compiler/typing/function_typer.hpp"
 
 namespace cubridge::compiler::typer_detail {
@@ -18,6 +19,21 @@ bool is_int_shape(const Type& t) {
 
 Type FunctionTyper::array_method(Expr& e, const Expr& callee, const Type& base) {
   const std::string& m = callee.name;
+  if (m != "reshape" && m != "view") {
+    // A user's numba overload_method(types.Array, m): numba types a.m(x) as a call of the overload function
+    // with (a, x). The call becomes that function's call (the name "Array.m", the array its first argument),
+    // which overloaded_call resolves like any @overload'ed call.
+    if (auto o = prog_.options.overloads.find("Array." + m); o != prog_.options.overloads.end()) {
+      auto name = std::make_unique<Expr>();
+      name->kind = ExprKind::Name;
+      name->loc = callee.loc;
+      name->name = o->first;
+      ExprPtr self = std::move(e.kids[0]->kids[0]);
+      e.kids[0] = std::move(name);  // `callee` and `m` refer to the node replaced: not used below
+      e.kids.insert(e.kids.begin() + 1, std::move(self));
+      return overloaded_call(e, o->first, o->second);
+    }
+  }
   if (!e.keywords.empty()) error(e.loc, "array." + m + "() takes no keyword arguments in kernels");
   std::vector<Type> args;
   for (std::size_t i = 1; i < e.kids.size(); ++i) args.push_back(m == "view" ? Type() : expr(*e.kids[i]));

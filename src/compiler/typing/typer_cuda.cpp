@@ -322,7 +322,10 @@ Type FunctionTyper::cuda_array_alloc(Expr& e, const Intrinsic& in, std::vector<E
   if (!t || !(t->is_scalar() || t->is_record()))
     error(dtype->loc, shown + ": the dtype must be a number type such as numba.float32, np.float32 or cubridge.int32, "
                               "an array's .dtype, or a record: a NumPy structured dtype or numba.from_dtype(dt) "
-                              "bound outside the kernel");
+                              "bound outside the kernel" +
+                              (assigned_name_.empty() ? std::string()
+                                                      : "; so, as numba-cuda says, Cannot infer the type of variable '" +
+                                                            assigned_name_ + "'"));
   shape->type = i64();
   e.shape = dims;
   return Type::array(*t, static_cast<int>(dims.size()), 'C');

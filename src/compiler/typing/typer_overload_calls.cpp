@@ -19,11 +19,33 @@ Type FunctionTyper::overloaded_call(Expr& e, const std::string& name,
   const FunctionDef* impl = nullptr;
   if (bound) impl = prog_.functions.find(e.target)->second;
   std::vector<Type> args;
+  // numba types an integer written as such, or a global or closure constant, as IntegerLiteral: those values
+  // are passed on. It may also type a bool constant or a local variable holding a constant as a literal,
+  // whose value is not known here: those arguments are listed, for prefer_literal overloads to refuse.
+  std::vector<std::optional<std::int64_t>> literals;
+  std::vector<std::size_t> unknown_literals;
+  const std::size_t nparams = fn_.def != nullptr ? fn_.def->params.size() : 0;
   bool unknown = false;
   auto add = [&](Expr& a) {
     Type t = expr(a);
     unknown = unknown || t.is_unknown();
     args.push_back(t);
+    const Expr& v = a.kind == ExprKind::Unary && a.unop == UnaryOp::Neg ? *a.kids[0] : a;
+    // A parameter is never a literal: numba compiles a function for its arguments' plain types (a parameter
+    // bound here at compile time included).
+    const bool parameter = a.kind == ExprKind::Name && fn_.def != nullptr &&
+                           std::find(fn_.def->params.begin(), fn_.def->params.end(), a.name) != fn_.def->params.end();
+    std::optional<std::int64_t> value;
+    if (v.kind == ExprKind::Int && !v.int_unsigned) value = const_int(a);
+    else if (!parameter && a.constant != nullptr && a.constant->type.is_int() && a.constant->type.is_signed())
+      value = a.constant->i;
+    const int slot = a.kind == ExprKind::Name ? slot_of(a.name) : -1;
+    const bool maybe = !parameter &&
+                       ((a.kind == ExprKind::Bool && a.name != "is None") ||
+                        (a.constant != nullptr && !value && (a.constant->type.is_int() || a.constant->type.is_bool())) ||
+                        (slot >= 0 && static_cast<std::size_t>(slot) >= nparams && (t.is_int() || t.is_bool())));
+    if (!value && maybe) unknown_literals.push_back(args.size() - 1);
+    literals.push_back(value);
   };
   for (std::size_t i = 0; i < npositional; ++i) add(*e.kids[i + 1]);
   for (std::size_t k = 0; k < keywords.size(); ++k) {
@@ -34,8 +56,10 @@ Type FunctionTyper::overloaded_call(Expr& e, const std::string& name,
   }
   if (unknown) return Type();  // typed in a later pass
   const OverloadResolution* found = nullptr;
-  for (const OverloadResolution& r : resolutions)
-    if (r.args == args && r.keywords == keywords) found = &r;
+  for (const OverloadResolution& r : resolutions)  // one for these literal values wins over one for any values
+    if (r.args == args && r.keywords == keywords && (r.literals.empty() || r.literals == literals) &&
+        (found == nullptr || !r.literals.empty()))
+      found = &r;
   if (bound && (!found || found->function != e.target))
     error(e.loc, "the argument types of this call of '" + name + "' (an @overload) changed between typing passes; "
                  "numba would pick its implementation for the final types, which cubridge cannot do here: give the "
@@ -46,7 +70,7 @@ Type FunctionTyper::overloaded_call(Expr& e, const std::string& name,
       shown += (i ? ", " : "") + (i >= npositional ? keywords[i - npositional] + "=" : std::string()) + args[i].name();
     throw OverloadNeeded(file() + ":" + std::to_string(e.loc.line) + ":" + std::to_string(e.loc.col) + ": '" + name +
                              "' has a numba @overload, and no implementation was resolved for (" + shown + ")",
-                         name, args, keywords);
+                         name, args, keywords, literals, unknown_literals);
   }
   auto f = prog_.functions.find(found->function);
   if (f == prog_.functions.end())

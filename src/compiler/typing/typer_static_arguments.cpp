@@ -1,6 +1,6 @@
 // Internal: arguments bound at compile time (see function_typer.hpp). numba types a function, a number type,
-// an intrinsic such as cuda.atomic.add, or a literal passed to a device function as part of the callee's
-// signature (Dispatcher, NumberClass, Function and literal types), so a helper written as
+// an intrinsic such as cuda.atomic.add, or a literal (an integer, a string) passed to a device function as
+// part of the callee's signature (Dispatcher, NumberClass, Function and literal types), so a helper written as
 //     def apply(ary, idx, value, dtype, n, op, cast): sm = cuda.shared.array(n, dtype); op(sm, cast(idx), value)
 // is compiled once per (dtype, n, op, cast) it is called with. Here such a parameter gets no variable: its
 // name resolves, inside that specialisation, to the path, function or constant it was bound to.
@@ -72,6 +72,11 @@ std::optional<StaticBinding> FunctionTyper::static_binding(Expr& a, const Functi
   // Integer constants (and tuples of them), where the callee never assigns the parameter: numba retries
   // such an argument as a literal where a constant is needed (a shape); bound, it is one everywhere.
   if (assigns(def.body, def.params[param])) return std::nullopt;
+  // A string literal: numba types it as a StringLiteral (bytes as a constant Bytes) and compiles the callee
+  // for it; here the callee is compiled for the text, which stands wherever the parameter is named
+  // (typer.cpp's substitute_text). The key carries the text: "text s:<str>" or "text b:<bytes>".
+  if (a.kind == ExprKind::Str && a.ival != 2)
+    return StaticBinding{std::string("text ") + (a.ival == 1 ? "b:" : "s:") + a.name, "", "", std::nullopt};
   std::optional<Constant> c;
   if (a.kind == ExprKind::Int && !a.int_unsigned) {
     if (auto v = const_int(a)) c = Constant{.type = i64(), .i = *v, .u = 0, .re = 0, .im = 0, .elements = {}};

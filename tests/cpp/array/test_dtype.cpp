@@ -53,12 +53,31 @@ TEST(DType, ItemsizeMustMatchKind) {
 
 TEST(DType, RefusesKindsThatCannotLiveOnTheGpu) {
   EXPECT_NE(error_of("|O8").find("kind 'O' (Python objects cannot live in GPU memory)"), std::string::npos);
-  EXPECT_NE(error_of("<M8").find("kind 'M' (datetime) is not supported on the GPU; accepted kinds: b, i, u, f, c, V"),
+  EXPECT_NE(error_of("<M8").find("kind 'M' (datetime) is not supported on the GPU; accepted kinds: b, i, u, f, c, V, S, U"),
             std::string::npos);
   EXPECT_NE(error_of("<m8").find("(timedelta)"), std::string::npos);
-  EXPECT_NE(error_of("|S5").find("(byte strings)"), std::string::npos);
-  EXPECT_NE(error_of("<U3").find("(unicode strings)"), std::string::npos);
+  EXPECT_NE(error_of("|a5").find("(NumPy's old spelling of byte strings: write 'S')"), std::string::npos);
   EXPECT_NE(error_of("<x4").find("kind 'x'"), std::string::npos);
+}
+
+// NumPy's fixed-width strings are bytes held as they are (Numba's CharSeq / UnicodeCharSeq elements): 'S'
+// counts bytes, 'U' counts UTF-32 code points of 4 bytes each, aligned to 4.
+TEST(DType, FixedWidthStringsAreOpaqueBytes) {
+  const DType s = parse_typestr("|S12", "t");
+  EXPECT_EQ(s.kind, 'S');
+  EXPECT_EQ(s.itemsize, 12u);
+  EXPECT_EQ(s.alignment(), 1u);
+  EXPECT_STREQ(s.typestr(), "|S12");
+  const DType u = parse_typestr("<U12", "t");
+  EXPECT_EQ(u.kind, 'U');
+  EXPECT_EQ(u.itemsize, 48u);
+  EXPECT_EQ(u.alignment(), 4u);
+  EXPECT_STREQ(u.typestr(), "<U12");
+  EXPECT_FALSE(parse_typestr(">U2", "t").native());
+  EXPECT_FALSE(cubridge::to_dlpack_dtype(u).has_value());
+  EXPECT_NE(error_of("|S0").find("itemsize 0 is not one of any positive size for kind 'S'"), std::string::npos);
+  EXPECT_NE(error_of("<U0").find("for kind 'U'"), std::string::npos);
+  EXPECT_NE(error_of("<U999999999").find("larger than 2**30"), std::string::npos);
 }
 
 TEST(DType, RefusesMalformedGrammar) {

@@ -381,6 +381,28 @@ TEST(KernelSignature, RecordsAndArraysOfRecordsInNumbasSpelling) {
                    "'Record(x[type=float64;offset=0];4;False)' is not a record in Numba's spelling");
 }
 
+// Arrays of NumPy's fixed-width strings (Numba's CharSeq / UnicodeCharSeq): "[char x 12]" takes '|S12',
+// "[unichr x 3]" takes '<U3' (12 bytes, native order) and nothing else, laid out as any array.
+TEST(ArgumentPack, FixedWidthStringArraysTakeTheirTypestrOnly) {
+  auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("void([char x 12][::1], array([unichr x 3], 1d, C))"));
+  EXPECT_EQ((*sig)[0].to_string(), "[char x 12][::1]");
+  EXPECT_EQ((*sig)[1].record_kind, 'U');
+  EXPECT_EQ((*sig)[1].record_size, 12u);
+  ArgumentPack pack(sig);
+  pack.set_array(0, fake_view(0x1000, "|S12", {5}));
+  pack.set_array(1, fake_view(0x2000, "<U3", {2}));
+  pack.check_complete();
+  EXPECT_EQ(read_at<std::int64_t>(pack, 16), 5);   // nitems
+  EXPECT_EQ(read_at<std::int64_t>(pack, 24), 12);  // itemsize
+  EXPECT_EQ(read_at<std::uint64_t>(pack, 32), 0x1000u);
+  EXPECT_THROW_MSG(pack.set_array(0, fake_view(0x1000, "|S11", {5})), ArgumentTypeError,
+                   "argument 0: an array of typestr '|S11' (an array of [char x 12] takes typestr '|S12', native order)");
+  EXPECT_THROW_MSG(pack.set_array(0, fake_view(0x1000, "<U3", {5})), ArgumentTypeError, "takes typestr '|S12'");
+  EXPECT_THROW_MSG(pack.set_array(1, fake_view(0x2000, ">U3", {2})), ArgumentTypeError,
+                   "an array of [unichr x 3] takes typestr '<U3', native order");
+  EXPECT_THROW_MSG(pack.set_array(1, fake_view(0x2000, "|V12", {2})), ArgumentTypeError, "typestr '|V12'");
+}
+
 TEST(ArgumentPack, RecordParametersTakeStructuredArraysByTheirItemSize) {
   const std::string rec = "Record(x[type=float32;offset=0],y[type=int32;offset=4];8;False)";
   auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("void(" + rec + "[::1], " + rec + ")"));

@@ -47,6 +47,30 @@ TEST(TypeSpelling, PointersAreTheirOwnKind) {
   EXPECT_FALSE(parse_type_name("Tuple(int32, float32*)").has_value());
 }
 
+// NumPy's fixed-width strings as Numba names them: CharSeq "[char x n]" (n bytes), UnicodeCharSeq
+// "[unichr x n]" (n UTF-32 code points); array elements and record fields, never tuple items.
+TEST(TypeSpelling, FixedWidthStringsAreNumbasCharSeqs) {
+  Type b = *parse_type_name("[char x 12]");
+  EXPECT_TRUE(b.is_char_seq());
+  EXPECT_EQ(b.bits(), 8);
+  EXPECT_EQ(b.char_count(), 12);
+  EXPECT_EQ(b.storage_size(), 12);
+  EXPECT_EQ(b.name(), "[char x 12]");
+  Type u = *parse_type_name("[unichr x 12]");
+  EXPECT_EQ(u.bits(), 32);
+  EXPECT_EQ(u.char_count(), 12);
+  EXPECT_EQ(u.storage_size(), 48);
+  EXPECT_NE(b, u);
+  EXPECT_EQ(*parse_type_name("array([unichr x 3], 1d, C)"), Type::array(Type::char_seq(3, true), 1, 'C'));
+  EXPECT_EQ(*parse_type_name("[char x 3][::1]"), Type::array(Type::char_seq(3, false), 1, 'C'));
+  Type r = *parse_type_name("Record(x[type=int32;offset=0],y[type=[unichr x 2];offset=4];12;False)");
+  EXPECT_EQ(r.elements()[1], Type::char_seq(2, true));
+  for (const char* bad : {"[char x 0]", "[char x -1]", "[unichr x]", "[char x 12]*", "UniTuple([char x 2] x 2)",
+                          "[char x 999999999999]"})
+    EXPECT_FALSE(parse_type_name(bad).has_value()) << bad;
+  EXPECT_THROW(Type::char_seq(0, false), std::invalid_argument);
+}
+
 TEST(TypeSpelling, TuplesHoldNumbersArraysAndTuplesAndMayBeEmpty) {
   // numba-cuda's kernels take tuples of arrays, nested tuples and () as arguments.
   EXPECT_EQ(parse_type_name("Tuple()")->leaf_count(), 0u);

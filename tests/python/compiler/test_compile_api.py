@@ -221,9 +221,18 @@ def test_numba_types_and_signatures_are_accepted():
     assert resty == cubridge.float64
 
 
-def test_lambdas_and_non_functions_are_refused():
-    with pytest.raises(cubridge.CompileError, match="a lambda cannot be compiled; define the function with def"):
-        cubridge.compile(lambda x: x, (int32,))
+def test_lambdas_compile_as_numba_compiles_them():
+    """numba compiles `jit(lambda: None)` (its test_extending does): the lambda's text as a def."""
+    ir, resty = cubridge.compile(lambda x: x * 2, (int32,), output="llvm")
+    assert resty == int64 and "mul i64" in ir
+    ptx, _ = cubridge.compile_ptx(lambda: None, (), device=False)
+    assert ".entry" in ptx
+    with pytest.raises(cubridge.CompileError, match="is a lambda that cannot be told apart from another on its source "
+                                                    "line; define the function with def"):
+        cubridge.compile([lambda x: x, lambda x: x][0], (int32,))
+
+
+def test_non_functions_are_refused():
     with pytest.raises(TypeError, match="pyfunc must be a Python function, got int"):
         cubridge.compile(3, (int32,))
 

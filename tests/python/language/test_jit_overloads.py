@@ -8,8 +8,13 @@
 3. Implementations may call other overloaded functions and keep their defaults and keywords.
 4. The overload function sees the argument types and may return different implementations for them;
    returning None for every overload is refused ("no implementation").
-5. Refused by name: prefer_literal=True, a (signature, impl) pair, a lambda, a strict signature mismatch.
+5. Refused by name: a (signature, impl) pair, a lambda, a strict signature mismatch.
 6. Two implementations with the same name (`impl`) stay apart.
+8. Integer literal arguments reach the overload function as IntegerLiteral types, first when it prefers
+   literals (prefer_literal=True), after the plain types otherwise; an implementation chosen for literal
+   values serves only calls with those values, whatever order the calls come in.
+7. A method added with overload_method(types.Array, name): a.name(x) is the overload function's call with
+   (a, x), keywords and defaults kept; a method nobody added is still refused by name.
 """
 import re
 
@@ -34,6 +39,7 @@ def _numba_cuda_extending():
 
 
 overload = _numba_cuda_extending().overload
+overload_method = _numba_cuda_extending().overload_method
 from cubridge._overload_binding import _numba_types  # noqa: E402
 
 types = _numba_types()  # the type objects the overload functions are called with
@@ -49,7 +55,6 @@ def cpu_only(): pass  # noqa: E704
 def by_type(): pass  # noqa: E704
 def never(): pass  # noqa: E704
 def with_defaults(): pass  # noqa: E704
-def literal(): pass  # noqa: E704
 def pair(): pass  # noqa: E704
 def mismatch(): pass  # noqa: E704
 
@@ -120,13 +125,6 @@ def _ol_never(x):
 def _ol_with_defaults(out, x, y=5, z=6):
     def impl(out, x, y=5, z=6):
         out[0], out[1] = x + y, z
-    return impl
-
-
-@overload(literal, prefer_literal=True)
-def _ol_literal(x):
-    def impl(x):
-        return x
     return impl
 
 
@@ -214,7 +212,6 @@ def test_defaults_and_keywords_reach_the_implementation():
 
 
 @pytest.mark.parametrize("fn, message", [
-    (literal, r"asks for literal argument types \(prefer_literal=True\)"),
     (pair, r"returned a \(signature, implementation\) pair"),
     (mismatch, r"Typing and implementation arguments differ in argument names"),
 ])
@@ -294,6 +291,83 @@ def test_strict_overloads_check_defaults_and_kwargs_as_numba_does():
         _ir(kg, "void(int32[::1], int32[::1])")
 
 
+def _strict_mismatch(impl, call_kw=True):
+    """The refusal message for an overload `(a, b, c, kw=None)` whose implementation is `impl`."""
+    def myoverload(): pass  # noqa: E704
+
+    @overload(myoverload)
+    def _ol(a, b, c, kw=None):
+        return impl
+
+    def k(r, x):
+        r[0] = myoverload(x[0], x[1], x[2], kw=x[3])
+    with pytest.raises(cubridge.CompileError) as e:
+        _ir(k, "void(int64[::1], int64[::1])")
+    return str(e.value)
+
+
+def _impl_kw_renamed(a, b, c, kwarg=None): return a  # noqa: E704
+def _impl_arg_renamed(z, b, c, kw=None): return z  # noqa: E704
+def _impl_star_unmatched(z, *args, kw=None): return z  # noqa: E704
+def _impl_star_matched(z, b, *args, kw=None): return z  # noqa: E704
+def _impl_too_many(a, b, c, d, e, kw=None): return a  # noqa: E704
+def _impl_too_few(a, b, kw=None): return a  # noqa: E704
+def _impl_extra_kw(a, b, c, kw=None, extra_kwarg=None): return a  # noqa: E704
+def _impl_no_kw(a, b, c): return a  # noqa: E704
+
+
+@pytest.mark.parametrize("impl, differs, shown, absent", [
+    (_impl_kw_renamed, "keyword argument names", ['<Parameter "kwarg=None">', '<Parameter "kw=None">'], None),
+    (_impl_arg_renamed, "argument names", ['<Parameter "a">', '<Parameter "z">'], "keyword"),
+    (_impl_star_unmatched, "argument names", ["First difference: 'z'"], "keyword"),
+    (_impl_star_matched, "argument names", ['<Parameter "a">', '<Parameter "z">'], "keyword"),
+    (_impl_too_many, "argument names", ['<Parameter "d">', '<Parameter "e">'], "keyword"),
+    (_impl_too_few, "argument names", ['<Parameter "c">'], "keyword"),
+    (_impl_extra_kw, "keyword argument names", ['<Parameter "extra_kwarg=None">'], None),
+    (_impl_no_kw, "keyword argument names", ['<Parameter "kw=None">'], None),
+])
+def test_strict_overloads_compare_parameters_by_numbas_rules(impl, differs, shown, absent):
+    """Parameters without a default match exactly (an implementation's *args stands for the trailing
+    ones); those with a default match by name, then by default value; the message names the difference."""
+    msg = _strict_mismatch(impl)
+    assert f"Typing and implementation arguments differ in {differs}" in msg
+    for s in shown:
+        assert s in msg
+    if absent:
+        assert absent not in msg
+
+
+def test_an_implementation_taking_the_trailing_arguments_as_star_args_is_accepted():
+    def f(): pass  # noqa: E704
+
+    @overload(f)
+    def _ol(a, b, kw=None):
+        def impl(a, *rest, kw=None):
+            return a
+        return impl
+
+    _check = cubridge._overload_binding._check_same_parameters
+    import inspect
+    impl = _ol(types.int64, types.int64)
+    _check(inspect.signature(_ol), inspect.signature(impl), impl, "'f(int64, int64)'")  # no error
+
+
+def test_star_args_in_the_overload_function_must_be_in_the_implementation():
+    def myoverload(): pass  # noqa: E704
+
+    @overload(myoverload)
+    def _ol(a, *star_args_token, kw=None, kw1=12):
+        def impl(a, b, f, kw=None, kw1=12):
+            return a
+        return impl
+
+    def k(r, x):
+        r[0] = myoverload(x[0], x[1], 9, kw=11)
+    with pytest.raises(cubridge.CompileError, match=r"VAR_POSITIONAL \(e.g. \*args\) argument kind \(offending "
+                                                    r"argument name is '\*star_args_token'\)"):
+        _ir(k, "void(int64[::1], int64[::1])")
+
+
 def test_an_error_raised_by_the_overload_function_reaches_the_caller():
     errors = pytest.importorskip("numba.core.errors")
 
@@ -312,3 +386,131 @@ def test_an_error_raised_by_the_overload_function_reaches_the_caller():
     with pytest.raises(errors.TypingError, match=r"cannot type float\(complex128\)"):
         _ir(k, "void(float64[::1], complex128)")
     assert "sitofp" in _ir(k, "void(float64[::1], int64)")
+
+
+@overload_method(types.Array, "cb_foo", target="generic")
+def _ol_cb_foo(arr, a_kwarg=10):
+    def impl(arr, a_kwarg=10):
+        return a_kwarg
+    return impl
+
+
+@overload_method(types.Array, "cb_litfoo", target="generic")
+def _ol_cb_litfoo(arr, val):
+    if isinstance(val, types.Integer) and not isinstance(val, types.Literal):  # cubridge passes no literal
+        def impl(arr, val):
+            return val
+        return impl
+
+
+@overload_method(types.Array, "cb_never", target="generic")
+def _ol_cb_never(arr):
+    return None
+
+
+def test_an_array_method_from_overload_method_keeps_defaults_and_keywords():
+    def k(A, res):
+        res[0] = A.cb_foo()
+        res[1] = A.cb_foo(20)
+        res[2] = A.cb_foo(a_kwarg=30)
+    ir = _ir(k, "void(int64[::1], float64[::1])")
+    assert "impl__overload_Array_cb_foo_0" in ir
+    for v in (10, 20, 30):  # the default, the positional and the keyword value reach the implementation
+        assert re.search(rf"\bi64 {v}\b", ir), v
+
+
+def test_an_array_method_sees_the_array_and_argument_types():
+    def k(A, res):
+        res[0] = A.cb_litfoo(0xCAFE)
+    ir = _ir(k, "void(float64[::1], float64[::1])")
+    assert "impl__overload_Array_cb_litfoo_0" in ir and re.search(r"\bi64 51966\b", ir)
+
+
+def test_an_array_method_without_an_implementation_is_refused():
+    def k(A):
+        A.cb_never()
+    with pytest.raises(cubridge.CompileError, match=r"'Array\.cb_never\(array\(int32, 1d, C\)\)': no implementation"):
+        _ir(k)
+
+
+def test_a_method_nobody_added_is_still_refused():
+    def k(A):
+        A.cb_nosuch()
+    with pytest.raises(cubridge.CompileError, match=r"method 'cb_nosuch' of an array \(array\(int32, 1d, C\)\) is "
+                                                    r"not supported"):
+        _ir(k)
+
+
+def prefer_lit(): pass  # noqa: E704
+def non_lit(): pass  # noqa: E704
+
+
+def _ov_literal(x):
+    if isinstance(x, types.IntegerLiteral):
+        if x.literal_value == 1:
+            def impl(x):
+                return 0xCAFE
+            return impl
+        from numba.core import errors
+        raise errors.TypingError("literal value")
+    def impl(x):  # noqa: E306
+        return x * 100
+    return impl
+
+
+overload(prefer_lit, prefer_literal=True)(_ov_literal)
+overload(non_lit)(_ov_literal)
+
+
+def test_prefer_literal_gives_literal_types_first():
+    def k(x, res):
+        res[0] = prefer_lit(1)
+        res[1] = prefer_lit(2)  # the literal attempt raises: the plain int64 one is used
+        res[2] = prefer_lit(x)
+    ir = _ir(k, "void(int64, float64[::1])")
+    assert re.search(r"\bi64 51966\b", ir)
+    assert len(set(re.findall(r"define [^@]*@\S*?(impl__overload_prefer_lit_\d+)\(", ir))) == 3
+
+
+def test_a_literal_choice_holds_whatever_the_order_of_the_calls():
+    def k(x, res):
+        res[2] = prefer_lit(x)
+        res[0] = prefer_lit(1)
+    ir = _ir(k, "void(int64, float64[::1])")
+    assert re.search(r"\bi64 51966\b", ir)
+
+
+def test_without_prefer_literal_the_plain_types_come_first():
+    def k(x, res):
+        res[0] = non_lit(1)
+        res[1] = non_lit(2)
+        res[2] = non_lit(x)
+    ir = _ir(k, "void(int64, float64[::1])")
+    assert "51966" not in ir
+    assert set(re.findall(r"define [^@]*@\S*?(impl__overload_non_lit_\d+)\(", ir)) == {"impl__overload_non_lit_0"}
+
+
+def test_prefer_literal_refuses_arguments_numba_may_type_as_unknown_literals():
+    def k(res):
+        n = 1  # numba types n as Literal[int](1); its value is not passed
+        res[0] = prefer_lit(n)
+    with pytest.raises(cubridge.CompileError, match=r"asks for literal argument types \(prefer_literal=True\), and "
+                                                    r"numba may type argument\(s\) 1 as literals"):
+        _ir(k, "void(float64[::1])")
+
+
+GLOBAL_ONE = 1
+
+
+def test_a_global_integer_constant_is_a_literal_and_a_parameter_is_not():
+    def k(res):
+        res[0] = prefer_lit(GLOBAL_ONE)
+    assert re.search(r"\bi64 51966\b", _ir(k, "void(float64[::1])"))
+
+    def k2(res):
+        res[0] = helper_prefer_lit(1)  # numba compiles the helper for int64: prefer_lit(p) gives p * 100
+    assert "51966" not in _ir(k2, "void(float64[::1])")
+
+
+def helper_prefer_lit(p):
+    return prefer_lit(p)

@@ -8,8 +8,11 @@ intrinsic (cuda.atomic.add), another device function or an integer constant is c
 3. an integer constant or a tuple of them bound to a parameter the callee never assigns is a constant inside
    it: a shape, an index, a divisor (numba retries such an argument as a literal);
 4. compile-time parameters pass on to further helpers; each distinct binding is its own specialisation;
-5. a parameter the callee assigns stays a run-time value.
-Values against numba-cuda on the GPU: parity/kernels_static_arguments.py."""
+5. a parameter the callee assigns stays a run-time value;
+6. a string or bytes literal bound to a parameter is that literal inside the callee (numba's StringLiteral):
+   `p == "..."` / `p != "..."` against a literal of the same kind is decided when compiled (numba compares the
+   two constants at run time: the same answer); print(p) prints it; any other use is refused as strings are.
+Values against numba-cuda on the GPU: parity/kernels_static_arguments.py, test_jit_static_arguments_gpu.py."""
 import os
 import sys
 
@@ -174,3 +177,80 @@ def test_a_local_with_another_definition_is_not_a_shape(fn):
     with pytest.raises(cubridge.CompileError, match="the shape must be an integer constant or a tuple of them .*a "
                                                     "local variable assigned one constant once"):
         cubridge.compile_ptx(fn, "void(int32[::1])")
+
+
+def load_text(gmem, value):
+    if value == "1":
+        gmem[0] = 1.0
+    else:
+        gmem[0] = 0.0
+
+
+def load_bytes(gmem, value):
+    if value != b"on":
+        gmem[0] = 2.0
+
+
+def k_text_1(buff):
+    load_text(buff, "1")
+
+
+def k_text_2(buff):
+    load_text(buff, "2")
+
+
+def k_bytes(buff):
+    load_bytes(buff, b"on")
+
+
+def _llvm(fn, sig="void(float32[::1])"):
+    return cubridge.compile(fn, sig, device=False, abi="numba", cc=CC, output="llvm")[0]
+
+
+@pytest.mark.parametrize("kernel, decided", [(k_text_1, "true"), (k_text_2, "false"), (k_bytes, "false")])
+def test_a_string_literal_argument_is_compared_when_compiled(kernel, decided):
+    ir = _llvm(kernel)
+    assert f"br i1 {decided}, label %then." in ir
+    _ptx(kernel, "void(float32[::1])")  # and libNVVM and ptxas take it
+
+
+def test_each_text_is_its_own_specialisation():
+    def k(buff):
+        load_text(buff, "1")
+        load_text(buff, "2")
+    ir = _llvm(k)
+    assert "br i1 true, label %then." in ir and "br i1 false, label %then." in ir
+
+
+def _show(value):
+    print("value:", value)
+
+
+def test_print_of_a_string_argument_prints_the_text():
+    def k():
+        _show("hello")
+    ir = _llvm(k, "void()")
+    assert r'c"value:\00"' in ir and r'c"hello\00"' in ir  # each string printed as a %s
+
+
+def _use_as_value(gmem, value):
+    gmem[0] = len(value)
+
+
+def _compare_kinds(gmem, value):
+    if value == b"1":
+        gmem[0] = 1.0
+
+
+def k_use_as_value(buff):
+    _use_as_value(buff, "abc")
+
+
+def k_compare_kinds(buff):
+    _compare_kinds(buff, "1")
+
+
+@pytest.mark.parametrize("kernel", [k_use_as_value, k_compare_kinds])
+def test_other_uses_of_a_string_argument_are_refused(kernel):
+    with pytest.raises(cubridge.CompileError, match="strings are not supported as values"):
+        _llvm(kernel)

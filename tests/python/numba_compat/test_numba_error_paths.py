@@ -10,7 +10,8 @@ Rules, one test (or parametrized family) each:
     "Predicate must be an integer or boolean" (float predicates); integer and bool predicates compile.
  4. cuda.grid(n)/gridsize(n) with n not a constant: "RequireLiteralValue".
  5. cuda.shared/local.array with a dtype string: a NumPy number type's name compiles as that type;
-    anything else is "Invalid NumPy dtype specified: '<text>'".
+    anything else is "Invalid NumPy dtype specified: '<text>'"; a dtype that is no type at all
+    (np.dtype("O")) says, as numba does, "Cannot infer the type of variable '<the variable assigned>'".
  6. cuda.shared.array with a shape not known at compile time: numba's "No implementation of function
     Function(<function shared.array>) found for signature: >>> array(shape=<numba's type>, dtype=class(<dtype>))".
  7. (Self-recursion numba cannot type, in numba's words: tests/python/test_jit_recursion.py.)
@@ -32,6 +33,7 @@ import builtins
 import os
 import sys
 
+import numpy as np
 import pytest
 
 import cubridge
@@ -165,6 +167,18 @@ def test_an_invalid_dtype_string_is_numbas_invalid_numpy_dtype(numba_state, fn):
         cubridge.compile_ptx(fn, "void(int32[::1])", cc=CC)
     check(e, refused(numba_state, cubridge.CompileError), "Invalid NumPy dtype specified: 'int33'",
           "takes a dtype string naming a NumPy number type")
+
+
+def shared_object_dtype():
+    arr = cubridge.shared.array(10, dtype=np.dtype("O"))  # noqa: F841
+
+
+def test_a_dtype_that_is_no_type_leaves_the_variable_untyped_in_numbas_words(numba_state):
+    """numba-cuda's test_sm.test_invalid_array_type: its message names the variable assigned."""
+    with pytest.raises(cubridge.CompileError) as e:
+        cubridge.compile_ptx(shared_object_dtype, "void()", cc=CC)
+    check(e, refused(numba_state, cubridge.CompileError), "Cannot infer the type of variable 'arr'",
+          "the dtype must be a number type")
 
 
 def test_a_numpy_dtype_string_names_that_type():
