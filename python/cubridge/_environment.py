@@ -187,6 +187,10 @@ def _device_options(v) -> tuple | None:
             tuple(getattr(v, "__cubridge_links__", ())))
 
 
+# The name a lambda compiled as the entry function is given: numba-cuda's mangling of '<lambda>' ('<' and '>'
+# escaped as _3c and _3e), which is also its C-ABI symbol when abi_info names none.
+LAMBDA_NAME = "_3clambda_3e"
+
 _PLAIN_OPTIONS = (None, (), ())  # what a plain function called as a helper is compiled with
 
 
@@ -433,10 +437,9 @@ def _collect(pyfunc, options, referenced: list | None = None, links: list | None
     fn = _random_stand_in(getattr(pyfunc, "py_func", pyfunc))  # numba dispatchers; numba.cuda.random's are ours
     if not isinstance(fn, _pytypes.FunctionType):
         raise TypeError(f"pyfunc must be a Python function, got {type(pyfunc).__name__}")
-    if fn.__name__ == "<lambda>":
-        raise CompileError(f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}: a lambda cannot be compiled; "
-                           f"define the function with def")
     source, filename, first = _source_of(fn)
+    if fn.__code__.co_name == "<lambda>":  # compiled as `def <its escaped name>(params): return body`
+        fn, source = _overload_binding.renamed_unit(fn, LAMBDA_NAME, source)
     options.filename = filename
     options.first_line = first
     options.module_name = fn.__module__ or "__main__"
