@@ -47,6 +47,7 @@ class Parser {
       if (peek().kind == Tok::Indent || peek().kind == Tok::Dedent) { ++p_; continue; }
       top_level(m);
     }
+    lift_nested_functions(m);
     return m;
   }
 
@@ -281,11 +282,35 @@ class Parser {
         out.push_back(std::move(s));
         return;
       }
-      static const char* unsupported[] = {"def", "class", "with", "try", "async", "lambda", "match", "del", "global",
+      if (k == "def") {  // lifted out of the function by lift_nested_functions
+        auto s = make(StmtKind::Def, t.loc);
+        s->def = std::make_shared<FunctionDef>();
+        s->def->file = file_;
+        parse_def(*s->def);
+        s->what = "a nested function definition ('def')";
+        out.push_back(std::move(s));
+        return;
+      }
+      if (k == "nonlocal") {
+        auto s = make(StmtKind::Nonlocal, t.loc);
+        ++p_;
+        for (;;) {
+          auto n = make_expr(ExprKind::Name, peek().loc);
+          n->name = expect_name();
+          s->targets.push_back(std::move(n));
+          if (!is_op(",")) break;
+          ++p_;
+        }
+        s->what = "the 'nonlocal' statement";
+        expect_newline();
+        out.push_back(std::move(s));
+        return;
+      }
+      static const char* unsupported[] = {"class", "with", "try", "async", "lambda", "match", "del", "global",
                                           "nonlocal", "yield", "import", "from", "print", "await"};
       for (const char* u : unsupported) {
         if (k == u && !(k == "match" && (is_op("=", 1) || is_op("(", 1))) && !(k == "print" && is_op("(", 1))) {
-          std::string what = k == "def" ? "a nested function definition ('def')" : "the '" + std::string(k) + "' statement";
+          std::string what = "the '" + std::string(k) + "' statement";
           if (k == "lambda") what = "a lambda";
           error(t, what + " is not supported in compiled functions; " + kStatementsSupported);
         }

@@ -270,6 +270,8 @@ class FunctionTyper {
         fn_.can_raise = true;
         return false;
       }
+      case StmtKind::Def:
+      case StmtKind::Nonlocal:  // lifted away by the parser (nested_functions.cpp)
       case StmtKind::Unsupported: error(s.loc, s.what + " is not supported");
     }
     return true;
