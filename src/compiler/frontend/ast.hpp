@@ -104,6 +104,7 @@ struct FunctionDef {
   std::vector<std::string> params;
   std::vector<SourceLoc> param_locs;
   std::vector<ExprPtr> defaults;  ///< per parameter: its default value (a constant expression), or null
+  bool vararg = false;            ///< the last parameter is `*name`: a tuple of the surplus positional arguments
   std::vector<StmtPtr> body;
   std::string file;               ///< source file name for messages
   std::string parse_error;        ///< non-empty: the body failed to parse (reported when it is compiled)
@@ -124,6 +125,10 @@ inline constexpr int kMaxNesting = 300;  // under ASan (bigger frames) 400 level
 /// kMaxNesting levels (checked iteratively).
 void check_nesting(const FunctionDef& f);
 void check_nesting(const Expr& e, const std::string& file);
+
+/// The spelling of `*value` among a call's arguments (an Unsupported expression whose one kid is the value): the
+/// typer spreads a tuple there into its items; anywhere else it is refused by this name.
+inline constexpr const char* kStarredArgument = "argument unpacking ('*value') of this value";
 
 /// Lifts each function's nested `def`s out as functions of the module (nested_functions.cpp): a nested function
 /// called where it is defined takes the variables it reads from its encloser as leading parameters (those

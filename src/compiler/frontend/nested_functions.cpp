@@ -120,6 +120,7 @@ ExprPtr name_expr(const std::string& n, SourceLoc at) {
 // One nested function of the encloser being lifted, and how the encloser uses it.
 struct Local {
   Stmt* stmt = nullptr;
+  std::string name;    // as the encloser calls it
   std::string lifted;
   std::vector<Expr*> calls;       // Call expressions whose callee is this function
   std::vector<Stmt*> call_stmts;  // the expression statement each call is (nullptr: inside an expression)
@@ -143,6 +144,7 @@ class Lifter {
       Lifter(*d->def, out_, enclosed_).run();  // its own nested functions first: their captures become names it reads
       locals_.emplace_back();
       locals_.back().stmt = d;
+      locals_.back().name = d->def->name;
       locals_.back().lifted = f_.name + "$" + d->def->name + "$" + std::to_string(d->loc.line);
     }
     std::map<std::string, Local*> scope;
@@ -222,10 +224,13 @@ class Lifter {
                       "another; define it once before it is used");
       return it->second;
     };
-    if (e.kind == ExprKind::Call && e.kids[0]->kind == ExprKind::Name) {
-      if (Local* l = found(e.kids[0]->name)) {
+    if (e.kind == ExprKind::Call) {
+      Local* l = e.kids[0]->kind == ExprKind::Name ? found(e.kids[0]->name) : nullptr;
+      if (l) {
         l->calls.push_back(&e);
         l->call_stmts.push_back(statement && statement->value.get() == &e ? statement : nullptr);
+      } else {
+        expr_uses(*e.kids[0], scope, nullptr, false);
       }
       for (std::size_t i = 1; i < e.kids.size(); ++i) expr_uses(*e.kids[i], scope, nullptr, true);
       return;
@@ -291,7 +296,7 @@ class Lifter {
     for (const std::string& n : reads) {
       if (own.count(n) || !enclosed_.count(n)) continue;
       for (const Local& other : locals_)
-        if (other.stmt->def->name == n)
+        if (other.name == n)
           refuse(l.stmt->loc, "the nested function '" + inner.name + "' uses '" + n + "', a nested function of '" +
                                   f_.name + "'; pass it as an argument instead");
       captures.push_back(n);
@@ -327,6 +332,7 @@ class Lifter {
     lifted.qualname = f_.qualname + ".<locals>." + inner.name;
     lifted.loc = inner.loc;
     lifted.file = inner.file;
+    lifted.vararg = inner.vararg;
     for (const std::string& n : captures) {
       lifted.params.push_back(n);
       lifted.param_locs.push_back(inner.loc);

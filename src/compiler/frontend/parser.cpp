@@ -198,13 +198,20 @@ class Parser {
     f.qualname = f.name;
     expect_op("(");
     while (!is_op(")")) {
-      if (is_op("*") || is_op("**") || is_op("/"))
+      if (f.vararg)
+        error(peek(), "parameters after '*" + f.params.back() + "' are not supported (keyword-only parameters)");
+      if (is_op("*") && peek(1).kind == Tok::Name) {  // *args: the surplus positional arguments, as a tuple
+        ++p_;
+        f.vararg = true;
+      } else if (is_op("*") || is_op("**") || is_op("/")) {
         error(peek(), "parameter '" + std::string(peek().text) +
-                          "' is not supported; functions take positional parameters only");
+                          "' is not supported; functions take positional parameters and *args only");
+      }
       f.param_locs.push_back(peek().loc);
       f.params.push_back(expect_name());
       if (is_op(":")) { ++p_; test(); }  // annotations are ignored: the signature gives the types
       f.defaults.emplace_back();
+      if (f.vararg && is_op("=")) error(peek(), "'*" + f.params.back() + "' cannot have a default value");
       if (is_op("=")) {
         ++p_;
         f.defaults.back() = test();
@@ -657,7 +664,18 @@ class Parser {
         auto call = make_expr(ExprKind::Call, loc);
         call->kids.push_back(std::move(e));  // callee first; the typer moves it out
         while (!is_op(")")) {
-          if (is_op("*") || is_op("**")) error(peek(), "argument unpacking ('*args', '**kwargs') is not supported");
+          if (is_op("**")) error(peek(), "argument unpacking ('**kwargs') is not supported");
+          if (is_op("*")) {  // f(*t): spread by the typer once t's type (a tuple) is known
+            if (!call->keywords.empty()) error(peek(), "argument unpacking ('*value') after a keyword argument is not supported");
+            SourceLoc at = peek().loc;
+            ++p_;
+            ExprPtr star = unsupported(at, kStarredArgument);
+            star->kids.push_back(test());
+            call->kids.push_back(std::move(star));
+            if (!is_op(",")) break;
+            ++p_;
+            continue;
+          }
           if (peek().kind == Tok::Name && is_op("=", 1)) {
             call->keywords.emplace_back(t_[p_].text);
             p_ += 2;

@@ -689,6 +689,8 @@ class FunctionTyper {
   Type tuple_subscript(Expr& e, const Type& base);
 
   Type call(Expr& e);
+  /// f(*t): t's items as arguments of their own (t[0], t[1], ...) once t is typed a tuple; false while unknown.
+  bool spread_arguments(Expr& e);
   /// operator.add(a, b) and the other operator functions: the call becomes the operator expression
   /// (typer_operator_module.cpp).
   Type operator_call(Expr& e, const std::string& fname);

@@ -72,6 +72,9 @@ std::optional<StaticBinding> FunctionTyper::static_binding(Expr& a, const Functi
   // Integer constants (and tuples of them), where the callee never assigns the parameter: numba retries
   // such an argument as a literal where a constant is needed (a shape); bound, it is one everywhere.
   if (assigns(def.body, def.params[param])) return std::nullopt;
+  if (a.kind == ExprKind::Tuple && a.kids.empty() && a.name == kStarredArgument)  // *args given nothing: ()
+    return StaticBinding{"constant ()", "", "",
+                         Constant{.type = Type::tuple({}), .i = 0, .u = 0, .re = 0, .im = 0, .elements = {}}};
   std::optional<Constant> c;
   if (a.kind == ExprKind::Int && !a.int_unsigned) {
     if (auto v = const_int(a)) c = Constant{.type = i64(), .i = *v, .u = 0, .re = 0, .im = 0, .elements = {}};

@@ -1,0 +1,156 @@
+"""Nested functions, closures and *args, with numba-cuda's semantics (its inline_closurecall and
+MakeFunctionToJitFunction passes). The rules:
+
+1. a nested `def` called where it is defined reads its encloser's variables as they are at the call
+   (parameters and locals of any kind), also those of the functions around its encloser;
+2. a nested function assigning a `nonlocal` variable assigns the encloser's (seen after the call);
+3. a nested function passed as an argument to another function (a function value) is compiled with the
+   constants it reads from its encloser folded in; a variable defined twice is numba's error 'Cannot capture a
+   constant value for variable ...', one not defined by a constant 'Cannot capture the non-constant value
+   associated with variable ... in a function that may escape.';
+4. defaults and keywords of a nested function work as for any function;
+5. `def f(a, *args)` takes the surplus positional arguments as a tuple; `g(*t)` spreads a tuple;
+6. any other use of a nested function (stored, returned, read by a sibling) is refused by name.
+Values against numba-cuda on the GPU: test_jit_nested_functions_gpu.py."""
+import re
+
+import numpy as np
+import pytest
+
+import cubridge
+import closure_kernels as ck
+
+
+def _ptx(fn, sig):
+    return cubridge.compile_ptx(fn, sig)[0]
+
+
+def _device(fn, sig):
+    return cubridge.compile_ptx(fn, sig, device=True)
+
+
+def test_a_nested_function_passed_as_an_argument_is_compiled_for_the_call():
+    assert re.search(r"mov\.u64\s+%rd\d+, 10;", _ptx(ck.escape, "void(int64[::1])"))
+    assert re.search(r"mov\.u64\s+%rd\d+, 10;", _ptx(ck.nested_escape, "void(int64[::1])"))
+    assert re.search(r"mov\.u64\s+%rd\d+, 10;", _ptx(ck.closure_in_escaper, "void(int64[::1])"))
+
+
+def test_captured_constants_are_folded_into_a_function_passed_as_an_argument():
+    ptx = _ptx(ck.close_over_consts, "void(int64[::1], int64)")
+    # 10 + 6 + 123 = 139 and 10 + x + 123: x + 272 in all
+    assert re.search(r"add\.s64\s+%rd\d+, %rd\d+, 272;", ptx)
+
+
+def test_a_called_closure_reads_its_enclosers_arguments_at_the_call():
+    ptx = _ptx(ck.called_closure_reads_arguments, "void(int64[::1], int64)")
+    assert "mul.lo.s64" in ptx
+    ptx = _ptx(ck.grandchild_reads_outer_argument, "void(int64[::1], int64)")
+    assert re.search(r"add\.s64\s+%rd\d+, %rd\d+, 10;", ptx)
+
+
+def test_defaults_and_keywords_of_a_nested_function():
+    ptx = _ptx(ck.defaults_and_keywords, "void(int64[::1], int64)")
+    for v in (168, 551, 601):  # 91+53+4+12+1+2+5; 73+456+4+12+6; 123+456+4+12+6
+        assert re.search(rf"mov\.u64\s+%rd\d+, {v};", ptx), v
+    assert re.search(r"add\.s64\s+%rd\d+, %rd\d+, 152;", ptx)  # 123+7+4+12+2+4 + a
+
+
+def test_nonlocal_assignments_are_the_enclosers():
+    ptx = _ptx(ck.nonlocal_constant, "void(float64[::1])")
+    assert re.search(r"mov\.u64\s+%rd\d+, 4607182418800017408;", ptx)  # 1.0: the True branch only
+    ptx = _ptx(ck.nonlocal_argument, "void(int64, float64[::1])")
+    assert "setp.eq.s64" in ptx or "selp" in ptx  # decided at run time
+
+
+def test_star_parameters_and_star_calls():
+    ptx = _ptx(ck.star_call, "void(int64[::1], int64, int64)")
+    assert "sub.s64" in ptx
+
+
+def test_multiply_defined_capture_of_an_escaping_function_is_numbas_error():
+    def impl(c):
+        if c:
+            x = 3
+
+            def inner(y):
+                return y + x
+
+            r = ck.consumer(inner, 1)
+        else:
+            x = 6
+
+            def inner(y):
+                return y + x
+
+            r = ck.consumer(inner, 2)
+        return r
+
+    with pytest.raises(cubridge.CompileError, match="Cannot capture a constant value for variable 'x' as there are "
+                                                    "multiple definitions present."):
+        cubridge.compile_ptx(impl, "int64(int64)", device=True)
+
+
+def test_non_constant_capture_of_an_escaping_function_is_numbas_error():
+    def impl(x):
+        z = np.arange(x)
+
+        def inner(val):
+            return 1 + z + val
+
+        return ck.consumer(inner, x)
+
+    with pytest.raises(cubridge.CompileError, match="Cannot capture the non-constant value associated with variable "
+                                                    "'z' in a function that may escape."):
+        cubridge.compile_ptx(impl, "int64(int64)", device=True)
+
+
+def test_other_uses_of_a_nested_function_are_refused_by_name():
+    def stored(x):
+        def inner(y):
+            return y
+
+        f = inner
+        return f(x)
+
+    with pytest.raises(cubridge.CompileError, match="the nested function 'inner' is used as a value here"):
+        cubridge.compile_ptx(stored, "int64(int64)", device=True)
+
+    def sibling(x):
+        def one():
+            return 1
+
+        def two():
+            return one() + 1
+
+        return two()
+
+    with pytest.raises(cubridge.CompileError, match="the nested function 'two' uses 'one', a nested function of"):
+        cubridge.compile_ptx(sibling, "int64(int64)", device=True)
+
+    def escaping_nonlocal(x):
+        def inner(y):
+            nonlocal x
+            x = y
+        ck.consumer(inner, 1)
+        return x
+
+    with pytest.raises(cubridge.CompileError, match="assigns the nonlocal 'x' and is passed as an argument"):
+        cubridge.compile_ptx(escaping_nonlocal, "int64(int64)", device=True)
+
+    def nonlocal_in_expression(x):
+        def inner(y):
+            nonlocal x
+            x = y
+        return inner(1) is None
+
+    with pytest.raises(cubridge.CompileError, match="can only be called as a statement of its own"):
+        cubridge.compile_ptx(nonlocal_in_expression, "int64(int64)", device=True)
+
+
+def test_star_unpacking_of_a_non_tuple_is_refused_by_name():
+    def impl(x):
+        return ck._sub(*x)
+
+    with pytest.raises(cubridge.CompileError, match=r"argument unpacking \('\*value'\) needs a tuple, got a value "
+                                                    r"of type int64"):
+        cubridge.compile_ptx(impl, "int64(int64)", device=True)
