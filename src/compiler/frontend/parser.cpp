@@ -3,6 +3,7 @@
 // say what is supported instead of "syntax error".
 // Over 600 lines on purpose: one grammar, one recursive-descent class whose levels call each other;
 // splitting it would only scatter the precedence ladder across files.
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -246,13 +247,39 @@ class Parser {
   }
 
   void simple_statements(std::vector<StmtPtr>& out) {
-    out.push_back(simple_statement());
+    add_statement(out, simple_statement());
     while (is_op(";")) {
       ++p_;
       if (peek().kind == Tok::Newline || peek().kind == Tok::End) break;
-      out.push_back(simple_statement());
+      add_statement(out, simple_statement());
     }
     expect_newline();
+  }
+
+  // `return g(*h(x))`: the typer spreads a tuple it can name, so a value unpacked as the first argument of the
+  // call a statement computes is assigned to a variable of its own just before the statement. It is the first
+  // thing that statement evaluates (after the callee's name), so the order of evaluation is Python's.
+  void add_statement(std::vector<StmtPtr>& out, StmtPtr s) {
+    const bool simple_targets = std::all_of(s->targets.begin(), s->targets.end(),
+                                            [](const ExprPtr& t) { return t->kind == ExprKind::Name; });
+    Expr* call = s->value.get();
+    if ((s->kind == StmtKind::Return || s->kind == StmtKind::Expr || (s->kind == StmtKind::Assign && simple_targets)) &&
+        call && call->kind == ExprKind::Call && call->kids.size() > 1 && call->keywords.size() < call->kids.size() - 1 &&
+        (call->kids[0]->kind == ExprKind::Name || call->kids[0]->kind == ExprKind::Attribute)) {
+      Expr& first = *call->kids[1];
+      if (first.kind == ExprKind::Unsupported && first.name == kStarredArgument && first.kids[0]->kind != ExprKind::Name) {
+        auto hoisted = make(StmtKind::Assign, first.loc);
+        std::string name = "star$" + std::to_string(first.loc.line) + "_" + std::to_string(first.loc.col);
+        auto target = make_expr(ExprKind::Name, first.loc);
+        target->name = name;
+        hoisted->targets.push_back(std::move(target));
+        hoisted->value = std::move(first.kids[0]);
+        first.kids[0] = make_expr(ExprKind::Name, first.loc);
+        first.kids[0]->name = name;
+        out.push_back(std::move(hoisted));
+      }
+    }
+    out.push_back(std::move(s));
   }
 
   StmtPtr make(StmtKind k, SourceLoc loc) {

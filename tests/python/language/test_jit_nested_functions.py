@@ -12,6 +12,7 @@ MakeFunctionToJitFunction passes). The rules:
 5. `def f(a, *args)` takes the surplus positional arguments as a tuple; `g(*t)` spreads a tuple;
 6. any other use of a nested function (stored, returned, read by a sibling) is refused by name.
 Values against numba-cuda on the GPU: test_jit_nested_functions_gpu.py."""
+import cmath
 import re
 
 import numpy as np
@@ -153,4 +154,25 @@ def test_star_unpacking_of_a_non_tuple_is_refused_by_name():
 
     with pytest.raises(cubridge.CompileError, match=r"argument unpacking \('\*value'\) needs a tuple, got a value "
                                                     r"of type int64"):
+        cubridge.compile_ptx(impl, "int64(int64)", device=True)
+
+
+def _polar_as_complex(x):
+    return complex(*cmath.polar(x))
+
+
+def test_a_tuple_a_call_returns_is_spread_as_the_first_argument():
+    # numba-cuda's test_complex.test_polar: the unpacked value is computed once, before the call
+    ptx, resty = cubridge.compile_ptx(_polar_as_complex, (cubridge.complex128,), device=True)
+    assert resty == cubridge.complex128
+    _, resty = cubridge.compile_ptx(_polar_as_complex, (cubridge.complex64,), device=True)
+    assert resty == cubridge.complex64  # complex(float32, float32), as numba types it
+
+
+def test_an_expression_unpacked_after_other_arguments_is_refused_by_name():
+    def impl(x):
+        return ck.consumer(ck._sub, *(x, x))
+
+    with pytest.raises(cubridge.CompileError, match=r"argument unpacking \('\*value'\) of an expression is not "
+                                                    r"supported: assign the tuple to a name first"):
         cubridge.compile_ptx(impl, "int64(int64)", device=True)
