@@ -280,7 +280,7 @@ class FunctionTyper {
   // ---- expressions ----
   Type truth(Expr& e) {
     Type t = expr(e);
-    if (!t.is_unknown() && !t.is_scalar() && !t.is_bfloat16() && !t.is_tuple())
+    if (!t.is_unknown() && !t.is_scalar() && !t.is_bfloat16() && !t.is_tuple() && !t.is_none())  // None: false
       error(e.loc, "cannot test the truth of a value of type " + t.name());
     return t;
   }

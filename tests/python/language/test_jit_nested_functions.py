@@ -10,7 +10,9 @@ MakeFunctionToJitFunction passes). The rules:
    associated with variable ... in a function that may escape.';
 4. defaults and keywords of a nested function work as for any function;
 5. `def f(a, *args)` takes the surplus positional arguments as a tuple; `g(*t)` spreads a tuple;
-6. any other use of a nested function (stored, returned, read by a sibling) is refused by name.
+6. any other use of a nested function (stored, returned, read by a sibling) is refused by name;
+7. a closure or global variable bound to None is the constant None, and None tests false (numba-cuda's
+   test_functioncompiler_locals: `if cond:` on a closure's None is pruned).
 Values against numba-cuda on the GPU: test_jit_nested_functions_gpu.py."""
 import cmath
 import re
@@ -176,3 +178,45 @@ def test_an_expression_unpacked_after_other_arguments_is_refused_by_name():
     with pytest.raises(cubridge.CompileError, match=r"argument unpacking \('\*value'\) of an expression is not "
                                                     r"supported: assign the tuple to a name first"):
         cubridge.compile_ptx(impl, "int64(int64)", device=True)
+
+
+def _none_closure_kernels():
+    cond = None
+
+    def pruned(b_arg):
+        b_smem = cubridge.shared.array(shape=(1,), dtype=cubridge.float32)
+        if cond:
+            b_smem[0] = b_arg[0]
+
+    def tested(b):
+        x = cond
+        if x is None:
+            b[0] = 5.0
+        if cond is not None:
+            b[0] = 7.0
+        while cond:
+            b[0] = 9.0
+
+    return pruned, tested
+
+
+def test_a_closure_bound_to_none_is_the_constant_none_and_tests_false():
+    pruned, tested = _none_closure_kernels()
+    ptx = _ptx(pruned, "void(float32[::1])")
+    assert "ld.global" not in ptx and "st.shared" not in ptx
+    ptx = _ptx(tested, "void(float32[::1])")
+    stores = [line for line in ptx.splitlines() if "st.global" in line]
+    assert len(stores) == 1 and "1084227584" in ptx  # only b[0] = 5.0
+
+
+def test_none_tests_false_in_if_and_while():
+    def f(b):
+        x = None
+        if x:
+            b[0] = 2.0
+        if None:
+            b[0] = 1.0
+        while x:
+            b[0] = 3.0
+
+    assert "st.global" not in _ptx(f, "void(float32[::1])")
