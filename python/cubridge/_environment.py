@@ -220,6 +220,7 @@ class _Environment:
         self.externals: dict = {}  # name the code calls -> ExternalFunction (cuda.declare_device)
         self.links: list = []  # the link items of the external functions reached, each once
         self.helpers: dict = {}  # function -> the options it is compiled with (_device_options of what reached it)
+        self.lambdas: dict = {}  # lambda called as a helper -> the name it is compiled by (_add_lambda)
 
     def external(self, name: str, f) -> None:
         """An external device function (declare_device) the code calls `name`: declared to the compiler, its
@@ -270,6 +271,9 @@ class _Environment:
         self._add(fn, alias, strict)
 
     def _add(self, fn, alias: str | None, strict: bool) -> None:
+        if fn.__code__.co_name == "<lambda>":
+            self._add_lambda(fn, alias)
+            return
         name = _def_name(fn)
         other = self.by_name.get(name)
         if other is not None and other is not fn and not strict:
@@ -279,16 +283,35 @@ class _Environment:
             self.queue.append(fn)
             src, fname, line = _source_of(fn)
             self.options.add_unit(src, fname, line)
-            inline, declared, _ = self.helpers.get(fn, _PLAIN_OPTIONS)
-            if inline == "never":
-                self.options.add_inline_never(name)
-            for sig in self.signatures.get(fn) or declared:  # jit(sigs, device=True)
-                self.options.add_declared_signature(name, as_signature(sig))
+            self._unit_options(fn, name)
         elif other is not fn:
             raise CompileError(f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}: two different functions named "
                                f"{name!r} are called ({other.__module__}.{other.__qualname__} and "
                                f"{fn.__module__}.{fn.__qualname__}); cubridge compiles helpers by their name: rename one")
         if alias is not None and alias != name:
+            self.options.add_function_alias(alias, name)
+
+    def _unit_options(self, fn, name: str) -> None:
+        """The options fn, compiled as the unit `name`, was reached with: inline='never', declared signatures."""
+        inline, declared, _ = self.helpers.get(fn, _PLAIN_OPTIONS)
+        if inline == "never":
+            self.options.add_inline_never(name)
+        for sig in self.signatures.get(fn) or declared:  # jit(sigs, device=True)
+            self.options.add_declared_signature(name, as_signature(sig))
+
+    def _add_lambda(self, fn, alias: str | None) -> None:
+        """A lambda called as a helper (d = jit(device=True)(lambda x: x + 1)): compiled as a def of a name of
+        its own (LAMBDA_NAME and a number), which the name the code calls it by is an alias of."""
+        name = self.lambdas.get(fn)
+        if name is None:
+            name = self.lambdas[fn] = f"{LAMBDA_NAME}{len(self.lambdas)}"
+            src, fname, line = _source_of(fn)
+            renamed, text = _overload_binding.renamed_unit(fn, name, src)
+            self.by_name[name] = renamed
+            self.queue.append(renamed)
+            self.options.add_unit(text, fname, line)
+            self._unit_options(fn, name)
+        if alias is not None:
             self.options.add_function_alias(alias, name)
 
     def overloaded(self, name: str, f) -> None:

@@ -45,3 +45,24 @@ def test_two_lambdas_alike_on_one_line_are_refused_by_name():
     with pytest.raises(cubridge.CompileError, match=r"lambda that cannot be told apart in its source line \(2 lambdas "
                                                     r"there take the parameters \('x',\)\); define it with def"):
         cubridge.compile_ptx(f, int32(int32), device=True)
+
+
+def test_a_kernel_made_from_a_lambda_compiles():
+    # numba-cuda's test_extending: jit(lambda: None).compile(())
+    kernel = cubridge.jit(lambda: None)
+    assert kernel.compile(()) is not None
+
+
+_inc = cubridge.jit(device=True)(lambda x: x + 1)
+_dbl = lambda x: x * 2  # noqa: E731
+
+
+def _uses_lambdas(a):
+    a[0] = _inc(a[0]) + _dbl(a[1])
+
+
+def test_lambdas_called_as_helpers_compile_under_names_of_their_own():
+    ptx = cubridge.compile_ptx(_uses_lambdas, "void(int64[::1])")[0]
+    assert "add.s64" in ptx and ("shl.b64" in ptx or "mul.lo.s64" in ptx or "add.s64" in ptx)
+    ir = cubridge.compile(_uses_lambdas, "void(int64[::1])", device=False, abi="numba", output="llvm")[0]
+    assert "_3clambda_3e0" in ir and "_3clambda_3e1" in ir
