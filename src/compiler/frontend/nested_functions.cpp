@@ -286,11 +286,20 @@ class Lifter {
     Names reads;
     each_stmt_expr(inner.body, [&](Expr& e) { if (e.kind == ExprKind::Name) reads.insert(e.name); });
     for (const std::string& n : nonlocals) {
-      if (!enclosed_.count(n))
+      if (!own_.count(n))
         refuse(l.stmt->loc, "'" + inner.name + "' declares '" + n + "' nonlocal, which is not a variable of '" +
-                                f_.name + "'");
+                                f_.name + "' (the function that defines it): a nested function may assign the "
+                                "variables of the function around it only");
       own.erase(n);
       reads.insert(n);
+    }
+    for (const ExprPtr& d : inner.defaults) {  // numba-cuda takes them as constants of the def
+      if (!d) continue;
+      each_expr(*d, [&](Expr& e) {
+        if (e.kind == ExprKind::Name && enclosed_.count(e.name))
+          refuse(e.loc, "a default value of the nested function '" + inner.name + "' reads '" + e.name + "', a " +
+                            "variable of '" + f_.name + "'; defaults of nested functions are constants");
+      });
     }
     std::vector<std::string> captures;
     for (const std::string& n : reads) {

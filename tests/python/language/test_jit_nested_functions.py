@@ -150,6 +150,31 @@ def test_other_uses_of_a_nested_function_are_refused_by_name():
         cubridge.compile_ptx(nonlocal_in_expression, "int64(int64)", device=True)
 
 
+def test_nonlocals_of_outer_functions_and_defaults_reading_variables_are_refused_by_name():
+    def grand_nonlocal(x):
+        def middle():
+            def inner():
+                nonlocal x
+                x = 1
+            inner()
+        middle()
+        return x
+
+    with pytest.raises(cubridge.CompileError, match="'inner' declares 'x' nonlocal, which is not a variable of "
+                                                    "'middle'"):
+        cubridge.compile_ptx(grand_nonlocal, "int64(int64)", device=True)
+
+    def default_reads_variable(x):
+        y = x + 1
+
+        def inner(a, k=y):
+            return a + k
+        return inner(1)
+
+    with pytest.raises(cubridge.CompileError, match="a default value of the nested function 'inner' reads 'y'"):
+        cubridge.compile_ptx(default_reads_variable, "int64(int64)", device=True)
+
+
 def test_star_unpacking_of_a_non_tuple_is_refused_by_name():
     def impl(x):
         return ck._sub(*x)
