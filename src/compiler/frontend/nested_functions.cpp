@@ -218,7 +218,13 @@ class Lifter {
   void expr_uses(Expr& e, Scope& scope, Stmt* statement, bool argument) {
     auto found = [&](const std::string& n) -> Local* {
       auto it = scope.find(n);
-      if (it == scope.end()) return nullptr;
+      if (it == scope.end()) {
+        for (const Local& l : locals_)
+          if (l.name == n)  // a loop's later pass, or a variable of the same name: Python's binding is not static
+            refuse(e.loc, "'" + n + "' is used where the nested function '" + n + "' of '" + f_.name + "' is not (or "
+                          "not yet) defined; define it before its uses and give other variables other names");
+        return nullptr;
+      }
       if (!it->second)
         refuse(e.loc, "'" + n + "' is a nested function of '" + f_.name + "' on one path here and something else on "
                       "another; define it once before it is used");

@@ -175,6 +175,26 @@ def test_nonlocals_of_outer_functions_and_defaults_reading_variables_are_refused
         cubridge.compile_ptx(default_reads_variable, "int64(int64)", device=True)
 
 
+def inner():  # a module function of the name a nested one has below: never called in its place
+    return 99
+
+
+def test_a_nested_function_used_before_its_definition_is_refused_by_name():
+    def loop(x):
+        r = 0
+        for i in range(2):
+            if i == 1:
+                r = inner()
+
+            def inner():
+                return 1
+        return r + x
+
+    with pytest.raises(cubridge.CompileError, match="'inner' is used where the nested function 'inner' of 'loop' is "
+                                                    "not"):
+        cubridge.compile_ptx(loop, "int64(int64)", device=True)
+
+
 def test_star_unpacking_of_a_non_tuple_is_refused_by_name():
     def impl(x):
         return ck._sub(*x)
