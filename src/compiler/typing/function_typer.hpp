@@ -253,7 +253,10 @@ class FunctionTyper {
         if (loop_depth_ == 0) error(s.loc, std::string("'") + (s.kind == StmtKind::Break ? "break" : "continue") + "' outside a loop");
         return false;
       case StmtKind::Return: {
-        Type t = s.value ? expr_optional(*s.value) : Type::none();
+        // An Optional returned where the signature declares a plain type is unwrapped (numba casts Optional(T) to
+        // the declared type, raising if it is None).
+        const bool unwrap = fn_.declared_return && !fn_.return_type.is_optional() && !fn_.return_type.is_none();
+        Type t = !s.value ? Type::none() : unwrap ? expr(*s.value) : expr_optional(*s.value);
         if (!t.is_unknown() &&
             !(t.is_scalar() || t.is_bfloat16() || t.is_vector() || t.is_tuple() || t.is_none() || t.is_record() || t.is_optional()))
           error(s.loc, "cannot return a value of type " + t.name());
