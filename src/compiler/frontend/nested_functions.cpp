@@ -360,6 +360,15 @@ class Lifter {
     }
     lifted.body = std::move(inner.body);
     for (Expr* call : l.calls) {
+      // Python's count, before the hidden leading parameters would make it read differently.
+      const std::size_t given = call->kids.size() - 1 - call->keywords.size(), takes = inner.params.size();
+      const bool starred = std::any_of(call->kids.begin() + 1, call->kids.end(), [](const ExprPtr& k) {
+        return k->kind == ExprKind::Unsupported && k->name == kStarredArgument;
+      });
+      if (!inner.vararg && !starred && given > takes)
+        refuse(call->loc, inner.name + "() takes " + std::to_string(takes) + " positional argument" +
+                              (takes == 1 ? "" : "s") + " but " + std::to_string(given) +
+                              (given == 1 ? " was" : " were") + " given");
       call->kids[0]->name = l.lifted;
       std::vector<ExprPtr> args;
       for (const std::string& n : captures) args.push_back(name_expr(n, call->loc));

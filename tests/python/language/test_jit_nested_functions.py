@@ -195,6 +195,16 @@ def test_a_nested_function_used_before_its_definition_is_refused_by_name():
         cubridge.compile_ptx(loop, "int64(int64)", device=True)
 
 
+def test_too_many_arguments_are_counted_as_python_counts_them():
+    def impl(x):
+        def inner():
+            return x
+        return inner(5)
+
+    with pytest.raises(cubridge.CompileError, match=r"inner\(\) takes 0 positional arguments but 1 was given"):
+        cubridge.compile_ptx(impl, "int64(int64)", device=True)
+
+
 def test_star_unpacking_of_a_non_tuple_is_refused_by_name():
     def impl(x):
         return ck._sub(*x)
