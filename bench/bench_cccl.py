@@ -4,7 +4,9 @@ the operator, then cuda.compute's build of the algorithm, both timed by the firs
 runtime (the built algorithm object called with its temporary storage, CUDA events, median per call).
 
 Cases: reduce_into (sum of 2^24 float32) and unary_transform (x * 2 + 1 on 2^24 float32, against OpKind
-being unavailable for it: its peer is CuPy's elementwise expression).
+being unavailable for it: its peer is CuPy's elementwise expression). Where numba-cuda-mlir is importable
+(carried as bench/fetch_mlir.sh packs it), the same plain Python operators handed to cuda.compute as they are,
+which it compiles through numba-cuda-mlir: first call and steady state beside cubridge's operator.
 
     python bench/bench_cccl.py [--json PATH] [--quick]
 """
@@ -104,7 +106,50 @@ def main() -> None:
     cupy_us = event_us(lambda: cp.multiply(d, 2, out=res).__iadd__(1), repeats)
     rows.append(dict(face="cccl", case=f"unary_transform x*2+1 of {n} float32, steady state", unit="us", ours=t_us,
                      peer="CuPy x*2 then +=1 (two kernels)", peer_value=cupy_us, target=None))
+    rows += mlir_rows(d, out, res, init, h, n, repeats, compile_s + build_s, ours_us, first_s, t_us)
     report(rows, a.json)
+
+
+def mlir_rows(d, out, res, init, h, n, repeats, ours_first_s, ours_us, ours_t_first_s, ours_t_us) -> list[dict]:
+    """cuda.compute's own path for a plain Python operator (numba-cuda-mlir compiles it), fresh functions so
+    no cache of an earlier call is reused."""
+    try:
+        import numba_cuda_mlir  # noqa: F401
+    except ImportError as e:
+        print(f"cuda.compute's numba-cuda-mlir path not measured: {e}")
+        return []
+
+    def plus(a, b):
+        return a + b
+
+    def affine2(x):
+        return x * 2.0 + 1.0
+
+    rows = []
+    t = time.perf_counter()
+    compute.reduce_into(d_in=d, d_out=out, op=plus, num_items=n, h_init=init)
+    cp.cuda.Device().synchronize()
+    first_s = time.perf_counter() - t
+    assert np.isclose(out.get()[0], h.sum(dtype=np.float64), rtol=1e-3)
+    rows.append(dict(face="cccl", case="reduce_into sum: first call (compile + build)", unit="ms",
+                     ours=ours_first_s * 1e3, peer="cuda.compute + numba-cuda-mlir (Python op) first call",
+                     peer_value=first_s * 1e3, target=None))
+    rows.append(dict(face="cccl", case=f"reduce_into sum of {n} float32, steady state", unit="us", ours=ours_us,
+                     peer="cuda.compute + numba-cuda-mlir (Python op)",
+                     peer_value=event_us(reducer_call(d, out, plus, init), repeats), target=None))
+    t = time.perf_counter()
+    compute.unary_transform(d_in=d, d_out=res, op=affine2, num_items=n)
+    cp.cuda.Device().synchronize()
+    first_s = time.perf_counter() - t
+    np.testing.assert_allclose(res.get(), h * 2 + 1, rtol=1e-6)
+    rows.append(dict(face="cccl", case="unary_transform x*2+1: first call (compile + build)", unit="ms",
+                     ours=ours_t_first_s * 1e3, peer="cuda.compute + numba-cuda-mlir (Python op) first call",
+                     peer_value=first_s * 1e3, target=None))
+    rows.append(dict(face="cccl", case=f"unary_transform x*2+1 of {n} float32, steady state", unit="us",
+                     ours=ours_t_us, peer="cuda.compute + numba-cuda-mlir (Python op)",
+                     peer_value=event_us(lambda: compute.unary_transform(d_in=d, d_out=res, op=affine2, num_items=n),
+                                         repeats), target=None))
+    return rows
 
 
 if __name__ == "__main__":

@@ -3,8 +3,9 @@
 
 Eager: host time per call (batches of calls timed on the host, the queue drained between batches outside
 the timing; the median over batches of the per-call mean). The direct row allocates its result with
-torch.empty_like as the op does, so the difference is the op's own cost (PyTorch's dispatcher, the custom
-op's Python layers, the stream lookup). Inside a graph: 100 calls captured into one torch.cuda.graph, each
+torch.empty_like as the op does, so the difference is the op's own cost. The op's eager call skips PyTorch's
+dispatcher where it would only call the CUDA implementation (cubridge.torch.Op's direct call); the
+op.overload row is the same op through the dispatcher, as torch.compile's graphs call it. Inside a graph: 100 calls captured into one torch.cuda.graph, each
 way, and the replay timed with CUDA events (median per call). torch.compile's figures are the compiled
 function's host time per call, default and "reduce-overhead" modes.
 
@@ -89,6 +90,9 @@ def main() -> None:
     def via_op():
         return op(x, y)
 
+    def via_dispatcher():  # the same op through PyTorch's dispatcher (what torch.compile's graphs call)
+        return op.overload(x, y)
+
     # What users write by hand today: torch.library.custom_op around the same direct launch.
     @torch.library.custom_op("cubridge_bench::hand_add", mutates_args=(), device_types="cuda")
     def hand_add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
@@ -100,17 +104,24 @@ def main() -> None:
         return hand_add(x, y)
 
     torch.testing.assert_close(via_op(), x + y)
+    torch.testing.assert_close(via_dispatcher(), x + y)
     torch.testing.assert_close(direct(), x + y)
     torch.testing.assert_close(via_hand(), x + y)
     rows = []
     direct_us = per_call_us(direct, calls, batches)
     op_us = per_call_us(via_op, calls, batches)
     hand_us = per_call_us(via_hand, calls, batches)
+    dispatcher_us = per_call_us(via_dispatcher, calls, batches)
     eager_add = per_call_us(lambda: torch.add(x, y), calls, batches)
     rows.append(dict(face="torch", case="op call, eager (host µs per call)", unit="us", ours=op_us,
                      peer="direct cubridge launch + empty_like", peer_value=direct_us, target=None))
     rows.append(dict(face="torch", case="op overhead over the direct launch, eager", unit="us",
                      ours=op_us - direct_us, peer=None, peer_value=None, target=1.5))
+    rows.append(dict(face="torch", case="op through PyTorch's dispatcher (op.overload), eager", unit="us",
+                     ours=dispatcher_us, peer="direct cubridge launch + empty_like", peer_value=direct_us,
+                     target=None))
+    rows.append(dict(face="torch", case="op overload's overhead over the direct launch, eager", unit="us",
+                     ours=dispatcher_us - direct_us, peer=None, peer_value=None, target=None))
     rows.append(dict(face="torch", case="op call, eager", unit="us", ours=op_us,
                      peer="hand-written torch.library.custom_op around the launch", peer_value=hand_us, target=None))
     rows.append(dict(face="torch", case="op call, eager", unit="us", ours=op_us, peer="torch.add (built-in op)",

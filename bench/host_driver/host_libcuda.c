@@ -5,6 +5,13 @@
 // CUDA_ERROR_NOT_FOUND naming it). Modules load without being read and a kernel launch returns at once
 // (nothing runs), so what a launch from Python costs on the host can be timed and profiled too.
 //
+// Stream capture: a test marks one of its streams as capturing with host_libcuda_set_capturing (through
+// ctypes; the driver cubridge loaded is this library). While any stream captures, a thread not in relaxed
+// capture mode (cuThreadExchangeStreamCaptureMode) cannot load modules, look kernels up, allocate or
+// synchronise (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, NVIDIA's answer under a global capture), and a launch
+// on the legacy default stream fails with CUDA_ERROR_STREAM_CAPTURE_IMPLICIT: the rules cubridge's launch
+// path must follow, checked without a GPU.
+//
 // Load it with CUBRIDGE_LIBCUDA=/path/to/host_libcuda.so (see profile.sh). Not for tests of behaviour:
 // timings of the real driver calls it replaces are not represented.
 //
@@ -26,7 +33,19 @@
 #define HOST_MAX_DEVICES 8
 
 struct CUctx_st { int device; };
-struct CUstream_st { CUcontext context; };
+struct CUstream_st { CUcontext context; int capturing; };
+
+static int g_capturing_streams;  // how many streams host_libcuda_set_capturing marked
+static _Thread_local CUstreamCaptureMode t_capture_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+static int capture_forbids(void) { return g_capturing_streams > 0 && t_capture_mode != CU_STREAM_CAPTURE_MODE_RELAXED; }
+
+/// Marks `s` (a stream of cuStreamCreate) as capturing (`on` 1) or not (0); returns 0, or -1 for a default stream.
+int host_libcuda_set_capturing(CUstream s, int on) {
+  if ((uintptr_t)s <= 2) return -1;
+  if (s->capturing != (on != 0)) g_capturing_streams += on ? 1 : -1;
+  s->capturing = on != 0;
+  return 0;
+}
 struct CUevent_st { int unused; };
 
 static struct CUctx_st g_primary[HOST_MAX_DEVICES] = {{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}};
@@ -186,7 +205,17 @@ static CUresult host_cuStreamCreateWithPriority(CUstream* s, unsigned flags, int
   return host_cuStreamCreate(s, flags);
 }
 static CUresult host_cuStreamDestroy(CUstream s) { free(s); return CUDA_SUCCESS; }
-static CUresult host_cuStreamSynchronize(CUstream s) { (void)s; return CUDA_SUCCESS; }
+static CUresult host_cuStreamSynchronize(CUstream s) { (void)s; return capture_forbids() ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED : CUDA_SUCCESS; }
+static CUresult host_cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus* status) {
+  *status = (uintptr_t)s > 2 && s->capturing ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
+  return CUDA_SUCCESS;
+}
+static CUresult host_cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode* mode) {
+  CUstreamCaptureMode previous = t_capture_mode;
+  t_capture_mode = *mode;
+  *mode = previous;
+  return CUDA_SUCCESS;
+}
 static CUresult host_cuStreamQuery(CUstream s) { (void)s; return CUDA_SUCCESS; }
 static CUresult host_cuStreamWaitEvent(CUstream s, CUevent e, unsigned f) { (void)s; (void)e; (void)f; return CUDA_SUCCESS; }
 static CUresult host_cuStreamGetCtx(CUstream s, CUcontext* c) {
@@ -222,6 +251,7 @@ static CUresult allocate(CUdeviceptr* p, size_t bytes, int device, int pooled) {
   return CUDA_SUCCESS;
 }
 static CUresult host_cuMemAlloc(CUdeviceptr* p, size_t bytes) {
+  if (capture_forbids()) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   if (device_count() == 1) return allocate(p, bytes, 0, 0);
   CUcontext c = current_context();
   if (c == NULL) return CUDA_ERROR_INVALID_CONTEXT;
@@ -341,6 +371,7 @@ static struct CUmod_st g_module;
 static struct CUfunc_st g_function;
 static CUresult host_cuModuleLoadDataEx(CUmodule* m, const void* image, unsigned n, CUjit_option* o, void** v) {
   (void)image;
+  if (capture_forbids()) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   for (unsigned i = 0; i < n; ++i)  // empty logs, as a successful JIT leaves them
     if (o[i] == CU_JIT_ERROR_LOG_BUFFER || o[i] == CU_JIT_INFO_LOG_BUFFER) *(char*)v[i] = 0;
   *m = &g_module;
@@ -350,6 +381,7 @@ static CUresult host_cuModuleUnload(CUmodule m) { (void)m; return CUDA_SUCCESS; 
 static CUresult host_cuModuleGetFunction(CUfunction* f, CUmodule m, const char* name) {
   (void)m;
   (void)name;
+  if (capture_forbids()) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   *f = &g_function;
   return CUDA_SUCCESS;
 }
@@ -367,8 +399,8 @@ static CUresult host_cuFuncGetAttribute(int* v, CUfunction_attribute a, CUfuncti
 }
 static CUresult host_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                                     unsigned bz, unsigned smem, CUstream s, void** params, void** extra) {
-  (void)f; (void)gx; (void)gy; (void)gz; (void)bx; (void)by; (void)bz; (void)smem; (void)s; (void)params; (void)extra;
-  return CUDA_SUCCESS;
+  (void)f; (void)gx; (void)gy; (void)gz; (void)bx; (void)by; (void)bz; (void)smem; (void)params; (void)extra;
+  return (uintptr_t)s <= 1 && g_capturing_streams > 0 ? CUDA_ERROR_STREAM_CAPTURE_IMPLICIT : CUDA_SUCCESS;
 }
 
 struct Entry {
@@ -384,7 +416,7 @@ static const struct Entry kEntries[] = {
     E(cuCtxGetCurrent), E(cuCtxSetCurrent), E(cuCtxPushCurrent), E(cuCtxPopCurrent), E(cuCtxGetDevice),
     E(cuCtxSynchronize), E(cuCtxGetStreamPriorityRange), E(cuStreamCreate), E(cuStreamCreateWithPriority),
     E(cuStreamDestroy), E(cuStreamSynchronize), E(cuStreamQuery), E(cuStreamWaitEvent), E(cuStreamGetCtx),
-    E(cuStreamGetFlags), E(cuEventCreate), E(cuEventDestroy), E(cuEventRecord), E(cuEventQuery),
+    E(cuStreamGetFlags), E(cuStreamIsCapturing), E(cuThreadExchangeStreamCaptureMode), E(cuEventCreate), E(cuEventDestroy), E(cuEventRecord), E(cuEventQuery),
     E(cuEventSynchronize), E(cuEventElapsedTime), E(cuMemAlloc), E(cuMemFree), E(cuMemAllocAsync),
     E(cuMemFreeAsync), E(cuMemGetInfo), E(cuMemcpy), E(cuMemcpyAsync), E(cuMemcpyHtoD), E(cuMemcpyDtoH),
     E(cuMemcpyDtoD), E(cuMemcpyHtoDAsync), E(cuMemcpyDtoHAsync), E(cuMemcpyDtoDAsync), E(cuMemsetD8),

@@ -5,3 +5,4 @@
 #include "cubridge/driver/error.hpp"
 #include "cubridge/driver/event.hpp"
 #include "cubridge/driver/stream.hpp"
+#include "cubridge/driver/stream_capture.hpp"

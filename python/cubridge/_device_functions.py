@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import re
 
-from . import _compiler, _core, _linker
+from . import _compiler, _core, _function_pickle, _linker
 from ._jit_options import JitOptions
 from ._overloads import CompiledCode, SignatureDict
 from ._types import Signature, as_signature, as_type, void
@@ -235,10 +235,16 @@ class DeviceFunction:
         return f"<cubridge.DeviceFunction {self.__name__}>"
 
     def __reduce__(self):
-        # By reference, as pickle takes functions (and numba-cuda's dispatchers by their module and name)
-        if "<locals>" in self.__qualname__ or "<lambda>" in self.__qualname__:
-            raise TypeError(f"cannot pickle device function {self.__name__!r}: device functions are pickled by "
-                            f"reference (module and qualified name, as functions are), and "
-                            f"{self.__module__}.{self.__qualname__} is defined inside a function; define it at "
-                            "module level")
-        return self.__qualname__
+        # numba-cuda's way: by reference where its module holds it under its name, else by value
+        return _function_pickle.reduce_function_object(self, _rebuild_device_function, self._options,
+                                                       tuple(_spelled(s) for s in self._declared))
+
+
+def _spelled(signature):
+    """A declared signature as pickle takes it: cubridge's Signature as its spelling, others as they are."""
+    return str(signature) if isinstance(signature, Signature) else signature
+
+
+def _rebuild_device_function(function_state, options, signatures) -> DeviceFunction:
+    """A device function pickled by value (_function_pickle), made again; it compiles where a kernel calls it."""
+    return DeviceFunction(_function_pickle.rebuild_function(*function_state), signatures, options)

@@ -20,7 +20,9 @@ link           files (PTX, LTO-IR, cubin, fatbin, object, library, or CUDA C++ `
                linked with the kernel by nvJitLink when it is loaded; a device function's are linked with
                every kernel that calls it
 lto            with ``link``: link-time optimisation by nvJitLink (default: when an LTO-IR input is linked)
-cache          the on-disk code cache (cubridge's default True; numba-cuda's file cache is off by default)
+cache          the on-disk code cache (cubridge's default: on). Written out as True in a numba-cuda program
+               served by cubridge (drop-in mode), numba-cuda's file cache as well: its index and data files
+               beside the source, its hit and miss counts (``cubridge._file_cache``)
 extensions     numba-cuda's launch-argument extensions: objects with prepare_args(ty, val, stream=, retr=),
                applied to each argument before a launch, last first (``cubridge._launch_extensions``); the
                kernel's ``extensions`` list takes more after jit
@@ -56,7 +58,7 @@ class JitOptions:
     opt: bool = True
     lineinfo: bool = False
     fastmath: bool = False
-    cache: bool = True
+    cache: bool | None = None  # None: not given (cubridge's code cache is on; numba's file cache is not)
     max_registers: int | None = None
     launch_bounds: tuple[int, ...] = ()
     link: tuple[str, ...] = ()
@@ -66,7 +68,8 @@ class JitOptions:
 
     def compiler(self) -> dict:
         """The options ``cubridge.compile`` takes."""
-        return dict(debug=self.debug, lineinfo=self.lineinfo, fastmath=self.fastmath, opt=self.opt, cache=self.cache)
+        return dict(debug=self.debug, lineinfo=self.lineinfo, fastmath=self.fastmath, opt=self.opt,
+                    cache=self.cache is not False)
 
     @property
     def inline_policy(self) -> str | None:
@@ -172,7 +175,7 @@ def jit_options(**kws) -> JitOptions:
         device=device, inline=inline, forceinline=_forceinline(kws.get("forceinline")),
         debug=_flag("debug", kws.get("debug"), False), opt=_flag("opt", kws.get("opt"), True),
         lineinfo=_flag("lineinfo", kws.get("lineinfo"), False), fastmath=_fastmath(kws.get("fastmath")),
-        cache=_flag("cache", kws.get("cache"), True),
+        cache=None if kws.get("cache") is None else _flag("cache", kws.get("cache"), True),
         max_registers=None if max_registers is None else _positive_int("max_registers", max_registers),
         launch_bounds=_launch_bounds(kws.get("launch_bounds")), link=_link(kws.get("link")),
         lto=None if lto is None else _flag("lto", lto, False), extensions=checked_extensions(kws.get("extensions")),

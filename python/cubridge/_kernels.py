@@ -19,14 +19,15 @@ the same way: lazily, one specialisation per argument types, or eagerly for the 
 """
 from __future__ import annotations
 
+import collections
 import functools
 import os
 import warnings
 from typing import Any, Callable, Literal, overload
 
-from . import _compiler, _core, _numba_diagnostics
+from . import _compiler, _core, _file_cache, _function_pickle, _numba_diagnostics
 from ._jit_options import JitOptions, jit_options, link_image
-from ._core import (Kernel, KernelLaunch, KernelRaised, KernelSignature, PerformanceWarning,
+from ._core import (Kernel, KernelLaunch, KernelRaised, KernelSignature, LaunchConfigError, PerformanceWarning,
                     clear_kernel_cache, kernel_cache_size, ptx_entry_names)
 from ._overloads import CompiledCode, CompiledKernel, SignatureDict, kernel_signature, per_signature
 from ._device_functions import CompiledDeviceFunction, DeviceFunction
@@ -35,7 +36,7 @@ from ._numba_diagnostics import DebugInfoWarning, InvalidConfigWarning
 from ._resolution import Resolver
 from ._types import Signature, Type, as_type, typeof, void
 
-__all__ = ["CompiledCode", "CompiledDeviceFunction", "CompiledKernel", "DeviceFunction", "DebugInfoWarning", "InvalidConfigWarning", "Kernel", "KernelLaunch", "KernelRaised",
+__all__ = ["CompiledCode", "CompiledDeviceFunction", "CompiledKernel", "DeviceFunction", "DebugInfoWarning", "InvalidConfigWarning", "Kernel", "KernelLaunch", "KernelRaised", "LaunchConfigError",
            "KernelSignature", "PerformanceWarning", "load_kernel",
            "ptx_entry_names", "clear_kernel_cache", "kernel_cache_size", "jit", "Dispatcher"]
 
@@ -81,6 +82,10 @@ class Dispatcher(_core._DispatchCache):
         # A numba-cuda program served by cubridge (drop-in mode): compiles and launches follow numba's config
         # and warn with its classes (checked once here; the launch path reads this flag only).
         self._numba_launch = _numba_diagnostics.numba_program()
+        # numba-cuda's cache=True (drop-in mode): its files beside the source, its counts per signature
+        self._file_cache = _file_cache.FileCache(py_func) if _file_cache.uses_file_cache(self._options) else None
+        self._cache_hits: collections.Counter = collections.Counter()
+        self._cache_misses: collections.Counter = collections.Counter()
         self._eager = [self.compile(sig).signature for sig in signatures]
         # Several declared signatures: the launch's arguments choose one as numba-cuda's dispatcher does.
         self._resolver = Resolver(py_func, self._eager) if len(self._eager) > 1 else None
@@ -115,13 +120,44 @@ class Dispatcher(_core._DispatchCache):
                 _numba_diagnostics.warn_if_no_source(self.py_func)
             held: list = []  # captured GPU arrays: the kernel keeps them alive
             links: list = []  # what the external device functions it calls (declare_device) link with
-            r = _compiler._compile_result(self.py_func, sig, device=False, abi="numba", cc=cc,
-                                          directives=self._options, referenced=held, links=links,
-                                          **self._options.compiler())
+            files = self._file_cache
+            key = files.index_key(sig, cc, self._options) if files is not None else None
+            r = files.load(key) if files is not None else None
+            if r is not None:
+                self._cache_hits[sig] += 1
+            else:
+                self._cache_misses[sig] += 1  # numba-cuda counts every compile, with or without a cache
+                r = _compiler._compile_result(self.py_func, sig, device=False, abi="numba", cc=cc,
+                                              directives=self._options, referenced=held, links=links,
+                                              **self._options.compiler())
+                if files is not None:
+                    _file_cache.check_cachable(self.__name__, held, links, self._options.link)
+                    files.save(key, r)
             self.overloads[sig] = CompiledKernel(self, sig, r, cc, held, tuple(links))
             if self._numba_launch:  # numba's NUMBA_DUMP_LLVM / NUMBA_DUMP_ASSEMBLY
                 _numba_diagnostics.dump_compiled(self.__name__, self.overloads[sig])
         return self.overloads[sig]
+
+    @property
+    def stats(self) -> _file_cache.CompileStats:
+        """numba-cuda's compile statistics: cache_path (where cache=True keeps its files in drop-in mode, else
+        None), cache_hits and cache_misses (Counters per signature: specialisations read from those files, and
+        compiled)."""
+        path = self._file_cache.cache_path if self._file_cache is not None else None
+        return _file_cache.CompileStats(path, self._cache_hits, self._cache_misses)
+
+    def recompile(self) -> None:
+        """Compiles every compiled signature afresh (numba-cuda's recompile: globals are read again, and
+        cache=True's files are overwritten); launches from now on run the new code."""
+        sigs = list(self.overloads)
+        self.overloads.clear()
+        self.specializations.clear()
+        self._kernels.clear()
+        self._launch_cache_clear()  # the C++ lazy launch's loaded kernels per argument types
+        if self._file_cache is not None:
+            self._file_cache.flush()
+        for sig in sigs:
+            self.compile(sig)
 
     def inspect_ptx(self) -> dict[str, str]:
         return {str(KernelSignature(sig)): k.ptx for sig, k in self.overloads.items()}
@@ -185,8 +221,9 @@ class Dispatcher(_core._DispatchCache):
             code = compiled.ptx
             if self._options.link or compiled.links:
                 code = link_image(code, self._options, _compiler._current_cc(), compiled.links)
-            if self._numba_launch:  # its host-array copy warning as numba's NumbaPerformanceWarning too
+            if self._numba_launch:  # its host-array copy warning and launch refusals as numba-cuda's classes too
                 _numba_diagnostics.use_numba_performance_warning()
+                _numba_diagnostics.use_numba_launch_error()
             k = load_kernel(code, compiled.entry_name, sig, device=device)
             k.cooperative = compiled.cooperative  # cuda.cg grid sync: launched cooperatively
             if self._options.shared_memory_carveout is not None:
@@ -219,12 +256,15 @@ class Dispatcher(_core._DispatchCache):
             return self._resolver.for_types(tuple(params))
         return Signature._make(void, params)
 
-    def specialize(self, *args) -> Kernel:
+    def specialize(self, *args):
         """The loaded kernel for these arguments' types (compiled if needed); kept in ``specializations``. A
         dispatcher made with signatures gives the kernel of the signature the arguments select (cubridge.torch
-        relies on it; numba-cuda raises "Dispatcher already specialized" there instead, and so does a numba-cuda
-        program served by cubridge). An argument given as a type (cubridge's or numba's:
-        ``specialize(numba.float32[::1])``) stands for a value of it."""
+        relies on it). An argument given as a type (cubridge's or numba's: ``specialize(numba.float32[::1])``)
+        stands for a value of it.
+
+        A numba-cuda program served by cubridge (drop-in use) gets numba-cuda's specialize instead: a new
+        dispatcher made with the arguments' signature (one per signature: asking again gives the same one), and
+        "Dispatcher already specialized" (RuntimeError) from a dispatcher made with signatures, that one included."""
         if self._numba_launch and self._eager:
             raise RuntimeError(f"Dispatcher already specialized: kernel {self.__name__!r} was made with signatures "
                                f"({', '.join(self.signatures)}); numba-cuda specializes only a dispatcher made "
@@ -233,9 +273,23 @@ class Dispatcher(_core._DispatchCache):
             sig = Signature._make(void, [as_type(a) if _is_type(a) else typeof(a) for a in args])
         else:
             sig = self._signature_for(args)
+        if self._numba_launch:
+            made = self.specializations.get(sig)
+            if made is None:
+                made = self.specializations[sig] = self._specialized(sig)
+            return made
         k = self._kernel(sig)
         self.specializations[sig] = k
         return k
+
+    def _specialized(self, sig: Signature) -> "Dispatcher":
+        """numba-cuda's specialized dispatcher: this kernel made with the one signature `sig`, sharing its compiled
+        code (compiled here once)."""
+        made = Dispatcher(self.py_func, (), self._options)
+        made._eager = [sig]
+        made.overloads[sig] = self.compile(sig)
+        made.extensions = self.extensions
+        return made
 
     # __getitem__ is the C++ base's (the launch's hot path, with no Python frame); it hands a subscript to
     # _hooked_subscript when this is a numba-cuda program's kernel (_numba_launch) or has extensions.
@@ -277,13 +331,15 @@ class Dispatcher(_core._DispatchCache):
         return f"<cubridge.Dispatcher {self.__name__} {self.signatures}>"
 
     def __reduce__(self):
-        # By reference, as pickle takes functions (and numba-cuda's kernels by their module): the unpickling
-        # process imports the module and finds the kernel under its qualified name, then compiles it anew.
-        if "<locals>" in self.__qualname__ or "<lambda>" in self.__qualname__:
-            raise TypeError(f"cannot pickle kernel {self.__name__!r}: kernels are pickled by reference (module and "
-                            f"qualified name, as functions are), and {self.__module__}.{self.__qualname__} is "
-                            "defined inside a function; define it at module level")
-        return self.__qualname__
+        # numba-cuda's way: by reference where its module holds it under its name, else by value (the function's
+        # code, globals and closure); compiled code is not pickled: the unpickled kernel compiles where it runs.
+        return _function_pickle.reduce_function_object(self, _rebuild_dispatcher, self._options,
+                                                       [str(KernelSignature(s)) for s in self._eager])
+
+
+def _rebuild_dispatcher(function_state, options, signatures) -> Dispatcher:
+    """A kernel pickled by value (_function_pickle), made again with its options and declared signatures."""
+    return Dispatcher(_function_pickle.rebuild_function(*function_state), signatures, options)
 
 
 class _RaisingKernel:

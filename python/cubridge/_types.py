@@ -195,10 +195,16 @@ def _host_array_type(iface: dict, arg) -> Type:
     return Type._array(dtype, ndim, layout, bool(iface["data"][1]))
 
 
+def _is_ndarray(arg) -> bool:
+    """A NumPy array (a 0-d one is an array for numba, a NumPy scalar is a number), without importing NumPy."""
+    return any(k.__name__ == "ndarray" and k.__module__ == "numpy" for k in type(arg).__mro__)
+
+
 def typeof(arg) -> Type:
     """The kernel parameter type of a launch argument: ``array(float32, 2d, C)`` (``float32[:, ::1]``) for a
     C-contiguous 2-d float32 array (``readonly array(...)`` when read-only), int64 for a Python int,
-    numba's Record type for one structured scalar (a 0-d structured array such as from_record_like gives),
+    numba's Record type for one structured scalar (NumPy's, or a device record such as from_record_like gives),
+    ``array(int64, 0d, C)`` for a 0-d NumPy array (numba's 0-d arrays; a NumPy scalar is a number),
     ... A Type compares equal to any spelling of itself: ``typeof(a) == "float32[:, ::1]"``."""
     t = _PYTHON_TYPES.get(type(arg))  # the launch's common case, by one lookup
     if t is not None:
@@ -219,11 +225,11 @@ def typeof(arg) -> Type:
         iface = getattr(arg, "__array_interface__", None)
     if iface is None and hasattr(arg, "__dlpack__"):
         iface = _core.as_cuda_array(arg).__cuda_array_interface__
-    if iface is not None and len(iface.get("shape", ())) > 0:
-        return _host_array_type(iface, arg)
-    if iface is not None and iface["typestr"][1:2] == "V":  # one record: a structured scalar or 0-d array
+    if iface is not None and (len(iface.get("shape", ())) > 0 or _is_ndarray(arg)):
+        return _host_array_type(iface, arg)  # a 0-d NumPy array too: array(T, 0d, C), as numba types it
+    if iface is not None and iface["typestr"][1:2] == "V":  # one record: a structured scalar or a device record
         return Type.parse(_records.record_name(_records.structured_dtype(arg, iface)))
-    dtype = getattr(arg, "dtype", None)  # NumPy scalars (and 0-d arrays, as their value)
+    dtype = getattr(arg, "dtype", None)  # NumPy scalars
     if dtype is not None and (dtype.kind, dtype.itemsize) in _scalar_types.NAME_OF_NUMPY:
         return _BY_NAME[_scalar_types.NAME_OF_NUMPY[(dtype.kind, dtype.itemsize)]]
     raise TypeError(f"typeof: {arg!r} ({type(arg).__name__}) cannot be a kernel argument; pass GPU arrays "

@@ -9,7 +9,8 @@
 
 The call takes the kernel's parameters in order, less the results: arrays for array (``float32[:]``) and
 pointer (``float32*``) parameters, Python or NumPy numbers for scalar ones (static: they are packed at
-trace time). The results are the kernel's trailing array/pointer parameters; XLA allocates them and the
+trace time) or functions of the operand shapes that return them (``lambda x, y: x[0]``). The results are the
+kernel's trailing array/pointer parameters; XLA allocates them and the
 kernel must write every element. Operands must not be written (XLA may share them). ``griddim`` and
 ``blockdim`` are an int or 1 to 3 ints, or a callable of the operand shapes, evaluated at trace time.
 Works with Numba-ABI kernels (numba-cuda's ``compile_ptx`` output, loaded with cubridge.load_kernel)
@@ -17,6 +18,22 @@ and with CUDA C++ kernels' pointer parameters (NVRTC, nvcc). ``jax.vmap`` is ref
 not batch by itself) unless ``vmap_method`` is chosen: "sequential" or "sequential_unrolled" launch the kernel
 once per batch element (JAX's loop around the unbatched call); JAX's batched methods ("expand_dims",
 "broadcast_all") are refused, since the shapes and strides packed at trace time are the unbatched ones.
+``vmap_method="fold"`` (with an elementwise ``sharding_rule`` such as "i, i -> i") launches once over the
+whole batch: the batch is folded into the first dimension of every operand and result (unbatched operands
+broadcast), so the kernel, its grid callable and its scalar functions see one longer array.
+
+``sharding_rule="i j, j -> i j"`` (Shardy's notation: a factor per dimension of each array operand, then of
+each result) declares that the kernel computes each result element from the operand elements sharing its
+factors: operands sharded over a mesh then stay sharded (no all-gather before the call) and each device
+launches the kernel on its block, with the block's shapes given to ``griddim``, ``blockdim`` and the scalar
+functions (a plain number is refused there: it would be the same on every shard). Reduction factors (in
+operands, not in results) are gathered whole. See cubridge/_jax_sharding.py.
+
+``jax.export``: pass ``disabled_checks=cubridge.jax.EXPORT_CHECKS`` (JAX refuses custom calls without a
+compatibility guarantee otherwise). Each call site carries its kernel (image, entry, signature) in its opaque
+bytes, so the deserialized function runs in a fresh process after ``cubridge.jax.register_target()``: the
+kernel is found by its fingerprint or loaded on every GPU at its first launch there (outside a graph
+capture: run the deserialized function once before capturing it).
 
 How it runs: the kernel is loaded into every device's primary context when first traced (so nothing
 loads while XLA captures a CUDA graph) and kept in a process-wide C++ table
@@ -32,9 +49,10 @@ from __future__ import annotations
 import numpy as np
 
 from . import _core, _scalar_types
+from . import _jax_sharding
 from . import xla as _xla
 
-__all__ = ["kernel_call", "KernelCall", "kernel_vjp"]
+__all__ = ["kernel_call", "KernelCall", "kernel_vjp", "register_target", "EXPORT_CHECKS"]
 
 TARGET = "cubridge_kernel_call"
 
@@ -89,6 +107,19 @@ def _dtype_of(value, what: str) -> np.dtype:
 _target_registered = False
 
 
+def register_target() -> None:
+    """Registers the ``cubridge_kernel_call`` target with XLA in this process (kernel_call does it when first
+    traced). A process that runs a deserialized ``jax.export`` artifact without tracing a kernel_call calls
+    it first; each call site carries its kernel, which is loaded on every GPU at its first launch."""
+    _ensure_target()
+
+
+def _export_checks():
+    import jax
+
+    return [jax.export.DisabledSafetyCheck.custom_call(TARGET)]
+
+
 def _ensure_target() -> None:
     global _target_registered
     if not _target_registered:
@@ -112,7 +143,8 @@ class KernelCall:
     """A kernel with its results and launch configuration; call it (inside jax.jit) with the operands
     and scalar values, in the order of the kernel's parameters less the results."""
 
-    def __init__(self, kernel, result_shape_dtypes, griddim, blockdim, sharedmem: int = 0, vmap_method=None):
+    def __init__(self, kernel, result_shape_dtypes, griddim, blockdim, sharedmem: int = 0, vmap_method=None,
+                 sharding_rule=None):
         if not (hasattr(kernel, "signature") and hasattr(kernel, "image") and hasattr(kernel, "name")):
             raise TypeError(f"kernel_call: {kernel!r} ({type(kernel).__name__}) is not a cubridge.Kernel; load "
                             "PTX, a cubin or a fatbin with cubridge.load_kernel (numba-cuda's compile_ptx "
@@ -124,12 +156,28 @@ class KernelCall:
         self._results = _result_leaves(result_shape_dtypes)
         self.griddim, self.blockdim, self.sharedmem = griddim, blockdim, int(sharedmem)
         self.vmap_method = _vmap_method(vmap_method)
+        self.sharding_rule = None if sharding_rule is None else _jax_sharding.parse_rule(sharding_rule)
+        if self.vmap_method == "fold":
+            rule = self.sharding_rule
+            if rule is None or not rule.elementwise:
+                raise ValueError(
+                    f"kernel_call: vmap_method='fold' folds the batch into the first dimension of every operand "
+                    f"and result, which is right only for a kernel that computes each element on its own: give "
+                    f"an elementwise sharding_rule (every array with the same factors, e.g. 'i j, i j -> i j'); "
+                    f"got sharding_rule={None if rule is None else rule.text!r}")
+        elif self.sharding_rule is not None and self.vmap_method is not None:
+            raise ValueError("kernel_call: sharding_rule and a sequential vmap_method cannot be combined (a sharded "
+                             "call is partitioned by XLA, a sequential one looped by JAX); use vmap_method='fold'")
         self._ids: dict[int, tuple[int, int]] = {}
+        self._sharded: dict = {}
 
     def plan(self, *args):
         """(kernel, operands, packed parameter buffer, grid, block) for these arguments, checked against
         the kernel's signature; needs no GPU."""
-        results = [_Placeholder(r.shape, _dtype_of(r, f"result {i}")) for i, r in enumerate(self._results)]
+        return self._plan(self._results, args)
+
+    def _plan(self, result_leaves, args):
+        results = [_Placeholder(r.shape, _dtype_of(r, f"result {i}")) for i, r in enumerate(result_leaves)]
         kernel = self.kernel
         sig = kernel.signature
         params = list(sig.params)
@@ -144,6 +192,7 @@ class KernelCall:
         if len(args) != len(takes):
             raise TypeError(f"kernel_call: kernel {name!r} {sig} with {len(results)} result(s) takes "
                             f"{len(takes)} arguments ({', '.join(takes) or 'none'}), got {len(args)}")
+        shapes = [tuple(a.shape) for a, p in zip(args, takes) if _param_kind(p) != "scalar" and hasattr(a, "shape")]
         values, operands, given = [], [], iter(args)
         for i, (param, kind) in enumerate(zip(params, kinds)):
             if i in result_params:
@@ -151,6 +200,8 @@ class KernelCall:
                 continue
             value = next(given)
             if kind == "scalar":
+                if callable(value) and not isinstance(value, np.generic):
+                    value = value(*shapes)
                 if not _is_static_scalar(value):
                     raise TypeError(f"kernel_call: argument {i} ({param}) must be a Python or NumPy number, "
                                     f"known at trace time; got {type(value).__name__} {value!r} (a traced "
@@ -166,7 +217,6 @@ class KernelCall:
             packed = sig.pack(*values)
         except (TypeError, ValueError) as e:
             raise type(e)(f"kernel_call: kernel {name!r}: {e}") from None
-        shapes = [tuple(o.shape) for o in operands]
         grid = _extent(self.griddim, shapes, "griddim")
         block = _extent(self.blockdim, shapes, "blockdim")
         return kernel, operands, packed, grid, block
@@ -177,7 +227,86 @@ class KernelCall:
                                              bytes(packed))
 
     def __call__(self, *args):
-        kernel, operands, packed, grid, block = self.plan(*args)
+        if self.vmap_method == "fold":
+            return self._folding_call(self.result_shape_dtypes, args)
+        return self._unbatched_call(self.result_shape_dtypes, args)
+
+    def _unbatched_call(self, result_shape_dtypes, args):
+        if self.sharding_rule is None:
+            return self._call(result_shape_dtypes, *args)
+        return self._sharded_call(result_shape_dtypes, args)
+
+    def _folding_call(self, result_shape_dtypes, args):
+        """The call under jax.custom_batching.custom_vmap: a batch (of one vmap or several nested) is folded
+        into the first dimension of every operand and result, one launch for the whole batch."""
+        import jax
+        import jax.numpy as jnp
+
+        takes = self._takes()
+        static = {i: a for i, a in enumerate(args) if _param_kind(takes[i]) == "scalar"} if len(args) == len(takes) else {}
+        arrays = [a for i, a in enumerate(args) if i not in static]
+
+        def rebuild(arrays_):
+            given = iter(arrays_)
+            return [static[i] if i in static else next(given) for i in range(len(args))]
+
+        @jax.custom_batching.custom_vmap
+        def call(*arrays_):
+            return self._unbatched_call(result_shape_dtypes, rebuild(arrays_))
+
+        @call.def_vmap
+        def fold(axis_size, in_batched, *arrays_):
+            flat = []
+            for a, batched in zip(arrays_, in_batched):
+                a = a if batched else jnp.broadcast_to(a, (axis_size, *a.shape))
+                flat.append(a.reshape((axis_size * a.shape[1], *a.shape[2:])))
+            leaves = _result_leaves(result_shape_dtypes)
+            folded = [jax.ShapeDtypeStruct((axis_size * r.shape[0], *r.shape[1:]), r.dtype) for r in leaves]
+            spec = tuple(folded) if isinstance(result_shape_dtypes, (tuple, list)) else folded[0]
+            out = self._folding_call(spec, rebuild(flat))
+            outs = list(out) if isinstance(out, (tuple, list)) else [out]
+            outs = [o.reshape((axis_size, *r.shape)) for o, r in zip(outs, leaves)]
+            shaped = tuple(outs) if isinstance(result_shape_dtypes, (tuple, list)) else outs[0]
+            return shaped, jax.tree_util.tree_map(lambda _: True, shaped)
+
+        return call(*arrays)
+
+    def _takes(self) -> list[str]:
+        results = set(self._result_params())
+        return [p for i, p in enumerate(self.kernel.signature.params) if i not in results]
+
+    def _sharded_call(self, result_shape_dtypes, args):
+        name = getattr(self.kernel, "name", "?")
+        takes = self._takes()
+        results = _result_leaves(result_shape_dtypes)
+        if len(args) != len(takes):  # the unsharded plan words the refusal
+            self._plan(results, args)
+        static = tuple(i for i, p in enumerate(takes) if _param_kind(p) == "scalar")
+        for i in static:
+            if not callable(args[i]) or isinstance(args[i], np.generic):
+                raise TypeError(
+                    f"kernel_call: kernel {name!r} has sharding_rule {self.sharding_rule.text!r}, so each device "
+                    f"runs it on its shard; argument {i} ({takes[i]}) = {args[i]!r} would be the same number on "
+                    "every shard: give it as a function of the shard's operand shapes (lambda x, y: x[0] for a "
+                    "length, lambda *shapes: 2.0 for a constant)")
+        arrays = [a for i, a in enumerate(args) if i not in static]
+        _jax_sharding.check_rule(self.sharding_rule, [tuple(a.shape) for a in arrays],
+                                 [tuple(r.shape) for r in results], name)
+        key = tuple((tuple(r.shape), str(r.dtype)) for r in results)
+        f = self._sharded.get(key)
+        if f is None:  # one partitioned function per result shape (a folded batch has its own)
+            f = self._sharded[key] = _jax_sharding.sharded(
+                self._call, self.sharding_rule, static, results,
+                single_result=not isinstance(result_shape_dtypes, (tuple, list)))
+        return f(*args)
+
+    def _result_params(self) -> list[int]:
+        kinds = [_param_kind(p) for p in self.kernel.signature.params]
+        arrays = [i for i, k in enumerate(kinds) if k != "scalar"]
+        return arrays[len(arrays) - len(self._results):] if len(self._results) <= len(arrays) else []
+
+    def _call(self, result_shape_dtypes, *args):
+        kernel, operands, packed, grid, block = self._plan(_result_leaves(result_shape_dtypes), args)
         key = id(kernel)
         if key not in self._ids:
             self._ids[key] = _register(kernel)
@@ -186,8 +315,8 @@ class KernelCall:
         opaque = self.opaque(kernel_id, fingerprint, packed, grid, block)
         _ensure_target()
         try:
-            return _xla.custom_call(TARGET, self.result_shape_dtypes, *operands, opaque=opaque,
-                                    vmap_method=self.vmap_method)
+            return _xla.custom_call(TARGET, result_shape_dtypes, *operands, opaque=opaque,
+                                    vmap_method=None if self.vmap_method == "fold" else self.vmap_method)
         except NotImplementedError as e:  # jax.ffi.ffi_call's batching rule without a vmap_method
             if "vmap" not in str(e):
                 raise
@@ -202,24 +331,30 @@ class KernelCall:
 
 
 def kernel_call(kernel, result_shape_dtypes, griddim, blockdim, sharedmem: int = 0, *,
-                vmap_method: str | None = None) -> KernelCall:
+                vmap_method: str | None = None, sharding_rule: str | None = None) -> KernelCall:
     """A function that launches `kernel` (a cubridge.Kernel) inside jax.jit:
     ``kernel_call(k, out_spec, grid, block)(x, y)`` runs ``k[grid, block](x, y, out)`` on XLA's stream
-    and returns ``out``. See this module's docstring for the argument rules."""
-    return KernelCall(kernel, result_shape_dtypes, griddim, blockdim, sharedmem, vmap_method)
+    and returns ``out``. ``sharding_rule`` ("i j, j -> i j": a factor per dimension of each array operand,
+    then of each result) declares which dimensions the kernel computes independently, so operands sharded
+    over a mesh stay sharded and each device launches the kernel on its shard. See this module's docstring
+    for the argument rules."""
+    return KernelCall(kernel, result_shape_dtypes, griddim, blockdim, sharedmem, vmap_method, sharding_rule)
 
 
 _SEQUENTIAL = ("sequential", "sequential_unrolled")
 
 
+_ACCEPTED = ("None (jax.vmap refused), 'sequential' or 'sequential_unrolled' (one launch per element), 'fold' "
+             "(one launch over the whole batch, for an elementwise sharding_rule)")
+
+
 def _vmap_method(value):
-    if value is None or value in _SEQUENTIAL:
+    if value is None or value in _SEQUENTIAL or value == "fold":
         return value
     if value in ("expand_dims", "broadcast_all", "legacy_vectorized"):
         raise ValueError(f"kernel_call: vmap_method={value!r} would launch the kernel once on the batched "
-                         "buffers with the unbatched shapes and strides packed at trace time; accepted: None "
-                         "(jax.vmap refused), 'sequential' or 'sequential_unrolled' (one launch per element)")
-    raise ValueError(f"kernel_call: vmap_method={value!r} is not one of None, 'sequential', 'sequential_unrolled'")
+                         f"buffers with the unbatched shapes and strides packed at trace time; accepted: {_ACCEPTED}")
+    raise ValueError(f"kernel_call: vmap_method={value!r} is not one of {_ACCEPTED}")
 
 
 def kernel_vjp(forward: KernelCall, backward: KernelCall):
@@ -267,3 +402,9 @@ def _paired(jax, forward: KernelCall, backward: KernelCall, static: tuple[int, .
 
     f.defvjp(fwd, bwd)
     return f
+
+
+def __getattr__(name):
+    if name == "EXPORT_CHECKS":  # jax.export refuses custom calls it does not know unless told
+        return _export_checks()
+    raise AttributeError(f"module 'cubridge.jax' has no attribute {name!r}")

@@ -32,7 +32,7 @@ import torch
 
 from . import Dispatcher, Kernel, KernelSignature
 
-__all__ = ["custom_op"]
+__all__ = ["custom_op", "Op"]
 
 _SCHEMA_SCALAR = {"b": "bool", "i": "int", "u": "int", "f": "float"}
 
@@ -152,9 +152,8 @@ class _Op:
     def results_for(self, args, device):
         outs = []
         for spec, like in zip(self.out_specs, self.likes):
-            if like is not None:
-                like = args[like]
-                outs.append(torch.empty(like.shape, dtype=like.dtype, device=device))
+            if like is not None:  # C order whatever the input's strides: the kernel writes it as [::1]
+                outs.append(torch.empty_like(args[like], memory_format=torch.contiguous_format))
             else:
                 shape, dtype = spec(*args)
                 outs.append(torch.empty(shape, dtype=dtype, device=device))
@@ -194,12 +193,11 @@ class _Op:
             for n in self.contiguous:
                 if not args[n].is_contiguous():
                     args[n] = args[n].contiguous()
-        device = self._device(args)
-        outs = self.results_for(args, device)
+        current = torch._C._cuda_getDevice()  # CUDA is initialised: the tensors live there
+        index = args[self.tensor_inputs[0]].get_device() if self.tensor_inputs else current
+        outs = self.results_for(args, index)
         values = [*args, *outs]
         ordered = [values[slot] for slot in self.order]
-        current = torch._C._cuda_getDevice()  # CUDA is initialised: the tensors live there
-        index = device.index if device.index is not None else current
         if index != current:
             with torch.cuda.device(index):
                 self._launch(ordered, args, index)
@@ -208,11 +206,13 @@ class _Op:
         return self._returned(outs)
 
     def _launch(self, ordered, args, index: int) -> None:
-        kernel = self._loaded.get(index) if self.fixed else None
-        if kernel is None:
-            kernel = self.kernel if isinstance(self.kernel, Kernel) else self.kernel.specialize(*ordered)
-            if self.fixed:
+        if self.fixed:
+            kernel = self._loaded.get(index)
+            if kernel is None:
+                kernel = self.kernel if isinstance(self.kernel, Kernel) else self.kernel.specialize(*ordered)
                 self._loaded[index] = kernel
+        else:  # a lazy @jit: its own launch finds the specialization (C++, cached per argument types)
+            kernel = self.kernel
         stream = _raw_stream(index)
         if self.ntasks is not None:
             n = self.ntasks(*args) if callable(self.ntasks) else self.ntasks
@@ -226,9 +226,92 @@ class _Op:
             raise type(e)(f"{self.qualname}: {e}") from None
 
 
+def _resolve(*paths):
+    """The torch functions the direct call asks, or None where this PyTorch lacks one (then every call goes
+    through the dispatcher: the direct call is taken only where each question can be asked)."""
+    found = []
+    for path in paths:
+        obj = torch
+        for part in path.split("."):
+            obj = getattr(obj, part, None)
+        if not callable(obj):
+            return None
+        found.append(obj)
+    return found
+
+
+_ASKED = _resolve("_C._is_torch_function_mode_enabled", "_C._len_torch_dispatch_stack",
+                  "_C._functorch.peek_interpreter_stack", "_C._get_tracing_state", "_C._autograd._profiler_enabled")
+_is_compiling = torch.compiler.is_compiling
+if _ASKED is not None:
+    _function_modes, _dispatch_modes, _transforms, _tracing, _profiling = _ASKED
+_Tensor = torch.Tensor
+
+
+class Op:
+    """What ``custom_op`` returns: the operator ``overload`` (``torch.ops.<ns>.<name>.default``) as a
+    callable. Every attribute is the overload's (``_schema``, ``name()``, ...). A call goes through
+    PyTorch's dispatcher except where the dispatcher would only call the op's CUDA implementation: then
+    (the direct call) the implementation is called as the dispatcher would call it, which saves the
+    dispatcher's ~3 µs of boxing the arguments into a Python implementation. The direct call is taken
+    when every one of these holds, else the dispatcher is used:
+
+    - not inside ``torch.compile`` (Dynamo traces the overload itself), no ``torch.jit`` trace, no profiler;
+    - no ``__torch_function__`` override or mode, no ``__torch_dispatch__`` mode (FakeTensorMode,
+      FunctionalTensorMode, ...), no functorch transform (``vmap``, ``grad``);
+    - the arguments are positional, one per input: each tensor input an exact ``torch.Tensor`` on a CUDA
+      device that requires no gradient (an exact type has no ``__torch_function__`` of its own; a complex
+      or ``void*`` one without a conjugate or negative bit, which the dispatcher would resolve first), each
+      scalar an exact ``bool``, ``int`` or ``float`` as its schema type (the dispatcher converts others);
+    - the op mutates no input (PyTorch's dispatcher keeps the version counters of mutated inputs).
+    """
+
+    # No __slots__: Dynamo, tracing a compiled function that calls the op, guards on the object's __dict__.
+
+    def __init__(self, overload, op: "_Op", direct: bool):
+        self.overload, self._op = overload, op
+        self._direct = direct and _ASKED is not None
+        params = [op.params[i] for i in op.inputs]
+        self._count = len(params)
+        self._tensors = tuple(n for n, p in enumerate(params) if p.tensor)
+        # complex and void* tensors may carry a conjugate or negative bit, which the dispatcher resolves first
+        self._complex = tuple(n for n, p in enumerate(params)
+                              if p.tensor and (p.scalar == "void" or p.scalar.startswith("complex")))
+        # each scalar input with the exact Python types its schema type takes as they are
+        self._scalars = tuple((n, _EXACT[_SCALAR_KIND[p.scalar]]) for n, p in enumerate(params) if not p.tensor)
+
+    def __call__(self, *args, **kwargs):
+        # Dynamo reads is_compiling() as True and traces the overload alone: nothing else here is traced.
+        if _is_compiling() or kwargs or not self._direct or len(args) != self._count:
+            return self.overload(*args, **kwargs)
+        for n in self._tensors:
+            a = args[n]
+            if type(a) is not _Tensor or not a.is_cuda or a.requires_grad:
+                return self.overload(*args)
+        for n in self._complex:
+            if args[n].is_conj() or args[n].is_neg():
+                return self.overload(*args)
+        for n, exact in self._scalars:
+            if type(args[n]) not in exact:
+                return self.overload(*args)
+        if (_function_modes() or _dispatch_modes() or _transforms() is not None or _tracing() is not None
+                or _profiling()):
+            return self.overload(*args)
+        return self._op.launch(*args)
+
+    def __getattr__(self, name):
+        return getattr(self.overload, name)
+
+    def __repr__(self) -> str:
+        return f"cubridge.torch.Op({self.overload!r})"
+
+
+_EXACT = {"b": (bool,), "i": (int,), "u": (int,), "f": (float,)}
+
+
 def custom_op(kernel, *, out=None, mutates_args=(), ntasks=None, griddim=None, blockdim=None, sharedmem: int = 0,
               name: str | None = None, signature=None, fake=None, backward=None):
-    """A PyTorch operator (``torch.ops.<ns>.<name>.default``, an OpOverload; call it like a function) that
+    """A PyTorch operator (an ``Op`` over ``torch.ops.<ns>.<name>.default``; call it like a function) that
     launches `kernel` on torch's current stream. See this module's docstring for the rules of each argument."""
     texts, names = _kernel_params(kernel, signature)
     if len(names) != len(texts):
@@ -290,7 +373,7 @@ def custom_op(kernel, *, out=None, mutates_args=(), ntasks=None, griddim=None, b
     torch.library.register_fake(qualname, fake if fake is not None else op.fake, lib=lib)
     if backward is not None:
         _register_backward(qualname, lib, op, backward)
-    return getattr(getattr(torch.ops, ns), opname).default
+    return Op(getattr(getattr(torch.ops, ns), opname).default, op, direct=not mutated)
 
 
 _LIBRARIES: dict[str, torch.library.Library] = {}  # kept alive: a Library's registrations end with it

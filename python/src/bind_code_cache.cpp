@@ -55,7 +55,19 @@ void bind_code_cache(nb::module_& m) {
            nb::arg("key"), nb::arg("data"))
       .def("remove", &CodeCache::remove, nb::arg("key"))
       .def("clear", &CodeCache::clear)
-      .def("path_for", [](const CodeCache& c, std::string_view key) { return c.path_for(key).string(); }, nb::arg("key"));
+      .def("path_for", [](const CodeCache& c, std::string_view key) { return c.path_for(key).string(); }, nb::arg("key"))
+      .def("get_at", [](const CodeCache& c, const std::string& dir, std::string_view file, std::string_view key)
+               -> std::optional<nb::bytes> {
+             std::optional<std::string> v = c.get_at(dir, file, key);
+             if (!v) return std::nullopt;
+             return to_bytes(*v);
+           }, nb::arg("directory"), nb::arg("file"), nb::arg("key"),
+           "The entry in `file` of `directory` (outside this cache's directory, under its secret), or None.")
+      .def("put_at", [](const CodeCache& c, const std::string& dir, std::string_view file, std::string_view key,
+                        nb::bytes data) { return c.put_at(dir, file, key, view(data)); },
+           nb::arg("directory"), nb::arg("file"), nb::arg("key"), nb::arg("data"))
+      .def_static("remove_at", [](const std::string& dir, std::string_view file) { return CodeCache::remove_at(dir, file); },
+                  nb::arg("directory"), nb::arg("file"));
 }
 
 }  // namespace cubridge::python

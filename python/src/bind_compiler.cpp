@@ -1,5 +1,6 @@
 // Internal: bindings of the Python-function compiler (only .def lines and tiny lambdas; the work lives
 // in src/compiler/). The Pythonic layer (signatures, type objects, inspect) is python/cubridge/_compiler.py.
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
 #include <nanobind/stl/pair.h>
@@ -63,6 +64,10 @@ void bind_compiler(nb::module_& m) {
               nb::bytes data) {
              o.constant_arrays[name] = constant_array(dtype, std::move(shape), std::string(data.c_str(), data.size()));
            })
+      .def("add_constant_tuple",
+           [](CompileOptions& o, const std::string& name, std::vector<std::string> items) {
+             o.constant_tuples[name] = std::move(items);
+           })
       .def("add_device_array",
            [](CompileOptions& o, const std::string& name, std::string_view type, std::uint64_t address,
               std::vector<std::int64_t> shape, std::vector<std::int64_t> strides) {
@@ -99,12 +104,12 @@ void bind_compiler(nb::module_& m) {
              o.overloads[name].push_back({std::move(args), std::move(keywords), std::move(function)});
            })
       .def("add_external_function", [](CompileOptions& o, const std::string& name, std::string symbol,
-                                       const Signature& signature, std::string_view abi) {
+                                       const Signature& signature, std::string_view abi, bool cooperative) {
         if (abi != "numba" && abi != "c")
           throw cubridge::InvalidArgument("external function '" + name + "': abi '" + std::string(abi) +
                                           "' is not valid; expected 'numba' or 'c'");
-        o.external_functions[name] = {std::move(symbol), signature, abi == "c" ? Abi::c : Abi::numba};
-      });
+        o.external_functions[name] = {std::move(symbol), signature, abi == "c" ? Abi::c : Abi::numba, cooperative};
+      }, nb::arg("name"), nb::arg("symbol"), nb::arg("signature"), nb::arg("abi"), nb::arg("cooperative") = false);
 
   nb::class_<CompileResult>(m, "_CompileResult")
       .def_prop_ro("code", [](const CompileResult& r) { return nb::bytes(r.code.data(), r.code.size()); })
@@ -114,6 +119,7 @@ void bind_compiler(nb::module_& m) {
       .def_ro("uses_libdevice", &CompileResult::uses_libdevice)
       .def_ro("from_cache", &CompileResult::from_cache)
       .def_ro("cooperative", &CompileResult::cooperative)
+      .def_prop_ro("variable_types", [](const CompileResult& r) { return r.variable_types; })
       .def_prop_ro("raise_sites", [](const CompileResult& r) {
         nb::list out;  // (code, exception, args, function, file, line)
         for (const RaiseSite& s : r.raise_sites)
@@ -122,7 +128,15 @@ void bind_compiler(nb::module_& m) {
       })
       .def_prop_ro("timings", [](const CompileResult& r) {
         return std::vector<double>{r.timings.parse, r.timings.type, r.timings.emit, r.timings.nvvm};
-      });
+      })
+      .def("_to_bytes", [](const CompileResult& r) {
+        std::string b = encode_compile_result(r);
+        return nb::bytes(b.data(), b.size());
+      }, "The result as the code cache stores it (symbol, result type, kernel facts, code).");
+  m.def("_compile_result_from_bytes", [](nb::bytes data, bool ltoir) {
+          return decode_compile_result(std::string_view(data.c_str(), data.size()), ltoir ? Output::ltoir : Output::ptx);
+        }, nb::arg("data"), nb::arg("ltoir"),
+        "A _CompileResult from _to_bytes (read back from a cache entry whose MAC was checked), or None.");
 
   m.def("_bf16_names", [] { return compiler::bf16_public_names(); },
         "(numba.cuda.bf16 name, cuda_bf16.h name) of every bfloat16 function.");

@@ -66,7 +66,15 @@ void bind_xla(nb::module_& m) {
     xla::KernelCallTable::global().prepare(id, LaunchConfig{Extent3::of(grid, "griddim"), Extent3::of(block, "blockdim"), shared}); });
   m.def("_xla_kernel_call_opaque", [](std::int64_t kernel, std::uint64_t fingerprint, const std::vector<std::int64_t>& grid,
                                       const std::vector<std::int64_t>& block, std::int64_t shared, nb::bytes args) {
-    std::string b = make_site(kernel, fingerprint, grid, block, shared, {args.c_str(), args.size()}).encode();
+    // The site carries its kernel: a process where the id means nothing (jax.export) loads it from there.
+    const auto source = xla::KernelCallTable::global().source(kernel);
+    xla::KernelCallSite site = make_site(kernel, fingerprint, grid, block, shared, {args.c_str(), args.size()});
+    if (source) {
+      site.image = source->image;
+      site.entry = source->entry;
+      site.signature = source->signature;
+    }
+    std::string b = site.encode();
     return nb::bytes(b.data(), b.size()); });
   m.def("_xla_kernel_call_decode", [](nb::bytes opaque) {
     auto s = xla::KernelCallSite::decode({opaque.c_str(), opaque.size()});

@@ -21,8 +21,10 @@
 #include "py_import.hpp"
 #include "cubridge/array/array_copy.hpp"
 #include "cubridge/array/array_interface.hpp"
+#include "cubridge/driver/stream_capture.hpp"
 #include "cubridge/kernel.hpp"
 #include "py_stream.hpp"
+#include "support/hex_text.hpp"
 
 namespace cubridge::python::kernel_glue {
 
@@ -283,6 +285,21 @@ inline std::optional<HostArray> host_view_of(nb::handle obj, std::size_t index, 
   return h;
 }
 
+/// A host array's staging (an allocation, a copy there and back, a wait for the stream before the copy is
+/// freed) is no work a CUDA graph can record: refused by name while `stream` is being captured, before
+/// anything is allocated or copied, rather than left to invalidate the capture.
+inline void refuse_staging_during_capture(StreamRef stream, const std::string& param, const Context& context) {
+  {
+    ScopedContext scope(context);  // a default stream is asked about in the kernel's context
+    if (!is_capturing(stream)) return;
+  }
+  throw nb::value_error((param + ": a host array (NumPy) is copied to the device before the launch and back "
+                         "after it, and the launch waits for the stream before freeing the copy; none of that "
+                         "can be done while stream " + support::hex(stream.cai_value()) + " is being captured "
+                         "into a CUDA graph. Pass a device array made before the capture (cubridge.to_device, "
+                         "cupy.asarray, torch.as_tensor(..., device='cuda'))").c_str());
+}
+
 /// Copies a host array to new device memory on `stream` (ordered like any other work there).
 inline StagedArray stage_host_array(nb::handle obj, const HostArray& array, std::size_t index, bool written,
                                     const std::shared_ptr<Context>& context, StreamRef stream) {
@@ -339,10 +356,10 @@ struct ArrayParam {
   Type type() const { return Type::array(Type::scalar(element), ndim, layout, readonly); }
 };
 
-/// The ArrayParam of a view; nullopt for what typeof refuses or leaves to Python (0-d arrays, records,
-/// dtypes that are no kernel parameter type).
+/// The ArrayParam of a view (a 0-d one too: numba's 0-d arrays); nullopt for what typeof refuses or leaves to
+/// Python (records, dtypes that are no kernel parameter type).
 inline std::optional<ArrayParam> array_param_facts(const ArrayView& v) {
-  if (v.ndim() == 0 || v.dtype().kind == 'V') return std::nullopt;
+  if (v.dtype().kind == 'V') return std::nullopt;
   const auto element = scalar_type_of(v.dtype());
   if (!element) return std::nullopt;
   const char layout = v.is_c_contiguous() ? 'C' : v.is_f_contiguous() ? 'F' : 'A';
@@ -370,8 +387,6 @@ inline nb::object array_param_of(nb::handle obj) {
   if (v.dtype().kind == 'V') return nb::none();
   const std::optional<ArrayParam> p = array_param_facts(v);
   if (!p) {
-    if (scalar_type_of(v.dtype()))
-      throw nb::type_error("typeof: a 0-d array cannot be a kernel argument; pass its value as a scalar");
     throw nb::type_error((std::string("typeof: arrays of typestr '") + v.dtype().typestr() +
                           "' cannot be kernel arguments").c_str());
   }

@@ -159,6 +159,7 @@ inline void launch_with(PyKernel& k, const LaunchConfig& config, Args given, Imp
       nb::handle obj = args[i];
       if (auto host = host_view_of(obj, i)) {
         pack->set_array(i, host->view);  // every check before anything is copied
+        refuse_staging_during_capture(*stream, k.signature->parameter_name(i), *k.kernel->module()->context());
         if (PyErr_WarnEx(g_performance_warning,
                          ("Host array used in CUDA kernel will incur copy overhead to/from device: " + k.signature->parameter_name(i) +
                           " is copied to the device before the launch and back after it; pass a device array "

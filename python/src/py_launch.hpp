@@ -105,6 +105,25 @@ inline PyObject* griddim(PyObject* self, void*) { return extent_tuple(reinterpre
 inline PyObject* blockdim(PyObject* self, void*) { return extent_tuple(reinterpret_cast<LaunchObject*>(self)->config.block); }
 inline PyObject* sharedmem(PyObject* self, void*) { return PyLong_FromLongLong(reinterpret_cast<LaunchObject*>(self)->config.shared_mem); }
 
+/// pickle: a @jit dispatcher's launch as `dispatcher[key]` again (the dispatcher pickles itself, as numba-cuda's
+/// configured launches carry theirs); a loaded Kernel's launch does not pickle (a Kernel is loaded code).
+inline PyObject* reduce(PyObject* self, PyObject*) {
+  auto* l = reinterpret_cast<LaunchObject*>(self);
+  if (l->lazy_key == nullptr) {
+    PyErr_SetString(PyExc_TypeError, "cannot pickle a launch of a loaded cubridge.Kernel (loaded code is tied to "
+                                     "this process); pickle the @cubridge.jit kernel's launch, kernel[griddim, "
+                                     "blockdim], or the kernel itself");
+    return nullptr;
+  }
+  PyObject* op = PyImport_ImportModule("operator");
+  if (op == nullptr) return nullptr;
+  PyObject* getitem = PyObject_GetAttrString(op, "getitem");
+  Py_DECREF(op);
+  if (getitem == nullptr) return nullptr;
+  PyObject* r = Py_BuildValue("(N(OO))", getitem, l->owner, l->lazy_key);
+  return r;
+}
+
 }  // namespace launch_detail
 
 /// Creates cubridge.KernelLaunch in `m` (once, from bind_kernel).
@@ -116,6 +135,9 @@ inline void register_launch_type(nb::module_& m) {
       {"blockdim", blockdim, nullptr, "tuple: the block's (x, y, z) extents, in threads", nullptr},
       {"sharedmem", sharedmem, nullptr, "int: dynamic shared memory per block, in bytes", nullptr},
       {nullptr, nullptr, nullptr, nullptr, nullptr}};
+  static PyMethodDef methods[] = {
+      {"__reduce__", reduce, METH_NOARGS, "pickle: a @cubridge.jit kernel's launch pickles as kernel[config]"},
+      {nullptr, nullptr, 0, nullptr}};
   static PyMemberDef members[] = {
       {"__vectorcalloffset__", Py_T_PYSSIZET, static_cast<Py_ssize_t>(offsetof(LaunchObject, vectorcall)), Py_READONLY, nullptr},
       {nullptr, 0, 0, 0, nullptr}};
@@ -123,6 +145,7 @@ inline void register_launch_type(nb::module_& m) {
       {Py_tp_dealloc, reinterpret_cast<void*>(dealloc)},
       {Py_tp_call, reinterpret_cast<void*>(PyVectorcall_Call)},
       {Py_tp_getset, getset},
+      {Py_tp_methods, methods},
       {Py_tp_members, members},
       {Py_tp_doc, const_cast<char*>("A kernel with its launch configuration; call it with the arguments.")},
       {0, nullptr}};

@@ -50,6 +50,9 @@ inline const char* kind_name(const Type& t) {
     case TypeKind::Pointer: return "pointer";
     case TypeKind::BFloat16: return "bfloat16";
     case TypeKind::Vector: return "vector";
+    case TypeKind::Fp8E4M3:
+    case TypeKind::Fp8E5M2:
+    case TypeKind::Fp8E8M0: return "fp8";
   }
   return "unknown";
 }
@@ -66,8 +69,8 @@ inline std::optional<Type> element_of(const Type& t) {
 inline Type array_of(const Type& dtype, int ndim, char layout, bool readonly) {
   if (!(dtype.is_scalar() || dtype.is_record()))
     throw nb::type_error(("arrays hold numbers and records; got elements of type " + dtype.name()).c_str());
-  if (ndim < 1 || ndim > 32)
-    throw cubridge::InvalidArgument("an array has 1 to 32 dimensions, got " + std::to_string(ndim));
+  if (ndim < 0 || ndim > 32)
+    throw cubridge::InvalidArgument("an array has 0 to 32 dimensions, got " + std::to_string(ndim));
   if (layout != 'C' && layout != 'F' && layout != 'A')
     throw cubridge::InvalidArgument("array layout '" + std::string(1, layout) + "' is not one of C, F, A");
   return Type::array(dtype, ndim, layout, readonly);

@@ -13,6 +13,7 @@
   X(cuCtxSynchronize) X(cuCtxGetStreamPriorityRange)                                                \
   X(cuStreamCreate) X(cuStreamCreateWithPriority) X(cuStreamDestroy) X(cuStreamSynchronize)        \
   X(cuStreamQuery) X(cuStreamWaitEvent) X(cuStreamGetCtx) X(cuStreamGetFlags) X(cuLaunchHostFunc)   \
+  X(cuStreamIsCapturing) X(cuThreadExchangeStreamCaptureMode)                                      \
   X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventQuery) X(cuEventSynchronize)         \
   X(cuEventElapsedTime)                                                                             \
   X(cuMemAlloc) X(cuMemFree) X(cuMemAllocAsync) X(cuMemFreeAsync) X(cuMemGetInfo)                  \

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "cubridge/driver/stream_capture.hpp"
 #include "driver/driver_api.hpp"
 #include "cubridge/error.hpp"
 
@@ -24,11 +25,28 @@ std::string entry_list(const Module& m) {
   return s;
 }
 
+// A launch the driver refused. A launch on the legacy default stream while another (blocking) stream is
+// being captured is the usual mistake under torch.cuda.graph or CuPy's begin_capture: say which stream to use.
+[[noreturn]] void launch_failed(CUresult r, const std::string& kernel, StreamRef stream, const char* call) {
+  if (r == CUDA_ERROR_STREAM_CAPTURE_IMPLICIT && stream.is_legacy_default())
+    throw CudaError(static_cast<int>(r), driver::error_name(r),
+                    "kernel '" + kernel + "' was launched on the legacy default stream while another stream is "
+                    "being captured into a CUDA graph (the legacy stream synchronises with every blocking stream, "
+                    "which a capture forbids; the driver has invalidated that capture). Launch on the capturing "
+                    "stream: kernel[griddim, blockdim, stream] (PyTorch: torch.cuda.current_stream() inside "
+                    "torch.cuda.graph; CuPy: the stream that began the capture)",
+                    call);
+  driver::throw_error(r, call);
+}
+
 }  // namespace
 
 Kernel::Kernel(std::shared_ptr<const Module> module, std::string name)
     : module_(std::move(module)), name_(std::move(name)) {
   ScopedContext scope(*module_->context());
+  // A kernel first used inside a graph capture (a lazy @jit's first call) is looked up then: the lookup
+  // and the attribute reads are no work to record, and a global capture would refuse them.
+  RelaxedCaptureScope relaxed;
   CUresult r = CUBRIDGE_CU_RESULT(cuModuleGetFunction, &handle_, module_->handle(), name_.c_str());
   if (r == CUDA_ERROR_NOT_FOUND)
     throw cubridge::InvalidArgument("kernel '" + name_ + "' is not in the module (" + entry_list(*module_) + ")");
@@ -65,6 +83,7 @@ void Kernel::set_max_dynamic_shared_memory(std::int64_t bytes) {
                                 " static bytes)");
   CUfunction f = handle();
   ScopedContext scope(*module_->context());
+  RelaxedCaptureScope relaxed;  // a launch's opt-in may come inside a capture; it is no work to record
   CUBRIDGE_CU(cuFuncSetAttribute, f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(bytes));
   attributes_.max_dynamic_shared = bytes;
   opted_in_shared_.store(bytes, std::memory_order_relaxed);
@@ -140,13 +159,16 @@ void Kernel::launch_validated(const LaunchConfig& config, StreamRef stream, void
     c.hStream = stream.handle();
     c.attrs = &cooperative;
     c.numAttrs = 1;
-    CUBRIDGE_CU(cuLaunchKernelEx, &c, handle_, params, nullptr);
+    const CUresult r = CUBRIDGE_CU_RESULT(cuLaunchKernelEx, &c, handle_, params, nullptr);
+    if (r != CUDA_SUCCESS) launch_failed(r, name_, stream, "cuLaunchKernelEx");
     return;
   }
-  CUBRIDGE_CU(cuLaunchKernel, handle_, static_cast<unsigned>(config.grid.x), static_cast<unsigned>(config.grid.y),
-              static_cast<unsigned>(config.grid.z), static_cast<unsigned>(config.block.x),
-              static_cast<unsigned>(config.block.y), static_cast<unsigned>(config.block.z),
-              static_cast<unsigned>(config.shared_mem), stream.handle(), params, nullptr);
+  const CUresult r = CUBRIDGE_CU_RESULT(
+      cuLaunchKernel, handle_, static_cast<unsigned>(config.grid.x), static_cast<unsigned>(config.grid.y),
+      static_cast<unsigned>(config.grid.z), static_cast<unsigned>(config.block.x),
+      static_cast<unsigned>(config.block.y), static_cast<unsigned>(config.block.z),
+      static_cast<unsigned>(config.shared_mem), stream.handle(), params, nullptr);
+  if (r != CUDA_SUCCESS) launch_failed(r, name_, stream, "cuLaunchKernel");
 }
 
 }  // namespace cubridge

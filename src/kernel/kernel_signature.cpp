@@ -93,6 +93,10 @@ std::string ParamKind::to_string() const {
   if (!written) s = "const " + s;
   if (is_pointer()) return s + '*';
   if (is_record()) return s;
+  if (ndim == 0) {  // numba's spelling: the bracket form has no 0-d
+    const bool readonly = s.starts_with("const ");
+    return (readonly ? "const " : "") + std::string("array(") + s.substr(readonly ? 6 : 0) + ", 0d, C)";
+  }
   s += '[';
   for (int i = 0; i < ndim; ++i) {
     if (i) s += ", ";
@@ -138,9 +142,9 @@ KernelSignature::KernelSignature(std::vector<ParamKind> params)
       throw cubridge::InvalidArgument("kernel signature: parameter " + std::to_string(i) + " has type " +
                                   scalar_type_name(p.type) + ", which NumPy lacks; accepted: " + accepted_type_names());
     if (p.is_array()) {
-      if (p.ndim < 1 || p.ndim > 32)
+      if (p.ndim < 0 || p.ndim > 32)
         throw cubridge::InvalidArgument("kernel signature: parameter " + std::to_string(i) + " has " +
-                                    std::to_string(p.ndim) + " dimensions; arrays have 1 to 32");
+                                    std::to_string(p.ndim) + " dimensions; arrays have 0 to 32");
       if (p.layout != 'C' && p.layout != 'F' && p.layout != 'A')
         throw cubridge::InvalidArgument("kernel signature: parameter " + std::to_string(i) + " has layout '" +
                                     std::string(1, p.layout) + "'; accepted: 'C', 'F', 'A'");

@@ -7,7 +7,9 @@
 
 #include "cubridge/array/pointer_attributes.hpp"
 #include "cubridge/array/stream_order.hpp"
+#include "cubridge/driver/stream_capture.hpp"
 #include "cubridge/error.hpp"
+#include "support/hex_text.hpp"
 
 namespace cubridge {
 
@@ -36,6 +38,38 @@ std::vector<const ArrayView*> producers_to_order(const ArgumentPack& args, Strea
     if (!seen) out.push_back(v);
   }
   return out;
+}
+
+// The launch's work that no CUDA graph can record, refused by name while `stream` is being captured (a
+// launch under torch.cuda.graph, CuPy's begin_capture, cuda.core's graph builder) rather than left to
+// invalidate the capture: a debug=True kernel's wait for its exception flag, and ordering with a producer
+// stream outside the capture (the producer would wait for the launch, joining the capture, which then
+// cannot end). Asked only when there is such work: a plain launch makes no driver call for it.
+void check_capturable(const Kernel& kernel, const ArgumentPack& args, StreamRef stream,
+                      const std::vector<const ArrayView*>& producers, bool raises) {
+  if ((producers.empty() && !raises) || !is_capturing(stream)) return;
+  const std::string capture = " while stream " + support::hex(stream.cai_value()) +
+                              " is being captured into a CUDA graph";
+  if (raises)
+    throw cubridge::InvalidArgument("kernel '" + kernel.name() + "' was compiled with debug=True: after each launch "
+                                    "it waits for the stream and reads back whether the kernel raised, which "
+                                    "cannot be done" + capture + "; capture the kernel compiled without debug=True");
+  const KernelSignature& sig = args.signature();
+  std::size_t a = 0;
+  for (std::size_t i = 0; i < sig.size(); ++i) {
+    if (!sig[i].takes_array()) continue;
+    const ArrayView* view = args.arrays()[a++];
+    bool producer = false;
+    for (const ArrayView* p : producers) producer = producer || p == view;
+    if (!producer || is_capturing(*view->stream())) continue;
+    throw cubridge::InvalidArgument(
+        sig.parameter_name(i) + ": the array names producer stream " + support::hex(view->stream()->cai_value()) +
+        " (its __cuda_array_interface__ 'stream'), which is not capturing; the launch cannot be ordered with it" +
+        capture + " (that stream would wait for the launch and join the capture, which then could not end). "
+        "Give the array on the capturing stream (CuPy: launch inside `with stream:`; Numba: the array's "
+        "stream), launch on the array's stream outside the capture, or, where the producer's work is "
+        "known to be done, turn the consumer's synchronisation off (CUBRIDGE_CUDA_ARRAY_INTERFACE_SYNC=0)");
+  }
 }
 
 }  // namespace
@@ -71,8 +105,9 @@ StreamRef launch(Kernel& kernel, const LaunchConfig& config, ArgumentPack& args,
   // The kernel's context is current while the launch is ordered: a default-stream handle names the
   // default stream of the context the kernel runs in, which need not be the caller's (another device).
   ScopedContext kernel_context(*kernel.module()->context());
-  ScopedStreamUse use(producers, stream);  // the launch stream waits for each producer
   const RaiseRecord* raised = kernel.raise_record();
+  check_capturable(kernel, args, stream, producers, raised != nullptr);
+  ScopedStreamUse use(producers, stream);  // the launch stream waits for each producer
   if (raised != nullptr) {
     ScopedContext scope(*kernel.module()->context());
     raised->reset(stream);

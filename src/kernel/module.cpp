@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "cubridge/driver/stream_capture.hpp"
 #include "cubridge/kernel/kernel.hpp"
 #include "driver/driver_api.hpp"
 #include "cubridge/error.hpp"
@@ -133,6 +134,9 @@ std::shared_ptr<Module> Module::load(std::shared_ptr<Context> context, std::span
   CUmodule handle = nullptr;
   {
     ScopedContext scope(*context);
+    // A module first needed inside a graph capture (a lazy @jit's first call under torch.cuda.graph) loads
+    // now: loading is no work to record, and a global capture would refuse it and invalidate itself.
+    RelaxedCaptureScope relaxed;
     CUresult r = CUBRIDGE_CU_RESULT(cuModuleLoadDataEx, &handle, data, 4u, options, values);
     if (r != CUDA_SUCCESS) {
       error_log.resize(std::strlen(error_log.c_str()));

@@ -60,7 +60,7 @@ std::optional<Type> scalar_by_name(std::string_view n) {
 std::string accepted_type_names() {
   return "bool, int8..int64, uint8..uint64, float16, float32, float64, complex64, complex128 (also intp, "
          "uintp, i1..i8, u1..u8, f2, f4, f8, c8, c16, bool_, boolean, half, float, double, int, complex); "
-         "arrays T[:], T[:, ::1] (C), T[::1, :] (F), array(T, 2d, C); pointers T*, void*, CPointer(T) and "
+         "arrays T[:], T[:, ::1] (C), T[::1, :] (F), array(T, 2d, C) (array(T, 0d, C): 0-d); pointers T*, void*, CPointer(T) and "
          "voidptr; arrays and pointers optionally 'const ' (read-only); UniTuple(T x N), Tuple(T, ...), "
          "Record(x=float32, ...)";
 }
@@ -76,7 +76,7 @@ std::optional<Type> array_type(std::string_view name, bool readonly) {
   } catch (const std::invalid_argument&) {
     return std::nullopt;
   }
-  if (!spelling || spelling->ndim < 1) return std::nullopt;
+  if (!spelling) return std::nullopt;  // 0d too: numba's 0-d arrays (array(int64, 0d, C))
   auto dtype = parse_type_name(spelling->element);
   if (!dtype || !(dtype->is_scalar() || dtype->is_record())) return std::nullopt;
   return Type::array(*dtype, spelling->ndim, spelling->layout, readonly);

@@ -11,6 +11,7 @@
 #include <exception>
 #include <mutex>
 #include <stdexcept>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -50,6 +51,11 @@ std::string KernelCallSite::encode() const {
   w.add("block", extent_values(block));
   w.add_int("shared", shared_mem);
   w.add_bytes("args", arguments);
+  if (!image.empty()) {
+    w.add_bytes("image", image);
+    w.add_bytes("entry", entry);
+    w.add_bytes("signature", signature);
+  }
   return w.bytes();
 }
 
@@ -62,6 +68,15 @@ KernelCallSite KernelCallSite::decode(std::string_view opaque) {
   s.block = extent_of(r, "block");
   s.shared_mem = r.get_int("shared");
   s.arguments = r.get_bytes("args");
+  if (r.contains("image")) {
+    s.image = r.get_bytes("image");
+    s.entry = r.get_bytes("entry");
+    s.signature = r.get_bytes("signature");
+  }
+  static constexpr std::string_view kOrder[] = {"kernel", "fingerprint", "grid", "block", "shared", "args"};
+  const std::vector<std::string_view> names = r.names();
+  if (names.size() >= std::size(kOrder) && std::equal(std::begin(kOrder), std::end(kOrder), names.begin()))
+    s.fixed_size = static_cast<std::size_t>(s.arguments.data() + s.arguments.size() - opaque.data());
   if (s.shared_mem < 0)
     throw cubridge::InvalidArgument("kernel_call opaque: 'shared' is " + std::to_string(s.shared_mem) +
                                 "; dynamic shared memory is 0 or more bytes");
@@ -122,26 +137,37 @@ struct KernelCallTable::State {
   static constexpr std::size_t kPublished = 4096;
   std::array<std::atomic<const Entry*>, kPublished> published{};
 
-  const Entry& find(std::int64_t id, std::uint64_t fingerprint) const {
+  // The entry registered under `id` if its fingerprint is `fingerprint`, else null (lock-free for the
+  // published ids).
+  const Entry* try_find(std::int64_t id, std::uint64_t fingerprint) const {
     const Entry* p = nullptr;
     if (id >= 1 && static_cast<std::size_t>(id) <= kPublished)
       p = published[static_cast<std::size_t>(id - 1)].load(std::memory_order_acquire);
-    if (p == nullptr) p = &find_locked(id);
-    const Entry& e = *p;
-    if (e.fingerprint != fingerprint)
-      throw cubridge::InvalidArgument("kernel_call: kernel id " + std::to_string(id) + " is " + label(e) +
-                                  " in this process, not the kernel this call site was compiled for "
-                                  "(fingerprints differ: a cached executable from another process?)");
-    return e;
+    if (p == nullptr) {
+      std::lock_guard lock(mutex);
+      if (id >= 1 && static_cast<std::size_t>(id) <= entries.size()) p = &entries[static_cast<std::size_t>(id - 1)];
+    }
+    return p != nullptr && p->fingerprint == fingerprint ? p : nullptr;
   }
 
-  const Entry& find_locked(std::int64_t id) const {
+  const Entry* find_fingerprint(std::uint64_t fingerprint) const {
+    std::lock_guard lock(mutex);
+    for (const Entry& e : entries)
+      if (e.fingerprint == fingerprint) return &e;
+    return nullptr;
+  }
+
+  // Why a site without its kernel cannot run here.
+  [[noreturn]] void refuse(std::int64_t id) const {
     std::lock_guard lock(mutex);
     if (id < 1 || static_cast<std::size_t>(id) > entries.size())
       throw cubridge::InvalidArgument("kernel_call: kernel id " + std::to_string(id) + " is not registered in this "
                                   "process (" + std::to_string(entries.size()) + " kernels are); the call "
                                   "site was made by another process or by hand");
-    return entries[static_cast<std::size_t>(id - 1)];
+    throw cubridge::InvalidArgument("kernel_call: kernel id " + std::to_string(id) + " is " +
+                                label(entries[static_cast<std::size_t>(id - 1)]) +
+                                " in this process, not the kernel this call site was compiled for "
+                                "(fingerprints differ: a cached executable from another process?)");
   }
 };
 
@@ -211,6 +237,14 @@ KernelCallTable::Registered KernelCallTable::add(std::span<const std::byte> imag
   return {stored.id, fp};
 }
 
+std::optional<KernelCallTable::Source> KernelCallTable::source(std::int64_t id) const {
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  if (id < 1 || static_cast<std::size_t>(id) > s.entries.size()) return std::nullopt;
+  const Entry& e = s.entries[static_cast<std::size_t>(id - 1)];
+  return Source{e.image, e.name, e.signature->to_string()};
+}
+
 void KernelCallTable::prepare(std::int64_t id, const LaunchConfig& config) {
   State& s = state();
   const Entry* e = nullptr;
@@ -229,8 +263,46 @@ void KernelCallTable::prepare(std::int64_t id, const LaunchConfig& config) {
 }
 
 void KernelCallTable::launch(CUstream_st* stream, void** buffers, std::string_view opaque) {
-  const KernelCallSite site = KernelCallSite::decode(opaque);
-  const Entry& e = state().find(site.kernel, site.fingerprint);
+  // XLA hands a call site the same opaque bytes at the same address on every call: each site is decoded
+  // once per thread and found again by its address, its length and the leading bytes that hold what the
+  // launch reads (a site freed and another made at its address differs there, or is decoded again).
+  struct Decoded {
+    std::size_t size = 0;
+    std::string fixed;
+    KernelCallSite site;
+  };
+  thread_local std::unordered_map<const char*, Decoded> decoded;
+  auto it = decoded.find(opaque.data());
+  if (it == decoded.end() || it->second.size != opaque.size() || it->second.fixed.empty() ||
+      std::memcmp(opaque.data(), it->second.fixed.data(), it->second.fixed.size()) != 0) {
+    KernelCallSite fresh = KernelCallSite::decode(opaque);
+    if (decoded.size() >= 4096) decoded.clear();  // programs come and go: keep the table bounded
+    it = decoded.insert_or_assign(opaque.data(), Decoded{opaque.size(), std::string(opaque.data(), fresh.fixed_size),
+                                                          fresh}).first;
+  }
+  const KernelCallSite& site = it->second.site;
+  State& s = state();
+  const Entry* found = s.try_find(site.kernel, site.fingerprint);
+  if (found == nullptr) {
+    // A site made in another process (jax.export, a persistent compilation cache): its kernel by
+    // fingerprint, else loaded from the kernel the site carries (a second site then finds it).
+    found = s.find_fingerprint(site.fingerprint);
+    if (found == nullptr) {
+      if (site.image.empty()) s.refuse(site.kernel);
+      auto signature = std::make_shared<const KernelSignature>(KernelSignature::parse(site.signature));
+      const Registered r = add(std::as_bytes(std::span(site.image.data(), site.image.size())),
+                               std::string(site.entry), std::move(signature));
+      if (r.fingerprint != site.fingerprint)
+        throw cubridge::InvalidArgument("kernel_call: the kernel '" + std::string(site.entry) + "' this call site "
+                                        "carries does not match the site's fingerprint (altered opaque bytes?)");
+      found = s.try_find(r.id, r.fingerprint);
+      if (found == nullptr) s.refuse(r.id);
+      // What kernel_call's trace did in the process that made the site: check the configuration and
+      // opt in to the dynamic shared memory.
+      prepare(r.id, LaunchConfig{site.grid, site.block, site.shared_mem});
+    }
+  }
+  const Entry& e = *found;
   const KernelSignature& sig = *e.signature;
   if (site.arguments.size() != sig.buffer_size())
     throw cubridge::InvalidArgument("kernel_call: the call site's arguments have " +

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -25,6 +26,12 @@ std::string compile_cache_key(std::string_view source, std::string_view function
 /// Errors are not cached: a source that does not compile throws again each time.
 CompileResult compile_cached(std::string_view source, std::string_view function_name, std::string_view signature,
                              const CompileOptions& options, const CodeCache& cache);
+
+/// A compile result as the cache stores it (symbol, result type, kernel facts, code), and back: nullopt when
+/// `bytes` is not such a record. `output` is what the code is (LTO-IR read back is trusted by the linker:
+/// call decode only on bytes whose MAC was checked).
+std::string encode_compile_result(const CompileResult& result);
+std::optional<CompileResult> decode_compile_result(std::string_view bytes, Output output);
 
 /// What compile_cached did in this process so far.
 struct CompileCacheStats {

@@ -69,7 +69,20 @@ class CodeCache {
   /// The file an entry for `key` lives in (whether or not it exists).
   std::filesystem::path path_for(std::string_view key) const;
 
+  /// Entries kept outside this cache's directory, at a file name the caller chooses: numba-cuda's layout
+  /// of `cache=True` (an index and numbered data files in the __pycache__ beside the module, drop-in mode).
+  /// Same entry format, file checks and MAC as get/put, under this cache's secret (which stays in this
+  /// cache's directory); `directory` must be this user's and not writable by group or others, is created
+  /// 0755 when missing, and is left readable by others as Python makes __pycache__.
+  std::optional<std::string> get_at(const std::filesystem::path& directory, std::string_view file,
+                                    std::string_view key) const;
+  bool put_at(const std::filesystem::path& directory, std::string_view file, std::string_view key,
+              std::string_view bytes) const;
+  /// Removes `file` from `directory` (an entry put_at wrote); true when one was there.
+  static bool remove_at(const std::filesystem::path& directory, std::string_view file);
+
  private:
+  std::optional<std::string> secret(bool create) const;
   std::filesystem::path directory_;
   bool enabled_;
 };

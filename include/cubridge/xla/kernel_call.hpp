@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -31,9 +32,19 @@ struct KernelCallSite {
   Extent3 block;
   std::int64_t shared_mem = 0;     // dynamic shared memory, bytes
   std::string_view arguments;      // a view into the opaque bytes (or into what encode() was given)
+  // The kernel itself, so that the call site is portable (jax.export, a persistent compilation cache):
+  // a process in which `kernel` is unknown or another kernel loads it from here on first use. Empty
+  // when absent (then such a process refuses the call).
+  std::string_view image;
+  std::string_view entry;
+  std::string_view signature;      // KernelSignature text
+  // decode(): how many leading bytes of the opaque hold every field the launch reads (kernel through
+  // args), when they come first in encode()'s order; 0 otherwise. Equal leading bytes at the same address
+  // mean the same site, so the target decodes a call site once per thread.
+  std::size_t fixed_size = 0;
 
   /// Opaque bytes (cubridge's format, cubridge/xla/opaque.hpp): kernel, fingerprint, grid, block,
-  /// shared, args.
+  /// shared, args, and image, entry and signature when the site carries its kernel.
   std::string encode() const;
   /// Throws std::invalid_argument naming the entry that is missing, of the wrong kind or out of range.
   /// The result views `opaque`, which must outlive it.
@@ -56,11 +67,20 @@ class KernelCallTable {
   /// signature get the same id back. Throws CudaError / std::invalid_argument naming the device.
   Registered add(std::span<const std::byte> image, const std::string& entry,
                  std::shared_ptr<const KernelSignature> signature);
+  /// The image, entry name and signature text registered under `id`, for a portable call site (the
+  /// views live as long as the process); nothing for an id not registered here.
+  struct Source {
+    std::string_view image;
+    std::string_view entry;
+    std::string signature;
+  };
+  std::optional<Source> source(std::int64_t id) const;
   /// Validates `config` against the kernel on every device and opts in to its dynamic shared memory
   /// now (not while XLA captures). Throws std::invalid_argument as Kernel::validate does.
   void prepare(std::int64_t id, const LaunchConfig& config);
-  /// The target's work: decodes `opaque`, finds the kernel loaded in the context of `stream`, writes
-  /// `buffers` into the packed arguments and launches on `stream`. Throws on any mismatch.
+  /// The target's work: decodes `opaque`, finds the kernel loaded in the context of `stream` (by id, else
+  /// by fingerprint, else loading the kernel the site carries), writes `buffers` into the packed
+  /// arguments and launches on `stream`. Throws on any mismatch.
   void launch(CUstream_st* stream, void** buffers, std::string_view opaque);
 
   std::size_t size() const;

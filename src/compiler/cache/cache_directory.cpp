@@ -106,11 +106,12 @@ std::optional<std::string> random_bytes(std::size_t n) {
   return out;
 }
 
-CacheDirectory::CacheDirectory(const std::filesystem::path& path, bool create) : path_(path.string()) {
+CacheDirectory::CacheDirectory(const std::filesystem::path& path, bool create, Access access) : path_(path.string()) {
+  const bool source_tree = access == Access::source_tree;
   if (create) {
     std::error_code ec;
     if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
-    if (::mkdir(path_.c_str(), 0700) != 0 && errno != EEXIST) {
+    if (::mkdir(path_.c_str(), source_tree ? 0755 : 0700) != 0 && errno != EEXIST) {
       refuse(std::string("cannot be created (") + std::strerror(errno) + ")");
       return;
     }
@@ -135,10 +136,11 @@ CacheDirectory::CacheDirectory(const std::filesystem::path& path, bool create) :
   }
   if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
     refuse("is writable by group or others (mode " + octal_mode(st.st_mode) +
-           "; a per-user cache must be 0700: chmod 700 it, or point CUBRIDGE_CACHE_DIR elsewhere)");
+           (source_tree ? "; anyone who may write there could plant code: chmod go-w it)"
+                        : "; a per-user cache must be 0700: chmod 700 it, or point CUBRIDGE_CACHE_DIR elsewhere)"));
     return;
   }
-  if ((st.st_mode & 077) != 0 && ::fchmod(fd, st.st_mode & 0700) != 0) {
+  if (!source_tree && (st.st_mode & 077) != 0 && ::fchmod(fd, st.st_mode & 0700) != 0) {
     refuse("has mode " + octal_mode(st.st_mode) + " and cannot be narrowed to 0700 (" + std::strerror(errno) + ")");
     return;
   }

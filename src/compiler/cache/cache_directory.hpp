@@ -8,6 +8,9 @@
 //     a device, a symbolic link or an oversized file reads as a miss, without blocking or reading it);
 //   - writes go to a temporary file with an unpredictable name (O_CREAT|O_EXCL, 0600), then rename;
 //   - the per-user secret that keys the entries' MAC is a 32-byte regular file, 0600, owned by this user.
+// A source-tree directory (numba-cuda's __pycache__ beside a module, Access::source_tree) gets the same checks
+// except that it is left readable by others as Python made it (0755): only writers are a threat, and it holds
+// no secret (its entries are keyed by the private directory's).
 #pragma once
 
 #include <cstddef>
@@ -23,10 +26,14 @@ class CacheDirectory {
   /// Bytes of the secret that keys the entries' MAC.
   static constexpr std::size_t secret_size = 32;
 
-  /// Opens and checks `path`, creating it (0700, parents as needed) when `create` and it is missing.
+  /// private_cache: the cache's own directory (created 0700, narrowed to 0700); source_tree: a directory
+  /// beside the user's sources (created 0755, left readable by others; refused too when others may write).
+  enum class Access { private_cache, source_tree };
+
+  /// Opens and checks `path`, creating it (parents as needed) when `create` and it is missing.
   /// Refused directories leave usable() false and problem() saying why; a directory that is simply not
   /// there (and not created) is unusable with missing() true.
-  CacheDirectory(const std::filesystem::path& path, bool create);
+  CacheDirectory(const std::filesystem::path& path, bool create, Access access = Access::private_cache);
   ~CacheDirectory();
   CacheDirectory(const CacheDirectory&) = delete;
   CacheDirectory& operator=(const CacheDirectory&) = delete;

@@ -140,6 +140,11 @@ std::string compile_cache_key(std::string_view source, std::string_view function
     parts.push_back(text + "]");
     parts.push_back(a.bytes);
   }
+  for (const auto& [name, items] : o.constant_tuples) {
+    std::string text = "tuple " + name + "=(";
+    for (const std::string& item : items) text += item + ",";
+    parts.push_back(text + ")");
+  }
   for (const auto& [name, a] : o.device_arrays) {  // the address too: the code embeds it
     std::string text = name + "=" + a.type.name() + "@" + std::to_string(a.address) + "[";
     for (std::int64_t d : a.shape) text += std::to_string(d) + ",";
@@ -164,7 +169,8 @@ std::string compile_cache_key(std::string_view source, std::string_view function
     }
   }
   for (const auto& [name, f] : o.external_functions)
-    parts.push_back("external " + name + "=" + f.symbol + ":" + f.signature.str() + (f.abi == Abi::c ? ":c" : ":numba"));
+    parts.push_back("external " + name + "=" + f.symbol + ":" + f.signature.str() + (f.abi == Abi::c ? ":c" : ":numba") +
+                    (f.cooperative ? ":cooperative" : ""));
   for (const CompileOptions::Unit& u : o.extra_units) {
     parts.push_back(u.filename + ":" + std::to_string(u.first_line));
     parts.push_back(u.source);
@@ -172,30 +178,39 @@ std::string compile_cache_key(std::string_view source, std::string_view function
   return CodeCache::make_key(std::span<const std::string>(parts), {.nvvm = true});
 }
 
+std::string encode_compile_result(const CompileResult& r) {
+  return r.name + "\n" + r.result_type.name() + "\n" + kernel_facts(r) + "\n" + r.code;
+}
+
+std::optional<CompileResult> decode_compile_result(std::string_view entry, Output output) {
+  std::size_t a = entry.find('\n');
+  std::size_t b = a == std::string::npos ? a : entry.find('\n', a + 1);
+  std::size_t c = b == std::string::npos ? b : entry.find('\n', b + 1);
+  std::optional<Type> type = c == std::string::npos ? std::nullopt : parse_type_name(entry.substr(a + 1, b - a - 1));
+  CompileResult r;
+  if (!type || !read_kernel_facts(entry.substr(b + 1, c - b - 1), r)) return std::nullopt;
+  r.name = std::string(entry.substr(0, a));
+  r.result_type = *type;
+  r.code = std::string(entry.substr(c + 1));
+  r.from_cache = true;
+  // the entry's MAC checked: libNVVM's output from an earlier run, which the linker takes in-process
+  if (output == Output::ltoir) toolkit_detail::trust_ltoir(r.code);
+  return r;
+}
+
 CompileResult compile_cached(std::string_view source, std::string_view function_name, std::string_view signature,
                              const CompileOptions& options, const CodeCache& cache) {
   std::string key = compile_cache_key(source, function_name, signature, options);
   if (std::optional<std::string> entry = cache.get(key)) {
-    std::size_t a = entry->find('\n');
-    std::size_t b = a == std::string::npos ? a : entry->find('\n', a + 1);
-    std::size_t c = b == std::string::npos ? b : entry->find('\n', b + 1);
-    std::optional<Type> type = c == std::string::npos ? std::nullopt : parse_type_name(entry->substr(a + 1, b - a - 1));
-    CompileResult r;
-    // Anything else is not an entry of ours: compile again and overwrite it.
-    if (type && read_kernel_facts(std::string_view(*entry).substr(b + 1, c - b - 1), r)) {
+    // Anything but a record of ours is not an entry of ours: compile again and overwrite it.
+    if (std::optional<CompileResult> r = decode_compile_result(*entry, options.output)) {
       ++g_hits;
-      r.name = entry->substr(0, a);
-      r.result_type = *type;
-      r.code = entry->substr(c + 1);
-      r.from_cache = true;
-      // the entry's MAC checked: libNVVM's output from an earlier run, which the linker takes in-process
-      if (options.output == Output::ltoir) toolkit_detail::trust_ltoir(r.code);
-      return r;
+      return *std::move(r);
     }
   }
   ++g_misses;
   CompileResult r = compile(source, function_name, signature, options);
-  if (cache.put(key, r.name + "\n" + r.result_type.name() + "\n" + kernel_facts(r) + "\n" + r.code)) ++g_stores;
+  if (cache.put(key, encode_compile_result(r))) ++g_stores;
   return r;
 }
 

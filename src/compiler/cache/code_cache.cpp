@@ -97,6 +97,32 @@ std::string mac_of(std::string_view secret, std::string_view header, std::string
   return std::string(reinterpret_cast<const char*>(d.data()), d.size());
 }
 
+// The bytes of an entry file if its MAC (under `secret`) and stored key check out.
+std::optional<std::string> decode_entry(const std::string& file, std::string_view secret, std::string_view key) {
+  if (file.size() < kHeaderSize || std::memcmp(file.data(), kMagic, sizeof(kMagic)) != 0) return std::nullopt;
+  const char* p = file.data() + sizeof(kMagic);
+  std::uint64_t key_size = get_u64(p), data_size = get_u64(p + 8);
+  if (key_size > file.size() || data_size > file.size() || kHeaderSize + key_size + data_size != file.size())
+    return std::nullopt;
+  std::string_view header(file.data(), sizeof(kMagic) + 16);
+  std::string_view stored_mac(file.data() + sizeof(kMagic) + 16, kMacSize);
+  std::string_view stored_key(file.data() + kHeaderSize, key_size);
+  std::string_view data(file.data() + kHeaderSize + key_size, data_size);
+  compiler_detail::Digest256 mac = compiler_detail::hmac_sha256(secret, {header, stored_key, data});
+  if (!compiler_detail::same_digest(mac, stored_mac) || stored_key != key) return std::nullopt;
+  return std::string(data);
+}
+
+std::string encode_entry(std::string_view secret, std::string_view key, std::string_view bytes) {
+  std::string file(kMagic, sizeof(kMagic));
+  put_u64(file, key.size());
+  put_u64(file, bytes.size());
+  file += mac_of(secret, file, key, bytes);
+  file += key;
+  file += bytes;
+  return file;
+}
+
 }  // namespace
 
 fs::path CodeCache::default_directory() {
@@ -163,6 +189,17 @@ std::string CodeCache::problem() const {
   return dir.usable() || dir.missing() ? std::string() : dir.problem();
 }
 
+std::optional<std::string> CodeCache::secret(bool create) const {
+  CacheDirectory dir(directory_, create);
+  if (!dir.usable()) {
+    if (!dir.missing()) warn_once(dir, directory_);
+    return std::nullopt;
+  }
+  std::optional<std::string> secret = dir.secret(create);
+  if (!secret && !dir.problem().empty()) warn_once(dir, directory_);
+  return secret;
+}
+
 std::optional<std::string> CodeCache::get(std::string_view key) const {
   if (!enabled_) return std::nullopt;
   CacheDirectory dir(directory_, false);
@@ -177,21 +214,7 @@ std::optional<std::string> CodeCache::get(std::string_view key) const {
   }
   std::optional<std::string> read = dir.read(entry_name(key), max_entry_bytes);
   if (!read) return std::nullopt;
-  const std::string& file = *read;
-  if (file.size() < kHeaderSize || std::memcmp(file.data(), kMagic, sizeof(kMagic)) != 0)
-    return std::nullopt;
-  const char* p = file.data() + sizeof(kMagic);
-  std::uint64_t key_size = get_u64(p), data_size = get_u64(p + 8);
-  if (key_size > file.size() || data_size > file.size() ||
-      kHeaderSize + key_size + data_size != file.size())
-    return std::nullopt;
-  std::string_view header(file.data(), sizeof(kMagic) + 16);
-  std::string_view stored_mac(file.data() + sizeof(kMagic) + 16, kMacSize);
-  std::string_view stored_key(file.data() + kHeaderSize, key_size);
-  std::string_view data(file.data() + kHeaderSize + key_size, data_size);
-  compiler_detail::Digest256 mac = compiler_detail::hmac_sha256(*secret, {header, stored_key, data});
-  if (!compiler_detail::same_digest(mac, stored_mac) || stored_key != key) return std::nullopt;
-  return std::string(data);
+  return decode_entry(*read, *secret, key);
 }
 
 bool CodeCache::put(std::string_view key, std::string_view bytes) const {
@@ -202,13 +225,40 @@ bool CodeCache::put(std::string_view key, std::string_view bytes) const {
     if (!dir.problem().empty()) warn_once(dir, directory_);
     return false;
   }
-  std::string file(kMagic, sizeof(kMagic));
-  put_u64(file, key.size());
-  put_u64(file, bytes.size());
-  file += mac_of(*secret, file, key, bytes);
-  file += key;
-  file += bytes;
-  return dir.write(entry_name(key), file);
+  return dir.write(entry_name(key), encode_entry(*secret, key, bytes));
+}
+
+std::optional<std::string> CodeCache::get_at(const fs::path& directory, std::string_view file,
+                                             std::string_view key) const {
+  if (!enabled_) return std::nullopt;
+  CacheDirectory dir(directory, false, CacheDirectory::Access::source_tree);
+  if (!dir.usable()) {
+    if (!dir.missing()) warn_once(dir, directory);
+    return std::nullopt;
+  }
+  std::optional<std::string> read = dir.read(file, max_entry_bytes);
+  if (!read) return std::nullopt;
+  std::optional<std::string> key_secret = secret(false);
+  if (!key_secret) return std::nullopt;
+  return decode_entry(*read, *key_secret, key);
+}
+
+bool CodeCache::put_at(const fs::path& directory, std::string_view file, std::string_view key,
+                       std::string_view bytes) const {
+  if (!enabled_ || key.size() + bytes.size() + kHeaderSize > max_entry_bytes) return false;
+  std::optional<std::string> key_secret = secret(true);
+  if (!key_secret) return false;
+  CacheDirectory dir(directory, true, CacheDirectory::Access::source_tree);
+  if (!dir.usable()) {
+    warn_once(dir, directory);
+    return false;
+  }
+  return dir.write(file, encode_entry(*key_secret, key, bytes));
+}
+
+bool CodeCache::remove_at(const fs::path& directory, std::string_view file) {
+  CacheDirectory dir(directory, false, CacheDirectory::Access::source_tree);
+  return dir.remove(file);
 }
 
 bool CodeCache::remove(std::string_view key) const {

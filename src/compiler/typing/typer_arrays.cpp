@@ -1,5 +1,5 @@
 // Internal: typing of arrays (see function_typer.hpp): element loads and stores with integer indices of
-// any width, views from indexing fewer dimensions than the rank (a[i] of a 2-d array is its row i, as
+// any width (or 0-d integer arrays, read as their value), views from indexing fewer dimensions than the rank (a[i] of a 2-d array is its row i, as
 // in Numba) or from slices (a[1:], a[:, j], a[::2], with Numba's layout rule), and the attributes Numba's arrays offer in kernels (.shape, .strides, .size, .ndim, .itemsize).
 #include "compiler/typing/function_typer.hpp"
 
@@ -31,7 +31,9 @@ std::optional<std::int64_t> FunctionTyper::const_int(const Expr& e) {
   return std::nullopt;
 }
 
-std::vector<Type> FunctionTyper::array_indices(Expr& index, const Type& base, SourceLoc loc) {
+// nullopt: an index's type is not known yet (typing goes on); an empty vector is the index () itself, which
+// names the whole array as numba's basic indexing does (a[()] of a 1-d array is a view of all of it).
+std::optional<std::vector<Type>> FunctionTyper::array_indices(Expr& index, const Type& base, SourceLoc loc) {
   if (index.kind == ExprKind::Unsupported)
     error(index.loc, index.name + " of an array is not supported; index arrays with integers and slices (a[i, j], "
                                   "a[1:], a[:, j])");
@@ -42,7 +44,7 @@ std::vector<Type> FunctionTyper::array_indices(Expr& index, const Type& base, So
     // A tuple of integers held in a variable (idx = (i, j); a[idx]) indexes one axis per item, as a
     // literal tuple does (numba types both as a UniTuple index).
     Type t = expr(index);
-    if (t.is_unknown()) return {};
+    if (t.is_unknown()) return std::nullopt;
     if (t.is_tuple() && !t.elements().empty() &&
         std::all_of(t.elements().begin(), t.elements().end(), [](const Type& k) { return k.is_int(); })) {
       if (static_cast<int>(t.elements().size()) > base.ndim())
@@ -69,13 +71,27 @@ std::vector<Type> FunctionTyper::array_indices(Expr& index, const Type& base, So
       continue;
     }
     Type t = expr(*p);
+    if (t.is_array() && t.ndim() == 0 && t.dtype().is_int()) {
+      // Numba's rule: a 0-d integer array indexes as its value (a[i] with i = np.asarray(1)): read as i[()].
+      auto array = std::make_unique<Expr>(std::move(*p));
+      auto nothing = std::make_unique<Expr>();
+      nothing->kind = ExprKind::Tuple;
+      nothing->loc = array->loc;
+      Expr load;
+      load.kind = ExprKind::Subscript;
+      load.loc = array->loc;
+      load.kids.push_back(std::move(array));
+      load.kids.push_back(std::move(nothing));
+      *p = std::move(load);
+      t = expr(*p);
+    }
     if (t.is_unknown()) unknown = true;
     else if (!t.is_int())
       error(p->loc, "an array index must be an integer, got " + t.name() + " (index " + base.name() +
                         " with integers of any width, or slices)");
     types.push_back(t);
   }
-  if (unknown) return {};
+  if (unknown) return std::nullopt;
   if (index.kind == ExprKind::Tuple) index.type = Type::tuple(types);
   return types;
 }
@@ -101,9 +117,9 @@ bool FunctionTyper::slice_bounds(Expr& slice) {
 }
 
 Type FunctionTyper::array_subscript(Expr& e, const Type& base) {
-  std::vector<Type> idx = array_indices(*e.kids[1], base, e.loc);
-  if (idx.empty()) return Type();
-  e.formals = idx;
+  std::optional<std::vector<Type>> idx = array_indices(*e.kids[1], base, e.loc);
+  if (!idx) return Type();
+  e.formals = *idx;
   std::vector<const Expr*> parts;
   if (e.kids[1]->kind == ExprKind::Tuple) {
     for (auto& k : e.kids[1]->kids) parts.push_back(k.get());
@@ -112,7 +128,7 @@ Type FunctionTyper::array_subscript(Expr& e, const Type& base) {
   }
   int ints = 0;
   for (const Expr* p : parts) ints += p->kind != ExprKind::Slice;
-  if (e.kids[1]->kind != ExprKind::Tuple && e.kids[1]->type.is_tuple()) ints = static_cast<int>(idx.size());
+  if (e.kids[1]->kind != ExprKind::Tuple && e.kids[1]->type.is_tuple()) ints = static_cast<int>(idx->size());
   int rest = base.ndim() - ints;
   if (rest == 0) return base.dtype();
   return base.with_array(rest, view_layout(base, parts), base.readonly());
@@ -145,9 +161,9 @@ void FunctionTyper::array_store(Expr& target, const Type& value) {
   if (!base.is_array())
     error(target.loc, "cannot assign to an element of a value of type " + base.name() +
                           " (tuples are immutable; array elements can be assigned)");
-  std::vector<Type> idx = array_indices(*target.kids[1], base, target.loc);
-  if (idx.empty()) return;
-  target.formals = idx;
+  std::optional<std::vector<Type>> idx = array_indices(*target.kids[1], base, target.loc);
+  if (!idx) return;
+  target.formals = *idx;
   const Expr& arr = *target.kids[0];
   std::string what = arr.kind == ExprKind::Name ? "'" + arr.name + "'" : "this array";
   if (base.readonly() && arr.constant_array)
@@ -166,7 +182,7 @@ void FunctionTyper::array_store(Expr& target, const Type& value) {
   int ints = 0;
   for (const Expr* p : parts) ints += p->kind != ExprKind::Slice;
   if (index.kind != ExprKind::Tuple && index.type.is_tuple()) {
-    ints = static_cast<int>(idx.size());
+    ints = static_cast<int>(idx->size());
     if (ints < base.ndim())
       error(index.loc, "a tuple index held in a variable must name one element in a store: " +
                            std::to_string(base.ndim()) + " integers for " + base.name() + ", got " +

@@ -43,7 +43,8 @@ TEST(ArrayTypes, ParseNumbaSpellings) {
   EXPECT_EQ(parse_type_name("const int8[:, :]")->name(), "readonly array(int8, 2d, A)");
   EXPECT_EQ(parse_type_name("array(complex64, 2d, F)")->name(), "array(complex64, 2d, F)");
   EXPECT_EQ(*parse_type_name("array(float32, 1d, F)"), *parse_type_name("float32[::1]"));
-  for (const char* bad : {"float32[:, ::1, :]", "float32[3]", "float32[]", "array(float32, 0d, C)", "const int32",
+  EXPECT_EQ(parse_type_name("array(float32, 0d, C)")->name(), "array(float32, 0d, C)");  // numba's 0-d arrays
+  for (const char* bad : {"float32[:, ::1, :]", "float32[3]", "float32[]", "const int32",
                           "UniTuple(float32* x 2)", "(Record(a=int8), int32)"})
     EXPECT_FALSE(parse_type_name(bad).has_value()) << bad;
   // Tuples hold arrays (numba-cuda's tuples of arrays, also as kernel arguments).

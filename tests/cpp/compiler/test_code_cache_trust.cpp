@@ -255,4 +255,57 @@ TEST(CodeCacheTrust, WithoutHomeTheCacheIsInThePasswdHome) {
   EXPECT_EQ(CodeCache::default_directory(), fs::path(pw->pw_dir) / ".cache" / "cubridge");
 }
 
+// Entries outside the cache's directory (numba-cuda's __pycache__ layout, put_at/get_at): the caller's file
+// name, this cache's format and MAC, the secret kept in the cache's own directory; the source-tree directory
+// is created 0755 and left as Python makes it, but refused when others may write to it.
+TEST(CodeCacheTrust, EntriesAtAChosenNameUseTheCachesSecretAndFormat) {
+  ScopedEnv no_disable("CUBRIDGE_DISABLE_CACHE", nullptr);
+  ScratchDir root;
+  CodeCache cache(root.path / "private");
+  fs::path tree = root.path / "src" / "__pycache__";
+  ASSERT_TRUE(cache.put_at(tree, "f-3.py312.1.nbc", "key", "code"));
+  EXPECT_TRUE(fs::is_regular_file(tree / "f-3.py312.1.nbc"));
+  EXPECT_FALSE(fs::exists(tree / "secret"));
+  EXPECT_TRUE(fs::is_regular_file(root.path / "private" / "secret"));
+  EXPECT_EQ(mode_of(tree) & 022, 0u);  // made 0755 (less what the umask takes): nobody else writes there
+  EXPECT_EQ(cache.get_at(tree, "f-3.py312.1.nbc", "key"), std::optional<std::string>("code"));
+  EXPECT_EQ(cache.get_at(tree, "f-3.py312.1.nbc", "another key"), std::nullopt);
+  EXPECT_EQ(cache.get_at(tree, "missing.nbc", "key"), std::nullopt);
+  CodeCache other(root.path / "someone else");  // another secret: the entry does not verify
+  ASSERT_TRUE(other.put("warm", "v"));
+  EXPECT_EQ(other.get_at(tree, "f-3.py312.1.nbc", "key"), std::nullopt);
+  EXPECT_TRUE(CodeCache::remove_at(tree, "f-3.py312.1.nbc"));
+  EXPECT_EQ(cache.get_at(tree, "f-3.py312.1.nbc", "key"), std::nullopt);
+}
+
+TEST(CodeCacheTrust, AnEditedEntryAtAChosenNameIsAMiss) {
+  ScopedEnv no_disable("CUBRIDGE_DISABLE_CACHE", nullptr);
+  ScratchDir root;
+  CodeCache cache(root.path / "private");
+  fs::path tree = root.path / "__pycache__";
+  ASSERT_TRUE(cache.put_at(tree, "f.nbi", "key", "index"));
+  std::string bytes = read(tree / "f.nbi");
+  bytes.back() ^= 1;
+  write(tree / "f.nbi", bytes);
+  EXPECT_EQ(cache.get_at(tree, "f.nbi", "key"), std::nullopt);
+}
+
+TEST(CodeCacheTrust, ASourceTreeDirectoryOthersMayWriteToIsRefused) {
+  ScopedEnv no_disable("CUBRIDGE_DISABLE_CACHE", nullptr);
+  CapturedWarnings warnings;
+  ScratchDir root;
+  CodeCache cache(root.path / "private");
+  fs::path tree = root.path / "__pycache__";
+  fs::create_directory(tree);
+  ::chmod(tree.c_str(), 0777);
+  EXPECT_FALSE(cache.put_at(tree, "f.nbi", "key", "index"));
+  EXPECT_EQ(cache.get_at(tree, "f.nbi", "key"), std::nullopt);
+  EXPECT_EQ(mode_of(tree), 0777u);  // reported, not changed
+  ASSERT_FALSE(warnings.messages.empty());
+  EXPECT_NE(warnings.messages[0].find("writable by group or others"), std::string::npos) << warnings.messages[0];
+  ::chmod(tree.c_str(), 0755);
+  EXPECT_TRUE(cache.put_at(tree, "f.nbi", "key", "index"));
+  EXPECT_EQ(mode_of(tree), 0755u);  // readable by others, as Python leaves __pycache__: kept
+}
+
 }  // namespace

@@ -46,6 +46,30 @@ TEST(KernelCallSite, RoundTripsThroughOpaqueBytes) {
   EXPECT_EQ(d.block.to_string(), "256");
   EXPECT_EQ(d.shared_mem, 1024);
   EXPECT_EQ(d.arguments, args);
+  EXPECT_TRUE(d.image.empty());  // a site without its kernel
+  // encode()'s order: the fields the launch reads lead, through the end of the arguments
+  EXPECT_EQ(d.fixed_size, static_cast<std::size_t>(d.arguments.data() + d.arguments.size() - bytes.data()));
+  EXPECT_EQ(d.fixed_size, bytes.size());
+  const std::string shuffled = OpaqueWriter()
+                                   .add_int("fingerprint", 1)
+                                   .add_int("kernel", 3)
+                                   .add("grid", std::vector<std::int64_t>{1})
+                                   .add("block", std::vector<std::int64_t>{1})
+                                   .add_int("shared", 0)
+                                   .add_bytes("args", args)
+                                   .bytes();
+  EXPECT_EQ(KernelCallSite::decode(shuffled).fixed_size, 0u);  // another order: never reused by address
+
+  s.image = "PTX bytes";
+  s.entry = "add_f32";
+  s.signature = "void(float32[:])";
+  const std::string portable = s.encode();
+  d = KernelCallSite::decode(portable);
+  EXPECT_LT(d.fixed_size, portable.size());  // the carried kernel follows the fixed fields
+  EXPECT_EQ(d.image, "PTX bytes");
+  EXPECT_EQ(d.entry, "add_f32");
+  EXPECT_EQ(d.signature, "void(float32[:])");
+  EXPECT_EQ(d.arguments, args);
 }
 
 TEST(KernelCallSite, RefusesMissingWrongAndOutOfRangeEntries) {
@@ -171,6 +195,45 @@ TEST(KernelCallGpu, GpuTableLoadsOnEveryDeviceAndLaunchesOverRawBuffers) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("not the kernel this call site was compiled for"), std::string::npos)
         << e.what();
+  }
+
+  // A site made by another process (jax.export): an id that means another kernel or nothing here.
+  auto check_out = [&](const char* what) {
+    std::vector<float> again(n);
+    CUBRIDGE_CU(cuMemcpyDtoH, again.data(), out, n * 4);
+    for (std::int64_t i = 0; i < n; ++i)
+      ASSERT_EQ(again[static_cast<std::size_t>(i)], ha[static_cast<std::size_t>(i)] + 0.5f) << what << " " << i;
+  };
+  CUBRIDGE_CU(cuMemsetD8, out, 0, n * 4);
+  site.fingerprint = r.fingerprint;
+  site.kernel = r.id + 100000;  // found by its fingerprint
+  table.launch(stream.handle(), buffers, site.encode());
+  stream.ref().synchronize();
+  check_out("by fingerprint");
+
+  // A kernel this process never registered, carried by the site: loaded on first use, then found.
+  const std::string other = ptx + "\n// another image of the same kernel\n";
+  auto other_image = std::as_bytes(std::span(other.data(), other.size()));
+  const std::string sig_text = sig->to_string();
+  site.fingerprint = kernel_fingerprint(other_image, "add_f32", *sig);
+  site.image = other;
+  site.entry = "add_f32";
+  site.signature = sig_text;
+  const std::size_t before = table.size();
+  CUBRIDGE_CU(cuMemsetD8, out, 0, n * 4);
+  table.launch(stream.handle(), buffers, site.encode());
+  stream.ref().synchronize();
+  check_out("carried");
+  EXPECT_EQ(table.size(), before + 1);
+  table.launch(stream.handle(), buffers, site.encode());
+  EXPECT_EQ(table.size(), before + 1);
+
+  site.fingerprint ^= 1;  // the carried kernel does not match the site's fingerprint
+  try {
+    table.launch(stream.handle(), buffers, site.encode());
+    ADD_FAILURE() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("does not match the site's fingerprint"), std::string::npos) << e.what();
   }
   for (CUdeviceptr p : {a, b, out}) CUBRIDGE_CU_RESULT(cuMemFree, p);
 }

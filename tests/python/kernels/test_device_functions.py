@@ -17,7 +17,7 @@ The rules (numba-cuda 0.30: dispatcher.py's device paths; test_device_func, test
 7. two decorations of one function keep their own options; one kernel calling both (different options) is
    refused naming both;
 8. a call from the host raises ValueError, ``f[grid, block]`` RuntimeError, both naming the function;
-9. pickling is by reference (module-level functions), refused by name for a nested one.
+9. pickling is by reference (module-level functions), by value for a nested one (test_kernel_pickle.py).
 
 The values are compared with numba-cuda's on the GPU in the tests marked gpu at the end."""
 import pickle
@@ -269,13 +269,14 @@ def test_pickling_is_by_reference():
     assert pickle.loads(pickle.dumps(pickled)) is pickled
 
 
-def test_pickling_a_nested_device_function_is_refused_by_name():
+def test_pickling_a_nested_device_function_is_by_value():
     def inner(x):
         return x
 
     f = cubridge.jit(device=True)(inner)
-    with pytest.raises(TypeError, match=r"cannot pickle device function 'inner'.*define it at module level"):
-        pickle.dumps(f)
+    back = pickle.loads(pickle.dumps(f))
+    assert isinstance(back, cubridge.DeviceFunction) and back is not f
+    assert back.py_func.__code__.co_code == inner.__code__.co_code
 
 
 # GPU: values of kernels calling device functions with each option, compared with numba-cuda's

@@ -103,6 +103,28 @@ def test_kernel_call_under_shard_map_on_every_gpu(gpus):
     check_shards(out, gpus, jax.jit(jnp.add)(y, x))
 
 
+def test_kernel_call_with_a_sharding_rule_stays_sharded_on_every_gpu(gpus):
+    """No shard_map: the rule alone lets XLA partition the call; the compiled program has no all-gather and
+    each GPU launches the kernel on its block (the grid callable sees the block's length)."""
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+    mesh = Mesh(np.array(gpus), ("x",))
+    total = 4096 * len(gpus)
+    k = cubridge.load_kernel(PTX_PATH.read_text(), "add_f32", ADD)
+    seen = []
+    add = cj.kernel_call(k, spec(total), griddim=lambda a, b: seen.append(a[0]) or blocks(a[0]), blockdim=128,
+                         sharding_rule="i, i -> i")
+    sharded = NamedSharding(mesh, P("x"))
+    x = jax.device_put(jnp.arange(total, dtype=F32) * 0.5, sharded)
+    y = jax.device_put(jnp.arange(total, dtype=F32)[::-1], sharded)
+    f = jax.jit(lambda a, b: add(a, b) * 2)
+    hlo = f.lower(x, y).compile().as_text()
+    assert "all-gather" not in hlo and "all-to-all" not in hlo, hlo
+    assert 4096 in seen  # the per-device program was traced with the block's shape
+    out = f(x, y)
+    check_shards(out, gpus, jax.jit(lambda a, b: (a + b) * 2)(x, y))
+    assert out.sharding.is_equivalent_to(sharded, 1)
+
+
 def test_kernel_call_with_operands_on_device_1_only(gpus):
     f = add_call(1000)
     a = jax.device_put(jnp.arange(1000, dtype=F32), gpus[1])

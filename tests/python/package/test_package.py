@@ -90,14 +90,13 @@ def test_module_level_kernel_pickles_by_reference():
     assert pickle.loads(data) is module_level_kernel
 
 
-def test_local_kernel_is_refused_with_the_reason():
+def test_local_kernel_pickles_by_value():
     @cubridge.jit
     def local(x):
         x[0] = 1
 
-    with pytest.raises(TypeError, match=r"cannot pickle kernel 'local': kernels are pickled by reference .* "
-                                        r"defined inside a function; define it at module level"):
-        pickle.dumps(local)
+    back = pickle.loads(pickle.dumps(local))  # as numba-cuda: its code, globals and closure (test_kernel_pickle.py)
+    assert back is not local and back.compile("void(float32[::1])").ptx == local.compile("void(float32[::1])").ptx
 
 
 def test_kernel_pickles_into_another_process():

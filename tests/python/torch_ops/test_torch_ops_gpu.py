@@ -191,3 +191,98 @@ def test_autograd_through_a_backward_op():
     gx, gy = torch.autograd.grad(op(x, y).sum(), (x, y))
     torch.testing.assert_close(gx, y.detach())
     torch.testing.assert_close(gy, x.detach())
+
+
+# --- the direct eager call (cubridge.torch.Op): the dispatcher is skipped only where it would do nothing more
+# than call the op's CUDA implementation; results are the dispatcher's, and every other case goes through it.
+
+@cubridge.jit("void(const float32[::1], float32, float32[::1])")
+def scaled(x, factor, out):
+    i = cubridge.grid(1)
+    if i < out.size:
+        out[i] = x[i] * factor
+
+
+class _Counting:
+    """Stands in for an Op's overload: counts the calls that reach PyTorch's dispatcher."""
+
+    def __init__(self, overload):
+        self.overload, self.calls = overload, 0
+
+    def __call__(self, *args, **kwargs):
+        self.calls += 1
+        return self.overload(*args, **kwargs)
+
+
+def counted(op) -> _Counting:
+    c = _Counting(op.overload)
+    op.overload = c
+    return c
+
+
+def test_every_question_of_the_direct_call_can_be_asked_in_this_pytorch():
+    assert ct._ASKED is not None, "a torch function the direct call asks is missing: every call takes the dispatcher"
+
+
+def test_an_eager_call_of_plain_cuda_tensors_skips_the_dispatcher_with_its_results():
+    op = add_op()
+    c = counted(op)
+    x, y = torch.randn(1000, device="cuda"), torch.randn(1000, device="cuda")
+    z = op(x, y)
+    assert c.calls == 0
+    torch.testing.assert_close(z, x + y)
+    torch.testing.assert_close(c(x, y), z)  # the dispatcher's result
+    s = ct.custom_op(scaled, out="x", ntasks=lambda x, f: x.numel(), name=unique("scaled"))
+    cs = counted(s)
+    torch.testing.assert_close(s(x, 2.5), x * 2.5)
+    assert cs.calls == 0
+
+
+def _mode_cases():
+    from torch.overrides import TorchFunctionMode
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class FunctionMode(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    class DispatchMode(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    return {"torch_function_mode": FunctionMode, "torch_dispatch_mode": DispatchMode,
+            "profiler": lambda: torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU])}
+
+
+@pytest.mark.parametrize("case", ["requires_grad", "keywords", "parameter_subclass", "int_for_a_float",
+                                  "torch_function_mode", "torch_dispatch_mode", "profiler", "mutating_op"])
+def test_the_dispatcher_takes_every_call_where_it_does_more(case):
+    x = torch.randn(64, device="cuda")
+    if case == "mutating_op":
+        op = ct.custom_op(scale_rows, mutates_args=("x",), ntasks=lambda x, f, r: r, name=unique("scale"))
+        c = counted(op)
+        m = torch.ones(4, 3, device="cuda")
+        op(m, 2.0, 4)
+        assert c.calls == 1 and torch.all(m == 2)
+        return
+    op = ct.custom_op(scaled, out="x", ntasks=lambda x, f: x.numel(), name=unique("scaled"))
+    c = counted(op)
+    if case == "requires_grad":
+        out = op(x.clone().requires_grad_(), 2.0)
+    elif case == "keywords":
+        out = op(x=x, factor=2.0)
+    elif case == "parameter_subclass":
+        out = op(torch.nn.Parameter(x, requires_grad=False), 2.0)
+    elif case == "int_for_a_float":
+        out = op(x, 2)
+    else:
+        with _mode_cases()[case]():
+            out = op(x, 2.0)
+    assert c.calls == 1
+    torch.testing.assert_close(out.detach(), x * 2)
+
+
+def test_the_op_forwards_the_overloads_attributes():
+    op = add_op()
+    assert op._schema is op.overload._schema and op.name() == op.overload.name()
+    assert repr(op).startswith("cubridge.torch.Op(")

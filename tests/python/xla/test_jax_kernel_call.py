@@ -171,7 +171,7 @@ def test_vmap_method_sequential_loops_over_the_unbatched_call(monkeypatch, metho
 @pytest.mark.parametrize("method, message", [
     ("broadcast_all", r"vmap_method='broadcast_all' would launch the kernel once on the batched buffers"),
     ("expand_dims", r"vmap_method='expand_dims' would launch"),
-    ("loop", r"vmap_method='loop' is not one of None, 'sequential', 'sequential_unrolled'"),
+    ("loop", r"vmap_method='loop' is not one of None \(jax.vmap refused\), 'sequential' or 'sequential_unrolled' .*'fold'"),
 ])
 def test_batched_vmap_methods_are_refused(method, message):
     with pytest.raises(ValueError, match=message):
@@ -213,3 +213,10 @@ def test_kernel_vjp_refuses_what_is_not_a_kernel_call(monkeypatch):
     fwd, _ = fake_calls(monkeypatch)
     with pytest.raises(TypeError, match=r"kernel_vjp: backward <function .*> \(function\) is not a kernel_call"):
         cj.kernel_vjp(fwd, lambda *a: a)
+
+
+def test_export_checks_name_the_target():
+    checks = cj.EXPORT_CHECKS
+    assert len(checks) == 1 and cj.TARGET in repr(checks[0])
+    with pytest.raises(AttributeError, match=r"module 'cubridge.jax' has no attribute 'nope'"):
+        cj.nope

@@ -225,3 +225,98 @@ def test_shard_map_over_every_gpu():
     assert len(out.sharding.device_set) == len(devices)
     want = np.arange(per_device * len(devices), dtype=np.float32)
     np.testing.assert_array_equal(np.asarray(out), want * want + 1, err_msg="transform on every shard")
+
+
+EXPORTED_RUNNER = """
+import sys
+import numpy as np
+import jax, jax.numpy as jnp
+import cubridge.jax as cj
+cj.register_target()            # this process never traced a kernel_call
+exported = jax.export.deserialize(bytearray(open(sys.argv[1], 'rb').read()))
+x = jnp.arange(1000, dtype=jnp.float32)
+y = jnp.full(1000, 0.25, jnp.float32)
+out = np.asarray(exported.call(x, y))
+np.testing.assert_array_equal(out, (np.arange(1000, dtype=np.float32) + 0.25) * 3)
+out = np.asarray(jax.jit(exported.call)(y, x))   # again, inside another jit
+np.testing.assert_array_equal(out, (np.arange(1000, dtype=np.float32) + 0.25) * 3)
+print("ran", out[:3])
+"""
+
+
+def test_jax_export_round_trip_runs_in_a_fresh_process(gpu, tmp_path):
+    import subprocess
+    import sys
+    add = cj.kernel_call(cubridge.load_kernel(PTX, "add_f32", ADD), spec(1000), griddim=lambda a, b: blocks(a[0]),
+                         blockdim=128)
+    f = jax.jit(lambda a, b: add(a, b) * 3)
+    x = jnp.zeros(1000, jnp.float32)
+    with pytest.raises(Exception, match=r"cubridge_kernel_call"):  # JAX's own check names the target
+        jax.export.export(f)(x, x)
+    exported = jax.export.export(f, disabled_checks=cj.EXPORT_CHECKS)(x, x)
+    path = tmp_path / "add.jax"
+    path.write_bytes(exported.serialize())
+    env = dict(os.environ, XLA_PYTHON_CLIENT_PREALLOCATE="false")
+    run = subprocess.run([sys.executable, "-c", EXPORTED_RUNNER, str(path)], capture_output=True, text=True,
+                         timeout=300, env=env)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-4000:]
+    assert "ran [0.75 3.75 6.75]" in run.stdout
+
+
+COMMAND_BUFFER_PROGRAM = """
+import sys
+import numpy as np
+import jax, jax.numpy as jnp
+import cubridge, cubridge.jax as cj
+ptx, sig = open(sys.argv[1]).read(), sys.argv[2]
+add = cj.kernel_call(cubridge.load_kernel(ptx, "add_f32", sig), jax.ShapeDtypeStruct((256,), jnp.float32), 2, 128)
+def f(a, b):
+    for _ in range(8):
+        a = add(a, b)
+    return a
+x = jnp.ones(256, jnp.float32)
+out = jax.jit(f)(x, x)
+for _ in range(3):   # replays of the instantiated command buffer
+    out = jax.jit(f)(out, x)
+np.testing.assert_array_equal(np.asarray(out), np.full(256, 33.0, np.float32))
+print("ok")
+"""
+
+
+def test_the_call_is_captured_inside_an_xla_command_buffer(gpu, tmp_path):
+    """The target declares itself command-buffer compatible: with custom calls enabled in command buffers,
+    XLA's thunk sequence puts the calls inside a command buffer (a CUDA graph), and the replayed graph
+    computes what eager launches do."""
+    import subprocess
+    import sys
+    flags = (f"--xla_dump_to={tmp_path} --xla_dump_hlo_as_text --xla_gpu_graph_min_graph_size=1 "
+             "--xla_gpu_enable_command_buffer=FUSION,CUSTOM_CALL")
+    env = dict(os.environ, XLA_FLAGS=flags, XLA_PYTHON_CLIENT_PREALLOCATE="false")
+    run = subprocess.run([sys.executable, "-c", COMMAND_BUFFER_PROGRAM,
+                          str(ROOT / "tests" / "cpp" / "kernel" / "numba_abi_kernels.ptx"), ADD],
+                         capture_output=True, text=True, timeout=300, env=env)
+    assert run.returncode == 0 and "ok" in run.stdout, run.stderr[-4000:]
+    # XLA forms command buffers from the thunk sequence: after its thunk passes, one kCommandBuffer thunk
+    # holds the 8 custom-call thunks (the HLO after optimizations still lists the 8 custom calls).
+    thunks = [p for p in tmp_path.iterdir() if p.name.endswith("thunk_sequence_after_thunk_passes.txt")
+              and "jit_f" in p.name]
+    assert thunks, sorted(p.name for p in tmp_path.iterdir())[:40]
+    text = thunks[0].read_text()
+    lines = text.splitlines()
+    assert lines[0].split()[1] == "kCommandBuffer", text
+    assert sum(1 for line in lines[1:] if line.startswith("    ") and "kCustomCall" in line) == 8, text
+    optimized = [p for p in tmp_path.iterdir() if p.name.endswith("after_optimizations.txt") and "jit_f" in p.name]
+    assert optimized[0].read_text().count('custom_call_target="cubridge_kernel_call"') == 8
+
+
+def test_vmap_method_fold_is_one_launch_equal_to_numpy(gpu):
+    add = cj.kernel_call(cubridge.load_kernel(PTX, "add_f32", ADD), spec(100), griddim=lambda a, b: blocks(a[0]),
+                         blockdim=128, vmap_method="fold", sharding_rule="i, i -> i")
+    x = jnp.arange(700, dtype=F32).reshape(7, 100)
+    y = jnp.arange(100, dtype=F32) * 0.5
+    f = jax.jit(jax.vmap(add, in_axes=(0, None)))
+    assert str(f.lower(x, y).as_text()).count("cubridge_kernel_call") == 1
+    np.testing.assert_array_equal(np.asarray(f(x, y)), np.asarray(x) + np.asarray(y)[None, :])
+    g = jax.jit(jax.vmap(jax.vmap(add)))
+    z = jnp.arange(2 * 7 * 100, dtype=F32).reshape(2, 7, 100)
+    np.testing.assert_array_equal(np.asarray(g(z, z)), np.asarray(z) * 2)

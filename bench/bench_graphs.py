@@ -1,0 +1,150 @@
+"""Launches captured into a CUDA graph and replayed, against the same launches issued eagerly (issue 22 item 3;
+target: the replay of 100 captured cubridge launches costs <= 0.3x their eager cost).
+
+The chain: 100 launches of one small @cubridge.jit kernel (x[i] += 1 on 1,024 float32, k[4, 256, stream]) on
+a CuPy stream, and the same on torch's stream under torch.cuda.graph where PyTorch is importable. Eager: the
+100 launches issued from Python and the stream drained (wall time of issue + run). Replay: one graph launch of
+the 100 captured kernels and the stream drained. Each is the median over batches, reported per launch, and
+the replayed values are checked against the eager ones. The floor: a bare cuLaunchKernel from C++ of an empty
+kernel (cubridge._bench.bare_launch_ns, host time per call), where the bench hooks are built.
+
+    python bench/bench_graphs.py [--json PATH] [--quick]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+import cubridge
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from rows import report  # noqa: E402
+
+N = 1024
+CHAIN = 100
+
+
+@cubridge.jit("void(float32[::1])")
+def inc(x):
+    i = cubridge.grid(1)
+    if i < x.size:
+        x[i] += 1.0
+
+
+def per_launch_us(run, sync, batches: int) -> float:
+    times = []
+    for _ in range(batches):
+        sync()
+        t = time.perf_counter()
+        run()
+        sync()
+        times.append((time.perf_counter() - t) / CHAIN * 1e6)
+    return statistics.median(times)
+
+
+def cupy_rows(batches: int) -> list[dict]:
+    import cupy as cp
+
+    s = cp.cuda.Stream(non_blocking=True)
+    with s:
+        x = cp.zeros(N, np.float32)
+        launch = inc[N // 256, 256, s]
+
+        def eager():
+            for _ in range(CHAIN):
+                launch(x)
+
+        eager()  # loaded, and the argument path warm
+        s.synchronize()
+        s.begin_capture()
+        eager()
+        graph = s.end_capture()
+        before = float(x[0])
+        graph.launch(s)
+        s.synchronize()
+        assert float(x[0]) == before + CHAIN, "the replay did not run the 100 launches"
+        eager_us = per_launch_us(eager, s.synchronize, batches)
+        replay_us = per_launch_us(lambda: graph.launch(s), s.synchronize, batches)
+    return [dict(face="calls", case=f"{CHAIN} launches, CuPy stream: graph replay vs eager (µs per launch)",
+                 unit="us", ours=replay_us, peer="the same launches eagerly", peer_value=eager_us, target=None),
+            dict(face="calls", case="graph replay / eager, CuPy stream", unit="x", ours=replay_us / eager_us,
+                 peer=None, peer_value=None, target=0.3)]
+
+
+def torch_rows(batches: int) -> list[dict]:
+    import torch
+
+    x = torch.zeros(N, device="cuda")
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        launch = inc[N // 256, 256, torch.cuda.current_stream()]
+
+        def eager():
+            for _ in range(CHAIN):
+                launch(x)
+
+        eager()
+        torch.cuda.synchronize()
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            captured = inc[N // 256, 256, torch.cuda.current_stream()]
+            for _ in range(CHAIN):
+                captured(x)
+        before = float(x[0])
+        g.replay()
+        torch.cuda.synchronize()
+        assert float(x[0]) == before + CHAIN, "the replay did not run the 100 launches"
+        eager_us = per_launch_us(eager, torch.cuda.synchronize, batches)
+        replay_us = per_launch_us(g.replay, torch.cuda.synchronize, batches)
+    return [dict(face="calls", case=f"{CHAIN} launches, torch.cuda.graph: replay vs eager (µs per launch)",
+                 unit="us", ours=replay_us, peer="the same launches eagerly", peer_value=eager_us, target=None),
+            dict(face="calls", case="graph replay / eager, torch.cuda.graph", unit="x", ours=replay_us / eager_us,
+                 peer=None, peer_value=None, target=0.3)]
+
+
+def floor_row(batches: int) -> list[dict]:
+    try:
+        from cubridge import _bench
+    except ImportError:
+        print("(no floor row: cubridge._bench is not built; build with CUBRIDGE_BENCH_HOOKS=ON)", file=sys.stderr)
+        return []
+    from bench_kernels import EMPTY_PTX  # the empty kernel (3 pointers + int64) every launch floor uses
+
+    x = cubridge.device_array(N, np.float32)
+    p = x.__cuda_array_interface__["data"][0]
+    means = [_bench.bare_launch_ns(EMPTY_PTX, "k", [p, p, p, N], CHAIN) / 1e3 for _ in range(batches)]
+    cubridge.current_context().synchronize()
+    return [dict(face="calls", case="floor: bare cuLaunchKernel from C++ (host µs per launch)", unit="us",
+                 ours=statistics.median(means), peer=None, peer_value=None, target=None)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--json")
+    parser.add_argument("--quick", action="store_true")
+    a = parser.parse_args()
+    batches = 5 if a.quick else 31
+    rows = []
+    try:
+        import cupy  # noqa: F401
+        rows += cupy_rows(batches)
+    except ImportError:
+        print("(no CuPy rows: cupy is not importable)", file=sys.stderr)
+    try:
+        import torch
+        if torch.cuda.is_available():
+            rows += torch_rows(batches)
+    except ImportError:
+        print("(no PyTorch rows: torch is not importable)", file=sys.stderr)
+    rows += floor_row(batches)
+    report(rows, a.json)
+
+
+if __name__ == "__main__":
+    main()
