@@ -226,6 +226,10 @@ def _device_options(v) -> tuple | None:
             tuple(getattr(v, "__cubridge_links__", ())))
 
 
+# The name a lambda compiled as the entry function is given: numba-cuda's mangling of '<lambda>' ('<' and '>'
+# escaped as _3c and _3e), which is also its C-ABI symbol when abi_info names none.
+LAMBDA_NAME = "_3clambda_3e"
+
 _PLAIN_OPTIONS = (None, (), ())  # what a plain function called as a helper is compiled with
 
 
@@ -255,6 +259,7 @@ class _Environment:
         self.externals: dict = {}  # name the code calls -> ExternalFunction (cuda.declare_device)
         self.links: list = []  # the link items of the external functions reached, each once
         self.helpers: dict = {}  # function -> the options it is compiled with (_device_options of what reached it)
+        self.lambdas: dict = {}  # lambda called as a helper -> the name it is compiled by (_add_lambda)
 
     def external(self, name: str, f) -> None:
         """An external device function (declare_device) the code calls `name`: declared to the compiler, its
@@ -303,6 +308,9 @@ class _Environment:
         self._add(fn, alias, strict)
 
     def _add(self, fn, alias: str | None, strict: bool) -> None:
+        if fn.__code__.co_name == "<lambda>":
+            self._add_lambda(fn, alias)
+            return
         name = _def_name(fn)
         other = self.by_name.get(name)
         if other is not None and other is not fn and not strict:
@@ -312,16 +320,35 @@ class _Environment:
             self.queue.append(fn)
             src, fname, line = _source_of(fn)
             self.options.add_unit(src, fname, line)
-            inline, declared, _ = self.helpers.get(fn, _PLAIN_OPTIONS)
-            if inline == "never":
-                self.options.add_inline_never(name)
-            for sig in self.signatures.get(fn) or declared:  # jit(sigs, device=True)
-                self.options.add_declared_signature(name, as_signature(sig))
+            self._unit_options(fn, name)
         elif other is not fn:
             raise CompileError(f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}: two different functions named "
                                f"{name!r} are called ({other.__module__}.{other.__qualname__} and "
                                f"{fn.__module__}.{fn.__qualname__}); cubridge compiles helpers by their name: rename one")
         if alias is not None and alias != name:
+            self.options.add_function_alias(alias, name)
+
+    def _unit_options(self, fn, name: str) -> None:
+        """The options fn, compiled as the unit `name`, was reached with: inline='never', declared signatures."""
+        inline, declared, _ = self.helpers.get(fn, _PLAIN_OPTIONS)
+        if inline == "never":
+            self.options.add_inline_never(name)
+        for sig in self.signatures.get(fn) or declared:  # jit(sigs, device=True)
+            self.options.add_declared_signature(name, as_signature(sig))
+
+    def _add_lambda(self, fn, alias: str | None) -> None:
+        """A lambda called as a helper (d = jit(device=True)(lambda x: x + 1)): compiled as a def of a name of
+        its own (LAMBDA_NAME and a number), which the name the code calls it by is an alias of."""
+        name = self.lambdas.get(fn)
+        if name is None:
+            name = self.lambdas[fn] = f"{LAMBDA_NAME}{len(self.lambdas)}"
+            src, fname, line = _source_of(fn)
+            renamed, text = _overload_binding.renamed_unit(fn, name, src)
+            self.by_name[name] = renamed
+            self.queue.append(renamed)
+            self.options.add_unit(text, fname, line)
+            self._unit_options(fn, name)
+        if alias is not None:
             self.options.add_function_alias(alias, name)
 
     def overloaded(self, name: str, f) -> None:
@@ -439,6 +466,8 @@ class _Environment:
                 options.add_dtype(n, d)
             elif (c := _constant(v)) is not None:
                 options.add_constant(n, c[0], c[1])
+            elif v is None:  # `if cond:` on a closure's None is pruned, as numba-cuda prunes it
+                options.add_constant(n, "none", "")
             elif (items := _constant_tuple(n, v)) is not None:
                 if isinstance(items, str):
                     options.add_refused_function(n, items)
@@ -480,11 +509,9 @@ def _collect(pyfunc, options, referenced: list | None = None, links: list | None
     fn = _random_stand_in(getattr(pyfunc, "py_func", pyfunc))  # numba dispatchers; numba.cuda.random's are ours
     if not isinstance(fn, _pytypes.FunctionType):
         raise TypeError(f"pyfunc must be a Python function, got {type(pyfunc).__name__}")
-    if fn.__name__ == "<lambda>":  # numba compiles `jit(lambda: None)`: its text, as a def of a name of its own
-        lambda_source, filename, first = _source_of(fn)
-        fn, source = _overload_binding.renamed_unit(fn, "lambda__entry", lambda_source)
-    else:
-        source, filename, first = _source_of(fn)
+    source, filename, first = _source_of(fn)
+    if fn.__code__.co_name == "<lambda>":  # compiled as `def <its escaped name>(params): return body`
+        fn, source = _overload_binding.renamed_unit(fn, LAMBDA_NAME, source)
     options.filename = filename
     options.first_line = first
     options.module_name = fn.__module__ or "__main__"

@@ -282,8 +282,9 @@ def _lambda_as_def(impl, unit_name: str, source: str) -> str:
         n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and
         [a.arg for a in (*n.args.posonlyargs, *n.args.args, *n.args.kwonlyargs)] == params]
     if len(found) != 1:
-        raise CompileError(f"{code.co_filename}:{code.co_firstlineno}: {impl.__qualname__} is a lambda that cannot be "
-                           f"told apart from another on its source line; define the function with def")
+        raise CompileError(f"{code.co_filename}:{code.co_firstlineno}: {impl.__qualname__} is a lambda that cannot "
+                           f"be told apart in its source line ({len(found)} lambdas there take the parameters "
+                           f"{tuple(params)}); define it with def")
     node = found[0]
     return f"def {unit_name}({ast.unparse(node.args)}):\n    return {ast.get_source_segment(source, node.body)}\n"
 

@@ -74,9 +74,12 @@ struct Expr {
   std::vector<std::string> overload_keywords;
 };
 
-enum class StmtKind { Expr, Assign, AugAssign, If, While, For, Break, Continue, Pass, Return, Assert, Raise, Unsupported };
+/// Def and Nonlocal exist only between the parser and lift_nested_functions, which replaces each by Pass.
+enum class StmtKind { Expr, Assign, AugAssign, If, While, For, Break, Continue, Pass, Return, Assert, Raise, Def, Nonlocal,
+                      Unsupported };
 
 struct Stmt;
+struct FunctionDef;
 using StmtPtr = std::unique_ptr<Stmt>;
 
 struct Stmt {
@@ -91,6 +94,7 @@ struct Stmt {
   std::vector<StmtPtr> body, orelse;
   std::string what;               ///< Unsupported: the construct's name; Raise: the exception class (RaiseSite::exception)
   std::vector<std::string> exception_args;  ///< Raise: the constant arguments (RaiseSite::args)
+  std::shared_ptr<FunctionDef> def;         ///< Def: the nested function (Nonlocal: targets are its Names)
 };
 
 struct FunctionDef {
@@ -100,6 +104,7 @@ struct FunctionDef {
   std::vector<std::string> params;
   std::vector<SourceLoc> param_locs;
   std::vector<ExprPtr> defaults;  ///< per parameter: its default value (a constant expression), or null
+  bool vararg = false;            ///< the last parameter is `*name`: a tuple of the surplus positional arguments
   std::vector<StmtPtr> body;
   std::string file;               ///< source file name for messages
   std::string parse_error;        ///< non-empty: the body failed to parse (reported when it is compiled)
@@ -120,6 +125,17 @@ inline constexpr int kMaxNesting = 300;  // under ASan (bigger frames) 400 level
 /// kMaxNesting levels (checked iteratively).
 void check_nesting(const FunctionDef& f);
 void check_nesting(const Expr& e, const std::string& file);
+
+/// The spelling of `*value` among a call's arguments (an Unsupported expression whose one kid is the value): the
+/// typer spreads a tuple there into its items; anywhere else it is refused by this name.
+inline constexpr const char* kStarredArgument = "argument unpacking ('*value') of this value";
+
+/// Lifts each function's nested `def`s out as functions of the module (nested_functions.cpp): a nested function
+/// called where it is defined takes the variables it reads from its encloser as leading parameters (those
+/// it assigns as `nonlocal` come back as its result), one passed to another function has its captured
+/// constants folded in, as numba-cuda's closure inlining and MakeFunctionToJitFunction do; anything else
+/// is recorded as the encloser's parse_error, by name.
+void lift_nested_functions(ModuleAst& m);
 
 /// Parses one unit; errors in a function body are recorded in FunctionDef::parse_error (so a module
 /// with one unsupported function still compiles the others); other syntax errors throw CompileError.

@@ -32,6 +32,7 @@ Constant read(const Type& t, Reader& r, std::string_view type_name) {
     for (const Type& e : t.elements()) c.elements.push_back(read(e, r, type_name));
     return c;
   }
+  if (t.is_none()) return c;  // None bound to a global or closure name (no text)
   auto number = [&]() {
     std::string tok = r.next();
     if (tok.empty()) bad(type_name, r.text, "too few values");
@@ -74,7 +75,7 @@ Constant read(const Type& t, Reader& r, std::string_view type_name) {
 
 Constant constant_from_text(std::string_view type_name, std::string_view text) {
   auto t = parse_type_name(type_name);
-  if (!t || t->is_none()) throw cubridge::InvalidArgument("constant: unknown type '" + std::string(type_name) + "'; accepted: " + accepted_type_names());
+  if (!t) throw cubridge::InvalidArgument("constant: unknown type '" + std::string(type_name) + "'; accepted: " + accepted_type_names());
   Reader r{text};
   Constant c = read(*t, r, type_name);
   if (!r.next().empty()) bad(type_name, text, "too many values");

@@ -3,6 +3,7 @@
 // say what is supported instead of "syntax error".
 // Over 600 lines on purpose: one grammar, one recursive-descent class whose levels call each other;
 // splitting it would only scatter the precedence ladder across files.
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -47,6 +48,7 @@ class Parser {
       if (peek().kind == Tok::Indent || peek().kind == Tok::Dedent) { ++p_; continue; }
       top_level(m);
     }
+    lift_nested_functions(m);
     return m;
   }
 
@@ -197,13 +199,20 @@ class Parser {
     f.qualname = f.name;
     expect_op("(");
     while (!is_op(")")) {
-      if (is_op("*") || is_op("**") || is_op("/"))
+      if (f.vararg)
+        error(peek(), "parameters after '*" + f.params.back() + "' are not supported (keyword-only parameters)");
+      if (is_op("*") && peek(1).kind == Tok::Name) {  // *args: the surplus positional arguments, as a tuple
+        ++p_;
+        f.vararg = true;
+      } else if (is_op("*") || is_op("**") || is_op("/")) {
         error(peek(), "parameter '" + std::string(peek().text) +
-                          "' is not supported; functions take positional parameters only");
+                          "' is not supported; functions take positional parameters and *args only");
+      }
       f.param_locs.push_back(peek().loc);
       f.params.push_back(expect_name());
       if (is_op(":")) { ++p_; test(); }  // annotations are ignored: the signature gives the types
       f.defaults.emplace_back();
+      if (f.vararg && is_op("=")) error(peek(), "'*" + f.params.back() + "' cannot have a default value");
       if (is_op("=")) {
         ++p_;
         f.defaults.back() = test();
@@ -238,13 +247,39 @@ class Parser {
   }
 
   void simple_statements(std::vector<StmtPtr>& out) {
-    out.push_back(simple_statement());
+    add_statement(out, simple_statement());
     while (is_op(";")) {
       ++p_;
       if (peek().kind == Tok::Newline || peek().kind == Tok::End) break;
-      out.push_back(simple_statement());
+      add_statement(out, simple_statement());
     }
     expect_newline();
+  }
+
+  // `return g(*h(x))`: the typer spreads a tuple it can name, so a value unpacked as the first argument of the
+  // call a statement computes is assigned to a variable of its own just before the statement. It is the first
+  // thing that statement evaluates (after the callee's name), so the order of evaluation is Python's.
+  void add_statement(std::vector<StmtPtr>& out, StmtPtr s) {
+    const bool simple_targets = std::all_of(s->targets.begin(), s->targets.end(),
+                                            [](const ExprPtr& t) { return t->kind == ExprKind::Name; });
+    Expr* call = s->value.get();
+    if ((s->kind == StmtKind::Return || s->kind == StmtKind::Expr || (s->kind == StmtKind::Assign && simple_targets)) &&
+        call && call->kind == ExprKind::Call && call->kids.size() > 1 && call->keywords.size() < call->kids.size() - 1 &&
+        (call->kids[0]->kind == ExprKind::Name || call->kids[0]->kind == ExprKind::Attribute)) {
+      Expr& first = *call->kids[1];
+      if (first.kind == ExprKind::Unsupported && first.name == kStarredArgument && first.kids[0]->kind != ExprKind::Name) {
+        auto hoisted = make(StmtKind::Assign, first.loc);
+        std::string name = "star$" + std::to_string(first.loc.line) + "_" + std::to_string(first.loc.col);
+        auto target = make_expr(ExprKind::Name, first.loc);
+        target->name = name;
+        hoisted->targets.push_back(std::move(target));
+        hoisted->value = std::move(first.kids[0]);
+        first.kids[0] = make_expr(ExprKind::Name, first.loc);
+        first.kids[0]->name = name;
+        out.push_back(std::move(hoisted));
+      }
+    }
+    out.push_back(std::move(s));
   }
 
   StmtPtr make(StmtKind k, SourceLoc loc) {
@@ -281,11 +316,35 @@ class Parser {
         out.push_back(std::move(s));
         return;
       }
-      static const char* unsupported[] = {"def", "class", "with", "try", "async", "lambda", "match", "del", "global",
+      if (k == "def") {  // lifted out of the function by lift_nested_functions
+        auto s = make(StmtKind::Def, t.loc);
+        s->def = std::make_shared<FunctionDef>();
+        s->def->file = file_;
+        parse_def(*s->def);
+        s->what = "a nested function definition ('def')";
+        out.push_back(std::move(s));
+        return;
+      }
+      if (k == "nonlocal") {
+        auto s = make(StmtKind::Nonlocal, t.loc);
+        ++p_;
+        for (;;) {
+          auto n = make_expr(ExprKind::Name, peek().loc);
+          n->name = expect_name();
+          s->targets.push_back(std::move(n));
+          if (!is_op(",")) break;
+          ++p_;
+        }
+        s->what = "the 'nonlocal' statement";
+        expect_newline();
+        out.push_back(std::move(s));
+        return;
+      }
+      static const char* unsupported[] = {"class", "with", "try", "async", "lambda", "match", "del", "global",
                                           "nonlocal", "yield", "import", "from", "print", "await"};
       for (const char* u : unsupported) {
         if (k == u && !(k == "match" && (is_op("=", 1) || is_op("(", 1))) && !(k == "print" && is_op("(", 1))) {
-          std::string what = k == "def" ? "a nested function definition ('def')" : "the '" + std::string(k) + "' statement";
+          std::string what = "the '" + std::string(k) + "' statement";
           if (k == "lambda") what = "a lambda";
           error(t, what + " is not supported in compiled functions; " + kStatementsSupported);
         }
@@ -632,7 +691,18 @@ class Parser {
         auto call = make_expr(ExprKind::Call, loc);
         call->kids.push_back(std::move(e));  // callee first; the typer moves it out
         while (!is_op(")")) {
-          if (is_op("*") || is_op("**")) error(peek(), "argument unpacking ('*args', '**kwargs') is not supported");
+          if (is_op("**")) error(peek(), "argument unpacking ('**kwargs') is not supported");
+          if (is_op("*")) {  // f(*t): spread by the typer once t's type (a tuple) is known
+            if (!call->keywords.empty()) error(peek(), "argument unpacking ('*value') after a keyword argument is not supported");
+            SourceLoc at = peek().loc;
+            ++p_;
+            ExprPtr star = unsupported(at, kStarredArgument);
+            star->kids.push_back(test());
+            call->kids.push_back(std::move(star));
+            if (!is_op(",")) break;
+            ++p_;
+            continue;
+          }
           if (peek().kind == Tok::Name && is_op("=", 1)) {
             call->keywords.emplace_back(t_[p_].text);
             p_ += 2;

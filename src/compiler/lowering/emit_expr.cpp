@@ -162,6 +162,7 @@ Value FunctionEmitter::constant(const Constant& c) {
 std::string FunctionEmitter::truth(const Value& v) {
   const Type& t = v.t;
   if (t.is_bool()) return v.v;
+  if (t.is_none()) return "false";
   if (t.is_bfloat16()) return bf16_truth(v);
   if (t.is_fp8()) return fp8_truth(v);
   if (t.is_int()) return ins("icmp ne " + llvm_value_type(t) + " " + v.v + ", 0");

@@ -310,6 +310,8 @@ void FunctionEmitter::statement(const Stmt& s) {
       return;
     }
     case StmtKind::Raise: raise_exception(s.what, s.exception_args, s.loc); return;
+    case StmtKind::Def:
+    case StmtKind::Nonlocal:
     case StmtKind::Unsupported: return;
   }
 }

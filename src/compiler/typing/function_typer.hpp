@@ -264,7 +264,10 @@ class FunctionTyper {
         if (loop_depth_ == 0) error(s.loc, std::string("'") + (s.kind == StmtKind::Break ? "break" : "continue") + "' outside a loop");
         return false;
       case StmtKind::Return: {
-        Type t = s.value ? expr_optional(*s.value) : Type::none();
+        // An Optional returned where the signature declares a plain type is unwrapped (numba casts Optional(T) to
+        // the declared type, raising if it is None).
+        const bool unwrap = fn_.declared_return && !fn_.return_type.is_optional() && !fn_.return_type.is_none();
+        Type t = !s.value ? Type::none() : unwrap ? expr(*s.value) : expr_optional(*s.value);
         if (!t.is_unknown() &&
             !(t.is_scalar() || t.is_bfloat16() || t.is_fp8() || t.is_vector() || t.is_tuple() || t.is_none() || t.is_record() ||
               t.is_optional()))
@@ -282,6 +285,8 @@ class FunctionTyper {
         fn_.can_raise = true;
         return false;
       }
+      case StmtKind::Def:
+      case StmtKind::Nonlocal:  // lifted away by the parser (nested_functions.cpp)
       case StmtKind::Unsupported: error(s.loc, s.what + " is not supported");
     }
     return true;
@@ -290,7 +295,7 @@ class FunctionTyper {
   // ---- expressions ----
   Type truth(Expr& e) {
     Type t = expr(e);
-    if (!t.is_unknown() && !t.is_scalar() && !t.is_bfloat16() && !t.is_fp8() && !t.is_tuple())
+    if (!t.is_unknown() && !t.is_scalar() && !t.is_bfloat16() && !t.is_fp8() && !t.is_tuple() && !t.is_none())  // None: false
       error(e.loc, "cannot test the truth of a value of type " + t.name());
     return t;
   }
@@ -713,6 +718,8 @@ class FunctionTyper {
   Type tuple_subscript(Expr& e, const Type& base);
 
   Type call(Expr& e);
+  /// f(*t): t's items as arguments of their own (t[0], t[1], ...) once t is typed a tuple; false while unknown.
+  bool spread_arguments(Expr& e);
   /// operator.add(a, b) and the other operator functions: the call becomes the operator expression
   /// (typer_operator_module.cpp).
   Type operator_call(Expr& e, const std::string& fname);

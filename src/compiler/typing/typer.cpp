@@ -194,12 +194,19 @@ void type_function(Program& prog, TypedFunction& fn) {
 
   // The return type: unify every returned type (Numba's rule); falling off the end returns None.
   std::vector<std::pair<Type, SourceLoc>> rets = strict.returns;
-  for (const auto& [t, loc] : rets)  // a recursive call whose type no other return gives
+  // A recursive call whose type no other return gives: numba's runaway recursion when no return gives one, its
+  // non-converging return type when others do but the type keeps changing with each recursive call.
+  const bool some_known = fn.falls_through || std::any_of(rets.begin(), rets.end(),
+                                                          [](const auto& r) { return !r.first.is_unknown(); });
+  for (const auto& [t, loc] : rets)
     if (t.is_unknown())
-      fail(def.file, loc, fn.recursive ? "cannot type infer runaway recursion: the value '" + def.name + "' returns "
-                                         "here depends on a recursive call whose type the other returns of '" + def.name +
-                                         "' do not settle (numba-cuda refuses it too)"
-                                       : "the type of the value '" + def.name + "' returns here cannot be inferred");
+      fail(def.file, loc, !fn.recursive ? "the type of the value '" + def.name + "' returns here cannot be inferred"
+                          : some_known ? "Return type of recursive function does not converge: the value '" + def.name +
+                                         "' returns here depends on a recursive call whose type the other returns of '" +
+                                         def.name + "' do not settle (numba-cuda refuses it too)"
+                                       : "cannot type infer runaway recursion: every return of '" + def.name +
+                                         "' calls '" + def.name + "' again, so no return gives its type (numba-cuda "
+                                         "refuses it too)");
   if (fn.falls_through) rets.emplace_back(Type::none(), def.loc);
   std::optional<Type> result;
   bool has_none = false;

@@ -49,6 +49,23 @@ const FunctionDef* FunctionTyper::user_function(const Expr& callee, const std::s
 
 void FunctionTyper::bind_arguments(Expr& e, const FunctionDef& def) {
   std::size_t nparams = def.params.size();
+  if (def.vararg && !(e.keywords.empty() && e.kids.size() - 1 == nparams && e.kids.back()->kind == ExprKind::Tuple &&
+                      e.kids.back()->name == kStarredArgument)) {
+    // def f(a, *args): the positional arguments after a become one tuple, passed as the keyword `args`.
+    std::size_t npositional = e.kids.size() - 1 - e.keywords.size();
+    auto packed = std::make_unique<Expr>();
+    packed->kind = ExprKind::Tuple;
+    packed->loc = e.loc;
+    packed->name = kStarredArgument;  // marks the call as bound
+    auto first = e.kids.begin() + static_cast<std::ptrdiff_t>(nparams);  // kids[0] is the callee
+    auto last = e.kids.begin() + static_cast<std::ptrdiff_t>(1 + npositional);
+    if (1 + npositional > nparams) {
+      packed->kids.assign(std::make_move_iterator(first), std::make_move_iterator(last));
+      e.kids.erase(first, last);
+    }
+    e.kids.push_back(std::move(packed));
+    e.keywords.push_back(def.params.back());
+  }
   if (e.keywords.empty() && e.kids.size() - 1 == nparams) return;  // positional, or bound in an earlier pass
   std::size_t npositional = e.kids.size() - 1 - e.keywords.size();
   if (npositional > nparams)

@@ -5,7 +5,7 @@
 //   - `if L op R:` (one comparison) where both operands are constants: literals, module globals and closure
 //     variables bound to numbers, local variables whose one definition is such a constant, and the semantic
 //     constants `a.ndim` of an array argument (and `len(t)` of a tuple argument);
-//   - `if C:` where C is a global, closure variable or single-definition local constant.
+//   - `if C:` where C is a global, closure variable (None among them) or single-definition local constant.
 // A literal argument (a helper called with 32) is not a constant here: numba prunes on arguments only
 // against None (prune_by_type), which `is None` folding (typer_none.cpp) does.
 #include "compiler/typing/function_typer.hpp"
@@ -33,6 +33,8 @@ std::optional<PruneValue> of_constant(const Constant& c) {
     v.i = static_cast<std::int64_t>(c.u);
   } else if (t.is_float()) {
     v.d = c.re;
+  } else if (t.is_none()) {
+    v.none = true;  // a global or closure variable bound to None: false
   } else {
     return std::nullopt;  // complex, tuples: not pruned here
   }

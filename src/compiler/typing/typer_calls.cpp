@@ -8,7 +8,40 @@
 
 namespace cubridge::compiler::typer_detail {
 
+bool FunctionTyper::spread_arguments(Expr& e) {
+  for (std::size_t i = 1; i < e.kids.size(); ++i) {
+    Expr& k = *e.kids[i];
+    if (k.kind != ExprKind::Unsupported || k.name != kStarredArgument) continue;
+    Type t = expr(*k.kids[0]);
+    if (t.is_unknown()) return false;
+    if (!t.is_tuple())
+      error(k.loc, "argument unpacking ('*value') needs a tuple, got a value of type " + t.name());
+    if (k.kids[0]->kind != ExprKind::Name)
+      error(k.loc, "argument unpacking ('*value') of an expression is not supported: assign the tuple to a name "
+                   "first and unpack the name");
+    std::vector<ExprPtr> items;
+    for (std::size_t j = 0; j < t.elements().size(); ++j) {
+      auto item = std::make_unique<Expr>();
+      item->kind = ExprKind::Subscript;
+      item->loc = k.loc;
+      item->kids.push_back(clone_expr(*k.kids[0]));
+      auto index = std::make_unique<Expr>();
+      index->kind = ExprKind::Int;
+      index->loc = k.loc;
+      index->ival = j;
+      item->kids.push_back(std::move(index));
+      items.push_back(std::move(item));
+    }
+    e.kids.erase(e.kids.begin() + static_cast<std::ptrdiff_t>(i));
+    e.kids.insert(e.kids.begin() + static_cast<std::ptrdiff_t>(i), std::make_move_iterator(items.begin()),
+                  std::make_move_iterator(items.end()));
+    i += items.size() - 1;  // wraps to i - 1 for an empty tuple; ++i comes back to i
+  }
+  return true;
+}
+
 Type FunctionTyper::call(Expr& e) {
+  if (!spread_arguments(e)) return Type::unknown();
   Expr& callee = *e.kids[0];
   // Method call: z.conjugate()
   if (callee.kind == ExprKind::Attribute && dotted(callee).empty()) {

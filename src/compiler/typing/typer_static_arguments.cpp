@@ -77,6 +77,9 @@ std::optional<StaticBinding> FunctionTyper::static_binding(Expr& a, const Functi
   // (typer.cpp's substitute_text). The key carries the text: "text s:<str>" or "text b:<bytes>".
   if (a.kind == ExprKind::Str && a.ival != 2)
     return StaticBinding{std::string("text ") + (a.ival == 1 ? "b:" : "s:") + a.name, "", "", std::nullopt};
+  if (a.kind == ExprKind::Tuple && a.kids.empty() && a.name == kStarredArgument)  // *args given nothing: ()
+    return StaticBinding{"constant ()", "", "",
+                         Constant{.type = Type::tuple({}), .i = 0, .u = 0, .re = 0, .im = 0, .elements = {}}};
   std::optional<Constant> c;
   if (a.kind == ExprKind::Int && !a.int_unsigned) {
     if (auto v = const_int(a)) c = Constant{.type = i64(), .i = *v, .u = 0, .re = 0, .im = 0, .elements = {}};

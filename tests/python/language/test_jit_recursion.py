@@ -3,7 +3,8 @@
 1. a function that calls itself with the same argument types and declares no signature takes, at the
    recursive call, the type its other returns give (numba's RecursiveCall), and is compiled as a real call;
 2. a function whose every return depends on the recursive call ("runaway" recursion) is refused with
-   numba's words, "cannot type infer runaway recursion";
+   numba's words, "cannot type infer runaway recursion"; one whose returned type grows with each recursive
+   call (`return (n, growing(n - 1))`) with numba's "Return type of recursive function does not converge";
 3. a declared signature (jit("int64(int64)", device=True)) still gives the type (test_jit_numba_families).
 Values against numba-cuda on the GPU: parity/kernels_recursion.py."""
 import os
@@ -45,7 +46,10 @@ def test_implicit_recursion_is_a_real_call_of_the_inferred_type():
     assert cubridge.compile(kernels.halves, "(float64, int64)")[1] == cubridge.float64
 
 
-@pytest.mark.parametrize("fn, sig", [(calls_runaway, "void(int64[::1])"), (calls_growing, "void(int64[::1], int64)")])
-def test_runaway_recursion_is_refused_with_numbas_words(fn, sig):
-    with pytest.raises(cubridge.CompileError, match="cannot type infer runaway recursion"):
+@pytest.mark.parametrize("fn, sig, words", [
+    (calls_runaway, "void(int64[::1])", "cannot type infer runaway recursion"),
+    (calls_growing, "void(int64[::1], int64)", "Return type of recursive function does not converge"),
+])
+def test_runaway_recursion_is_refused_with_numbas_words(fn, sig, words):
+    with pytest.raises(cubridge.CompileError, match=words):
         cubridge.compile_ptx(fn, sig)
