@@ -108,9 +108,18 @@ def _closure_fingerprint(value, out: list, seen: set) -> None:
             _closure_fingerprint(cell.cell_contents, out, seen)
         return
     if inspect.ismodule(value) or inspect.isclass(value):
-        out.append(getattr(value, "__qualname__", value.__name__))
+        out.append(f"{getattr(value, '__module__', '')}.{getattr(value, '__qualname__', value.__name__)}")
         return
-    out.append(repr(value))
+    state = getattr(value, "__dict__", None)
+    if isinstance(state, dict):  # an object the kernel may read attributes of: its attributes, as pickle takes them
+        for name in sorted(state):
+            out.append(str(name))
+            _closure_fingerprint(state[name], out, seen)
+        return
+    try:
+        out.append(repr(value))
+    except Exception:  # no description: this process's identity (a miss in any other)
+        out.append(f"<{id(value)}>")
 
 
 def _build_identity() -> str:

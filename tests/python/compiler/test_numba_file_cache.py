@@ -13,6 +13,7 @@ dispatcher's stats. Rules:
  7. NUMBA_CACHE_DIR puts the files under <dir>/<source dir name>_<sha1 of its path>.
  8. A data file that was edited, or copied over another function's, is a miss, never code.
  9. GPU arrays in the closure are refused with numba-cuda's PicklingError; link= files with its RuntimeError.
+10. Closures of one function share its index; each closure value has its own data file and hits its own.
 """
 import hashlib
 import json
@@ -40,6 +41,12 @@ MODULE = textwrap.dedent('''
     @cubridge.jit(cache=True)
     def other(r, x):
         r[0] = x[0] * 3
+
+    def make_closure(v):
+        @cubridge.jit(cache=True)
+        def closure(r, y):
+            r[0] = v + y[0]
+        return closure
 ''')
 
 PRELUDE = textwrap.dedent('''
@@ -211,3 +218,16 @@ def test_gpu_arrays_and_linked_files_are_refused_in_numbas_words(tmp_path):
     assert len(got) == 2
     assert "global device arrays. Pass the array(s) as arguments to the kernel instead." in got[0]
     assert got[1].startswith("Cannot pickle CUDACodeLibrary with linking files: kernel 'f' is linked with extra.ptx")
+
+
+def test_closures_share_the_index_and_each_value_has_its_data_file(tmp_path):
+    body = '''
+        ks = [fodder.make_closure(v) for v in (3, 5, 7, 9)]
+        ptx = [k.compile(I64).ptx for k in ks]
+        print(json.dumps([[f for f in files() if "closure" in f], [counts(k)[1:] for k in ks], len(set(ptx))]))
+    '''
+    first = run(tmp_path, body)
+    assert len(first[0]) == 5 and sum(f.endswith(".nbi") for f in first[0]) == 1
+    assert first[1] == [[0, 1]] * 4 and first[2] == 4
+    again = run(tmp_path, body)
+    assert again[0] == first[0] and again[1] == [[1, 0]] * 4 and again[2] == 4
