@@ -8,7 +8,9 @@ dispatcher's stats. Rules:
  2. A later import (or process) reads them back: cache_hits per signature, no file rewritten.
  3. cache=False, or cache not given, writes nothing (cache_path None) and still counts misses, as numba-cuda.
  4. Outside drop-in mode cache=True is cubridge's own code cache: no file beside the source.
- 5. Editing the source file (its stamp) makes every entry a miss; the data files are overwritten in turn.
+ 5. Editing the source file (its stamp) makes every entry a miss; the data files are overwritten in turn. The
+    stamp is the source's when the function was made: a process that compiles after the file was edited
+    stamps its entries with the text it runs, which a process importing the edited text does not read.
  6. As numba-cuda: a changed global is not noticed by the cache; recompile() compiles afresh and overwrites.
  7. NUMBA_CACHE_DIR puts the files under <dir>/<source dir name>_<sha1 of its path>.
  8. A data file that was edited, or copied over another function's, is a miss, never code.
@@ -134,6 +136,17 @@ def test_an_edited_source_misses_and_reuses_the_data_file_names(tmp_path):
     ''')
     assert got[0] == [f"{base()}.1.nbc", f"{base()}.nbi"]
     assert got[1][1:] == [0, 1]
+
+
+def test_entries_carry_the_stamp_of_the_source_the_function_was_made_from(tmp_path):
+    run(tmp_path, f'''
+        with open(os.path.join(TMP, "fodder.py"), "a") as f:
+            f.write("\\nZ = 10\\n")  # edited after this process imported it (Z = 1 here)
+        fodder.add.compile(I64)
+        print("[]")
+    ''')
+    got = run(tmp_path, 'fodder.add.compile(I64); print(json.dumps(counts(fodder.add)))')
+    assert got[1:] == [0, 1]  # the entry of the old text is not this text's
 
 
 def test_a_changed_global_is_not_noticed_and_recompile_overwrites(tmp_path):
