@@ -139,7 +139,7 @@ def test_an_edited_source_misses_and_reuses_the_data_file_names(tmp_path):
 
 
 def test_entries_carry_the_stamp_of_the_source_the_function_was_made_from(tmp_path):
-    run(tmp_path, f'''
+    run(tmp_path, '''
         with open(os.path.join(TMP, "fodder.py"), "a") as f:
             f.write("\\nZ = 10\\n")  # edited after this process imported it (Z = 1 here)
         fodder.add.compile(I64)
