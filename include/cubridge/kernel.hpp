@@ -7,5 +7,6 @@
 #include "cubridge/kernel/kernel_signature.hpp"
 #include "cubridge/kernel/launch.hpp"
 #include "cubridge/kernel/launch_config.hpp"
+#include "cubridge/kernel/launch_config_error.hpp"
 #include "cubridge/kernel/module.hpp"
 #include "cubridge/kernel/scalar.hpp"

@@ -87,6 +87,32 @@ def _constant_array(v):
     return v.dtype.name, list(v.shape), native.tobytes()
 
 
+def _constant_tuple(name: str, v):
+    """The items of a tuple of NumPy arrays (and numbers) bound to `name`, each as ("array", (dtype, shape,
+    bytes)) or ("constant", (type, text)), named "name[i]"; None when v is not such a tuple, or the reason
+    (a str) one of its items cannot be frozen. numba-cuda freezes such a tuple into the code as it freezes
+    each array: the kernel indexes it with constants and iterates it with literal_unroll."""
+    np = sys.modules.get("numpy")
+    if np is None or not isinstance(v, tuple) or not any(isinstance(e, np.ndarray) for e in v):
+        return None
+    items = []
+    for i, e in enumerate(v):
+        if isinstance(e, np.ndarray) and e.ndim == 0:
+            return (f"'{name}[{i}]' is a 0-d NumPy array in the tuple '{name}'; a 0-d array cannot be captured by a "
+                    f"compiled function yet: capture its value ({name}[{i}][()]) or an array of shape (1,)")
+        if (c := _constant(e)) is not None:
+            items.append(("constant", c))
+            continue
+        a = _constant_array(e)
+        if isinstance(a, str):
+            return f"'{name}[{i}]': {a}"
+        if a is None:
+            return (f"'{name}[{i}]' is a {type(e).__module__}.{type(e).__qualname__} in the tuple '{name}'; a captured "
+                    f"tuple of arrays holds NumPy arrays of numbers or records, and numbers")
+        items.append(("array", a))
+    return items
+
+
 def _device_array(name: str, v):
     """(type spelling, address, shape, strides) of a GPU array (``__cuda_array_interface__``) bound to `name`,
     else None (or the reason, a str, where such an array cannot be captured): numba-cuda embeds such a global's device pointer, shape and strides in the code, so a kernel
@@ -124,14 +150,27 @@ def _enum_class(options, name: str, cls) -> None:
     (IntEnumMember converts to its int64 in arithmetic, comparisons and casts), so each becomes the constant
     "name.member" (Cls.member, Cls["member"]). Other Enums' members are typed by numba as their own kind, which
     compares by class as well as value: not folded to their values, refused by name instead."""
-    if issubclass(cls, _enum.IntEnum):
-        for member, v in cls.__members__.items():
+    if issubclass(cls, _enum.IntEnum) or _int_members(cls):
+        for member, v in (_int_members(cls) or cls.__members__).items():
             if (c := _constant(int(v))) is not None:
                 options.add_constant(f"{name}.{member}", c[0], c[1])
         return
     options.add_refused_function(name, f"'{name}' is the Enum class {cls.__module__}.{cls.__qualname__}: members of "
                                        f"an Enum that is not an IntEnum are not supported yet (they compare by class "
                                        f"as well as by value); IntEnum members are (they are integers)")
+
+
+def _int_members(cls) -> dict:
+    """The members of an int subclass that is an enum without being an Enum: cuda-bindings' FastEnum
+    (cuda.bindings.runtime.cudaRoundMode, whose members numba-cuda's cuda_fp8 bindings take as IntEnum
+    members): its own instances, from __members__ where it keeps one, else from the class's attributes.
+    {} for any other value."""
+    if not (isinstance(cls, type) and issubclass(cls, int) and not issubclass(cls, (_enum.Enum, bool))):
+        return {}
+    members = getattr(cls, "__members__", None)
+    if not hasattr(members, "items"):
+        members = {k: v for k, v in vars(cls).items() if not k.startswith("_")}
+    return {k: v for k, v in members.items() if isinstance(v, cls)}
 
 
 def _code_names(code: _pytypes.CodeType) -> set[str]:
@@ -219,18 +258,16 @@ class _Environment:
 
     def external(self, name: str, f) -> None:
         """An external device function (declare_device) the code calls `name`: declared to the compiler, its
-        link items kept for the kernel's link."""
-        if f.use_cooperative:
-            raise CompileError(f"external function {f.name!r} is declared with use_cooperative=True (its code syncs "
-                               f"the grid), which cubridge does not launch cooperatively for; it is refused rather "
-                               f"than launched without the cooperative guarantee")
+        link items kept for the kernel's link. One declared use_cooperative makes a kernel whose code calls it
+        launch cooperatively (the compiler marks it where it emits the call)."""
         other = self.externals.get(name)
-        if other is not None and (other.name, other.sig, other.abi) != (f.name, f.sig, f.abi):
+        if other is not None and (other.name, other.sig, other.abi, other.use_cooperative) != (
+                f.name, f.sig, f.abi, f.use_cooperative):
             raise CompileError(f"two different external functions are called by the name {name!r} ({other.name}: "
                                f"{other.sig} and {f.name}: {f.sig}); bind them to different names")
         if other is None:
             self.externals[name] = f
-            self.options.add_external_function(name, f.name, f.sig, f.abi)
+            self.options.add_external_function(name, f.name, f.sig, f.abi, f.use_cooperative)
         self._link(f.link)
 
     def _link(self, items) -> None:
@@ -351,11 +388,13 @@ class _Environment:
                     self.module_members(v, names, v.__name__)
                 for g in _random_functions_reached(v, names):  # cuda.random.X(...), rnd.X(...)
                     self.function(g, None, strict=False)  # a module's own rotl keeps its name (see docs)
-            elif getattr(inner, "__module__", None) == _numba_extensions.FP8_MODULE:
-                options.add_refused_function(n, _numba_extensions.fp8_refusal(n))  # fp8_e4m3(x), cvt_float_to_fp8(...)
+            elif (getattr(inner, "__module__", None) == _numba_extensions.FP8_MODULE
+                  and not isinstance(inner, _enum.Enum) and not (isinstance(inner, type) and issubclass(inner, _enum.Enum))):
+                imports.append(f"import {_numba_extensions.FP8_MODULE}.{inner.__name__} as {n}")  # fp8_e4m3(x), cvt_*
             elif isinstance(inner, _pytypes.FunctionType) and inner.__module__ == "numba.cuda.cg":
                 imports.append(f"import numba.cuda.cg.{inner.__name__} as {n}")  # from numba.cuda.cg import this_grid
-            elif isinstance(inner, type) and issubclass(inner, _enum.Enum):  # before numba.cuda's classes below
+            elif isinstance(inner, type) and (issubclass(inner, _enum.Enum) or _int_members(inner)):
+                # before numba.cuda's classes below
                 _enum_class(options, n, inner)
             elif isinstance(inner, type) and issubclass(inner, BaseException):
                 options.add_exception_class(n, _register_exception_class(inner))
@@ -399,6 +438,13 @@ class _Environment:
                 options.add_dtype(n, d)
             elif (c := _constant(v)) is not None:
                 options.add_constant(n, c[0], c[1])
+            elif (items := _constant_tuple(n, v)) is not None:
+                if isinstance(items, str):
+                    options.add_refused_function(n, items)
+                else:
+                    for i, (kind, item) in enumerate(items):
+                        (options.add_constant_array if kind == "array" else options.add_constant)(f"{n}[{i}]", *item)
+                    options.add_constant_tuple(n, [f"{n}[{i}]" for i in range(len(items))])
             elif (a := _constant_array(v)) is not None:
                 if isinstance(a, str):
                     options.add_refused_function(n, a)

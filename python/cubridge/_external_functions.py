@@ -167,7 +167,8 @@ def _toolkit_includes() -> list[str]:
     """The include directories NVRTC gets for linked CUDA C++, as numba-cuda gives them: the extra search
     paths numba-cuda is configured with (numba.cuda.config.CUDA_NVRTC_EXTRA_SEARCH_PATHS where numba.cuda is
     imported and has a value there, else
-    $NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS; ':'-separated), then the toolkit's (cuda_runtime.h, curand_kernel.h)."""
+    $NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS; ':'-separated), then the toolkit's (cuda_runtime.h, curand_kernel.h) and
+    its CCCL headers' (cuda/std/..., which curand_kernel.h includes: CUDA 13 keeps them in include/cccl)."""
     from ._linker import toolkit_homes
     config = getattr(sys.modules.get("numba.cuda"), "config", None)  # numba.cuda.core.config in numba-cuda 0.30
     extra = getattr(config, "CUDA_NVRTC_EXTRA_SEARCH_PATHS", None) if config is not None else None
@@ -178,5 +179,6 @@ def _toolkit_includes() -> list[str]:
         for sub in ("include", os.path.join("targets", "x86_64-linux", "include")):
             d = os.path.join(home["path"], sub)
             if os.path.isfile(os.path.join(d, "cuda_runtime.h")) and d not in dirs:
-                return [*dirs, d]
+                cccl = os.path.join(d, "cccl")
+                return [*dirs, d, *([cccl] if os.path.isdir(os.path.join(cccl, "cuda", "std")) else [])]
     return dirs

@@ -27,7 +27,7 @@ from typing import Any, Callable, Literal, overload
 
 from . import _compiler, _core, _file_cache, _function_pickle, _numba_diagnostics
 from ._jit_options import JitOptions, jit_options, link_image
-from ._core import (Kernel, KernelLaunch, KernelRaised, KernelSignature, PerformanceWarning,
+from ._core import (Kernel, KernelLaunch, KernelRaised, KernelSignature, LaunchConfigError, PerformanceWarning,
                     clear_kernel_cache, kernel_cache_size, ptx_entry_names)
 from ._overloads import CompiledCode, CompiledKernel, SignatureDict, kernel_signature, per_signature
 from ._device_functions import CompiledDeviceFunction, DeviceFunction
@@ -36,7 +36,7 @@ from ._numba_diagnostics import DebugInfoWarning, InvalidConfigWarning
 from ._resolution import Resolver
 from ._types import Signature, Type, as_type, typeof, void
 
-__all__ = ["CompiledCode", "CompiledDeviceFunction", "CompiledKernel", "DeviceFunction", "DebugInfoWarning", "InvalidConfigWarning", "Kernel", "KernelLaunch", "KernelRaised",
+__all__ = ["CompiledCode", "CompiledDeviceFunction", "CompiledKernel", "DeviceFunction", "DebugInfoWarning", "InvalidConfigWarning", "Kernel", "KernelLaunch", "KernelRaised", "LaunchConfigError",
            "KernelSignature", "PerformanceWarning", "load_kernel",
            "ptx_entry_names", "clear_kernel_cache", "kernel_cache_size", "jit", "Dispatcher"]
 
@@ -221,8 +221,9 @@ class Dispatcher(_core._DispatchCache):
             code = compiled.ptx
             if self._options.link or compiled.links:
                 code = link_image(code, self._options, _compiler._current_cc(), compiled.links)
-            if self._numba_launch:  # its host-array copy warning as numba's NumbaPerformanceWarning too
+            if self._numba_launch:  # its host-array copy warning and launch refusals as numba-cuda's classes too
                 _numba_diagnostics.use_numba_performance_warning()
+                _numba_diagnostics.use_numba_launch_error()
             k = load_kernel(code, compiled.entry_name, sig, device=device)
             k.cooperative = compiled.cooperative  # cuda.cg grid sync: launched cooperatively
             if self._options.shared_memory_carveout is not None:
@@ -255,12 +256,15 @@ class Dispatcher(_core._DispatchCache):
             return self._resolver.for_types(tuple(params))
         return Signature._make(void, params)
 
-    def specialize(self, *args) -> Kernel:
+    def specialize(self, *args):
         """The loaded kernel for these arguments' types (compiled if needed); kept in ``specializations``. A
         dispatcher made with signatures gives the kernel of the signature the arguments select (cubridge.torch
-        relies on it; numba-cuda raises "Dispatcher already specialized" there instead, and so does a numba-cuda
-        program served by cubridge). An argument given as a type (cubridge's or numba's:
-        ``specialize(numba.float32[::1])``) stands for a value of it."""
+        relies on it). An argument given as a type (cubridge's or numba's: ``specialize(numba.float32[::1])``)
+        stands for a value of it.
+
+        A numba-cuda program served by cubridge (drop-in use) gets numba-cuda's specialize instead: a new
+        dispatcher made with the arguments' signature (one per signature: asking again gives the same one), and
+        "Dispatcher already specialized" (RuntimeError) from a dispatcher made with signatures, that one included."""
         if self._numba_launch and self._eager:
             raise RuntimeError(f"Dispatcher already specialized: kernel {self.__name__!r} was made with signatures "
                                f"({', '.join(self.signatures)}); numba-cuda specializes only a dispatcher made "
@@ -269,9 +273,23 @@ class Dispatcher(_core._DispatchCache):
             sig = Signature._make(void, [as_type(a) if _is_type(a) else typeof(a) for a in args])
         else:
             sig = self._signature_for(args)
+        if self._numba_launch:
+            made = self.specializations.get(sig)
+            if made is None:
+                made = self.specializations[sig] = self._specialized(sig)
+            return made
         k = self._kernel(sig)
         self.specializations[sig] = k
         return k
+
+    def _specialized(self, sig: Signature) -> "Dispatcher":
+        """numba-cuda's specialized dispatcher: this kernel made with the one signature `sig`, sharing its compiled
+        code (compiled here once)."""
+        made = Dispatcher(self.py_func, (), self._options)
+        made._eager = [sig]
+        made.overloads[sig] = self.compile(sig)
+        made.extensions = self.extensions
+        return made
 
     # __getitem__ is the C++ base's (the launch's hot path, with no Python frame); it hands a subscript to
     # _hooked_subscript when this is a numba-cuda program's kernel (_numba_launch) or has extensions.

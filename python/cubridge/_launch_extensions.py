@@ -16,7 +16,8 @@ Rules (each a test in tests/python/kernels/test_dispatcher_extensions.py):
    ``cuda.In``, ``cuda.Out``, ``cuda.InOut``) becomes the device array that method returns; the copies back it
    registers go into ``retr``; a cuda.core ``StridedMemoryView`` it returns (numba-cuda 0.30's hints do) that
    exports neither DLPack nor the CUDA Array Interface is passed as the CUDA Array Interface its pointer,
-   shape, strides and dtype describe. The type an extension returns is not used: the kernel layer checks the
+   shape, strides and dtype describe, and so is one that holds records (DLPack has no record dtype), with the
+   record's fields as CAI v3's ``descr``. The type an extension returns is not used: the kernel layer checks the
    value it receives against the signature and refuses what does not fit, by name.
 5. After the launch, every callable in ``retr`` is called in order (numba-cuda's write-backs); when there are
    any, the current context is synchronized first, so a write-back reads what the kernel wrote whichever
@@ -114,11 +115,15 @@ def _numba_stream(stream):
 
 
 def _as_argument(value):
-    """`value`, or a cuda.core StridedMemoryView that exports no array protocol as a CUDA Array Interface."""
+    """`value`, or a cuda.core StridedMemoryView as a CUDA Array Interface where it exports no array protocol or
+    holds records (DLPack has no record dtype: cuda.core's DLPack export fails for one)."""
+    klass = type(value)
+    view = klass.__name__ == "StridedMemoryView" and klass.__module__.startswith("cuda.core")
+    if view and getattr(getattr(value, "dtype", None), "fields", None):
+        return _ViewInterface(value)
     if hasattr(value, "__cuda_array_interface__") or hasattr(value, "__dlpack__"):
         return value
-    klass = type(value)
-    if klass.__name__ != "StridedMemoryView" or not klass.__module__.startswith("cuda.core"):
+    if not view:
         return value  # the kernel layer names what it cannot take
     return _ViewInterface(value)
 
@@ -140,3 +145,5 @@ class _ViewInterface:
             "strides": None if strides is None else tuple(s * itemsize for s in strides),  # counts -> bytes
             "stream": None,  # made on the launch's stream by the hint's to_device
         }
+        if view.dtype.fields:  # a record: its fields, as CAI v3's descr spells them
+            self.__cuda_array_interface__["descr"] = view.dtype.descr

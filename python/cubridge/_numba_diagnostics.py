@@ -16,7 +16,10 @@ Rules (each a test in tests/python/numba_compat/test_dispatcher_diagnostics.py):
    derives from numba's ``NumbaPerformanceWarning`` there, so filters on cubridge's class keep working.
 4. The joined classes are made once per combination and keep cubridge's class name and module; an instance
    pickles as cubridge's class (another process may not have numba imported).
-5. Where numba.cuda is imported (a numba-cuda program), ``kernel[config]`` checks the configuration as numba-cuda
+5. Where numba.cuda is imported (a numba-cuda program), a launch configuration the kernel layer refuses
+   (``cubridge.LaunchConfigError``, a ValueError whose message names the driver error, CUDA_ERROR_INVALID_VALUE)
+   is also an instance of the class numba-cuda's launch raises for it, cuda.core's ``CUDAError``, where
+   ``cuda.core._utils.cuda_utils`` is imported. Before that, ``kernel[config]`` checks the configuration as numba-cuda
    does, with its exception types and words (2 to 4 items; griddim and blockdim 1 to 3 integers), and follows
    numba's config switches (``CUDA_LOW_OCCUPANCY_WARNINGS``, ``DISABLE_PERFORMANCE_WARNINGS``), read at each
    launch configuration; cubridge alone does neither (its launch layer checks the configuration itself).
@@ -53,10 +56,10 @@ class DebugInfoWarning(UserWarning):
     NumbaDebugInfoWarning)."""
 
 
-def _numba_classes(name: str) -> tuple[type, ...]:
-    """numba's classes called `name` in its errors modules imported in this process (none imported: ())."""
+def _numba_classes(name: str, modules: tuple[str, ...] = _ERRORS_MODULES) -> tuple[type, ...]:
+    """numba's classes called `name` in its errors modules (or `modules`) imported in this process (none: ())."""
     found: list[type] = []
-    for module_name in _ERRORS_MODULES:
+    for module_name in modules:
         module = sys.modules.get(module_name)
         cls = getattr(module, name, None) if module is not None else None
         if isinstance(cls, type) and cls not in found:
@@ -68,9 +71,10 @@ def _numba_classes(name: str) -> tuple[type, ...]:
 _joined: dict[tuple[type, tuple[type, ...]], type] = {}
 
 
-def joined_class(base: type, numba_name: str) -> type:
-    """`base`, or (numba imported) a class deriving from `base` and numba's classes called `numba_name`."""
-    numba = tuple(c for c in _numba_classes(numba_name) if not issubclass(base, c))
+def joined_class(base: type, numba_name: str, modules: tuple[str, ...] = _ERRORS_MODULES) -> type:
+    """`base`, or (numba imported) a class deriving from `base` and numba's classes called `numba_name` (found in
+    numba's errors modules, or in `modules`)."""
+    numba = tuple(c for c in _numba_classes(numba_name, modules) if not issubclass(base, c))
     if not numba:
         return base
     key = (base, numba)
@@ -177,6 +181,27 @@ def use_numba_performance_warning() -> None:
     cls = performance_warning()
     if cls is not PerformanceWarning:
         _core._set_performance_warning(cls)
+
+
+# numba-cuda 0.30 launches through cuda.core, whose launch raises this module's CUDAError for a configuration the
+# driver refuses (its tests catch that class).
+_LAUNCH_ERROR_MODULES = ("cuda.core._utils.cuda_utils",)
+
+
+def launch_config_error() -> type:
+    """cubridge.LaunchConfigError, also the class numba-cuda's launch raises for a refused configuration (cuda.core's
+    CUDAError) where that module is imported."""
+    from . import _core
+    return joined_class(_core.LaunchConfigError, "CUDAError", _LAUNCH_ERROR_MODULES)
+
+
+def use_numba_launch_error() -> None:
+    """A refused launch configuration raised as launch_config_error() (drop-in use); its message, cubridge's
+    explanation, already ends with the driver error's name (CUDA_ERROR_INVALID_VALUE) that numba-cuda reports."""
+    from . import _core
+    cls = launch_config_error()
+    if cls is not _core.LaunchConfigError:
+        _core._set_launch_config_error(cls)
 
 
 MIN_GRID_SIZE = 128  # numba-cuda's threshold of its low-occupancy warning

@@ -44,15 +44,9 @@ def is_bfloat16_type(v) -> bool:
     return type(v).__name__ == "Bfloat16" and type(v).__module__.startswith("numba")
 
 
-#: numba-cuda's fp8 bindings (fp8_e4m3, fp8_e5m2, fp8_e8m0, their x2/x4 forms, cvt_* and their enums).
+#: numba-cuda's fp8 bindings (fp8_e4m3, fp8_e5m2, fp8_e8m0, their x2/x4 forms, cvt_* and their enums): the
+#: compiler types them by this module's name (typer_fp8.cpp); the enums' members are constants.
 FP8_MODULE = "numba.cuda._internal.cuda_fp8"
-
-
-def fp8_refusal(name: str) -> str:
-    """Why a kernel's use of numba-cuda's fp8 binding `name` is refused."""
-    return (f"'{name}' is numba-cuda's fp8 (cuda_fp8.h: fp8_e4m3, fp8_e5m2, fp8_e8m0 and their conversions), "
-            f"which cubridge does not compile yet; bfloat16 (numba.cuda.bf16, cubridge.bf16) and float16 are "
-            f"supported")
 
 
 def _registered(f) -> list:
@@ -95,6 +89,11 @@ def refusal(name: str, v) -> str | None:
         return (f"'{name}' is a numba @intrinsic ({getattr(v, '__name__', name)}): its GPU code is LLVM IR built "
                 f"by Python when numba compiles, which cubridge cannot compile; write it as a Python function "
                 f"of the supported subset (a cubridge.jit(device=True) helper)")
+    if _cpu_dispatcher_with_signatures(v):
+        return (f"Untyped global name '{name}': using cpu function on device but its compilation is disabled "
+                f"(numba's jit was given signatures for {getattr(v, '__name__', name)}, so numba compiles it for "
+                f"those on the CPU and nowhere else, as numba-cuda refuses it in a kernel); call it as a plain "
+                f"Python function, numba.jit without signatures, or a cuda.jit(device=True) function instead")
     f = getattr(v, "py_func", v)
     if not isinstance(f, _pytypes.FunctionType):
         return None
@@ -109,6 +108,14 @@ def refusal(name: str, v) -> str | None:
             f"returns for the argument types, not this Python body, and cubridge does not run numba's "
             f"overload code; compiling the body could give a different function, so the call is refused. "
             f"Call a plain Python function (or a cubridge.jit(device=True) helper) with the GPU code instead")
+
+
+def _cpu_dispatcher_with_signatures(v) -> bool:
+    """A numba CPU dispatcher (numba.jit) made with signatures: numba compiles those and disables compiling
+    more, and numba-cuda's typing refuses it on the device ("compilation is disabled")."""
+    module = type(v).__module__
+    return (module.startswith("numba.") and not module.startswith("numba.cuda")
+            and getattr(v, "_can_compile", True) is False and hasattr(v, "py_func"))
 
 
 def declared_signatures(v) -> tuple:

@@ -6,6 +6,7 @@ a tuple of argument types (numba's or cubridge's: ``(float32[::1], int64)``), a 
 spelling (``'void(float32[::1], int64)'``)."""
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -14,7 +15,8 @@ import tempfile
 from typing import Any
 
 from . import _compiler, _linker
-from ._types import Signature, as_signature, void
+from ._type_annotation import TypeAnnotation
+from ._types import Signature, as_signature, as_type, void
 
 
 def kernel_signature(signature) -> Signature:
@@ -24,13 +26,27 @@ def kernel_signature(signature) -> Signature:
     try:
         sig = as_signature(signature)
     except TypeError:
-        raise TypeError(f"signature: {signature!r} ({type(signature).__name__}) is not a str such as "
+        raise TypeError(_unknown_parameter(signature) or (
+                        f"signature: {signature!r} ({type(signature).__name__}) is not a str such as "
                         "'void(float32[:], int64)', a KernelSignature, a sequence of parameter types, or a "
                         "signature object such as cubridge.void(cubridge.float32[:]) or "
-                        "numba.void(numba.float32[::1])") from None
+                        "numba.void(numba.float32[::1])")) from None
     if sig.return_type is not None and sig.return_type.kind != "none":
         raise ValueError(f"signature: a kernel returns void, but {signature!r} returns {sig.return_type}")
     return Signature._make(void, sig.args)
+
+
+def _unknown_parameter(signature) -> str | None:
+    """For a signature object (numba's) whose parameter types cubridge does not all know: which one, and why."""
+    args = getattr(signature, "args", None)
+    if not isinstance(args, (tuple, list)) or not hasattr(signature, "return_type"):
+        return None
+    for i, a in enumerate(args):
+        try:
+            as_type(a)
+        except TypeError as error:
+            return f"signature {signature}: parameter {i + 1}, {a} ({type(a).__name__}), has no cubridge type: {error}"
+    return None
 
 
 class SignatureDict(dict):
@@ -95,7 +111,9 @@ class CompiledCode:
 
 class CompiledKernel(CompiledCode):
     """A kernel compiled for one signature (what ``Dispatcher.compile(sig)`` returns and ``overloads`` holds):
-    its PTX, entry name, and numba-cuda's ``inspect_*`` methods. Loaded onto a device at its first launch."""
+    its PTX, entry name, and numba-cuda's ``inspect_*`` methods; numba-cuda's ``_type_annotation.typemap`` (each
+    variable's inferred type) and ``_codelibrary._linking_files`` (what it is linked with). Loaded onto a device at
+    its first launch."""
 
     def __init__(self, dispatcher, signature: Signature, result, cc, referenced=(), links: tuple = ()):
         self._dispatcher = dispatcher
@@ -163,6 +181,18 @@ class CompiledKernel(CompiledCode):
         args = ", ".join(str(a) for a in self.signature.args)
         print(f"{d.__name__} ({args})\n{'-' * 80}\n{source}{'=' * 80}", file=file)
 
+    @functools.cached_property
+    def _type_annotation(self) -> TypeAnnotation:
+        """numba-cuda's name: the type the front end inferred for each variable (``typemap``), typed again on
+        first use (without libNVVM)."""
+        variables = self._compile("llvm", self.cc).variable_types
+        return TypeAnnotation(self._dispatcher.__name__, self.signature, variables)
+
+    @property
+    def _codelibrary(self) -> "LinkedCode":
+        """numba-cuda's name: what the kernel is linked with when it is loaded."""
+        return LinkedCode((*self._dispatcher._options.link, *self.links), self.cooperative)
+
     def max_cooperative_grid_blocks(self, blockdim, dynsmemsize: int = 0) -> int:
         """The most blocks a cooperative launch of this kernel may have on the current device, for `blockdim`
         (an int or a tuple) and `dynsmemsize` bytes of dynamic shared memory (numba-cuda's method of its
@@ -171,6 +201,22 @@ class CompiledKernel(CompiledCode):
 
     def __repr__(self) -> str:
         return f"<cubridge.CompiledKernel {self._dispatcher.__name__}{tuple(map(str, self.signature.args))}>"
+
+
+class LinkedCode:
+    """What a compiled kernel is linked with when it is loaded (numba-cuda's code library, by its attribute names):
+    ``_linking_files``, the items jit's ``link=`` gave and those of the external functions the kernel calls
+    (cubridge links no device runtime library: a grid sync is compiled into the kernel itself), and
+    ``use_cooperative``, whether it is launched cooperatively."""
+
+    __slots__ = ("_linking_files", "use_cooperative")
+
+    def __init__(self, items, cooperative: bool):
+        self._linking_files = tuple(items)  # in link order
+        self.use_cooperative = cooperative
+
+    def __repr__(self) -> str:
+        return f"<cubridge.LinkedCode {len(self._linking_files)} link items, cooperative={self.use_cooperative}>"
 
 
 def _toolkit_tool(name: str) -> str | None:

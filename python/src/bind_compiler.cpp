@@ -64,6 +64,10 @@ void bind_compiler(nb::module_& m) {
               nb::bytes data) {
              o.constant_arrays[name] = constant_array(dtype, std::move(shape), std::string(data.c_str(), data.size()));
            })
+      .def("add_constant_tuple",
+           [](CompileOptions& o, const std::string& name, std::vector<std::string> items) {
+             o.constant_tuples[name] = std::move(items);
+           })
       .def("add_device_array",
            [](CompileOptions& o, const std::string& name, std::string_view type, std::uint64_t address,
               std::vector<std::int64_t> shape, std::vector<std::int64_t> strides) {
@@ -100,12 +104,12 @@ void bind_compiler(nb::module_& m) {
              o.overloads[name].push_back({std::move(args), std::move(keywords), std::move(function)});
            })
       .def("add_external_function", [](CompileOptions& o, const std::string& name, std::string symbol,
-                                       const Signature& signature, std::string_view abi) {
+                                       const Signature& signature, std::string_view abi, bool cooperative) {
         if (abi != "numba" && abi != "c")
           throw cubridge::InvalidArgument("external function '" + name + "': abi '" + std::string(abi) +
                                           "' is not valid; expected 'numba' or 'c'");
-        o.external_functions[name] = {std::move(symbol), signature, abi == "c" ? Abi::c : Abi::numba};
-      });
+        o.external_functions[name] = {std::move(symbol), signature, abi == "c" ? Abi::c : Abi::numba, cooperative};
+      }, nb::arg("name"), nb::arg("symbol"), nb::arg("signature"), nb::arg("abi"), nb::arg("cooperative") = false);
 
   nb::class_<CompileResult>(m, "_CompileResult")
       .def_prop_ro("code", [](const CompileResult& r) { return nb::bytes(r.code.data(), r.code.size()); })
@@ -115,6 +119,7 @@ void bind_compiler(nb::module_& m) {
       .def_ro("uses_libdevice", &CompileResult::uses_libdevice)
       .def_ro("from_cache", &CompileResult::from_cache)
       .def_ro("cooperative", &CompileResult::cooperative)
+      .def_prop_ro("variable_types", [](const CompileResult& r) { return r.variable_types; })
       .def_prop_ro("raise_sites", [](const CompileResult& r) {
         nb::list out;  // (code, exception, args, function, file, line)
         for (const RaiseSite& s : r.raise_sites)

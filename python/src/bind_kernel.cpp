@@ -8,6 +8,7 @@
 #include "bindings.hpp"
 #include "py_dispatch.hpp"
 #include "py_launch.hpp"
+#include "cubridge/kernel/launch_config_error.hpp"
 
 namespace cubridge::python {
 
@@ -16,12 +17,17 @@ namespace {
 using namespace kernel_glue;
 
 PyObject* g_kernel_raised = nullptr;  // cubridge.KernelRaised
+// The class a refused launch configuration raises: cubridge.LaunchConfigError, or the subclass drop-in use sets
+// (_set_launch_config_error: also numba-cuda's driver error class).
+PyObject* g_launch_config_error = nullptr;
 
 void translate(const std::exception_ptr& p, void*) {
   try {
     std::rethrow_exception(p);
   } catch (const ArgumentTypeError& e) {
     PyErr_SetString(PyExc_TypeError, e.what());
+  } catch (const LaunchConfigError& e) {
+    PyErr_SetString(g_launch_config_error, e.what());
   } catch (const KernelRaised& e) {
     // The raise site's status and the thread, for the dispatcher to turn into the user's exception.
     nb::object exc = nb::steal(PyObject_CallOneArg(g_kernel_raised, nb::str(e.what()).ptr()));
@@ -57,6 +63,18 @@ void bind_kernel(nb::module_& m) {
                            "cubridge.PerformanceWarning");
     g_performance_warning = category.inc_ref().ptr();  // kept for the process, as the class it replaces
   }, nb::arg("category"), "The class of the host-array copy warning (numba's subclass in drop-in use)");
+  g_launch_config_error = PyErr_NewExceptionWithDoc(
+      "cubridge.LaunchConfigError",
+      "A launch configuration the device or the kernel cannot run (extents, threads per block, shared memory), "
+      "refused before the launch; .driver_error names the driver error the launch would have met.",
+      error_bases(m, PyExc_ValueError).ptr(), nullptr);
+  nb::handle(g_launch_config_error).attr("driver_error") = LaunchConfigError::driver_error;
+  m.attr("LaunchConfigError") = nb::handle(g_launch_config_error);
+  m.def("_set_launch_config_error", [base = g_launch_config_error](nb::handle cls) {
+    if (!PyType_Check(cls.ptr()) || PyObject_IsSubclass(cls.ptr(), base) != 1)
+      throw nb::type_error("_set_launch_config_error: the class must be a subclass of cubridge.LaunchConfigError");
+    g_launch_config_error = cls.inc_ref().ptr();  // kept for the process, as the class it replaces
+  }, nb::arg("cls"), "The class a refused launch configuration raises (drop-in use: also numba-cuda's).");
   g_kernel_raised = PyErr_NewExceptionWithDoc(
       "cubridge.KernelRaised",
       "A kernel compiled with debug=True raised: .code is the raise site's status, .tid and .ctaid the raising "

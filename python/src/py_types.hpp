@@ -50,6 +50,9 @@ inline const char* kind_name(const Type& t) {
     case TypeKind::Pointer: return "pointer";
     case TypeKind::BFloat16: return "bfloat16";
     case TypeKind::Vector: return "vector";
+    case TypeKind::Fp8E4M3:
+    case TypeKind::Fp8E5M2:
+    case TypeKind::Fp8E8M0: return "fp8";
   }
   return "unknown";
 }

@@ -1,6 +1,7 @@
 // Internal: the compile driver (include/cubridge/compiler/compile.hpp): parse, type, emit, libNVVM.
 #include "cubridge/compiler/compile.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include "compiler/frontend/ast.hpp"
@@ -32,6 +33,32 @@ void check_directives(const CompileOptions& o) {
         ") needs thread-block clusters, compute capability 9.0 or higher; the target is " +
         (o.cc ? o.cc->to_string() : std::string("the lowest architecture (no cc given)")));
 }
+// The entry's variables under the names the source wrote: a loop's own version of a variable ("i#1", the
+// front end's split) is the source's "i" when the function has no other "i", and left out otherwise; a
+// cleared slot (a parameter bound at compile time) and an untyped one (only on a path that cannot run) are not
+// variables of the code.
+std::vector<std::pair<std::string, Type>> variable_types(const TypedFunction& fn) {
+  std::vector<std::pair<std::string, Type>> out;
+  auto named = [&](std::string_view name) {
+    return std::any_of(out.begin(), out.end(), [&](const auto& v) { return v.first == name; });
+  };
+  for (std::size_t i = 0; i < fn.local_names.size() && i < fn.local_types.size(); ++i) {
+    const std::string& name = fn.local_names[i];
+    if (name.empty() || fn.local_types[i].is_unknown() || name.find('#') != std::string::npos) continue;
+    out.emplace_back(name, fn.local_types[i]);
+  }
+  for (std::size_t i = 0; i < fn.local_names.size() && i < fn.local_types.size(); ++i) {
+    const std::string& name = fn.local_names[i];
+    const std::size_t mark = name.find('#');
+    if (mark == std::string::npos || mark == 0 || fn.local_types[i].is_unknown()) continue;
+    if (std::string_view base(name.data(), mark); !named(base) &&
+        std::count_if(fn.local_names.begin(), fn.local_names.end(), [&](const std::string& n) {
+          return n.compare(0, mark + 1, name, 0, mark + 1) == 0;
+        }) == 1)
+      out.emplace_back(std::string(base), fn.local_types[i]);
+  }
+  return out;
+}
 }  // namespace
 
 CompileResult compile_to_nvvm_ir(std::string_view source, std::string_view function_name, const Signature& signature,
@@ -57,6 +84,7 @@ CompileResult compile_to_nvvm_ir(std::string_view source, std::string_view funct
   result.raise_sites = std::move(em.raise_sites);
   result.cooperative = em.cooperative;
   result.result_type = typed.functions[0]->return_type;
+  result.variable_types = variable_types(*typed.functions[0]);
   return result;
 }
 

@@ -9,6 +9,7 @@
 
 #include <cuda.h>
 #include "cubridge/error.hpp"
+#include "cubridge/kernel/launch_config_error.hpp"
 
 namespace cubridge {
 
@@ -61,10 +62,10 @@ void check_extents(const Extent3& e, const char* what, const std::int64_t (&max)
   static const char* const axis[3] = {"x", "y", "z"};
   for (int i = 0; i < 3; ++i) {
     if (v[i] < 1)
-      throw cubridge::InvalidArgument(std::string(what) + " " + e.to_string() + ": extent " + axis[i] + " is " +
+      throw LaunchConfigError(std::string(what) + " " + e.to_string() + ": extent " + axis[i] + " is " +
                                   std::to_string(v[i]) + "; every extent must be at least 1");
     if (v[i] > max[i])
-      throw cubridge::InvalidArgument(std::string(what) + " " + e.to_string() + ": extent " + axis[i] + " is " +
+      throw LaunchConfigError(std::string(what) + " " + e.to_string() + ": extent " + axis[i] + " is " +
                                   std::to_string(v[i]) + ", above the device's limit of " +
                                   std::to_string(max[i]));
   }
@@ -78,16 +79,16 @@ void validate_launch(const LaunchConfig& config, const DeviceLimits& device, con
   const std::int64_t threads = config.block.product();
   const std::int64_t limit = std::min(device.max_threads_per_block, kernel.max_threads_per_block);
   if (threads > limit)
-    throw cubridge::InvalidArgument("blockdim " + config.block.to_string() + ": " + std::to_string(threads) +
+    throw LaunchConfigError("blockdim " + config.block.to_string() + ": " + std::to_string(threads) +
                                 " threads per block exceed the limit of " + std::to_string(limit) +
                                 " (the device allows " + std::to_string(device.max_threads_per_block) +
                                 ", this kernel " + std::to_string(kernel.max_threads_per_block) +
                                 " with its registers)");
   if (config.shared_mem < 0)
-    throw cubridge::InvalidArgument("sharedmem " + std::to_string(config.shared_mem) +
+    throw LaunchConfigError("sharedmem " + std::to_string(config.shared_mem) +
                                 ": dynamic shared memory must be 0 or more bytes");
   if (config.shared_mem > device.max_shared_optin - kernel.static_shared)  // no overflow for huge values
-    throw cubridge::InvalidArgument(
+    throw LaunchConfigError(
         "sharedmem " + std::to_string(config.shared_mem) + ": " + std::to_string(config.shared_mem) +
         " bytes of dynamic shared memory plus the kernel's " + std::to_string(kernel.static_shared) +
         " static bytes exceed the device's maximum of " + std::to_string(device.max_shared_optin) +

@@ -89,7 +89,10 @@ std::int64_t Type::storage_size() const {
     case TypeKind::Int:
     case TypeKind::Float:
     case TypeKind::Complex:
-    case TypeKind::BFloat16: return bits_ / 8;
+    case TypeKind::BFloat16:
+    case TypeKind::Fp8E4M3:
+    case TypeKind::Fp8E5M2:
+    case TypeKind::Fp8E8M0: return bits_ / 8;
     case TypeKind::Record: return size_;
     case TypeKind::Vector: return elements_[0].storage_size() * static_cast<std::int64_t>(elements_.size());
     case TypeKind::NestedArray: {
@@ -131,6 +134,9 @@ std::string Type::name() const {
     case TypeKind::Float: return "float" + std::to_string(bits_);
     case TypeKind::Complex: return "complex" + std::to_string(bits_);
     case TypeKind::BFloat16: return "bfloat16";
+    case TypeKind::Fp8E4M3: return "fp8_e4m3";
+    case TypeKind::Fp8E5M2: return "fp8_e5m2";
+    case TypeKind::Fp8E8M0: return "fp8_e8m0";
     case TypeKind::Vector: return elements_[0].name() + "x" + std::to_string(elements_.size());  // numba's
     case TypeKind::Tuple: {
       if (!tuple_class_.empty()) {  // numba prints "Point(int64 x 2)"; the field names make ours readable back

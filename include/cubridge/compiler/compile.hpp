@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cubridge/compiler/toolkit.hpp"
@@ -129,6 +130,9 @@ struct ExternalFunction {
   std::string symbol;
   Signature signature;
   Abi abi = Abi::numba;
+  /// Declared use_cooperative (its code syncs the grid): a kernel whose code calls it is launched
+  /// cooperatively (CompileResult::cooperative), as numba-cuda marks it.
+  bool cooperative = false;
 };
 
 struct CompileOptions {
@@ -163,6 +167,11 @@ struct CompileOptions {
   std::map<std::string, Constant, std::less<>> constants;
   /// Arrays bound outside the source (module globals and closure cells holding NumPy arrays).
   std::map<std::string, ConstantArray, std::less<>> constant_arrays;
+  /// Tuples bound outside the source whose items are NumPy arrays (or numbers), as numba-cuda freezes them:
+  /// the tuple's name -> the names of its items in order, each a key of constant_arrays or constants
+  /// ("cases" -> "cases[0]", "cases[1]"). The code indexes them with constants, takes len() and iterates
+  /// them with literal_unroll.
+  std::map<std::string, std::vector<std::string>, std::less<>> constant_tuples;
   /// GPU arrays bound outside the source (module globals and closure cells with __cuda_array_interface__).
   std::map<std::string, DeviceArrayRef, std::less<>> device_arrays;
   /// Names bound outside the source to exception classes, as "module.qualname" ("mymod.BadInput"); a
@@ -235,6 +244,11 @@ struct CompileResult {
   bool cooperative = false;
   CompileTimings timings;
   bool from_cache = false;  ///< compile_cached() read it from the on-disk cache (compile_cache.hpp)
+  /// The entry function's variables as the source names them, parameters first, each with the type the
+  /// front end inferred (numba-cuda's typemap: ``overloads[sig]._type_annotation``). Filled by the front
+  /// end (compile_to_nvvm_ir, compile); empty in a result read from the on-disk cache. Left out: parameters
+  /// bound at compile time, variables never typed (unreachable), and a loop's own version of a variable.
+  std::vector<std::pair<std::string, Type>> variable_types;
 };
 
 /// Front end only: the NVVM IR text for `function_name` in `source` with `signature`. Throws

@@ -55,8 +55,8 @@ struct KernelLimits {
   std::int64_t static_shared = 0;             // CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES
 };
 
-/// Throws std::invalid_argument naming the offending value and the limit it broke, before anything
-/// is launched: extents < 1, per-dimension block and grid limits, threads per block, and static plus
+/// Throws LaunchConfigError (a std::invalid_argument) naming the offending value, the limit it broke and
+/// the driver error the launch would meet, before anything is launched: extents < 1, per-dimension block and grid limits, threads per block, and static plus
 /// dynamic shared memory against the opt-in maximum.
 void validate_launch(const LaunchConfig& config, const DeviceLimits& device, const KernelLimits& kernel);
 

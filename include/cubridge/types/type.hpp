@@ -18,7 +18,8 @@ namespace cubridge {
 /// Extensible on purpose: a new kind (array, pointer, record) adds an enumerator plus its cases in
 /// typing_rules.cpp and the emitter; nothing here depends on the set being closed.
 enum class TypeKind : std::uint8_t {
-  Unknown, None, Bool, Int, Float, Complex, Tuple, Array, GridGroup, Record, NestedArray, Optional, Pointer, BFloat16, Vector
+  Unknown, None, Bool, Int, Float, Complex, Tuple, Array, GridGroup, Record, NestedArray, Optional, Pointer, BFloat16, Vector,
+  Fp8E4M3, Fp8E5M2, Fp8E8M0
 };
 
 class Type {
@@ -33,6 +34,11 @@ class Type {
   /// numba-cuda's bfloat16 (CUDA's __nv_bfloat16): a number of its own kind, not a Float, because Numba
   /// types and converts it apart from the NumPy numbers (cuda_bf16's operators and casts, no array dtype).
   static Type bfloat16() { return Type(TypeKind::BFloat16, 16, true); }
+  /// numba-cuda's fp8 numbers (CUDA's __nv_fp8_e4m3, __nv_fp8_e5m2, __nv_fp8_e8m0 from cuda_fp8.h): one byte
+  /// each, a kind per format because each converts by its own rules (fp8_functions.hpp).
+  static Type fp8_e4m3() { return Type(TypeKind::Fp8E4M3, 8, true); }
+  static Type fp8_e5m2() { return Type(TypeKind::Fp8E5M2, 8, true); }
+  static Type fp8_e8m0() { return Type(TypeKind::Fp8E8M0, 8, false); }
   /// numba-cuda's CUDA vector types (float32x4, int16x2, ...): `count` (1 to 4) components of the number
   /// type `base`, read as .x, .y, .z, .w; elements() holds the components' types.
   static Type vector(const Type& base, int count);
@@ -83,6 +89,9 @@ class Type {
   bool is_optional() const noexcept { return kind_ == TypeKind::Optional; }
   bool is_pointer() const noexcept { return kind_ == TypeKind::Pointer; }
   bool is_bfloat16() const noexcept { return kind_ == TypeKind::BFloat16; }
+  bool is_fp8() const noexcept {
+    return kind_ == TypeKind::Fp8E4M3 || kind_ == TypeKind::Fp8E5M2 || kind_ == TypeKind::Fp8E8M0;
+  }
   bool is_vector() const noexcept { return kind_ == TypeKind::Vector; }
   /// Pointers: the type pointed to (none for void*); readonly() says whether it is const.
   const Type& pointee() const { return elements_[0]; }

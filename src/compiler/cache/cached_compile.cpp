@@ -140,6 +140,11 @@ std::string compile_cache_key(std::string_view source, std::string_view function
     parts.push_back(text + "]");
     parts.push_back(a.bytes);
   }
+  for (const auto& [name, items] : o.constant_tuples) {
+    std::string text = "tuple " + name + "=(";
+    for (const std::string& item : items) text += item + ",";
+    parts.push_back(text + ")");
+  }
   for (const auto& [name, a] : o.device_arrays) {  // the address too: the code embeds it
     std::string text = name + "=" + a.type.name() + "@" + std::to_string(a.address) + "[";
     for (std::int64_t d : a.shape) text += std::to_string(d) + ",";
@@ -164,7 +169,8 @@ std::string compile_cache_key(std::string_view source, std::string_view function
     }
   }
   for (const auto& [name, f] : o.external_functions)
-    parts.push_back("external " + name + "=" + f.symbol + ":" + f.signature.str() + (f.abi == Abi::c ? ":c" : ":numba"));
+    parts.push_back("external " + name + "=" + f.symbol + ":" + f.signature.str() + (f.abi == Abi::c ? ":c" : ":numba") +
+                    (f.cooperative ? ":cooperative" : ""));
   for (const CompileOptions::Unit& u : o.extra_units) {
     parts.push_back(u.filename + ":" + std::to_string(u.first_line));
     parts.push_back(u.source);

@@ -29,7 +29,7 @@ enum class CmpOp { Lt, Le, Gt, Ge, Eq, Ne, Is, IsNot, In, NotIn };
 enum class IterKind { None, Range, Array, Tuple, Enumerate, Zip };
 
 /// What a Call resolved to (set by the typer).
-enum class Callee { Unresolved, Builtin, Math, UserFunction, TypeCast, Intrinsic, NumpyUfunc, Libdevice, Fp16, Bf16, Vector,
+enum class Callee { Unresolved, Builtin, Math, UserFunction, TypeCast, Intrinsic, NumpyUfunc, Libdevice, Fp16, Bf16, Fp8, Vector,
                     External };
 
 struct Expr;

@@ -229,7 +229,11 @@ Value FunctionEmitter::constant_shape_array(const Type& t, const std::string& da
 
 Value FunctionEmitter::constant_array(const Expr& e) {
   const ConstantArray& a = *e.constant_array;
-  std::string g = "@__cb_const_" + e.name, ety = llvm_element_type(a.dtype);
+  // An item of a captured tuple is named "t[k]": "$" (valid in LLVM and PTX names, never in Python's) for "[".
+  std::string symbol;
+  for (char c : e.name)
+    if (c != ']') symbol += c == '[' ? '$' : c;
+  std::string g = "@__cb_const_" + symbol, ety = llvm_element_type(a.dtype);
   std::string bytes_ty = "[" + std::to_string(a.bytes.size()) + " x i8]";
   if (m_.helpers.insert(g).second) {
     static const char* hex = "0123456789ABCDEF";

@@ -1,5 +1,6 @@
 // Internal: calls: builtins, math functions (libdevice or LLVM intrinsics), scalar casts and module
 // functions (see emitter.hpp).
+#include <algorithm>
 #include <cmath>
 
 #include "compiler/lowering/emitter.hpp"
@@ -44,6 +45,11 @@ Value FunctionEmitter::call(const Expr& e) {
   if (e.callee == Callee::Builtin && e.target == "print") return print(e);  // its arguments include strings
   if (e.callee == Callee::Builtin && e.target == "grid_sync") return grid_sync(e);
   if (e.callee == Callee::Builtin && e.target == "view") return scalar_view(e);  // its argument is a type
+  if (e.callee == Callee::Builtin && e.target == "isinstance") {  // numba's answer from x's final type
+    const Type& t = e.kids[1]->type;
+    bool hit = std::find(e.formals.begin(), e.formals.end(), t) != e.formals.end();
+    return {hit ? "true" : "false", Type::boolean()};
+  }
   if (e.callee == Callee::Builtin && e.target == "array_view") return array_view(e);
   if (e.callee == Callee::Builtin && e.target == "reshape") return array_reshape(e);
   if (e.callee == Callee::Builtin && (e.target == "carray" || e.target == "farray")) return pointer_array(e);
@@ -66,6 +72,7 @@ Value FunctionEmitter::call(const Expr& e) {
     case Callee::Fp16: return fp16_call(e, args);
     case Callee::External: return external_call(e, args);
     case Callee::Bf16: return bf16_call(e, args);
+    case Callee::Fp8: return fp8_call(e, args);
     case Callee::Vector: return vector_call(e, args);
     case Callee::Builtin:
       if (e.target == "conjugate") {

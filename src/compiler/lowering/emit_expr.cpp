@@ -34,6 +34,9 @@ std::string llvm_value_type(const Type& t) {
     case TypeKind::Record: return "i8*";
     case TypeKind::Pointer: return (t.pointee().is_none() ? std::string("i8") : llvm_element_type(t.pointee())) + "*";
     case TypeKind::BFloat16: return "i16";  // the bits: every operation is inline PTX (emit_bf16.cpp)
+    case TypeKind::Fp8E4M3:
+    case TypeKind::Fp8E5M2:
+    case TypeKind::Fp8E8M0: return "i8";  // the byte: every conversion is inline PTX (emit_fp8.cpp)
     default: return "void";
   }
 }
@@ -158,6 +161,7 @@ std::string FunctionEmitter::truth(const Value& v) {
   const Type& t = v.t;
   if (t.is_bool()) return v.v;
   if (t.is_bfloat16()) return bf16_truth(v);
+  if (t.is_fp8()) return fp8_truth(v);
   if (t.is_int()) return ins("icmp ne " + llvm_value_type(t) + " " + v.v + ", 0");
   if (t.is_float()) return ins("fcmp une " + llvm_value_type(t) + " " + v.v + ", " + float_const(0, t).v);
   if (t.is_complex()) {
@@ -179,6 +183,7 @@ Value FunctionEmitter::convert(const Value& v, const Type& to) {
   // Arrays of one dtype and rank share one LLVM struct, strides included, whatever their layout or
   // read-only flag: unifying a C array into an 'A' one (or a read-only one) only changes its type.
   if (from.is_array() && to.is_array()) return {v.v, to};
+  if (from.is_fp8() || to.is_fp8()) return fp8_convert(v, to);
   if (from.is_bfloat16() || to.is_bfloat16()) return bf16_convert(v, to);
   if (to.is_bool()) return {truth(v), to};
   std::string fty = llvm_value_type(from), tty = llvm_value_type(to);

@@ -9,6 +9,7 @@ namespace cubridge::compiler {
 
 Value FunctionEmitter::external_call(const Expr& e, const std::vector<Value>& args) {
   const ExternalFunction& f = m_.options.external_functions.find(e.target)->second;
+  if (f.cooperative) m_.cooperative = true;  // its code syncs the grid: the kernel is launched cooperatively
   const Type result = f.signature.result.value_or(Type::none());
   const bool numba = f.abi == Abi::numba;
   std::string rty = result.is_none() ? (numba ? "i8" : "void") : llvm_data_type(result);

@@ -126,6 +126,10 @@ class FunctionEmitter {
   /// A vector type's constructor (emit_vectors.cpp): the arguments' components, in order.
   Value vector_call(const Expr& e, const std::vector<Value>& args);
   Value bf16_apply(std::string_view name, const std::vector<Value>& args);
+  /// numba-cuda's fp8 (emit_fp8.cpp): a cvt_* intrinsic (e.target), casts to and from an fp8, its truth.
+  Value fp8_call(const Expr& e, const std::vector<Value>& args);
+  Value fp8_convert(const Value& v, const Type& to);
+  std::string fp8_truth(const Value& v);
   Value bf16_convert(const Value& v, const Type& to);
   std::string bf16_truth(const Value& v);
   Value builtin(const Expr& e, const std::vector<Value>& args);
@@ -329,7 +333,7 @@ class ModuleEmitter {
   /// thread stores the status, its threadIdx and blockIdx in numba-cuda's globals "<kernel>__errcode__",
   /// "<kernel>__tid{x,y,z}__" and "<kernel>__ctaid{x,y,z}__" (defined here). Ends in a fresh block.
   std::string record_raise(const std::string& kernel, const std::string& dbg);
-  bool cooperative = false;  ///< cuda.cg.this_grid() was emitted
+  bool cooperative = false;  ///< cuda.cg.this_grid() or a use_cooperative external function was emitted
   /// The function that waits at the grid barrier; returns its "@name".
   std::string grid_sync_function();
 };

@@ -54,6 +54,10 @@ struct Program {
   std::int64_t constant_bytes = 0;
 };
 
+/// Rewrites fn.body before typing (literal_unroll.cpp): each `for x in literal_unroll(t)` becomes one copy
+/// of its body per item of t, and a captured tuple's `t[k]` and `len(t)` become its item and its length.
+void unroll_literal_loops(const Program& prog, TypedFunction& fn);
+
 /// A constant operand of a branch test (typer_branch_prune.cpp).
 struct PruneValue;
 /// numba-cuda's vector type called `name` in numba.cuda ("float32x4", or a C alias: "float4", "short2",
@@ -92,7 +96,7 @@ class FunctionTyper {
     if (t.is_unknown()) return;
     Type& cur = fn_.local_types[static_cast<std::size_t>(slot)];
     if (cur.is_unknown()) {
-      if (!(t.is_scalar() || t.is_bfloat16() || t.is_vector() || t.is_tuple() || t.is_array() || t.is_grid_group() ||
+      if (!(t.is_scalar() || t.is_bfloat16() || t.is_fp8() || t.is_vector() || t.is_tuple() || t.is_array() || t.is_grid_group() ||
             t.is_record() || t.is_optional() || t.is_none() || t.is_pointer()))
         error(loc, "cannot assign a value of type " + t.name() + " to '" + std::string(name) +
                        "'; variables hold numbers, tuples, arrays, records, C pointers, None and Optional values");
@@ -255,7 +259,8 @@ class FunctionTyper {
       case StmtKind::Return: {
         Type t = s.value ? expr_optional(*s.value) : Type::none();
         if (!t.is_unknown() &&
-            !(t.is_scalar() || t.is_bfloat16() || t.is_vector() || t.is_tuple() || t.is_none() || t.is_record() || t.is_optional()))
+            !(t.is_scalar() || t.is_bfloat16() || t.is_fp8() || t.is_vector() || t.is_tuple() || t.is_none() || t.is_record() ||
+              t.is_optional()))
           error(s.loc, "cannot return a value of type " + t.name());
         returns.emplace_back(t, s.loc);
         return false;
@@ -278,7 +283,7 @@ class FunctionTyper {
   // ---- expressions ----
   Type truth(Expr& e) {
     Type t = expr(e);
-    if (!t.is_unknown() && !t.is_scalar() && !t.is_bfloat16() && !t.is_tuple())
+    if (!t.is_unknown() && !t.is_scalar() && !t.is_bfloat16() && !t.is_fp8() && !t.is_tuple())
       error(e.loc, "cannot test the truth of a value of type " + t.name());
     return t;
   }
@@ -485,6 +490,11 @@ class FunctionTyper {
       error(e.loc, "'" + e.name + "' is a function or module; it can only be called (or its attribute read)");
     if (auto refused = prog_.options.refused_functions.find(e.name); refused != prog_.options.refused_functions.end())
       error(e.loc, refused->second);
+    if (auto t = prog_.options.constant_tuples.find(e.name); t != prog_.options.constant_tuples.end())
+      error(e.loc, "'" + e.name + "' is a tuple of " + std::to_string(t->second.size()) + " NumPy arrays (and numbers) "
+                   "captured from the globals or closure; compiled code indexes it with a constant (" + e.name +
+                   "[0]), takes len(" + e.name + ") and iterates it with literal_unroll(" + e.name + "), but does not "
+                   "use it as a value");
     error(e.loc, "name '" + e.name + "' is not defined (compiled functions see their parameters, local variables, "
                                      "module-level constants, closure variables, imported modules and module functions)");
   }
@@ -713,6 +723,8 @@ class FunctionTyper {
   // NumPy (typer_numpy.cpp): np.pi and friends, and the ufuncs numba-cuda lowers, on scalars.
   Type numpy_constant(Expr& e, std::string_view attr);
   Type numpy_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
+  /// np.sum(a), np.all(a), np.nanmax(a), ...: NumPy's whole-array reductions (typer_numpy_reductions.cpp).
+  Type numpy_reduction(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
   /// The loop numba-cuda lowers for ufunc on these scalar types; refuses what it cannot compile.
   UfuncLoop ufunc_loop(Expr& e, std::string_view ufunc, const std::string& shown, const std::vector<Type>& args);
   /// A complex loop computed by the numpy complex prelude: e becomes a typed call of its function
@@ -745,6 +757,12 @@ class FunctionTyper {
   Type bf16_cast(Expr& e, const Type& to, const std::vector<Type>& args, bool unknown);
   /// The target's compute capability (major * 10 + minor); an error naming `what` below 8.0.
   int bf16_target(const Expr& e, const std::string& what);
+  /// isinstance(x, T) on a number variable (typer_isinstance.cpp): bool, answered when emitted.
+  Type isinstance_call(Expr& e);
+  // numba-cuda's fp8 (typer_fp8.cpp): cuda_fp8's types as constructors, their casts, the cvt_* intrinsics.
+  Type fp8_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
+  Type fp8_cast(Expr& e, const Type& to, const std::vector<Type>& args, bool unknown);
+  int fp8_target(const Expr& e, const std::string& what);
   Type user_call(Expr& e, const FunctionDef& def, const std::vector<Type>& args, bool unknown,
                  const std::vector<StaticBinding>* statics = nullptr);
   /// A call of an external device function (cuda.declare_device) the code calls `name`

@@ -69,6 +69,7 @@ void type_function(Program& prog, TypedFunction& fn) {
   try {
     fn.body = clone_body(def.body);
     split_loop_variables(fn.body);
+    unroll_literal_loops(prog, fn);
   } catch (const StackExhausted& at) {
     fail(def.file, SourceLoc{at.line, at.col}, too_deep_message());
   }
@@ -267,7 +268,7 @@ Type FunctionTyper::user_call(Expr& e, const FunctionDef& def, const std::vector
   if (args.size() != def.params.size())
     error(e.loc, def.name + "() takes " + std::to_string(def.params.size()) + " argument(s), got " + std::to_string(args.size()));
   for (std::size_t i = 0; i < args.size(); ++i)
-    if (!args[i].is_scalar() && !args[i].is_bfloat16() && !args[i].is_vector() && !args[i].is_tuple() &&
+    if (!args[i].is_scalar() && !args[i].is_bfloat16() && !args[i].is_fp8() && !args[i].is_vector() && !args[i].is_tuple() &&
         !args[i].is_array() && !args[i].is_grid_group() && !args[i].is_record() && !args[i].is_none() &&
         !args[i].is_pointer())
       error(e.kids[i + 1]->loc, "cannot pass a value of type " + args[i].name() + " to " + def.name + "()");

@@ -66,6 +66,7 @@ Type FunctionTyper::bf16_math_call(Expr& e, const std::string& fname, const std:
 }
 
 Type FunctionTyper::bf16_cast(Expr& e, const Type& to, const std::vector<Type>& args, bool unknown) {
+  if (args.size() == 1 && args[0].is_fp8()) return fp8_cast(e, to, args, unknown);  // cuda_fp8's operator __nv_bfloat16
   std::string shown = to.name();
   if (!args.empty() && (to.is_bfloat16() || args[0].is_bfloat16())) bf16_target(e, shown + "()");
   arity(e, shown, args.size(), 1, 1);

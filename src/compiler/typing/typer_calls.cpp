@@ -55,6 +55,9 @@ Type FunctionTyper::call(Expr& e) {
     auto imp = prog_.imports.find(callee.name);
     if (path.empty() && imp != prog_.imports.end()) path = imp->second;
   }
+  if (path.empty() && callee.kind == ExprKind::Name && callee.name == "isinstance" &&
+      !prog_.functions.count("isinstance"))
+    return isinstance_call(e);
   if (path.empty() && callee.kind == ExprKind::Name && callee.name == "float" && e.kids.size() == 2 &&
       e.kids[1]->kind == ExprKind::Str && e.kids[1]->ival == 0 && e.keywords.empty() && !prog_.functions.count("float"))
     return float_of_text(e);
@@ -84,6 +87,7 @@ Type FunctionTyper::call(Expr& e) {
     if (mod == "numba.cuda.libdevice") return libdevice_call(e, fname, args, unknown);
     if (mod == "numba.cuda.fp16") return fp16_call(e, fname, args, unknown);
     if (mod == "numba.cuda._internal.cuda_bf16") return bf16_call(e, fname, args, unknown);
+    if (mod == "numba.cuda._internal.cuda_fp8") return fp8_call(e, fname, args, unknown);
     if (mod == "numba.cuda")
       if (auto v = vector_type_named(fname)) return vector_call(e, *v, args, unknown);
     if (mod == "numba.cuda.bf16" || mod == "cubridge.bf16") {  // bf16.hadd(a, b): the module's public names
@@ -97,6 +101,7 @@ Type FunctionTyper::call(Expr& e) {
     if (is_numeric_module(mod) || mod.starts_with("numba") ) {
       if (fname == "bfloat16") return bf16_cast(e, Type::bfloat16(), args, unknown);
       if (auto t = parse_type_name(fname); t && t->is_scalar()) {
+        if (n == 1 && args[0].is_fp8()) return fp8_cast(e, *t, args, unknown);
         if (n == 1 && args[0].is_bfloat16()) return bf16_cast(e, *t, args, unknown);
         arity(e, fname, n, 1, 1);
         e.callee = Callee::TypeCast;

@@ -4,6 +4,7 @@
 // array's dtype where numba-cuda takes a type: cuda.local.array(n, x.dtype), x.dtype.type(v); and the scalar
 // bit cast v.view(np.int64).
 #include "compiler/kernel_library/numpy_complex_loops.hpp"
+#include "compiler/kernel_library/numpy_reductions.hpp"
 #include "compiler/kernel_library/numpy_ufuncs.hpp"
 #include "compiler/typing/function_typer.hpp"
 
@@ -36,6 +37,7 @@ Type FunctionTyper::numpy_constant(Expr& e, std::string_view attr) {
 }
 
 Type FunctionTyper::numpy_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown) {
+  if (is_numpy_reduction(fname)) return numpy_reduction(e, fname, args, unknown);
   std::optional<std::string_view> ufunc = numpy_ufunc(fname);
   if (!ufunc) {
     std::string hint = resolve_math1(fname, f64()) || resolve_math2(fname, f64(), f64())

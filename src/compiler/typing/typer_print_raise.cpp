@@ -11,7 +11,7 @@ namespace cubridge::compiler::typer_detail {
 
 namespace {
 
-constexpr const char* kPrintable = "integers, floats, bools, string literals, tuples of them and cuda.threadIdx "
+constexpr const char* kPrintable = "integers, floats, bfloat16, bools, string literals, tuples of them and cuda.threadIdx "
                                    "(or blockIdx, blockDim, gridDim)";
 
 // Python's builtin exception classes that a kernel may raise (those numba treats as plain user exceptions).
@@ -67,7 +67,7 @@ void FunctionTyper::print_item(Expr& a) {
   Type t = expr(a);
   if (t.is_unknown()) return;
   auto printable = [](auto&& self, const Type& x) -> bool {
-    if (x.is_int() || x.is_bool() || x.is_float()) return true;
+    if (x.is_int() || x.is_bool() || x.is_float() || x.is_bfloat16()) return true;  // bfloat16: %f of its double
     if (!x.is_tuple()) return false;
     for (const Type& el : x.elements())
       if (!self(self, el)) return false;

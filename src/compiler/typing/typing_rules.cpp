@@ -294,7 +294,8 @@ std::optional<Type> resolve_unary(UnaryOp op, const Type& a) {
 }
 
 std::optional<Type> resolve_builtin1(std::string_view name, const Type& a) {
-  if (a.is_bfloat16()) return name == "bool" ? std::optional<Type>(b()) : std::nullopt;  // cuda_bf16's operator bool
+  if (a.is_bfloat16() || a.is_fp8())  // cuda_bf16's and cuda_fp8's operator bool
+    return name == "bool" ? std::optional<Type>(b()) : std::nullopt;
   if (!a.is_scalar()) return std::nullopt;
   if (name == "abs") {
     if (a.is_bool()) return Type::integer(8, true);

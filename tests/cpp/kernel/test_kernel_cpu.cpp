@@ -464,6 +464,36 @@ TEST(LaunchConfig, ValidatesEveryLimitWithTheValueAndTheLimit) {
   EXPECT_EQ(blocks_for(1024, 256), 4);
 }
 
+// Every refusal is a LaunchConfigError naming the driver error the launch would meet (numba-cuda's users see
+// the driver's CUDA_ERROR_INVALID_VALUE for these), after cubridge's explanation.
+TEST(LaunchConfig, RefusalsAreLaunchConfigErrorsNamingTheDriverError) {
+  DeviceLimits dev;
+  KernelLimits k{128, 0};
+  auto cfg = [](std::vector<std::int64_t> g, std::vector<std::int64_t> b, std::int64_t shm = 0) {
+    LaunchConfig c;
+    c.grid = Extent3::of(g, "griddim");
+    c.block = Extent3::of(b, "blockdim");
+    c.shared_mem = shm;
+    return c;
+  };
+  const std::vector<LaunchConfig> refused = {cfg({0}, {32}), cfg({1}, {256}), cfg({1}, {2048}),
+                                             cfg({1}, {32}, -1), cfg({1}, {32}, INT64_MAX)};
+  for (const LaunchConfig& c : refused) {
+    try {
+      validate_launch(c, dev, k);
+      ADD_FAILURE() << "no exception for blockdim " << c.block.to_string();
+    } catch (const LaunchConfigError& e) {
+      const std::string text = e.what();
+      EXPECT_NE(text.find("; the driver refuses such a launch with CUDA_ERROR_INVALID_VALUE"), std::string::npos)
+          << text;
+    }
+  }
+  EXPECT_THROW_MSG(validate_launch(cfg({1}, {256}), dev, k), LaunchConfigError,
+                   "blockdim 256: 256 threads per block exceed the limit of 128 (the device allows 1024, this kernel "
+                   "128 with its registers); the driver refuses such a launch with CUDA_ERROR_INVALID_VALUE");
+  EXPECT_STREQ(LaunchConfigError::driver_error, "CUDA_ERROR_INVALID_VALUE");
+}
+
 TEST(LaunchStream, ExplicitElseFirstSynchronisingArrayElseTheDefault) {
   auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("float32[:], float32[:], int32"));
   ArgumentPack pack(sig);

@@ -63,3 +63,56 @@ def test_a_grid_at_the_limit_runs_and_one_block_more_is_refused():
 def test_kernels_without_grid_sync_launch_as_before():
     k = cubridge.jit(SIG)(plain)
     assert not k.specialize().cooperative
+
+
+class CUSource:
+    """numba-cuda's in-memory CUDA C++ shape (numba.cuda.CUSource): data and name."""
+
+    def __init__(self, data, name):
+        self.data, self.name = data, name
+
+
+BLOCK_SUM_CU = CUSource("""
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+extern "C" __device__ int block_sum(int* out, int v) {
+    __shared__ int total;
+    auto block = cg::this_thread_block();
+    if (block.thread_rank() == 0) total = 0;
+    block.sync();
+    atomicAdd(&total, v);
+    block.sync();
+    *out = total;
+    return 0;
+}
+""", "block_sum.cu")
+
+
+def sums_in_blocks(out):
+    i = cuda.grid(1)
+    out[i] = block_sum(i)  # noqa: F821 (bound per test)
+
+
+@pytest.mark.parametrize("declare", ["cubridge", "numba"])
+def test_a_kernel_calling_a_use_cooperative_external_function_launches_cooperatively(declare, monkeypatch):
+    """numba-cuda's test_external_cooperative_func: declare_device(use_cooperative=True) marks the kernel calling it
+    cooperative; it is launched so (grid up to max_cooperative_grid_blocks) and gives numba-cuda's values."""
+    maker = cubridge.declare_device if declare == "cubridge" else cuda.declare_device
+    monkeypatch.setitem(globals(), "block_sum", maker("block_sum", "int32(int32)", link=[BLOCK_SUM_CU],
+                                                      use_cooperative=True))
+    k = cubridge.jit("void(int32[::1])")(sums_in_blocks)  # compiled now, with the declaration bound now
+    overload = next(iter(k.overloads.values()))
+    assert overload.cooperative
+    block = 32
+    grid = min(overload.max_cooperative_grid_blocks(block), 4)
+    out = np.zeros(grid * block, np.int32)
+    k[grid, block](out)
+    expected = np.repeat([sum(range(b * block, (b + 1) * block)) for b in range(grid)], block)
+    np.testing.assert_array_equal(out, expected)
+    monkeypatch.setitem(globals(), "block_sum", cuda.declare_device("block_sum", "int32(int32)", link=[BLOCK_SUM_CU],
+                                                                    use_cooperative=True))
+    theirs = np.zeros_like(out)
+    numba_kernel = cuda.jit("void(int32[::1])")(sums_in_blocks)
+    numba_kernel[grid, block](theirs)
+    assert next(iter(numba_kernel.overloads.values())).cooperative
+    np.testing.assert_array_equal(out, theirs)

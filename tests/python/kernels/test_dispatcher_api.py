@@ -139,3 +139,15 @@ def test_a_key_that_is_no_kernel_signature_is_absent(junk):
     assert junk not in d.overloads and d.overloads.get(junk, "absent") == "absent"
     with pytest.raises(KeyError, match="no kernel compiled for it"):
         d.overloads[junk]
+
+
+def test_a_numba_signature_with_a_type_cubridge_lacks_names_that_parameter():
+    numba_types = pytest.importorskip("numba.core.types")
+
+    class OpaqueType(numba_types.Opaque):
+        pass
+
+    sig = numba_types.void(numba_types.int64[::1], OpaqueType("my_dummy"))
+    with pytest.raises(TypeError, match=r"signature \(.*\) -> none: parameter 2, my_dummy \(OpaqueType\), has no "
+                                        r"cubridge type: my_dummy is not a type the compiler accepts"):
+        cubridge.jit(sig)(lambda res, dummy: None)

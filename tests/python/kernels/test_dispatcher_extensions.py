@@ -159,3 +159,39 @@ def test_a_strided_memory_view_from_a_hint_is_passed_as_its_array_interface():
     (passed,) = rec.launches[0][1]
     assert passed.__cuda_array_interface__ == {"version": 3, "shape": (3, 2), "typestr": "<f4", "data": (4096, False),
                                                "strides": (8, 4), "stream": None}
+
+
+def set_record_to_three(rec):
+    rec[0]["b"] = 3
+
+
+RECORD = np.dtype([("b", np.int32)], align=True)
+
+
+def test_a_strided_memory_view_of_records_is_passed_as_its_array_interface_even_with_dlpack():
+    """numba-cuda 0.30's cuda.In(records).to_device gives a StridedMemoryView that offers DLPack, which has no record
+    dtype (cuda.core's export of it fails): the record array goes through the CUDA Array Interface with its descr."""
+    args = pytest.importorskip("numba.cuda.args")
+
+    class StridedMemoryView:  # the attributes cuda.core's view has, under its module, DLPack included
+        ptr, shape, strides, dtype, readonly, is_device_accessible = 8192, (1,), None, RECORD, False, True
+
+        def __dlpack__(self, stream=None):
+            raise AssertionError("DLPack is not asked for a record array")
+
+    StridedMemoryView.__module__ = "cuda.core._memoryview"
+
+    class ToView(args.ArgHint):
+        def to_device(self, retr, stream=0):
+            return StridedMemoryView()
+
+    class Wrap:
+        def prepare_args(self, ty, val, stream, retr):
+            return ty, ToView(val)
+
+    d = cubridge.jit(extensions=[Wrap()])(set_record_to_three)
+    rec = recorded(d)
+    d[1, 1](np.zeros(1, RECORD))
+    (passed,) = rec.launches[0][1]
+    assert passed.__cuda_array_interface__ == {"version": 3, "shape": (1,), "typestr": "|V4", "data": (8192, False),
+                                               "strides": None, "stream": None, "descr": [("b", "<i4")]}

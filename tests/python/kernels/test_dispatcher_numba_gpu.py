@@ -139,3 +139,56 @@ def test_the_carveout_is_range_checked_by_the_kernel_too():
     k.set_shared_memory_carveout(25)
     with pytest.raises(ValueError, match=r"shared memory carveout 101 for kernel '.*': accepted 0 to 100"):
         k.set_shared_memory_carveout(101)
+
+
+def no_work():
+    pass
+
+
+@pytest.mark.parametrize("bounds", [128, (128,), (128, 2)])
+def test_a_block_over_the_launch_bounds_is_refused_naming_the_driver_error(bounds, monkeypatch):
+    f = cubridge.jit(launch_bounds=bounds)(no_work)
+    f[1, 128]()
+    with pytest.raises(cubridge.LaunchConfigError,
+                       match="256 threads per block exceed the limit of 128 .*; the driver refuses such a launch "
+                             "with CUDA_ERROR_INVALID_VALUE"):
+        f[1, 256]()
+    cuda = numba_cuda()
+    if cuda is None:
+        return
+    cuda_utils = pytest.importorskip("cuda.core._utils.cuda_utils")
+    theirs = cuda.jit(launch_bounds=bounds)(no_work)
+    theirs[1, 128]()
+    with pytest.raises(cuda_utils.CUDAError, match="CUDA_ERROR_INVALID_VALUE"):
+        theirs[1, 256]()
+    from cubridge import _numba_diagnostics
+    monkeypatch.setattr(_numba_diagnostics, "_numba_program", True)  # drop-in use (install_numba() sets it)
+    ours = cubridge.jit(launch_bounds=bounds)(no_work)  # a numba-cuda program's kernel
+    ours[1, 128]()
+    with pytest.raises(cuda_utils.CUDAError, match="CUDA_ERROR_INVALID_VALUE") as refused:
+        ours[1, 256]()
+    assert isinstance(refused.value, cubridge.LaunchConfigError)
+
+
+def set_record_to_three(rec):
+    rec[0]["b"] = 3
+
+
+RECORD = np.dtype([("b", np.int32)], align=True)
+
+
+@pytest.mark.parametrize("hint, expected", [("In", 0), ("InOut", 3)])
+def test_a_record_array_wrapped_by_an_extension_moves_as_numba_cudas(hint, expected):
+    cuda = numba_cuda()
+    if cuda is None:
+        pytest.skip("numba-cuda with a device is needed for its argument hints")
+    from numba.cuda.args import wrap_arg
+
+    class Default:
+        def prepare_args(self, ty, val, **kwargs):
+            return ty, wrap_arg(val, default=getattr(cuda, hint))
+
+    ours, theirs = np.zeros(1, RECORD), np.zeros(1, RECORD)
+    cubridge.jit(extensions=[Default()])(set_record_to_three)[1, 1](ours)
+    cuda.jit(extensions=[Default()])(set_record_to_three)[1, 1](theirs)
+    assert ours[0]["b"] == theirs[0]["b"] == expected

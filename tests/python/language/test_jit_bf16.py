@@ -249,21 +249,6 @@ def test_the_module_names_resolve_as_numba_cuda_bf16s():
     assert bf16._BINDINGS["short2bfloat16_rz"] == "__short2bfloat16_rz" and bf16._BINDINGS["hadd"] == "__hadd"
 
 
-# numba-cuda's fp8 objects as its cuda_fp8 module makes them: classes and functions of that module.
-fp8_e4m3 = type("fp8_e4m3", (), {"__module__": "numba.cuda._internal.cuda_fp8"})
-
-
-def uses_fp8(out, x):
-    out[0] = np.float32(fp8_e4m3(x))
-
-
-def test_numba_cudas_fp8_is_refused_by_name():
-    with pytest.raises(cubridge.CompileError, match=r"'fp8_e4m3' is numba-cuda's fp8 \(cuda_fp8.h: fp8_e4m3, "
-                                                    r"fp8_e5m2, fp8_e8m0 and their conversions\), which cubridge "
-                                                    r"does not compile yet"):
-        cubridge.compile_ptx(uses_fp8, "void(float32[:], float32)", cc=(9, 0))
-
-
 def literal_for_bf16(x):
     return hadd(bfloat16(x), 1)
 

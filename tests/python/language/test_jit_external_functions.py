@@ -11,6 +11,8 @@ The rules (numba-cuda's declare_device and its test_device_func.TestDeclareDevic
    the kernel: CUDA C++ compiled by NVRTC; an undefined symbol fails the link.
 6. What cannot be passed (arrays, complex) is refused by name; wrong argument counts and types too.
 7. numba's own ExternFunction (numba.cuda.declare_device) is read: its name, signature and ABI.
+8. A kernel whose code calls a function declared use_cooperative=True is launched cooperatively (its
+   overload's ``cooperative``), as numba-cuda marks it; one that calls only others is not.
 """
 import numpy as np
 import pytest
@@ -233,10 +235,57 @@ def test_cuda_cpp_sees_the_toolkit_headers_and_the_extra_search_paths(tmp_path, 
     assert _linked(kernel)[:4] == b"\x7fELF"
 
 
-def test_cooperative_external_functions_are_refused():
-    syncs = cubridge.declare_device("syncs", "int32(int32)", use_cooperative=True)
+def test_a_kernel_calling_a_cooperative_external_function_is_launched_cooperatively():
+    syncs = cubridge.declare_device("syncs", "int32(int32)", link=TIMES2_CU, use_cooperative=True)
+
+    def calls_it(r, x):
+        r[0] = syncs(x[0])
+
+    def calls_another(r, x):
+        r[0] = times2(x[0])
+
+    sig = "void(int32[::1], int32[::1])"
+    assert cubridge.jit(sig)(calls_it).overloads[sig].cooperative
+    assert not cubridge.jit(sig)(calls_another).overloads[sig].cooperative
+
+
+def test_a_cooperative_external_function_reached_through_a_device_function_marks_the_kernel():
+    syncs = cubridge.declare_device("syncs", "int32(int32)", link=TIMES2_CU, use_cooperative=True)
+
+    def helper(v):
+        return syncs(v)
 
     def kernel(r, x):
-        r[0] = syncs(x[0])
-    with pytest.raises(cubridge.CompileError, match="declared with use_cooperative=True"):
-        _ptx(kernel)
+        r[0] = helper(x[0])
+
+    sig = "void(int32[::1], int32[::1])"
+    assert cubridge.jit(sig)(kernel).overloads[sig].cooperative
+
+
+def test_the_code_library_lists_what_the_kernel_is_linked_with():
+    sig = "void(int32[::1], int32[::1])"
+
+    def calls_times2(r, x):
+        r[0] = times2(x[0])
+
+    def calls_nothing(r, x):
+        r[0] = x[0]
+
+    linked = cubridge.jit(sig)(calls_times2).overloads[sig]._codelibrary
+    assert linked._linking_files == (TIMES2_CU,) and not linked.use_cooperative
+    alone = cubridge.jit(sig)(calls_nothing).overloads[sig]._codelibrary
+    assert alone._linking_files == () and not alone.use_cooperative  # no device runtime (cudadevrt) either
+
+
+RANDOM_CU = CUSource('#include <curand_kernel.h>\n'
+                     'extern "C" __device__ int random_number(unsigned int* out, unsigned long long seed) {\n'
+                     '  curandState s; curand_init(seed, 0, 0, &s); *out = curand(&s); return 0; }', "rng.cu")
+
+
+def test_linked_cuda_cpp_may_include_the_toolkits_headers_that_use_cccl():
+    # curand_kernel.h includes <cuda/std/type_traits>, which CUDA 13 keeps under include/cccl
+    random_number = cubridge.declare_device("random_number", "uint32(uint64)", link=RANDOM_CU)
+
+    def kernel(x, seed):
+        x[0] = random_number(seed[0])
+    assert _linked(kernel, "void(uint32[::1], uint64[::1])")[:4] == b"\x7fELF"

@@ -7,7 +7,10 @@ from that body (no silent wrong code). The rules:
 2. a numba ``@intrinsic`` is refused where it is called, naming it (its code is LLVM IR built by Python);
 3. ``@register_jitable`` functions are compiled from their body: that body is what numba compiles too;
 4. numba's own device API reached as a value (``from numba.cuda.libdevice import sin``) is compiled as what
-   the path names, not from the docstring-only stub (test_jit_cache_hints.py has the cache hints).
+   the path names, not from the docstring-only stub (test_jit_cache_hints.py has the cache hints);
+5. a numba CPU function (``numba.jit``) is compiled from its body as numba-cuda compiles it, unless it was
+   made with signatures: numba then disables compiling it for anything else, and numba-cuda refuses it in a
+   kernel with "Untyped global name 'f': using cpu function on device but its compilation is disabled".
 
 numba's CPU target registers these in numba.core's typing registry; numba-cuda's in its own (both read)."""
 import pytest
@@ -104,3 +107,38 @@ def test_numba_libdevice_stub_imported_by_name_is_libdevice():
     by_path, _ = cubridge.compile_ptx(calls_libdevice_by_path, "void(float64[::1], float64)", cc=CC)
     strip = lambda p: p.replace("calls_libdevice_by_name", "F").replace("calls_libdevice_by_path", "F")  # noqa: E731
     assert strip(by_name) == strip(by_path)
+
+
+numba = pytest.importorskip("numba")
+
+
+@numba.jit
+def cpu_add(a, b):
+    return a + b
+
+
+@numba.jit("(i4, i4)")
+def cpu_add_with_signature(a, b):
+    return a + b
+
+
+def kernel_calling_cpu_add(ary):
+    i = cubridge.grid(1)
+    ary[i] = cpu_add(ary[i], 1)
+
+
+def kernel_calling_cpu_add_with_signature(ary):
+    i = cubridge.grid(1)
+    ary[i] = cpu_add_with_signature(ary[i], 1)
+
+
+def test_a_numba_cpu_function_is_compiled_from_its_body():
+    ptx = cubridge.compile_ptx(kernel_calling_cpu_add, "void(int64[:])", cc=CC)[0]
+    assert "add.s64" in ptx
+
+
+def test_a_numba_cpu_function_made_with_signatures_is_refused_in_numba_cudas_words():
+    with pytest.raises(cubridge.CompileError,
+                       match="Untyped global name 'cpu_add_with_signature': using cpu function on device but its "
+                             "compilation is disabled"):
+        cubridge.compile_ptx(kernel_calling_cpu_add_with_signature, "void(int64[:])", cc=CC)

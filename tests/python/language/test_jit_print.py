@@ -41,6 +41,18 @@ def test_numbers_use_numba_cuda_formats_and_vprintf():
     assert "call.uni" in ptx and "vprintf" in ptx
 
 
+def print_bfloat16(x):
+    a = cubridge.bfloat16(x)
+    print(a, (a, x))
+
+
+def test_a_bfloat16_prints_as_the_double_of_its_value():
+    # numba-cuda's printimpl: the bits widened to float32, then to double, printed with %f
+    ptx = _ptx(print_bfloat16, (float32,))
+    assert "%f (%f, %f)\n" in _strings(ptx)
+    assert "cvt.f64.f32" in ptx
+
+
 def print_small_ints(a, b):
     print(a, b)
 
@@ -147,7 +159,7 @@ def print_string_variable(x):
 
 @pytest.mark.parametrize("fn, sig, match", [
     (print_sep, (int64,), r"print\(\) does not support keyword arguments \(sep=\)"),
-    (print_complex, ("complex128",), r"cannot print a value of type complex128.*integers, floats, bools"),
+    (print_complex, ("complex128",), r"cannot print a value of type complex128.*integers, floats, bfloat16, bools"),
     (print_array, ("float32[:]",), r"cannot print a value of type array\(float32, 1d, A\)"),
     (print_none, (), r"cannot print a value of type none"),
     (print_fstring, (int64,), r"cannot print an f-string with placeholders"),

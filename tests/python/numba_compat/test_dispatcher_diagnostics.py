@@ -312,3 +312,37 @@ def test_a_joined_error_pickles_as_cubridges_class():
         cubridge.compile_ptx(unknown_call, "void(float32[::1])")
     back = pickle.loads(pickle.dumps(raised.value))
     assert type(back) is cubridge.CompileError and back.args == raised.value.args
+
+
+def test_a_refused_launch_configuration_is_a_value_error_naming_the_driver_error():
+    assert issubclass(cubridge.LaunchConfigError, ValueError)
+    assert issubclass(cubridge.LaunchConfigError, cubridge.Error)
+    assert cubridge.LaunchConfigError.driver_error == "CUDA_ERROR_INVALID_VALUE"
+
+
+def test_the_launch_error_class_must_be_cubridges_or_a_subclass():
+    with pytest.raises(TypeError, match="must be a subclass of cubridge.LaunchConfigError"):
+        cubridge._core._set_launch_config_error(ValueError)
+    with pytest.raises(TypeError, match="must be a subclass of cubridge.LaunchConfigError"):
+        cubridge._core._set_launch_config_error("CUDAError")
+
+
+def test_without_cuda_core_the_launch_error_is_cubridges_own():
+    out = run('''
+        import sys, cubridge
+        from cubridge import _numba_diagnostics
+        print(_numba_diagnostics.launch_config_error() is cubridge.LaunchConfigError,
+              "cuda.core._utils.cuda_utils" in sys.modules)
+        ''')
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["True", "False"]
+
+
+def test_with_cuda_core_imported_the_launch_error_is_also_its_cuda_error():
+    cuda_utils = pytest.importorskip("cuda.core._utils.cuda_utils")
+    cls = _numba_diagnostics.launch_config_error()
+    assert issubclass(cls, cubridge.LaunchConfigError) and issubclass(cls, cuda_utils.CUDAError)
+    assert cls is _numba_diagnostics.launch_config_error()  # made once
+    error = cls("blockdim 256: 256 threads per block exceed the limit of 128; the driver refuses such a launch "
+                "with CUDA_ERROR_INVALID_VALUE")
+    assert isinstance(error, ValueError) and "CUDA_ERROR_INVALID_VALUE" in str(error)

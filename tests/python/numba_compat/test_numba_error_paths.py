@@ -24,7 +24,9 @@ Rules, one test (or parametrized family) each:
 12. A call of a name that is not defined is numba's "NameError: name 'x' is not defined"; an error inside a
     called function adds the call chain, one "During: resolving callee type: ..." line per caller.
 13. In a numba-cuda program served by cubridge, specialize() of a dispatcher made with signatures is numba's
-    RuntimeError "Dispatcher already specialized" (cubridge alone gives the kernel the arguments select).
+    RuntimeError "Dispatcher already specialized" (cubridge alone gives the kernel the arguments select), and
+    specialize() of one made without gives numba's specialized dispatcher: made with the arguments' signature
+    (one per signature), sharing the compiled code, itself refusing to specialize again.
 """
 import builtins
 import os
@@ -313,6 +315,23 @@ def test_a_numba_program_cannot_specialize_a_dispatcher_made_with_signatures(mon
     with pytest.raises(RuntimeError, match=r"Dispatcher already specialized: kernel 'noop_kernel' was made with "
                                            r"signatures \(void\(float32\[::1\]\)\)"):
         d.specialize(cubridge.float32[::1])
+
+
+def test_a_numba_program_specializes_into_a_dispatcher_made_with_the_signature(monkeypatch):
+    numba = pytest.importorskip("numba")
+    from cubridge import _numba_diagnostics
+    monkeypatch.setattr(_numba_diagnostics, "_numba_program", True)
+    d = cubridge.jit(noop_kernel)
+    s = d.specialize(numba.float32[::1])
+    assert isinstance(s, cubridge.Dispatcher) and s is not d and s.specialized
+    assert list(s.overloads) == [cubridge.void(cubridge.float32[::1])]
+    assert s.overloads[(cubridge.float32[::1],)] is d.overloads[(cubridge.float32[::1],)]  # compiled once
+    assert d.specialize(cubridge.float32[::1]) is s and len(d.specializations) == 1
+    t = d.specialize(numba.int32[::1])
+    assert t is not s and len(d.specializations) == 2
+    for specialized, given in ((s, numba.float32[::1]), (t, numba.float32[::1])):
+        with pytest.raises(RuntimeError, match="Dispatcher already specialized: kernel 'noop_kernel'"):
+            specialized.specialize(given)
 
 
 def noop_kernel(x):

@@ -1,0 +1,114 @@
+"""NumPy's whole-array reductions in kernels (issue 21, test_array_reductions): np.all, any, sum, mean, var,
+std, min, max, nanmin, nanmax, nansum, nanprod, nanmean and count_nonzero of 1-d, 2-d and strided arrays
+of float64, int32 and bool, and of a module tuple of NumPy arrays of different ranks and dtypes iterated
+with literal_unroll (numba-cuda freezes the arrays into the code). One thread computes every reduction;
+numba-cuda walks the elements in C order with the same accumulator, so results match bit for bit."""
+import numpy as np
+from numba import cuda
+
+try:  # numba-cuda 0.30's own; plain numba's where numba-cuda is not installed
+    from numba.cuda.misc.special import literal_unroll
+except ImportError:
+    from numba import literal_unroll
+
+from .cases import case
+
+FLOATS = np.array([1.5, -0.0, 2.25, np.inf, -7.0, 0.0, 3.125, -1.0, 0.5, 4.0, -2.5, 8.0])
+WITH_NAN = np.array([np.nan, -1.5, 2.5, np.nan, 3.0, -0.0, 0.0, 9.5])
+INTS = np.array([3, -7, 0, 12, 5, 0, -1, 4], dtype=np.int32)
+BOOLS = np.array([True, False, True, True, False, False])
+CAPTURED = (
+    np.float64([1.0, 2.0, 0.0, -0.0, 1.0, -1.5]),
+    np.float64([[1.0, 1.5], [float("inf"), float("nan")]]),
+    np.float64([[0.0, -0.0], [1.5, 0.0]])[::-1],
+    np.int64([[1, 0, 2], [0, 3, 0]]),
+    np.array([True, False, True]),
+    np.float32([0.5, -2.0, 7.25]),
+)
+
+
+def _float_reductions(a, out, base):
+    out[base + 0] = np.all(a)
+    out[base + 1] = np.any(a)
+    out[base + 2] = np.sum(a)
+    out[base + 3] = np.mean(a)
+    out[base + 4] = np.var(a)
+    out[base + 5] = np.std(a)
+    out[base + 6] = np.min(a)
+    out[base + 7] = np.max(a)
+    out[base + 8] = np.nanmin(a)
+    out[base + 9] = np.nanmax(a)
+    out[base + 10] = np.nansum(a)
+    out[base + 11] = np.nanprod(a)
+    out[base + 12] = np.nanmean(a)
+    out[base + 13] = np.count_nonzero(a)
+
+
+def reductions_float64_1d(x, y, out):
+    if cuda.grid(1) == 0:
+        _float_reductions(x, out, 0)
+        _float_reductions(y, out, 14)
+
+
+case(reductions_float64_1d, lambda: [FLOATS.copy(), WITH_NAN.copy(), np.zeros(28)], grid=1, block=1, outs=[2])
+
+
+def reductions_float64_2d_strided(x, out):
+    if cuda.grid(1) == 0:
+        _float_reductions(x, out, 0)  # 3 x 4, C order
+        _float_reductions(x[::2, ::-1], out, 14)  # rows 0 and 2, columns reversed: layout 'A'
+        _float_reductions(x[1:, 1:3], out, 28)  # an inner block
+
+
+case(reductions_float64_2d_strided, lambda: [FLOATS.reshape(3, 4).copy(), np.zeros(42)], grid=1, block=1,
+     outs=[1])
+
+
+def reductions_int32_and_bool(x, b, out, counts):
+    if cuda.grid(1) == 0:
+        out[0] = np.sum(x)  # int64
+        out[1] = np.mean(x)  # float64
+        out[2] = np.var(x)
+        out[3] = np.std(x)
+        out[4] = np.min(x)
+        out[5] = np.max(x)
+        out[6] = np.nanmin(x)
+        out[7] = np.nanmax(x)
+        out[8] = np.nansum(x)
+        out[9] = np.nanprod(x)
+        out[10] = np.nanmean(x)
+        out[11] = np.sum(b)  # int64
+        out[12] = np.mean(b)
+        out[13] = np.min(b)
+        out[14] = np.max(b)
+        counts[0] = np.count_nonzero(x)
+        counts[1] = np.count_nonzero(b)
+        counts[2] = np.all(b)
+        counts[3] = np.any(b)
+        counts[4] = np.all(x)
+        counts[5] = np.any(x)
+
+
+case(reductions_int32_and_bool, lambda: [INTS.copy(), BOOLS.copy(), np.zeros(15), np.zeros(6, np.int64)],
+     grid=1, block=1, outs=[2, 3])
+
+
+def reductions_of_captured_tuple(out, counts):
+    if cuda.grid(1) == 0:
+        i = 0
+        for a in literal_unroll(CAPTURED):
+            out[i, 0] = np.sum(a)
+            out[i, 1] = np.mean(a)
+            out[i, 2] = np.min(a)
+            out[i, 3] = np.max(a)
+            out[i, 4] = np.var(a)
+            counts[i, 0] = np.count_nonzero(a)
+            counts[i, 1] = np.all(a)
+            counts[i, 2] = np.any(a)
+            counts[i, 3] = a.size
+            i += 1
+        counts[len(CAPTURED), 0] = len(CAPTURED)
+        out[len(CAPTURED), 0] = CAPTURED[3][1, 1] + CAPTURED[-1][2]
+
+
+case(reductions_of_captured_tuple, lambda: [np.zeros((7, 5)), np.zeros((7, 4), np.int64)], grid=1, block=1)
