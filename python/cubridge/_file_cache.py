@@ -9,8 +9,8 @@ sees what numba-cuda documents and its users script against:
   ``<cubridge's cache directory>/numba/<dir>_<sha1>`` (numba-cuda's user-wide fallback);
 - what: one index per function, ``<module>.<qualname>-<first line>.py<major><minor><abiflags>.nbi``, and one
   data file per compiled specialisation, ``<same base>.<n>.nbc`` (n from 1, the first number free);
-- when reused: the index holds the source file's modification time and size; another stamp (the source was
-  edited) reads as an empty index, and its data files are overwritten in turn. An entry is found by the
+- when reused: the index holds the source file's modification time and size when the function was made
+  (decorated); another stamp (the source was edited) reads as an empty index, and its data files are overwritten in turn. An entry is found by the
   signature, the compute capability, the options, cubridge's build and libNVVM's version, and SHA-256 of the
   function's bytecode and of its closure's values: as in numba-cuda, a changed global variable or another
   module's function is not noticed (``recompile()`` compiles afresh and overwrites);
@@ -108,9 +108,18 @@ def _closure_fingerprint(value, out: list, seen: set) -> None:
             _closure_fingerprint(cell.cell_contents, out, seen)
         return
     if inspect.ismodule(value) or inspect.isclass(value):
-        out.append(getattr(value, "__qualname__", value.__name__))
+        out.append(f"{getattr(value, '__module__', '')}.{getattr(value, '__qualname__', value.__name__)}")
         return
-    out.append(repr(value))
+    state = getattr(value, "__dict__", None)
+    if isinstance(state, dict):  # an object the kernel may read attributes of: its attributes, as pickle takes them
+        for name in sorted(state):
+            out.append(str(name))
+            _closure_fingerprint(state[name], out, seen)
+        return
+    try:
+        out.append(repr(value))
+    except Exception:  # no description: this process's identity (a miss in any other)
+        out.append(f"<{id(value)}>")
 
 
 def _build_identity() -> str:
@@ -133,7 +142,11 @@ class FileCache:
                                "(no source file, or neither NUMBA_CACHE_DIR, the __pycache__ beside it nor "
                                f"{_core.CodeCache.default_directory()} can be written)")
         self.cache_path = path
-        self._source = source
+        st = os.stat(source)
+        # The source as this function was made from it (numba-cuda stamps at decoration too): a process that
+        # compiles after the file was edited writes its entries under the stamp of the text it runs, so a
+        # process importing the edited text never reads them.
+        self._stamp = [st.st_mtime, st.st_size]  # both: some file systems keep whole seconds only
         module = os.path.splitext(os.path.basename(source))[0]
         full = f"{module}.{qualname}".replace("<", "").replace(">", "")
         abiflags = getattr(sys, "abiflags", "")
@@ -158,10 +171,6 @@ class FileCache:
                  hashlib.sha256("\x1f".join(closure).encode()).hexdigest()]
         return _core.CodeCache.make_key(parts, nvvm=True)
 
-    def _stamp(self) -> list:
-        st = os.stat(self._source)
-        return [st.st_mtime, st.st_size]  # both: some file systems keep whole seconds only
-
     # -- the index: {sha256 of index key: data file name}, valid for one source stamp
 
     def _load_index(self) -> dict:
@@ -172,13 +181,13 @@ class FileCache:
             index = json.loads(raw)
         except ValueError:
             return {}
-        if not isinstance(index, dict) or index.get("stamp") != self._stamp():
+        if not isinstance(index, dict) or index.get("stamp") != self._stamp:
             return {}  # another version of the source: its data files are overwritten in turn
         overloads = index.get("overloads")
         return overloads if isinstance(overloads, dict) else {}
 
     def _save_index(self, overloads: dict) -> None:
-        data = json.dumps({"stamp": self._stamp(), "overloads": overloads}).encode()
+        data = json.dumps({"stamp": self._stamp, "overloads": overloads}).encode()
         self._cache.put_at(self.cache_path, self._index_name, "numba index\x1f" + self._base, data)
 
     def _data_key(self, key: str) -> str:

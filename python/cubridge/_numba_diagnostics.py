@@ -176,11 +176,18 @@ def numba_errors(compile_function):
 
 
 def use_numba_performance_warning() -> None:
-    """The kernel layer's host-array copy warning as numba's NumbaPerformanceWarning too (numba imported)."""
+    """The kernel layer's host-array copy warning as numba's NumbaPerformanceWarning too (numba imported),
+    issued when numba's configuration asks for it, as numba-cuda does."""
     from . import _core
     cls = performance_warning()
     if cls is not PerformanceWarning:
-        _core._set_performance_warning(cls)
+        _core._set_performance_warning(cls, implicit_copy_warning_on)
+
+
+def implicit_copy_warning_on() -> bool:
+    """numba-cuda's rule for its host-array copy warning: CUDA_WARN_ON_IMPLICIT_COPY (NUMBA_CUDA_WARN_ON_IMPLICIT_COPY,
+    default on) and not DISABLE_PERFORMANCE_WARNINGS (numba's test cases turn the first off)."""
+    return bool(numba_config("CUDA_WARN_ON_IMPLICIT_COPY", 1)) and not numba_config("DISABLE_PERFORMANCE_WARNINGS", 0)
 
 
 # numba-cuda 0.30 launches through cuda.core, whose launch raises this module's CUDAError for a configuration the

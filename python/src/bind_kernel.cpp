@@ -57,12 +57,17 @@ void bind_kernel(nb::module_& m) {
       "A launch had to copy host (NumPy) arrays to the device and back; pass device arrays instead.",
       PyExc_UserWarning, nullptr);
   m.attr("PerformanceWarning") = nb::handle(g_performance_warning);
-  m.def("_set_performance_warning", [base = g_performance_warning](nb::handle category) {
+  m.def("_set_performance_warning", [base = g_performance_warning](nb::handle category, nb::handle gate) {
     if (!PyType_Check(category.ptr()) || PyObject_IsSubclass(category.ptr(), base) != 1)
       throw nb::type_error("_set_performance_warning: the category must be a subclass of "
                            "cubridge.PerformanceWarning");
+    if (!gate.is_none() && !PyCallable_Check(gate.ptr()))
+      throw nb::type_error("_set_performance_warning: gate must be None or a callable returning whether to warn");
     g_performance_warning = category.inc_ref().ptr();  // kept for the process, as the class it replaces
-  }, nb::arg("category"), "The class of the host-array copy warning (numba's subclass in drop-in use)");
+    g_performance_warning_gate = gate.is_none() ? nullptr : gate.inc_ref().ptr();
+  }, nb::arg("category"), nb::arg("gate") = nb::none(),
+     "The class of the host-array copy warning (numba's subclass in drop-in use), and `gate`: None (always "
+     "warn) or a callable asked before each warning (numba's configuration in drop-in use)");
   g_launch_config_error = PyErr_NewExceptionWithDoc(
       "cubridge.LaunchConfigError",
       "A launch configuration the device or the kernel cannot run (extents, threads per block, shared memory), "

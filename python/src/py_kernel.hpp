@@ -18,6 +18,19 @@ namespace cubridge::python::kernel_glue {
 /// cubridge.PerformanceWarning (set by bind_kernel; a subclass that is also numba's where numba is imported:
 /// cubridge._core._set_performance_warning).
 inline PyObject* g_performance_warning = nullptr;
+/// Null, or a callable saying whether the warning is on now (numba-cuda's CUDA_WARN_ON_IMPLICIT_COPY and
+/// DISABLE_PERFORMANCE_WARNINGS in drop-in use); asked once per staged host array.
+inline PyObject* g_performance_warning_gate = nullptr;
+
+inline bool implicit_copy_warning_on() {
+  if (g_performance_warning_gate == nullptr) return true;
+  PyObject* r = PyObject_CallNoArgs(g_performance_warning_gate);
+  if (r == nullptr) throw nb::python_error();
+  const int on = PyObject_IsTrue(r);
+  Py_DECREF(r);
+  if (on < 0) throw nb::python_error();
+  return on != 0;
+}
 
 struct PyKernel {
   std::shared_ptr<Kernel> kernel;
@@ -160,7 +173,7 @@ inline void launch_with(PyKernel& k, const LaunchConfig& config, Args given, Imp
       if (auto host = host_view_of(obj, i)) {
         pack->set_array(i, host->view);  // every check before anything is copied
         refuse_staging_during_capture(*stream, k.signature->parameter_name(i), *k.kernel->module()->context());
-        if (PyErr_WarnEx(g_performance_warning,
+        if (implicit_copy_warning_on() && PyErr_WarnEx(g_performance_warning,
                          ("Host array used in CUDA kernel will incur copy overhead to/from device: " + k.signature->parameter_name(i) +
                           " is copied to the device before the launch and back after it; pass a device array "
                           "to avoid the copies").c_str(), 1) != 0)

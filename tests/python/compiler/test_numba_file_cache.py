@@ -8,11 +8,14 @@ dispatcher's stats. Rules:
  2. A later import (or process) reads them back: cache_hits per signature, no file rewritten.
  3. cache=False, or cache not given, writes nothing (cache_path None) and still counts misses, as numba-cuda.
  4. Outside drop-in mode cache=True is cubridge's own code cache: no file beside the source.
- 5. Editing the source file (its stamp) makes every entry a miss; the data files are overwritten in turn.
+ 5. Editing the source file (its stamp) makes every entry a miss; the data files are overwritten in turn. The
+    stamp is the source's when the function was made: a process that compiles after the file was edited
+    stamps its entries with the text it runs, which a process importing the edited text does not read.
  6. As numba-cuda: a changed global is not noticed by the cache; recompile() compiles afresh and overwrites.
  7. NUMBA_CACHE_DIR puts the files under <dir>/<source dir name>_<sha1 of its path>.
  8. A data file that was edited, or copied over another function's, is a miss, never code.
  9. GPU arrays in the closure are refused with numba-cuda's PicklingError; link= files with its RuntimeError.
+10. Closures of one function share its index; each closure value has its own data file and hits its own.
 """
 import hashlib
 import json
@@ -40,6 +43,12 @@ MODULE = textwrap.dedent('''
     @cubridge.jit(cache=True)
     def other(r, x):
         r[0] = x[0] * 3
+
+    def make_closure(v):
+        @cubridge.jit(cache=True)
+        def closure(r, y):
+            r[0] = v + y[0]
+        return closure
 ''')
 
 PRELUDE = textwrap.dedent('''
@@ -129,6 +138,17 @@ def test_an_edited_source_misses_and_reuses_the_data_file_names(tmp_path):
     assert got[1][1:] == [0, 1]
 
 
+def test_entries_carry_the_stamp_of_the_source_the_function_was_made_from(tmp_path):
+    run(tmp_path, '''
+        with open(os.path.join(TMP, "fodder.py"), "a") as f:
+            f.write("\\nZ = 10\\n")  # edited after this process imported it (Z = 1 here)
+        fodder.add.compile(I64)
+        print("[]")
+    ''')
+    got = run(tmp_path, 'fodder.add.compile(I64); print(json.dumps(counts(fodder.add)))')
+    assert got[1:] == [0, 1]  # the entry of the old text is not this text's
+
+
 def test_a_changed_global_is_not_noticed_and_recompile_overwrites(tmp_path):
     run(tmp_path, 'fodder.add.compile(I64); print("[]")')
     got = run(tmp_path, '''
@@ -211,3 +231,16 @@ def test_gpu_arrays_and_linked_files_are_refused_in_numbas_words(tmp_path):
     assert len(got) == 2
     assert "global device arrays. Pass the array(s) as arguments to the kernel instead." in got[0]
     assert got[1].startswith("Cannot pickle CUDACodeLibrary with linking files: kernel 'f' is linked with extra.ptx")
+
+
+def test_closures_share_the_index_and_each_value_has_its_data_file(tmp_path):
+    body = '''
+        ks = [fodder.make_closure(v) for v in (3, 5, 7, 9)]
+        ptx = [k.compile(I64).ptx for k in ks]
+        print(json.dumps([[f for f in files() if "closure" in f], [counts(k)[1:] for k in ks], len(set(ptx))]))
+    '''
+    first = run(tmp_path, body)
+    assert len(first[0]) == 5 and sum(f.endswith(".nbi") for f in first[0]) == 1
+    assert first[1] == [[0, 1]] * 4 and first[2] == 4
+    again = run(tmp_path, body)
+    assert again[0] == first[0] and again[1] == [[1, 0]] * 4 and again[2] == 4
