@@ -4,7 +4,8 @@
 // items of a heterogeneous tuple (arrays of different ranks, layouts or dtypes) each get a variable of
 // their own: the loop becomes one copy of its body per item, `x#k = t[k]` before copy k. Variables the body
 // defines before reading them, and nothing outside the loop reads, get a version per copy as well (numba's
-// SSA gives each item's run its own). A captured tuple's `t[k]` (constant k) is its item, `len(t)` its length.
+// SSA gives each item's run its own). A captured tuple's `t[k]` (constant k) is its item, `len(t)` its length,
+// and the builtin `tuple((a, b))` of a tuple written in place is that tuple (numba's tuple() of a tuple).
 //
 // Refused by name: a tuple whose length is not known here (a local variable), `break`/`continue` in the
 // unrolled body (the copies are straight-line code), and the loop variable read after the loop.
@@ -314,6 +315,13 @@ class Unroller {
                          std::to_string(n) + " items");
       std::string item = (*items)[static_cast<std::size_t>(*k < 0 ? *k + n : *k)];
       e = std::move(*name_expr(item, e.loc));
+      return;
+    }
+    if (e.kind == ExprKind::Call && e.kids.size() == 2 && e.keywords.empty() && e.kids[0]->kind == ExprKind::Name &&
+        e.kids[0]->name == "tuple" && !is_local("tuple") && !prog_.functions.count("tuple") &&
+        !prog_.imports.count("tuple") && e.kids[1]->kind == ExprKind::Tuple) {
+      ExprPtr items = std::move(e.kids[1]);
+      e = std::move(*items);
       return;
     }
     if (e.kind == ExprKind::Call && e.kids.size() == 2 && e.keywords.empty() && e.kids[0]->kind == ExprKind::Name &&

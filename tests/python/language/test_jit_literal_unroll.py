@@ -7,6 +7,8 @@ test_array_reductions), without a GPU. The rules, each a test below:
 - `for x in literal_unroll(t)` runs the body once per item with the item's own type (items of different
   ranks, layouts and dtypes), and a variable the body defines before reading gets one version per item; it
   unrolls captured tuples, tuple parameters and tuples written in place;
+- the builtin `tuple((a, b))` of a tuple written in place is that tuple (numba-cuda's test_vector_type
+  iterates one); tuple() of anything else stays refused;
 - refused by name: break/continue in the unrolled body, the loop variable read after the loop, a local
   tuple (its length is not known before typing), a non-tuple, and a 0-d array in a captured tuple.
 Values are compared with numba-cuda on the GPU by parity/kernels_reductions.py."""
@@ -154,3 +156,26 @@ def test_a_zero_d_array_in_a_captured_tuple_is_refused_by_name():
         for a in literal_unroll(WITH_ZERO_D):
             out[0] = a.size
     _refused(k, r"'WITH_ZERO_D\[1\]' is a 0-d NumPy array in the tuple 'WITH_ZERO_D'")
+
+
+from numba import cuda  # noqa: E402  (numba-cuda's vector types, as its test spells them)
+
+
+def over_tuple_builtin(res):
+    j = 0
+    for v in tuple((cuda.float32x4(1.0, 2.0, 3.0, 4.0), cuda.float32x4(5.0, 6.0, 7.0, 8.0))):
+        res[j] = v.x + v.w
+        j += 1
+
+
+def test_tuple_of_a_tuple_written_in_place_is_that_tuple():
+    ptx, _ = _ptx(over_tuple_builtin, "void(float32[::1])")
+    assert "1084227584" in ptx and "1095761920" in ptx  # the bits of 5.0f and 13.0f, folded
+
+
+def test_tuple_of_a_variable_stays_refused():
+    def k(res):
+        t = (1, 2)
+        u = tuple(t)
+        res[0] = u[0]
+    _refused(k, r"name 'tuple' is not defined or not supported as a function", sig="void(float32[::1])")
