@@ -14,38 +14,17 @@
 #include <string>
 
 #include "compiler/typing/function_typer.hpp"
+#include "compiler/typing/renaming.hpp"
 
 namespace cubridge::compiler::typer_detail {
 
 namespace {
 
-void rename_in(Expr& e, const std::string& from, const std::string& to) {
-  if (e.kind == ExprKind::Name && e.name == from) e.name = to;
-  for (ExprPtr& k : e.kids)
-    if (k) rename_in(*k, from, to);
-}
-
-void rename_in(std::vector<StmtPtr>& body, const std::string& from, const std::string& to) {
-  for (StmtPtr& s : body) {
-    for (ExprPtr& t : s->targets)
-      if (t) rename_in(*t, from, to);
-    for (ExprPtr* p : {&s->value, &s->test, &s->msg})
-      if (*p) rename_in(**p, from, to);
-    rename_in(s->body, from, to);
-    rename_in(s->orelse, from, to);
-  }
-}
-
-bool mentions(const Expr& e, const std::string& name) {
-  if (e.kind == ExprKind::Name && e.name == name) return true;
-  return std::any_of(e.kids.begin(), e.kids.end(), [&](const ExprPtr& k) { return k && mentions(*k, name); });
-}
-
 bool mentions(const Stmt& s, const std::string& name) {
   for (const ExprPtr& t : s.targets)
-    if (t && mentions(*t, name)) return true;
+    if (t && expr_uses(*t, name)) return true;
   for (const ExprPtr* p : {&s.value, &s.test, &s.msg})
-    if (*p && mentions(**p, name)) return true;
+    if (*p && expr_uses(**p, name)) return true;
   auto in = [&](const std::vector<StmtPtr>& b) {
     return std::any_of(b.begin(), b.end(), [&](const StmtPtr& x) { return mentions(*x, name); });
   };
@@ -68,9 +47,9 @@ bool mentioned_outside(const std::vector<StmtPtr>& body, const Stmt* skip, const
       continue;
     }
     for (const ExprPtr& t : s->targets)
-      if (t && mentions(*t, name)) return true;
+      if (t && expr_uses(*t, name)) return true;
     for (const ExprPtr* p : {&s->value, &s->test, &s->msg})
-      if (*p && mentions(**p, name)) return true;
+      if (*p && expr_uses(**p, name)) return true;
     if (mentioned_outside(s->body, skip, name) || mentioned_outside(s->orelse, skip, name)) return true;
   }
   return false;
@@ -108,7 +87,7 @@ bool defined_before_read(const std::vector<StmtPtr>& body, const std::string& na
   for (const StmtPtr& s : body) {
     if (!mentions(*s, name)) continue;
     return s->kind == StmtKind::Assign && s->targets.size() == 1 && s->targets[0]->kind == ExprKind::Name &&
-           s->targets[0]->name == name && !mentions(*s->value, name);
+           s->targets[0]->name == name && !expr_uses(*s->value, name);
   }
   return false;
 }
@@ -273,8 +252,8 @@ class Unroller {
         std::vector<StmtPtr> copy;
         copy.push_back(std::move(assign));
         for (StmtPtr& b : clone_body(s.body)) copy.push_back(std::move(b));
-        for (const std::string& t : targets) rename_in(copy, t, t + suffix);
-        for (const std::string& v : versioned) rename_in(copy, v, v + suffix);
+        for (const std::string& t : targets) rename_body(copy, t, t + suffix);
+        for (const std::string& v : versioned) rename_body(copy, v, v + suffix);
         for (StmtPtr& c : copy) out.push_back(std::move(c));
       }
       for (StmtPtr& e : s.orelse) out.push_back(std::move(e));  // no break: the else always runs

@@ -13,19 +13,16 @@
 #include <cctype>
 #include <string>
 
+#include "compiler/typing/renaming.hpp"
 #include "compiler/typing/typer.hpp"
 
 namespace cubridge::compiler {
-
-namespace {
 
 void rename_expr(Expr& e, const std::string& from, const std::string& to) {
   if (e.kind == ExprKind::Name && e.name == from) e.name = to;
   for (ExprPtr& k : e.kids)
     if (k) rename_expr(*k, from, to);
 }
-
-void rename_body(std::vector<StmtPtr>& body, const std::string& from, const std::string& to);
 
 void rename_stmt(Stmt& s, const std::string& from, const std::string& to) {
   for (ExprPtr& t : s.targets)
@@ -46,6 +43,8 @@ bool expr_uses(const Expr& e, const std::string& name) {
     if (k && expr_uses(*k, name)) return true;
   return false;
 }
+
+namespace {
 
 /// Whether `name` occurs in `body` outside every for loop whose target is `name`.
 bool used_outside_its_loops(const std::vector<StmtPtr>& body, const std::string& name) {
