@@ -222,6 +222,7 @@ class Unroller {
         unroll(s.orelse);
         continue;
       }
+      unroll(s.body);  // literal_unroll loops inside the body first, where their uses are checked in place
       if (const Stmt* x = loop_exit(s.body))
         error(x->loc, std::string(x->kind == StmtKind::Break ? "break" : "continue") +
                           " in a literal_unroll loop is not supported: cubridge runs the body once per item, as "
@@ -256,8 +257,8 @@ class Unroller {
         for (const std::string& v : versioned) rename_body(copy, v, v + suffix);
         for (StmtPtr& c : copy) out.push_back(std::move(c));
       }
+      unroll(s.orelse);
       for (StmtPtr& e : s.orelse) out.push_back(std::move(e));  // no break: the else always runs
-      unroll(out);  // literal_unroll loops inside the body
       body.erase(body.begin() + static_cast<std::ptrdiff_t>(i));
       const std::size_t n = out.size();
       for (std::size_t k = 0; k < n; ++k)

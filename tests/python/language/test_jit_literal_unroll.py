@@ -87,6 +87,30 @@ def test_literal_unroll_types_each_item_apart():
         assert str(value) in ptx
 
 
+def nested_unrolls(out):
+    j = 0
+    for a in literal_unroll(MIXED):
+        s = 0.0
+        for c in literal_unroll(MIXED):
+            s += a.size * 10 + c.size
+        for x in literal_unroll((a.size, 0.5)):  # a tuple written in place, of the outer item's size
+            s += x
+        out[j] = s
+        j += 1
+
+
+def _has_double(ptx, v):
+    import struct
+    bits = struct.unpack("<q", struct.pack("<d", v))[0]
+    return str(bits) in ptx or f"0d{bits:016X}" in ptx
+
+
+def test_nested_literal_unroll_loops_each_unroll():
+    ptx, _ = _ptx(nested_unrolls, "void(float64[::1])")
+    # sizes 3, 4, 2: 3 * (10 * size) + 9 + size + 0.5, folded
+    assert all(_has_double(ptx, v) for v in (102.5, 133.5, 71.5)), ptx
+
+
 def sum_of_parameter_and_literal(t):
     s = 0.0
     for x in literal_unroll(t):
