@@ -4,7 +4,8 @@
 // items of a heterogeneous tuple (arrays of different ranks, layouts or dtypes) each get a variable of
 // their own: the loop becomes one copy of its body per item, `x#k = t[k]` before copy k. Variables the body
 // defines before reading them, and nothing outside the loop reads, get a version per copy as well (numba's
-// SSA gives each item's run its own). A captured tuple's `t[k]` (constant k) is its item, `len(t)` its length.
+// SSA gives each item's run its own). A captured tuple's `t[k]` (constant k) is its item, `len(t)` its length,
+// and the builtin `tuple((a, b))` of a tuple written in place is that tuple (numba's tuple() of a tuple).
 //
 // Refused by name: a tuple whose length is not known here (a local variable), `break`/`continue` in the
 // unrolled body (the copies are straight-line code), and the loop variable read after the loop.
@@ -13,38 +14,17 @@
 #include <string>
 
 #include "compiler/typing/function_typer.hpp"
+#include "compiler/typing/renaming.hpp"
 
 namespace cubridge::compiler::typer_detail {
 
 namespace {
 
-void rename_in(Expr& e, const std::string& from, const std::string& to) {
-  if (e.kind == ExprKind::Name && e.name == from) e.name = to;
-  for (ExprPtr& k : e.kids)
-    if (k) rename_in(*k, from, to);
-}
-
-void rename_in(std::vector<StmtPtr>& body, const std::string& from, const std::string& to) {
-  for (StmtPtr& s : body) {
-    for (ExprPtr& t : s->targets)
-      if (t) rename_in(*t, from, to);
-    for (ExprPtr* p : {&s->value, &s->test, &s->msg})
-      if (*p) rename_in(**p, from, to);
-    rename_in(s->body, from, to);
-    rename_in(s->orelse, from, to);
-  }
-}
-
-bool mentions(const Expr& e, const std::string& name) {
-  if (e.kind == ExprKind::Name && e.name == name) return true;
-  return std::any_of(e.kids.begin(), e.kids.end(), [&](const ExprPtr& k) { return k && mentions(*k, name); });
-}
-
 bool mentions(const Stmt& s, const std::string& name) {
   for (const ExprPtr& t : s.targets)
-    if (t && mentions(*t, name)) return true;
+    if (t && expr_uses(*t, name)) return true;
   for (const ExprPtr* p : {&s.value, &s.test, &s.msg})
-    if (*p && mentions(**p, name)) return true;
+    if (*p && expr_uses(**p, name)) return true;
   auto in = [&](const std::vector<StmtPtr>& b) {
     return std::any_of(b.begin(), b.end(), [&](const StmtPtr& x) { return mentions(*x, name); });
   };
@@ -67,9 +47,9 @@ bool mentioned_outside(const std::vector<StmtPtr>& body, const Stmt* skip, const
       continue;
     }
     for (const ExprPtr& t : s->targets)
-      if (t && mentions(*t, name)) return true;
+      if (t && expr_uses(*t, name)) return true;
     for (const ExprPtr* p : {&s->value, &s->test, &s->msg})
-      if (*p && mentions(**p, name)) return true;
+      if (*p && expr_uses(**p, name)) return true;
     if (mentioned_outside(s->body, skip, name) || mentioned_outside(s->orelse, skip, name)) return true;
   }
   return false;
@@ -107,7 +87,7 @@ bool defined_before_read(const std::vector<StmtPtr>& body, const std::string& na
   for (const StmtPtr& s : body) {
     if (!mentions(*s, name)) continue;
     return s->kind == StmtKind::Assign && s->targets.size() == 1 && s->targets[0]->kind == ExprKind::Name &&
-           s->targets[0]->name == name && !mentions(*s->value, name);
+           s->targets[0]->name == name && !expr_uses(*s->value, name);
   }
   return false;
 }
@@ -242,6 +222,7 @@ class Unroller {
         unroll(s.orelse);
         continue;
       }
+      unroll(s.body);  // literal_unroll loops inside the body first, where their uses are checked in place
       if (const Stmt* x = loop_exit(s.body))
         error(x->loc, std::string(x->kind == StmtKind::Break ? "break" : "continue") +
                           " in a literal_unroll loop is not supported: cubridge runs the body once per item, as "
@@ -272,12 +253,12 @@ class Unroller {
         std::vector<StmtPtr> copy;
         copy.push_back(std::move(assign));
         for (StmtPtr& b : clone_body(s.body)) copy.push_back(std::move(b));
-        for (const std::string& t : targets) rename_in(copy, t, t + suffix);
-        for (const std::string& v : versioned) rename_in(copy, v, v + suffix);
+        for (const std::string& t : targets) rename_body(copy, t, t + suffix);
+        for (const std::string& v : versioned) rename_body(copy, v, v + suffix);
         for (StmtPtr& c : copy) out.push_back(std::move(c));
       }
+      unroll(s.orelse);
       for (StmtPtr& e : s.orelse) out.push_back(std::move(e));  // no break: the else always runs
-      unroll(out);  // literal_unroll loops inside the body
       body.erase(body.begin() + static_cast<std::ptrdiff_t>(i));
       const std::size_t n = out.size();
       for (std::size_t k = 0; k < n; ++k)
@@ -314,6 +295,13 @@ class Unroller {
                          std::to_string(n) + " items");
       std::string item = (*items)[static_cast<std::size_t>(*k < 0 ? *k + n : *k)];
       e = std::move(*name_expr(item, e.loc));
+      return;
+    }
+    if (e.kind == ExprKind::Call && e.kids.size() == 2 && e.keywords.empty() && e.kids[0]->kind == ExprKind::Name &&
+        e.kids[0]->name == "tuple" && !is_local("tuple") && !prog_.functions.count("tuple") &&
+        !prog_.imports.count("tuple") && e.kids[1]->kind == ExprKind::Tuple) {
+      ExprPtr items = std::move(e.kids[1]);
+      e = std::move(*items);
       return;
     }
     if (e.kind == ExprKind::Call && e.kids.size() == 2 && e.keywords.empty() && e.kids[0]->kind == ExprKind::Name &&

@@ -94,7 +94,7 @@ std::optional<PruneValue> FunctionTyper::prune_operand(const Expr& e, int depth)
     }
     case ExprKind::Call: {
       // rewrite_semantic_constants: len(t) of a tuple argument.
-      if (e.name != "len" || e.kids.size() != 2) return std::nullopt;
+      if (e.callee != Callee::Builtin || e.target != "len" || e.kids.size() != 2) return std::nullopt;
       const Expr& arg = *e.kids[1];
       if (arg.kind != ExprKind::Name || arg.slot < 0 || arg.slot >= static_cast<int>(fn_.def->params.size()) ||
           !arg.type.is_tuple())

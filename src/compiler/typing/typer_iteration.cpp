@@ -1,8 +1,8 @@
 // Internal: typing of for loops (see function_typer.hpp). Every iterable gets an iterator kind and the
 // type of its items, as numba's getiter/iternext give them: range() counts in int32, int64 or uint64;
 // an array yields its elements (1-d) or views of its rows in layout 'A'; a homogeneous tuple (numba's
-// UniTuple) yields its items (a heterogeneous one needs numba's literal_unroll, which is refused there
-// too); enumerate() yields (int64 index, item) and zip() a tuple of items, over any of these.
+// UniTuple) yields its items (a heterogeneous one needs numba's literal_unroll, rewritten before typing
+// by literal_unroll.cpp); enumerate() yields (int64 index, item) and zip() a tuple of items, over any of these.
 #include <array>
 
 #include "compiler/typing/function_typer.hpp"
@@ -80,7 +80,7 @@ Type FunctionTyper::iterable(Expr& it) {
     const std::vector<Type>& items = t.elements();
     if (!std::all_of(items.begin(), items.end(), [&](const Type& e) { return e == items[0]; }))
       error(it.loc, "cannot iterate over the heterogeneous tuple " + t.name() +
-                        " (numba-cuda needs literal_unroll for that, which is not supported); " + kIterables);
+                         " (numba-cuda needs literal_unroll for that: for v in literal_unroll(t)); " + kIterables);
     it.iter = IterKind::Tuple;
     it.item = items[0];
     return it.item;

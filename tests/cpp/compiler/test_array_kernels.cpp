@@ -166,6 +166,26 @@ TEST(ConstantArrays, GlobalsBecomeAddrspace4BytesReadThroughAGenericPointer) {
   EXPECT_NE(ptx.find("ld.const.u32"), std::string::npos) << ptx;
 }
 
+TEST(ConstantArrays, TupleItemsAreUnrolledWithTheirOwnTypes) {
+  // A captured tuple (CompileOptions::constant_tuples) of a 1-d float64 and a 2-d int32 array: literal_unroll
+  // runs the body once per item, t[k] and len(t) fold, each item is its own addrspace(4) global.
+  CompileOptions o = kernel_options();
+  o.constant_arrays["T[0]"] = constant_array("float64", {1}, std::string(8, '\0'));
+  o.constant_arrays["T[1]"] = constant_array("int32", {2, 2}, std::string(16, '\0'));
+  o.constant_tuples["T"] = {"T[0]", "T[1]"};
+  const char* src =
+      "import numba.misc.special.literal_unroll as literal_unroll\n"
+      "def k(out, i):\n"
+      "    j = 0\n"
+      "    for a in literal_unroll(T):\n"
+      "        first = a[0]\n"
+      "        out[j] = a.size + a.ndim\n"
+      "        j += 1\n"
+      "    out[2] = len(T) + T[-1][i, i]\n";
+  std::string ir = compile_to_nvvm_ir(src, "k", parse_signature("void(float64[::1], int64)"), o).nvvm_ir;
+  EXPECT_EQ(count(ir, "@__cb_const_T$1 = internal addrspace(4) constant [16 x i8]"), 1u) << ir;
+}
+
 TEST(ConstantArrays, ReadOnlyAndWithinConstantMemory) {
   CompileOptions o = kernel_options();
   o.constant_arrays["W"] = constant_array("float32", {2}, std::string(8, '\0'));

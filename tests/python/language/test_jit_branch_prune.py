@@ -3,7 +3,8 @@
 
 1. `if L op R:` with one comparison whose operands are both constants -- literals, module globals and closure
    variables bound to numbers, a local whose one definition is such a constant, and the semantic constants
-   `a.ndim` of an array argument -- is decided when compiling;
+   `a.ndim` of an array argument and `len(t)` of a tuple argument -- is decided when compiling (numba-cuda's
+   test_analysis test_tuple_len: an index out of range in the ruled-out branch is never typed);
 2. `if C:` with C a global, closure variable or single-definition local constant is decided by C's truth;
 3. a literal argument of a helper is not such a constant (numba prunes arguments only against None), and
    an operand computed at run time keeps both branches (both typed).
@@ -85,3 +86,16 @@ def test_run_time_and_argument_tests_keep_both_branches(fn):
 
 def test_pruned_branches_parity_kernel_compiles():
     assembled_ptx(kernels.pruned_branches, "void(float64[:, ::1], float64[::1])")
+
+
+def by_tuple_length(tup, res):
+    if len(tup) == 3:
+        if tup[2] == 2:  # out of range for a 2-tuple: never typed there
+            res[0] = 1
+    else:
+        res[0] = 0
+
+
+@pytest.mark.parametrize("sig", ["void(UniTuple(int64, 3), float64[::1])", "void(UniTuple(int64, 2), float64[::1])"])
+def test_len_of_a_tuple_argument_prunes(sig):
+    assembled_ptx(by_tuple_length, sig)

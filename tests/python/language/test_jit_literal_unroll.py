@@ -7,6 +7,8 @@ test_array_reductions), without a GPU. The rules, each a test below:
 - `for x in literal_unroll(t)` runs the body once per item with the item's own type (items of different
   ranks, layouts and dtypes), and a variable the body defines before reading gets one version per item; it
   unrolls captured tuples, tuple parameters and tuples written in place;
+- the builtin `tuple((a, b))` of a tuple written in place is that tuple (numba-cuda's test_vector_type
+  iterates one); tuple() of anything else stays refused;
 - refused by name: break/continue in the unrolled body, the loop variable read after the loop, a local
   tuple (its length is not known before typing), a non-tuple, and a 0-d array in a captured tuple.
 Values are compared with numba-cuda on the GPU by parity/kernels_reductions.py."""
@@ -85,6 +87,30 @@ def test_literal_unroll_types_each_item_apart():
         assert str(value) in ptx
 
 
+def nested_unrolls(out):
+    j = 0
+    for a in literal_unroll(MIXED):
+        s = 0.0
+        for c in literal_unroll(MIXED):
+            s += a.size * 10 + c.size
+        for x in literal_unroll((a.size, 0.5)):  # a tuple written in place, of the outer item's size
+            s += x
+        out[j] = s
+        j += 1
+
+
+def _has_double(ptx, v):
+    import struct
+    bits = struct.unpack("<q", struct.pack("<d", v))[0]
+    return str(bits) in ptx or f"0d{bits:016X}" in ptx
+
+
+def test_nested_literal_unroll_loops_each_unroll():
+    ptx, _ = _ptx(nested_unrolls, "void(float64[::1])")
+    # sizes 3, 4, 2: 3 * (10 * size) + 9 + size + 0.5, folded
+    assert all(_has_double(ptx, v) for v in (102.5, 133.5, 71.5)), ptx
+
+
 def sum_of_parameter_and_literal(t):
     s = 0.0
     for x in literal_unroll(t):
@@ -154,3 +180,26 @@ def test_a_zero_d_array_in_a_captured_tuple_is_refused_by_name():
         for a in literal_unroll(WITH_ZERO_D):
             out[0] = a.size
     _refused(k, r"'WITH_ZERO_D\[1\]' is a 0-d NumPy array in the tuple 'WITH_ZERO_D'")
+
+
+from numba import cuda  # noqa: E402  (numba-cuda's vector types, as its test spells them)
+
+
+def over_tuple_builtin(res):
+    j = 0
+    for v in tuple((cuda.float32x4(1.0, 2.0, 3.0, 4.0), cuda.float32x4(5.0, 6.0, 7.0, 8.0))):
+        res[j] = v.x + v.w
+        j += 1
+
+
+def test_tuple_of_a_tuple_written_in_place_is_that_tuple():
+    ptx, _ = _ptx(over_tuple_builtin, "void(float32[::1])")
+    assert "1084227584" in ptx and "1095761920" in ptx  # the bits of 5.0f and 13.0f, folded
+
+
+def test_tuple_of_a_variable_stays_refused():
+    def k(res):
+        t = (1, 2)
+        u = tuple(t)
+        res[0] = u[0]
+    _refused(k, r"name 'tuple' is not defined or not supported as a function", sig="void(float32[::1])")
