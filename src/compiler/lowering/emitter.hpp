@@ -120,6 +120,8 @@ class FunctionEmitter {
   Value fp16_call(const Expr& e, const std::vector<Value>& args);
   /// The fp16 function `name` (fp16_functions.hpp) on `args` (converted to float16), as inline PTX.
   Value fp16_instruction(std::string_view name, const std::vector<Value>& args);
+  /// A cast between float16 and an integer type, as numba-cuda writes it (cvt.rni / cvt.rn inline PTX).
+  Value fp16_int_convert(const Value& v, const Type& to);
   /// numba-cuda's bfloat16 (emit_bf16.cpp): a cuda_bf16 binding by name (e.target), the binding `name` on
   /// `args` (converted to its parameters), a cast to or from a bfloat16, and a bfloat16's truth.
   Value bf16_call(const Expr& e, const std::vector<Value>& args);
