@@ -180,9 +180,12 @@ def _inline_policy(v) -> str | None:
 
 def _device_options(v) -> tuple | None:
     """What a cubridge device function object (``cubridge.jit(device=True)``'s DeviceFunction) asks of the
-    code that calls it: (inline policy, declared signatures, link items); None for any other value."""
+    code that calls it: (inline policy, declared signatures, link items); a kernel dispatcher called as a
+    device function (numba-cuda compiles it as one, with its options) asks only its inline policy; None for
+    any other value."""
     if not getattr(v, "__cubridge_device__", False):
-        return None
+        policy = _inline_policy(v)
+        return None if policy is None else (policy, (), ())
     return (_inline_policy(v), tuple(getattr(v, "__cubridge_signatures__", ())),
             tuple(getattr(v, "__cubridge_links__", ())))
 

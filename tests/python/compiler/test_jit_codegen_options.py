@@ -64,6 +64,19 @@ def test_alwaysinline_marks_device_functions_as_told(options, forced):
     assert "alwaysinline" not in _definition(ir, r"define.*call_set_zero.*")
 
 
+@pytest.mark.parametrize("options", [{"forceinline": False}, {"inline": "never"}, {"inline": False}])
+def test_a_kernel_dispatcher_called_from_a_kernel_keeps_its_inline_options(options):
+    # numba-cuda's test_inline: @cuda.jit(inline=...) without device=True, called from a kernel, compiles as a
+    # device function with its options; written 'never' / False, no alwaysinline anywhere and the call kept
+    helper = cubridge.jit(**options)(set_zero)
+
+    def call_set_zero(a):
+        helper(a)
+    ir = cubridge.jit(SIG)(call_set_zero).inspect_llvm(SIG)
+    assert re.search(r"call [a-zA-Z0-9]* @", ir), ir
+    assert "alwaysinline" not in ir, ir
+
+
 def test_internal_names_carry_the_length_of_the_python_name():
     ir = _caller_ir()
     assert "@__cb_fn1_8set_zero(" in ir
