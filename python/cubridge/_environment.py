@@ -402,6 +402,8 @@ class _Environment:
                 options.add_dtype(n, d)
             elif (c := _constant(v)) is not None:
                 options.add_constant(n, c[0], c[1])
+            elif v is None:  # numba reads a global or closure None as the constant None
+                options.add_constant(n, "none", "")
             elif (a := _constant_array(v)) is not None:
                 if isinstance(a, str):
                     options.add_refused_function(n, a)

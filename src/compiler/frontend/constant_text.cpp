@@ -74,6 +74,7 @@ Constant read(const Type& t, Reader& r, std::string_view type_name) {
 
 Constant constant_from_text(std::string_view type_name, std::string_view text) {
   auto t = parse_type_name(type_name);
+  if (t && t->is_none() && text.empty()) return Constant{.type = *t};  // None bound outside the source
   if (!t || t->is_none()) throw cubridge::InvalidArgument("constant: unknown type '" + std::string(type_name) + "'; accepted: " + accepted_type_names());
   Reader r{text};
   Constant c = read(*t, r, type_name);

@@ -157,8 +157,10 @@ Value FunctionEmitter::intrinsic(const Expr& e) {
     for (std::int64_t d : e.shape) count *= d;
     if (n == "local.array") {
       std::string arr = "[" + std::to_string(count) + " x " + ety + "]";
-      // A record is bytes to LLVM: align its array for the widest field (numbers keep their own).
-      std::string a = t.dtype().is_record() ? alloca_aligned(arr, 16) : alloca(arr);
+      // A record is bytes to LLVM: align its array for the widest field (numbers keep their own). An
+      // alignment= given is the alloca's, under numba-cuda's name for it.
+      std::string a = e.alignment ? alloca_named("\"_cudapy_lmem", arr, static_cast<int>(e.alignment))
+                    : t.dtype().is_record() ? alloca_aligned(arr, 16) : alloca(arr);
       std::string data = ins("getelementptr " + arr + ", " + arr + "* " + a + ", i64 0, i64 0");
       return constant_shape_array(t, data, e.shape);
     }
@@ -177,8 +179,10 @@ Value FunctionEmitter::intrinsic(const Expr& e) {
       return build_array(t, {"null", "null", len, std::to_string(isz), data, len, std::to_string(isz)});
     }
     std::string arr = "[" + std::to_string(count) + " x " + ety + "]";
-    std::string g = "@__cb_shared" + std::to_string(m_.next_global++);
-    m_.globals += g + " = internal addrspace(3) global " + arr + " undef, align 16\n";
+    // numba-cuda's symbol name; its alignment= given, else 16 (a power of 2 at least any element's).
+    std::string g = "@\"_cudapy_smem_" + std::to_string(m_.next_global++) + "\"";
+    m_.globals += g + " = internal addrspace(3) global " + arr + " undef, align " +
+                  std::to_string(e.alignment ? e.alignment : 16) + "\n";
     std::string first = ins("getelementptr " + arr + ", " + arr + " addrspace(3)* " + g + ", i64 0, i64 0");
     std::string data = ins("addrspacecast " + ety + " addrspace(3)* " + first + " to " + ety + "*");
     return constant_shape_array(t, data, e.shape);

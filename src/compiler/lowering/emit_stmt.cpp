@@ -43,6 +43,14 @@ std::string FunctionEmitter::alloca_aligned(const std::string& ty, int align) {
   return p;
 }
 
+std::string FunctionEmitter::alloca_named(const std::string& name, const std::string& ty, int align) {
+  // LLVM names are unique per function: the first keeps `name`, later ones take a suffix.
+  int n = named_allocas_[name]++;
+  std::string p = "%" + name + (n ? "." + std::to_string(n) : "") + (name.starts_with("\"") ? "\"" : "");
+  allocas_ += "  " + p + " = alloca " + ty + ", align " + std::to_string(align) + "\n";
+  return p;
+}
+
 Value FunctionEmitter::load(const std::string& ptr, const Type& t) {
   std::string ty = llvm_value_type(t);
   return {ins("load " + ty + ", " + ty + "* " + ptr), t};

@@ -67,6 +67,8 @@ class FunctionEmitter {
   bool terminated() const { return terminated_; }
   std::string alloca(const std::string& llvm_type);  ///< an entry-block alloca
   std::string alloca_aligned(const std::string& llvm_type, int align);  ///< one with an explicit alignment
+  /// One named `name` (a quoted name starts with its '"'), with an explicit alignment.
+  std::string alloca_named(const std::string& name, const std::string& llvm_type, int align);
   Value load(const std::string& ptr, const Type& t);
   Value to_data(const Value& v);
   Value from_data(const std::string& v, const Type& t);
@@ -251,6 +253,7 @@ class FunctionEmitter {
   };
   std::vector<Loop> loops_;
   std::vector<std::string> slot_ptr_;
+  std::map<std::string, int> named_allocas_;  ///< alloca_named: how many allocas took each name
   int subprogram_ = -1;  ///< metadata id of this function's DISubprogram (-1: no debug info)
   std::string dbg_;      ///< ", !dbg !N" appended to each instruction (empty without debug info)
   int current_line_ = 0; ///< the source line being emitted (debug info)
