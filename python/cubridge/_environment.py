@@ -172,10 +172,15 @@ def _compiled_from_body(v) -> bool:
 
 
 def _inline_policy(v) -> str | None:
-    """'never' for a helper declared @cubridge.jit(device=True, inline='never'), else None (inlined).
-    numba-cuda's dispatchers are not read: inline='never' is their default, so a written one cannot be
-    told from it, and its helpers keep cubridge's inlining."""
-    return getattr(v, "__cubridge_inline__", None)
+    """A helper's inline policy (_jit_options.JitOptions.inline_policy): 'never', 'always' (alwaysinline), 'ir'
+    (inline='always': the body written into each caller) or None (cubridge's default, alwaysinline). Of
+    numba-cuda's dispatchers only inline='always' is read: inline='never' is their default, so a written one
+    cannot be told from it, and their other helpers keep cubridge's inlining."""
+    own = getattr(v, "__cubridge_inline__", None)
+    if own is not None:
+        return own
+    options = getattr(v, "targetoptions", None)
+    return "ir" if isinstance(options, dict) and options.get("inline") == "always" else None
 
 
 def _device_options(v) -> tuple | None:
@@ -281,6 +286,8 @@ class _Environment:
             inline, declared, _ = self.helpers.get(fn, _PLAIN_OPTIONS)
             if inline == "never":
                 self.options.add_inline_never(name)
+            elif inline == "ir":
+                self.options.add_inline_ir(name)
             for sig in self.signatures.get(fn) or declared:  # jit(sigs, device=True)
                 self.options.add_declared_signature(name, as_signature(sig))
         elif other is not fn:
