@@ -23,6 +23,7 @@ import re
 import pytest
 
 import cubridge
+from parity import kernels_calls as _parity_calls
 
 CC = (9, 0)
 SIG = "void(int32[::1])"
@@ -96,16 +97,8 @@ def test_inline_always_writes_the_body_into_the_caller(inline, device):
     assert re.search(r"store i32 \S+, i32\* %t\d+", ir), ir  # a[0] = 0, in the kernel
 
 
-@cubridge.jit(device=True, inline="always")
-def clipped_sum(a, lo, hi):
-    s = 0.0
-    for i in range(a.shape[0]):
-        if a[i] < lo:
-            continue
-        if a[i] > hi:
-            return -1.0, i
-        s += a[i]
-    return s, a.shape[0]
+# the parity case's helper (loops, continue, early tuple returns), as a cubridge device function
+clipped_sum = cubridge.jit(device=True, inline="always")(_parity_calls.clipped_sum.py_func)
 
 
 @cubridge.jit(device=True, inline="always")
