@@ -2,6 +2,8 @@
 // registers through llvm.nvvm.read.ptx.sreg.*, barriers through llvm.nvvm.barrier0*, warp shuffles and
 // votes through NVVM's llvm.nvvm.shfl.sync / llvm.nvvm.vote.sync, integer atomics as atomicrmw/cmpxchg,
 // float add through llvm.nvvm.atomic.load.add, float max/min as compare-and-swap loops.
+#include <algorithm>
+
 #include "compiler/lowering/emitter.hpp"
 
 namespace cubridge::compiler {
@@ -166,10 +168,13 @@ Value FunctionEmitter::intrinsic(const Expr& e) {
     }
     if (count == 0) {
       // Dynamic shared memory: every such array starts at the one extern buffer; its length is the
-      // launch's dynamic shared memory size over the item size.
-      if (m_.helpers.insert("__cb_dynamic_shared").second)
-        m_.globals += "@__cb_dynamic_shared = external addrspace(3) global [0 x i8], align 16\n";
-      std::string base = ins("getelementptr [0 x i8], [0 x i8] addrspace(3)* @__cb_dynamic_shared, i64 0, i64 0");
+      // launch's dynamic shared memory size over the item size. Every extern shared symbol starts there, so
+      // an alignment= above 16 is one more symbol declared with it (the base is aligned for all of them).
+      std::string sym = "__cb_dynamic_shared" + (e.alignment > 16 ? "_align" + std::to_string(e.alignment) : "");
+      if (m_.helpers.insert(sym).second)
+        m_.globals += "@" + sym + " = external addrspace(3) global [0 x i8], align " +
+                      std::to_string(std::max<std::int64_t>(e.alignment, 16)) + "\n";
+      std::string base = ins("getelementptr [0 x i8], [0 x i8] addrspace(3)* @" + sym + ", i64 0, i64 0");
       std::string typed = ins("bitcast i8 addrspace(3)* " + base + " to " + ety + " addrspace(3)*");
       std::string data = ins("addrspacecast " + ety + " addrspace(3)* " + typed + " to " + ety + "*");
       std::string bytes = ins("call i32 asm \"mov.u32 $0, %dynamic_smem_size;\", \"=r\"()");

@@ -103,6 +103,23 @@ TEST(CallsFrontend, OptionalResultsAsNumba) {
   EXPECT_EQ(can_convert(Type::optional(Type::floating(64)), Type::floating(64)), Conversion::Unsafe);
 }
 
+TEST(CallsFrontend, InlineIrWritesTheBodyIntoEachCaller) {
+  // numba-cuda's inline='always': the callee's body (default and keyword arguments, two returns) is emitted
+  // into the caller at each call, so no call of it and no alwaysinline remain; with debug info it stays a call.
+  CompileOptions o = opts();
+  o.inline_ir.insert("scaled");
+  CompileResult r = compile_to_nvvm_ir(kSource, "keywords", parse_signature("(float32, float32)"), o);
+  EXPECT_EQ(r.result_type.name(), "float64");
+  EXPECT_EQ(r.nvvm_ir.find("scaled"), std::string::npos) << r.nvvm_ir;
+  EXPECT_EQ(r.nvvm_ir.find("alwaysinline"), std::string::npos) << r.nvvm_ir;
+  o.debug = true;
+  o.opt = false;
+  CompileResult d = compile_to_nvvm_ir(kSource, "keywords", parse_signature("(float32, float32)"), o);
+  std::size_t call = d.nvvm_ir.find("call i32 @__cb_fn");
+  ASSERT_NE(call, std::string::npos) << d.nvvm_ir;
+  EXPECT_EQ(d.nvvm_ir.compare(d.nvvm_ir.find('_', call + 16), 8, "_6scaled"), 0) << d.nvvm_ir;
+}
+
 TEST(CallsFrontend, AliasesAndInlineNever) {
   CompileOptions o = opts();
   o.function_aliases = {{"op", "twice"}, {"ops[1]", "scaled"}, {"pkg.mod.sub.fn", "twice"}};

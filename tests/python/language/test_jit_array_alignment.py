@@ -112,3 +112,16 @@ def test_ctypes_data_is_the_data_address_as_uint64():
 
 def lambda_free_ctypes(x):
     y = x.ctypes.data  # noqa: F841
+
+
+def test_dynamic_shared_memory_takes_its_alignment_too():
+    # every extern shared symbol starts at the dynamic shared memory base: one declared with the alignment
+    def f(out):
+        d = cubridge.shared.array(0, dtype=np.float32, alignment=64)
+        e = cubridge.shared.array(0, dtype=np.float32)
+        out[0] = d.ctypes.data % 64 + e.ctypes.data % 16
+    ptx, _ = cubridge.compile(f, "void(uint64[::1])", cc=CC)
+    assert re.search(r"\.extern \.shared \.align 64 \.b8 __cb_dynamic_shared_align64\[\]", ptx), ptx
+    assert re.search(r"\.extern \.shared \.align 16 \.b8 __cb_dynamic_shared\[\]", ptx), ptx
+    r = cubridge.ptxas_check(ptx, CC)
+    assert r, r.log

@@ -25,3 +25,13 @@ def aligned_addresses(out):
 
 
 case(aligned_addresses, lambda: [np.full(5, 99, np.uint64)])
+
+
+def aligned_dynamic_shared(out):
+    d = cuda.shared.array(0, dtype=np.float32, alignment=256)
+    d[cuda.threadIdx.x] = 1.0
+    if cuda.grid(1) == 0:
+        out[0] = d.ctypes.data % 256
+
+
+case(aligned_dynamic_shared, lambda: [np.full(1, 99, np.uint64)], shared=32 * 4)
