@@ -117,6 +117,7 @@ def _compile_result(pyfunc, sig, debug=False, lineinfo=False, device=True, fastm
         if directives is not None:
             bounds = directives.launch_bounds + (0, 0, 0)
             o.max_registers = directives.max_registers or 0
+            o.optnone = directives.dbg_optnone
             o.max_threads_per_block, o.min_blocks_per_sm, o.max_blocks_per_cluster = bounds[:3]
         return o
     attempt = options()

@@ -211,17 +211,25 @@ def _compiled_from_body(v) -> bool:
 
 
 def _inline_policy(v) -> str | None:
-    """'never' for a helper declared @cubridge.jit(device=True, inline='never'), else None (inlined).
-    numba-cuda's dispatchers are not read: inline='never' is their default, so a written one cannot be
-    told from it, and its helpers keep cubridge's inlining."""
-    return getattr(v, "__cubridge_inline__", None)
+    """A helper's inline policy (_jit_options.JitOptions.inline_policy): 'never', 'always' (alwaysinline), 'ir'
+    (inline='always': the body written into each caller) or None (cubridge's default, alwaysinline). Of
+    numba-cuda's dispatchers only inline='always' is read: inline='never' is their default, so a written one
+    cannot be told from it, and their other helpers keep cubridge's inlining."""
+    own = getattr(v, "__cubridge_inline__", None)
+    if own is not None:
+        return own
+    options = getattr(v, "targetoptions", None)
+    return "ir" if isinstance(options, dict) and options.get("inline") == "always" else None
 
 
 def _device_options(v) -> tuple | None:
     """What a cubridge device function object (``cubridge.jit(device=True)``'s DeviceFunction) asks of the
-    code that calls it: (inline policy, declared signatures, link items); None for any other value."""
+    code that calls it: (inline policy, declared signatures, link items); a kernel dispatcher called as a
+    device function (numba-cuda compiles it as one, with its options) asks only its inline policy; None for
+    any other value."""
     if not getattr(v, "__cubridge_device__", False):
-        return None
+        policy = _inline_policy(v)
+        return None if policy is None else (policy, (), ())
     return (_inline_policy(v), tuple(getattr(v, "__cubridge_signatures__", ())),
             tuple(getattr(v, "__cubridge_links__", ())))
 
@@ -329,10 +337,12 @@ class _Environment:
             self.options.add_function_alias(alias, name)
 
     def _unit_options(self, fn, name: str) -> None:
-        """The options fn, compiled as the unit `name`, was reached with: inline='never', declared signatures."""
+        """The options fn, compiled as the unit `name`, was reached with: inline='never' or 'ir', declared signatures."""
         inline, declared, _ = self.helpers.get(fn, _PLAIN_OPTIONS)
         if inline == "never":
             self.options.add_inline_never(name)
+        elif inline == "ir":
+            self.options.add_inline_ir(name)
         for sig in self.signatures.get(fn) or declared:  # jit(sigs, device=True)
             self.options.add_declared_signature(name, as_signature(sig))
 
@@ -466,7 +476,7 @@ class _Environment:
                 options.add_dtype(n, d)
             elif (c := _constant(v)) is not None:
                 options.add_constant(n, c[0], c[1])
-            elif v is None:  # `if cond:` on a closure's None is pruned, as numba-cuda prunes it
+            elif v is None:  # numba reads a global or closure None as the constant None (`if cond:` on it is pruned)
                 options.add_constant(n, "none", "")
             elif (items := _constant_tuple(n, v)) is not None:
                 if isinstance(items, str):

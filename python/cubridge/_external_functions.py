@@ -136,9 +136,10 @@ def _code_object(item) -> tuple[str, bytes | str, str] | None:
     return kind, data, str(getattr(item, "name", "") or f"<{kind}>")
 
 
-def link_inputs(items, arch, *, debug=False, lineinfo=False) -> list:
+def link_inputs(items, arch, *, debug=False, lineinfo=False, ltoir=False) -> list:
     """The Linker inputs for link items (paths and code objects): CUDA C++ (.cu files and CUSource) compiled
-    by NVRTC to relocatable PTX with the toolkit's headers on the include path, as numba-cuda does."""
+    by NVRTC to relocatable PTX with the toolkit's headers on the include path, as numba-cuda does (to LTO-IR
+    with `ltoir`, for a link-time-optimised link)."""
     from ._linker import nvrtc_compile
     out = []
     for item in items:
@@ -155,9 +156,10 @@ def link_inputs(items, arch, *, debug=False, lineinfo=False) -> list:
             kind, data, name = _code_object(item)
         if kind == "cu":
             source = data if isinstance(data, str) else bytes(data).decode()
-            ptx = nvrtc_compile(source, name if name.endswith(".cu") else name + ".cu", arch, output="ptx",
-                                relocatable=True, debug=debug, lineinfo=lineinfo, include_dirs=_toolkit_includes())
-            out.append(("ptx", ptx.code, name + ".ptx"))
+            kind = "ltoir" if ltoir else "ptx"
+            code = nvrtc_compile(source, name if name.endswith(".cu") else name + ".cu", arch, output=kind,
+                                 relocatable=True, debug=debug, lineinfo=lineinfo, include_dirs=_toolkit_includes())
+            out.append((kind, code.code, f"{name}.{kind}"))
         else:
             out.append((kind, data, name))
     return out

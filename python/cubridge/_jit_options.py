@@ -27,6 +27,9 @@ extensions     numba-cuda's launch-argument extensions: objects with prepare_arg
                applied to each argument before a launch, last first (``cubridge._launch_extensions``); the
                kernel's ``extensions`` list takes more after jit
 boundscheck    False/None only: True is refused, as numba-cuda refuses it
+_dbg_optnone   numba-cuda's debugging flag: every function not forced inline is marked optnone noinline, so
+               libNVVM neither optimises nor inlines it (a kernel entry, which NVVM requires to be inlinable,
+               is left unmarked)
 shared_memory_ kernels: the preferred share of the unified L1/shared memory used as shared memory, set on the
 carveout       loaded function: 'MaxL1' (0), 'MaxShared' (100), 'default' (-1, the driver's) or a percentage
                0 to 100, as numba-cuda takes it
@@ -42,7 +45,7 @@ from dataclasses import dataclass
 from ._launch_extensions import checked as checked_extensions
 
 ACCEPTED = ("device", "inline", "forceinline", "link", "debug", "opt", "lineinfo", "cache", "fastmath",
-            "max_registers", "launch_bounds", "lto", "extensions", "boundscheck", "shared_memory_carveout")
+            "max_registers", "launch_bounds", "lto", "extensions", "boundscheck", "shared_memory_carveout", "_dbg_optnone")
 # numba-cuda's names of shared_memory_carveout values (any case), as percentages of shared memory.
 CARVEOUT_NAMES = {"default": -1, "maxl1": 0, "maxshared": 100}
 # numba's FastMathOptions flags (LLVM's fast-math flags).
@@ -56,6 +59,7 @@ class JitOptions:
     forceinline: bool | None = None  # None: not given
     debug: bool = False
     opt: bool = True
+    dbg_optnone: bool = False  # numba-cuda's _dbg_optnone
     lineinfo: bool = False
     fastmath: bool = False
     cache: bool | None = None  # None: not given (cubridge's code cache is on; numba's file cache is not)
@@ -75,7 +79,9 @@ class JitOptions:
     def inline_policy(self) -> str | None:
         """'always', 'never' (written inline='never' or False) or None (not given: inlined, cubridge's
         default), as the compiler reads it from a helper (``__cubridge_inline__``)."""
-        if self.forceinline or self.inline == "always":
+        if self.inline == "always":  # numba-cuda inlines at its IR level: no call left, no alwaysinline
+            return "ir"
+        if self.forceinline:
             return "always"
         if self.forceinline is False:  # written out: numba-cuda's meaning, no alwaysinline
             return "never"
@@ -174,6 +180,7 @@ def jit_options(**kws) -> JitOptions:
     return JitOptions(
         device=device, inline=inline, forceinline=_forceinline(kws.get("forceinline")),
         debug=_flag("debug", kws.get("debug"), False), opt=_flag("opt", kws.get("opt"), True),
+        dbg_optnone=_flag("_dbg_optnone", kws.get("_dbg_optnone"), False),
         lineinfo=_flag("lineinfo", kws.get("lineinfo"), False), fastmath=_fastmath(kws.get("fastmath")),
         cache=None if kws.get("cache") is None else _flag("cache", kws.get("cache"), True),
         max_registers=None if max_registers is None else _positive_int("max_registers", max_registers),

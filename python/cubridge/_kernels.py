@@ -74,6 +74,8 @@ class Dispatcher(_core._DispatchCache):
         functools.update_wrapper(self, py_func)
         self.py_func = py_func
         self._options = options if options is not None else jit_options(**kws)
+        # A kernel called from a kernel compiles as a device function with its inline / forceinline (numba-cuda's)
+        self.__cubridge_inline__ = self._options.inline_policy
         # numba-cuda's overloads: per signature (a cubridge.Signature returning void), the CompiledKernel (PTX,
         # entry name, cooperative, raise sites); per (signature, device): the loaded kernel.
         self.overloads: SignatureDict = SignatureDict()

@@ -138,9 +138,15 @@ class CompiledKernel(CompiledCode):
         return cc
 
     def inspect_lto_ptx(self, cc=None) -> str:
-        """The PTX nvJitLink makes of the kernel's LTO-IR (link-time optimised), for `cc` or the compiled one."""
+        """The PTX nvJitLink makes of the kernel's LTO-IR (link-time optimised), for `cc` or the compiled one,
+        with the code it links (link=, declare_device's): CUDA C++ compiled to LTO-IR, so that, as in numba-cuda,
+        the linked functions are optimised into the kernel."""
+        from ._external_functions import link_inputs
         cc = self._arch(cc, "inspect_lto_ptx")
-        ptx = _linker.link([self._compile("ltoir", cc).code], arch=cc, lto=True, output="ptx")
+        o = self._dispatcher._options
+        inputs = [("ltoir", self._compile("ltoir", cc).code, "kernel.ltoir"),
+                  *link_inputs((*o.link, *self.links), cc, debug=o.debug, lineinfo=o.lineinfo, ltoir=True)]
+        ptx = _linker.link(inputs, arch=cc, lto=True, output="ptx")
         if self.entry_name not in ptx:  # never an empty module passed off as the kernel's code
             name = self._dispatcher.__name__
             raise RuntimeError(f"inspect_lto_ptx: nvJitLink's PTX of kernel {name!r} (its LTO-IR) for {_cc_text(cc)}"

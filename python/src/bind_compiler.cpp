@@ -57,6 +57,7 @@ void bind_compiler(nb::module_& m) {
       .def("set_cc", [](CompileOptions& o, int major, int minor) { o.cc = ComputeCapability{major, minor}; })
       .def_rw("max_registers", &CompileOptions::max_registers)
       .def_rw("max_threads_per_block", &CompileOptions::max_threads_per_block)
+      .def_rw("optnone", &CompileOptions::optnone)
       .def_rw("min_blocks_per_sm", &CompileOptions::min_blocks_per_sm)
       .def_rw("max_blocks_per_cluster", &CompileOptions::max_blocks_per_cluster)
       .def("add_constant", [](CompileOptions& o, const std::string& name, std::string_view type, std::string_view text) {
@@ -94,6 +95,7 @@ void bind_compiler(nb::module_& m) {
         o.function_aliases[alias] = function;
       })
       .def("add_inline_never", [](CompileOptions& o, const std::string& function) { o.inline_never.insert(function); })
+      .def("add_inline_ir", [](CompileOptions& o, const std::string& function) { o.inline_ir.insert(function); })
       .def("add_refused_function", [](CompileOptions& o, const std::string& name, std::string reason) {
         o.refused_functions[name] = std::move(reason);
       })

@@ -160,6 +160,8 @@ struct CompileOptions {
   /// (.target sm_90a: code for that GPU only) or a family-specific one (sm_100f).
   std::string arch_variant;
   bool opt = true;
+  /// numba-cuda's _dbg_optnone: functions not forced inline are marked optnone noinline (kernel entries not).
+  bool optnone = false;
   /// Kernels: numba-cuda's max_registers and launch_bounds, which the emitter writes as the entry's PTX
   /// performance directives (.maxnreg; .maxntid, .minnctapersm, .maxclusterrank); 0: not given.
   int max_registers = 0;
@@ -207,6 +209,11 @@ struct CompileOptions {
   /// Module functions declared with inline='never' (numba-cuda's jit option: no forced inlining): not
   /// marked alwaysinline, so NVVM's inliner decides, as it does for numba-cuda.
   std::set<std::string, std::less<>> inline_never;
+  /// Module functions declared with inline='always' (numba-cuda inlines them at its IR level): each call's
+  /// body is written into the caller, so the IR has no call of them and no alwaysinline. Where a call cannot
+  /// be inlined so (a recursive function, debug info or line info on) it is a call of the function marked
+  /// alwaysinline, which runs the same code.
+  std::set<std::string, std::less<>> inline_ir;
   /// Names bound outside the source to functions whose GPU code cubridge cannot compile faithfully, each
   /// -> why (a numba @overload or @intrinsic: its Python body is not what numba runs on the GPU). A call
   /// of such a name is refused with that reason, never compiled from the Python body. Other values the

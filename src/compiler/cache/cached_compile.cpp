@@ -121,7 +121,7 @@ std::string compile_cache_key(std::string_view source, std::string_view function
                                     std::string(function_name), std::string(signature)};
   parts.push_back(std::string("debug=") + (o.debug ? "1" : "0") + " lineinfo=" + (o.lineinfo ? "1" : "0") +
                   " device=" + (o.device ? "1" : "0") + " fastmath=" + (o.fastmath ? "1" : "0") +
-                  " opt=" + (o.opt ? "1" : "0") + " abi=" + (o.abi == Abi::numba ? "numba" : "c") +
+                  " opt=" + (o.opt ? "1" : "0") + " optnone=" + (o.optnone ? "1" : "0") + " abi=" + (o.abi == Abi::numba ? "numba" : "c") +
                   " output=" + (o.output == Output::ltoir ? "ltoir" : "ptx") +
                   " cc=" + (o.cc ? o.cc->to_string() + o.arch_variant : "default") + " maxnreg=" + std::to_string(o.max_registers) +
                   " launch_bounds=" + std::to_string(o.max_threads_per_block) + "," +
@@ -156,6 +156,7 @@ std::string compile_cache_key(std::string_view source, std::string_view function
   for (const auto& [name, t] : o.dtypes) parts.push_back(name + ":" + t.name());
   for (const auto& [alias, function] : o.function_aliases) parts.push_back("alias " + alias + "=" + function);
   for (const std::string& function : o.inline_never) parts.push_back("inline_never " + function);
+  for (const std::string& function : o.inline_ir) parts.push_back("inline_ir " + function);
   for (const auto& [name, reason] : o.refused_functions) parts.push_back("refused " + name + "=" + reason);
   for (const auto& [name, signatures] : o.declared_signatures)
     for (const Signature& s : signatures) parts.push_back("signature " + name + "=" + s.str());

@@ -65,6 +65,7 @@ struct Expr {
   std::string target;             ///< Call: resolved builtin/math name ("abs", "math.sqrt"), cast type name or
                                   ///< CUDA intrinsic ("grid", "atomic.add"); Attribute: intrinsic ("threadIdx.x")
   std::vector<std::int64_t> shape;  ///< shared.array/local.array: the constant shape (0 for dynamic shared memory)
+  std::int64_t alignment = 0;     ///< shared.array/local.array: numba-cuda's alignment= in bytes (0: not given)
   int field = -1;                 ///< Attribute/Subscript of a record (r.x, r['x']): the field's index
   IterKind iter = IterKind::None;  ///< a for loop's iterable: how it is walked (its operands keep their own type)
   Type item;                       ///< ... and the type of each item it yields (Range: the counter's type)

@@ -209,6 +209,8 @@ Value FunctionEmitter::array_attribute(const Expr& e) {
     for (int k = 0; k < a.t.ndim(); ++k) pieces.push_back(axis_stride(a, k));
     return build_array(e.type, pieces);
   }
+  if (n == "ctypes.data")  // a.ctypes.data (typer: attribute): the data address as numba's uintp
+    return {ins("ptrtoint " + llvm_element_type(a.t.dtype()) + "* " + array_field(a, 4).v + " to i64"), e.type};
   if (n == "ndim") return {std::to_string(a.t.ndim()), i64};
   if (n == "itemsize") return {std::to_string(item_size(a.t.dtype())), i64};
   Value size = array_field(a, 2);

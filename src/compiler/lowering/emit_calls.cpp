@@ -103,6 +103,8 @@ Value FunctionEmitter::user_function_call(const Expr& e, const std::vector<Value
 
 Value FunctionEmitter::function_call(int index, const std::vector<Value>& args, const Type& result) {
   TypedFunction& callee = *m_.module.functions[static_cast<std::size_t>(index)];
+  if (m_.options.inline_ir.count(callee.def->name) && !callee.recursive && subprogram_ < 0)
+    return inline_call(index, args, result);
   const std::string& sym = m_.function_symbol(index);
   std::string rty = callee.return_type.is_none() ? "i8" : llvm_data_type(callee.return_type);
   std::string slot = alloca(rty);
@@ -119,15 +121,22 @@ Value FunctionEmitter::function_call(int index, const std::vector<Value>& args, 
   };
   for (std::size_t i = 0; i < args.size(); ++i) flatten(flatten, convert(args[i], callee.arg_types[i]));
   std::string status = ins(text + ")");
+  return finish_call(callee, [&] { return status; }, slot, result);
+}
+
+Value FunctionEmitter::finish_call(const TypedFunction& callee, const std::function<std::string()>& status,
+                                   const std::string& slot, const Type& result) {
   if (callee.can_raise || (m_.options.debug && m_.options.abi == Abi::numba)) {
+    std::string s = status();
     std::string ok = label("call_ok"), fail = label("call_raised");
-    std::string c = ins("icmp eq i32 " + status + ", 0");
+    std::string c = ins("icmp eq i32 " + s + ", 0");
     cond_br(c, ok, fail);
     start_block(fail);
-    return_status(status);
+    return_status(s);
     start_block(ok);
   }
   if (callee.return_type.is_none()) return {"undef", callee.return_type};
+  std::string rty = llvm_data_type(callee.return_type);
   std::string raw = ins("load " + rty + ", " + rty + "* " + slot);
   return convert(from_data(raw, callee.return_type), result);
 }

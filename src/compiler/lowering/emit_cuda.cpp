@@ -2,6 +2,8 @@
 // registers through llvm.nvvm.read.ptx.sreg.*, barriers through llvm.nvvm.barrier0*, warp shuffles and
 // votes through NVVM's llvm.nvvm.shfl.sync / llvm.nvvm.vote.sync, integer atomics as atomicrmw/cmpxchg,
 // float add through llvm.nvvm.atomic.load.add, float max/min as compare-and-swap loops.
+#include <algorithm>
+
 #include "compiler/lowering/emitter.hpp"
 
 namespace cubridge::compiler {
@@ -157,17 +159,22 @@ Value FunctionEmitter::intrinsic(const Expr& e) {
     for (std::int64_t d : e.shape) count *= d;
     if (n == "local.array") {
       std::string arr = "[" + std::to_string(count) + " x " + ety + "]";
-      // A record is bytes to LLVM: align its array for the widest field (numbers keep their own).
-      std::string a = t.dtype().is_record() ? alloca_aligned(arr, 16) : alloca(arr);
+      // A record is bytes to LLVM: align its array for the widest field (numbers keep their own). An
+      // alignment= given is the alloca's, under numba-cuda's name for it.
+      std::string a = e.alignment ? alloca_named("\"_cudapy_lmem", arr, static_cast<int>(e.alignment))
+                    : t.dtype().is_record() ? alloca_aligned(arr, 16) : alloca(arr);
       std::string data = ins("getelementptr " + arr + ", " + arr + "* " + a + ", i64 0, i64 0");
       return constant_shape_array(t, data, e.shape);
     }
     if (count == 0) {
       // Dynamic shared memory: every such array starts at the one extern buffer; its length is the
-      // launch's dynamic shared memory size over the item size.
-      if (m_.helpers.insert("__cb_dynamic_shared").second)
-        m_.globals += "@__cb_dynamic_shared = external addrspace(3) global [0 x i8], align 16\n";
-      std::string base = ins("getelementptr [0 x i8], [0 x i8] addrspace(3)* @__cb_dynamic_shared, i64 0, i64 0");
+      // launch's dynamic shared memory size over the item size. Every extern shared symbol starts there, so
+      // an alignment= above 16 is one more symbol declared with it (the base is aligned for all of them).
+      std::string sym = "__cb_dynamic_shared" + (e.alignment > 16 ? "_align" + std::to_string(e.alignment) : "");
+      if (m_.helpers.insert(sym).second)
+        m_.globals += "@" + sym + " = external addrspace(3) global [0 x i8], align " +
+                      std::to_string(std::max<std::int64_t>(e.alignment, 16)) + "\n";
+      std::string base = ins("getelementptr [0 x i8], [0 x i8] addrspace(3)* @" + sym + ", i64 0, i64 0");
       std::string typed = ins("bitcast i8 addrspace(3)* " + base + " to " + ety + " addrspace(3)*");
       std::string data = ins("addrspacecast " + ety + " addrspace(3)* " + typed + " to " + ety + "*");
       std::string bytes = ins("call i32 asm \"mov.u32 $0, %dynamic_smem_size;\", \"=r\"()");
@@ -177,8 +184,10 @@ Value FunctionEmitter::intrinsic(const Expr& e) {
       return build_array(t, {"null", "null", len, std::to_string(isz), data, len, std::to_string(isz)});
     }
     std::string arr = "[" + std::to_string(count) + " x " + ety + "]";
-    std::string g = "@__cb_shared" + std::to_string(m_.next_global++);
-    m_.globals += g + " = internal addrspace(3) global " + arr + " undef, align 16\n";
+    // numba-cuda's symbol name; its alignment= given, else 16 (a power of 2 at least any element's).
+    std::string g = "@\"_cudapy_smem_" + std::to_string(m_.next_global++) + "\"";
+    m_.globals += g + " = internal addrspace(3) global " + arr + " undef, align " +
+                  std::to_string(e.alignment ? e.alignment : 16) + "\n";
     std::string first = ins("getelementptr " + arr + ", " + arr + " addrspace(3)* " + g + ", i64 0, i64 0");
     std::string data = ins("addrspacecast " + ety + " addrspace(3)* " + first + " to " + ety + "*");
     return constant_shape_array(t, data, e.shape);

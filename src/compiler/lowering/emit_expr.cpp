@@ -203,6 +203,8 @@ Value FunctionEmitter::convert(const Value& v, const Type& to) {
     if (from.bits() > to.bits()) return {ins("trunc " + fty + " " + v.v + " to " + tty), to};
     return {ins(std::string(from.is_signed() ? "sext " : "zext ") + fty + " " + v.v + " to " + tty), to};
   }
+  if ((from.is_int() && to.is_float() && to.bits() == 16) || (from.is_float() && from.bits() == 16 && to.is_int()))
+    return fp16_int_convert(v, to);
   if (from.is_int() && to.is_float())
     return {ins(std::string(from.is_signed() ? "sitofp " : "uitofp ") + fty + " " + v.v + " to " + tty), to};
   if (from.is_float() && to.is_int())

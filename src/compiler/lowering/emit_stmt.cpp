@@ -32,13 +32,24 @@ void FunctionEmitter::cond_br(const std::string& c, const std::string& t, const 
 }
 
 std::string FunctionEmitter::alloca(const std::string& ty) {
+  if (host_) return host_->alloca(ty);
   std::string p = "%a" + std::to_string(next_tmp_++);
   allocas_ += "  " + p + " = alloca " + ty + "\n";
   return p;
 }
 
 std::string FunctionEmitter::alloca_aligned(const std::string& ty, int align) {
+  if (host_) return host_->alloca_aligned(ty, align);
   std::string p = "%a" + std::to_string(next_tmp_++);
+  allocas_ += "  " + p + " = alloca " + ty + ", align " + std::to_string(align) + "\n";
+  return p;
+}
+
+std::string FunctionEmitter::alloca_named(const std::string& name, const std::string& ty, int align) {
+  if (host_) return host_->alloca_named(name, ty, align);
+  // LLVM names are unique per function: the first keeps `name`, later ones take a suffix.
+  int n = named_allocas_[name]++;
+  std::string p = "%" + name + (n ? "." + std::to_string(n) : "") + (name.starts_with("\"") ? "\"" : "");
   allocas_ += "  " + p + " = alloca " + ty + ", align " + std::to_string(align) + "\n";
   return p;
 }
@@ -113,6 +124,10 @@ void FunctionEmitter::emit_core(const std::string& symbol, bool exported, bool k
   bool kernel_body = !m_.options.device && &fn_ == m_.module.functions[0].get();
   bool forced = !(exported || kernel_body || fn_.recursive || m_.options.inline_never.count(fn_.def->name));
   head += forced ? ") alwaysinline" : ")";
+  // numba-cuda's _dbg_optnone: what is not forced inline is neither optimised nor inlined (LLVM wants optnone
+  // with noinline; a kernel entry, which NVVM requires to be inlinable, stays unmarked, as numba-cuda drops
+  // its noinline).
+  if (m_.options.optnone && !forced && !kernel_entry) head += " optnone noinline";
   int sp = m_.subprogram(*fn_.def, symbol, &fn_);
   if (sp >= 0) {
     head += " !dbg !" + std::to_string(sp);
@@ -201,7 +216,7 @@ void FunctionEmitter::ret_value(const Value& v) {
   if (!fn_.return_type.is_none()) {
     Value d = to_data(convert(v, fn_.return_type));
     std::string ty = llvm_data_type(fn_.return_type);
-    line("store " + ty + " " + d.v + ", " + ty + "* %retptr");
+    line("store " + ty + " " + d.v + ", " + ty + "* " + (host_ ? inline_result_ : "%retptr"));
   }
   return_status("0");
 }
@@ -209,7 +224,10 @@ void FunctionEmitter::ret_value(const Value& v) {
 void FunctionEmitter::raise_status(int code) { return_status(std::to_string(code)); }
 
 void FunctionEmitter::return_status(const std::string& status) {
-  if (!kernel_entry_) {
+  if (host_) {  // an inlined body: on to the caller's code after the call
+    line("store i32 " + status + ", i32* " + inline_status_);
+    br(inline_exit_);
+  } else if (!kernel_entry_) {
     line("ret i32 " + status);
   } else if (status == "0" || !m_.options.debug) {
     line("ret void");  // without debug, numba-cuda's kernels return from a raise with no report

@@ -60,8 +60,11 @@ class FunctionEmitter {
   const std::vector<std::string>& entry_params() const { return entry_params_; }
 
   // Instructions (emit_expr.cpp, emit_ops.cpp, emit_calls.cpp).
-  std::string tmp() { return "%t" + std::to_string(next_tmp_++); }
-  std::string label(const char* what) { return std::string(what) + "." + std::to_string(next_label_++); }
+  // Names and entry-block allocas come from the function being written (the host, where a body is inlined).
+  std::string tmp() { return host_ ? host_->tmp() : "%t" + std::to_string(next_tmp_++); }
+  std::string label(const char* what) {
+    return host_ ? host_->label(what) : std::string(what) + "." + std::to_string(next_label_++);
+  }
   std::string ins(const std::string& text);  ///< emits "%tN = text", returns %tN
   void line(const std::string& text);        ///< emits one instruction without a result
   void start_block(const std::string& l);
@@ -70,6 +73,8 @@ class FunctionEmitter {
   bool terminated() const { return terminated_; }
   std::string alloca(const std::string& llvm_type);  ///< an entry-block alloca
   std::string alloca_aligned(const std::string& llvm_type, int align);  ///< one with an explicit alignment
+  /// One named `name` (a quoted name starts with its '"'), with an explicit alignment.
+  std::string alloca_named(const std::string& name, const std::string& llvm_type, int align);
   Value load(const std::string& ptr, const Type& t);
   Value to_data(const Value& v);
   Value from_data(const std::string& v, const Type& t);
@@ -83,6 +88,12 @@ class FunctionEmitter {
   Value user_function_call(const Expr& e, const std::vector<Value>& args);
   /// A call of the module function `index` (TypedModule::functions), its value converted to `result`.
   Value function_call(int index, const std::vector<Value>& args, const Type& result);
+  /// The same call with the callee's body written here (emit_inline.cpp): numba-cuda's inline='always'.
+  Value inline_call(int index, const std::vector<Value>& args, const Type& result);
+  /// After a call of `callee` (or its inlined body): a raised status (`status()` gives it, read only where
+  /// the callee can raise) is returned from here; else the result in `slot` converted to `result`.
+  Value finish_call(const TypedFunction& callee, const std::function<std::string()>& status, const std::string& slot,
+                    const Type& result);
   /// target op= value's new value from the current one: the operator, or numba-cuda's cpow for a complex
   /// **= (the typer marks the target as its call: typer's complex_power).
   Value aug_operation(const Stmt& s, const Expr& target, const Value& cur, const Value& rhs);
@@ -123,6 +134,8 @@ class FunctionEmitter {
   Value fp16_call(const Expr& e, const std::vector<Value>& args);
   /// The fp16 function `name` (fp16_functions.hpp) on `args` (converted to float16), as inline PTX.
   Value fp16_instruction(std::string_view name, const std::vector<Value>& args);
+  /// A cast between float16 and an integer type, as numba-cuda writes it (cvt.rni / cvt.rn inline PTX).
+  Value fp16_int_convert(const Value& v, const Type& to);
   /// numba-cuda's bfloat16 (emit_bf16.cpp): a cuda_bf16 binding by name (e.target), the binding `name` on
   /// `args` (converted to its parameters), a cast to or from a bfloat16, and a bfloat16's truth.
   Value bf16_call(const Expr& e, const std::vector<Value>& args);
@@ -260,6 +273,11 @@ class FunctionEmitter {
   };
   std::vector<Loop> loops_;
   std::vector<std::string> slot_ptr_;
+  std::map<std::string, int> named_allocas_;  ///< alloca_named: how many allocas took each name
+  /// Inlining (emit_inline.cpp): the function this body is written into, the block a return jumps to, and
+  /// the slots its status and result are stored in (empty: this emitter writes a function of its own).
+  FunctionEmitter* host_ = nullptr;
+  std::string inline_exit_, inline_status_, inline_result_;
   int subprogram_ = -1;  ///< metadata id of this function's DISubprogram (-1: no debug info)
   std::string dbg_;      ///< ", !dbg !N" appended to each instruction (empty without debug info)
   int current_line_ = 0; ///< the source line being emitted (debug info)

@@ -568,6 +568,15 @@ class FunctionTyper {
       error(e.loc, "'" + path + "' is not supported as a value");
     }
     if (const Constant* c = class_member(*e.kids[0], e)) return folded_member(e, c);
+    if (e.name == "data" && e.kids[0]->kind == ExprKind::Attribute && e.kids[0]->name == "ctypes" &&
+        dotted(*e.kids[0]).empty()) {  // a.ctypes.data: the array's data address (numba's ArrayCTypes.data)
+      Type array = expr(*e.kids[0]->kids[0]);
+      if (!array.is_array())
+        error(e.loc, "'.ctypes.data' is an array's data address; a value of type " + array.name() + " has none");
+      e.kids[0] = std::move(e.kids[0]->kids[0]);
+      e.name = "ctypes.data";
+      return Type::integer(64, false);
+    }
     Type base = expr(*e.kids[0]);
     if (base.is_array()) return array_attribute(e, base);
     if (base.is_record()) return record_attribute(e, base);
@@ -697,6 +706,9 @@ class FunctionTyper {
   Type cuda_attribute(Expr& e, const Intrinsic& in);
   Type cuda_call(Expr& e, const Intrinsic& in);
   Type cuda_array_alloc(Expr& e, const Intrinsic& in, std::vector<Expr*> args);
+  /// numba-cuda's alignment= of cuda.local/shared.array: a constant integer that is positive, a power of 2
+  /// and a multiple of the pointer size (8), or None (0: the default alignment); refused by numba's words.
+  std::int64_t array_alignment(Expr& a, const std::string& shown);
   Type cuda_atomic(Expr& e, const Intrinsic& in);
   /// An atomic's index (typer_atomic_index.cpp): each item is cast to intp, as numba-cuda does.
   std::vector<Type> atomic_indices(Expr& index, const std::string& shown);

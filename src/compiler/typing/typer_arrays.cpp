@@ -212,6 +212,7 @@ Type FunctionTyper::array_attribute(Expr& e, const Type& base) {
   const std::string& a = e.name;
   if (a == "shape" || a == "strides") return Type::tuple(std::vector<Type>(static_cast<std::size_t>(base.ndim()), i64()));
   if (a == "size" || a == "ndim" || a == "itemsize" || a == "nbytes") return i64();
+  if (a == "ctypes.data") return Type::integer(64, false);  // a.ctypes.data, as attribute() rewrote it
   if (a == "real" || a == "imag") {
     // numba: a complex array's .real/.imag are views of one component (layout 'A'); a real array's .real
     // is the array itself. A real array's .imag is a new array of zeros, which kernels cannot allocate.

@@ -241,6 +241,30 @@ std::string FunctionTyper::numba_argument_spelling(Expr& k) {
   return "Tuple(" + joined + ")";
 }
 
+std::int64_t FunctionTyper::array_alignment(Expr& a, const std::string& shown) {
+  bool none = a.kind == ExprKind::NoneLit;
+  std::optional<std::int64_t> v;
+  if (a.kind == ExprKind::Int && !a.int_unsigned) v = static_cast<std::int64_t>(a.ival);
+  if (a.kind == ExprKind::Name && slot_of(a.name) < 0) {  // a module-level or closure constant
+    const Constant* c = constant_of(a.name, a.loc);
+    none = c && c->type.is_none();
+    if (c && c->type.is_int()) v = c->type.is_signed() ? c->i : static_cast<std::int64_t>(c->u);
+  }
+  if (none) return 0;
+  // numba-cuda's words first (its RequireLiteralValue and ValueErrors), then what cubridge accepts.
+  if (!v)
+    error(a.loc, "RequireLiteralValue: alignment must be a constant integer: " + shown + "(shape, dtype, alignment) "
+                 "takes an integer literal or a module-level or closure integer (or None), a power of 2 and a "
+                 "multiple of 8");
+  std::string given = " (" + shown + " got alignment=" + std::to_string(*v) + "; it takes a power of 2 that is a "
+                      "multiple of 8, such as 16, 64 or 256)";
+  if (*v <= 0) error(a.loc, "Alignment must be positive" + given);
+  if ((*v & (*v - 1)) != 0) error(a.loc, "Alignment must be a power of 2" + given);
+  if (*v % 8 != 0) error(a.loc, "Alignment must be a multiple of 8" + given);
+  a.type = i64();
+  return *v;
+}
+
 std::string FunctionTyper::no_implementation_words(const std::string& name, Expr& shape, Expr& dtype) {
   std::string dt = dotted(dtype);
   auto t = dt.empty() ? std::nullopt : parse_type_name(dt.substr(dt.rfind('.') + 1));
@@ -252,17 +276,21 @@ std::string FunctionTyper::no_implementation_words(const std::string& name, Expr
 Type FunctionTyper::cuda_array_alloc(Expr& e, const Intrinsic& in, std::vector<Expr*> args) {
   const std::string& name = in.name;
   const std::string& shown = in.shown;
-  // shape and dtype, positionally or by keyword.
+  // shape, dtype and numba-cuda's optional alignment, positionally or by keyword.
   Expr* shape = nullptr;
   Expr* dtype = nullptr;
+  Expr* alignment = nullptr;
   std::size_t positional = args.size() - e.keywords.size();
   for (std::size_t i = 0; i < args.size(); ++i) {
-    std::string kw = i < positional ? (i == 0 ? "shape" : i == 1 ? "dtype" : "") : e.keywords[i - positional];
+    std::string kw = i < positional ? (i == 0 ? "shape" : i == 1 ? "dtype" : i == 2 ? "alignment" : "")
+                                    : e.keywords[i - positional];
     if (kw == "shape" && !shape) shape = args[i];
     else if (kw == "dtype" && !dtype) dtype = args[i];
-    else error(args[i]->loc, shown + "(shape, dtype) takes two arguments, shape and dtype");
+    else if (kw == "alignment" && !alignment) alignment = args[i];
+    else error(args[i]->loc, shown + "(shape, dtype, alignment=None) takes a shape, a dtype and an optional alignment");
   }
   if (!shape || !dtype) error(e.loc, shown + "(shape, dtype) needs both a shape and a dtype");
+  if (alignment) e.alignment = array_alignment(*alignment, shown);
   std::vector<std::int64_t> dims;
   bool ok = true;
   if (shape->kind == ExprKind::Tuple) {

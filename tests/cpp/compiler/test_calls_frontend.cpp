@@ -103,6 +103,23 @@ TEST(CallsFrontend, OptionalResultsAsNumba) {
   EXPECT_EQ(can_convert(Type::optional(Type::floating(64)), Type::floating(64)), Conversion::Unsafe);
 }
 
+TEST(CallsFrontend, InlineIrWritesTheBodyIntoEachCaller) {
+  // numba-cuda's inline='always': the callee's body (default and keyword arguments, two returns) is emitted
+  // into the caller at each call, so no call of it remains (nor its definition); with debug info it stays a
+  // call of an alwaysinline function.
+  CompileOptions o = opts();
+  o.inline_ir.insert("scaled");
+  CompileResult r = compile_to_nvvm_ir(kSource, "keywords", parse_signature("(float32, float32)"), o);
+  EXPECT_EQ(r.result_type.name(), "float64");
+  EXPECT_EQ(r.nvvm_ir.find("scaled"), std::string::npos) << r.nvvm_ir;
+  o.debug = true;
+  o.opt = false;
+  CompileResult d = compile_to_nvvm_ir(kSource, "keywords", parse_signature("(float32, float32)"), o);
+  EXPECT_NE(d.nvvm_ir.find("_6scaled(double* %a"), std::string::npos) << d.nvvm_ir;  // a call (a definition's is noalias)
+  EXPECT_NE(d.nvvm_ir.find("_6scaled(double* noalias nocapture %retptr, float %p0, double %p1, float %p2) alwaysinline"),
+            std::string::npos) << d.nvvm_ir;
+}
+
 TEST(CallsFrontend, AliasesAndInlineNever) {
   CompileOptions o = opts();
   o.function_aliases = {{"op", "twice"}, {"ops[1]", "scaled"}, {"pkg.mod.sub.fn", "twice"}};

@@ -7,7 +7,9 @@
 2. the LTO PTX holds the kernel's entry and its code: the float16 operators (+ - * unary - abs, comparisons)
    and cuda.fp16's hadd/hsub/hmul/hfma/hneg/habs as the f16 instructions numba-cuda's tests look for; a float16
    compared with an int8 stays float16, with a wider int or float it is promoted (f32 / f64);
-3. it is for the compute capability asked (or the compiled one)."""
+3. it is for the compute capability asked (or the compiled one);
+4. the code the kernel links (declare_device's CUDA C++) is compiled to LTO-IR and optimised into it: a
+   linked __half addition is add.f16 in the kernel, no call left (numba-cuda's test_inspect_lto_asm)."""
 import numpy as np
 import pytest
 
@@ -161,3 +163,49 @@ def test_the_lto_ptx_runs_the_same_arithmetic_as_the_ptx():
 
     k = cubridge.jit(sig, lto=True)(scale).compile(sig)
     assert "fma.rn.f32" in k.inspect_lto_ptx(cc=CC) and "fma.rn.f32" in k.inspect_asm(cc=CC)
+
+
+ADD_F2_F2 = """
+#include <cuda_fp16.h>
+extern "C"
+__device__ int add_f2_f2(__half * res, __half * a, __half *b) {
+    *res = *a + *b;
+    return 0;
+}
+"""
+
+
+class _CUSource:
+    """The shape of numba-cuda's in-memory CUDA C++ (numba.cuda.CUSource): class name, data, name."""
+
+    def __init__(self, data, name):
+        self.data, self.name = data, name
+
+
+_CUSource.__name__ = "CUSource"
+
+
+class FFI:
+    """The shape of cffi's FFI object (ffi.from_buffer(a): the array's data pointer); only its type is read."""
+
+
+FFI.__module__ = "cffi.api"
+ffi = FFI()
+
+
+def test_linked_cuda_code_is_optimised_into_the_kernel():
+    add = cubridge.declare_device("add_f2_f2", "float16(CPointer(float16), CPointer(float16))",
+                                  link=_CUSource(ADD_F2_F2, "add_f2_f2.cu"))
+
+    def add_two_locals(arr):
+        a = cubridge.local.array(shape=1, dtype=np.float16)
+        b = cubridge.local.array(shape=1, dtype=np.float16)
+        a[0] = 1
+        b[0] = 2
+        arr[0] = add(ffi.from_buffer(a), ffi.from_buffer(b))
+
+    k = cubridge.jit("void(float16[::1])")(add_two_locals)
+    asm = k.inspect_asm("void(float16[::1])")
+    assert "call" in asm and "add_f2_f2" in asm  # the kernel's own PTX calls the external function
+    lto = k.overloads[k.signatures[0]].inspect_lto_ptx(cc=CC)
+    assert "add.f16" in lto and "call" not in lto, lto

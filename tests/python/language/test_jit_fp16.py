@@ -3,6 +3,7 @@ setp.*.f16, max.f16, cvt.rpi.f16.f16, the approximate float32 instruction betwee
 numba-cuda's types (every argument converts to float16; comparisons return bool), and ptxas assembles them.
 hsin and hcos are cuda_fp16.hpp's float32 range reduction and polynomial with its one-ulp fixes, htanh the
 float32 tanhf (libdevice) rounded to float16. Values are checked on the GPU by parity/kernels_fp16.py."""
+import numpy as np
 import pytest
 
 import cubridge
@@ -115,3 +116,32 @@ def test_fp16_result_types_match_numbas_typing():
     for name, n in (("hadd", 2), ("hfma", 3), ("heq", 2), ("hsqrt", 1), ("hdiv", 2), ("hlog2", 1)):
         sig = ctx.resolve_function_type(ctx.resolve_value_type(getattr(fp16, name)), (types.float32,) * n, {})
         assert str(sig.return_type) == ("bool" if name == "heq" else "float16")
+
+
+INTEGERS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+
+
+def _cast_to(ty):
+    ns = {}
+    exec(f"import numpy as np\ndef to_{ty}(x):\n    return np.{ty}(x)\n", ns)
+    return ns[f"to_{ty}"]
+
+
+def to_float16(x):
+    return np.float16(x)
+
+
+@pytest.mark.parametrize("ty", INTEGERS)
+def test_float16_to_integer_is_one_cvt_rni_as_numba_writes_it(ty):
+    # numba-cuda's float16 -> integer cast: cvt.rni (nearest, ties to even, saturating), not a truncation
+    ptx, resty = _compile(_cast_to(ty), ["float16"])
+    assert resty == ty
+    assert f"cvt.rni.{ty[0] if ty[0] == 'u' else 's'}{ty.lstrip('uint')}.f16" in ptx
+    assert "cvt.rzi" not in ptx
+
+
+@pytest.mark.parametrize("ty", INTEGERS)
+def test_integer_to_float16_is_one_cvt_rn_as_numba_writes_it(ty):
+    ptx, resty = _compile(to_float16, [ty])
+    assert resty == "float16"
+    assert f"cvt.rn.f16.{ty[0] if ty[0] == 'u' else 's'}{ty.lstrip('uint')}" in ptx

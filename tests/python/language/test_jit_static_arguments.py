@@ -167,7 +167,7 @@ def shape_from_an_unpacked_local(ary):
 
 
 def test_a_local_assigned_one_constant_once_is_a_shape():
-    assert "__cb_shared0[400]" in _ptx(shape_from_a_local, "void(int32[::1])")
+    assert "_cudapy_smem_0[400]" in _ptx(shape_from_a_local, "void(int32[::1])")
     _ptx(shape_from_a_chain_of_locals, "void(float32[::1])")
 
 

@@ -222,6 +222,46 @@ case(decorated_helpers, lambda: [rng().uniform(-2, 2, N), np.zeros(N)], grid=GRI
      rtol=1e-15)
 
 
+@cuda.jit(device=True, inline="always")
+def clipped_sum(a, lo, hi):
+    # inlined at the IR level (numba-cuda's inline='always'): loops, continue, early returns of a tuple
+    s = 0.0
+    for i in range(a.shape[0]):
+        if a[i] < lo:
+            continue
+        if a[i] > hi:
+            return -1.0, i
+        s += a[i]
+    return s, a.shape[0]
+
+
+@cuda.jit(device=True, inline="always")
+def doubled_count(n):
+    return clipped_count(n) * 2
+
+
+@cuda.jit(device=True, inline="always")
+def clipped_count(n):
+    if n > 100:
+        return 100
+    return n
+
+
+def inlined_bodies(x, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        row = x[i]
+        s, n = clipped_sum(row, -1.0, 1.5)
+        t, m = clipped_sum(row, 0.0, 1.0)
+        out[i, 0] = s
+        out[i, 1] = t
+        out[i, 2] = doubled_count(n + m)
+
+
+case(inlined_bodies, lambda: [rng(3).uniform(-2, 2, (N, 8)), np.zeros((N, 3))], grid=GRID, block=BLOCK, outs=[1],
+     rtol=1e-15)
+
+
 def launch_bounded(x, out):
     i = cuda.grid(1)
     if i < out.shape[0]:

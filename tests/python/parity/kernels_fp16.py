@@ -105,3 +105,47 @@ def fp16_operators(x, y, out, flags):
 
 case(fp16_operators, lambda: _pairs()[:2] + [np.zeros((2, 4096), np.float16), np.zeros((7, 4096), np.bool_)],
      grid=16, block=256, outs=[2, 3])
+
+
+def fp16_integer_casts(x, out_signed, out_unsigned):
+    # numba-cuda casts float16 -> integer with cvt.rni (nearest, ties to even, saturating at the range)
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        a = x[i]
+        out_signed[0, i] = np.int8(a)
+        out_signed[1, i] = np.int16(a)
+        out_signed[2, i] = np.int32(a)
+        out_signed[3, i] = np.int64(a)
+        out_unsigned[0, i] = np.uint8(a)
+        out_unsigned[1, i] = np.uint16(a)
+        out_unsigned[2, i] = np.uint32(a)
+        out_unsigned[3, i] = np.uint64(a)
+
+
+def _finite_halves():
+    h = np.arange(65536, dtype=np.uint16).view(np.float16)
+    return h[np.isfinite(h)]  # NaN -> integer is unspecified in PTX; infinities saturate like large values
+
+
+case(fp16_integer_casts, lambda: [_finite_halves(), np.zeros((4, _finite_halves().size), np.int64),
+                                  np.zeros((4, _finite_halves().size), np.uint64)], grid=256, block=256, outs=[1, 2])
+
+
+def fp16_from_integers(a, b, c, d, out):
+    # numba-cuda casts integer -> float16 with cvt.rn (nearest): every int8/int16/uint16 value, wide ones
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        out[0, i] = np.float16(a[i])
+        out[1, i] = np.float16(b[i])
+        out[2, i] = np.float16(c[i])
+        out[3, i] = np.float16(d[i])
+
+
+def _integer_inputs():
+    n = 65536
+    r = rng(7)
+    return [np.resize(np.arange(-128, 128, dtype=np.int8), n), np.arange(-32768, 32768, dtype=np.int64).astype(np.int16),
+            np.arange(n, dtype=np.uint16), r.integers(-2**62, 2**62, n, dtype=np.int64), np.zeros((4, n), np.float16)]
+
+
+case(fp16_from_integers, _integer_inputs, grid=256, block=256, outs=[4])
