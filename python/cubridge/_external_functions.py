@@ -168,13 +168,13 @@ def link_inputs(items, arch, *, debug=False, lineinfo=False, ltoir=False) -> lis
 def _toolkit_includes() -> list[str]:
     """The include directories NVRTC gets for linked CUDA C++, as numba-cuda gives them: the extra search
     paths numba-cuda is configured with (numba.cuda.config.CUDA_NVRTC_EXTRA_SEARCH_PATHS where numba.cuda is
-    imported and has a value there, else
+    imported and has a non-empty value there, else
     $NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS; ':'-separated), then the toolkit's (cuda_runtime.h, curand_kernel.h) and
     its CCCL headers' (cuda/std/..., which curand_kernel.h includes: CUDA 13 keeps them in include/cccl)."""
     from ._linker import toolkit_homes
     config = getattr(sys.modules.get("numba.cuda"), "config", None)  # numba.cuda.core.config in numba-cuda 0.30
     extra = getattr(config, "CUDA_NVRTC_EXTRA_SEARCH_PATHS", None) if config is not None else None
-    if not isinstance(extra, str):
+    if not isinstance(extra, str) or not extra:  # numba's config is read at its import: an empty one defers
         extra = os.environ.get("NUMBA_CUDA_NVRTC_EXTRA_SEARCH_PATHS", "")
     dirs = [d for d in extra.split(":") if d]
     for home in toolkit_homes():

@@ -275,7 +275,9 @@ def exec_function():
 
 
 def test_debug_without_source_text_warns_once_naming_the_function():
-    errors = pytest.importorskip("numba.core.errors")
+    pytest.importorskip("numba.core.errors")
+    # the class numba itself warns with: numba-cuda's own where numba.cuda is imported, else numba's
+    errors = sys.modules.get("numba.cuda.core.errors") or sys.modules["numba.core.errors"]
     foo = exec_function()
     d = cubridge.jit(debug=True, opt=False)(foo)
     with warnings.catch_warnings(record=True) as w:

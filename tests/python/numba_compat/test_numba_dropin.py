@@ -128,7 +128,10 @@ def test_a_numba_program_meets_numbas_errors_and_warnings(tmp_path):
         import warnings
         import numpy as np
         from numba import cuda
-        from numba.core.errors import NumbaInvalidConfigWarning, TypingError
+        try:  # numba-cuda's own classes where it is installed (it raises and warns with them), else numba's
+            from numba.cuda.core.errors import NumbaInvalidConfigWarning, TypingError
+        except ImportError:
+            from numba.core.errors import NumbaInvalidConfigWarning, TypingError
 
         with warnings.catch_warnings(record=True) as w:
             warnings.simplefilter("always")

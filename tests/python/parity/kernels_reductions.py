@@ -27,6 +27,7 @@ CAPTURED = (
 )
 
 
+@cuda.jit(device=True)
 def _all_reductions(a, out, base):
     out[base + 0] = np.all(a)
     out[base + 1] = np.any(a)
