@@ -9,7 +9,9 @@ test_device_array_capture.test_zero_dimensional). Rules:
     np.count_nonzero, np.sum, np.max... of a 0-d array are those of its value.
  4. A captured 0-d GPU array (__cuda_array_interface__ with shape ()) embeds its device pointer: a[()] loads
     and stores that memory, as a 0-d kernel argument would.
- 5. GPU: the values match NumPy and numba-cuda on the same source."""
+ 5. GPU: the values match NumPy and numba-cuda on the same source.
+ 6. len() of, iteration over and atomics on a 0-d array (captured or an argument) are refused by name: NumPy
+    has no len or iteration of a 0-d array, numba-cuda's atomics take arrays of one or more dimensions."""
 import numpy as np
 import pytest
 
@@ -19,6 +21,8 @@ CC = (9, 0)
 ZERO_D = np.array(42.0, dtype=np.float32)
 CASES = (np.int64([1, 0, 2, 0, 3]), np.array(0), np.float64([]), np.array(2.5), np.float64([np.nan, 0.0, 1.0]))
 PAIR = (np.array(7, dtype=np.int32), np.float64([1.5, 2.5]))
+RECORD_0D = np.zeros((), np.dtype([("a", np.int32), ("b", np.float64)], align=True))
+RECORD_0D["b"] = 2.5
 
 
 class FakeDeviceArray:
@@ -61,6 +65,23 @@ def reductions_of_0d(out, a):
 def reads_and_writes_scalar(out):
     out[()] = SCALAR[()] * 2.0
     SCALAR[()] = 1.0
+
+
+def reads_record(out):
+    out[0] = RECORD_0D[()].b
+
+
+def length_of(out, z):
+    out[0] = len(z)
+
+
+def iterates(out, z):
+    for v in z:
+        out[0] = v
+
+
+def atomic_on(out, z):
+    cubridge.atomic.add(z, (), 1)
 
 
 from numba import literal_unroll  # noqa: E402  (numba's spelling, as numba-cuda's tests write it)
@@ -119,6 +140,21 @@ def test_a_captured_0d_gpu_array_embeds_its_address():
     assert str(0x7F0000004000) in ptx
 
 
+def test_a_0d_record_global_is_a_constant_record_array():
+    ir = cubridge.compile(reads_record, "void(float64[::1])", output="llvm", abi="numba", device=False, cc=CC)[0]
+    assert "@__cb_const_RECORD_0D = internal addrspace(4) constant [16 x i8]" in ir
+
+
+@pytest.mark.parametrize("fn, match", [
+    (length_of, r"len\(\) of a 0-d array \(array\(int32, 0d, C\)\) is not supported"),
+    (iterates, r"cannot iterate over a 0-d array \(array\(int32, 0d, C\)"),
+    (atomic_on, r"cubridge.atomic.add\(\) on a 0-d array \(array\(int32, 0d, C\)\) is not supported"),
+])
+def test_len_iteration_and_atomics_of_a_0d_array_are_refused_by_name(fn, match):
+    with pytest.raises(cubridge.CompileError, match=match):
+        _ptx(fn, "void(float64[::1], array(int32, 0d, C))")
+
+
 def _run_reductions(jit, a):
     out = np.zeros(4)
     jit(reductions_of_0d)[1, 1](out, a)
@@ -133,6 +169,9 @@ def test_gpu_values_match_numpy_and_numba_cuda():
     r = np.zeros((), np.float32)
     cubridge.jit(reads_zero_d)[1, 1](r)
     assert r[()] == 84.0
+    rec = np.zeros(1)
+    cubridge.jit(reads_record)[1, 1](rec)
+    assert rec[0] == 2.5
     for a in (np.array(3), np.array(-2.5), np.array(True)):
         mine = _run_reductions(cubridge.jit, a)
         assert mine.tolist() == [np.sum(a), np.max(a), np.mean(a), np.count_nonzero(a)]
