@@ -153,6 +153,18 @@ TEST(ConstantArrays, CheckedWhenHandedOver) {
   EXPECT_NE(message_of_constant_array("int8", {-1}, "").find("dimension -1 is negative"), std::string::npos);
 }
 
+TEST(DeviceArrays, A0dArrayIsCapturedWithNoExtentsOrStrides) {
+  DeviceArrayRef a = device_array_ref("array(float32, 0d, C)", 0x7F0000004000, {}, {});  // numba's 0-d array
+  EXPECT_EQ(a.type.ndim(), 0);
+  EXPECT_TRUE(a.shape.empty() && a.strides.empty());
+  try {
+    device_array_ref("array(float32, 0d, C)", 0x7F0000004000, {1}, {4});
+    ADD_FAILURE() << "a 0-d array with one extent was accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("needs 0 extents and strides, got 1 and 1"), std::string::npos) << e.what();
+  }
+}
+
 TEST(ConstantArrays, GlobalsBecomeAddrspace4BytesReadThroughAGenericPointer) {
   CompileOptions o = kernel_options();
   std::string bytes = {'\x01', '\x00', '\x00', '\x00', '\xff', '\xff', '\xff', '\xff'};  // int32 1, -1
