@@ -65,12 +65,13 @@ _ARRAY_DTYPES = set(_scalar_types.NUMPY_NAMES)
 
 
 def _constant_array(v):
-    """(dtype name, shape, C-ordered native-endian bytes) of a NumPy array of numbers or records, else None
+    """(dtype name, shape, C-ordered native-endian bytes) of a NumPy array of numbers or records (a 0-d one
+    too, shape []), else None
     (or the reason, a str, for a structured array whose fields are not kernel types):
     such globals are frozen into the code as read-only constant-memory arrays, as numba-cuda does (a
     structured array's dtype is numba's Record of it; its fields must be native-endian kernel types)."""
     np = sys.modules.get("numpy")
-    if np is None or not isinstance(v, np.ndarray) or v.ndim == 0:
+    if np is None or not isinstance(v, np.ndarray):  # a 0-d array too: numba's array(T, 0d, C)
         return None
     if v.dtype.fields is not None:
         try:
@@ -97,9 +98,6 @@ def _constant_tuple(name: str, v):
         return None
     items = []
     for i, e in enumerate(v):
-        if isinstance(e, np.ndarray) and e.ndim == 0:
-            return (f"'{name}[{i}]' is a 0-d NumPy array in the tuple '{name}'; a 0-d array cannot be captured by a "
-                    f"compiled function yet: capture its value ({name}[{i}][()]) or an array of shape (1,)")
         if (c := _constant(e)) is not None:
             items.append(("constant", c))
             continue
@@ -127,11 +125,8 @@ def _device_array(name: str, v):
         return None
     import numpy as np
     from ._types import typeof
-    shape = tuple(int(d) for d in iface.get("shape", ()))
-    if not shape:  # the reasons are refusals where the code uses the name (bind: add_refused_function)
-        return (f"'{name}' is a 0-d GPU array ({type(v).__name__}); a 0-d device array cannot be captured "
-                f"by a compiled function yet: pass it as a kernel argument of shape (1,), or its value")
-    t = typeof(v)
+    shape = tuple(int(d) for d in iface.get("shape", ()))  # () for a 0-d array: numba's array(T, 0d, C)
+    t = typeof(v)  # the reason is a refusal where the code uses the name (bind: add_refused_function)
     if not t.dtype.is_scalar:
         return (f"'{name}' is a GPU array of {t.dtype} ({type(v).__name__}); captured device arrays hold "
                 f"numbers: pass an array of records as a kernel argument")

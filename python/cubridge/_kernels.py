@@ -438,8 +438,9 @@ def jit(func_or_sig: Any = None, **options: Any) -> Any:
                       _numba_diagnostics.invalid_config_warning(), stacklevel=2)
 
     def decorate(func, sigs=()):
-        if isinstance(func, DeviceFunction):  # decorated again: this object's options, the same function
-            func = func.py_func
+        # jit applied to a dispatcher (ours, a DeviceFunction, numba-cuda's): its py_func with this call's
+        # options, as numba-cuda's dispatcher ends up holding the wrapped dispatcher's py_func
+        func = _python_function(func)
         if checked.device:
             return DeviceFunction(func, sigs, checked)
         return Dispatcher(func, sigs, checked)
@@ -456,6 +457,13 @@ def _is_type(obj) -> bool:
     """A type object (cubridge's Type, or one of numba's types) rather than a value."""
     return isinstance(obj, Type) or any(k.__name__ == "Type" and k.__module__.startswith("numba")
                                         for k in type(obj).__mro__)
+
+
+def _python_function(obj):
+    """The Python function a dispatcher (anything whose py_func is a function) wraps; obj itself otherwise."""
+    import types
+    inner = getattr(obj, "py_func", None)
+    return inner if not isinstance(obj, types.FunctionType) and isinstance(inner, types.FunctionType) else obj
 
 
 def _is_function(obj) -> bool:

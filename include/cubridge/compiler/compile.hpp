@@ -91,12 +91,12 @@ struct Constant {
 /// memory; both read this. `bytes` holds the elements in C order.
 struct ConstantArray {
   Type dtype;                        ///< a scalar type or a record (a structured NumPy array)
-  std::vector<std::int64_t> shape;   ///< at least one dimension
+  std::vector<std::int64_t> shape;   ///< 0 to 32 dimensions (none: numba's 0-d array, one element)
   std::string bytes;                 ///< product(shape) * itemsize bytes
 };
 
-/// A ConstantArray, checked: `dtype_name` a scalar type name ("float32"), `shape` non-negative with at
-/// least one dimension, `bytes` exactly the elements' size. Throws std::invalid_argument naming the problem.
+/// A ConstantArray, checked: `dtype_name` a scalar type name ("float32"), `shape` non-negative with 0 to
+/// 32 dimensions, `bytes` exactly the elements' size. Throws std::invalid_argument naming the problem.
 ConstantArray constant_array(std::string_view dtype_name, std::vector<std::int64_t> shape, std::string bytes);
 
 /// A GPU array bound outside the source (a module global or closure variable with __cuda_array_interface__):
@@ -110,7 +110,7 @@ struct DeviceArrayRef {
   std::vector<std::int64_t> strides;  ///< in bytes, one per dimension
 };
 
-/// A DeviceArrayRef, checked: `type_name` an array type of numbers of rank 1 or more ("array(float32, 2d, C)"),
+/// A DeviceArrayRef, checked: `type_name` an array type of numbers of any rank, 0 included ("array(float32, 2d, C)"),
 /// shape and strides of its rank, extents non-negative. Throws std::invalid_argument naming the problem.
 DeviceArrayRef device_array_ref(std::string_view type_name, std::uint64_t address, std::vector<std::int64_t> shape,
                                 std::vector<std::int64_t> strides);

@@ -17,9 +17,9 @@ ConstantArray constant_array(std::string_view dtype_name, std::vector<std::int64
     throw cubridge::InvalidArgument("constant array: dtype '" + std::string(dtype_name) +
                                 "' is not a number type or a record; accepted: bool, int8-int64, uint8-uint64, "
                                 "float16, float32, float64, complex64, complex128, Record(...)");
-  if (shape.empty() || static_cast<std::int64_t>(shape.size()) > kMaxRank)
+  if (static_cast<std::int64_t>(shape.size()) > kMaxRank)  // rank 0 is numba's 0-d array: one element
     throw cubridge::InvalidArgument("constant array: rank " + std::to_string(shape.size()) +
-                                " is not supported; expected 1 to " + std::to_string(kMaxRank) + " dimensions");
+                                " is not supported; expected 0 to " + std::to_string(kMaxRank) + " dimensions");
   std::int64_t itemsize = t->storage_size();
   std::int64_t count = 1;
   for (std::int64_t d : shape) {

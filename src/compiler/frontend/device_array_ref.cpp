@@ -10,9 +10,9 @@ namespace cubridge::compiler {
 DeviceArrayRef device_array_ref(std::string_view type_name, std::uint64_t address, std::vector<std::int64_t> shape,
                                 std::vector<std::int64_t> strides) {
   auto t = parse_type_name(type_name);
-  if (!t || !t->is_array() || !t->dtype().is_scalar() || t->ndim() < 1)
+  if (!t || !t->is_array() || !t->dtype().is_scalar())  // 0-d: numba's array(T, 0d, C)
     throw cubridge::InvalidArgument("device array: type '" + std::string(type_name) +
-                                    "' is not an array of numbers with one or more dimensions");
+                                    "' is not an array of numbers");
   const auto rank = static_cast<std::size_t>(t->ndim());
   if (shape.size() != rank || strides.size() != rank)
     throw cubridge::InvalidArgument("device array: " + t->name() + " needs " + std::to_string(rank) +

@@ -43,7 +43,7 @@ std::string walk(const std::string& fn, int rank, const std::string& init, const
     indent += "    ";
     index += (k ? ", " : "") + i;
   }
-  text += indent + "v = a[" + index + "]\n";
+  text += indent + "v = a[" + (rank ? index : "()") + "]\n";  // a 0-d array: its one element
   std::string body;
   for (std::size_t start = 0; start <= step.size();) {  // indent each line of the step
     std::size_t end = step.find('\n', start);
@@ -57,7 +57,7 @@ std::string walk(const std::string& fn, int rank, const std::string& init, const
 std::string first_element(int rank) {
   std::string index;
   for (int k = 0; k < rank; ++k) index += k ? ", 0" : "0";
-  return "a[" + index + "]";
+  return "a[" + (rank ? index : "()") + "]";
 }
 
 }  // namespace

@@ -272,6 +272,9 @@ Type FunctionTyper::builtin_call(Expr& e, const std::string& fname, const std::v
     arity(e, fname, n, 1, 1);
     if (unknown) return Type();
     if (!args[0].is_tuple() && !args[0].is_array()) bad(" (len() takes a tuple or an array)");
+    if (args[0].is_array() && args[0].ndim() == 0)
+      error(e.loc, "len() of a 0-d array (" + args[0].name() + ") is not supported: it has no length (NumPy raises "
+                   "TypeError: len() of unsized object); read its element with a[()] or its size with a.size");
     return i64();
   }
   if (fname == "range" || fname == "enumerate" || fname == "zip")

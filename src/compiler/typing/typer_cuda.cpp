@@ -376,6 +376,9 @@ Type FunctionTyper::cuda_atomic(Expr& e, const Intrinsic& in) {
   Type arr = expr(*e.kids[1]);
   if (arr.is_unknown()) return arr;
   if (!arr.is_array()) error(e.kids[1]->loc, shown + "(): the first argument must be an array, got " + arr.name());
+  if (arr.ndim() == 0)  // numba-cuda's atomic typing takes arrays of one or more dimensions only
+    error(e.kids[1]->loc, shown + "() on a 0-d array (" + arr.name() + ") is not supported; numba-cuda's atomics "
+                                  "take arrays of one or more dimensions: use an array of shape (1,) and index 0");
   std::vector<Type> idx;
   if (cas_short) {
     if (arr.ndim() != 1) error(e.kids[1]->loc, shown + "() takes a 1-d array (it works on element 0), got " + arr.name());

@@ -72,6 +72,9 @@ Type FunctionTyper::iterable(Expr& it) {
   Type t = expr(it);
   if (t.is_unknown()) return t;
   if (t.is_array()) {
+    if (t.ndim() == 0)
+      error(it.loc, "cannot iterate over a 0-d array (" + t.name() + "; NumPy raises TypeError: iteration over a 0-d "
+                    "array); read its element with a[()]");
     it.iter = IterKind::Array;
     it.item = t.ndim() == 1 ? t.dtype() : t.with_array(t.ndim() - 1, 'A', t.readonly());
     return it.item;

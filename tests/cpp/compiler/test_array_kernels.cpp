@@ -145,8 +145,24 @@ TEST(ConstantArrays, CheckedWhenHandedOver) {
   EXPECT_NE(message_of_constant_array("float64", {2}, std::string(15, '\0'))
                 .find("15 bytes given for 2 elements of float64 (16 bytes expected)"),
             std::string::npos);
-  EXPECT_NE(message_of_constant_array("float64", {}, "").find("rank 0 is not supported"), std::string::npos);
+  EXPECT_EQ(constant_array("float64", {}, std::string(8, '\0')).shape.size(), 0u);  // numba's 0-d array
+  EXPECT_NE(message_of_constant_array("float64", {}, "").find("0 bytes given for 1 elements"), std::string::npos);
+  EXPECT_NE(message_of_constant_array("float64", std::vector<std::int64_t>(33, 1), std::string(8, '\0'))
+                .find("rank 33 is not supported; expected 0 to 32 dimensions"),
+            std::string::npos);
   EXPECT_NE(message_of_constant_array("int8", {-1}, "").find("dimension -1 is negative"), std::string::npos);
+}
+
+TEST(DeviceArrays, A0dArrayIsCapturedWithNoExtentsOrStrides) {
+  DeviceArrayRef a = device_array_ref("array(float32, 0d, C)", 0x7F0000004000, {}, {});  // numba's 0-d array
+  EXPECT_EQ(a.type.ndim(), 0);
+  EXPECT_TRUE(a.shape.empty() && a.strides.empty());
+  try {
+    device_array_ref("array(float32, 0d, C)", 0x7F0000004000, {1}, {4});
+    ADD_FAILURE() << "a 0-d array with one extent was accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("needs 0 extents and strides, got 1 and 1"), std::string::npos) << e.what();
+  }
 }
 
 TEST(ConstantArrays, GlobalsBecomeAddrspace4BytesReadThroughAGenericPointer) {

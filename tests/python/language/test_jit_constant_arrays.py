@@ -137,8 +137,9 @@ def test_bad_constant_arrays_from_the_binding_are_refused():
         o.add_constant_array("X", "object", [2], b"\0" * 16)
     with pytest.raises(ValueError, match=r"15 bytes given for 2 elements of float64 \(16 bytes expected\)"):
         o.add_constant_array("X", "float64", [2], b"\0" * 15)
-    with pytest.raises(ValueError, match=r"rank 0 is not supported"):
-        o.add_constant_array("X", "float64", [], b"")
+    with pytest.raises(ValueError, match=r"rank 33 is not supported; expected 0 to 32 dimensions"):
+        o.add_constant_array("X", "float64", [1] * 33, b"\0" * 8)
+    o.add_constant_array("X", "float64", [], b"\0" * 8)  # rank 0: numba's 0-d array, one element
 
 
 # Structured arrays (numba-cuda's test_constmem record cases): frozen into constant memory as numba's Record
