@@ -365,13 +365,15 @@ def _nrt_cases():
     import os
     import sys
     sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
-    from parity.kernels_slice_stores import NRT_CASES
+    import parity.kernels_reductions  # noqa: F401  (its NRT cases compile here too)
+    import parity.kernels_slice_stores  # noqa: F401
+    from parity.cases import NRT_CASES
     return NRT_CASES
 
 
 @pytest.mark.parametrize("case", _nrt_cases(), ids=lambda c: c.id)
 def test_array_source_parity_kernels_compile_and_assemble(case):
-    # These run on the GPU in test_slice_stores_gpu.py (numba-cuda needs its runtime for them), so the
+    # These run on the GPU in test_nrt_parity_gpu.py (numba-cuda needs its runtime for them), so the
     # shared test_parity.py does not compile them.
     ptx, resty = cubridge.compile_ptx(case.fn, case.signature(cubridge.typeof), cc=CC, **case.options)
     assert resty is None

@@ -84,7 +84,10 @@ def atomic_on(out, z):
     cubridge.atomic.add(z, (), 1)
 
 
-from numba import literal_unroll  # noqa: E402  (numba's spelling, as numba-cuda's tests write it)
+try:  # numba-cuda's own (its tests import it from there), else numba's
+    from numba.cuda.misc.special import literal_unroll  # noqa: E402
+except ImportError:
+    from numba import literal_unroll  # noqa: E402
 
 F32_0D = cubridge.typeof(np.zeros((), np.float32))
 

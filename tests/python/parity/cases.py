@@ -51,6 +51,19 @@ def case(fn, make, **kw) -> ParityCase:
     return c
 
 
+# Cases numba-cuda compiles only with its runtime (NRT) enabled: outside the shared harness, run by
+# numba_compat/test_nrt_parity_gpu.py with numba-cuda's CUDA_ENABLE_NRT on (cubridge allocates nothing for them).
+NRT_CASES: list[ParityCase] = []
+
+
+def nrt_case(fn, make, **kw) -> ParityCase:
+    """Registers a case numba-cuda needs NRT for; the family is the module's, with '_nrt'."""
+    family = fn.__module__.rpartition(".")[2].removeprefix("kernels_") + "_nrt"
+    c = ParityCase(fn, make, family=family, **kw)
+    NRT_CASES.append(c)
+    return c
+
+
 def load_all() -> list[ParityCase]:
     """Imports every kernels_*.py module of this package (once) and returns all cases."""
     from . import __path__ as here

@@ -2,7 +2,8 @@
 std, min, max, nanmin, nanmax, nansum, nanprod, nanmean and count_nonzero of 1-d, 2-d and strided arrays
 of float64, int32 and bool, and of a module tuple of NumPy arrays of different ranks and dtypes iterated
 with literal_unroll (numba-cuda freezes the arrays into the code). One thread computes every reduction;
-numba-cuda walks the elements in C order with the same accumulator, so results match bit for bit."""
+numba-cuda walks the elements in C order with the same accumulator, so results match bit for bit. numba-cuda
+compiles np.min/np.max only with its runtime (NRT) enabled: these are NRT cases (numba_compat/test_nrt_parity_gpu.py)."""
 import numpy as np
 from numba import cuda
 
@@ -11,7 +12,7 @@ try:  # numba-cuda 0.30's own; plain numba's where numba-cuda is not installed
 except ImportError:
     from numba import literal_unroll
 
-from .cases import case
+from .cases import nrt_case
 
 FLOATS = np.array([1.5, -0.0, 2.25, np.inf, -7.0, 0.0, 3.125, -1.0, 0.5, 4.0, -2.5, 8.0])
 WITH_NAN = np.array([np.nan, -1.5, 2.5, np.nan, 3.0, -0.0, 0.0, 9.5])
@@ -51,7 +52,7 @@ def reductions_float64_1d(x, y, out):
         _all_reductions(y, out, 14)
 
 
-case(reductions_float64_1d, lambda: [FLOATS.copy(), WITH_NAN.copy(), np.zeros(28)], grid=1, block=1, outs=[2])
+nrt_case(reductions_float64_1d, lambda: [FLOATS.copy(), WITH_NAN.copy(), np.zeros(28)], grid=1, block=1, outs=[2])
 
 
 def reductions_float64_2d_strided(x, out):
@@ -61,7 +62,7 @@ def reductions_float64_2d_strided(x, out):
         _all_reductions(x[1:, 1:3], out, 28)  # an inner block
 
 
-case(reductions_float64_2d_strided, lambda: [FLOATS.reshape(3, 4).copy(), np.zeros(42)], grid=1, block=1,
+nrt_case(reductions_float64_2d_strided, lambda: [FLOATS.reshape(3, 4).copy(), np.zeros(42)], grid=1, block=1,
      outs=[1])
 
 
@@ -77,7 +78,7 @@ def reductions_int32_and_bool(x, b, out, counts):
         counts[2] = np.any(b)
 
 
-case(reductions_int32_and_bool, lambda: [INTS.copy(), BOOLS.copy(), np.zeros(18), np.zeros(3, np.int64)],
+nrt_case(reductions_int32_and_bool, lambda: [INTS.copy(), BOOLS.copy(), np.zeros(18), np.zeros(3, np.int64)],
      grid=1, block=1, outs=[2, 3])
 
 
@@ -99,4 +100,4 @@ def reductions_of_captured_tuple(out, counts):
         out[len(CAPTURED), 0] = CAPTURED[3][1, 1] + CAPTURED[-1][2]
 
 
-case(reductions_of_captured_tuple, lambda: [np.zeros((7, 5)), np.zeros((7, 4), np.int64)], grid=1, block=1)
+nrt_case(reductions_of_captured_tuple, lambda: [np.zeros((7, 5)), np.zeros((7, 4), np.int64)], grid=1, block=1)

@@ -6,11 +6,11 @@ Array sources (a[1:4] = b[0:3], a[i] = row, x[:, j] = y[:, j], broadcasting, ove
 conversion, shape mismatches) need numba-cuda's runtime (NRT): numba-cuda refuses them with "NRT required
 but not enabled" unless NUMBA_CUDA_ENABLE_NRT is set, because it copies an overlapping source into an NRT
 allocation. They are listed in NRT_CASES, outside the shared harness, and run against numba-cuda with its
-NRT enabled by test_slice_stores_gpu.py. Each thread writes only its own row or column."""
+NRT enabled by numba_compat/test_nrt_parity_gpu.py. Each thread writes only its own row or column."""
 import numpy as np
 from numba import cuda
 
-from .cases import ParityCase, case, rng
+from .cases import NRT_CASES, case, nrt_case, rng  # noqa: F401 (NRT_CASES: read by test_jit_slice_stores)
 
 N = 64
 
@@ -87,15 +87,8 @@ case(tuple_length_mismatch, lambda: [np.zeros((N, 8), np.int64), (np.arange(N) %
      grid=N // 32, block=32, outs=[0])
 
 
-# ---- array sources: run against numba-cuda with NRT enabled (test_slice_stores_gpu.py) ----
+# ---- array sources: run against numba-cuda with NRT enabled (numba_compat/test_nrt_parity_gpu.py) ----
 
-NRT_CASES: list[ParityCase] = []
-
-
-def nrt_case(fn, make, **kw) -> ParityCase:
-    c = ParityCase(fn, make, family="slice_stores_nrt", **kw)
-    NRT_CASES.append(c)
-    return c
 
 
 def copy_windows(a, b):

@@ -1,6 +1,7 @@
-"""Slice stores with array sources on the GPU (parity/kernels_slice_stores.py, NRT_CASES): numba-cuda
-compiles a[1:4] = b[0:3] only with its runtime (NRT) enabled, since it copies an overlapping source into
-an NRT allocation, so these cases run outside the shared parity harness: numba-cuda with
+"""Parity cases numba-cuda compiles only with its runtime (NRT) enabled (parity/cases.py NRT_CASES): slice
+stores with array sources (kernels_slice_stores.py: numba-cuda copies an overlapping source into an NRT
+allocation) and NumPy's whole-array reductions (kernels_reductions.py: numba-cuda's np.min/np.max need it).
+They run outside the shared parity harness: numba-cuda with
 CUDA_ENABLE_NRT on for its compile and launch (restored after), cubridge as it is, on the same CuPy
 inputs, compared bit for bit."""
 import contextlib
@@ -13,7 +14,9 @@ import pytest
 import cubridge
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))
-from parity.kernels_slice_stores import NRT_CASES  # noqa: E402
+import parity.kernels_reductions  # noqa: E402,F401  (registers its NRT cases)
+import parity.kernels_slice_stores  # noqa: E402,F401
+from parity.cases import NRT_CASES  # noqa: E402
 from test_parity_gpu import _run  # noqa: E402
 
 
@@ -33,7 +36,7 @@ def numba_cuda_runtime_enabled():
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("case", NRT_CASES, ids=[c.id for c in NRT_CASES])
-def test_array_source_slice_stores_match_numba_cuda_with_its_runtime(case):
+def test_nrt_cases_match_numba_cuda_with_its_runtime(case):
     numba_cuda = pytest.importorskip("numba.cuda", reason="numba-cuda is not installed")
     with numba_cuda_runtime_enabled():
         theirs = _run(case, numba_cuda.jit)
