@@ -269,7 +269,10 @@ def _lambda_as_def(impl, unit_name: str, source: str) -> str:
     Python made cannot be told from the text)."""
     import ast
     tree = None
-    for text in (source, source.strip()):
+    stripped = source.strip()
+    # the lines alone, or (a lambda among a call's arguments over several lines: `f(\n lambda: None, x=1\n)`)
+    # as the arguments of a call
+    for text in (source, stripped, f"_({stripped})", f"_({stripped.rstrip(',')})"):
         try:
             tree = ast.parse(text)
             source = text

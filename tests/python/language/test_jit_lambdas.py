@@ -66,3 +66,12 @@ def test_lambdas_called_as_helpers_compile_under_names_of_their_own():
     assert "add.s64" in ptx and ("shl.b64" in ptx or "mul.lo.s64" in ptx or "add.s64" in ptx)
     ir = cubridge.compile(_uses_lambdas, "void(int64[::1])", device=False, abi="numba", output="llvm")[0]
     assert "_3clambda_3e0" in ir and "_3clambda_3e1" in ir
+
+
+def test_a_lambda_among_call_arguments_over_several_lines_compiles():
+    """numba-cuda's test_compile_ptx_arch_specific: `compile_ptx(\\n lambda: None, tuple(), cc=...\\n)` puts the
+    lambda on a line that is no statement of its own."""
+    ptx, resty = cubridge.compile_ptx(
+        lambda: None, tuple(), cc=(9, 0, "a")
+    )
+    assert ".target sm_90a" in ptx and resty is None
