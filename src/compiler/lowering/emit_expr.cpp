@@ -286,6 +286,14 @@ Value FunctionEmitter::expr(const Expr& e) {
     }
     case ExprKind::Unwrap: return unwrap(e);
     case ExprKind::Compare: {
+      if (e.cmp_ops.size() == 1 && (e.cmp_ops[0] == CmpOp::In || e.cmp_ops[0] == CmpOp::NotIn)) {
+        // x in t: == with each element of the tuple (the typer's e.formals, one per element), or'ed
+        Value x = expr(*e.kids[0]), t = expr(*e.kids[1]);
+        std::string found = "false";
+        for (std::size_t i = 0; i < e.formals.size(); ++i)
+          found = ins("or i1 " + found + ", " + compare(CmpOp::Eq, x, extract(t, i), e.formals[i]));
+        return {e.cmp_ops[0] == CmpOp::NotIn ? ins("xor i1 " + found + ", true") : found, e.type};
+      }
       if (e.formals.size() == 1 && e.formals[0].is_optional()) {  // x is None / x is not None, x Optional
         Value a = expr(*e.kids[0]), b = expr(*e.kids[1]);
         std::string valid = optional_valid(a.t.is_optional() ? a : b);

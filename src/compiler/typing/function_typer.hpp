@@ -412,10 +412,13 @@ class FunctionTyper {
             (e.cmp_ops[0] == CmpOp::Eq || e.cmp_ops[0] == CmpOp::Ne))
           return equals_none(e, ts[0], ts[1]);
         e.formals.clear();
+        if (e.cmp_ops.size() == 1 && (e.cmp_ops[0] == CmpOp::In || e.cmp_ops[0] == CmpOp::NotIn))
+          return contains(e, ts[0], ts[1]);
         for (std::size_t i = 0; i < e.cmp_ops.size(); ++i) {
           CmpOp op = e.cmp_ops[i];
           if (op == CmpOp::In || op == CmpOp::NotIn)
-            error(e.loc, "the 'in' operator is not supported; compare numbers with < <= > >= == !=");
+            error(e.loc, "the 'in' operator is supported alone (x in t), not in a chain of comparisons; split the chain "
+                         "with 'and'");
           if (op == CmpOp::Is || op == CmpOp::IsNot)
             error(e.loc, "the 'is' operator is supported alone with None only (x is None, x is not None); "
                          "compare numbers with == and !=");
@@ -831,6 +834,26 @@ class FunctionTyper {
   /// is_none_test, and the If it guards is pruned), a run-time test when x is Optional.
   Type is_none(Expr& e);
   /// `x is y` / `x is not y` of two values that are not None (typer_none.cpp).
+  // `x in t` / `x not in t` on a tuple of numbers (numba's seq_contains: == with each element, left to right);
+  // e.formals holds the comparison type of each element. Other containers are refused by name.
+  Type contains(Expr& e, const Type& x, const Type& t) {
+    const char* op = e.cmp_ops[0] == CmpOp::In ? "in" : "not in";
+    if (x.is_unknown() || t.is_unknown()) {
+      e.formals = {Type()};
+      return Type::boolean();
+    }
+    if (!t.is_tuple())
+      error(e.loc, std::string("the '") + op + "' operator is supported on tuples (x in (1, 2)); the right operand has "
+                   "type " + t.name() + " (arrays and other containers are not searched in compiled functions)");
+    for (const Type& item : t.elements()) {
+      auto f = resolve_compare(true, x, item);
+      if (!f || f->is_tuple())
+        error(e.loc, std::string("the '") + op + "' operator compares " + x.name() + " with each element of " + t.name() +
+                     "; " + x.name() + " cannot be compared with " + item.name() + " (numbers compare with numbers)");
+      e.formals.push_back(*f);
+    }
+    return Type::boolean();
+  }
   Type is_value(Expr& e, const Type& a, const Type& b, bool negate);
   /// Whether an if's (typed) test is decided when the function is compiled, by numba's dead_branch_prune
   /// rules (typer_branch_prune.cpp); nullopt: tested at run time.
