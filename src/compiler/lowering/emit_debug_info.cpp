@@ -2,7 +2,8 @@
 // function: a DISubroutineType listing the argument types (null for no result), a DIBasicType per scalar
 // type (numba's names and DWARF encodings: "int32" DW_ATE_signed, "bool" DW_ATE_boolean of 8 bits,
 // "GridGroup" DW_ATE_unsigned of 64 bits), parameters as DILocalVariables with their position, described
-// by llvm.dbg.declare on their stack slots, and other variables (arg: 0) by llvm.dbg.value at each store.
+// by llvm.dbg.declare on their stack slots, and other variables (arg: 0) by llvm.dbg.value at each store;
+// a variable's versions (variable_versions.cpp) are named as the source names it.
 // Types without a scalar DWARF form (arrays, tuples, records, ...) are opaque named structures: their
 // layout is not described rather than described wrongly.
 #include <cctype>
@@ -13,6 +14,9 @@ namespace cubridge::compiler {
 
 namespace {
 std::string md(int id) { return "!" + std::to_string(id); }
+
+/// A variable's name in the source: a version's ("x#v1", "i#1") is its variable's.
+std::string source_name(const std::string& slot_name) { return slot_name.substr(0, slot_name.find('#')); }
 
 bool is_identifier(const std::string& s) {
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
@@ -61,12 +65,20 @@ int ModuleEmitter::subroutine_type(const TypedFunction& fn) {
 void FunctionEmitter::describe_variable(int slot, const Value& stored) {
   if (!m_.options.debug || subprogram_ < 0) return;
   auto i = static_cast<std::size_t>(slot);
-  const std::string& name = fn_.local_names[i];
+  const std::string name = source_name(fn_.local_names[i]);
   const Type& t = fn_.local_types[i];
   if (!is_identifier(name) || t.is_none() || t.is_unknown()) return;
   bool parameter = i < fn_.arg_types.size();
   auto known = variables_.find(slot);
   if (parameter && known != variables_.end()) return;  // its slot is declared once
+  if (!parameter && known == variables_.end())  // a version ("x#v1") of the same type shares its variable, as
+    for (const auto& [other, v] : variables_)   // numba-cuda describes a variable's versions by its source name
+      if (static_cast<std::size_t>(other) >= fn_.arg_types.size() &&
+          source_name(fn_.local_names[static_cast<std::size_t>(other)]) == name &&
+          fn_.local_types[static_cast<std::size_t>(other)] == t) {
+        known = variables_.emplace(slot, v).first;
+        break;
+      }
   int var;
   if (known != variables_.end()) {
     var = known->second;

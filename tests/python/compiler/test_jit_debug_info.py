@@ -8,7 +8,9 @@
    never by llvm.dbg.declare;
 4. types without a scalar DWARF form (arrays, tuples, complex) are opaque named structures, and such
    kernels compile (libNVVM and ptxas accept the metadata), optimised or not;
-5. lineinfo alone and no debug emit none of this."""
+5. lineinfo alone and no debug emit none of this;
+6. a variable's versions (definitions typed apart, as numba's SSA types them) are described under the
+   source's name: versions of one type share one DILocalVariable, never a name the source lacks ("z#v1")."""
 import re
 
 import numpy as np
@@ -129,3 +131,22 @@ def test_device_functions_describe_their_variables_too():
     assert re.search(r'!DILocalVariable\(arg: 1, .*name: "x", type: !\d+\)', ir)
     assert re.search(r'!DILocalVariable\(arg: 0, .*name: "y", type: !\d+\)', ir)
     out = np.zeros(1, np.float32)  # noqa: F841  (the launch is in the GPU suite's debug kernels)
+
+
+def versions(out, y):
+    z = 1
+    out[0] = z
+    z = y
+    out[1] = z
+    z = 2.5
+    out[2] = z
+
+
+def test_versions_are_named_as_the_source_names_them():
+    ir = _ir(versions, "void(float64[::1], int64)")
+    assert "#" not in "".join(re.findall(r"!DILocalVariable\(.*", ir))
+    named_z = re.findall(r'^!(\d+)\s+=\s+!DILocalVariable\(arg: 0,.*name: "z", type: !(\d+)', ir, re.M)
+    types = {t for _, t in named_z}
+    assert len(named_z) == 2 and len(types) == 2, ir  # int64 (z = 1, z = y share it) and float64
+    int_var = next(v for v, t in named_z if re.search(rf'^!{t} = !DIBasicType\(.*name: "int64"', ir, re.M))
+    assert len(re.findall(rf'call void @"llvm\.dbg\.value"\(metadata i64 [^,]+, metadata !{int_var}\b', ir)) == 2
