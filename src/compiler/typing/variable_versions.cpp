@@ -10,7 +10,8 @@
 //   (_type_annotation's typemap, variable_types) name it as numba's first version "x"; the others are
 //   "x#v1", "x#v2" (numba's "x.1", "x.2"), which messages spell "x" (source_names).
 // - An augmented assignment `x += v` reads x and defines it in the same Name: its definition joins those
-//   that reach it (the same variable before and after, as the statement cannot hold two names).
+//   that reach it (the same variable before and after, as the statement cannot hold two names), or, where
+//   none reaches, the class that keeps the source's name.
 // - A test CPython decides itself (`while True:`, `if False:`) has only the path numba sees; any other
 //   test may go either way. Reads in code no path reaches (after a return) are reached by no definition.
 #include <algorithm>
@@ -221,16 +222,23 @@ class Versions {
     std::vector<int> parent(defs_.size());
     std::iota(parent.begin(), parent.end(), 0);
     auto unite = [&](int a, int b) { parent[find(parent, a)] = find(parent, b); };
+    // The definition whose class keeps the source's name: the parameter's, else the first.
+    std::map<std::string, int> first;
+    for (std::size_t i = 0; i < defs_.size(); ++i)
+      if (defs_[i].node == nullptr) first[defs_[i].name] = static_cast<int>(i);
+    for (std::size_t i = 0; i < defs_.size(); ++i) first.emplace(defs_[i].name, static_cast<int>(i));
     for (const auto& [node, ids] : reads_) {
       for (int id : ids) unite(id, *ids.begin());
-      if (auto d = def_of_.find(node); d != def_of_.end() && !ids.empty()) unite(d->second, *ids.begin());
+      auto d = def_of_.find(node);
+      if (d == def_of_.end()) continue;
+      // `x += v` where no definition reaches (x unbound on every path there): x is the variable it was
+      // before this pass, the one that keeps the name, as a plain read reached by none is.
+      unite(d->second, ids.empty() ? first.at(node->name) : *ids.begin());
     }
-    // Each class's name: the parameter's (else the first definition's) keeps the source's, the others get
-    // "x#n" in the order their first definition appears.
+    // Each class's name: the keeper's is the source's, the others get "x#v1", "x#v2" in the order their
+    // first definition appears.
     std::map<std::string, int> keeper;  // variable -> the root of the class that keeps its name
-    for (std::size_t i = 0; i < defs_.size(); ++i)
-      if (defs_[i].node == nullptr) keeper[defs_[i].name] = find(parent, static_cast<int>(i));
-    for (std::size_t i = 0; i < defs_.size(); ++i) keeper.emplace(defs_[i].name, find(parent, static_cast<int>(i)));
+    for (const auto& [name, id] : first) keeper[name] = find(parent, id);
     std::map<int, std::string> names;
     std::map<std::string, int> counter;  // per variable, as numba numbers x.1, x.2
     for (std::size_t i = 0; i < defs_.size(); ++i) {

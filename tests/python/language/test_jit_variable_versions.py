@@ -11,7 +11,8 @@
 4. `x += v` reads and defines x in one name: it stays the version it reads;
 5. a test CPython decides itself (`while True:`, `if False:`) has only the path numba's bytecode has;
 6. messages, the typemap and print name the variable as the source does.
-Values on the GPU against numba-cuda: parity/kernels_variable_versions.py."""
+Values on the GPU against numba-cuda: parity/kernels_variable_versions.py, and the gpu tests at the end (with
+Python's values, and numba-cuda's where it is installed)."""
 import numpy as np
 import pytest
 
@@ -271,3 +272,63 @@ def test_unification_messages_name_the_source_variable():
     with pytest.raises(CompileError, match=r"cannot unify the types of variable 'x': ") as e:
         cubridge.compile_ptx(f, "void(float64[::1], boolean)", cc=CC)
     assert "#" not in str(e.value)
+
+
+def test_an_augmented_assignment_no_definition_reaches_is_the_variable_as_before():
+    # numba-cuda's test_ssa.test_undefined_var: `c += 1` where c is unbound on every path compiles (numba
+    # types the undefined value); here it is the variable `c = 0` defines, as a plain read reached by none is
+    def f(result, n):
+        if n:
+            if n > 0:
+                c = 0
+            result[0] = c
+        else:
+            c += 1
+            result[0] = c
+
+    _compiles(f, "void(int64[::1], int64)")
+
+
+GPU_CASES = [
+    (redefined_straight, np.int64, 2, ()),
+    (redefined_after_a_branch, np.int64, 2, (True,)),
+    (redefined_after_a_branch, np.int64, 2, (False,)),
+    (redefined_in_a_loop_then_read_before, np.int64, 2, (3,)),
+    (after_while_true, np.int64, 2, ()),
+    (after_dead_branch, np.int64, 1, ()),
+    (phi_if_else, np.float64, 1, (True,)),
+    (phi_loop, np.float64, 1, (0,)),
+    (phi_while_else, np.float64, 2, (6,)),
+    (phi_continue, np.float64, 1, (5,)),
+    (aug_assign, np.float64, 1, (1,)),
+]
+GPU_IDS = [f"{c[0].__name__}{c[3]}" for c in GPU_CASES]
+
+
+def _launch(jit, case):
+    fn, dtype, n, args = case
+    out = np.zeros(n, dtype=dtype)
+    jit(fn)[1, 1](out, *args)
+    return out
+
+
+def _python(case):
+    fn, dtype, n, args = case
+    out = np.zeros(n, dtype=dtype)
+    fn(out, *args)
+    return out
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("case", GPU_CASES, ids=GPU_IDS)
+def test_values_are_pythons(case):
+    np.testing.assert_array_equal(_launch(cubridge.jit, case), _python(case))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("case", GPU_CASES, ids=GPU_IDS)
+def test_values_match_numba_cuda(case):
+    numba_cuda = pytest.importorskip("numba.cuda", reason="numba-cuda is not installed")
+    if not hasattr(numba_cuda, "CUSource"):
+        pytest.skip("this numba.cuda is numba's old built-in target, not numba-cuda")
+    np.testing.assert_array_equal(_launch(numba_cuda.jit, case), _launch(cubridge.jit, case))

@@ -63,19 +63,6 @@ def redefined_after_a_loop_that_reads(out, n):
 case(redefined_after_a_loop_that_reads, lambda: [np.zeros(2, np.int64), 3], grid=1, block=1, outs=[0])
 
 
-def while_true_left_by_break(out):
-    if cuda.grid(1) == 0:
-        x = 0.5
-        out[1] = x * 2
-        while True:
-            x = 9007199254740993
-            break
-        out[0] = x
-
-
-case(while_true_left_by_break, lambda: [np.zeros(2, np.int64)], grid=1, block=1, outs=[0])
-
-
 # Definitions that meet at a read unify (numba's phi): float64 where one side is 0.5.
 def phi_after_if_else(out, c):
     if cuda.grid(1) == 0:
