@@ -2,7 +2,7 @@
 // value on entry, an assignment, an augmented assignment, a for loop's target) starts with a version of its
 // own; every read of the variable joins the definitions that reach it (a reaching-definitions dataflow over
 // the function's control flow: if/else, while/for with break, continue and else, return and raise ending a
-// path), as numba's phi nodes join them. Each joined class then becomes a variable of its own ("x#2"), typed
+// path), as numba's phi nodes join them. Each joined class then becomes a variable of its own ("x#v1"), typed
 // alone; definitions that meet at a read unify exactly as one variable did before. Where a read sees only
 // `x = 0.5` and a later read only `x = 9007199254740993`, the first is float64 and the second int64.
 // - The class holding the parameter (else the first definition) keeps the source's name, so a read reached
