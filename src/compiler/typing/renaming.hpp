@@ -1,5 +1,5 @@
 // Internal: renaming a variable in a syntax tree, and finding where a name occurs — what the rewrites
-// before typing share (loop_variables.cpp: variable versions; literal_unroll.cpp: unrolled copies).
+// before typing share (variable_versions.cpp: variable versions; literal_unroll.cpp: unrolled copies).
 #pragma once
 
 #include <string>

@@ -110,7 +110,7 @@ void type_function(Program& prog, TypedFunction& fn) {
                                 " argument(s) but the signature gives " + std::to_string(fn.arg_types.size()));
   try {
     fn.body = clone_body(def.body);
-    split_loop_variables(fn.body);
+    version_variables(def.params, fn.body);
     unroll_literal_loops(prog, fn);
   } catch (const StackExhausted& at) {
     fail(def.file, SourceLoc{at.line, at.col}, too_deep_message());

@@ -51,10 +51,10 @@ TypedModule type_program(const SourceSet& sources, std::string_view entry, const
 
 /// A deep copy of a statement list (each specialisation gets its own typed tree).
 std::vector<StmtPtr> clone_body(const std::vector<StmtPtr>& body);
-/// Gives a for loop's variable used only inside its loops a variable of its own ("i#1"), as numba's SSA
-/// versions it (loop_variables.cpp).
-void split_loop_variables(std::vector<StmtPtr>& body);
-/// `msg` with the loop variables' versions ("i#1") spelled as the source spells them ("i").
+/// Gives each class of definitions of a variable that meet at a read a variable of its own ("x#v2"), as numba's
+/// SSA versions it (variable_versions.cpp); `params` are defined on entry.
+void version_variables(const std::vector<std::string>& params, std::vector<StmtPtr>& body);
+/// `msg` with variables' versions ("i#1", "x#v2") spelled as the source spells them ("i", "x").
 std::string source_names(const std::string& msg);
 ExprPtr clone_expr(const Expr& e);
 

@@ -101,8 +101,12 @@ TEST(ArrayKernels, Rejections) {
   } cases[] = {
       {"def k(a):\n    a[0] = 1\n", "void(const int32[:])", "cannot store to 'a': it is a read-only array"},
       {"def k(a):\n    x = (a, None)\n", "void(int32[:])", "tuples hold numbers, arrays and tuples; got a value of type none"},
-      {"def k(a, b):\n    a = b\n", "void(int32[:], float32[::1])", "cannot unify the types of variable 'a'"},
-      {"def k(a, b):\n    a = b\n", "void(int32[:], int32[:, :])", "cannot unify the types of variable 'a'"},
+      // (a parameter re-bound and read only after its re-binding is a version of its own, as numba's SSA makes
+      // it; a re-binding under a condition meets the parameter at the read after the if.)
+      {"def k(a, b, c):\n    if c:\n        a = b\n    a[0] = 0\n", "void(int32[:], float32[::1], boolean)",
+       "cannot unify the types of variable 'a'"},
+      {"def k(a, b, c):\n    if c:\n        a = b\n    a[0, 0] = 0\n", "void(int32[:], int32[:, :], boolean)",
+       "cannot unify the types of variable 'a'"},
       {"def k(a, b, f):\n    c = a if f else b\n    c[0] = 1\n", "void(int32[::1], const int32[:], bool)",
        "cannot store to 'c': it is a read-only array (readonly array(int32, 1d, A))"},
       {"import numba.cuda as cuda\ndef k(a):\n    a[0] = cuda.gridsize(0)\n", "void(int64[:])", "gridsize(ndim) takes the constant 1, 2 or 3"},

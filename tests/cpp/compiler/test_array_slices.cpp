@@ -120,8 +120,8 @@ TEST(ArraySlices, Rejections) {
       {"def k(a):\n    v = a[1:, 2]\n", "void(int32[:])", "too many indices for array(int32, 1d, A): 2 given, the array has 1 dimension(s)"},
       {"def k(a):\n    v = a[...]\n", "void(int32[:])", "Ellipsis ('...') of an array is not supported; index arrays with integers and slices"},
       // (`v = a[1:]; v = 1.0` in a row compiles: each definition is a version of its own, as numba's SSA
-      // makes them; a definition under a condition meets the other one after the if.)
-      {"def k(a, c):\n    v = a[1:]\n    if c:\n        v = 1.0\n", "void(int32[::1], boolean)",
+      // makes them; a definition under a condition meets the other one at the read after the if.)
+      {"def k(a, c):\n    v = a[1:]\n    if c:\n        v = 1.0\n    w = v\n", "void(int32[::1], boolean)",
        "cannot unify the types of variable 'v': array(int32, 1d, C) and float64"},
   };
   for (const Bad& b : cases) EXPECT_NE(error_of(b.src, b.sig).find(b.message), std::string::npos) << error_of(b.src, b.sig);

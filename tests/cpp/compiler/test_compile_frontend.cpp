@@ -185,7 +185,7 @@ TEST(CompileFrontend, UnsupportedConstructsNameFileLineColumn) {
       {"def f(x):\n    return x < 1j\n", "kernels.py:2:12: cannot compare int32 with complex128 using an ordering operator"},
       {"def f(x):\n    if x:\n        return 1\n", "kernels.py:1:1: 'f' returns OptionalType(int64): only the functions it calls may return an Optional"},
       {"def f(x):\n    return x if x else (x, x)\n", "kernels.py:2:12: the branches of the conditional expression have types int32 and UniTuple(int32 x 2)"},
-      {"def f(x):\n    x = (1, 2)\n    return x\n", "kernels.py:2:5: cannot unify the types of variable 'x': int32 and UniTuple(int64 x 2)"},
+      {"def f(x):\n    if x:\n        x = (1, 2)\n    return x\n", "kernels.py:3:9: cannot unify the types of variable 'x': int32 and UniTuple(int64 x 2)"},
       {"def f(x):\n  return x +\n", "kernels.py:2:13: unexpected end of line"},
       {"def f(x):\n    return 99999999999999999999\n", "does not fit in 64 bits"},
   };

@@ -8,7 +8,11 @@
    never by llvm.dbg.declare;
 4. types without a scalar DWARF form (arrays, tuples, complex) are opaque named structures, and such
    kernels compile (libNVVM and ptxas accept the metadata), optimised or not;
-5. lineinfo alone and no debug emit none of this."""
+5. lineinfo alone and no debug emit none of this;
+6. a variable's versions (definitions typed apart, as numba's SSA types them) are one DILocalVariable under
+   the source's name, never a name the source lacks ("z#v1"): of their type where they share one, else of a
+   union (DW_TAG_union_type, a DW_TAG_member "_<type>" per type in name order, the largest's size), as
+   numba-cuda's test_debuginfo.test_union_poly_types checks."""
 import re
 
 import numpy as np
@@ -129,3 +133,52 @@ def test_device_functions_describe_their_variables_too():
     assert re.search(r'!DILocalVariable\(arg: 1, .*name: "x", type: !\d+\)', ir)
     assert re.search(r'!DILocalVariable\(arg: 0, .*name: "y", type: !\d+\)', ir)
     out = np.zeros(1, np.float32)  # noqa: F841  (the launch is in the GPU suite's debug kernels)
+
+
+def versions(out, y):
+    z = 1
+    out[0] = z
+    z = y
+    out[1] = z
+    z = 2.5
+    out[2] = z
+
+
+def test_versions_are_named_as_the_source_names_them():
+    ir = _ir(versions, "void(float64[::1], int64)")
+    assert "#" not in "".join(re.findall(r"!DILocalVariable\(.*", ir))
+    named_z = re.findall(r'^!(\d+)\s+=\s+!DILocalVariable\(arg: 0,.*name: "z", type: !(\d+)', ir, re.M)
+    assert len(named_z) == 1, ir
+    var, union = named_z[0]
+    assert re.search(rf"^!{union} = distinct !DICompositeType\(elements: !\d+,.*size: 64, tag: DW_TAG_union_type\)",
+                     ir, re.M), ir
+    assert len(re.findall(rf'call void @"llvm\.dbg\.value"\(metadata [^,]+, metadata !{var}\b', ir)) == 3
+
+
+def test_versions_of_three_types_are_a_union_of_three_members():
+    def f(x, y):
+        foo = 100  # noqa: F841
+        foo = 2.34  # noqa: F841
+        foo = True  # noqa: F841
+        foo = 200  # noqa: F841
+
+    ir = _ir(f, "void(int32, int32)")
+    node = re.search(r'!DILocalVariable\(.*name: "foo".*type: !(\d+)\)', ir).group(1)
+    elements = re.search(rf"!{node} = distinct !DICompositeType\(elements: !(\d+),.*size: 64, tag: DW_TAG_union_type\)",
+                         ir).group(1)
+    members = re.search(rf"!{elements} = !{{ !(\d+), !(\d+), !(\d+) }}", ir).groups()
+    for m, (name, size) in zip(members, [("_bool", 8), ("_float64", 64), ("_int64", 64)]):
+        assert re.search(rf'!{m} = !DIDerivedType\(.*name: "{name}", size: {size}, tag: DW_TAG_member\)', ir), ir
+
+
+def test_versions_of_one_type_share_one_variable_of_that_type():
+    def f(out, y):
+        z = y
+        out[0] = z
+        z = 7
+        out[1] = z
+
+    ir = _ir(f, "void(int64[::1], int64)")
+    named_z = re.findall(r'^!(\d+)\s+=\s+!DILocalVariable\(arg: 0,.*name: "z", type: !(\d+)', ir, re.M)
+    assert len(named_z) == 1, ir
+    assert re.search(rf'^!{named_z[0][1]} = !DIBasicType\(.*name: "int64"', ir, re.M), ir

@@ -77,8 +77,9 @@ def test_a_loop_variable_is_named_as_the_source_names_it():
     assert annotation(f).typemap["i"] == numba.int64
 
 
-def test_two_loops_versions_of_one_name_are_left_out():
-    # each loop has its own `i` (the front end's versions): neither is the source's one variable `i`
+def test_two_loops_versions_of_one_name_report_the_first_as_numba_does():
+    # each loop has its own `i` (a version of its own, as numba's SSA makes "i" and "i.1"): the typemap
+    # names the first as the source's `i`, as numba's does
     @cubridge.jit(void(int32[::1]))
     def f(x):
         for i in range(3):
@@ -87,8 +88,20 @@ def test_two_loops_versions_of_one_name_are_left_out():
             x[i] += 1
 
     typemap = annotation(f).typemap
-    assert "i" not in typemap
+    assert typemap["i"] == numba.int64
     assert typemap["x"] == numba.int32[::1]
+
+
+def test_a_version_of_its_own_reports_its_own_type():
+    # x = 0.5 and x = 9007199254740993 never meet at a read: numba's typemap has x: float64, x.1: int64
+    @cubridge.jit(void(int64[::1]))
+    def f(out):
+        x = 0.5
+        out[1] = x * 2
+        x = 9007199254740993
+        out[0] = x
+
+    assert annotation(f).typemap["x"] == numba.float64
 
 
 def test_a_name_the_kernel_lacks_is_a_key_error_listing_its_variables():
