@@ -380,6 +380,7 @@ inline nb::object array_param_of(nb::handle obj) {
   req.check_pointer = false;  // the type needs the description only; a launch checks the pointer
   req.borrow = true;
   req.defer_dlpack = true;
+  req.cai_after_exchange = true;  // as the launch reads it: a record array DLPack cannot export, through its CAI
   ImportedArray a = import_array(obj, req);
   if (a.deferred) {
     if (PyObject_HasAttrString(obj.ptr(), "__array_interface__")) return nb::none();

@@ -65,13 +65,15 @@ def test_kernels_without_grid_sync_launch_as_before():
     assert not k.specialize().cooperative
 
 
-class CUSource:
-    """numba-cuda's in-memory CUDA C++ shape (numba.cuda.CUSource): data and name."""
+class _CUSource:
+    """numba-cuda's in-memory CUDA C++ shape (numba.cuda.CUSource: data and name), where numba-cuda is not installed."""
 
     def __init__(self, data, name):
         self.data, self.name = data, name
 
 
+# numba-cuda's own CUSource where it exists (its linker accepts only its LinkableCode objects; cubridge reads either)
+CUSource = getattr(cuda, "CUSource", _CUSource)
 BLOCK_SUM_CU = CUSource("""
 #include <cooperative_groups.h>
 namespace cg = cooperative_groups;

@@ -64,7 +64,8 @@ def conversions(x, d, n, f16, f32, f64, bf, i8, u8, i16, u16, i32, u32, i64, u64
         u32[i] = uint32(v)
         i64[i] = int64(v)
         u64[i] = uint64(v)
-        truth[i] = bool(v)
+        if TRUTH:  # cuda_fp8.hpp's operator bool, which numba-cuda 0.30 does not lower (its parity runs without)
+            truth[i] = bool(v)
         from_d[i] = float32(T(d[i]))
         from_h[i] = float32(T(float16(x[i])))
         from_n[i] = float32(T(n[i]))
@@ -108,7 +109,7 @@ def test_e4m3_e5m2_conversions_match_the_formats(fmt):
     xs = edge_floats(fmt)
     ds = xs.astype(np.float64)
     ns = np.clip(np.nan_to_num(xs, posinf=1e6, neginf=-1e6), -1e6, 1e6).astype(np.int64)
-    fn = _with(conversions, T=TYPES[fmt], INTERP=INTERP[fmt])
+    fn = _with(conversions, T=TYPES[fmt], INTERP=INTERP[fmt], TRUTH=True)
     dts = [np.float16, np.float32, np.float64, np.float32, np.int8, np.uint8, np.int16, np.uint16, np.int32,
            np.uint32, np.int64, np.uint64, np.bool_, np.float32, np.float32, np.float32] + [np.uint8] * 4
     out = _run(_cubridge_jit, fn, [xs, ds, ns], dts)
@@ -165,7 +166,7 @@ def _numba_parity(fn, inputs, dts):
 def test_e4m3_e5m2_conversions_match_numba_cuda_bit_for_bit(fmt):
     xs = edge_floats(fmt)
     ns = np.clip(np.nan_to_num(xs, posinf=1e6, neginf=-1e6), -1e6, 1e6).astype(np.int64)
-    fn = _with(conversions, T=TYPES[fmt], INTERP=INTERP[fmt])
+    fn = _with(conversions, T=TYPES[fmt], INTERP=INTERP[fmt], TRUTH=False)
     dts = [np.float16, np.float32, np.float64, np.float32, np.int8, np.uint8, np.int16, np.uint16, np.int32,
            np.uint32, np.int64, np.uint64, np.bool_, np.float32, np.float32, np.float32] + [np.uint8] * 4
     _numba_parity(fn, [xs, xs.astype(np.float64), ns], dts)

@@ -54,4 +54,10 @@ def test_values_match_numba_cuda(case, monkeypatch):
     want = _run(cubridge.jit, case)
     for name in ("consumer", "consumer2arg", "_sub"):  # numba-cuda calls device functions only
         monkeypatch.setattr(ck, name, numba_cuda.jit(getattr(ck, name)))
-    np.testing.assert_array_equal(_run(numba_cuda.jit, case), want)
+    theirs = _run(numba_cuda.jit, case)
+    if case[0].__name__ == "defaults_and_keywords":
+        # numba-cuda 0.30 drops the keyword given for a defaulted parameter of a nested function called directly
+        # (inner(a, 2, 4, mydefault2=7) gives 610 = both defaults, Python 161); cubridge gives Python's value
+        # (test_values_are_pythons): the other elements are compared.
+        theirs, want = theirs[:3], want[:3]
+    np.testing.assert_array_equal(theirs, want)

@@ -182,8 +182,8 @@ def test_gpu_values_match_numpy_and_numba_cuda():
     theirs = np.zeros(len(CASES), dtype=np.int64)
     cuda.jit(counts)[1, 1](theirs)
     assert theirs.tolist() == out.tolist()
-    for a in (np.array(3), np.array(-2.5), np.array(True)):
-        assert _run_reductions(cuda.jit, a).tolist() == _run_reductions(cubridge.jit, a).tolist()
+    # numba-cuda 0.30 refuses np.max of a 0-d array (its npy_max indexes it with numpy_take, which its CUDA
+    # lowering lacks): the reductions of 0-d arrays are checked against NumPy above only.
 
 
 @pytest.mark.gpu
