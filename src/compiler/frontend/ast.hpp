@@ -75,6 +75,15 @@ struct Expr {
   std::vector<std::string> overload_keywords;
 };
 
+/// A Name expression reading `name`, placed at `loc` (what the front end's and the typer's rewrites insert).
+inline ExprPtr name_expr(std::string name, SourceLoc loc) {
+  auto e = std::make_unique<Expr>();
+  e->kind = ExprKind::Name;
+  e->name = std::move(name);
+  e->loc = loc;
+  return e;
+}
+
 /// Def and Nonlocal exist only between the parser and lift_nested_functions, which replaces each by Pass.
 enum class StmtKind { Expr, Assign, AugAssign, If, While, For, Break, Continue, Pass, Return, Assert, Raise, Def, Nonlocal,
                       Unsupported };

@@ -109,14 +109,6 @@ ExprPtr copy_literal(const Expr& e, SourceLoc at) {
   return c;
 }
 
-ExprPtr name_expr(const std::string& n, SourceLoc at) {
-  auto e = std::make_unique<Expr>();
-  e->kind = ExprKind::Name;
-  e->loc = at;
-  e->name = n;
-  return e;
-}
-
 // One nested function of the encloser being lifted, and how the encloser uses it.
 struct Local {
   Stmt* stmt = nullptr;

@@ -92,14 +92,6 @@ bool defined_before_read(const std::vector<StmtPtr>& body, const std::string& na
   return false;
 }
 
-ExprPtr name_expr(const std::string& name, SourceLoc loc) {
-  auto e = std::make_unique<Expr>();
-  e->kind = ExprKind::Name;
-  e->name = name;
-  e->loc = loc;
-  return e;
-}
-
 ExprPtr index_expr(const std::string& tuple, std::size_t k, SourceLoc loc) {
   auto s = std::make_unique<Expr>();
   s->kind = ExprKind::Subscript;

@@ -8,27 +8,11 @@ torch = pytest.importorskip("torch")
 
 import cubridge  # noqa: E402
 import cubridge.torch as ct  # noqa: E402
-
-_count = iter(range(10**6))
-
+import torch_kernels  # noqa: E402
+from torch_kernels import add, scale_rows  # noqa: E402,F401
 
 def unique(stem: str) -> str:
-    return f"cubridge_test::{stem}_{next(_count)}"
-
-
-@cubridge.jit("void(const float32[::1], const float32[::1], float32[::1])")
-def add(x, y, out):
-    i = cubridge.grid(1)
-    if i < out.size:
-        out[i] = x[i] + y[i]
-
-
-@cubridge.jit("void(float32[:, ::1], float32, int64)")
-def scale_rows(x, factor, rows):
-    i = cubridge.grid(1)
-    if i < rows:
-        for j in range(x.shape[1]):
-            x[i, j] *= factor
+    return torch_kernels.unique(stem, "cubridge_test")
 
 
 @cubridge.jit("void(const float32[::1], float32[::1], float64[::1])")
@@ -169,7 +153,7 @@ def test_refuses_a_name_already_registered():
 
 
 def test_name_without_namespace_goes_to_cubridge():
-    op = ct.custom_op(add, out="x", ntasks=1, name=f"plain_add_{next(_count)}")
+    op = ct.custom_op(add, out="x", ntasks=1, name=unique("plain_add").split("::")[1])
     assert op.name().startswith("cubridge::plain_add_")
 
 

@@ -9,10 +9,10 @@ torch = pytest.importorskip("torch")
 
 import cubridge  # noqa: E402
 import cubridge.torch as ct  # noqa: E402
+import torch_kernels  # noqa: E402
+from torch_kernels import add, scale_rows  # noqa: E402,F401
 
 pytestmark = pytest.mark.gpu
-
-_count = iter(range(10**6))
 
 
 @pytest.fixture(autouse=True)
@@ -22,22 +22,7 @@ def _cuda():
 
 
 def unique(stem: str) -> str:
-    return f"cubridge_gpu_test::{stem}_{next(_count)}"
-
-
-@cubridge.jit("void(const float32[::1], const float32[::1], float32[::1])")
-def add(x, y, out):
-    i = cubridge.grid(1)
-    if i < out.size:
-        out[i] = x[i] + y[i]
-
-
-@cubridge.jit("void(float32[:, ::1], float32, int64)")
-def scale_rows(x, factor, rows):
-    i = cubridge.grid(1)
-    if i < rows:
-        for j in range(x.shape[1]):
-            x[i, j] *= factor
+    return torch_kernels.unique(stem, "cubridge_gpu_test")
 
 
 @cubridge.jit("void(const float32[::1], float32[::1], float64[::1])")
