@@ -2,7 +2,7 @@
 (out[i] = x[i] + y[i], 1,024 elements) called as the op and launched directly on torch's current stream.
 
 Eager: host time per call (batches of calls timed on the host, the queue drained between batches outside
-the timing; the median over batches of the per-call mean). The direct row allocates its result with
+the timing; the median over batches of the per-call mean; the eager rows' batches taken in turn). The direct row allocates its result with
 torch.empty_like as the op does, so the difference is the op's own cost. The op's eager call skips PyTorch's
 dispatcher where it would only call the CUDA implementation (cubridge.torch.Op's direct call); the
 op.overload row is the same op through the dispatcher, as torch.compile's graphs call it. Inside a graph: 100 calls captured into one torch.cuda.graph, each
@@ -48,6 +48,21 @@ def per_call_us(fn, calls: int, batches: int) -> float:
         means.append((time.perf_counter() - t) / calls * 1e6)
     torch.cuda.synchronize()
     return statistics.median(means)
+
+
+def per_call_interleaved_us(fns: dict, calls: int, batches: int) -> dict:
+    """per_call_us of each function, their batches taken in turn (direct, op, direct, op, ...) so that a drift
+    of the host's speed during the run weighs on each the same."""
+    means = {name: [] for name in fns}
+    for _ in range(batches):
+        for name, fn in fns.items():
+            torch.cuda.synchronize()
+            t = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            means[name].append((time.perf_counter() - t) / calls * 1e6)
+    torch.cuda.synchronize()
+    return {name: statistics.median(m) for name, m in means.items()}
 
 
 def replay_us(fn, per_graph: int, replays: int) -> float:
@@ -108,11 +123,10 @@ def main() -> None:
     torch.testing.assert_close(direct(), x + y)
     torch.testing.assert_close(via_hand(), x + y)
     rows = []
-    direct_us = per_call_us(direct, calls, batches)
-    op_us = per_call_us(via_op, calls, batches)
-    hand_us = per_call_us(via_hand, calls, batches)
-    dispatcher_us = per_call_us(via_dispatcher, calls, batches)
-    eager_add = per_call_us(lambda: torch.add(x, y), calls, batches)
+    timed = per_call_interleaved_us({"direct": direct, "op": via_op, "hand": via_hand, "dispatcher": via_dispatcher,
+                                     "add": lambda: torch.add(x, y)}, calls, batches)
+    direct_us, op_us, hand_us, dispatcher_us, eager_add = (timed[k] for k in ("direct", "op", "hand", "dispatcher",
+                                                                              "add"))
     rows.append(dict(face="torch", case="op call, eager (host µs per call)", unit="us", ours=op_us,
                      peer="direct cubridge launch + empty_like", peer_value=direct_us, target=None))
     rows.append(dict(face="torch", case="op overhead over the direct launch, eager", unit="us",

@@ -26,11 +26,12 @@ docs/native-ops.md.
 """
 from __future__ import annotations
 
+import functools
 import inspect
 
 import torch
 
-from . import Dispatcher, Kernel, KernelSignature
+from . import Dispatcher, Kernel, KernelSignature, _core
 
 __all__ = ["custom_op", "Op"]
 
@@ -138,7 +139,9 @@ class _Op:
         # Inputs the kernel only reads and wants C-contiguous: a strided view (an expanded gradient, a slice) is
         # passed as a contiguous copy. Written inputs never are (the writes would be lost): their launch says why.
         self.contiguous = [n for n, i in enumerate(inputs) if params[i].wants_c_order and params[i].name not in mutated]
-        self.fixed = isinstance(kernel, Kernel)  # a dispatcher launches through its own lazy launch
+        # A dispatcher with one signature runs that signature's loaded kernel, found per call (per device, and
+        # again after recompile()) by one dict lookup; other dispatchers launch through their own lazy launch.
+        self.one_signature = kernel._eager[0] if isinstance(kernel, Dispatcher) and len(kernel._eager) == 1 else None
         slots = inputs + results  # the op's arguments then its results, each at its kernel parameter
         self.order = [slots.index(i) for i in range(len(params))]
         self.likes = [self.input_names.index(s) if isinstance(s, str) else None for s in out_specs]
@@ -209,6 +212,8 @@ class _Op:
         # finds the specialization in C++, cached per argument types (specialize() is numba's API: a
         # numba-cuda program served by cubridge refuses it on a dispatcher made with signatures).
         kernel = self.kernel
+        if self.one_signature is not None and not kernel.extensions:
+            kernel = kernel._kernel(self.one_signature)
         stream = _raw_stream(index)
         if self.ntasks is not None:
             n = self.ntasks(*args) if callable(self.ntasks) else self.ntasks
@@ -249,8 +254,10 @@ class Op:
     callable. Every attribute is the overload's (``_schema``, ``name()``, ...). A call goes through
     PyTorch's dispatcher except where the dispatcher would only call the op's CUDA implementation: then
     (the direct call) the implementation is called as the dispatcher would call it, which saves the
-    dispatcher's ~3 µs of boxing the arguments into a Python implementation. The direct call is taken
-    when every one of these holds, else the dispatcher is used:
+    dispatcher's ~3 µs of boxing the arguments into a Python implementation. The checks and the
+    implementation's common case (every result allocated like an input) run in one C++ call
+    (``_core._DirectOp``); other results, strided inputs and device switches take the Python implementation.
+    The direct call is taken when every one of these holds, else the dispatcher is used:
 
     - not inside ``torch.compile`` (Dynamo traces the overload itself), no ``torch.jit`` trace, no profiler;
     - no ``__torch_function__`` override or mode, no ``__torch_dispatch__`` mode (FakeTensorMode,
@@ -275,25 +282,27 @@ class Op:
                               if p.tensor and (p.scalar == "void" or p.scalar.startswith("complex")))
         # each scalar input with the exact Python types its schema type takes as they are
         self._scalars = tuple((n, _EXACT[_SCALAR_KIND[p.scalar]]) for n, p in enumerate(params) if not p.tensor)
+        # The checks above and the implementation's common case (every result allocated like an input), in C++.
+        one = op.one_signature
+        self._call = _core._DirectOp(
+            implementation=op.launch, falsy_guards=[_function_modes, _dispatch_modes, _profiling] if
+            self._direct else [], none_guards=[_transforms, _tracing] if self._direct else [], count=self._count,
+            tensor_type=_Tensor, tensors=list(self._tensors), flagged=list(self._complex),
+            scalars=[(n, list(exact)) for n, exact in self._scalars], fast=all(like is not None for like in op.likes),
+            results=len(op.likes), likes=[like for like in op.likes if like is not None],
+            contiguous=list(op.contiguous), order=op.order, empty_like=torch.empty_like,
+            contiguous_format=torch.contiguous_format, raw_stream=torch._C._cuda_getCurrentRawStream,
+            kernel=op.kernel, kernels=None if one is None else op.kernel._kernels, signature=one,
+            kernel_for=None if one is None else functools.partial(op.kernel._kernel, one), ntasks=op.ntasks,
+            griddim=op.griddim,
+            blockdim=op.blockdim, sharedmem=op.sharedmem, single=op.single, qualname=op.qualname)
 
     def __call__(self, *args, **kwargs):
         # Dynamo reads is_compiling() as True and traces the overload alone: nothing else here is traced.
-        if _is_compiling() or kwargs or not self._direct or len(args) != self._count:
+        if _is_compiling() or kwargs or not self._direct:
             return self.overload(*args, **kwargs)
-        for n in self._tensors:
-            a = args[n]
-            if type(a) is not _Tensor or not a.is_cuda or a.requires_grad:
-                return self.overload(*args)
-        for n in self._complex:
-            if args[n].is_conj() or args[n].is_neg():
-                return self.overload(*args)
-        for n, exact in self._scalars:
-            if type(args[n]) not in exact:
-                return self.overload(*args)
-        if (_function_modes() or _dispatch_modes() or _transforms() is not None or _tracing() is not None
-                or _profiling()):
-            return self.overload(*args)
-        return self._op.launch(*args)
+        result = self._call(*args)  # NotImplemented: the dispatcher must take the call
+        return self.overload(*args) if result is NotImplemented else result
 
     def __getattr__(self, name):
         return getattr(self.overload, name)

@@ -6,6 +6,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "bindings.hpp"
+#include "py_direct_op.hpp"
 #include "py_dispatch.hpp"
 #include "py_launch.hpp"
 #include "cubridge/kernel/launch_config_error.hpp"
@@ -187,6 +188,71 @@ void bind_kernel(nb::module_& m) {
         nb::arg("dispatcher"), nb::arg("ntasks"), nb::arg("stream").none(), nb::arg("sharedmem"), nb::arg("args"),
         "dispatcher.forall(ntasks, stream, sharedmem)(*args) by the C++ lazy launch; False (nothing launched) when "
         "the dispatcher's general path must type the arguments.");
+  nb::class_<DirectOp>(m, "_DirectOp",
+      "A framework operator's direct call (cubridge.torch.Op): the checks that decide whether the framework's "
+      "dispatcher would only call the op's implementation (NotImplemented where it must take the call), and "
+      "that implementation's common case, in one call.")
+      .def("__init__", [](DirectOp* op, nb::object implementation,
+                          std::vector<nb::object> falsy_guards, std::vector<nb::object> none_guards,
+                          std::size_t count, nb::object tensor_type, std::vector<std::size_t> tensors,
+                          std::vector<std::size_t> flagged, std::vector<std::pair<std::size_t, std::vector<nb::object>>> scalars,
+                          bool fast, std::size_t results, std::vector<std::size_t> likes,
+                          std::vector<std::size_t> contiguous, std::vector<std::size_t> order,
+                          nb::object empty_like, nb::object contiguous_format, nb::object raw_stream,
+                          nb::object kernel, nb::object kernels, nb::object signature, nb::object kernel_for,
+                          nb::object ntasks, nb::object griddim,
+                          nb::object blockdim, std::int64_t sharedmem, bool single, std::string qualname) {
+             if (!PyType_Check(tensor_type.ptr())) throw nb::type_error("_DirectOp: tensor_type must be a type");
+             if (!nb::isinstance<PyKernel>(kernel) && !nb::isinstance<DispatchCache>(kernel))
+               throw nb::type_error("_DirectOp: kernel must be a cubridge.Kernel or a @cubridge.jit dispatcher");
+             for (std::size_t slot : order)
+               if (slot >= count + results)
+                 throw nb::value_error("_DirectOp: a parameter's slot is past the inputs and results");
+             auto* made = new (op) DirectOp();
+             made->implementation = std::move(implementation);
+             made->falsy_guards = std::move(falsy_guards);
+             made->none_guards = std::move(none_guards);
+             made->count = count;
+             made->tensor_type = std::move(tensor_type);
+             made->tensors = std::move(tensors);
+             made->flagged = std::move(flagged);
+             for (auto& [n, types] : scalars) {
+               std::vector<PyTypeObject*> exact;
+               for (nb::object& t : types) {
+                 if (!PyType_Check(t.ptr())) throw nb::type_error("_DirectOp: a scalar's exact types must be types");
+                 exact.push_back(reinterpret_cast<PyTypeObject*>(t.ptr()));  // builtin types: never freed
+               }
+               made->scalars.emplace_back(n, std::move(exact));
+             }
+             made->fast = fast;
+             if (fast && likes.size() != results)
+               throw nb::value_error("_DirectOp: a fast op allocates every result like an input");
+             made->results = results;
+             made->likes = std::move(likes);
+             made->contiguous = std::move(contiguous);
+             made->order = std::move(order);
+             made->raw_stream = std::move(raw_stream);
+             made->kernel = std::move(kernel);
+             if (!kernel_for.is_none() && !PyDict_Check(kernels.ptr()))
+               throw nb::type_error("_DirectOp: kernels must be the dispatcher's dict of loaded kernels");
+             made->kernels = std::move(kernels);
+             made->signature = std::move(signature);
+             made->kernel_for = std::move(kernel_for);
+             made->empty_like = std::move(empty_like);
+             made->contiguous_format = std::move(contiguous_format);
+             made->ntasks = std::move(ntasks);
+             made->griddim = std::move(griddim);
+             made->blockdim = std::move(blockdim);
+             made->sharedmem = sharedmem;
+             made->single = single;
+             made->qualname = std::move(qualname); },
+           nb::arg("implementation"), nb::arg("falsy_guards"), nb::arg("none_guards"), nb::arg("count"), nb::arg("tensor_type"),
+           nb::arg("tensors"), nb::arg("flagged"), nb::arg("scalars"), nb::arg("fast"), nb::arg("results"),
+           nb::arg("likes"), nb::arg("contiguous"), nb::arg("order"), nb::arg("empty_like"),
+           nb::arg("contiguous_format"), nb::arg("raw_stream"), nb::arg("kernel"), nb::arg("kernels").none(),
+           nb::arg("signature").none(), nb::arg("kernel_for").none(), nb::arg("ntasks").none(), nb::arg("griddim").none(),
+           nb::arg("blockdim").none(), nb::arg("sharedmem"), nb::arg("single"), nb::arg("qualname"))
+      .def("__call__", [](DirectOp& op, nb::args args) { return direct_call(op, items_of(args)); });
   m.def("_array_param", &array_param_of, nb::arg("obj"),
         "@jit's typeof of a GPU array argument ('const float32[:, ::1]'), or None (no GPU array, or records).");
   m.def("_load_kernel", &load, nb::arg("code"), nb::arg("name").none(), nb::arg("signature"), nb::arg("device").none(),

@@ -89,6 +89,27 @@ def test_a_loaded_kernel_with_griddim_and_blockdim():
     torch.testing.assert_close(op(a, b), a + b)
 
 
+def test_a_loaded_kernel_whose_griddim_callable_returns_a_list():
+    # a list is an extent the op accepts as its Python implementation does (the C++ direct call hands it over)
+    ptx, _ = cubridge.compile(add.py_func, "void(const float32[::1], const float32[::1], float32[::1])",
+                              device=False, abi="numba", output="ptx",
+                              cc=tuple(torch.cuda.get_device_capability()))
+    k = cubridge.load_kernel(ptx, None, "void(const float32[::1], const float32[::1], float32[::1])")
+    op = ct.custom_op(k, out="arg0", griddim=lambda a, b: [(a.numel() + 63) // 64], blockdim=(64,),
+                      name=unique("loaded_list"))
+    a, b = torch.randn(300, device="cuda"), torch.randn(300, device="cuda")
+    torch.testing.assert_close(op(a, b), a + b)
+
+
+def test_a_refused_argument_of_a_direct_call_names_the_op():
+    op = add_op()
+    c = counted(op)
+    x = torch.randn(16, device="cuda", dtype=torch.float64)
+    with pytest.raises(TypeError, match=r"^cubridge_gpu_test::add_\d+: .*float32"):
+        op(x, x)
+    assert c.calls == 0  # refused by the direct call's launch, not by the dispatcher
+
+
 def test_a_strided_input_is_read_through_a_contiguous_copy():
     op = add_op()
     x, y = torch.randn(64, device="cuda"), torch.randn(64, device="cuda")
