@@ -193,3 +193,41 @@ def test_a_strided_memory_view_of_records_is_passed_as_its_array_interface_even_
     (passed,) = rec.launches[0][1]
     assert passed.__cuda_array_interface__ == {"version": 3, "shape": (1,), "typestr": "|V4", "data": (8192, False),
                                                "strides": None, "stream": None, "descr": [("b", "<i4")]}
+
+
+def test_a_view_of_bare_void_items_from_a_hint_on_records_passes_the_records_fields():
+    """numba-cuda 0.30's cuda.In(records).to_device views the host array through its typestr alone ('|V4': cuda.core
+    keeps no fields) and allocates the device view with that dtype: the fields are those of the array the hint wraps
+    (numba types the launch by that array too). numba-cuda's test_record_in_from_config."""
+    args = pytest.importorskip("numba.cuda.args")
+
+    class StridedMemoryView:  # what cuda.core's from_buffer(dtype=np.dtype('|V4')) gives, DLPack included
+        ptr, shape, strides, dtype, readonly, is_device_accessible = 8192, (1,), None, np.dtype("V4"), False, True
+
+        def __dlpack__(self, stream=None):
+            raise AssertionError("DLPack is not asked for a record array")
+
+    StridedMemoryView.__module__ = "cuda.core._memoryview"
+
+    d = cubridge.jit(extensions=[view_giving(args, StridedMemoryView)])(set_record_to_three)
+    rec = recorded(d)
+    d[1, 1](np.zeros(1, RECORD))
+    (passed,) = rec.launches[0][1]
+    assert passed.__cuda_array_interface__ == {"version": 3, "shape": (1,), "typestr": "|V4", "data": (8192, False),
+                                               "strides": None, "stream": None, "descr": [("b", "<i4")]}
+
+
+@pytest.mark.parametrize("view_dtype", [np.dtype("V8"), np.dtype("<i4")], ids=["other-size", "not-void"])
+def test_a_view_that_does_not_fit_the_records_keeps_its_own_dtype(view_dtype):
+    """Only a view of bare void items of the records' size takes their fields; any other view is passed as it
+    is (the kernel layer checks it against the signature and refuses what does not fit, by name)."""
+    from cubridge import _launch_extensions
+
+    class StridedMemoryView:
+        ptr, shape, strides, readonly, is_device_accessible = 8192, (1,), None, False, True
+        dtype = view_dtype
+
+    StridedMemoryView.__module__ = "cuda.core._memoryview"
+    passed = _launch_extensions._as_argument(StridedMemoryView(), RECORD)
+    assert passed.__cuda_array_interface__["typestr"] == view_dtype.str
+    assert "descr" not in passed.__cuda_array_interface__
