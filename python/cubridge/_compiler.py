@@ -11,14 +11,14 @@ import re
 from typing import Any, Callable
 
 from . import _core, _jit_options, _linker, _logging, _overload_binding
-from ._numba_diagnostics import numba_errors
+from ._numba_diagnostics import CompileWarning, numba_errors, warn_compiled
 from ._core import CompileError
 from ._environment import _collect  # noqa: F401  (tests and bench read the collected source)
 from ._raise_sites import exception_args, exception_class  # noqa: F401  (the launcher of debug kernels)
 from ._source import _read_source, nfkc_identifiers  # noqa: F401
 from ._types import as_signature
 
-__all__ = ["compile", "compile_for_current_device", "compile_ptx", "compile_ptx_for_current_device", "CompileError",
+__all__ = ["CompileWarning", "compile", "compile_for_current_device", "compile_ptx", "compile_ptx_for_current_device", "CompileError",
            "compile_cache_stats"]
 
 
@@ -139,6 +139,7 @@ def _compile_result(pyfunc, sig, debug=False, lineinfo=False, device=True, fastm
         except _core.OverloadNeeded as needed:
             overloads.add(needed)
             attempt = options()
+    warn_compiled(r.warnings)
     if links is not None:
         links.extend(found)
     if referenced is not None:

@@ -17,7 +17,8 @@ Rules (each a test in tests/python/kernels/test_dispatcher_extensions.py):
    registers go into ``retr``; a cuda.core ``StridedMemoryView`` it returns (numba-cuda 0.30's hints do) that
    exports neither DLPack nor the CUDA Array Interface is passed as the CUDA Array Interface its pointer,
    shape, strides and dtype describe, and so is one that holds records (DLPack has no record dtype), with the
-   record's fields as CAI v3's ``descr``. The type an extension returns is not used: the kernel layer checks the
+   record's fields as CAI v3's ``descr``: the fields of the view's dtype, or, where the view has bare void items
+   (cuda.core builds a host record array's view from its typestr alone), those of the array the hint wraps. The type an extension returns is not used: the kernel layer checks the
    value it receives against the signature and refuses what does not fit, by name.
 5. After the launch, every callable in ``retr`` is called in order (numba-cuda's write-backs); when there are
    any, the current context is synchronized first, so a write-back reads what the kernel wrote whichever
@@ -87,7 +88,9 @@ class ExtendedLaunch:
             ty, value = extension.prepare_args(ty, value, stream=self._stream, retr=retr)
         if _is_hint(value):
             numbas = type(value).__module__.startswith("numba")
-            value = _as_argument(value.to_device(retr, _numba_stream(self._stream) if numbas else self._stream))
+            host_dtype = getattr(value.value, "dtype", None)
+            value = _as_argument(value.to_device(retr, _numba_stream(self._stream) if numbas else self._stream),
+                                 host_dtype)
         return value
 
 
@@ -114,12 +117,18 @@ def _numba_stream(stream):
     return cuda.default_stream() if numbas == 0 else numbas
 
 
-def _as_argument(value):
+def _as_argument(value, host_dtype=None):
     """`value`, or a cuda.core StridedMemoryView as a CUDA Array Interface where it exports no array protocol or
-    holds records (DLPack has no record dtype: cuda.core's DLPack export fails for one)."""
+    holds records (DLPack has no record dtype: cuda.core's DLPack export fails for one). `host_dtype` is the dtype of
+    the value the hint wraps: cuda.core reads a host record array's dtype from its typestr alone ('|V4', no fields),
+    so a view of bare void items the hint made from a record array of that size holds those records."""
     klass = type(value)
     view = klass.__name__ == "StridedMemoryView" and klass.__module__.startswith("cuda.core")
-    if view and getattr(getattr(value, "dtype", None), "fields", None):
+    dtype = getattr(value, "dtype", None)
+    if view and getattr(host_dtype, "fields", None) and not getattr(dtype, "fields", None) \
+            and getattr(dtype, "kind", None) == "V" and dtype.itemsize == host_dtype.itemsize:
+        return _ViewInterface(value, host_dtype)
+    if view and getattr(dtype, "fields", None):
         return _ViewInterface(value)
     if hasattr(value, "__cuda_array_interface__") or hasattr(value, "__dlpack__"):
         return value
@@ -133,17 +142,18 @@ class _ViewInterface:
 
     __slots__ = ("_view", "__cuda_array_interface__")
 
-    def __init__(self, view):
+    def __init__(self, view, dtype=None):
         if not view.is_device_accessible:
             raise ValueError(f"an argument hint gave {view!r}, which is not accessible from the device")
-        itemsize = view.dtype.itemsize
+        dtype = view.dtype if dtype is None else dtype
+        itemsize = dtype.itemsize
         strides = view.strides
         self._view = view
         self.__cuda_array_interface__ = {
-            "version": 3, "shape": tuple(view.shape), "typestr": view.dtype.str,
+            "version": 3, "shape": tuple(view.shape), "typestr": dtype.str,
             "data": (int(view.ptr), bool(view.readonly)),
             "strides": None if strides is None else tuple(s * itemsize for s in strides),  # counts -> bytes
             "stream": None,  # made on the launch's stream by the hint's to_device
         }
-        if view.dtype.fields:  # a record: its fields, as CAI v3's descr spells them
-            self.__cuda_array_interface__["descr"] = view.dtype.descr
+        if dtype.fields:  # a record: its fields, as CAI v3's descr spells them
+            self.__cuda_array_interface__["descr"] = dtype.descr

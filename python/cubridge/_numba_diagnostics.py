@@ -38,7 +38,7 @@ import warnings
 
 from ._core import CompileError, PerformanceWarning
 
-__all__ = ["DebugInfoWarning", "InvalidConfigWarning"]
+__all__ = ["CompileWarning", "DebugInfoWarning", "InvalidConfigWarning"]
 
 # numba-cuda's own errors module first (its tests import from it), then numba's.
 _ERRORS_MODULES = ("numba.cuda.core.errors", "numba.core.errors")
@@ -48,6 +48,11 @@ _CONFIG_MODULES = ("numba.cuda.core.config", "numba.core.config")
 class InvalidConfigWarning(UserWarning):
     """A jit option combination that compiles but that libNVVM does not support well (debug=True with
     opt=True: numba-cuda's NumbaInvalidConfigWarning)."""
+
+
+class CompileWarning(UserWarning):
+    """Code that compiles to what numba-cuda compiles, about which numba-cuda warns (a print() of more than 32
+    items, which prints its raw format string: numba-cuda's NumbaWarning)."""
 
 
 class DebugInfoWarning(UserWarning):
@@ -115,6 +120,13 @@ def numba_class_or(own: type, numba_name: str) -> type:
     """numba's class called `numba_name` where numba is imported (numba-cuda's first), else `own`."""
     numba = _numba_classes(numba_name)
     return numba[0] if numba else own
+
+
+def warn_compiled(texts) -> None:
+    """The warnings the compiler reported for code it just compiled (CompileResult.warnings), as numba's
+    NumbaWarning where numba is imported, else cubridge.CompileWarning."""
+    for text in texts:
+        warnings.warn(text, numba_class_or(CompileWarning, "NumbaWarning"), stacklevel=4)
 
 
 def invalid_config_warning() -> type:

@@ -124,6 +124,7 @@ void bind_compiler(nb::module_& m) {
       .def_ro("uses_libdevice", &CompileResult::uses_libdevice)
       .def_ro("from_cache", &CompileResult::from_cache)
       .def_ro("cooperative", &CompileResult::cooperative)
+      .def_ro("warnings", &CompileResult::warnings)
       .def_prop_ro("variable_types", [](const CompileResult& r) { return r.variable_types; })
       .def_prop_ro("raise_sites", [](const CompileResult& r) {
         nb::list out;  // (code, exception, args, function, file, line)

@@ -83,6 +83,7 @@ CompileResult compile_to_nvvm_ir(std::string_view source, std::string_view funct
   result.uses_libdevice = em.uses_libdevice;
   result.raise_sites = std::move(em.raise_sites);
   result.cooperative = em.cooperative;
+  result.warnings = std::move(em.warnings);
   result.result_type = typed.functions[0]->return_type;
   result.variable_types = variable_types(*typed.functions[0]);
   return result;

@@ -262,6 +262,9 @@ struct CompileResult {
   std::vector<RaiseSite> raise_sites;
   /// The kernel synchronises its grid (cuda.cg.this_grid().sync()): it must be launched cooperatively.
   bool cooperative = false;
+  /// numba-cuda's warnings (NumbaWarning) for this code, raised by the Python layer where it compiles (print()
+  /// of more than 32 items). Empty in a result read from the on-disk cache, as numba-cuda's cache reads none.
+  std::vector<std::string> warnings;
   CompileTimings timings;
   bool from_cache = false;  ///< compile_cached() read it from the on-disk cache (compile_cache.hpp)
   /// The entry function's variables as the source names them, parameters first, each with the type the

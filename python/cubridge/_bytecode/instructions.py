@@ -99,6 +99,8 @@ def instructions(code, raw: list) -> list[Ins]:
         elif name == "COMPARE_OP":
             text = str(ins.argval)
             add(name, text[5:-1] if text.startswith("bool(") else text)
+        elif name == "CALL_INTRINSIC_1" and ins.argrepr == "INTRINSIC_LIST_TO_TUPLE":
+            add("LIST_TO_TUPLE")  # 3.11's spelling: the end of a call's argument list (values.py)
         elif name in ("BINARY_OP", "CALL_INTRINSIC_1"):
             add(name, ins.argrepr)
         elif name == "END_FOR":

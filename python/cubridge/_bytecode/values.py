@@ -117,6 +117,9 @@ class ValueReader:
                 elif op == "BUILD_TUPLE":
                     items = [stack.pop() for _ in range(arg)][::-1]
                     stack.append(E.TupleExpr(items))
+                elif op == "BUILD_LIST" and arg == 0 and stack:
+                    k = self.many_arguments(k, stack)
+                    continue
                 elif op == "KW_NAMES":
                     self.kwnames = tuple(arg)
                 elif op in ("CALL", "CALL_KW"):
@@ -167,6 +170,43 @@ class ValueReader:
                 self.fail(str(e), k)
             k += 1
         return k
+
+    def many_arguments(self, k: int, stack: list) -> int:
+        """A call with more arguments than CPython passes on the stack (over 30 in 3.11-3.13): the positional
+        ones are appended to a list built at k and made a tuple, the keywords (if any) a dict, and
+        CALL_FUNCTION_EX calls the callee with them. Any other use of an empty list display stays refused."""
+        ins = self.ins
+        args: list = []
+        j = k + 1
+        while self.op(j) != "LIST_TO_TUPLE":
+            item: list = []
+            j = self.run(j, item, stop=lambda p, s: self.op(p) in ("LIST_APPEND", "LIST_EXTEND", "LIST_TO_TUPLE"))
+            if self.op(j) == "LIST_EXTEND":
+                self.fail(REFUSED["CALL_FUNCTION_EX"], j)
+            if self.op(j) != "LIST_APPEND" or ins[j].arg != 1 or len(item) != 1:
+                self.fail(REFUSED["BUILD_LIST"], k)
+            args.append(item[0])
+            j += 1
+        j += 1
+        names: tuple = ()
+        if self.op(j) != "CALL_FUNCTION_EX":
+            values: list = []
+            j = self.run(j, values, stop=lambda p, s: self.op(p) in ("BUILD_MAP", "BUILD_CONST_KEY_MAP", "DICT_MERGE",
+                                                                     "CALL_FUNCTION_EX"))
+            if self.op(j) == "BUILD_CONST_KEY_MAP" and len(values) == ins[j].arg + 1 \
+                    and isinstance(getattr(values[-1], "value", None), tuple):
+                names, values = tuple(values[-1].value), values[:-1]
+            elif self.op(j) == "BUILD_MAP" and len(values) == 2 * ins[j].arg \
+                    and all(isinstance(getattr(v, "value", None), str) for v in values[::2]):
+                names, values = tuple(v.value for v in values[::2]), values[1::2]
+            else:
+                self.fail(REFUSED["CALL_FUNCTION_EX"], j)
+            args += values
+            j += 1
+        if self.op(j) != "CALL_FUNCTION_EX" or ins[j].arg != (1 if names else 0):
+            self.fail(REFUSED["CALL_FUNCTION_EX"], j)
+        stack.append(E.call(stack.pop(), args, names))
+        return j + 1
 
     def short_circuit(self, k: int, jump: Ins, stack: list) -> int:
         """`a and b` / `a or b` as a value: the right operand runs from k to the jump's target."""

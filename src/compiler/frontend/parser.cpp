@@ -879,15 +879,33 @@ class Parser {
         }
         if (t.text == "[" || t.text == "{") {
           std::string what = t.text == "[" ? "a list" : "a dict or set";
-          std::string close = t.text == "[" ? "]" : "}";
           ++p_;
+          // A plain list display keeps its items (a refused value still has types: numba's words for a list
+          // given as a shared array's shape spell them); a comprehension or a starred item is skipped whole.
+          bool plain = t.text == "[";
           int depth = 1;
-          while (depth > 0 && peek().kind != Tok::End) {
-            if (peek().kind == Tok::Op && (peek().text == "[" || peek().text == "{" || peek().text == "(")) ++depth;
-            if (peek().kind == Tok::Op && (peek().text == "]" || peek().text == "}" || peek().text == ")")) --depth;
-            ++p_;
+          std::size_t k = 0;
+          for (; depth > 0 && peek(k).kind != Tok::End; ++k) {
+            const Token& u = peek(k);
+            if (u.kind == Tok::Op && (u.text == "[" || u.text == "{" || u.text == "(")) ++depth;
+            if (u.kind == Tok::Op && (u.text == "]" || u.text == "}" || u.text == ")")) --depth;
+            bool item_start = k == 0 || is_op(",", k - 1);
+            if (depth == 1 && (is_kw("for", k) || is_kw("async", k) || (item_start && (is_op("*", k) || is_op("**", k))) ||
+                               is_op(":", k) || is_kw("lambda", k) || is_kw("yield", k)))
+              plain = false;
           }
-          return unsupported(t.loc, what + " (only numbers and tuples of numbers are supported values)");
+          ExprPtr list = unsupported(t.loc, what + " (only numbers and tuples of numbers are supported values)");
+          if (plain) {
+            while (!is_op("]")) {
+              list->kids.push_back(test());
+              if (!is_op(",")) break;
+              ++p_;
+            }
+            expect_op("]");
+          } else {
+            p_ += k;
+          }
+          return list;
         }
         if (t.text == "...") { ++p_; return unsupported(t.loc, "Ellipsis ('...')"); }
         if (t.text == "*") error(t, "starred expressions are not supported");

@@ -394,6 +394,7 @@ EmittedModule emit_module(TypedModule& module, const CompileOptions& options) {
   out.uses_libdevice = m.uses_libdevice;
   out.raise_sites = m.raise_sites;
   out.cooperative = m.cooperative;
+  out.warnings = m.warnings;
   out.ir.reserve(body.size() + m.helper_text.size() + 1024);
   out.ir += kDataLayout;
   out.ir += m.globals;

@@ -111,6 +111,8 @@ Value FunctionEmitter::print(const Expr& e) {
   for (std::size_t i = 0; i < formats.size(); ++i) format += (i ? " " : "") + formats[i];
   format += "\n";
   if (e.kids.size() - 1 > 32) {  // numba-cuda prints the format string instead (vprintf takes 32 at most)
+    m_.warnings.push_back("CUDA print() cannot print more than 32 items. The raw format string will be emitted by the kernel "
+            "instead.");
     std::string doubled;
     for (char c : format) doubled += c == '%' ? std::string("%%") : std::string(1, c);
     format = doubled;

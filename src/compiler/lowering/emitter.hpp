@@ -22,6 +22,7 @@ struct EmittedModule {
   bool uses_libdevice = false;
   std::vector<RaiseSite> raise_sites;
   bool cooperative = false;
+  std::vector<std::string> warnings;
 };
 
 EmittedModule emit_module(TypedModule& module, const CompileOptions& options);
@@ -359,6 +360,8 @@ class ModuleEmitter {
   /// "<kernel>__tid{x,y,z}__" and "<kernel>__ctaid{x,y,z}__" (defined here). Ends in a fresh block.
   std::string record_raise(const std::string& kernel, const std::string& dbg);
   bool cooperative = false;  ///< cuda.cg.this_grid() or a use_cooperative external function was emitted
+  /// What numba-cuda warns about (a NumbaWarning) while lowering this module: one text per site, in order.
+  std::vector<std::string> warnings;
   /// The function that waits at the grid barrier; returns its "@name".
   std::string grid_sync_function();
 };

@@ -669,6 +669,8 @@ class FunctionTyper {
   /// numba's spelling of a call argument's type in its "No implementation of function" message
   /// (Literal[int](1), float32, Tuple(Literal[int](1), int32), array(float32, 1d, A)).
   std::string numba_argument_spelling(Expr& e);
+  /// The values of a list display of integer constants ([N, M]: refused as a value, its items kept), else nullopt.
+  std::optional<std::vector<std::int64_t>> constant_int_list(const Expr& e);
   /// numba's opening words for a cuda.shared/local.array call whose shape it has no implementation for.
   std::string no_implementation_words(const std::string& name, Expr& shape, Expr& dtype);
   /// A local variable defined once, by `name = <integer constant expression>`: its value, as numba's

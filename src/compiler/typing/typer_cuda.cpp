@@ -231,6 +231,11 @@ Type FunctionTyper::cuda_call(Expr& e, const Intrinsic& in) {
 
 std::string FunctionTyper::numba_argument_spelling(Expr& k) {
   if (auto v = const_int(k)) return "Literal[int](" + std::to_string(*v) + ")";
+  if (auto values = constant_int_list(k)) {  // numba's reflected list of the items, with their values
+    std::string joined;
+    for (std::int64_t v : *values) joined += (joined.empty() ? "" : ", ") + std::to_string(v);
+    return "list(int64)<iv=[" + joined + "]>";
+  }
   if (k.kind != ExprKind::Tuple) return expr(k).name();
   std::vector<std::string> items;
   for (auto& kid : k.kids) items.push_back(numba_argument_spelling(*kid));
@@ -239,6 +244,17 @@ std::string FunctionTyper::numba_argument_spelling(Expr& k) {
   std::string joined;
   for (const std::string& i : items) joined += (joined.empty() ? "" : ", ") + i;
   return "Tuple(" + joined + ")";
+}
+
+std::optional<std::vector<std::int64_t>> FunctionTyper::constant_int_list(const Expr& e) {
+  if (e.kind != ExprKind::Unsupported || e.name.rfind("a list ", 0) != 0 || e.kids.empty()) return std::nullopt;
+  std::vector<std::int64_t> values;
+  for (const auto& k : e.kids) {
+    auto v = const_int(*k);
+    if (!v) return std::nullopt;
+    values.push_back(*v);
+  }
+  return values;
 }
 
 std::int64_t FunctionTyper::array_alignment(Expr& a, const std::string& shown) {
@@ -301,6 +317,8 @@ Type FunctionTyper::cuda_array_alloc(Expr& e, const Intrinsic& in, std::vector<E
     }
   } else if (auto v = const_int(*shape)) {
     dims.push_back(*v);
+  } else if (constant_int_list(*shape)) {
+    ok = false;  // numba-cuda has no shared.array / local.array for a list shape (its words below)
   } else if (const Constant* c = shape->kind == ExprKind::Name && slot_of(shape->name) < 0
                                      ? constant_of(shape->name, shape->loc) : nullptr;
              c && c->type.is_tuple()) {

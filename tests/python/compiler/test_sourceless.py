@@ -280,6 +280,60 @@ def test_refused_constructs_name_the_construct_and_line(body, construct):
         cubridge.compile(ns["f"], "(float64,)", cc=CC)
 
 
+MANY = ", ".join(["x"] * 33)
+MANY_ARGUMENTS = f"""
+def total(*args, scale=1, shift=0):
+    s = 0
+    for a in args:
+        s += a
+    return s * scale + shift
+
+def positional(x):
+    return total({MANY})
+
+def keywords(x):
+    return total({MANY}, scale=x + 1)
+
+def two_keywords(x):
+    return total({MANY}, shift=x, scale=2)
+
+def nested(x):
+    return total({MANY}, total({MANY}, shift=x) - 1)
+"""
+
+
+@supported
+@pytest.mark.parametrize("name", ["positional", "keywords", "two_keywords", "nested"])
+def test_calls_of_more_than_30_arguments_are_rebuilt(name):
+    """CPython (3.11-3.13) passes more than 30 arguments as a list made a tuple, keywords as a dict, to
+    CALL_FUNCTION_EX: the rebuilt text is the call as written (the roundtrip check holds it to the same
+    instructions) and behaves as the original."""
+    ns: dict = {}
+    exec(compile(MANY_ARGUMENTS, "<string>", "exec"), ns)
+    text, first = _bytecode.source_text(ns[name])
+    assert "[" not in text and "*" not in text
+    rebuilt: dict = {"total": ns["total"]}
+    exec(compile("\n" * (first - 1) + text, "<rebuilt>", "exec"), rebuilt)
+    for x in (0, 3, -2):
+        assert rebuilt[name](x) == ns[name](x)
+
+
+@supported
+@pytest.mark.parametrize("call,construct", [
+    (f"g({MANY}, *x)", "a call with \\*args or \\*\\*kwargs"),
+    (f"g({MANY}, **x)", "a call with \\*args or \\*\\*kwargs"),
+    (f"g(*x, {MANY})", "a call with \\*args or \\*\\*kwargs"),
+    ("[]", "a list display"),
+    ("len([x, x])", "a list display"),
+])
+def test_a_star_among_many_arguments_stays_refused(call, construct):
+    ns: dict = {}
+    exec(compile(f"\ndef f(x):\n    return {call}\n", "<string>", "exec"), ns)
+    with pytest.raises(cubridge.CompileError, match=rf"<string>:\d+: f: {construct}.* cannot be compiled from "
+                                                    r"bytecode \(the function has no source file"):
+        cubridge.compile(ns["f"], "(float64,)", cc=CC)
+
+
 def test_unsupported_python_version_is_refused_naming_the_supported_ones(monkeypatch):
     monkeypatch.setattr(_bytecode, "SUPPORTED_VERSIONS", ((2, 7),))
     ns: dict = {}

@@ -174,13 +174,17 @@ def set_record_to_three(rec):
 RECORD = np.dtype([("b", np.int32)], align=True)
 
 
-def test_a_strided_memory_view_of_records_is_passed_as_its_array_interface_even_with_dlpack():
+@pytest.mark.parametrize("view_dtype", [RECORD, np.dtype("V4")], ids=["records", "bare-void-items"])
+def test_a_strided_memory_view_of_records_is_passed_as_its_array_interface_even_with_dlpack(view_dtype):
     """numba-cuda 0.30's cuda.In(records).to_device gives a StridedMemoryView that offers DLPack, which has no record
-    dtype (cuda.core's export of it fails): the record array goes through the CUDA Array Interface with its descr."""
+    dtype (cuda.core's export of it fails): the record array goes through the CUDA Array Interface with its descr.
+    cuda.core views a host record array through its typestr alone ('|V4': no fields) and numba-cuda allocates the
+    device view with that dtype, so a view of bare void items of the records' size takes the fields of the array
+    the hint wraps (numba types the launch by that array too: numba-cuda's test_record_in_from_config)."""
     args = pytest.importorskip("numba.cuda.args")
 
     class StridedMemoryView:  # the attributes cuda.core's view has, under its module, DLPack included
-        ptr, shape, strides, dtype, readonly, is_device_accessible = 8192, (1,), None, RECORD, False, True
+        ptr, shape, strides, dtype, readonly, is_device_accessible = 8192, (1,), None, view_dtype, False, True
 
         def __dlpack__(self, stream=None):
             raise AssertionError("DLPack is not asked for a record array")
@@ -193,3 +197,19 @@ def test_a_strided_memory_view_of_records_is_passed_as_its_array_interface_even_
     (passed,) = rec.launches[0][1]
     assert passed.__cuda_array_interface__ == {"version": 3, "shape": (1,), "typestr": "|V4", "data": (8192, False),
                                                "strides": None, "stream": None, "descr": [("b", "<i4")]}
+
+
+@pytest.mark.parametrize("view_dtype", [np.dtype("V8"), np.dtype("<i4")], ids=["other-size", "not-void"])
+def test_a_view_that_does_not_fit_the_records_keeps_its_own_dtype(view_dtype):
+    """Only a view of bare void items of the records' size takes their fields; any other view is passed as it
+    is (the kernel layer checks it against the signature and refuses what does not fit, by name)."""
+    from cubridge import _launch_extensions
+
+    class StridedMemoryView:
+        ptr, shape, strides, readonly, is_device_accessible = 8192, (1,), None, False, True
+        dtype = view_dtype
+
+    StridedMemoryView.__module__ = "cuda.core._memoryview"
+    passed = _launch_extensions._as_argument(StridedMemoryView(), RECORD)
+    assert passed.__cuda_array_interface__["typestr"] == view_dtype.str
+    assert "descr" not in passed.__cuda_array_interface__

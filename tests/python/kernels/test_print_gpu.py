@@ -95,3 +95,37 @@ def test_the_text_is_python_like(capfd):
     """What numba-cuda prints, spelt out for one kernel (so a change on both sides is noticed too)."""
     ours = _printed(capfd, cubridge.jit, tuples, 1, 2, (np.int64(11),))
     assert ours == ["(0, 2.500000) (11,) ((1, 2), (3.000000, (4,)))", "(1, 2.500000) (11,) ((1, 2), (3.000000, (4,)))"]
+
+
+TOO_MANY_PROGRAM = """\
+import numpy as np
+import {module} as m
+
+@{jit}
+def print_too_many(r):
+    print(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10],
+          r[11], r[12], r[13], r[14], r[15], r[16], r[17], r[18], r[19], r[20],
+          r[21], r[22], r[23], r[24], r[25], r[26], r[27], r[28], r[29], r[30],
+          r[31], r[32])
+
+print_too_many[1, 1](np.arange(33))
+{sync}
+"""
+
+
+def test_too_many_arguments_from_python_dash_c_as_numba_cuda():
+    """numba-cuda's test_print.test_too_many_args: a kernel with no source file (python -c) printing 33 items
+    prints its raw format string and warns, through numba-cuda and through cubridge alike."""
+    import subprocess
+    import sys
+    outs = []
+    for module, jit, sync in (("numba.cuda", "m.jit", "m.synchronize()"),
+                              ("cubridge", "m.jit", "m.current_context().synchronize()")):
+        program = TOO_MANY_PROGRAM.format(module=module, jit=jit, sync=sync)
+        r = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        assert " ".join(["%lld"] * 33) in r.stdout
+        assert "CUDA print() cannot print more than 32 items. The raw format string will be emitted by the " \
+               "kernel instead." in r.stderr
+        outs.append(r.stdout)
+    assert outs[0] == outs[1]

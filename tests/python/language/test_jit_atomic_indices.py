@@ -11,6 +11,7 @@ import os
 import sys
 
 import pytest
+from numba import cuda
 
 import cubridge
 from conftest import assembled_ptx
@@ -60,3 +61,30 @@ def test_an_index_naming_too_few_dimensions_is_refused():
     with pytest.raises(cubridge.CompileError, match=r"the index must name one element: 2 integer\(s\) for "
                                                     r"array\(int32, 2d, C\), got 1"):
         cubridge.compile_ptx(too_few, "void(int32[:, ::1])")
+
+
+def add_one_global_2d(ary):
+    cuda.atomic.add(ary, (cuda.threadIdx.x, cuda.threadIdx.y), 1.0)
+
+
+def test_a_float64_add_on_a_global_array_is_numba_cudas_intrinsic():
+    """numba-cuda lowers cuda.atomic.add of a float64 (cc >= 6.0) to llvm.nvvm.atomic.load.add.f64 on the element's
+    generic pointer (nvvmutils.declare_atomic_add_float64), as cubridge does; libNVVM (13.0) then sees that the
+    pointer came from a kernel parameter and emits atom.global.add.f64. numba-cuda's test_atomic_add_double_global*
+    look for (red|atom).add.f64, generic addressing, which this libNVVM does not give numba's own pipeline either
+    (test below)."""
+    ir, _ = cubridge.compile(add_one_global_2d, "void(float64[:, :])", device=False, abi="numba", cc=(9, 0),
+                             output="llvm")
+    assert "call double @llvm.nvvm.atomic.load.add.f64.p0f64(double* " in ir
+    assert "atom.global.add.f64" in assembled_ptx(add_one_global_2d, "void(float64[:, :])")
+
+
+def test_numbas_cuda_target_gives_the_same_instruction_on_this_libnvvm():
+    numba_cuda = pytest.importorskip("numba.cuda")
+    import numpy
+    numpy.row_stack = getattr(numpy, "row_stack", numpy.vstack)
+    theirs, _ = numba_cuda.compile_ptx(add_one_global_2d, "void(float64[:, :])", cc=(9, 0))
+    ours = assembled_ptx(add_one_global_2d, "void(float64[:, :])")
+    atomics = [sorted({line.split()[0] for line in ptx.splitlines() if "add.f64" in line and line.split()[0].startswith(
+        ("atom", "red"))}) for ptx in (theirs, ours)]
+    assert atomics[0] == atomics[1] == ["atom.global.add.f64"]

@@ -6,6 +6,7 @@ newline; the PTX must carry that exact format string and ptxas must take it. Wha
 (keyword arguments, complex, arrays, None, strings that are not literals) is refused by name. The text
 printed on a GPU is compared with numba-cuda's by test_print_gpu.py."""
 import re
+import warnings
 
 import pytest
 
@@ -105,8 +106,63 @@ def print_many(x):
     print(x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x)
 
 
+def print_32(x):
+    print(x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x)
+
+
+def print_many_twice(x):
+    print(x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x)
+    print(x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, (x, x))
+
+
+TOO_MANY = "CUDA print() cannot print more than 32 items. The raw format string will be emitted by the kernel instead."
+
+
+def _warnings_of(fn, sig):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ptx = _ptx(fn, sig)
+    return ptx, [(w.category, str(w.message)) for w in caught]
+
+
 def test_more_than_32_arguments_print_the_format_string_as_numba_cuda_does():
     assert " ".join(["%%lld"] * 33) + "\n" in _strings(_ptx(print_many, (int64,)))
+
+
+def test_more_than_32_arguments_warn_in_numba_cuda_words():
+    """numba-cuda's printimpl warns (NumbaWarning; cubridge.CompileWarning without numba) once per print()
+    of more than 32 arguments, counting a tuple as one argument; 32 arguments print normally, silently."""
+    _, got = _warnings_of(print_many, (int64,))
+    assert [m for _, m in got] == [TOO_MANY]
+    assert all(issubclass(c, cubridge.CompileWarning) or c.__name__ == "NumbaWarning" for c, _ in got)
+    ptx, got = _warnings_of(print_32, (int64,))
+    assert got == [] and " ".join(["%lld"] * 32) + "\n" in _strings(ptx)
+    ptx, got = _warnings_of(print_many_twice, (int64,))
+    assert [m for _, m in got] == [TOO_MANY, TOO_MANY]
+    assert " ".join(["%%lld"] * 32) + " (%%lld, %%lld)\n" in _strings(ptx)
+
+
+def test_a_print_of_more_than_32_arguments_without_a_source_file():
+    """CPython passes more than 30 arguments as a list made a tuple (CALL_FUNCTION_EX): a kernel written in
+    `python -c` (numba-cuda's own test of this) compiles from its bytecode, warns and prints the format."""
+    src = ("def print_too_many(r):\n    print(" + ", ".join(f"r[{i}]" for i in range(33)) + ")\n")
+    ns: dict = {}
+    exec(compile(src, "<string>", "exec"), ns)
+    ptx, got = _warnings_of(ns["print_too_many"], "void(int64[::1])")
+    assert [m for _, m in got] == [TOO_MANY]
+    assert " ".join(["%%lld"] * 33) + "\n" in _strings(ptx)
+
+
+def test_numba_cuda_warns_the_same_words():
+    numba_cuda = pytest.importorskip("numba.cuda")
+    from numba import types as nt
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        theirs, _ = numba_cuda.compile_ptx(print_many, (nt.int64,), cc=CC)
+    assert TOO_MANY in [str(w.message) for w in caught]
+    assert " ".join(["%%lld"] * 33) + "\n" in _strings(theirs)
+    _, got = _warnings_of(print_many, (int64,))
+    assert [c.__name__ for c, _ in got] == ["NumbaWarning"]
 
 
 def print_helper(x):

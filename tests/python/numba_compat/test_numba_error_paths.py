@@ -12,8 +12,9 @@ Rules, one test (or parametrized family) each:
  5. cuda.shared/local.array with a dtype string: a NumPy number type's name compiles as that type;
     anything else is "Invalid NumPy dtype specified: '<text>'"; a dtype that is no type at all
     (np.dtype("O")) says, as numba does, "Cannot infer the type of variable '<the variable assigned>'".
- 6. cuda.shared.array with a shape not known at compile time: numba's "No implementation of function
-    Function(<function shared.array>) found for signature: >>> array(shape=<numba's type>, dtype=class(<dtype>))".
+ 6. cuda.shared.array with a shape not known at compile time, or a list display of constants: numba's "No
+    implementation of function Function(<function shared.array>) found for signature: >>> array(shape=<numba's
+    type>, dtype=class(<dtype>))" (a list of integer constants spelled list(int64)<iv=[5, 6]>).
  7. (Self-recursion numba cannot type, in numba's words: tests/python/test_jit_recursion.py.)
  8. A callable object compiled code cannot call (a numba gufunc): "Untyped global name '<name>'".
  9. A method of a builtin type (float.as_integer_ratio): "Unknown attribute 'as_integer_ratio'".
@@ -199,7 +200,23 @@ def shape_tuple_from_array(A):
     sa[0, 0] = 1
 
 
+GLOBAL_CONSTANT = 5
+GLOBAL_CONSTANT_2 = 6
+
+
+def shape_from_a_list(A):
+    sa = cubridge.shared.array(shape=[GLOBAL_CONSTANT, GLOBAL_CONSTANT_2], dtype=cubridge.float32)
+    A[0, 0] = sa[0, 0]
+
+
+def shape_from_a_list_of_one(A):
+    sa = cubridge.shared.array([GLOBAL_CONSTANT * 2], cubridge.float32)
+    A[0, 0] = sa[0]
+
+
 @pytest.mark.parametrize("fn, sig, spelled", [
+    (shape_from_a_list, "void(float32[:, :])", ">>> array(shape=list(int64)<iv=[5, 6]>, dtype=class(float32))"),
+    (shape_from_a_list_of_one, "void(float32[:, :])", ">>> array(shape=list(int64)<iv=[10]>, dtype=class(float32))"),
     (shape_from_array, "void(float32[:])", ">>> array(shape=float32, dtype=class(float32))"),
     (shape_from_array, "void(int32[:])", ">>> array(shape=int32, dtype=class(float32))"),
     (shape_tuple_from_array, "void(int32[:])", ">>> array(shape=Tuple(Literal[int](1), int32), dtype=class(float32))"),
