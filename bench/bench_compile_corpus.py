@@ -55,42 +55,76 @@ def corpus() -> list[tuple[str, object, object, dict, object]]:
     return out
 
 
-def peer_signature(sig, make, typeof, signature, none):
+def peer_signature(sig, make, typeof, signature, none, convert):
     """The signature a peer compiles: its own typeof of the case's arguments where the case has no signature
-    (as its lazy jit would specialise), else the case's, without `const ` in a string (neither numba compiler
-    spells read-only parameters; other signatures are numba objects already)."""
+    (as its lazy jit would specialise); a string signature without `const ` (neither numba compiler spells
+    read-only parameters); a signature of numba-cuda's type objects with each argument made the peer's by
+    `convert`."""
     if make is not None:
         return signature(none, *[typeof(a) for a in make()])
-    return sig.replace("const ", "") if isinstance(sig, str) else sig
+    if isinstance(sig, str):
+        return sig.replace("const ", "")
+    return signature(none, *[convert(t) for t in sig.args])
 
 
-def respell(fn, cuda, memo: dict | None = None):
+def mlir_type(t):
+    """numba-cuda's type object `t` as numba-cuda-mlir's (its own copy of numba's type classes), through the
+    NumPy dtype both agree on; an array keeps its dimensions, layout and read-only flag."""
+    from numba.np.numpy_support import as_dtype
+    from numba_cuda_mlir import types as mtypes
+    from numba_cuda_mlir.numba_cuda.np.numpy_support import from_dtype
+    if hasattr(t, "ndim") and hasattr(t, "layout"):
+        return mtypes.Array(from_dtype(as_dtype(t.dtype)), t.ndim, t.layout, readonly=not t.mutable)
+    return from_dtype(as_dtype(t))
+
+
+def respell(fn, cuda, convert=lambda t: t, memo: dict | None = None):
     """fn as the compiler whose kernel-language module is `cuda` (numba-cuda's or numba-cuda-mlir's) reads it:
     a name bound to cubridge or to another compiler's cuda module is bound to `cuda`; a plain Python function
     of fn's module that fn calls, or another compiler's device function, becomes a `cuda` device function
     (`cuda.jit(device=True)` of its Python function, respelt in turn; options such as inline are not
-    carried). Device functions of `cuda` itself stay as they are. `memo` makes each function once (made
-    before its body is respelt, so a recursive call finds it)."""
+    carried); a submodule of another compiler's cuda module (libdevice, fp16) is `cuda`'s of that name; a
+    numba type object is `convert(it)` (kept where the peer has no such type: the peer then says so). Device
+    functions of `cuda` itself stay as they are. `memo` makes each function once (made before its body is
+    respelt, so a recursive call finds it)."""
+    try:
+        from numba.core.types import Type as NumbaType
+    except ImportError:  # no numba: no numba type objects to convert
+        NumbaType = ()
     memo = {} if memo is None else memo
     own = type(cuda.jit(device=True)(lambda: None))
-    out = types.FunctionType(fn.__code__, dict(fn.__globals__), fn.__name__, fn.__defaults__, fn.__closure__)
-    env = out.__globals__
-    for name in fn.__code__.co_names:
-        v = env.get(name)
+
+    def peer_value(v):
         if v is cubridge or (isinstance(v, types.ModuleType) and v is not cuda and
                              v.__name__.rpartition(".")[2] == "cuda" and hasattr(v, "jit")):
-            env[name] = cuda
-        elif isinstance(v, own):
-            continue
-        elif isinstance(v, types.FunctionType) and v.__module__ == fn.__module__ or \
-                callable(getattr(v, "py_func", None)):
+            return cuda
+        if isinstance(v, types.ModuleType) and ".cuda." in v.__name__ and \
+                not v.__name__.startswith(cuda.__name__ + ".") and \
+                isinstance(getattr(cuda, v.__name__.rpartition(".")[2], None), types.ModuleType):
+            return getattr(cuda, v.__name__.rpartition(".")[2])
+        if isinstance(v, NumbaType):
+            try:
+                return convert(v)
+            except Exception:  # noqa: BLE001 - no such type in the peer: it refuses the kernel by its own message
+                return v
+        if isinstance(v, own):
+            return v
+        if isinstance(v, tuple):  # a tuple of device functions, indexed or iterated in the kernel
+            return tuple(peer_value(x) for x in v)
+        if isinstance(v, types.FunctionType) and v.__module__ == fn.__module__ or callable(getattr(v, "py_func", None)):
             py = getattr(v, "py_func", v)
             if id(py) not in memo:
                 body = types.FunctionType(py.__code__, dict(py.__globals__), py.__name__, py.__defaults__,
                                           py.__closure__)
                 memo[id(py)] = cuda.jit(device=True)(body)
-                body.__globals__.update(respell(py, cuda, memo).__globals__)
-            env[name] = memo[id(py)]
+                body.__globals__.update(respell(py, cuda, convert, memo).__globals__)
+            return memo[id(py)]
+        return v
+
+    out = types.FunctionType(fn.__code__, dict(fn.__globals__), fn.__name__, fn.__defaults__, fn.__closure__)
+    for name in fn.__code__.co_names:
+        if name in out.__globals__:
+            out.__globals__[name] = peer_value(out.__globals__[name])
     return out
 
 
@@ -109,18 +143,20 @@ def best_of(fn, reps: int) -> float | None:
 
 
 def first_line(e: BaseException) -> str:
-    text = str(e).strip().splitlines()
-    return f"{type(e).__name__}: {text[0] if text else ''}"[:200]
+    """The exception's type and the start of its message (numba's typing errors say what failed a few lines
+    in, below a generic first line)."""
+    lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+    return f"{type(e).__name__}: {' / '.join(lines[:3])}"[:300]
 
 
 def peer_times(compile_ptx, cuda, typing, reps: int, kernels) -> tuple[dict, dict]:
     """Per kernel: the peer's median compile time in ms, or None where it refuses (its reason in the second
     dict). The peer gets each kernel respelt for `cuda` and the signature peer_signature gives with its
-    `typing` (its typeof, its signature(), its none type)."""
+    `typing` (its typeof, its signature(), its none type, the conversion of numba-cuda's types to its own)."""
     times, why = {}, {}
     for name, fn, sig, options, make in kernels:
         try:
-            peer_fn, peer_sig = respell(fn, cuda), peer_signature(sig, make, *typing)
+            peer_fn, peer_sig = respell(fn, cuda, typing[3]), peer_signature(sig, make, *typing)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 compile_ptx(peer_fn, peer_sig, cc=CC, **options)
@@ -149,7 +185,8 @@ def mlir_child(reps: int) -> int:
     import numba_cuda_mlir
     from numba_cuda_mlir import types, typing
     from numba_cuda_mlir.numba_cuda.typing.typeof import typeof
-    times, why = peer_times(mcuda.compile_ptx, mcuda, (typeof, typing.signature, types.none), reps, corpus())
+    times, why = peer_times(mcuda.compile_ptx, mcuda, (typeof, typing.signature, types.none, mlir_type), reps,
+                            corpus())
     json.dump({"version": numba_cuda_mlir.__version__, "times": times, "refusals": why}, sys.stdout)
     print()
     return 0
@@ -163,7 +200,8 @@ def numba_cuda_peer(reps: int, kernels) -> tuple[dict | None, dict, str | None]:
         from numba_cuda import __version__  # noqa: F401 - numba-cuda itself, not numba's own deprecated numba.cuda
     except Exception as e:  # noqa: BLE001 - no peer here
         return None, {}, f"numba-cuda not importable: {first_line(e)}"
-    times, why = peer_times(cuda.compile_ptx, cuda, (typeof, typing.signature, types.none), reps, kernels)
+    times, why = peer_times(cuda.compile_ptx, cuda, (typeof, typing.signature, types.none, lambda t: t), reps,
+                            kernels)
     return times, why, None
 
 
