@@ -26,9 +26,6 @@ import warnings
 
 import numpy
 
-if not hasattr(numpy, "row_stack"):  # numba-cuda 0.30 with numpy 2.5
-    numpy.row_stack = numpy.vstack
-
 import cubridge
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -244,6 +241,8 @@ def main() -> int:
     ap.add_argument("--peer", choices=["mlir"], help=argparse.SUPPRESS)
     ap.add_argument("--reps", type=int, default=None, help=argparse.SUPPRESS)
     a = ap.parse_args()
+    if not hasattr(numpy, "row_stack"):  # numba-cuda 0.30 (the parity kernels import it) with numpy 2.5
+        numpy.row_stack = numpy.vstack
     reps = a.reps or (3 if a.quick else 7)
     peer_reps = max(1, reps // 2)
     if a.peer == "mlir":
