@@ -369,7 +369,7 @@ class _Environment:
             if r.function is not f:
                 continue
             self.options.add_overload_resolution(name, list(r.arg_types), list(r.keywords), r.unit_name,
-                                                 list(r.literals))
+                                                 list(r.literals), list(r.functions))
             if r.unit_name not in self.by_name:
                 src, fname, line = _source_of(r.implementation)
                 fn, text = _overload_binding.renamed_unit(r.implementation, r.unit_name, src)
@@ -525,6 +525,7 @@ def _collect(pyfunc, options, referenced: list | None = None, links: list | None
     options.first_line = first
     options.module_name = fn.__module__ or "__main__"
     env = _Environment(options, fn, overloads)
+    env.overloads.units = env.by_name  # the functions an @overload call may be passed, by unit name
     for attr, f in _overload_binding.array_methods().items():  # overload_method(types.Array, attr)
         env.overloaded(_overload_binding.ARRAY_METHOD_PREFIX + attr, f)
     while env.queue:
