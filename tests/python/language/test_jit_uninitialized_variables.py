@@ -19,6 +19,7 @@ import pytest
 
 import cubridge
 from cubridge import _compiler, _numba_diagnostics
+from test_jit_variable_versions import phi_if_else, phi_loop  # assigned on both paths; before a loop
 
 SIG = "void(int64[::1], int64)"
 
@@ -38,21 +39,6 @@ def after_a_loop(result, n):
     for i in range(n):
         result[i] = i
     result[0] = i
-
-
-def both_branches(result, n):
-    if n > 1:
-        c = 1
-    else:
-        c = 2
-    result[0] = c
-
-
-def before_the_if(result, n):
-    c = 0
-    if n > 1:
-        c = 1
-    result[0] = c + n
 
 
 def while_true(result, n):
@@ -89,7 +75,7 @@ def test_reads_some_path_reaches_unassigned_are_reported():
     assert _reads(numba_test_ssa)[0].uninitialized_reads[0][2] == numba_test_ssa.__code__.co_filename
 
 
-@pytest.mark.parametrize("fn", [both_branches, before_the_if, while_true, after_return])
+@pytest.mark.parametrize("fn", [phi_if_else, phi_loop, while_true, after_return])
 def test_reads_every_path_reaches_assigned_are_not(fn):
     assert _reads(fn)[1] == []
 
