@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from . import _core, _jit_options, _linker, _logging, _overload_binding
+from . import _core, _jit_options, _linker, _logging, _numba_diagnostics, _overload_binding
 from ._numba_diagnostics import CompileWarning, numba_errors, warn_compiled
 from ._core import CompileError
 from ._environment import _collect  # noqa: F401  (tests and bench read the collected source)
@@ -140,6 +140,7 @@ def _compile_result(pyfunc, sig, debug=False, lineinfo=False, device=True, fastm
             overloads.add(needed)
             attempt = options()
     warn_compiled(r.warnings)
+    _numba_diagnostics.warn_uninitialized(r)  # numba's ALWAYS_WARN_UNINIT_VAR, where its config asks
     if links is not None:
         links.extend(found)
     if referenced is not None:

@@ -59,6 +59,22 @@ std::vector<std::pair<std::string, Type>> variable_types(const TypedFunction& fn
   }
   return out;
 }
+// The reads of possibly unassigned variables in every function compiled, each once (a function compiled
+// for several signatures reads at the same places).
+std::vector<UninitializedRead> uninitialized_reads(const TypedModule& typed) {
+  std::vector<UninitializedRead> out;
+  for (const auto& fn : typed.functions) {
+    if (fn->def == nullptr) continue;
+    for (const auto& [variable, loc] : fn->uninitialized_reads) {
+      UninitializedRead r{variable, fn->def->name, fn->def->file, loc.line};
+      if (std::none_of(out.begin(), out.end(), [&](const UninitializedRead& o) {
+            return o.variable == r.variable && o.function == r.function && o.file == r.file && o.line == r.line;
+          }))
+        out.push_back(std::move(r));
+    }
+  }
+  return out;
+}
 }  // namespace
 
 CompileResult compile_to_nvvm_ir(std::string_view source, std::string_view function_name, const Signature& signature,
@@ -86,6 +102,7 @@ CompileResult compile_to_nvvm_ir(std::string_view source, std::string_view funct
   result.warnings = std::move(em.warnings);
   result.result_type = typed.functions[0]->return_type;
   result.variable_types = variable_types(*typed.functions[0]);
+  result.uninitialized_reads = uninitialized_reads(typed);
   return result;
 }
 

@@ -861,6 +861,15 @@ class FunctionTyper {
   /// rules (typer_branch_prune.cpp); nullopt: tested at run time.
   std::optional<bool> pruned_test(const Expr& test);
   std::optional<PruneValue> prune_operand(const Expr& e, int depth);
+
+ public:
+  /// Before variables are versioned (numba prunes before its SSA): each `if` whose test compares literals and
+  /// global or closure constants (names the function never binds) is decided, its test made that literal and
+  /// the branch it rules out emptied, so no definition there reaches a read (typer_branch_prune.cpp).
+  void prune_constant_branches(std::vector<StmtPtr>& body);
+
+ private:
+  std::optional<PruneValue> unbound_constant(const Expr& e, const std::set<std::string>& bound);
   /// `x == None` / `x != None` where one side's type is none (typer_none.cpp).
   Type equals_none(Expr& e, const Type& a, const Type& b);
   /// numba.cuda.random.X / cubridge.random.X (module spellings and aliases of the random device functions,

@@ -110,7 +110,8 @@ void type_function(Program& prog, TypedFunction& fn) {
                                 " argument(s) but the signature gives " + std::to_string(fn.arg_types.size()));
   try {
     fn.body = clone_body(def.body);
-    version_variables(def.params, fn.body);
+    FunctionTyper(prog, fn, false).prune_constant_branches(fn.body);  // numba prunes before its SSA
+    fn.uninitialized_reads = version_variables(def.params, fn.body);
     unroll_literal_loops(prog, fn);
   } catch (const StackExhausted& at) {
     fail(def.file, SourceLoc{at.line, at.col}, too_deep_message());

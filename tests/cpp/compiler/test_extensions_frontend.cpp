@@ -88,6 +88,46 @@ TEST(ExtensionsFrontend, OverloadCallsAskForTheirImplementation) {
   EXPECT_NE(r.nvvm_ir.find("mul i64"), std::string::npos);
 }
 
+// A function passed to an @overload'ed function (numba types it as a Dispatcher) is reported by its unit name,
+// its type None; a resolution holds only for the functions it was made for.
+TEST(ExtensionsFrontend, OverloadCallsReportTheFunctionsPassed) {
+  const char* src = "def times10(x):\n    return x * 10\n\ndef plus1(x):\n    return x + 1\n\n"
+                    "def calls_apply(x):\n    return apply(x, times10) + apply(x, plus1)\n\n"
+                    "def apply_impl(x, fn):\n    return fn(x)\n";
+  CompileOptions o;
+  o.overloads["apply"];
+  try {
+    compile_to_nvvm_ir(src, "calls_apply", parse_signature("(int64,)"), o);
+    FAIL() << "an unresolved @overload call compiled";
+  } catch (const OverloadNeeded& e) {
+    EXPECT_EQ(e.functions(), (std::vector<std::string>{"", "times10"}));
+    EXPECT_TRUE(e.args()[1].is_none());
+    EXPECT_NE(std::string(e.what()).find("(int64, function times10)"), std::string::npos) << e.what();
+  }
+  const Type i64 = Type::integer(64, true);
+  o.overloads["apply"].push_back({{i64, Type::none()}, {}, "apply_impl", {}, {"", "times10"}});
+  try {  // the resolution for times10 does not serve plus1
+    compile_to_nvvm_ir(src, "calls_apply", parse_signature("(int64,)"), o);
+    FAIL() << "a resolution for one function served another";
+  } catch (const OverloadNeeded& e) {
+    EXPECT_EQ(e.functions(), (std::vector<std::string>{"", "plus1"}));
+  }
+  o.overloads["apply"].push_back({{i64, Type::none()}, {}, "apply_impl", {}, {"", "plus1"}});
+  CompileResult r = compile_to_nvvm_ir(src, "calls_apply", parse_signature("(int64,)"), o);
+  EXPECT_EQ(r.result_type.name(), "int64");
+}
+
+// numba's SSA warning: the reads some path reaches with the variable unassigned, by name and line.
+TEST(ExtensionsFrontend, UninitializedReadsAreReported) {
+  const char* src = "def f(r, n):\n    if n > 0:\n        c = 0\n    r[0] = c\n    d = 1\n    r[0] = d\n";
+  CompileOptions o;
+  CompileResult r = compile_to_nvvm_ir(src, "f", parse_signature("void(int64[::1], int64)"), o);
+  ASSERT_EQ(r.uninitialized_reads.size(), 1u);
+  EXPECT_EQ(r.uninitialized_reads[0].variable, "c");
+  EXPECT_EQ(r.uninitialized_reads[0].function, "f");
+  EXPECT_EQ(r.uninitialized_reads[0].line, 4);
+}
+
 TEST(ExtensionsFrontend, PointersLoadStoreAndMakeArrays) {
   CompileOptions o;
   o.device = false;
