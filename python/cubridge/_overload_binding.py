@@ -357,5 +357,7 @@ class Overloads:
             raise CompileError(str(needed))
         if len(self.resolutions) >= self.MAX_RESOLUTIONS:
             raise CompileError(f"{needed}: more than {self.MAX_RESOLUTIONS} @overload resolutions in one compilation")
-        self.resolutions.append(resolve(f, needed.function, needed.arg_types, needed.keywords, len(self.resolutions),
+        from . import _numba_lowering  # imported here: it imports this module
+        resolver = _numba_lowering.resolve if _numba_lowering.bridged(f) else resolve
+        self.resolutions.append(resolver(f, needed.function, needed.arg_types, needed.keywords, len(self.resolutions),
                                         getattr(needed, "literals", ()), getattr(needed, "unknown_literals", ())))

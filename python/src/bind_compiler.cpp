@@ -108,6 +108,7 @@ void bind_compiler(nb::module_& m) {
               std::string function, std::vector<std::optional<std::int64_t>> literals) {
              o.overloads[name].push_back({std::move(args), std::move(keywords), std::move(function), std::move(literals)});
            })
+      .def("add_nvvm_module", [](CompileOptions& o, std::string ir) { o.nvvm_modules.push_back(std::move(ir)); })
       .def("add_external_function", [](CompileOptions& o, const std::string& name, std::string symbol,
                                        const Signature& signature, std::string_view abi, bool cooperative) {
         if (abi != "numba" && abi != "c")

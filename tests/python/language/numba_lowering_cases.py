@@ -1,0 +1,131 @@
+"""Functions written with numba's low-level extension API (@intrinsic; type_callable + lower_builtin) and the
+kernels calling them, shared by the CPU tests (test_jit_numba_lowering.py) and the GPU ones
+(test_jit_numba_lowering_gpu.py). numba-cuda's spelling (numba.cuda.extending) where it is installed, else
+numba's with its built-in CUDA target (numba.core.extending, numba.cuda.cudaimpl's lower)."""
+import math
+
+import pytest
+
+numba = pytest.importorskip("numba", reason="numba is not installed")
+from llvmlite import ir  # noqa: E402  (numba's dependency)
+
+try:
+    from numba.cuda.extending import intrinsic, lower_builtin, type_callable  # numba-cuda
+    from numba.cuda import types
+except ImportError:  # numba's built-in CUDA target
+    from numba.core.extending import intrinsic, type_callable
+    from numba.core import types
+    from numba.cuda.cudaimpl import lower as lower_builtin
+
+
+@intrinsic
+def identity(typingctx, x):
+    def codegen(context, builder, signature, args):
+        return args[0]
+    return x(x), codegen
+
+
+@intrinsic
+def add_shifted(typingctx, x, y):
+    """x + (y << 3) in LLVM IR, for two integers of one type."""
+    if not (isinstance(x, types.Integer) and x == y):
+        return None
+
+    def codegen(context, builder, signature, args):
+        a, b = args
+        return builder.add(a, builder.shl(b, ir.Constant(b.type, 3)))
+    return x(x, y), codegen
+
+
+@intrinsic
+def void_func(typingctx, a):
+    def codegen(context, builder, signature, args):
+        pass  # numba gives a void function's call its dummy value
+    return types.void(types.int32), codegen
+
+
+@intrinsic
+def non_void_func(typingctx, a):
+    def codegen(context, builder, signature, args):
+        pass  # wrong: an int32 function must return a value
+    return types.int32(types.int32), codegen
+
+
+@intrinsic
+def is_positive(typingctx, x):
+    def codegen(context, builder, signature, args):
+        return builder.icmp_signed(">", args[0], ir.Constant(args[0].type, 0))
+    return types.boolean(x), codegen
+
+
+@intrinsic
+def complex_result(typingctx, x):
+    def codegen(context, builder, signature, args):
+        return context.get_constant_generic(builder, types.complex128, 1j)
+    return types.complex128(x), codegen
+
+
+def func1(x=None):
+    raise NotImplementedError  # numba's lowering below is what runs
+
+
+@type_callable(func1)
+def _type_func1(context):
+    def typer(x=None):
+        if x in (None, types.none):
+            return types.int32
+        if isinstance(x, types.Float):
+            return x
+    return typer
+
+
+@lower_builtin(func1)
+def _func1_nullary(context, builder, sig, args):
+    return context.get_constant(sig.return_type, 42)
+
+
+@lower_builtin(func1, types.Float)
+def _func1_unary(context, builder, sig, args):
+    def func1_impl(x):
+        return math.sqrt(2 * x)
+    return context.compile_internal(builder, func1_impl, sig, args)
+
+
+def typed_only(x):
+    raise NotImplementedError  # typed below, never lowered
+
+
+@type_callable(typed_only)
+def _type_typed_only(context):
+    def typer(x):
+        return x
+    return typer
+
+
+def k_identity(r, x):
+    r[0] = identity(x[0])
+
+
+def k_add_shifted(r, x):
+    r[0] = add_shifted(x[0], x[1])
+
+
+def k_void(r):
+    void_func(1)
+    r[0] = 7
+
+
+def k_is_positive(r, x):
+    r[0] = 1 if is_positive(x[0]) else 2
+
+
+def k_func1_nullary(r):
+    r[0] = func1()
+
+
+def k_func1_unary(r, x):
+    r[0] = func1(x)
+
+
+def d_twice_identity(x):
+    return identity(x) + identity(x + 1)

@@ -1,0 +1,113 @@
+"""Calls of functions written with numba's low-level extension API, compiled by numba's own typing and lowering
+(python/cubridge/_numba_lowering.py). The rules:
+
+1. an @intrinsic call is typed by the intrinsic's typer for the numba types of the arguments, and its code is the
+   LLVM IR its codegen builds, compiled in the same libNVVM program as the caller (the PTX holds it);
+2. the arguments convert to the signature the typer returns, as numba casts them; the result has its return type
+   (a bool intrinsic is usable as a condition);
+3. a void intrinsic whose codegen returns nothing compiles; a non-void one whose codegen returns nothing is refused
+   with numba's message (numba's LoweringError where numba is imported);
+4. a function typed by type_callable is lowered by its lower_builtin for the signature (a constant; numba's
+   compile_internal of a Python function, whose code comes along);
+5. a typer that returns None for the argument types, a function typed but never lowered, a result type cubridge
+   has no counterpart for, and keyword arguments are refused, each naming the function;
+6. the same call compiled twice gives the same code (one definition, named by its IR: cached and linked code
+   stays consistent), and a device function calling an intrinsic compiles to LTO-IR."""
+import pytest
+
+import cubridge
+
+cases = pytest.importorskip("numba_lowering_cases", reason="numba is not installed")
+from numba_lowering_cases import add_shifted, complex_result, identity, non_void_func, typed_only  # noqa: E402
+
+CC = (8, 0)
+
+
+def ptx(kernel, sig):
+    code, _ = cubridge.compile_ptx(kernel, sig, cc=CC)
+    return code
+
+
+def test_intrinsic_codegen_is_the_code():
+    code = ptx(cases.k_add_shifted, "void(int64[::1], int64[::1])")
+    assert "shl.b64" in code and "add.s64" in code
+
+
+def test_intrinsic_identity_result_type_follows_the_argument():
+    _, resty = cubridge.compile(cases.d_twice_identity, "int32(int32)", device=True, cc=CC)
+    assert str(resty) == "int32"
+    code, resty = cubridge.compile(cases.d_twice_identity, "(float64,)", device=True, cc=CC)
+    assert str(resty) == "float64" and "add.f64" in code
+
+
+def test_arguments_convert_to_the_intrinsic_signature():
+    code = ptx(cases.k_void, "void(int64[::1])")  # void_func(1): 1 becomes int32
+    assert "st.global.u64" in code or "st.global.b64" in code
+
+
+def test_bool_result_is_a_condition():
+    code = ptx(cases.k_is_positive, "void(int64[::1], int64[::1])")
+    assert "setp.gt.s64" in code or "setp.lt.s64" in code
+
+
+def test_non_void_intrinsic_returning_nothing_is_refused_with_numbas_message():
+    def kernel():
+        non_void_func(1)
+    with pytest.raises(cubridge.CompileError, match="non-void function returns None from implementation"):
+        ptx(kernel, "void()")
+
+
+def test_non_void_refusal_is_numbas_lowering_error():
+    errors = pytest.importorskip("numba.core.errors")
+    def kernel():
+        non_void_func(1)
+    with pytest.raises(errors.LoweringError) as e:
+        ptx(kernel, "void()")
+    assert "non-void function returns None" in e.value.msg
+
+
+def test_type_callable_with_lower_builtin_constant():
+    code = ptx(cases.k_func1_nullary, "void(float64[::1])")
+    assert "42" in code
+
+
+def test_type_callable_with_compile_internal():
+    code = ptx(cases.k_func1_unary, "void(float64[::1], float64)")
+    assert "sqrt.rn.f64" in code
+
+
+def test_typer_returning_none_is_refused_naming_the_function():
+    def kernel(r, x):
+        r[0] = add_shifted(x[0], 1.5)
+    with pytest.raises(Exception, match="add_shifted"):
+        ptx(kernel, "void(int64[::1], int64[::1])")
+
+
+def test_typed_but_not_lowered_is_refused():
+    def kernel(r, x):
+        r[0] = typed_only(x[0])
+    with pytest.raises(cubridge.CompileError, match=r"numba has no lowering of .*typed_only"):
+        ptx(kernel, "void(int64[::1], int64[::1])")
+
+
+def test_result_type_without_counterpart_is_refused():
+    def kernel(r, x):
+        r[0] = complex_result(x[0]).real
+    with pytest.raises(cubridge.CompileError, match=r"complex_result"):
+        ptx(kernel, "void(float64[::1], float64[::1])")
+
+
+def test_keyword_arguments_are_refused():
+    def kernel(r, x):
+        r[0] = identity(x=x[0])
+    with pytest.raises(cubridge.CompileError, match=r"keyword arguments \(x\) to the numba @intrinsic identity"):
+        ptx(kernel, "void(int64[::1], int64[::1])")
+
+
+def test_same_call_gives_the_same_code():
+    assert ptx(cases.k_identity, "void(int64[::1], int64[::1])") == ptx(cases.k_identity, "void(int64[::1], int64[::1])")
+
+
+def test_device_function_calling_an_intrinsic_compiles_to_ltoir():
+    code, _ = cubridge.compile(cases.d_twice_identity, "int32(int32)", device=True, cc=CC, output="ltoir")
+    assert isinstance(code, bytes) and len(code) > 0
