@@ -48,16 +48,25 @@ def _low_level_template(typ) -> bool:
 
 
 def bridged(v) -> bool:
-    """Whether calls of v are compiled by numba's own typing and lowering (an @intrinsic, or a plain function
-    registered with a type_callable typer) and numba-cuda's CUDA target can be loaded to do it."""
+    """Whether calls of v are compiled by numba's own typing and lowering (an @intrinsic, or a plain function or
+    a user's class registered with a type_callable typer) and numba-cuda's CUDA target can be loaded to do it."""
     if "numba" not in sys.modules:
         return False
     if _is_intrinsic(v):
         return _cuda_target() is not None
-    if not isinstance(v, _pytypes.FunctionType):
+    if not (isinstance(v, _pytypes.FunctionType) or _user_class(v)):
         return False
     from ._numba_extensions import _registered
     return any(_low_level_template(t) for t in _registered(v)) and _cuda_target() is not None
+
+
+#: Modules whose classes numba types itself (numbers, NumPy's scalar types, builtins): never a user's extension.
+_OWN_MODULES = ("builtins", "numba", "numba_cuda", "numpy", "math", "cmath", "operator", "llvmlite", "cuda")
+
+
+def _user_class(v) -> bool:
+    """A class of the user's that a type_callable typer may type as a constructor (numba's Interval(lo, hi))."""
+    return isinstance(v, type) and (getattr(v, "__module__", None) or "builtins").split(".")[0] not in _OWN_MODULES
 
 
 def _cuda_target():
@@ -87,6 +96,8 @@ def _cuda_typing():
 def _what(function) -> str:
     if _is_intrinsic(function):
         return f"the numba @intrinsic {getattr(function, '__name__', function)}"
+    if isinstance(function, type):
+        return f"the class {function.__module__}.{function.__qualname__} (numba's type_callable / lower_builtin)"
     return f"{function.__module__}.{function.__qualname__} (numba's type_callable / lower_builtin)"
 
 

@@ -100,8 +100,10 @@ def to_numba(t, where: str):
         return types.Tuple(elements)
     if kind == "none":
         return types.none
+    if kind == "pointer":  # numba-cuda's CPointer(T), and voidptr for void*
+        return types.voidptr if t.dtype is None or t.dtype.kind == "none" else types.CPointer(to_numba(t.dtype, where))
     raise CompileError(f"{where}: an argument of type {t} cannot be given to a numba @overload function "
-                       f"(cubridge passes numbers, arrays, tuples and None to it)")
+                       f"(cubridge passes numbers, arrays, tuples, C pointers and None to it)")
 
 
 def _literal_args(nb_args: list, literals) -> list | None:

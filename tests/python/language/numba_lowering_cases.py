@@ -129,3 +129,39 @@ def k_func1_unary(r, x):
 
 def d_twice_identity(x):
     return identity(x) + identity(x + 1)
+
+
+@intrinsic
+def load_int32(typingctx, p):
+    """The int32 at a void* (numba-cuda's test_compile_jitted_subroutine reads its input so)."""
+    def codegen(context, builder, signature, args):
+        i32 = context.get_value_type(types.int32)
+        return builder.load(builder.bitcast(args[0], i32.as_pointer()))
+    return types.int32(types.voidptr), codegen
+
+
+def d_load_int32(p):
+    return load_int32(p) + 1
+
+
+class Interval:
+    """numba's extension-type example: a half-open interval, typed as IntervalType (a types.Type subclass)."""
+
+    def __init__(self, lo, hi):
+        self.lo, self.hi = lo, hi
+
+
+class IntervalType(types.Type):
+    def __init__(self):
+        super().__init__(name="Interval")
+
+
+interval_type = IntervalType()
+
+
+@type_callable(Interval)
+def _type_interval(context):
+    def typer(lo, hi):
+        if isinstance(lo, types.Float) and isinstance(hi, types.Float):
+            return interval_type
+    return typer

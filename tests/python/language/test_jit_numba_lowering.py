@@ -4,13 +4,14 @@
 1. an @intrinsic call is typed by the intrinsic's typer for the numba types of the arguments, and its code is the
    LLVM IR its codegen builds, compiled in the same libNVVM program as the caller (the PTX holds it);
 2. the arguments convert to the signature the typer returns, as numba casts them; the result has its return type
-   (a bool intrinsic is usable as a condition);
+   (a bool intrinsic is usable as a condition); C pointers (void* included) pass as numba's CPointer / voidptr;
 3. a void intrinsic whose codegen returns nothing compiles; a non-void one whose codegen returns nothing is refused
    with numba's message (numba's LoweringError where numba is imported);
 4. a function typed by type_callable is lowered by its lower_builtin for the signature (a constant; numba's
    compile_internal of a Python function, whose code comes along);
 5. a typer that returns None for the argument types, a function typed but never lowered, a result type cubridge
-   has no counterpart for, and keyword arguments are refused, each naming the function;
+   has no counterpart for (an extension type's constructor: a class typed by type_callable), and keyword
+   arguments are refused, each naming the function or class;
 6. the same call compiled twice gives the same code (one definition, named by its IR: cached and linked code
    stays consistent), and a device function calling an intrinsic compiles to LTO-IR."""
 import pytest
@@ -18,7 +19,7 @@ import pytest
 import cubridge
 
 cases = pytest.importorskip("numba_lowering_cases", reason="numba is not installed")
-from numba_lowering_cases import add_shifted, complex_result, identity, non_void_func, typed_only  # noqa: E402
+from numba_lowering_cases import Interval, add_shifted, complex_result, identity, non_void_func, typed_only  # noqa: E402
 
 CC = (8, 0)
 
@@ -111,3 +112,16 @@ def test_same_call_gives_the_same_code():
 def test_device_function_calling_an_intrinsic_compiles_to_ltoir():
     code, _ = cubridge.compile(cases.d_twice_identity, "int32(int32)", device=True, cc=CC, output="ltoir")
     assert isinstance(code, bytes) and len(code) > 0
+
+
+def test_void_pointer_argument():
+    code, resty = cubridge.compile(cases.d_load_int32, "(voidptr,)", device=True, cc=CC)
+    assert str(resty) == "int64" and "ld.s32" in code  # int32 + 1 is int64, as numba types it
+
+
+def test_extension_type_constructor_is_refused_naming_the_class():
+    def kernel(r, x):
+        iv = Interval(x[0], x[1])
+        r[0] = iv.lo
+    with pytest.raises(cubridge.CompileError, match=r"numba_lowering_cases.Interval .*Interval"):
+        ptx(kernel, "void(float64[::1], float64[::1])")
