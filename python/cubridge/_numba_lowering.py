@@ -65,8 +65,12 @@ _OWN_MODULES = ("builtins", "numba", "numba_cuda", "numpy", "math", "cmath", "op
 
 
 def _user_class(v) -> bool:
-    """A class of the user's that a type_callable typer may type as a constructor (numba's Interval(lo, hi))."""
-    return isinstance(v, type) and (getattr(v, "__module__", None) or "builtins").split(".")[0] not in _OWN_MODULES
+    """A class of the user's that a type_callable typer may type as a constructor (numba's Interval(lo, hi));
+    numba's test suites hold user code too."""
+    if not isinstance(v, type):
+        return False
+    parts = (getattr(v, "__module__", None) or "builtins").split(".")
+    return parts[0] not in _OWN_MODULES or "tests" in parts
 
 
 def _cuda_target():
@@ -101,10 +105,12 @@ def _what(function) -> str:
     return f"{function.__module__}.{function.__qualname__} (numba's type_callable / lower_builtin)"
 
 
-def resolve(function, name: str, arg_types, keywords, index: int, literals=(), unknown_literals=()):
+def resolve(function, name: str, arg_types, keywords, index: int, literals=(), unknown_literals=(), *,
+            debug=False, lineinfo=False, fastmath=False):
     """The resolution of a call of `function` (called `name`) with cubridge argument types `arg_types`: numba's
     signature for the numba types of the arguments, and an implementation calling the function numba's
-    lowering builds for that signature."""
+    lowering builds for that signature. `debug`, `lineinfo` and `fastmath` are the calling compilation's:
+    numba compiles what the lowering compiles (compile_internal) with its caller's flags."""
     from ._overload_binding import Resolution, to_numba
     arg_types, keywords = tuple(arg_types), tuple(keywords)
     where = f"'{name}({', '.join(str(t) for t in arg_types)})'"
@@ -127,7 +133,8 @@ def resolve(function, name: str, arg_types, keywords, index: int, literals=(), u
                                f"{len(nb_args)} argument(s) one by one; cubridge compiles calls whose signature "
                                f"lists each argument")
         ours = _cubridge_signature(sig, where, function)
-        symbol, modules, library = _lower(context, fnty, sig, where, function)
+        with _caller_flags(debug, lineinfo, fastmath):
+            symbol, modules, library = _lower(context, fnty, sig, where, function)
     lowered = LoweredFunction(symbol, ours, tuple(sorted(library._linking_files, key=_link_key)), "numba",
                               bool(getattr(library, "use_cooperative", False)), modules)
     unit = f"{_unit_base(function, name)}__numba_lowered_{index}"
@@ -180,6 +187,32 @@ def _lower(context, fnty, sig, where: str, function):
     symbol = f"{_PENDING}_{digest}"
     quoted = f'@"{_PENDING}"'
     return symbol, tuple(t.replace(quoted, f'@"{symbol}"') for t in texts), library
+
+
+@contextlib.contextmanager
+def _caller_flags(debug, lineinfo, fastmath):
+    """numba-cuda's compile flags of the calling function, as its compiler sets them (compile_cuda), on numba's
+    flags stack, where compile_internal reads them (numba's built-in CUDA target has no such stack: its
+    compile_internal uses its defaults)."""
+    try:
+        from numba.cuda.core.targetconfig import ConfigStack
+        from numba.cuda.flags import CUDAFlags
+    except ImportError:
+        yield
+        return
+    flags = CUDAFlags()
+    flags.no_compile = flags.no_cpython_wrapper = flags.no_cfunc_wrapper = True
+    if debug or lineinfo:
+        flags.debuginfo = True
+    if lineinfo:
+        flags.dbg_directives_only = True
+    flags.error_model = "python" if debug else "numpy"
+    if debug:
+        flags.dbg_extend_lifetimes = True
+    if fastmath:
+        flags.fastmath = fastmath
+    with ConfigStack().enter(flags):
+        yield
 
 
 def _wrapper_context(context, sig):

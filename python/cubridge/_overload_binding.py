@@ -348,9 +348,11 @@ class Overloads:
 
     MAX_RESOLUTIONS = 256
 
-    def __init__(self):
+    def __init__(self, lowering_options: dict | None = None):
         self.functions: dict = {}
         self.resolutions: list[Resolution] = []
+        #: the compilation's debug / lineinfo / fastmath, for numba's lowering of low-level extension calls
+        self.lowering_options = dict(lowering_options or {})
 
     def add(self, needed) -> None:
         """Resolves what the front end reported (_core.OverloadNeeded)."""
@@ -360,6 +362,9 @@ class Overloads:
         if len(self.resolutions) >= self.MAX_RESOLUTIONS:
             raise CompileError(f"{needed}: more than {self.MAX_RESOLUTIONS} @overload resolutions in one compilation")
         from . import _numba_lowering  # imported here: it imports this module
-        resolver = _numba_lowering.resolve if _numba_lowering.bridged(f) else resolve
-        self.resolutions.append(resolver(f, needed.function, needed.arg_types, needed.keywords, len(self.resolutions),
-                                        getattr(needed, "literals", ()), getattr(needed, "unknown_literals", ())))
+        args = (f, needed.function, needed.arg_types, needed.keywords, len(self.resolutions),
+                getattr(needed, "literals", ()), getattr(needed, "unknown_literals", ()))
+        if _numba_lowering.bridged(f):
+            self.resolutions.append(_numba_lowering.resolve(*args, **self.lowering_options))
+        else:
+            self.resolutions.append(resolve(*args))

@@ -165,3 +165,22 @@ def _type_interval(context):
         if isinstance(lo, types.Float) and isinstance(hi, types.Float):
             return interval_type
     return typer
+
+
+def sine(x):
+    raise NotImplementedError  # numba's lowering below is what runs
+
+
+@type_callable(sine)
+def _type_sine(context):
+    def typer(x):
+        if x == types.float32:
+            return x
+    return typer
+
+
+@lower_builtin(sine, types.float32)
+def _sine_float32(context, builder, sig, args):
+    def sine_impl(x):
+        return math.sin(x)  # numba-cuda: __nv_fast_sinf under fastmath, __nv_sinf otherwise
+    return context.compile_internal(builder, sine_impl, sig, args)

@@ -13,7 +13,9 @@
    has no counterpart for (an extension type's constructor: a class typed by type_callable), and keyword
    arguments are refused, each naming the function or class;
 6. the same call compiled twice gives the same code (one definition, named by its IR: cached and linked code
-   stays consistent), and a device function calling an intrinsic compiles to LTO-IR."""
+   stays consistent), and a device function calling an intrinsic compiles to LTO-IR;
+7. what numba compiles for the call (compile_internal) is compiled with the calling compilation's flags
+   (fastmath, debug, lineinfo), as numba-cuda's compile_internal reads them from its flags stack."""
 import pytest
 
 import cubridge
@@ -125,3 +127,15 @@ def test_extension_type_constructor_is_refused_naming_the_class():
         r[0] = iv.lo
     with pytest.raises(cubridge.CompileError, match=r"numba_lowering_cases.Interval .*Interval"):
         ptx(kernel, "void(float64[::1], float64[::1])")
+
+
+def test_code_numba_compiles_for_the_call_gets_the_callers_fastmath():
+    pytest.importorskip("numba.cuda.flags", reason="numba's built-in CUDA target has no flags stack")
+    from cubridge import _numba_lowering
+    from numba.cuda.descriptor import cuda_target
+    for fastmath, callee in ((True, "__nv_fast_sinf"), (False, "__nv_sinf")):
+        # numba keeps what compile_internal compiled per (code, signature) whatever the flags: start afresh
+        cuda_target.target_context.cached_internal_func.clear()
+        r = _numba_lowering.resolve(cases.sine, "sine", [cubridge.float32], [], 0, fastmath=fastmath)
+        modules = r.implementation.__globals__[f"{r.unit_name}__code"].nvvm_modules
+        assert any(f'@"{callee}"' in m for m in modules), (fastmath, modules)
