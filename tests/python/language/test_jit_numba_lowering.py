@@ -15,7 +15,12 @@
 6. the same call compiled twice gives the same code (one definition, named by its IR: cached and linked code
    stays consistent), and a device function calling an intrinsic compiles to LTO-IR;
 7. what numba compiles for the call (compile_internal) is compiled with the calling compilation's flags
-   (fastmath, debug, lineinfo), as numba-cuda's compile_internal reads them from its flags stack."""
+   (fastmath, debug, lineinfo), as numba-cuda's compile_internal reads them from its flags stack;
+8. a program that does not use numba imports neither numba nor llvmlite by compiling with cubridge."""
+import subprocess
+import sys
+import textwrap
+
 import pytest
 
 import cubridge
@@ -139,3 +144,17 @@ def test_code_numba_compiles_for_the_call_gets_the_callers_fastmath():
         r = _numba_lowering.resolve(cases.sine, "sine", [cubridge.float32], [], 0, fastmath=fastmath)
         modules = r.implementation.__globals__[f"{r.unit_name}__code"].nvvm_modules
         assert any(f'@"{callee}"' in m for m in modules), (fastmath, modules)
+
+
+def test_numba_free_programs_stay_numba_free():
+    code = textwrap.dedent("""
+        import sys
+        import cubridge
+        def f(r, x):
+            r[0] = x[0] * 2
+        cubridge.compile_ptx(f, "void(float32[::1], float32[::1])", cc=(8, 0))
+        print(sorted(m for m in ("numba", "llvmlite") if m in sys.modules))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
