@@ -111,41 +111,60 @@ def resolve(function, name: str, arg_types, keywords, index: int, literals=(), u
     signature for the numba types of the arguments, and an implementation calling the function numba's
     lowering builds for that signature. `debug`, `lineinfo` and `fastmath` are the calling compilation's:
     numba compiles what the lowering compiles (compile_internal) with its caller's flags."""
-    from ._overload_binding import Resolution, to_numba
+    from ._overload_binding import Resolution, _literal_args, _numba_types, to_numba
     arg_types, keywords = tuple(arg_types), tuple(keywords)
     where = f"'{name}({', '.join(str(t) for t in arg_types)})'"
     if keywords:
         raise CompileError(f"{where}: keyword arguments ({', '.join(keywords)}) to {_what(function)} are not "
                            f"supported by cubridge; pass the arguments by position")
     nb_args = tuple(to_numba(t, where) for t in arg_types)
+    # An integer written as such is numba's IntegerLiteral: numba's typing tries the plain types and the literal
+    # ones in the order the template asks for (prefer_literal), as it does here given the literal types.
+    literal_args = _literal_args(list(nb_args), tuple(literals) or (None,) * len(nb_args))
+    types = _numba_types()
     target = _cuda_target()
     with _cuda_typing():
         typing, context = target.typing_context, target.target_context
         typing.refresh()
         context.refresh()
         fnty = typing.resolve_value_type(function)
-        sig = typing.resolve_function_type(fnty, nb_args, {})  # numba's own typing errors reach the caller
+        if unknown_literals and _prefers_literals(fnty):
+            raise CompileError(f"{where}: {_what(function)} asks for literal argument types (prefer_literal=True), "
+                               f"and numba may type argument(s) {', '.join(str(i + 1) for i in unknown_literals)} as "
+                               f"literals (a bool constant, or a variable holding a constant) whose values cubridge "
+                               f"does not pass; pass an integer written as such, or a parameter")
+        sig = typing.resolve_function_type(fnty, tuple(literal_args or nb_args), {})  # numba's errors reach the caller
         if sig is None:
             raise CompileError(f"{where}: numba's typing of {_what(function)} has no signature for argument types "
-                               f"({', '.join(str(a) for a in nb_args)})")
+                               f"({', '.join(str(a) for a in literal_args or nb_args)})")
         if getattr(sig, "recvr", None) is not None or len(sig.args) != len(nb_args):
             raise CompileError(f"{where}: numba types {_what(function)} as {sig}, which does not take the call's "
                                f"{len(nb_args)} argument(s) one by one; cubridge compiles calls whose signature "
                                f"lists each argument")
-        ours = _cubridge_signature(sig, where, function)
+        ours = _cubridge_signature(sig, where, function, types)
         with _caller_flags(debug, lineinfo, fastmath):
             symbol, modules, library = _lower(context, fnty, sig, where, function)
     lowered = LoweredFunction(symbol, ours, tuple(sorted(library._linking_files, key=_link_key)), "numba",
                               bool(getattr(library, "use_cooperative", False)), modules)
+    # typed (and lowered) for the literal values: the resolution holds for calls with those values only
+    kept = tuple(literals) if any(isinstance(a, types.Literal) for a in sig.args) else ()
     unit = f"{_unit_base(function, name)}__numba_lowered_{index}"
     implementation = _calling_function(unit, lowered, len(nb_args))
-    return Resolution(function, arg_types, keywords, implementation, unit, ())
+    return Resolution(function, arg_types, keywords, implementation, unit, kept)
 
 
-def _cubridge_signature(sig, where: str, function):
+def _prefers_literals(fnty) -> bool:
+    """Whether a template of numba's function type asks for literal argument types first."""
+    return any(getattr(t, "prefer_literal", False) for t in getattr(fnty, "templates", ()))
+
+
+def _cubridge_signature(sig, where: str, function, types):
+    """numba's signature as cubridge's, literal types as their plain ones (the value is passed all the same)."""
     from ._types import as_signature
+    plain = _pytypes.SimpleNamespace(return_type=types.unliteral(sig.return_type),
+                                     args=tuple(types.unliteral(a) for a in sig.args))
     try:
-        return as_signature(sig)
+        return as_signature(plain)
     except (TypeError, ValueError) as e:
         raise CompileError(f"{where}: numba types {_what(function)} as {sig}, and cubridge has no counterpart of a "
                            f"type in it ({e}); only numbers and C pointers pass to and from numba's lowering") from None

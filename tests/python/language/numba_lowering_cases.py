@@ -184,3 +184,19 @@ def _sine_float32(context, builder, sig, args):
     def sine_impl(x):
         return math.sin(x)  # numba-cuda: __nv_fast_sinf under fastmath, __nv_sinf otherwise
     return context.compile_internal(builder, sine_impl, sig, args)
+
+
+@intrinsic
+def shift_by(typingctx, x, n):
+    """x << n for an n written as an integer: the codegen reads it from the signature (numba's IntegerLiteral)."""
+    if not isinstance(n, types.IntegerLiteral):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.shl(args[0], ir.Constant(args[0].type, signature.args[1].literal_value))
+    return x(x, n), codegen
+
+
+def k_shift_by(r, x):
+    r[0] = shift_by(x[0], 3)
+    r[1] = shift_by(x[0], 5)

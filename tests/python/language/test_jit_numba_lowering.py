@@ -5,6 +5,9 @@
    LLVM IR its codegen builds, compiled in the same libNVVM program as the caller (the PTX holds it);
 2. the arguments convert to the signature the typer returns, as numba casts them; the result has its return type
    (a bool intrinsic is usable as a condition); C pointers (void* included) pass as numba's CPointer / voidptr;
+   an integer written as such is numba's IntegerLiteral, tried in numba's order, and code typed for a literal
+   value serves only calls with that value (a typer that needs a literal refuses a variable: numba's own
+   TypingError, as numba's typing raises it);
 3. a void intrinsic whose codegen returns nothing compiles; a non-void one whose codegen returns nothing is refused
    with numba's message (numba's LoweringError where numba is imported);
 4. a function typed by type_callable is lowered by its lower_builtin for the signature (a constant; numba's
@@ -26,7 +29,7 @@ import pytest
 import cubridge
 
 cases = pytest.importorskip("numba_lowering_cases", reason="numba is not installed")
-from numba_lowering_cases import Interval, add_shifted, complex_result, identity, non_void_func, typed_only  # noqa: E402
+from numba_lowering_cases import Interval, add_shifted, shift_by, complex_result, identity, non_void_func, typed_only  # noqa: E402
 
 CC = (8, 0)
 
@@ -158,3 +161,16 @@ def test_numba_free_programs_stay_numba_free():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_literal_arguments_reach_the_typer_and_the_codegen():
+    code = ptx(cases.k_shift_by, "void(int64[::1], int64[::1])")
+    assert "shl.b64" in code and ", 3;" in code and ", 5;" in code
+
+
+def test_a_typer_needing_a_literal_refuses_a_variable_with_numbas_typing_error():
+    def kernel(r, x):
+        r[0] = shift_by(x[0], x[1])
+    with pytest.raises(Exception, match=r"(?s)shift_by.*int64, int64") as e:
+        ptx(kernel, "void(int64[::1], int64[::1])")
+    assert type(e.value).__name__ == "TypingError"  # numba's (numba-cuda's own class where it is installed)

@@ -15,6 +15,7 @@ CASES = [
     (cases.k_is_positive, lambda: (np.zeros(1, np.int64), np.array([-4], np.int64)), 2),
     (cases.k_func1_nullary, lambda: (np.zeros(1, np.float64),), 42.0),
     (cases.k_func1_unary, lambda: (np.zeros(1, np.float64), 18.0), 6.0),
+    (cases.k_shift_by, lambda: (np.zeros(2, np.int64), np.array([3], np.int64)), 3 << 3),
 ]
 IDS = [f"{k.__name__}-{i}" for i, (k, _, _) in enumerate(CASES)]
 
