@@ -200,3 +200,28 @@ def shift_by(typingctx, x, n):
 def k_shift_by(r, x):
     r[0] = shift_by(x[0], 3)
     r[1] = shift_by(x[0], 5)
+
+
+def _double(x):
+    return 2 * x
+
+
+def make_read_double_write():
+    """An intrinsic void(void*, void*) storing 2 * (the int32 at its first pointer) at its second one, through
+    context.compile_subroutine of a cubridge.jit(device=True) function (numba-cuda's test_compiler
+    test_compile_jitted_subroutine does this with numba.cuda.jit(device=True))."""
+    import cubridge
+    device = cubridge.jit(device=True)(_double)
+    inner = types.int32(types.int32)
+
+    @intrinsic
+    def read_double_write(typingctx, src, dst):
+        def codegen(context, builder, signature, args):
+            i32 = context.get_value_type(types.int32)
+            value = builder.load(builder.bitcast(args[0], i32.as_pointer()))
+            cres = context.compile_subroutine(builder, device, inner, caching=False)
+            result = context.call_internal(builder, cres.fndesc, inner, [value])
+            builder.store(result, builder.bitcast(args[1], i32.as_pointer()))
+            return context.get_dummy_value()
+        return types.void(types.voidptr, types.voidptr), codegen
+    return read_double_write

@@ -19,7 +19,9 @@
    stays consistent), and a device function calling an intrinsic compiles to LTO-IR;
 7. what numba compiles for the call (compile_internal) is compiled with the calling compilation's flags
    (fastmath, debug, lineinfo), as numba-cuda's compile_internal reads them from its flags stack;
-8. a program that does not use numba imports neither numba nor llvmlite by compiling with cubridge."""
+8. a program that does not use numba imports neither numba nor llvmlite by compiling with cubridge;
+9. numba's compiler handed a cubridge device function inside a codegen (context.compile_subroutine) compiles
+   its Python function, as it does numba-cuda's own dispatchers (DeviceFunction's __numba__ and __code__)."""
 import subprocess
 import sys
 import textwrap
@@ -147,6 +149,17 @@ def test_code_numba_compiles_for_the_call_gets_the_callers_fastmath():
         r = _numba_lowering.resolve(cases.sine, "sine", [cubridge.float32], [], 0, fastmath=fastmath)
         modules = r.implementation.__globals__[f"{r.unit_name}__code"].nvvm_modules
         assert any(f'@"{callee}"' in m for m in modules), (fastmath, modules)
+
+
+def test_codegen_compiling_a_cubridge_device_function_through_numba():
+    read_double_write = cases.make_read_double_write()
+
+    def wrapper(src, dst):
+        return read_double_write(src, dst)
+    code, _ = cubridge.compile(wrapper, "void(voidptr, voidptr)", cc=CC)
+    assert "ld.u32" in code and ("shl.b32" in code or "add.s32" in code or "mul.lo.s32" in code)
+    ltoir, _ = cubridge.compile(wrapper, "void(voidptr, voidptr)", cc=CC, output="ltoir")
+    assert isinstance(ltoir, bytes) and ltoir
 
 
 def test_numba_free_programs_stay_numba_free():
