@@ -164,10 +164,16 @@ def _cubridge_signature(sig, where: str, function, types):
     plain = _pytypes.SimpleNamespace(return_type=types.unliteral(sig.return_type),
                                      args=tuple(types.unliteral(a) for a in sig.args))
     try:
-        return as_signature(plain)
+        ours = as_signature(plain)
     except (TypeError, ValueError) as e:
         raise CompileError(f"{where}: numba types {_what(function)} as {sig}, and cubridge has no counterpart of a "
                            f"type in it ({e}); only numbers and C pointers pass to and from numba's lowering") from None
+    crossing = [*ours.args, *([] if ours.return_type is None else [ours.return_type])]
+    for t in crossing:
+        if not (t.kind == "none" or t.kind == "pointer" or (t.is_scalar and t.kind != "complex")):
+            raise CompileError(f"{where}: numba types {_what(function)} as {sig}: {t} cannot pass to or from numba's "
+                               f"lowering in cubridge (numbers other than complex, C pointers and void can)")
+    return ours
 
 
 def _lower(context, fnty, sig, where: str, function):

@@ -225,3 +225,11 @@ def make_read_double_write():
             return context.get_dummy_value()
         return types.void(types.voidptr, types.voidptr), codegen
     return read_double_write
+
+
+@intrinsic
+def first_element(typingctx, a):
+    """An array argument: numba passes its data model's struct, which cubridge does not pass to numba's code."""
+    def codegen(context, builder, signature, args):
+        return context.get_constant(signature.return_type, 0)
+    return a.dtype(a), codegen

@@ -13,8 +13,8 @@
 4. a function typed by type_callable is lowered by its lower_builtin for the signature (a constant; numba's
    compile_internal of a Python function, whose code comes along);
 5. a typer that returns None for the argument types, a function typed but never lowered, a result type cubridge
-   has no counterpart for (an extension type's constructor: a class typed by type_callable), and keyword
-   arguments are refused, each naming the function or class;
+   has no counterpart for (an extension type's constructor: a class typed by type_callable), arrays, tuples and
+   complex numbers crossing the call, and keyword arguments are refused, each naming the function or class;
 6. the same call compiled twice gives the same code (one definition, named by its IR: cached and linked code
    stays consistent), and a device function calling an intrinsic compiles to LTO-IR;
 7. what numba compiles for the call (compile_internal) is compiled with the calling compilation's flags
@@ -31,7 +31,7 @@ import pytest
 import cubridge
 
 cases = pytest.importorskip("numba_lowering_cases", reason="numba is not installed")
-from numba_lowering_cases import Interval, add_shifted, shift_by, complex_result, identity, non_void_func, typed_only  # noqa: E402
+from numba_lowering_cases import Interval, add_shifted, first_element, shift_by, complex_result, identity, non_void_func, typed_only  # noqa: E402
 
 CC = (8, 0)
 
@@ -107,6 +107,14 @@ def test_result_type_without_counterpart_is_refused():
     def kernel(r, x):
         r[0] = complex_result(x[0]).real
     with pytest.raises(cubridge.CompileError, match=r"complex_result"):
+        ptx(kernel, "void(float64[::1], float64[::1])")
+
+
+def test_array_argument_is_refused_naming_the_type():
+    def kernel(r, x):
+        r[0] = first_element(x)
+    with pytest.raises(cubridge.CompileError, match=r"first_element .*array\(float64, 1d, C\).* cannot pass to or from "
+                                                    r"numba's lowering"):
         ptx(kernel, "void(float64[::1], float64[::1])")
 
 
