@@ -4,8 +4,9 @@ function typed by a ``type_callable`` typer and implemented by ``lower_builtin``
 ``numba.cuda.extending``). Their meaning is whatever numba's code does, so cubridge never guesses it: the call's
 argument types go to numba-cuda's CUDA typing context, and numba-cuda's CUDA target context builds, with
 llvmlite, one function per call signature whose body is numba's codegen for the call, in numba's own calling
-convention (numbers and pointers in their in-memory form, the result through a pointer, a status returned). Its NVVM IR modules (with any numba compiled for it, e.g. through
-``context.compile_internal``) are compiled in the same libNVVM program as the front end's code, which calls
+convention (numbers and pointers in their in-memory form, the result through a pointer, a status returned).
+Its NVVM IR modules (with any numba compiled for it, e.g. through ``context.compile_internal``) are compiled
+in the same libNVVM program as the front end's code, which calls
 the function by its symbol as an external device function; link files numba's code adds to its library are
 linked with the kernel. The front end reaches a call of such a function as an overloaded call
 (``_core.OverloadNeeded``, see ``_overload_binding``), resolved here by an implementation that is one call of

@@ -31,7 +31,8 @@ import pytest
 import cubridge
 
 cases = pytest.importorskip("numba_lowering_cases", reason="numba is not installed")
-from numba_lowering_cases import Interval, add_shifted, first_element, shift_by, complex_result, identity, non_void_func, typed_only  # noqa: E402
+from numba_lowering_cases import (Interval, add_shifted, complex_result, first_element, identity,  # noqa: E402
+                                  non_void_func, shift_by, typed_only)
 
 CC = (8, 0)
 
@@ -126,7 +127,8 @@ def test_keyword_arguments_are_refused():
 
 
 def test_same_call_gives_the_same_code():
-    assert ptx(cases.k_identity, "void(int64[::1], int64[::1])") == ptx(cases.k_identity, "void(int64[::1], int64[::1])")
+    sig = "void(int64[::1], int64[::1])"
+    assert ptx(cases.k_identity, sig) == ptx(cases.k_identity, sig)
 
 
 def test_device_function_calling_an_intrinsic_compiles_to_ltoir():
