@@ -7,6 +7,7 @@ import math
 import pytest
 
 numba = pytest.importorskip("numba", reason="numba is not installed")
+import numba.cuda  # noqa: E402
 from llvmlite import ir  # noqa: E402  (numba's dependency)
 
 try:
@@ -233,3 +234,34 @@ def first_element(typingctx, a):
     def codegen(context, builder, signature, args):
         return context.get_constant(signature.return_type, 0)
     return a.dtype(a), codegen
+
+
+def external_add(x, y):
+    raise NotImplementedError  # numba's lowering below calls add_cabi, linked from CUDA C++
+
+
+ADD_CABI = None  # numba-cuda's CUSource of add_cabi, where numba-cuda is installed
+if hasattr(numba.cuda, "CUSource"):
+    from numba.cuda import cgutils
+
+    ADD_CABI = numba.cuda.CUSource('extern "C" __device__ unsigned int add_cabi(unsigned int a, unsigned int b) '
+                                   '{ return a + b; }')
+
+    @type_callable(external_add)
+    def _type_external_add(context):
+        def typer(x, y):
+            if x == types.uint32 and y == types.uint32:
+                return types.uint32
+        return typer
+
+    @lower_builtin(external_add, types.uint32, types.uint32)
+    def _lower_external_add(context, builder, sig, args):
+        """numba-cuda's test_extension_adds_linkable_code: the lowering adds a link file and calls its symbol."""
+        context.active_code_library.add_linking_file(ADD_CABI)
+        i32 = ir.IntType(32)
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(i32, [i32, i32]), "add_cabi")
+        return builder.call(fn, args)
+
+
+def k_external_add(r, x, y):
+    r[0] = external_add(x[0], y[0])

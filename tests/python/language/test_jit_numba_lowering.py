@@ -21,7 +21,9 @@
    (fastmath, debug, lineinfo), as numba-cuda's compile_internal reads them from its flags stack;
 8. a program that does not use numba imports neither numba nor llvmlite by compiling with cubridge;
 9. numba's compiler handed a cubridge device function inside a codegen (context.compile_subroutine) compiles
-   its Python function, as it does numba-cuda's own dispatchers (DeviceFunction's __numba__ and __code__)."""
+   its Python function, as it does numba-cuda's own dispatchers (DeviceFunction's __numba__ and __code__);
+10. a link file the lowering adds to numba's code library (add_linking_file) is linked with the kernel, as
+   declare_device's link items are: the symbol stays external in the kernel's PTX."""
 import subprocess
 import sys
 import textwrap
@@ -170,6 +172,17 @@ def test_codegen_compiling_a_cubridge_device_function_through_numba():
     assert "ld.u32" in code and ("shl.b32" in code or "add.s32" in code or "mul.lo.s32" in code)
     ltoir, _ = cubridge.compile(wrapper, "void(voidptr, voidptr)", cc=CC, output="ltoir")
     assert isinstance(ltoir, bytes) and ltoir
+
+
+def test_link_files_added_by_the_lowering_are_the_kernels():
+    if cases.ADD_CABI is None:
+        pytest.skip("numba's built-in CUDA target has no CUSource")
+    kernel = cubridge.jit(cases.k_external_add)
+    kernel.compile("void(uint32[::1], uint32[::1], uint32[::1])")
+    compiled = next(iter(kernel.overloads.values()))
+    assert compiled.links == (cases.ADD_CABI,)
+    code = ptx(cases.k_external_add, "void(uint32[::1], uint32[::1], uint32[::1])")
+    assert ".extern .func" in code and "add_cabi" in code
 
 
 def test_numba_free_programs_stay_numba_free():

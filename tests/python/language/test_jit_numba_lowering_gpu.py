@@ -16,6 +16,8 @@ CASES = [
     (cases.k_func1_nullary, lambda: (np.zeros(1, np.float64),), 42.0),
     (cases.k_func1_unary, lambda: (np.zeros(1, np.float64), 18.0), 6.0),
     (cases.k_shift_by, lambda: (np.zeros(2, np.int64), np.array([3], np.int64)), 3 << 3),
+    *([] if cases.ADD_CABI is None else [  # the lowering links CUDA C++ (numba-cuda's CUSource)
+        (cases.k_external_add, lambda: (np.zeros(1, np.uint32), np.ones(1, np.uint32), np.full(1, 2, np.uint32)), 3)]),
 ]
 IDS = [f"{k.__name__}-{i}" for i, (k, _, _) in enumerate(CASES)]
 
