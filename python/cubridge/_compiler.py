@@ -126,7 +126,7 @@ def _compile_result(pyfunc, sig, debug=False, lineinfo=False, device=True, fastm
         compile_source = _core._compile_source_to_ir
     else:
         compile_source = _core._compile_source_cached if cache else _core._compile_source
-    overloads = _overload_binding.Overloads()
+    overloads = _overload_binding.Overloads({"debug": debug, "lineinfo": lineinfo, "fastmath": fastmath})
     while True:  # once more per @overload call resolved (the front end reports each: _overload_binding)
         found: list = []
         held: list = []

@@ -11,8 +11,8 @@ import sys
 import types as _pytypes
 from typing import Any
 
-from . import (_external_functions, _inline_cost_model, _intrinsics, _numba_extensions, _overload_binding, _records,
-               _scalar_types, bf16)
+from . import (_external_functions, _inline_cost_model, _intrinsics, _numba_extensions, _numba_lowering,
+               _overload_binding, _records, _scalar_types, bf16)
 from ._core import CompileError
 from ._raise_sites import _register_exception_class
 from ._source import _source_of
@@ -280,6 +280,8 @@ class _Environment:
         if other is None:
             self.externals[name] = f
             self.options.add_external_function(name, f.name, f.sig, f.abi, f.use_cooperative)
+            for module in getattr(f, "nvvm_modules", ()):  # numba's lowering of an extension call (_numba_lowering)
+                self.options.add_nvvm_module(module)
         self._link(f.link)
 
     def _link(self, items) -> None:
@@ -441,6 +443,8 @@ class _Environment:
                 imports.append(f"import {path} as {n}")  # numba's stubs (cuda.ldcg, libdevice.sin): never their body
             elif _external_functions.is_cffi_ffi(v):
                 imports.append(f"import cffi.ffi as {n}")  # ffi.from_buffer(array): the array's data pointer
+            elif _numba_lowering.bridged(v):
+                self.overloaded(n, v)  # @intrinsic, type_callable + lower_builtin: numba's lowering per call
             elif _overload_binding.overloaded(v):
                 self.overloaded(n, getattr(v, "py_func", v))  # a user's @overload: its implementation per call
             elif (why := _numba_extensions.refusal(n, v)) is not None:

@@ -104,8 +104,10 @@ def to_numba(t, where: str):
         return types.Tuple(elements)
     if kind == "none":
         return types.none
+    if kind == "pointer":  # numba-cuda's CPointer(T), and voidptr for void*
+        return types.voidptr if t.dtype is None or t.dtype.kind == "none" else types.CPointer(to_numba(t.dtype, where))
     raise CompileError(f"{where}: an argument of type {t} cannot be given to a numba @overload function "
-                       f"(cubridge passes numbers, arrays, tuples and None to it)")
+                       f"(cubridge passes numbers, arrays, tuples, C pointers and None to it)")
 
 
 def _literal_args(nb_args: list, literals) -> list | None:
@@ -362,10 +364,12 @@ class Overloads:
 
     MAX_RESOLUTIONS = 256
 
-    def __init__(self):
+    def __init__(self, lowering_options: dict | None = None):
         self.functions: dict = {}
         self.resolutions: list[Resolution] = []
         self.units: dict = {}  # unit name -> Python function, of the last collection (functions passed by name)
+        #: the compilation's debug / lineinfo / fastmath, for numba's lowering of low-level extension calls
+        self.lowering_options = dict(lowering_options or {})
 
     def add(self, needed) -> None:
         """Resolves what the front end reported (_core.OverloadNeeded)."""
@@ -374,6 +378,10 @@ class Overloads:
             raise CompileError(str(needed))
         if len(self.resolutions) >= self.MAX_RESOLUTIONS:
             raise CompileError(f"{needed}: more than {self.MAX_RESOLUTIONS} @overload resolutions in one compilation")
-        self.resolutions.append(resolve(f, needed.function, needed.arg_types, needed.keywords, len(self.resolutions),
-                                        getattr(needed, "literals", ()), getattr(needed, "unknown_literals", ()),
-                                        getattr(needed, "functions", ()), self.units))
+        from . import _numba_lowering  # imported here: it imports this module
+        args = (f, needed.function, needed.arg_types, needed.keywords, len(self.resolutions),
+                getattr(needed, "literals", ()), getattr(needed, "unknown_literals", ()))
+        if _numba_lowering.bridged(f):
+            self.resolutions.append(_numba_lowering.resolve(*args, **self.lowering_options))
+        else:
+            self.resolutions.append(resolve(*args, getattr(needed, "functions", ()), self.units))

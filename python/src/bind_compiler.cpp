@@ -110,6 +110,7 @@ void bind_compiler(nb::module_& m) {
              o.overloads[name].push_back({std::move(args), std::move(keywords), std::move(function), std::move(literals),
                                           std::move(functions)});
            })
+      .def("add_nvvm_module", [](CompileOptions& o, std::string ir) { o.nvvm_modules.push_back(std::move(ir)); })
       .def("add_external_function", [](CompileOptions& o, const std::string& name, std::string symbol,
                                        const Signature& signature, std::string_view abi, bool cooperative) {
         if (abi != "numba" && abi != "c")

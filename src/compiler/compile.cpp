@@ -130,9 +130,12 @@ CompileResult compile(std::string_view source, std::string_view function_name, c
   no.debug = options.debug;
   no.lineinfo = options.lineinfo && !options.debug;
   no.output = options.output == Output::ltoir ? nvvm::Output::ltoir : nvvm::Output::ptx;
-  no.libdevice = r.uses_libdevice;
+  no.libdevice = r.uses_libdevice || !options.nvvm_modules.empty();
   auto t = std::chrono::steady_clock::now();
-  r.code = nvvm::compile(r.nvvm_ir, no);
+  std::vector<nvvm::Module> modules{{r.nvvm_ir, "module"}};
+  for (std::size_t i = 0; i < options.nvvm_modules.size(); ++i)
+    modules.push_back({options.nvvm_modules[i], "numba_extension" + std::to_string(i)});
+  r.code = nvvm::compile(std::span<const nvvm::Module>(modules), no);
   r.timings.nvvm = seconds_since(t);
   return r;
 }

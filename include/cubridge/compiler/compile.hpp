@@ -234,6 +234,10 @@ struct CompileOptions {
   /// Names bound outside the source to external device functions (cuda.declare_device), by the name the
   /// code calls them by.
   std::map<std::string, ExternalFunction, std::less<>> external_functions;
+  /// NVVM IR modules compiled in the same libNVVM program as the front end's (numba's own lowering of the
+  /// @intrinsic / lower_builtin calls the code makes, built in Python: their functions are called by
+  /// symbol through external_functions, C ABI). libdevice is added with them (numba's code may call it).
+  std::vector<std::string> nvvm_modules;
   /// Names bound outside the source to functions numba implements through an @overload, by the name the
   /// code calls them by, each with the resolutions found so far (a call with other types: OverloadNeeded).
   std::map<std::string, std::vector<OverloadResolution>, std::less<>> overloads;

@@ -182,6 +182,7 @@ std::string compile_cache_key(std::string_view source, std::string_view function
   for (const auto& [name, f] : o.external_functions)
     parts.push_back("external " + name + "=" + f.symbol + ":" + f.signature.str() + (f.abi == Abi::c ? ":c" : ":numba") +
                     (f.cooperative ? ":cooperative" : ""));
+  for (const std::string& m : o.nvvm_modules) parts.push_back("nvvm module\n" + m);
   for (const CompileOptions::Unit& u : o.extra_units) {
     parts.push_back(u.filename + ":" + std::to_string(u.first_line));
     parts.push_back(u.source);

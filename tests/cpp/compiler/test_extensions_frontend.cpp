@@ -1,11 +1,13 @@
 // The front end's extension points for numba-cuda's APIs (issue 21 items 1-3): external device functions
 // (CompileOptions::external_functions: cuda.declare_device), @overload calls (CompileOptions::overloads and
-// OverloadNeeded) and C pointers (parameters, p[i], carray), checked on the NVVM IR without a GPU.
+// OverloadNeeded) and C pointers (parameters, p[i], carray), checked on the NVVM IR without a GPU; extra NVVM
+// modules (CompileOptions::nvvm_modules: numba's lowering of extension calls) compiled through libNVVM.
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "cubridge/compiler/compile.hpp"
+#include "cubridge/compiler/nvvm.hpp"
 #include "cubridge/types/signature.hpp"
 
 using namespace cubridge;
@@ -137,6 +139,26 @@ TEST(ExtensionsFrontend, PointersLoadStoreAndMakeArrays) {
   std::string arr = compile_to_nvvm_ir("import numba.carray as carray\n" + std::string(kSource), "as_array",
                                        parse_signature("void(float64*, int64)"), o).nvvm_ir;
   EXPECT_NE(arr.find("store double "), std::string::npos) << arr;  // a[1, 1] = 3.0 through the new array
+}
+
+// An external function defined by an extra NVVM module (how numba's lowering of an @intrinsic reaches the
+// code) is compiled in the same libNVVM program: the PTX defines it (or inlined it) instead of declaring it.
+TEST(ExtensionsFrontend, NvvmModulesDefineExternalFunctions) {
+  CompileOptions o = with_externals();
+  o.device = true;
+  o.abi = Abi::c;
+  const Signature sig = parse_signature("(int32[::1],)");
+  std::string declared = compile(kSource, "calls_c", sig, o).code;
+  EXPECT_NE(declared.find(".extern .func"), std::string::npos) << declared;  // add2, consume: declared only
+  o.nvvm_modules.push_back(
+      "target triple = \"nvptx64-nvidia-cuda\"\n"
+      "define linkonce_odr i32 @add2(i32 %a, i32 %b) alwaysinline {\n  %r = xor i32 %a, 12345\n  ret i32 %r\n}\n"
+      "define linkonce_odr void @consume(i32 %a) alwaysinline {\n  ret void\n}\n" + nvvm::ir_version_metadata());
+  std::string defined = compile(kSource, "calls_c", sig, o).code;
+  EXPECT_EQ(defined.find(".extern .func"), std::string::npos) << defined;
+  EXPECT_NE(defined.find("xor.b32"), std::string::npos) << defined;  // the module's body, inlined
+  o.nvvm_modules.push_back("this is not LLVM IR\n");
+  EXPECT_THROW(compile(kSource, "calls_c", sig, o), std::exception);  // libNVVM's own error, naming the module
 }
 
 }  // namespace
