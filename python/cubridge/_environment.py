@@ -65,7 +65,8 @@ _ARRAY_DTYPES = set(_scalar_types.NUMPY_NAMES)
 
 
 def _constant_array(v):
-    """(dtype name, shape, C-ordered native-endian bytes) of a NumPy array of numbers or records (a 0-d one
+    """(dtype name, shape, C-ordered native-endian bytes) of a NumPy array of numbers, datetime64/timedelta64
+    (numba's NPDatetime/NPTimedelta, their int64 counts) or records (a 0-d one
     too, shape []), else None
     (or the reason, a str, for a structured array whose fields are not kernel types):
     such globals are frozen into the code as read-only constant-memory arrays, as numba-cuda does (a
@@ -82,10 +83,16 @@ def _constant_array(v):
         for field in v.dtype.names:
             clean[field] = v[field]
         return name, list(v.shape), clean.tobytes()
-    if v.dtype.name not in _ARRAY_DTYPES:
+    if v.dtype.kind in _scalar_types.DATETIME_NAMES:  # numba's NPDatetime/NPTimedelta: the int64 counts
+        name = _scalar_types.datetime_name(v.dtype.newbyteorder("=").str)
+    elif v.dtype.name in _ARRAY_DTYPES:
+        name = v.dtype.name
+    else:
+        return None
+    if name is None:  # a multiple of a unit ([10s]): no numba type of cubridge's
         return None
     native = np.ascontiguousarray(v).astype(v.dtype.newbyteorder("="), copy=False)
-    return v.dtype.name, list(v.shape), native.tobytes()
+    return name, list(v.shape), native.tobytes()
 
 
 def _constant_tuple(name: str, v):

@@ -272,3 +272,19 @@ def test_an_element_takes_only_a_value_of_its_own_type_and_unit(sig):
     with pytest.raises(Exception, match=r"cannot store a value of type .* a datetime64/timedelta64 element takes a "
                                         r"value of its own type and unit"):
         _llvm(store, sig)
+
+
+# A NumPy datetime array bound outside the kernel is frozen into constant memory as numba-cuda freezes any
+# constant array: its int64 counts, typed datetime64[unit].
+EPOCHS = np.array(["2024-01-01", "2024-03-01", "NaT"], dtype="M8[D]")
+
+
+def days_since_first_epoch(out):
+    for i in range(out.size):
+        out[i] = EPOCHS[i] - EPOCHS[0]
+
+
+def test_a_global_datetime_array_is_a_constant_array_of_its_counts():
+    ir = _llvm(days_since_first_epoch, "void(timedelta64[D][::1])")
+    counts = EPOCHS.view(np.int64).astype("<i8").tobytes()
+    assert "".join(f"\\{b:02X}" for b in counts) in ir
