@@ -45,6 +45,10 @@ def _constant(v: Any) -> tuple[str, str] | None:
         if not parts or any(p is None for p in parts):
             return None
         return "Tuple(" + ", ".join(p[0] for p in parts) + ")", " ".join(p[1] for p in parts)
+    dtype = getattr(v, "dtype", None)
+    if type(v).__module__ == "numpy" and type(v).__name__ in ("datetime64", "timedelta64"):
+        name = _scalar_types.datetime_name(dtype.str)  # np.datetime64 / np.timedelta64: numba's NPDatetime
+        return None if name is None else (name, str(int(v.astype("int64"))))
     name = _scalar_type_name(v)
     if name is None:
         return None

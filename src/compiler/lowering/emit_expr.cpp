@@ -149,6 +149,8 @@ Value FunctionEmitter::constant(const Constant& c) {
   switch (t.kind()) {
     case TypeKind::Bool: return {c.i ? "true" : "false", t};
     case TypeKind::Int: return {t.is_signed() ? std::to_string(c.i) : std::to_string(c.u), t};
+    case TypeKind::Datetime:
+    case TypeKind::Timedelta: return {std::to_string(c.i), t};  // the count of the unit (NaT: INT64_MIN)
     case TypeKind::Float: return float_const(c.re, t);
     case TypeKind::Complex:
       return make_aggregate(t, {float_const(c.re, t.component()), float_const(c.im, t.component())});

@@ -288,3 +288,36 @@ def test_a_global_datetime_array_is_a_constant_array_of_its_counts():
     ir = _llvm(days_since_first_epoch, "void(timedelta64[D][::1])")
     counts = EPOCHS.view(np.int64).astype("<i8").tobytes()
     assert "".join(f"\\{b:02X}" for b in counts) in ir
+
+
+# np.datetime64 / np.timedelta64 scalars bound outside the kernel are constants of their type (numba's
+# lower_constant of NPDatetime: the int64 count), NaT included.
+T0 = np.datetime64("2024-01-01", "D")
+HOUR = np.timedelta64(1, "h")
+NAT_S = np.datetime64("NaT", "s")
+
+
+def since_t0(out, d):
+    out[0] = d - T0
+
+
+def plus_an_hour(out, d):
+    out[0] = d + HOUR
+
+
+def is_nat_s(out, d):
+    out[0] = d != NAT_S
+
+
+def test_global_datetime_scalars_are_constants_of_their_type():
+    assert _result(sub_t0, "(datetime64[D],)") == "timedelta64[D]"
+    ir = _llvm(since_t0, "void(timedelta64[D][::1], datetime64[D])")
+    assert f"i64 {int(T0.astype('int64'))}" in ir
+    ir = _llvm(plus_an_hour, "void(datetime64[h][::1], datetime64[D])")
+    assert "i64 1" in ir and ", 24" in ir  # the date scaled to hours, the hour added
+    ir = _llvm(is_nat_s, "void(bool[::1], datetime64[s])")
+    assert NAT in ir
+
+
+def sub_t0(d):
+    return d - T0
