@@ -6,7 +6,7 @@ import pytest
 
 import cubridge
 from test_jit_char_seq_gpu import _numba_cuda  # numba-cuda where installed and usable, else None
-from test_jit_datetime import assign, basic_datetime_kernel, scalar_datetime_kernel
+from test_jit_datetime import EPOCHS, HOUR, T0, assign, basic_datetime_kernel, scalar_datetime_kernel
 
 pytestmark = pytest.mark.gpu
 
@@ -107,3 +107,17 @@ def test_datetime_cupy_inputs():
     out = cp.empty(arr.size, dtype="float64").view("datetime64[D]")
     cubridge.jit(assign)[1, 1](out, arr)
     np.testing.assert_array_equal(arr.get(), out.get())
+
+
+def with_globals(out_td, out_dt, d):
+    for i in range(out_td.size):
+        out_td[i] = d[i] - T0 + (EPOCHS[1] - EPOCHS[0])
+        out_dt[i] = d[i] + HOUR
+
+
+def test_global_datetime_constants_and_arrays():
+    d = np.arange("2024-02-01", "2024-02-06", dtype="datetime64[D]")
+    d[1] = np.datetime64("NaT")
+    out_td, out_dt, _ = _both(with_globals, lambda: (np.zeros(d.size, "m8[D]"), np.zeros(d.size, "M8[h]"), d.copy()))
+    np.testing.assert_array_equal(out_td.view(np.int64), (d - T0 + (EPOCHS[1] - EPOCHS[0])).view(np.int64))
+    np.testing.assert_array_equal(out_dt.view(np.int64), (d + HOUR).view(np.int64))
