@@ -46,6 +46,10 @@ def _constant(v: Any) -> tuple[str, str] | None:
         if not parts or any(p is None for p in parts):
             return None
         return "Tuple(" + ", ".join(p[0] for p in parts) + ")", " ".join(p[1] for p in parts)
+    dtype = getattr(v, "dtype", None)
+    if type(v).__module__ == "numpy" and type(v).__name__ in ("datetime64", "timedelta64"):
+        name = _scalar_types.datetime_name(dtype.str)  # np.datetime64 / np.timedelta64: numba's NPDatetime
+        return None if name is None else (name, str(int(v.astype("int64"))))
     name = _scalar_type_name(v)
     if name is None:
         return None
@@ -66,7 +70,8 @@ _ARRAY_DTYPES = set(_scalar_types.NUMPY_NAMES)
 
 
 def _constant_array(v):
-    """(dtype name, shape, C-ordered native-endian bytes) of a NumPy array of numbers or records (a 0-d one
+    """(dtype name, shape, C-ordered native-endian bytes) of a NumPy array of numbers, datetime64/timedelta64
+    (numba's NPDatetime/NPTimedelta, their int64 counts) or records (a 0-d one
     too, shape []), else None
     (or the reason, a str, for a structured array whose fields are not kernel types):
     such globals are frozen into the code as read-only constant-memory arrays, as numba-cuda does (a
@@ -83,10 +88,16 @@ def _constant_array(v):
         for field in v.dtype.names:
             clean[field] = v[field]
         return name, list(v.shape), clean.tobytes()
-    if v.dtype.name not in _ARRAY_DTYPES:
+    if v.dtype.kind in _scalar_types.DATETIME_NAMES:  # numba's NPDatetime/NPTimedelta: the int64 counts
+        name = _scalar_types.datetime_name(v.dtype.newbyteorder("=").str)
+    elif v.dtype.name in _ARRAY_DTYPES:
+        name = v.dtype.name
+    else:
+        return None
+    if name is None:  # a multiple of a unit ([10s]): no numba type of cubridge's
         return None
     native = np.ascontiguousarray(v).astype(v.dtype.newbyteorder("="), copy=False)
-    return v.dtype.name, list(v.shape), native.tobytes()
+    return name, list(v.shape), native.tobytes()
 
 
 def _constant_tuple(name: str, v):
