@@ -35,7 +35,10 @@ def numba_ir():
     """numba imported (its front end makes the IR the model is asked with) and its ir module."""
     pytest.importorskip("numba", reason="numba is not installed")
     import numba.core.compiler  # noqa: F401  (what an importing program has in sys.modules)
-    from numba.core import ir
+    try:  # numba-cuda's own front end and IR where numba-cuda is installed
+        from numba.cuda.core import ir
+    except ImportError:
+        from numba.core import ir
     return ir
 
 
