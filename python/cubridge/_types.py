@@ -6,11 +6,12 @@ type, calling one into a signature, and reading Numba's and NumPy's type objects
 """
 from __future__ import annotations
 
+import enum as _enum
 import sys
 
 from typing import Any
 
-from . import _core, _records, _scalar_types
+from . import _core, _enums, _records, _scalar_types
 
 Type = _core.Type
 Signature = _core.Signature
@@ -216,6 +217,8 @@ def typeof(arg) -> Type:
     t = _PYTHON_TYPES.get(type(arg))  # the launch's common case, by one lookup
     if t is not None:
         return t
+    if isinstance(arg, _enum.Enum):  # numba's EnumMember / IntEnumMember (an IntEnum's member is an int too)
+        return _enums.member_type(arg)
     for python_type in (bool, int, float, complex):  # subclasses (bool first: it is an int)
         if isinstance(arg, python_type):
             return _PYTHON_TYPES[python_type]

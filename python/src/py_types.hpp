@@ -54,6 +54,8 @@ inline const char* kind_name(const Type& t) {
     case TypeKind::Fp8E5M2:
     case TypeKind::Fp8E8M0: return "fp8";
     case TypeKind::CharSeq: return "char_seq";
+    case TypeKind::EnumMember: return "enum_member";
+    case TypeKind::IntEnumMember: return "int_enum_member";
   }
   return "unknown";
 }
@@ -63,6 +65,7 @@ inline std::optional<Type> element_of(const Type& t) {
   if (t.is_array() || t.is_nested_array()) return t.dtype();
   if (t.is_pointer()) return t.pointee();
   if (t.is_optional()) return t.optional_value();
+  if (t.is_enum_member()) return t.enum_value();
   return std::nullopt;
 }
 

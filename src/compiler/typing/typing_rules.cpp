@@ -88,6 +88,12 @@ Conversion can_convert(const Type& from, const Type& to) {
   // Numba's Optional: none and T convert into Optional(T); Optional(T) converts out unsafely (None raises).
   if (to.is_optional()) return from.is_none() ? Conversion::Safe : can_convert(from.is_optional() ? from.optional_value() : from, to.optional_value());
   if (from.is_optional()) return std::max(Conversion::Unsafe, can_convert(from.optional_value(), to));
+  // numba's IntEnumMember.can_convert_to: an IntEnum's member converts to what its integer converts to, at
+  // best safely; a plain Enum's member converts to nothing but its own type.
+  if (from.is_int_enum_member() && !to.is_enum_member()) {
+    const Conversion c = can_convert(from.enum_value(), to);
+    return c == Conversion::None ? c : std::max(c, Conversion::Safe);
+  }
   if (from.is_tuple() && to.is_tuple()) {
     if (from.elements().size() != to.elements().size()) return Conversion::None;
     Conversion worst = Conversion::Exact;
@@ -123,6 +129,14 @@ std::optional<Type> unify(const Type& a, const Type& c) {
       e.push_back(*u);
     }
     return Type::tuple(std::move(e));
+  }
+  // numba's unify_pairs for an IntEnum's member and a number: the number's type, where the member converts
+  // to it at best safely (members of two classes, or a plain Enum's, do not unify).
+  if (a.is_int_enum_member() != c.is_int_enum_member() && !a.is_enum_member() != !c.is_enum_member()) {
+    const Type& number = a.is_int_enum_member() ? c : a;
+    const Conversion conv = can_convert(a.is_int_enum_member() ? a : c, number);
+    if (conv != Conversion::None && conv <= Conversion::Safe) return number;
+    return std::nullopt;
   }
   if (a.is_array() && c.is_array()) {
     // Numba's Array.unify: one dtype and rank; differing layouts give 'A'; read-only if either is.
