@@ -250,3 +250,25 @@ def test_a_device_function_returns_a_member():
     # the device function's result is held as the member's value, an i64
     assert re.search(r"define internal i32 @\S*pick\S*\(i64\* noalias nocapture %retptr", llvm), llvm[:2000]
     assembled_ptx(kernels.return_from_device_func, "void(bool, bool[::1])")
+
+
+# ---- rule 2: a launch passes a member as its value (checked without launching: KernelSignature.pack) ----
+
+def test_a_launch_packs_a_member_as_its_value():
+    import numpy as np
+    planet, color, shape = (str(cubridge.typeof(m)) for m in (Planet.MARS, Color.blue, Shape.square))
+    s = cubridge.KernelSignature(f"{planet}, {color}, {shape}")
+    assert str(s) == f"void({planet}, {color}, {shape})"
+    buf = s.pack(Planet.MARS, Color.blue, Shape.square)
+    got = [buf[o:o + n] for o, n in s.slots]
+    want = [np.float64(6.421e23), np.float64(3.3972e6), np.int64(3), np.int64(500)]
+    assert got == [w.tobytes() for w in want]
+
+
+def test_a_launch_refuses_a_member_of_another_class_naming_it():
+    s = cubridge.KernelSignature(str(cubridge.typeof(Color.blue)))
+    with pytest.raises(TypeError, match=rf"argument 0: <Shake.mint: 3> \(Shake\) was passed where the signature says "
+                                        rf"Enum<int64>\({MOD}.Color\), a member of that class"):
+        s.pack(Shake.mint)
+    with pytest.raises(TypeError, match=r"argument 0: 3 \(int\) was passed where the signature says Enum<int64>"):
+        s.pack(3)
