@@ -56,6 +56,11 @@ def bind_class(options, name: str, cls: type) -> None:
         return
     for member_name, member in cls.__members__.items():
         options.add_constant(f"{name}.{member_name}", spelling, _constant(member.value)[1])
+    # the class itself (called, bound to a variable, iterated): numba-cuda types only its members' lookups
+    options.add_refused_function(name, f"'{name}' is the Enum class {cls.__module__}.{cls.__qualname__}: kernels read "
+                                       f"its members as {name}.member or {name}['member'] (numba-cuda types only "
+                                       f"those); the class itself (called as {name}(value), bound to a variable, "
+                                       f"iterated) is not supported")
 
 
 def member_type(member: enum.Enum):

@@ -217,6 +217,15 @@ def name_attribute(out):
     out[0] = Color.red.name == 1
 
 
+def class_called(out):
+    out[0] = Color(1) == Color.red
+
+
+def class_bound(out):
+    c = Color
+    out[0] = 1
+
+
 @pytest.mark.parametrize("fn, message", [
     (eq_int, rf"'==' of Enum<int64>\({MOD}.Color\) and int64 is not supported: numba-cuda compares an Enum's members "
              r"with == and != only with members of the same class"),
@@ -224,6 +233,10 @@ def name_attribute(out):
     (ordered, r"'<' of .* is not supported: an Enum's members have no order in numba-cuda"),
     (arithmetic, rf"unsupported operand types for \+: Enum<int64>\({MOD}.Color\) and int64"),
     (name_attribute, r"attribute 'name' of an Enum member .* is not supported: numba-cuda types only \.value"),
+    (class_called, rf"'Color' is the Enum class {MOD}.Color: kernels read its members as Color.member or "
+                   r"Color\['member'\] .* the class itself \(called as Color\(value\), bound to a variable, iterated\) "
+                   r"is not supported"),
+    (class_bound, rf"'Color' is the Enum class {MOD}.Color: kernels read its members"),
 ])
 def test_what_numba_cuda_does_not_type_is_refused_by_name(fn, message):
     with pytest.raises(cubridge.CompileError, match=message):
