@@ -213,6 +213,8 @@ def typeof(arg) -> Type:
     C-contiguous 2-d float32 array (``readonly array(...)`` when read-only), int64 for a Python int,
     numba's Record type for one structured scalar (NumPy's, or a device record such as from_record_like gives),
     ``array(int64, 0d, C)`` for a 0-d NumPy array (numba's 0-d arrays; a NumPy scalar is a number),
+    ``Enum<int64>(module.Color)`` / ``IntEnum<int64>(module.Shape)`` for a member of an Enum / IntEnum class
+    (numba's EnumMember / IntEnumMember: the class is part of the type; the launch passes the member's value),
     ... A Type compares equal to any spelling of itself: ``typeof(a) == "float32[:, ::1]"``."""
     t = _PYTHON_TYPES.get(type(arg))  # the launch's common case, by one lookup
     if t is not None:
