@@ -261,6 +261,9 @@ std::optional<Resolved> resolve_binop(BinOp op, const Type& a, const Type& c) {
 
 std::optional<Type> resolve_compare(bool equality, const Type& a, const Type& c) {
   if (a.is_bfloat16() && c.is_bfloat16()) return a;  // cuda_bf16's ==, !=, <, <=, >, >=
+  // numba's EnumCompare: == and != of two members of one Enum class compare their values (an IntEnum's
+  // members are read as integers before they get here)
+  if (equality && a.is_enum_member() && a == c) return a.enum_value();
   if (!a.is_scalar() || !c.is_scalar()) return std::nullopt;
   if ((a.is_float() && a.bits() == 16 && is_small_f16_partner(c)) ||
       (c.is_float() && c.bits() == 16 && is_small_f16_partner(a)))

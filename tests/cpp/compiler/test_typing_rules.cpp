@@ -217,4 +217,7 @@ TEST(TypingRules, EnumMembersConvertAsNumbaConvertsThem) {
   EXPECT_FALSE(unify(shape, other).has_value());
   EXPECT_FALSE(unify(color, i64).has_value());
   EXPECT_EQ(unify(color, color), color);
+  EXPECT_EQ(resolve_compare(true, color, color), i64);  // numba's EnumCompare: the values
+  EXPECT_FALSE(resolve_compare(false, color, color).has_value());  // no order
+  EXPECT_FALSE(resolve_compare(true, color, Type::enum_member("m.Shake", i64, false)).has_value());
 }

@@ -195,6 +195,19 @@ def test_compare_of_member_arguments_compiles_for_numbas_pairs(a, b):
         assert stores == []  # every result is computed from the values
 
 
+def test_in_compares_with_each_member_of_a_tuple():
+    # contained(c, out): [c in (red, green), c not in (blue, red), Shape.circle in (IntEnumWithNegatives.two, 7)]
+    color = cubridge.typeof(Color.red)
+    ptx = assembled_ptx(kernels.contained, f"void({color}, bool[::1])")
+    assert _stores(ptx) == ["1"]  # the constant one; the others depend on c
+
+    def constant(out):
+        out[0] = Color.blue in (Color.red, Color.green)
+        out[1] = Color.green in (Color.red, Color.green)
+
+    assert _stores(assembled_ptx(constant, "void(bool[::1])")) == ["0", "1"]
+
+
 # ---- rule 5: refusals ----
 
 def eq_int(out):

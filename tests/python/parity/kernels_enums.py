@@ -113,6 +113,16 @@ def identities(out):
 case(identities, lambda: [np.zeros(5, np.bool_)], block=1)
 
 
+def contained(c, out):
+    out[0] = c in (Color.red, Color.green)  # == with each member (numba's in_seq)
+    out[1] = c not in (Color.blue, Color.red)
+    out[2] = Shape.circle in (IntEnumWithNegatives.two, 7)  # IntEnum members as integers
+
+
+case(contained, lambda: [Color.green, np.zeros(3, np.bool_)], block=1, outs=[1])
+case(contained, lambda: [Color.blue, np.zeros(3, np.bool_)], block=1, outs=[1])
+
+
 @cuda.jit(device=True)
 def pick(pred):
     return Color.red if pred else Color.green
