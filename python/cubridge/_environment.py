@@ -11,7 +11,7 @@ import sys
 import types as _pytypes
 from typing import Any
 
-from . import (_external_functions, _inline_cost_model, _intrinsics, _numba_extensions, _numba_lowering,
+from . import (_enums, _external_functions, _inline_cost_model, _intrinsics, _numba_extensions, _numba_lowering,
                _overload_binding, _records, _scalar_types, bf16)
 from ._core import CompileError
 from ._raise_sites import _register_exception_class
@@ -153,18 +153,16 @@ def _device_array(name: str, v):
 
 
 def _enum_class(options, name: str, cls) -> None:
-    """An Enum class bound to `name`. An IntEnum's members are integers wherever numba-cuda uses them
-    (IntEnumMember converts to its int64 in arithmetic, comparisons and casts), so each becomes the constant
-    "name.member" (Cls.member, Cls["member"]). Other Enums' members are typed by numba as their own kind, which
-    compares by class as well as value: not folded to their values, refused by name instead."""
-    if issubclass(cls, _enum.IntEnum) or _int_members(cls):
-        for member, v in (_int_members(cls) or cls.__members__).items():
-            if (c := _constant(int(v))) is not None:
-                options.add_constant(f"{name}.{member}", c[0], c[1])
+    """An enum class bound to `name`. An Enum's or IntEnum's members are typed as numba-cuda types them, their
+    class part of their type (_enums.py): each becomes the constant "name.member" (Cls.member, Cls["member"]).
+    The members of an int subclass that is an enum without being an Enum (cuda-bindings' FastEnum) are
+    integers: each is the int64 constant "name.member"."""
+    if issubclass(cls, _enum.Enum):
+        _enums.bind_class(options, name, cls)
         return
-    options.add_refused_function(name, f"'{name}' is the Enum class {cls.__module__}.{cls.__qualname__}: members of "
-                                       f"an Enum that is not an IntEnum are not supported yet (they compare by class "
-                                       f"as well as by value); IntEnum members are (they are integers)")
+    for member, v in _int_members(cls).items():
+        if (c := _constant(int(v))) is not None:
+            options.add_constant(f"{name}.{member}", c[0], c[1])
 
 
 def _int_members(cls) -> dict:

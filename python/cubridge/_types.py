@@ -6,11 +6,12 @@ type, calling one into a signature, and reading Numba's and NumPy's type objects
 """
 from __future__ import annotations
 
+import enum as _enum
 import sys
 
 from typing import Any
 
-from . import _core, _records, _scalar_types
+from . import _core, _enums, _records, _scalar_types
 
 Type = _core.Type
 Signature = _core.Signature
@@ -219,10 +220,14 @@ def typeof(arg) -> Type:
     C-contiguous 2-d float32 array (``readonly array(...)`` when read-only), int64 for a Python int,
     numba's Record type for one structured scalar (NumPy's, or a device record such as from_record_like gives),
     ``array(int64, 0d, C)`` for a 0-d NumPy array (numba's 0-d arrays; a NumPy scalar is a number),
+    ``Enum<int64>(module.Color)`` / ``IntEnum<int64>(module.Shape)`` for a member of an Enum / IntEnum class
+    (numba's EnumMember / IntEnumMember: the class is part of the type; the launch passes the member's value),
     ... A Type compares equal to any spelling of itself: ``typeof(a) == "float32[:, ::1]"``."""
     t = _PYTHON_TYPES.get(type(arg))  # the launch's common case, by one lookup
     if t is not None:
         return t
+    if isinstance(arg, _enum.Enum):  # numba's EnumMember / IntEnumMember (an IntEnum's member is an int too)
+        return _enums.member_type(arg)
     for python_type in (bool, int, float, complex):  # subclasses (bool first: it is an int)
         if isinstance(arg, python_type):
             return _PYTHON_TYPES[python_type]

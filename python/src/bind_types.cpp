@@ -28,7 +28,7 @@ void bind_types(nb::module_& m) {
       .def_prop_ro("kind", &kind_name, "'bool', 'int', 'float', 'complex', 'array', 'record', 'tuple', 'pointer', 'none', ...")
       .def_prop_ro("is_scalar", &Type::is_scalar, "bool and the numbers")
       .def_prop_ro("bits", &Type::bits, "scalars: the width in bits (complex: both parts)")
-      .def_prop_ro("dtype", &element_of, "arrays: the element type; pointers: the pointee; else None")
+      .def_prop_ro("dtype", &element_of, "arrays: the element type; pointers: the pointee; enum members: their values' type; else None")
       .def_prop_ro("ndim", &Type::ndim)
       .def_prop_ro("layout", [](const Type& t) { return t.layout() ? std::string(1, t.layout()) : std::string(); })
       .def_prop_ro("readonly", &Type::readonly, "arrays, pointers and records: the kernel does not write through it")

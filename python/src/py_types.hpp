@@ -56,6 +56,8 @@ inline const char* kind_name(const Type& t) {
     case TypeKind::CharSeq: return "char_seq";
     case TypeKind::Datetime: return "datetime";
     case TypeKind::Timedelta: return "timedelta";
+    case TypeKind::EnumMember: return "enum_member";
+    case TypeKind::IntEnumMember: return "int_enum_member";
   }
   return "unknown";
 }
@@ -65,6 +67,7 @@ inline std::optional<Type> element_of(const Type& t) {
   if (t.is_array() || t.is_nested_array()) return t.dtype();
   if (t.is_pointer()) return t.pointee();
   if (t.is_optional()) return t.optional_value();
+  if (t.is_enum_member()) return t.enum_value();
   return std::nullopt;
 }
 

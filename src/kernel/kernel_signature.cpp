@@ -130,9 +130,11 @@ std::string ParamKind::to_string() const {
 KernelSignature::KernelSignature(std::vector<ParamKind> params, std::vector<Type> arguments)
     : KernelSignature(std::move(params)) {
   arguments_ = std::move(arguments);
-  has_tuples_ = std::any_of(arguments_.begin(), arguments_.end(), [](const Type& t) { return t.is_tuple(); });
+  has_tuples_ = std::any_of(arguments_.begin(), arguments_.end(),
+                            [](const Type& t) { return t.is_tuple() || t.is_enum_member(); });
   if (!has_tuples_) return;
   auto paths = [this](auto&& self, const Type& t, const std::string& path) -> void {
+    if (t.is_enum_member()) return self(self, t.enum_value(), path);  // passed as its value
     if (!t.is_tuple()) {
       tuple_paths_.push_back(path);
       return;
@@ -208,8 +210,10 @@ KernelSignature signature_of(std::string_view text, const Signature& sig) {
     fail(text, "a kernel returns void, but the signature says " + quoted(sig.result->name()));
   std::vector<ParamKind> params;
   params.reserve(sig.args.size());
-  // A tuple is passed as its elements, depth first (numba-cuda's _prepare_args); an empty one as nothing.
+  // A tuple is passed as its elements, depth first (numba-cuda's _prepare_args); an empty one as nothing; an
+  // Enum's member as its value.
   auto add = [&](auto&& self, std::size_t i, const Type& t) -> void {
+    if (t.is_enum_member()) return self(self, i, t.enum_value());
     if (!t.is_tuple()) {
       params.push_back(param_of(text, i, t));
       return;
@@ -239,6 +243,7 @@ std::string KernelSignature::to_string() const {
   if (has_tuples_) {  // a tuple is spelt as the types floor spells it; the rest as parameters are
     std::size_t leaf = 0;
     auto leaves = [](auto&& self, const Type& t) -> std::size_t {
+      if (t.is_enum_member()) return self(self, t.enum_value());
       if (!t.is_tuple()) return 1;
       std::size_t n = 0;
       for (const Type& e : t.elements()) n += self(self, e);
@@ -246,7 +251,8 @@ std::string KernelSignature::to_string() const {
     };
     for (std::size_t i = 0; i < arguments_.size(); ++i) {
       if (i) s += ", ";
-      s += arguments_[i].is_tuple() ? arguments_[i].name() : params_[leaf].to_string();
+      const bool whole = arguments_[i].is_tuple() || arguments_[i].is_enum_member();
+      s += whole ? arguments_[i].name() : params_[leaf].to_string();
       leaf += leaves(leaves, arguments_[i]);
     }
     return s + ')';

@@ -101,6 +101,22 @@ Type Type::char_seq(std::int64_t count, bool unicode) {
   return t;
 }
 
+Type Type::enum_member(std::string enum_class, const Type& value, bool int_enum) {
+  if (enum_class.empty())
+    throw cubridge::InvalidArgument("an enum member's type needs its class's name; got an empty one for values of " +
+                                    value.name());
+  if (!(value.is_scalar() || value.is_tuple()))
+    throw cubridge::InvalidArgument("the members of enum class " + enum_class + " have values of type " + value.name() +
+                                    "; kernels take enum members whose values are numbers or tuples of numbers");
+  if (int_enum && !value.is_int())
+    throw cubridge::InvalidArgument("the members of IntEnum class " + enum_class + " have values of type " +
+                                    value.name() + "; an IntEnum's values are integers");
+  Type t(int_enum ? TypeKind::IntEnumMember : TypeKind::EnumMember, 0, false);
+  t.elements_ = {value};
+  t.enum_class_ = std::move(enum_class);
+  return t;
+}
+
 int Type::field_index(std::string_view name) const {
   for (std::size_t i = 0; i < names_.size(); ++i)
     if (names_[i] == name) return static_cast<int>(i);
@@ -122,6 +138,8 @@ std::int64_t Type::storage_size() const {
     case TypeKind::Record:
     case TypeKind::CharSeq: return size_;
     case TypeKind::Vector: return elements_[0].storage_size() * static_cast<std::int64_t>(elements_.size());
+    case TypeKind::EnumMember:
+    case TypeKind::IntEnumMember: return elements_[0].storage_size();  // held as its value
     case TypeKind::NestedArray: {
       std::int64_t n = elements_[0].storage_size();
       for (std::int64_t d : shape_) n *= d;
@@ -202,6 +220,10 @@ std::string Type::name() const {
       return std::string(kind_ == TypeKind::Datetime ? "datetime64[" : "timedelta64[") +
              std::string(datetime_unit_name(unit_)) + "]";
     case TypeKind::Optional: return "OptionalType(" + elements_[0].name() + ")";
+    case TypeKind::EnumMember:  // numba's "Enum<int64>(Color)", with the class's full name
+    case TypeKind::IntEnumMember:
+      return std::string(kind_ == TypeKind::IntEnumMember ? "IntEnum<" : "Enum<") + elements_[0].name() + ">(" +
+             enum_class_ + ")";
     case TypeKind::Pointer:  // Numba's CPointer prints "float32*"; const is ours (C's spelling)
       return (readonly_ ? "const " : "") + (elements_[0].is_none() ? std::string("void") : elements_[0].name()) + "*";
   }
@@ -220,6 +242,7 @@ std::size_t Type::hash() const noexcept {
   for (const Type& e : elements_) mix(h, e.hash());
   for (const std::string& n : names_) mix(h, std::hash<std::string>{}(n));
   if (!tuple_class_.empty()) mix(h, std::hash<std::string>{}(tuple_class_));
+  if (!enum_class_.empty()) mix(h, std::hash<std::string>{}(enum_class_));
   for (std::int64_t v : offsets_) mix(h, static_cast<std::size_t>(v));
   for (std::int64_t v : shape_) mix(h, static_cast<std::size_t>(v));
   return h;

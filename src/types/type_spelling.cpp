@@ -64,7 +64,8 @@ std::string accepted_type_names() {
          "arrays T[:], T[:, ::1] (C), T[::1, :] (F), array(T, 2d, C) (array(T, 0d, C): 0-d); pointers T*, void*, CPointer(T) and "
          "voidptr; arrays and pointers optionally 'const ' (read-only); UniTuple(T x N), Tuple(T, ...), "
          "Record(x=float32, ...), fixed-width strings [char x N] and [unichr x N] as array elements, "
-         "datetime64[unit] and timedelta64[unit] (units Y, M, W, D, h, m, s, ms, us, ns, ps, fs, as, or [] generic)";
+         "datetime64[unit] and timedelta64[unit] (units Y, M, W, D, h, m, s, ms, us, ns, ps, fs, as, or [] generic), "
+         "enum members Enum<int64>(module.Class) and IntEnum<int64>(module.Class)";
 }
 
 namespace {
@@ -152,6 +153,17 @@ std::optional<Type> char_seq_type(std::string_view name) {
   return Type::char_seq(n, unicode);
 }
 
+// An enum class's unique name as the Python layer spells it: its module and qualified name, dotted
+// ("pkg.mod.Color", "mod.f.<locals>.Color@7f12"): identifier characters, '.', '<', '>' and '@'.
+bool enum_class_name(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+          c == '<' || c == '>' || c == '@'))
+      return false;
+  return true;
+}
+
 std::optional<Type> parse_type_name_at(std::string_view name, int depth) {
   if (depth > kMaxTypeNesting)
     throw cubridge::InvalidArgument("type " + spelling_text::quoted(name.substr(0, 40)) + "...: types nest at most " +
@@ -187,6 +199,18 @@ std::optional<Type> parse_type_name_at(std::string_view name, int depth) {
   }
   if (auto t = char_seq_type(name)) return t;
   if (auto t = datetime_type(name)) return t;
+  for (std::string_view prefix : {std::string_view("Enum<"), std::string_view("IntEnum<")}) {
+    // numba's EnumMember / IntEnumMember: "Enum<int64>(pkg.mod.Color)" (the value's type, then the class)
+    if (!name.starts_with(prefix) || name.back() != ')') continue;
+    const std::size_t close = name.find(">(", prefix.size());
+    if (close == std::string_view::npos) return std::nullopt;
+    auto value = parse_type_name(name.substr(prefix.size(), close - prefix.size()));
+    std::string_view cls = trim(name.substr(close + 2, name.size() - close - 3));
+    const bool int_enum = prefix.front() == 'I';
+    if (!value || !enum_class_name(cls) || !(value->is_scalar() || value->is_tuple()) || (int_enum && !value->is_int()))
+      return std::nullopt;
+    return Type::enum_member(std::string(cls), *value, int_enum);
+  }
   if (name.back() == ']' || name.starts_with("array(")) return array_type(name, false);
   auto parse_args = [&parse_type_name](std::string_view inner) -> std::optional<std::vector<Type>> {
     std::vector<Type> elems;

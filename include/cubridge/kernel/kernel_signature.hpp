@@ -96,7 +96,8 @@ class KernelSignature {
   /// The arguments a launch is given (before flattening), as typed; size() differs only with tuples.
   const std::vector<Type>& arguments() const noexcept { return arguments_; }
   std::size_t argument_count() const noexcept { return arguments_.size(); }
-  /// Whether an argument is a tuple: a launch then flattens its arguments the way params() lists them.
+  /// Whether an argument is a tuple or an Enum member (passed as its value): a launch then flattens its arguments
+  /// the way params() lists them.
   bool has_tuples() const noexcept { return has_tuples_; }
   /// How messages name parameter `i` (of params()): "argument 2", or "argument 2[1][0]" inside a tuple.
   std::string parameter_name(std::size_t i) const;

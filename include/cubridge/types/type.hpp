@@ -1,7 +1,8 @@
 // The one Type of cubridge: Numba's scalar types (bool, int8..uint64, float16/32/64, complex64/128),
 // tuples, none, Optional, arrays (any rank, layout C/F/A, read-only or not), NumPy structured dtypes as
 // Numba's Record, a record's nested arrays, NumPy's fixed-width strings as Numba's CharSeq and
-// UnicodeCharSeq, C pointers (the parameters of CUDA C++ kernels) and the cooperative grid group. Each field holds one fact for the kinds that have it; no field is reused.
+// UnicodeCharSeq, C pointers (the parameters of CUDA C++ kernels), the cooperative grid group and the members
+// of an Enum or IntEnum class (Numba's EnumMember, IntEnumMember). Each field holds one fact for the kinds that have it; no field is reused.
 // Implements: Numba's type names ("int32", "UniTuple(int64 x 2)", "array(float32, 2d, C)", "float32*").
 #pragma once
 
@@ -21,7 +22,7 @@ enum class TypeKind : std::uint8_t {
   Unknown, None, Bool, Int, Float, Complex, Tuple, Array, GridGroup, Record, NestedArray, Optional, Pointer, BFloat16, Vector,
   Fp8E4M3, Fp8E5M2, Fp8E8M0,
   CharSeq,
-  Datetime, Timedelta
+  Datetime, Timedelta, EnumMember, IntEnumMember
 };
 
 class Type {
@@ -71,6 +72,12 @@ class Type {
   /// INT64_MIN; spelt "datetime64[D]", "timedelta64[ms]" ("datetime64[]" for the generic unit).
   static Type datetime(std::uint8_t unit);
   static Type timedelta(std::uint8_t unit);
+  /// A member of an Enum class (Numba's EnumMember) or of an IntEnum class (`int_enum`: Numba's IntEnumMember,
+  /// which converts to its integer wherever a number is needed). `enum_class` names the class uniquely (its
+  /// module and qualified name: the class is part of the type, so members of two classes never compare
+  /// equal or identical); `value` is the type of the members' values, which is how a member is held.
+  /// Spelt as Numba prints it, with the class's full name: "Enum<int64>(pkg.mod.Color)", "IntEnum<int64>(Shape)".
+  static Type enum_member(std::string enum_class, const Type& value, bool int_enum);
   /// Numba's Optional: a value of `value` or None (what unifying a type with none gives, e.g. the result
   /// of a function returning a value on some paths and None on others).
   static Type optional(const Type& value);
@@ -109,6 +116,12 @@ class Type {
   bool is_timedelta() const noexcept { return kind_ == TypeKind::Timedelta; }
   /// Datetimes and timedeltas: the unit's code (datetime_unit.hpp: D is 4, generic 14).
   std::uint8_t datetime_unit() const noexcept { return unit_; }
+  /// A member of an Enum or an IntEnum class (is_int_enum_member: of an IntEnum).
+  bool is_enum_member() const noexcept { return kind_ == TypeKind::EnumMember || kind_ == TypeKind::IntEnumMember; }
+  bool is_int_enum_member() const noexcept { return kind_ == TypeKind::IntEnumMember; }
+  /// Enum members: the class's unique name ("" for any other type) and the type of its members' values.
+  const std::string& enum_class() const noexcept { return enum_class_; }
+  const Type& enum_value() const { return elements_[0]; }
   /// CharSeq: the number of characters (the code unit is bits() wide: 8 for bytes, 32 for unicode).
   std::int64_t char_count() const noexcept { return kind_ == TypeKind::CharSeq ? size_ / (bits_ / 8) : 0; }
   /// Pointers: the type pointed to (none for void*); readonly() says whether it is const.
@@ -168,7 +181,7 @@ class Type {
     return a.kind_ == b.kind_ && a.bits_ == b.bits_ && a.signed_ == b.signed_ && a.ndim_ == b.ndim_ &&
            a.layout_ == b.layout_ && a.readonly_ == b.readonly_ && a.aligned_ == b.aligned_ && a.size_ == b.size_ &&
            a.elements_ == b.elements_ && a.names_ == b.names_ && a.offsets_ == b.offsets_ && a.shape_ == b.shape_ &&
-           a.tuple_class_ == b.tuple_class_ && a.unit_ == b.unit_;
+           a.tuple_class_ == b.tuple_class_ && a.unit_ == b.unit_ && a.enum_class_ == b.enum_class_;
   }
   friend bool operator!=(const Type& a, const Type& b) { return !(a == b); }
 
@@ -184,10 +197,11 @@ class Type {
   std::int64_t size_ = 0;   ///< records and CharSeqs: the item size in bytes
   std::uint8_t unit_ = 0;   ///< datetimes and timedeltas: the unit's code
   /// The types this one is built of: a tuple's elements, a vector's components, a record's field types, the element type of an
-  /// array or nested array, the value of an Optional, the pointee of a pointer.
+  /// array or nested array, the value of an Optional, the pointee of a pointer, the value of an enum member.
   std::vector<Type> elements_;
   std::vector<std::string> names_;     ///< records and named tuples: field names
   std::string tuple_class_;            ///< named tuples: the class's name
+  std::string enum_class_;             ///< enum members: the class's module and qualified name
   std::vector<std::int64_t> offsets_;  ///< records: field byte offsets
   std::vector<std::int64_t> shape_;    ///< nested arrays: the constant shape
 };

@@ -32,6 +32,11 @@ Constant read(const Type& t, Reader& r, std::string_view type_name) {
     for (const Type& e : t.elements()) c.elements.push_back(read(e, r, type_name));
     return c;
   }
+  if (t.is_enum_member()) {  // an Enum's member, held as its value (numba's enum_constant)
+    c = read(t.enum_value(), r, type_name);
+    c.type = t;
+    return c;
+  }
   if (t.is_none()) return c;  // None bound to a global or closure name (no text)
   auto number = [&]() {
     std::string tok = r.next();

@@ -110,6 +110,7 @@ Value FunctionEmitter::function_call(int index, const std::vector<Value>& args, 
   std::string slot = alloca(rty);
   std::string text = "call i32 @" + sym + "(" + rty + "* " + slot;
   auto flatten = [&](auto&& self, const Value& v) -> void {
+    if (v.t.is_enum_member()) return self(self, Value{v.v, v.t.enum_value()});  // passed as its value
     if (v.t.is_complex() || v.t.is_tuple()) {
       std::size_t n = v.t.is_complex() ? 2 : v.t.elements().size();
       for (std::size_t i = 0; i < n; ++i) self(self, extract(v, i));

@@ -41,12 +41,15 @@ std::string llvm_value_type(const Type& t) {
     case TypeKind::Fp8E4M3:
     case TypeKind::Fp8E5M2:
     case TypeKind::Fp8E8M0: return "i8";  // the byte: every conversion is inline PTX (emit_fp8.cpp)
+    case TypeKind::EnumMember:
+    case TypeKind::IntEnumMember: return llvm_value_type(t.enum_value());  // numba's EnumModel: as its value
     default: return "void";
   }
 }
 
 std::string llvm_data_type(const Type& t) {
   if (t.is_bool()) return "i8";
+  if (t.is_enum_member()) return llvm_data_type(t.enum_value());
   if (t.is_tuple()) {
     std::string s = "{";
     for (std::size_t i = 0; i < t.elements().size(); ++i) s += (i ? ", " : "") + llvm_data_type(t.elements()[i]);
@@ -61,6 +64,7 @@ std::string llvm_element_type(const Type& dtype) {
 }
 
 Value FunctionEmitter::to_data(const Value& v) {
+  if (v.t.is_enum_member()) return {to_data(Value{v.v, v.t.enum_value()}).v, v.t};  // stored as its value
   if (v.t.is_bool()) return {ins("zext i1 " + v.v + " to i8"), v.t};
   if (v.t.is_tuple()) {
     std::string ty = llvm_data_type(v.t);
@@ -75,6 +79,7 @@ Value FunctionEmitter::to_data(const Value& v) {
 }
 
 Value FunctionEmitter::from_data(const std::string& v, const Type& t) {
+  if (t.is_enum_member()) return {from_data(v, t.enum_value()).v, t};
   if (t.is_bool()) return {ins("icmp ne i8 " + v + ", 0"), t};
   if (t.is_tuple()) {
     std::vector<Value> parts;
@@ -159,6 +164,12 @@ Value FunctionEmitter::constant(const Constant& c) {
       for (const Constant& e : c.elements) parts.push_back(constant(e));
       return make_aggregate(t, parts);
     }
+    case TypeKind::EnumMember:
+    case TypeKind::IntEnumMember: {  // numba's enum_constant: the member's value
+      Constant value = c;
+      value.type = t.enum_value();
+      return {constant(value).v, t};
+    }
     default: return {"undef", t};
   }
 }
@@ -182,6 +193,9 @@ Value FunctionEmitter::convert(const Value& v, const Type& to) {
   const Type& from = v.t;
   if (from == to || to.is_unknown()) return v;
   if (to.is_optional()) return to_optional(v, to);
+  // An enum member is held as its value: read as a number (an IntEnum's, numba's int_enum_to_int) or as
+  // its value (.value, a comparison of two members of one class), the value converts.
+  if (from.is_enum_member()) return convert(Value{v.v, from.enum_value()}, to);
   if (from.is_tuple() && to.is_tuple()) {
     std::vector<Value> parts;
     for (std::size_t i = 0; i < to.elements().size(); ++i) parts.push_back(extract(v, i));

@@ -339,6 +339,8 @@ EmittedModule emit_module(TypedModule& module, const CompileOptions& options) {
         self(self, ty.component());
       } else if (ty.is_tuple()) {
         for (const Type& e : ty.elements()) self(self, e);
+      } else if (ty.is_enum_member()) {  // passed as its value
+        self(self, ty.enum_value());
       } else if (ty.is_array()) {
         std::string st = llvm_value_type(ty), agg = "undef";
         std::vector<std::string> pieces = array_piece_types(ty);
@@ -365,7 +367,8 @@ EmittedModule emit_module(TypedModule& module, const CompileOptions& options) {
     for (std::size_t i = 0; i < entry.arg_types.size(); ++i) {
       const Type& t = entry.arg_types[i];
       python_param = i < entry.def->params.size() ? entry.def->params[i] : "arg" + std::to_string(i);
-      whole_param = !(t.is_complex() || t.is_tuple() || t.is_array());
+      const Type& held = t.is_enum_member() ? t.enum_value() : t;
+      whole_param = !(held.is_complex() || held.is_tuple() || held.is_array());
       next_piece = 0;
       flatten(flatten, t);
     }

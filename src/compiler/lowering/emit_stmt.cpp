@@ -67,6 +67,8 @@ void flatten_types(const Type& t, std::vector<Type>& out) {
     out.push_back(t.component());
   } else if (t.is_tuple()) {
     for (const Type& e : t.elements()) flatten_types(e, out);
+  } else if (t.is_enum_member()) {  // numba-cuda passes an enum member as its value (_prepare_args)
+    flatten_types(t.enum_value(), out);
   } else if (!t.is_none()) {  // None (an omitted default) passes nothing
 
     out.push_back(t);
@@ -155,6 +157,7 @@ void FunctionEmitter::emit_core(const std::string& symbol, bool exported, bool k
       return make_aggregate(t, parts);
     }
     if (t.is_none()) return Value{"undef", t};
+    if (t.is_enum_member()) return Value{self(self, t.enum_value()).v, t};
     std::string p = flat_names[k++];
     if (t.is_array() && exported) {
       std::vector<std::string> pieces;

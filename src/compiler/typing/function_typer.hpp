@@ -98,7 +98,7 @@ class FunctionTyper {
     Type& cur = fn_.local_types[static_cast<std::size_t>(slot)];
     if (cur.is_unknown()) {
       if (!(t.is_scalar() || t.is_bfloat16() || t.is_fp8() || t.is_vector() || t.is_tuple() || t.is_array() || t.is_grid_group() ||
-            t.is_record() || t.is_optional() || t.is_none() || t.is_pointer()))
+            t.is_record() || t.is_optional() || t.is_none() || t.is_pointer() || t.is_enum_member()))
         error(loc, "cannot assign a value of type " + t.name() + " to '" + std::string(name) +
                        "'; variables hold numbers, tuples, arrays, records, C pointers, None and Optional values");
       cur = t;
@@ -271,7 +271,7 @@ class FunctionTyper {
         Type t = !s.value ? Type::none() : unwrap ? expr(*s.value) : expr_optional(*s.value);
         if (!t.is_unknown() &&
             !(t.is_scalar() || t.is_bfloat16() || t.is_fp8() || t.is_vector() || t.is_tuple() || t.is_none() || t.is_record() ||
-              t.is_optional() || is_datetime_like(t)))
+              t.is_optional() || is_datetime_like(t) || t.is_enum_member()))
           error(s.loc, "cannot return a value of type " + t.name());
         returns.emplace_back(t, s.loc);
         return false;
@@ -310,14 +310,21 @@ class FunctionTyper {
   /// needed, raising if it is None): the node becomes an Unwrap of itself.
   Type expr(Expr& e) {
     Type t = expr_optional(e);
+    // numba's IntEnumMember converts to its integer wherever a number is needed (typer_enums.cpp)
+    if (t.is_int_enum_member()) return unwrapped(e, t.enum_value());
     if (!t.is_optional()) return t;
+    fn_.can_raise = true;
+    return unwrapped(e, t.optional_value());
+  }
+
+  /// `e` replaced by an Unwrap of itself, whose value has type `value` (the emitter converts to it).
+  Type unwrapped(Expr& e, const Type& value) {
     auto inner = std::make_unique<Expr>(std::move(e));
     e = Expr();
     e.kind = ExprKind::Unwrap;
     e.loc = inner->loc;
     e.kids.push_back(std::move(inner));
-    e.type = t.optional_value();
-    fn_.can_raise = true;
+    e.type = value;
     return e.type;
   }
 
@@ -366,7 +373,8 @@ class FunctionTyper {
         for (auto& k : e.kids) {
           Type t = expr(*k);
           if (t.is_unknown()) unknown = true;
-          else if (!t.is_scalar() && !t.is_bfloat16() && !t.is_vector() && !t.is_tuple() && !t.is_array() && !t.is_record())
+          else if (!t.is_scalar() && !t.is_bfloat16() && !t.is_vector() && !t.is_tuple() && !t.is_array() && !t.is_record() &&
+                   !t.is_enum_member())
             error(k->loc, "tuples hold numbers, arrays and tuples; got a value of type " + t.name());
           elems.push_back(t);
         }
@@ -415,6 +423,7 @@ class FunctionTyper {
         e.formals.clear();
         if (e.cmp_ops.size() == 1 && (e.cmp_ops[0] == CmpOp::In || e.cmp_ops[0] == CmpOp::NotIn))
           return contains(e, ts[0], ts[1]);
+        if (std::optional<Type> members = enum_compare(e)) return *members;
         for (std::size_t i = 0; i < e.cmp_ops.size(); ++i) {
           CmpOp op = e.cmp_ops[i];
           if (op == CmpOp::In || op == CmpOp::NotIn)
@@ -476,9 +485,10 @@ class FunctionTyper {
         return base.elements()[static_cast<std::size_t>(idx.ival)];
       }
       case ExprKind::Call: return call(e);
-      case ExprKind::Unwrap: {
-        fn_.can_raise = true;
+      case ExprKind::Unwrap: {  // an Optional's value, or an enum member's (typer_enums.cpp)
         Type t = expr_optional(*e.kids[0]);
+        if (t.is_enum_member()) return t.enum_value();
+        fn_.can_raise = true;
         return t.is_optional() ? t.optional_value() : t;
       }
       case ExprKind::Slice: error(e.loc, "a slice is only valid as an array index (a[1:], a[:, j])");
@@ -583,7 +593,9 @@ class FunctionTyper {
       e.name = "ctypes.data";
       return Type::integer(64, false);
     }
-    Type base = expr(*e.kids[0]);
+    Type base = expr_optional(*e.kids[0]);
+    if (base.is_enum_member()) return enum_attribute(e, base);
+    if (base.is_optional()) base = expr(*e.kids[0]);
     if (base.is_array()) return array_attribute(e, base);
     if (base.is_record()) return record_attribute(e, base);
     if (base.is_named_tuple()) return named_tuple_attribute(e, base);
@@ -690,6 +702,9 @@ class FunctionTyper {
 
   // Fixed-width strings (typer_char_seq.cpp): a bytes/str constant stored into a CharSeq element or field
   // (the statement `target = 'abc'`); any other use of such a value is refused.
+  // Enum members (typer_enums.cpp): == and != of a plain Enum's members; a member's .value.
+  std::optional<Type> enum_compare(Expr& e);
+  Type enum_attribute(Expr& e, const Type& member);
   void char_seq_store(Stmt& s);
   [[noreturn]] void refuse_char_seq_value(const Expr& e, const Type& t);
 

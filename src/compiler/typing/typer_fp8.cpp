@@ -84,10 +84,12 @@ Type FunctionTyper::fp8_call(Expr& e, const std::string& fname, const std::vecto
   // the enum arguments: constants, each in its enum's range
   std::vector<std::int64_t> members;
   for (std::size_t i = 1; i < args.size(); ++i) {
-    const Expr& arg = *e.kids[i + 1];
+    const Expr& written = *e.kids[i + 1];  // an IntEnum's member is read as its integer: an Unwrap of it
+    const Expr& arg = written.kind == ExprKind::Unwrap ? *written.kids[0] : written;
     const std::string_view enum_name = i == 1 ? std::string_view("saturation_t") : cvt->third;
     const std::int64_t hi = enum_name == "cudaRoundMode" ? 3 : 1;
-    if (!arg.constant || !arg.constant->type.is_int() || arg.constant->i < 0 || arg.constant->i > hi)
+    const bool integral = arg.constant && (arg.constant->type.is_int() || arg.constant->type.is_int_enum_member());
+    if (!integral || arg.constant->i < 0 || arg.constant->i > hi)
       error(arg.loc, shown + "(): argument " + std::to_string(i + 1) + " must be a member of " + std::string(enum_name) +
                          " (a constant such as " + std::string(enum_name) +
                          (enum_name == "saturation_t" ? ".SATFINITE" : enum_name == "cudaRoundMode" ? ".cudaRoundZero" : ".E4M3") +

@@ -39,7 +39,7 @@ Type FunctionTyper::equals_none(Expr& e, const Type& a, const Type& b) {
   // numba prunes a branch on `x == None` by the operands' types (dead_branch_prune's prune_by_type): a value
   // whose type is not none never equals None. An Optional operand would need a run-time test: refused.
   for (const ExprPtr& k : e.kids)  // an Optional operand was unwrapped by expr(): its type is the Unwrap's kid's
-    if (k->kind == ExprKind::Unwrap)
+    if (k->kind == ExprKind::Unwrap && k->kids[0]->type.is_optional())
       error(e.loc, "comparing an Optional value (" + k->kids[0]->type.name() + ") with None by == or != is not "
                    "supported; test it with `is None` / `is not None`");
   auto local = [&](const Expr& x) {

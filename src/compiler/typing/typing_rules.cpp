@@ -90,6 +90,12 @@ Conversion can_convert(const Type& from, const Type& to) {
   // Numba's Optional: none and T convert into Optional(T); Optional(T) converts out unsafely (None raises).
   if (to.is_optional()) return from.is_none() ? Conversion::Safe : can_convert(from.is_optional() ? from.optional_value() : from, to.optional_value());
   if (from.is_optional()) return std::max(Conversion::Unsafe, can_convert(from.optional_value(), to));
+  // numba's IntEnumMember.can_convert_to: an IntEnum's member converts to what its integer converts to, at
+  // best safely; a plain Enum's member converts to nothing but its own type.
+  if (from.is_int_enum_member() && !to.is_enum_member()) {
+    const Conversion c = can_convert(from.enum_value(), to);
+    return c == Conversion::None ? c : std::max(c, Conversion::Safe);
+  }
   if (from.is_tuple() && to.is_tuple()) {
     if (from.elements().size() != to.elements().size()) return Conversion::None;
     Conversion worst = Conversion::Exact;
@@ -125,6 +131,14 @@ std::optional<Type> unify(const Type& a, const Type& c) {
       e.push_back(*u);
     }
     return Type::tuple(std::move(e));
+  }
+  // numba's unify_pairs for an IntEnum's member and a number: the number's type, where the member converts
+  // to it at best safely (members of two classes, or a plain Enum's, do not unify).
+  if (a.is_int_enum_member() != c.is_int_enum_member() && !a.is_enum_member() != !c.is_enum_member()) {
+    const Type& number = a.is_int_enum_member() ? c : a;
+    const Conversion conv = can_convert(a.is_int_enum_member() ? a : c, number);
+    if (conv != Conversion::None && conv <= Conversion::Safe) return number;
+    return std::nullopt;
   }
   if (a.is_array() && c.is_array()) {
     // Numba's Array.unify: one dtype and rank; differing layouts give 'A'; read-only if either is.
@@ -257,6 +271,9 @@ std::optional<Type> resolve_compare(bool equality, const Type& a, const Type& c)
     return resolve_datetime_compare(equality, a, c, why) ? std::optional<Type>(a) : std::nullopt;
   }
   if (a.is_bfloat16() && c.is_bfloat16()) return a;  // cuda_bf16's ==, !=, <, <=, >, >=
+  // numba's EnumCompare: == and != of two members of one Enum class compare their values (an IntEnum's
+  // members are read as integers before they get here)
+  if (equality && a.is_enum_member() && a == c) return a.enum_value();
   if (!a.is_scalar() || !c.is_scalar()) return std::nullopt;
   if ((a.is_float() && a.bits() == 16 && is_small_f16_partner(c)) ||
       (c.is_float() && c.bits() == 16 && is_small_f16_partner(a)))

@@ -35,7 +35,8 @@ struct Case {
 std::optional<Resolved> resolve_cases(std::span<const Case> cases, const Type& a, const Type& b);
 
 std::optional<Resolved> resolve_binop(BinOp op, const Type& a, const Type& b);
-/// The common operand type of a comparison (`equality` for == and !=, which also accept complex).
+/// The common operand type of a comparison (`equality` for == and !=, which also accept complex, and two
+/// members of one Enum class: their values' type).
 std::optional<Type> resolve_compare(bool equality, const Type& a, const Type& b);
 
 std::optional<Type> resolve_unary(UnaryOp op, const Type& a);

@@ -193,3 +193,31 @@ TEST(TypingRules, ArraysUnifyAsNumbasArrayUnify) {
   EXPECT_EQ(unify(Type::tuple({arr(f32, 1, 'C'), i32}), Type::tuple({arr(f32, 1, 'A'), Type::integer(64, true)})),
             Type::tuple({arr(f32, 1, 'A'), Type::integer(64, true)}));
 }
+
+// numba's IntEnumMember.can_convert_to: an IntEnum's member converts to what its integer converts to, at best
+// safely; a plain Enum's member converts to nothing else; members of two classes neither convert nor unify.
+// unify_pairs of an IntEnum's member and a number is the number where the member converts to it safely.
+TEST(TypingRules, EnumMembersConvertAsNumbaConvertsThem) {
+  const Type i64 = Type::integer(64, true);
+  const Type shape = Type::enum_member("m.Shape", i64, true);
+  const Type other = Type::enum_member("m.Other", i64, true);
+  const Type color = Type::enum_member("m.Color", i64, false);
+  EXPECT_EQ(can_convert(shape, shape), Conversion::Exact);
+  EXPECT_EQ(can_convert(shape, i64), Conversion::Safe);
+  EXPECT_EQ(can_convert(shape, Type::floating(64)), Conversion::Safe);
+  EXPECT_EQ(can_convert(shape, Type::integer(32, true)), Conversion::Unsafe);
+  EXPECT_EQ(can_convert(shape, Type::complex(128)), Conversion::Safe);
+  EXPECT_EQ(can_convert(i64, shape), Conversion::None);
+  EXPECT_EQ(can_convert(shape, other), Conversion::None);
+  EXPECT_EQ(can_convert(color, i64), Conversion::None);
+  EXPECT_EQ(can_convert(color, color), Conversion::Exact);
+  EXPECT_EQ(unify(shape, i64), i64);
+  EXPECT_EQ(unify(Type::floating(64), shape), Type::floating(64));
+  EXPECT_FALSE(unify(shape, Type::floating(32)).has_value());  // int64 -> float32 is unsafe
+  EXPECT_FALSE(unify(shape, other).has_value());
+  EXPECT_FALSE(unify(color, i64).has_value());
+  EXPECT_EQ(unify(color, color), color);
+  EXPECT_EQ(resolve_compare(true, color, color), i64);  // numba's EnumCompare: the values
+  EXPECT_FALSE(resolve_compare(false, color, color).has_value());  // no order
+  EXPECT_FALSE(resolve_compare(true, color, Type::enum_member("m.Shake", i64, false)).has_value());
+}

@@ -89,6 +89,33 @@ TEST(TypeSpelling, FixedWidthStringsAreNumbasCharSeqs) {
   EXPECT_THROW(Type::char_seq(0, false), std::invalid_argument);
 }
 
+// Enum members as Numba names them, with the class's unique name: EnumMember "Enum<T>(cls)" and IntEnumMember
+// "IntEnum<int64>(cls)"; the class is part of the type, the member is held (and stored) as its value.
+TEST(TypeSpelling, EnumMembersKeepTheirClass) {
+  Type color = *parse_type_name("Enum<int64>(pkg.mod.Color)");
+  EXPECT_TRUE(color.is_enum_member());
+  EXPECT_FALSE(color.is_int_enum_member());
+  EXPECT_EQ(color.enum_class(), "pkg.mod.Color");
+  EXPECT_EQ(color.enum_value(), Type::integer(64, true));
+  EXPECT_EQ(color.name(), "Enum<int64>(pkg.mod.Color)");
+  EXPECT_EQ(color.storage_size(), 8);
+  Type shake = *parse_type_name("Enum<int64>(pkg.mod.Shake)");
+  EXPECT_NE(color, shake);  // equal value types, two classes
+  EXPECT_NE(color.hash(), shake.hash());
+  Type shape = *parse_type_name("IntEnum<int64>(pkg.mod.Shape)");
+  EXPECT_TRUE(shape.is_int_enum_member());
+  EXPECT_NE(shape, *parse_type_name("Enum<int64>(pkg.mod.Shape)"));  // an IntEnum's member is not an Enum's
+  Type planet = *parse_type_name("Enum<UniTuple(float64 x 2)>(m.f.<locals>.Planet@7f12)");
+  EXPECT_EQ(planet.enum_value(), Type::tuple({Type::floating(64), Type::floating(64)}));
+  EXPECT_EQ(*parse_type_name(planet.name()), planet);
+  EXPECT_EQ(*parse_type_name("Tuple(Enum<int64>(m.C), int32)"), Type::tuple({Type::enum_member("m.C", Type::integer(64, true), false), Type::integer(32, true)}));
+  for (const char* bad : {"Enum<int64>()", "Enum<int64>(a,b)", "Enum<int64>(a b)", "Enum<nope>(m.C)", "Enum<int64>m.C",
+                          "IntEnum<float64>(m.C)", "Enum<float32[::1]>(m.C)", "Enum<int64>(m.C)[::1]"})
+    EXPECT_FALSE(parse_type_name(bad).has_value()) << bad;
+  EXPECT_THROW(Type::enum_member("", Type::integer(64, true), false), std::invalid_argument);
+  EXPECT_THROW(Type::enum_member("m.C", Type::floating(64), true), std::invalid_argument);
+}
+
 TEST(TypeSpelling, TuplesHoldNumbersArraysAndTuplesAndMayBeEmpty) {
   // numba-cuda's kernels take tuples of arrays, nested tuples and () as arguments.
   EXPECT_EQ(parse_type_name("Tuple()")->leaf_count(), 0u);
