@@ -2,7 +2,7 @@
 # packages, a Python virtual environment) and activates the environment. scripts/demo sets
 # CUBRIDGE_SETUP_FOR=demo first and gets only what the demo needs (a C++ compiler, CMake, Ninja, venv;
 # requirements-demo.txt); the tests also need clang with its sanitizer runtime, GoogleTest and
-# requirements-test.txt.
+# requirements-test.txt, and ccache (one compile of the library for the C++ tests and the package).
 # The CUDA 13 toolkit (nvcc, NVRTC, libNVVM, nvJitLink) comes with the machine; it is checked, not installed.
 set -euo pipefail
 
@@ -12,7 +12,7 @@ setup_for="${CUBRIDGE_SETUP_FOR:-test}"
 debs=(cmake ninja-build g++ python3-venv)
 requirements="$cubridge_root/requirements-demo.txt"
 if [ "$setup_for" = test ]; then
-  debs+=(clang libclang-rt-14-dev libgtest-dev)
+  debs+=(clang libclang-rt-14-dev libgtest-dev ccache)
   requirements="$cubridge_root/requirements-test.txt"
 fi
 need_debs=()
