@@ -763,8 +763,10 @@ class FunctionTyper {
   // NumPy (typer_numpy.cpp): np.pi and friends, and the ufuncs numba-cuda lowers, on scalars.
   Type numpy_constant(Expr& e, std::string_view attr);
   Type numpy_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
-  /// np.sum(a), np.all(a), np.nanmax(a), ...: NumPy's whole-array reductions (typer_numpy_reductions.cpp).
-  Type numpy_reduction(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
+  /// np.sum(a), np.all(a), np.nanmax(a), ...: NumPy's whole-array reductions (typer_numpy_reductions.cpp);
+  /// with `method`, a.sum(), a.argmax(), ...: `args` is the array, e.kids[0] the attribute a.sum.
+  Type numpy_reduction(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown,
+                       bool method = false);
   /// The loop numba-cuda lowers for ufunc on these scalar types; refuses what it cannot compile.
   UfuncLoop ufunc_loop(Expr& e, std::string_view ufunc, const std::string& shown, const std::vector<Type>& args);
   /// A complex loop computed by the numpy complex prelude: e becomes a typed call of its function

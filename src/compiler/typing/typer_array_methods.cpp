@@ -1,7 +1,10 @@
 // Internal: typing of array methods in kernels (see function_typer.hpp): a.reshape(shape) and a.view(dtype)
-// make views of the same data, as numba-cuda's arraydecl types them; methods that allocate a new array
-// (a.copy(), a.astype(t), ...) need numba-cuda's NRT, which cubridge's kernels do not have, and are refused.
+// make views of the same data, as numba-cuda's arraydecl types them; the whole-array reductions (a.sum(),
+// a.argmax(), ...) are NumPy's (typer_numpy_reductions.cpp), which allocate nothing; methods that return a
+// new array (a.copy(), a.astype(t), ...) need numba-cuda's NRT, which cubridge's kernels do not have, and
+// are refused with that reason; others are refused as not supported.
 // Methods a user adds with numba's overload_method(types.Array, name) are calls of their overload function.
+#include "compiler/kernel_library/numpy_reductions.hpp"
 #include "compiler/typing/function_typer.hpp"
 
 namespace cubridge::compiler::typer_detail {
@@ -34,6 +37,11 @@ Type FunctionTyper::array_method(Expr& e, const Expr& callee, const Type& base) 
       return overloaded_call(e, o->first, o->second);
     }
   }
+  if (is_array_reduction_method(m)) return numpy_reduction(e, m, {base}, false, true);
+  if (m == "copy" || m == "astype" || m == "flatten" || m == "cumsum" || m == "cumprod" || m == "argsort")
+    error(e.loc, "array." + m + "() is not supported in kernels: it returns a new array, which numba-cuda allocates "
+                 "only with its device memory runtime (NRT: CUDA_ENABLE_NRT=1), and cubridge's kernels do not "
+                 "allocate; write the loop, into a cuda.local.array or an array argument");
   if (!e.keywords.empty()) error(e.loc, "array." + m + "() takes no keyword arguments in kernels");
   std::vector<Type> args;
   for (std::size_t i = 1; i < e.kids.size(); ++i) args.push_back(m == "view" ? Type() : expr(*e.kids[i]));
@@ -79,13 +87,8 @@ Type FunctionTyper::array_method(Expr& e, const Expr& callee, const Type& base) 
     e.formals = {};
     return Type::array(*to, base.ndim(), base.layout(), base.readonly());
   }
-  if (m == "copy" || m == "astype" || m == "flatten" || m == "ravel" || m == "transpose" || m == "sum" ||
-      m == "mean" || m == "argsort" || m == "sort" || m == "fill" || m == "cumsum" || m == "prod")
-    error(e.loc, "array." + m + "() is not supported in kernels: numba-cuda runs it only with its device memory "
-                 "runtime (NRT: CUDA_ENABLE_NRT=1), which allocates on the GPU, and cubridge's kernels do not allocate; "
-                 "write the loop, into a cuda.local.array or an array argument");
-  error(e.loc, "method '" + m + "' of an array (" + base.name() + ") is not supported; arrays offer .reshape(shape) "
-               "and .view(dtype) in kernels");
+  error(e.loc, "method '" + m + "' of an array (" + base.name() + ") is not supported in kernels; arrays offer "
+               ".reshape(shape), .view(dtype) and the reductions ." + numpy_reduction_names(true) + " (as a.sum())");
 }
 
 }  // namespace cubridge::compiler::typer_detail
