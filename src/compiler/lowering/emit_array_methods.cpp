@@ -1,7 +1,7 @@
-// Internal: a.reshape(shape) and a.view(dtype) in NVVM IR (see emitter.hpp), as numba-cuda lowers them
-// (numba/cuda/np/arrayobj.py: array_reshape with normalize_reshape_value; array_view with _compatible_view
-// and _change_dtype). Both are views of a's data; a shape or dtype that does not fit raises ValueError
-// with numba's message.
+// Internal: a.reshape(shape), a.view(dtype), a.T and a.transpose(axes) in NVVM IR (see emitter.hpp), as
+// numba-cuda lowers them (numba/cuda/np/arrayobj.py: array_reshape with normalize_reshape_value; array_view
+// with _compatible_view and _change_dtype; array_T; array_transpose_tuple with permute_arrays). All are
+// views of a's data; a shape, dtype or axes that do not fit raise ValueError with numba's message.
 #include "compiler/lowering/emitter.hpp"
 
 namespace cubridge::compiler {
@@ -121,6 +121,58 @@ Value FunctionEmitter::array_view(const Expr& e) {
     for (const std::string& d : dims) nitems = ins("mul i64 " + nitems + ", " + d);
   }
   std::vector<std::string> pieces = {"null", "null", nitems, std::to_string(new_size), data};
+  pieces.insert(pieces.end(), dims.begin(), dims.end());
+  pieces.insert(pieces.end(), strides.begin(), strides.end());
+  return build_array(e.type, pieces);
+}
+
+Value FunctionEmitter::reversed_axes(const Value& a, const Type& t) {
+  if (a.t.ndim() <= 1) return a;
+  const int nd = a.t.ndim();
+  std::vector<std::string> pieces = {"null", "null", array_field(a, 2).v, array_field(a, 3).v, array_field(a, 4).v};
+  for (int k = nd; k-- > 0;) pieces.push_back(array_field(a, 5, k).v);
+  for (int k = nd; k-- > 0;) pieces.push_back(axis_stride(a, k));
+  return build_array(t, pieces);
+}
+
+Value FunctionEmitter::array_transpose(const Expr& e) {
+  Value a = expr(*e.kids[0]->kids[0]);
+  if (e.formals.empty()) return reversed_axes(a, e.type);  // a.transpose() and a.transpose(None): a.T
+  const Type i64 = Type::integer(64, true);
+  std::vector<std::string> axes;
+  if (e.formals.size() == 1 && e.formals[0].is_tuple()) {
+    Value tuple = expr(*e.kids[1]);
+    for (std::size_t k = 0; k < e.formals[0].elements().size(); ++k) axes.push_back(convert(extract(tuple, k), i64).v);
+  } else {
+    for (std::size_t k = 1; k < e.kids.size(); ++k) axes.push_back(convert(expr(*e.kids[k]), i64).v);
+  }
+  // permute_arrays: repeated values (as given, before negative ones are wrapped) and axes outside
+  // [-ndim, ndim) raise; then shape and strides are indexed by the axes, a negative one from the end.
+  const int nd = a.t.ndim();
+  const std::string n = std::to_string(nd);
+  std::string repeated = "false", outside = "false";
+  for (std::size_t k = 0; k < axes.size(); ++k) {
+    for (std::size_t l = k + 1; l < axes.size(); ++l)
+      repeated = ins("or i1 " + repeated + ", " + ins("icmp eq i64 " + axes[k] + ", " + axes[l]));
+    outside = ins("or i1 " + outside + ", " + ins("icmp sge i64 " + axes[k] + ", " + n));
+    outside = ins("or i1 " + outside + ", " + ins("icmp slt i64 " + axes[k] + ", -" + n));
+  }
+  raise_when(repeated, "builtins.ValueError", "repeated axis in transpose", e.loc);
+  raise_when(outside, "builtins.ValueError", "axis is out of bounds for array of given dimension", e.loc);
+  std::vector<std::string> dims, strides;
+  for (std::size_t k = 0; k < axes.size(); ++k) {
+    std::string axis = ins("select i1 " + ins("icmp slt i64 " + axes[k] + ", 0") + ", i64 " +
+                           ins("add i64 " + axes[k] + ", " + n) + ", i64 " + axes[k]);
+    std::string dim = array_field(a, 5, 0).v, stride = axis_stride(a, 0);
+    for (int j = 1; j < nd; ++j) {
+      std::string hit = ins("icmp eq i64 " + axis + ", " + std::to_string(j));
+      dim = ins("select i1 " + hit + ", i64 " + array_field(a, 5, j).v + ", i64 " + dim);
+      stride = ins("select i1 " + hit + ", i64 " + axis_stride(a, j) + ", i64 " + stride);
+    }
+    dims.push_back(dim);
+    strides.push_back(stride);
+  }
+  std::vector<std::string> pieces = {"null", "null", array_field(a, 2).v, array_field(a, 3).v, array_field(a, 4).v};
   pieces.insert(pieces.end(), dims.begin(), dims.end());
   pieces.insert(pieces.end(), strides.begin(), strides.end());
   return build_array(e.type, pieces);

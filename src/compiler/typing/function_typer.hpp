@@ -58,6 +58,9 @@ struct Program {
 /// of its body per item of t, and a captured tuple's `t[k]` and `len(t)` become its item and its length.
 void unroll_literal_loops(const Program& prog, TypedFunction& fn);
 
+/// The type of a.T and a.transpose(), as numba's resolve_T gives it (typer_array_methods.cpp).
+Type transposed_type(const Type& base);
+
 /// A constant operand of a branch test (typer_branch_prune.cpp).
 struct PruneValue;
 /// numba-cuda's vector type called `name` in numba.cuda ("float32x4", or a C alias: "float4", "short2",
@@ -649,6 +652,8 @@ class FunctionTyper {
   // Array methods (typer_array_methods.cpp): a.reshape(shape) and a.view(dtype), views of the same data as
   // numba-cuda makes them; a.copy() and the other allocating methods are refused by name.
   Type array_method(Expr& e, const Expr& callee, const Type& base);
+  /// a.transpose(), a.transpose(axes), a.transpose(i, j, ...): views with permuted axes (typer_array_methods.cpp).
+  Type array_transpose(Expr& e, const Type& base);
   /// The dtype an argument names: np.int32, numba.float32, a.dtype; nullopt when it names none.
   std::optional<Type> dtype_argument(Expr& dtype);
 

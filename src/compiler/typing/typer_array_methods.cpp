@@ -4,6 +4,7 @@
 // new array (a.copy(), a.astype(t), ...) need numba-cuda's NRT, which cubridge's kernels do not have, and
 // are refused with that reason; others are refused as not supported.
 // Methods a user adds with numba's overload_method(types.Array, name) are calls of their overload function.
+#include "compiler/kernel_library/array_fill.hpp"
 #include "compiler/kernel_library/numpy_reductions.hpp"
 #include "compiler/typing/function_typer.hpp"
 
@@ -19,6 +20,41 @@ bool is_int_shape(const Type& t) {
 }
 
 }  // namespace
+
+Type transposed_type(const Type& base) {
+  // numba's resolve_T: a 1-d array is itself; C and F swap; any other layout stays 'A'.
+  if (base.ndim() <= 1) return base;
+  const char layout = base.layout() == 'C' ? 'F' : base.layout() == 'F' ? 'C' : 'A';
+  return Type::array(base.dtype(), base.ndim(), layout, base.readonly());
+}
+
+Type FunctionTyper::array_transpose(Expr& e, const Type& base) {
+  // numba's resolve_transpose: no argument or None is .T; a tuple of ints or several ints (one per axis)
+  // permute the axes at run time into an 'A' array; one int on a 1-d array keeps its type.
+  if (!e.keywords.empty()) error(e.loc, "array.transpose() takes no keyword arguments; pass the axes as a tuple");
+  std::vector<Type> args;
+  for (std::size_t i = 1; i < e.kids.size(); ++i) args.push_back(expr(*e.kids[i]));
+  for (const Type& a : args)
+    if (a.is_unknown()) return a;
+  e.callee = Callee::Builtin;
+  e.target = "transpose";
+  e.formals = args;
+  if (args.empty() || (args.size() == 1 && args[0].is_none())) {
+    e.formals.clear();
+    return transposed_type(base);
+  }
+  const bool tuple = args.size() == 1 && args[0].is_tuple();
+  const std::vector<Type> axes = tuple ? args[0].elements() : args;
+  for (const Type& a : axes)
+    if (!a.is_int())
+      error(e.loc, "array.transpose() takes the axes as a tuple of ints or several ints, got " +
+                       (tuple ? args[0].name() : a.name()));
+  if (static_cast<int>(axes.size()) != base.ndim())
+    error(e.loc, "array.transpose() of a " + std::to_string(base.ndim()) + "-d array (" + base.name() + ") takes " +
+                     std::to_string(base.ndim()) + " axes, got " + std::to_string(axes.size()));
+  if (!tuple && axes.size() == 1) return base;
+  return Type::array(base.dtype(), base.ndim(), 'A', base.readonly());
+}
 
 Type FunctionTyper::array_method(Expr& e, const Expr& callee, const Type& base) {
   const std::string& m = callee.name;
@@ -38,6 +74,19 @@ Type FunctionTyper::array_method(Expr& e, const Expr& callee, const Type& base) 
     }
   }
   if (is_array_reduction_method(m)) return numpy_reduction(e, m, {base}, false, true);
+  if (m == "transpose") return array_transpose(e, base);
+  if (m == "fill") {
+    // numba-cuda's overload: arr[:] = val, compiled for the array's and the value's types (array_fill.cpp).
+    if (!e.keywords.empty() || e.kids.size() != 2)
+      error(e.loc, "array.fill(value) takes one argument, the number stored into every element");
+    Type v = expr(*e.kids[1]);
+    if (v.is_unknown()) return v;
+    if (!v.is_scalar())
+      error(e.kids[1]->loc, "array.fill(value) takes a number, got " + v.name() + " (" + base.name() + " holds " +
+                                base.dtype().name() + ")");
+    e.target = "array_method";  // lowering passes the array (the callee's owner) first
+    return user_call(e, prelude_function(array_fill_module(), kArrayFillFunction), {base, v}, false);
+  }
   if (m == "copy" || m == "astype" || m == "flatten" || m == "cumsum" || m == "cumprod" || m == "argsort")
     error(e.loc, "array." + m + "() is not supported in kernels: it returns a new array, which numba-cuda allocates "
                  "only with its device memory runtime (NRT: CUDA_ENABLE_NRT=1), and cubridge's kernels do not "
