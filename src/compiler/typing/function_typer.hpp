@@ -61,6 +61,10 @@ void unroll_literal_loops(const Program& prog, TypedFunction& fn);
 /// The type of a.T and a.transpose(), as numba's resolve_T gives it (typer_array_methods.cpp).
 Type transposed_type(const Type& base);
 
+/// Why `spelled` (a.dot(b), np.dot, np.vdot) is refused: numba-cuda lowers it to a host BLAS call
+/// (typer_array_methods.cpp).
+std::string dot_refusal(const std::string& spelled);
+
 /// A constant operand of a branch test (typer_branch_prune.cpp).
 struct PruneValue;
 /// numba-cuda's vector type called `name` in numba.cuda ("float32x4", or a C alias: "float4", "short2",

@@ -21,6 +21,15 @@ bool is_int_shape(const Type& t) {
 
 }  // namespace
 
+std::string dot_refusal(const std::string& spelled) {
+  // numba-cuda's linalg.py: dot_2_vv and the matrix forms call numba_xxdot / numba_xxgemv / numba_xxgemm,
+  // host BLAS wrappers (SciPy's) that have no GPU code, after making non-contiguous operands contiguous
+  // copies; so neither numba-cuda nor cubridge compiles it in a kernel.
+  return spelled + " is not supported in kernels: numba-cuda lowers it to a call of the host BLAS (numba_xxdot, "
+                   "through SciPy), which has no GPU version; write the loop (s = 0.0; for i in range(a.size): "
+                   "s += a[i] * b[i])";
+}
+
 Type transposed_type(const Type& base) {
   // numba's resolve_T: a 1-d array is itself; C and F swap; any other layout stays 'A'.
   if (base.ndim() <= 1) return base;
@@ -75,6 +84,7 @@ Type FunctionTyper::array_method(Expr& e, const Expr& callee, const Type& base) 
   }
   if (is_array_reduction_method(m)) return numpy_reduction(e, m, {base}, false, true);
   if (m == "transpose") return array_transpose(e, base);
+  if (m == "dot") error(e.loc, dot_refusal("array.dot()"));
   if (m == "fill") {
     // numba-cuda's overload: arr[:] = val, compiled for the array's and the value's types (array_fill.cpp).
     if (!e.keywords.empty() || e.kids.size() != 2)

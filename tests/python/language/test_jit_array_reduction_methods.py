@@ -117,3 +117,13 @@ def test_other_methods_are_refused_without_an_nrt_claim(name):
     with pytest.raises(CompileError, match=rf"method '{name}' of an array .* is not supported in kernels") as info:
         cubridge.compile_ptx(_function(f"a.{name}()"), "(float64[::1],)", device=True, cc=CC)
     assert "NRT" not in str(info.value)
+
+
+@pytest.mark.parametrize("body, shown", [("a.dot(b)", r"array.dot\(\)"), ("np.dot(a, b)", r"np.dot\(\)"),
+                                         ("np.vdot(a, b)", r"np.vdot\(\)")])
+def test_dot_is_refused_with_numba_cudas_reason(body, shown):
+    ns = {"np": np}
+    exec(f"def f(a, b):\n    return {body}\n", ns)
+    with pytest.raises(CompileError, match=shown + r" is not supported in kernels: numba-cuda lowers it to a call of "
+                                                   r"the host BLAS \(numba_xxdot"):
+        cubridge.compile_ptx(ns["f"], "(float64[::1], float64[::1])", device=True, cc=CC)
