@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import cubridge
+from test_jit_array_methods_gpu import _numba_cuda
 
 
 def through_T(a, out):
@@ -24,15 +25,6 @@ def through_axes(a, axes, out):
 
 def filled(a, v):
     a.fill(v)
-
-
-def _numba_cuda():
-    try:
-        from numba import cuda
-        cuda.get_current_device()
-        return cuda
-    except Exception as e:  # noqa: BLE001 - numba-cuda missing or without a usable device
-        pytest.skip(f"numba-cuda is not usable here: {e}")
 
 
 @pytest.mark.gpu
