@@ -1,4 +1,4 @@
-// Internal: a.reshape(shape), a.view(dtype), a.T and a.transpose(axes) in NVVM IR (see emitter.hpp), as
+// Internal: a.reshape(shape), a.view(dtype), a.ravel(), a.T and a.transpose(axes) in NVVM IR (see emitter.hpp), as
 // numba-cuda lowers them (numba/cuda/np/arrayobj.py: array_reshape with normalize_reshape_value; array_view
 // with _compatible_view and _change_dtype; array_T; array_transpose_tuple with permute_arrays). All are
 // views of a's data; a shape, dtype or axes that do not fit raise ValueError with numba's message.
@@ -124,6 +124,12 @@ Value FunctionEmitter::array_view(const Expr& e) {
   pieces.insert(pieces.end(), dims.begin(), dims.end());
   pieces.insert(pieces.end(), strides.begin(), strides.end());
   return build_array(e.type, pieces);
+}
+
+Value FunctionEmitter::array_ravel(const Expr& e) {
+  Value a = expr(*e.kids[0]->kids[0]);
+  const std::string size = array_field(a, 2).v, itemsize = std::to_string(item_size(a.t.dtype()));
+  return build_array(e.type, {"null", "null", size, itemsize, array_field(a, 4).v, size, itemsize});
 }
 
 Value FunctionEmitter::reversed_axes(const Value& a, const Type& t) {

@@ -121,6 +121,8 @@ class FunctionEmitter {
   Value array_view(const Expr& e);
   /// a.transpose(...) (typer: array_transpose): a view of a's data with its axes permuted.
   Value array_transpose(const Expr& e);
+  /// a.ravel() of a C-contiguous array (typer: array_method): a 1-d view of its a.size elements.
+  Value array_ravel(const Expr& e);
   /// a.T: a view with the axes in reverse order, of type `t`.
   Value reversed_axes(const Value& a, const Type& t);
   /// Raises `exception` with `message` at `loc` when `condition` (an i1) holds; goes on otherwise.

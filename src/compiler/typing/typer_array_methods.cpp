@@ -97,6 +97,17 @@ Type FunctionTyper::array_method(Expr& e, const Expr& callee, const Type& base) 
     e.target = "array_method";  // lowering passes the array (the callee's owner) first
     return user_call(e, prelude_function(array_fill_module(), kArrayFillFunction), {base, v}, false);
   }
+  if (m == "ravel" && base.layout() == 'C') {
+    // numba's array_ravel: a C-contiguous array's is ary.reshape(ary.size), a 1-d view of the same data.
+    if (!e.keywords.empty() || e.kids.size() != 1) error(e.loc, "array.ravel() takes no arguments in kernels");
+    e.callee = Callee::Builtin;
+    e.target = "ravel";
+    return Type::array(base.dtype(), 1, 'C', base.readonly());
+  }
+  if (m == "ravel")
+    error(e.loc, "array.ravel() of " + base.name() + " is not supported in kernels: numba-cuda's is a view only of a "
+                 "C-contiguous array; of any other layout it is a new array (a.flatten()), which numba-cuda allocates "
+                 "only with its device memory runtime (NRT: CUDA_ENABLE_NRT=1), and cubridge's kernels do not allocate");
   if (m == "copy" || m == "astype" || m == "flatten" || m == "cumsum" || m == "cumprod" || m == "argsort")
     error(e.loc, "array." + m + "() is not supported in kernels: it returns a new array, which numba-cuda allocates "
                  "only with its device memory runtime (NRT: CUDA_ENABLE_NRT=1), and cubridge's kernels do not "

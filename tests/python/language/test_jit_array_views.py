@@ -7,6 +7,8 @@ No GPU needed. The rules, each a test below:
 - the views index the same data: over a constant array the element read folds to the original's element;
 - a repeated axis and an axis outside [-ndim, ndim) raise numba's ValueError in the kernel;
 - refused by name: the wrong number of axes, axes that are not ints, keyword arguments;
+- a.ravel() of a C-contiguous array is a 1-d C view of its a.size elements (numba's ary.reshape(ary.size));
+  of any other layout numba-cuda copies (a.flatten(), NRT), which is refused with that reason;
 - a.fill(v) stores v, converted to the dtype as numba's setitem does (2.7 into int32 is 2), into every
   element of an array of any rank and layout; it returns None; a read-only array and a non-number value
   are refused by name.
@@ -124,3 +126,34 @@ def fill_readonly(out):
 def test_fill_of_a_read_only_array_is_refused():
     with pytest.raises(CompileError, match=r"cannot store to 'a': it is a read-only array"):
         cubridge.compile_ptx(fill_readonly, "void(float64[::1])", cc=CC)
+
+
+@pytest.mark.parametrize("spelling, expected", [("float64[:, ::1]", "array(float64, 1d, C)"),
+                                                ("int32[:, :, ::1]", "array(int32, 1d, C)"),
+                                                ("float32[::1]", "array(float32, 1d, C)")])
+def test_ravel_of_a_c_array_is_a_1d_view(spelling, expected):
+    assert _type_of("a.ravel()", spelling) == expected
+
+
+def ravelled(out):
+    r = C.ravel()
+    out[0] = r[4]  # C[1, 1] = 4
+    out[1] = r.shape[0]  # 6
+    out[2] = r.strides[0]  # 8
+
+
+def test_ravel_reads_the_elements_in_c_order():
+    ptx, _ = cubridge.compile_ptx(ravelled, "void(float64[::1])", cc=CC)
+    assert {off: _double(v) for off, v in _stored(ptx).items()} == {0: 4.0, 8: 6.0, 16: 8.0}
+
+
+@pytest.mark.parametrize("spelling", ["float64[:, :]", "float64[::1, :]"])
+def test_ravel_of_another_layout_is_refused_as_a_copy(spelling):
+    with pytest.raises(CompileError, match=r"array.ravel\(\) of array\(float64, 2d, [AF]\) is not supported in kernels: "
+                                           r"numba-cuda's is a view only of a C-contiguous array; .* \(NRT"):
+        cubridge.compile_ptx(ravel_into, f"({spelling},)", device=True, cc=CC)
+
+
+def ravel_into(a):
+    x = a.ravel()
+    x[0] = 1.0

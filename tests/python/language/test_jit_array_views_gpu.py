@@ -73,3 +73,19 @@ def test_fill_matches_numpy_and_numba_cuda(a, v):
     theirs = a.copy()
     _numba_cuda().jit(filled)[1, 1](theirs, v)
     np.testing.assert_array_equal(ours, theirs)
+
+
+def ravel_writes(a):
+    r = a.ravel()
+    for i in range(r.size):
+        r[i] = i * 10
+
+
+@pytest.mark.gpu
+def test_ravel_is_a_view_matching_numpy_and_numba_cuda():
+    ours = np.zeros((3, 4))
+    cubridge.jit(ravel_writes)[1, 1](ours)
+    np.testing.assert_array_equal(ours, (np.arange(12.0) * 10).reshape(3, 4))
+    theirs = np.zeros((3, 4))
+    _numba_cuda().jit(ravel_writes)[1, 1](theirs)
+    np.testing.assert_array_equal(ours, theirs)
