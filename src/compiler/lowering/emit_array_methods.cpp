@@ -1,7 +1,8 @@
-// Internal: a.reshape(shape), a.view(dtype), a.ravel(), a.T and a.transpose(axes) in NVVM IR (see emitter.hpp), as
-// numba-cuda lowers them (numba/cuda/np/arrayobj.py: array_reshape with normalize_reshape_value; array_view
-// with _compatible_view and _change_dtype; array_T; array_transpose_tuple with permute_arrays). All are
-// views of a's data; a shape, dtype or axes that do not fit raise ValueError with numba's message.
+// Internal: a.reshape(shape), a.view(dtype), a.ravel(), a.T, a.transpose(axes) and c.copy() of a captured
+// array in NVVM IR (see emitter.hpp), as numba-cuda lowers them (numba/cuda/np/arrayobj.py: array_reshape
+// with normalize_reshape_value; array_view with _compatible_view and _change_dtype; array_ravel; array_T;
+// array_transpose_tuple with permute_arrays). All but the copy are views of a's data; a shape, dtype or axes
+// that do not fit raise ValueError with numba's message. The copy is a local array (typer: array_method).
 #include "compiler/lowering/emitter.hpp"
 
 namespace cubridge::compiler {
@@ -124,6 +125,22 @@ Value FunctionEmitter::array_view(const Expr& e) {
   pieces.insert(pieces.end(), dims.begin(), dims.end());
   pieces.insert(pieces.end(), strides.begin(), strides.end());
   return build_array(e.type, pieces);
+}
+
+Value FunctionEmitter::constant_copy(const Expr& e) {
+  Value source = expr(*e.kids[0]->kids[0]);  // the constant, C-contiguous (constant_array)
+  const Type& t = e.type;
+  std::string ety = llvm_element_type(t.dtype());
+  std::int64_t count = 1;
+  for (std::int64_t d : e.shape) count *= d;
+  std::string arr = "[" + std::to_string(count) + " x " + ety + "]";
+  std::string local = t.dtype().is_record() ? alloca_aligned(arr, 16) : alloca(arr);
+  std::string data = ins("getelementptr " + arr + ", " + arr + "* " + local + ", i64 0, i64 0");
+  m_.declare("declare void @llvm.memcpy.p0i8.p0i8.i64(i8* nocapture, i8* nocapture readonly, i64, i1)");
+  line("call void @llvm.memcpy.p0i8.p0i8.i64(i8* " + ins("bitcast " + ety + "* " + data + " to i8*") + ", i8* " +
+       ins("bitcast " + ety + "* " + array_field(source, 4).v + " to i8*") + ", i64 " +
+       std::to_string(count * item_size(t.dtype())) + ", i1 false)");
+  return constant_shape_array(t, data, e.shape);
 }
 
 Value FunctionEmitter::array_ravel(const Expr& e) {

@@ -121,6 +121,8 @@ class FunctionEmitter {
   Value array_view(const Expr& e);
   /// a.transpose(...) (typer: array_transpose): a view of a's data with its axes permuted.
   Value array_transpose(const Expr& e);
+  /// c.copy() of a captured NumPy array (typer: array_method): a local array filled from the constant.
+  Value constant_copy(const Expr& e);
   /// a.ravel() of a C-contiguous array (typer: array_method): a 1-d view of its a.size elements.
   Value array_ravel(const Expr& e);
   /// a.T: a view with the axes in reverse order, of type `t`.

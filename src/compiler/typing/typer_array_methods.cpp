@@ -97,6 +97,19 @@ Type FunctionTyper::array_method(Expr& e, const Expr& callee, const Type& base) 
     e.target = "array_method";  // lowering passes the array (the callee's owner) first
     return user_call(e, prelude_function(array_fill_module(), kArrayFillFunction), {base, v}, false);
   }
+  if (m == "copy" && e.kids[0]->kids[0]->constant_array && e.kids.size() == 1 && e.keywords.empty()) {
+    // A captured NumPy array's copy has a shape known when compiling: a new C-contiguous, writable array in
+    // the kernel's local memory (as cuda.local.array), filled from the constant, where numba-cuda allocates
+    // it with NRT. In a loop each pass would need a new array, while the local one is reused: refused there.
+    if (loop_depth_ > 0)
+      error(e.loc, "array.copy() of the captured array '" + e.kids[0]->kids[0]->name + "' inside a loop is not "
+                   "supported: cubridge copies a captured array into one local array per call site, and each pass "
+                   "of a loop would need a new one (numba-cuda allocates them with NRT); copy it before the loop");
+    e.callee = Callee::Builtin;
+    e.target = "constant_copy";
+    e.shape = e.kids[0]->kids[0]->constant_array->shape;
+    return Type::array(base.dtype(), base.ndim(), 'C', false);
+  }
   if (m == "ravel" && base.layout() == 'C') {
     // numba's array_ravel: a C-contiguous array's is ary.reshape(ary.size), a 1-d view of the same data.
     if (!e.keywords.empty() || e.kids.size() != 1) error(e.loc, "array.ravel() takes no arguments in kernels");
