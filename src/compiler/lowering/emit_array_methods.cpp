@@ -159,15 +159,17 @@ Value FunctionEmitter::reversed_axes(const Value& a, const Type& t) {
 }
 
 Value FunctionEmitter::array_transpose(const Expr& e) {
-  Value a = expr(*e.kids[0]->kids[0]);
+  // a.transpose(axes): the array is the callee's owner; np.transpose(a, axes): the first argument.
+  const std::size_t first = e.target == "np_transpose" ? 2 : 1;
+  Value a = expr(first == 2 ? *e.kids[1] : *e.kids[0]->kids[0]);
   if (e.formals.empty()) return reversed_axes(a, e.type);  // a.transpose() and a.transpose(None): a.T
   const Type i64 = Type::integer(64, true);
   std::vector<std::string> axes;
   if (e.formals.size() == 1 && e.formals[0].is_tuple()) {
-    Value tuple = expr(*e.kids[1]);
+    Value tuple = expr(*e.kids[first]);
     for (std::size_t k = 0; k < e.formals[0].elements().size(); ++k) axes.push_back(convert(extract(tuple, k), i64).v);
   } else {
-    for (std::size_t k = 1; k < e.kids.size(); ++k) axes.push_back(convert(expr(*e.kids[k]), i64).v);
+    for (std::size_t k = first; k < e.kids.size(); ++k) axes.push_back(convert(expr(*e.kids[k]), i64).v);
   }
   // permute_arrays: repeated values (as given, before negative ones are wrapped) and axes outside
   // [-ndim, ndim) raise; then shape and strides are indexed by the axes, a negative one from the end.

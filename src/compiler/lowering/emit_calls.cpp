@@ -52,7 +52,7 @@ Value FunctionEmitter::call(const Expr& e) {
   }
   if (e.callee == Callee::Builtin && e.target == "array_view") return array_view(e);
   if (e.callee == Callee::Builtin && e.target == "reshape") return array_reshape(e);
-  if (e.callee == Callee::Builtin && e.target == "transpose") return array_transpose(e);
+  if (e.callee == Callee::Builtin && (e.target == "transpose" || e.target == "np_transpose")) return array_transpose(e);
   if (e.callee == Callee::Builtin && e.target == "ravel") return array_ravel(e);
   if (e.callee == Callee::Builtin && e.target == "constant_copy") return constant_copy(e);
   if (e.callee == Callee::Builtin && (e.target == "carray" || e.target == "farray")) return pointer_array(e);

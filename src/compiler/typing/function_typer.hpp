@@ -656,8 +656,9 @@ class FunctionTyper {
   // Array methods (typer_array_methods.cpp): a.reshape(shape) and a.view(dtype), views of the same data as
   // numba-cuda makes them; a.copy() and the other allocating methods are refused by name.
   Type array_method(Expr& e, const Expr& callee, const Type& base);
-  /// a.transpose(), a.transpose(axes), a.transpose(i, j, ...): views with permuted axes (typer_array_methods.cpp).
-  Type array_transpose(Expr& e, const Type& base);
+  /// a.transpose(), a.transpose(axes), a.transpose(i, j, ...) and, with `function`, np.transpose(a[, axes]):
+  /// views with permuted axes; `args` are the axes' types (typer_array_methods.cpp).
+  Type array_transpose(Expr& e, const Type& base, const std::vector<Type>& args, bool function);
   /// The dtype an argument names: np.int32, numba.float32, a.dtype; nullopt when it names none.
   std::optional<Type> dtype_argument(Expr& dtype);
 

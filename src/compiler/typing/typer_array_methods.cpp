@@ -37,16 +37,17 @@ Type transposed_type(const Type& base) {
   return Type::array(base.dtype(), base.ndim(), layout, base.readonly());
 }
 
-Type FunctionTyper::array_transpose(Expr& e, const Type& base) {
+Type FunctionTyper::array_transpose(Expr& e, const Type& base, const std::vector<Type>& args, bool function) {
   // numba's resolve_transpose: no argument or None is .T; a tuple of ints or several ints (one per axis)
-  // permute the axes at run time into an 'A' array; one int on a 1-d array keeps its type.
-  if (!e.keywords.empty()) error(e.loc, "array.transpose() takes no keyword arguments; pass the axes as a tuple");
-  std::vector<Type> args;
-  for (std::size_t i = 1; i < e.kids.size(); ++i) args.push_back(expr(*e.kids[i]));
+  // permute the axes at run time into an 'A' array; one int on a 1-d array keeps its type. np.transpose(a,
+  // axes) is a.transpose(axes) (numba's numpy_transpose).
+  const std::string shown = function ? "np.transpose()" : "array.transpose()";
+  if (!e.keywords.empty()) error(e.loc, shown + " takes no keyword arguments; pass the axes as a tuple");
+  if (function && args.size() > 1) error(e.loc, "np.transpose(a, axes) takes the axes as one tuple");
   for (const Type& a : args)
     if (a.is_unknown()) return a;
   e.callee = Callee::Builtin;
-  e.target = "transpose";
+  e.target = function ? "np_transpose" : "transpose";
   e.formals = args;
   if (args.empty() || (args.size() == 1 && args[0].is_none())) {
     e.formals.clear();
@@ -56,10 +57,10 @@ Type FunctionTyper::array_transpose(Expr& e, const Type& base) {
   const std::vector<Type> axes = tuple ? args[0].elements() : args;
   for (const Type& a : axes)
     if (!a.is_int())
-      error(e.loc, "array.transpose() takes the axes as a tuple of ints or several ints, got " +
+      error(e.loc, shown + " takes the axes as a tuple of ints or several ints, got " +
                        (tuple ? args[0].name() : a.name()));
   if (static_cast<int>(axes.size()) != base.ndim())
-    error(e.loc, "array.transpose() of a " + std::to_string(base.ndim()) + "-d array (" + base.name() + ") takes " +
+    error(e.loc, shown + " of a " + std::to_string(base.ndim()) + "-d array (" + base.name() + ") takes " +
                      std::to_string(base.ndim()) + " axes, got " + std::to_string(axes.size()));
   if (!tuple && axes.size() == 1) return base;
   return Type::array(base.dtype(), base.ndim(), 'A', base.readonly());
@@ -83,7 +84,11 @@ Type FunctionTyper::array_method(Expr& e, const Expr& callee, const Type& base) 
     }
   }
   if (is_array_reduction_method(m)) return numpy_reduction(e, m, {base}, false, true);
-  if (m == "transpose") return array_transpose(e, base);
+  if (m == "transpose") {
+    std::vector<Type> args;
+    for (std::size_t i = 1; i < e.kids.size(); ++i) args.push_back(expr(*e.kids[i]));
+    return array_transpose(e, base, args, false);
+  }
   if (m == "dot") error(e.loc, dot_refusal("array.dot()"));
   if (m == "fill") {
     // numba-cuda's overload: arr[:] = val, compiled for the array's and the value's types (array_fill.cpp).

@@ -4,6 +4,7 @@ No GPU needed. The rules, each a test below:
   a C-contiguous array's is F-contiguous and back, an 'A' array's stays 'A', a 1-d array is itself;
 - a.transpose(axes) with a tuple of ints or several ints (one per axis; negative ones count from the end)
   is a view typed 'A'; one int on a 1-d array keeps the array's type;
+- np.transpose(a) and np.transpose(a, axes) are a.transpose() and a.transpose(axes) (numba's numpy_transpose);
 - the views index the same data: over a constant array the element read folds to the original's element;
 - a repeated axis and an axis outside [-ndim, ndim) raise numba's ValueError in the kernel;
 - refused by name: the wrong number of axes, axes that are not ints, keyword arguments;
@@ -33,7 +34,7 @@ def _type_of(body, spelling):
     return str(info.value).split("cannot return a value of type ")[1].split("\n")[0]
 
 
-@pytest.mark.parametrize("body", ["a.T", "a.transpose()", "a.transpose(None)"])
+@pytest.mark.parametrize("body", ["a.T", "a.transpose()", "a.transpose(None)", "np.transpose(a)"])
 @pytest.mark.parametrize("spelling, expected", [
     ("float64[:, ::1]", "array(float64, 2d, F)"), ("float64[::1, :]", "array(float64, 2d, C)"),
     ("float64[:, :]", "array(float64, 2d, A)"), ("int32[::1]", "array(int32, 1d, C)"),
@@ -49,6 +50,7 @@ def test_T_and_transpose_are_typed_as_numbas_resolve_T(body, spelling, expected)
     ("a.transpose((2, 0, 1))", "int32[:, :, ::1]", "array(int32, 3d, A)"),
     ("a.transpose(0)", "float64[::1]", "array(float64, 1d, C)"),
     ("a.transpose((0,))", "float64[::1]", "array(float64, 1d, A)"),
+    ("np.transpose(a, (1, 0))", "float64[:, ::1]", "array(float64, 2d, A)"),
 ])
 def test_transpose_with_axes_is_an_A_view(body, spelling, expected):
     assert _type_of(body, spelling) == expected
@@ -60,12 +62,14 @@ def folded(out):
     out[2] = C.transpose(-1, 0)[2, 1]  # axes (1, 0): C[1, 2] = 5
     out[3] = C.T.shape[0]  # 3
     out[4] = C.T.strides[0]  # 8: the F view's first axis is the original's last
+    out[5] = np.transpose(C)[2, 0]  # C[0, 2] = 2
+    out[6] = np.transpose(C, (1, 0))[1, 1]  # C[1, 1] = 4
 
 
 def test_views_of_a_constant_array_read_its_elements():
     ptx, _ = cubridge.compile_ptx(folded, "void(float64[::1])", cc=CC)
     got = {off: _double(v) for off, v in _stored(ptx).items()}
-    assert got == {0: 5.0, 8: 1.0, 16: 5.0, 24: 3.0, 32: 8.0}
+    assert got == {0: 5.0, 8: 1.0, 16: 5.0, 24: 3.0, 32: 8.0, 40: 2.0, 48: 4.0}
 
 
 def permuted(a, axes, out):
@@ -87,6 +91,8 @@ def test_bad_axes_raise_numbas_value_errors():
     ("a.transpose((1.0, 0.0))", r"array.transpose\(\) takes the axes as a tuple of ints or several ints, got "
                                 r"UniTuple\(float64 x 2\)"),
     ("a.transpose(axes=(1, 0))", r"array.transpose\(\) takes no keyword arguments"),
+    ("np.transpose(a, 1, 0)", r"np.transpose\(a, axes\) takes the axes as one tuple"),
+    ("np.transpose(a, (0,))", r"np.transpose\(\) of a 2-d array .* takes 2 axes, got 1"),
     ("a.fill()", r"array.fill\(value\) takes one argument"),
     ("a.fill(a)", r"array.fill\(value\) takes a number, got array\(float64, 2d, C\)"),
 ])
