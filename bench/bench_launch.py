@@ -32,6 +32,7 @@ if not hasattr(numpy, "row_stack"):  # numba-cuda 0.30 still calls it; numpy 2.5
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+from peer_process import mlir_env, run_child, with_path  # noqa: E402
 from rows import report  # noqa: E402
 
 
@@ -155,16 +156,15 @@ COLD = {
 }
 
 
-def cold_ms(peer: str, folder: str, reps: int) -> float | None:
+def cold_ms(peer: str, folder: str, reps: int, env: dict | None = None) -> float | None:
     """A fresh process that imports the compiler and compiles the one-line function (cubridge's on-disk
-    cache pointed at an empty folder each time, so nothing is reused)."""
+    cache pointed at an empty folder each time, so nothing is reused); `env` defaults to this process's."""
     times = []
     for _ in range(reps):
         with tempfile.TemporaryDirectory() as cache:
-            env = dict(os.environ, CUBRIDGE_CACHE_DIR=cache, PYTHONPATH=os.pathsep.join(
-                [folder, *filter(None, [os.environ.get("PYTHONPATH")])]))
+            run_env = dict(with_path(env or dict(os.environ), folder), CUBRIDGE_CACHE_DIR=cache)
             t0 = time.perf_counter_ns()
-            r = subprocess.run([sys.executable, "-c", COLD[peer]], env=env, capture_output=True, text=True)
+            r = subprocess.run([sys.executable, "-c", COLD[peer]], env=run_env, capture_output=True, text=True)
             if r.returncode != 0:
                 print(f"cold compile with {peer} failed: {r.stderr[-600:]}", file=sys.stderr)
                 return None
@@ -183,19 +183,6 @@ def mlir_child(opts) -> int:
     comp = compile_times(mcuda.compile_ptx, mod, opts.reps)
     json.dump({"launch": {f"{a},{s}": v for (a, s), v in res.items()}, "compile": comp}, sys.stdout)
     return 0
-
-
-def find_mlir() -> tuple[dict, str | None]:
-    """numba-cuda-mlir's environment: PYTHONPATH as it is, plus CUBRIDGE_BENCH_MLIR's folder."""
-    env = dict(os.environ)
-    extra = os.environ.get("CUBRIDGE_BENCH_MLIR")
-    if extra:
-        env["PYTHONPATH"] = os.pathsep.join([extra, *filter(None, [env.get("PYTHONPATH")])])
-    probe = subprocess.run([sys.executable, "-c", "import numba_cuda_mlir; print(numba_cuda_mlir.__version__)"],
-                           env=env, capture_output=True, text=True)
-    if probe.returncode != 0:
-        return env, f"numba-cuda-mlir not importable: {probe.stderr.strip().splitlines()[-1:]}"
-    return env, None
 
 
 def main() -> int:
@@ -266,17 +253,11 @@ def main() -> int:
                                           *[numpy.int64(v) for v in scalar_args(scalars)]))
         core[(arrays, scalars)] = launch_us(go, sync, b, pb) if go else None
 
-    env, mlir_why = find_mlir()
+    env, mlir_why = mlir_env(folder)
     mlir = None
     if mlir_why is None:
-        r = subprocess.run([sys.executable, os.path.abspath(__file__), "--peer", "mlir", "--kernels", folder,
-                            "--batches", str(b), "--per-batch", str(pb), "--reps", str(opts.reps)],
-                           env=dict(env, PYTHONPATH=os.pathsep.join([folder, env.get("PYTHONPATH", "")])),
-                           capture_output=True, text=True)
-        if r.returncode == 0:
-            mlir = json.loads(r.stdout.strip().splitlines()[-1])
-        else:
-            mlir_why = f"numba-cuda-mlir run failed: {r.stderr.strip()[-400:]}"
+        mlir, mlir_why = run_child(os.path.abspath(__file__), ["--peer", "mlir", "--kernels", folder, "--batches",
+                                   str(b), "--per-batch", str(pb), "--reps", str(opts.reps)], env)
     if mlir_why:
         print(mlir_why, file=sys.stderr)
 
@@ -320,14 +301,8 @@ def main() -> int:
     row("cold first compile (fresh process: import + compile the 1-line function)", "ms", cold,
         "numba-cuda 0.30", cold_ms("numba-cuda", folder, reps), 150.0)
     if mlir:
-        mlir_env_folder = os.environ.get("CUBRIDGE_BENCH_MLIR")
-        saved = os.environ.get("PYTHONPATH")
-        if mlir_env_folder:
-            os.environ["PYTHONPATH"] = os.pathsep.join([mlir_env_folder, *filter(None, [saved])])
         row("cold first compile (fresh process: import + compile the 1-line function)", "ms", cold,
-            "numba-cuda-mlir", cold_ms("numba-cuda-mlir", folder, reps), 150.0)
-        if mlir_env_folder:
-            os.environ["PYTHONPATH"] = saved or ""
+            "numba-cuda-mlir", cold_ms("numba-cuda-mlir", folder, reps, env), 150.0)
     report(rows, opts.json)
     return 0
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from . import _core, _jit_options, _linker, _logging, _overload_binding
+from . import _core, _jit_options, _linker, _logging, _numba_diagnostics, _overload_binding
 from ._numba_diagnostics import CompileWarning, numba_errors, warn_compiled
 from ._core import CompileError
 from ._environment import _collect  # noqa: F401  (tests and bench read the collected source)
@@ -126,7 +126,7 @@ def _compile_result(pyfunc, sig, debug=False, lineinfo=False, device=True, fastm
         compile_source = _core._compile_source_to_ir
     else:
         compile_source = _core._compile_source_cached if cache else _core._compile_source
-    overloads = _overload_binding.Overloads()
+    overloads = _overload_binding.Overloads({"debug": debug, "lineinfo": lineinfo, "fastmath": fastmath})
     while True:  # once more per @overload call resolved (the front end reports each: _overload_binding)
         found: list = []
         held: list = []
@@ -140,6 +140,7 @@ def _compile_result(pyfunc, sig, debug=False, lineinfo=False, device=True, fastm
             overloads.add(needed)
             attempt = options()
     warn_compiled(r.warnings)
+    _numba_diagnostics.warn_uninitialized(r)  # numba's ALWAYS_WARN_UNINIT_VAR, where its config asks
     if links is not None:
         links.extend(found)
     if referenced is not None:

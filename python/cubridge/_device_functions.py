@@ -131,6 +131,15 @@ class DeviceFunction:
         self.__cubridge_signatures__ = self._declared  # numba-cuda's jit(sigs, device=True): calls typed against these
         self.__cubridge_links__ = self._options.link  # linked into every kernel that calls it
 
+    #: numba's compiler, handed this object (``context.compile_subroutine`` in an @intrinsic's codegen, which
+    #: cubridge runs through numba's own lowering: _numba_lowering), compiles its py_func, as it does for
+    #: numba-cuda's own dispatchers: numba finds the function through ``__numba__`` and keys its cache by ``__code__``.
+    __numba__ = "py_func"
+
+    @property
+    def __code__(self):
+        return self.py_func.__code__
+
     @property
     def targetoptions(self) -> dict:
         """The options this device function was made with (numba-cuda's name)."""

@@ -11,7 +11,8 @@ import sys
 import types as _pytypes
 from typing import Any
 
-from . import _external_functions, _intrinsics, _numba_extensions, _overload_binding, _records, _scalar_types, bf16
+from . import (_external_functions, _inline_cost_model, _intrinsics, _numba_extensions, _numba_lowering,
+               _overload_binding, _records, _scalar_types, bf16)
 from ._core import CompileError
 from ._raise_sites import _register_exception_class
 from ._source import _source_of
@@ -45,6 +46,10 @@ def _constant(v: Any) -> tuple[str, str] | None:
         if not parts or any(p is None for p in parts):
             return None
         return "Tuple(" + ", ".join(p[0] for p in parts) + ")", " ".join(p[1] for p in parts)
+    dtype = getattr(v, "dtype", None)
+    if type(v).__module__ == "numpy" and type(v).__name__ in ("datetime64", "timedelta64"):
+        name = _scalar_types.datetime_name(dtype.str)  # np.datetime64 / np.timedelta64: numba's NPDatetime
+        return None if name is None else (name, str(int(v.astype("int64"))))
     name = _scalar_type_name(v)
     if name is None:
         return None
@@ -65,7 +70,8 @@ _ARRAY_DTYPES = set(_scalar_types.NUMPY_NAMES)
 
 
 def _constant_array(v):
-    """(dtype name, shape, C-ordered native-endian bytes) of a NumPy array of numbers or records (a 0-d one
+    """(dtype name, shape, C-ordered native-endian bytes) of a NumPy array of numbers, datetime64/timedelta64
+    (numba's NPDatetime/NPTimedelta, their int64 counts) or records (a 0-d one
     too, shape []), else None
     (or the reason, a str, for a structured array whose fields are not kernel types):
     such globals are frozen into the code as read-only constant-memory arrays, as numba-cuda does (a
@@ -82,10 +88,16 @@ def _constant_array(v):
         for field in v.dtype.names:
             clean[field] = v[field]
         return name, list(v.shape), clean.tobytes()
-    if v.dtype.name not in _ARRAY_DTYPES:
+    if v.dtype.kind in _scalar_types.DATETIME_NAMES:  # numba's NPDatetime/NPTimedelta: the int64 counts
+        name = _scalar_types.datetime_name(v.dtype.newbyteorder("=").str)
+    elif v.dtype.name in _ARRAY_DTYPES:
+        name = v.dtype.name
+    else:
+        return None
+    if name is None:  # a multiple of a unit ([10s]): no numba type of cubridge's
         return None
     native = np.ascontiguousarray(v).astype(v.dtype.newbyteorder("="), copy=False)
-    return v.dtype.name, list(v.shape), native.tobytes()
+    return name, list(v.shape), native.tobytes()
 
 
 def _constant_tuple(name: str, v):
@@ -205,27 +217,30 @@ def _compiled_from_body(v) -> bool:
         _numba_extensions.refusal(getattr(inner, "__name__", "?"), v) is None and not _overload_binding.overloaded(v)
 
 
-def _inline_policy(v) -> str | None:
+def _inline_policy(v, caller) -> str | None:
     """A helper's inline policy (_jit_options.JitOptions.inline_policy): 'never', 'always' (alwaysinline), 'ir'
-    (inline='always': the body written into each caller) or None (cubridge's default, alwaysinline). Of
-    numba-cuda's dispatchers only inline='always' is read: inline='never' is their default, so a written one
-    cannot be told from it, and their other helpers keep cubridge's inlining."""
+    (inline='always': the body written into each caller) or None (cubridge's default, alwaysinline); a cost
+    model (inline=<callable>) is asked at the calls in `caller` (_inline_cost_model). Of numba-cuda's
+    dispatchers only inline='always' is read: inline='never' is their default, so a written one cannot be told
+    from it, and their other helpers keep cubridge's inlining."""
     own = getattr(v, "__cubridge_inline__", None)
+    if callable(own):
+        return _inline_cost_model.policy(own, caller, v)
     if own is not None:
         return own
     options = getattr(v, "targetoptions", None)
     return "ir" if isinstance(options, dict) and options.get("inline") == "always" else None
 
 
-def _device_options(v) -> tuple | None:
+def _device_options(v, caller) -> tuple | None:
     """What a cubridge device function object (``cubridge.jit(device=True)``'s DeviceFunction) asks of the
     code that calls it: (inline policy, declared signatures, link items); a kernel dispatcher called as a
     device function (numba-cuda compiles it as one, with its options) asks only its inline policy; None for
     any other value."""
     if not getattr(v, "__cubridge_device__", False):
-        policy = _inline_policy(v)
+        policy = _inline_policy(v, caller)
         return None if policy is None else (policy, (), ())
-    return (_inline_policy(v), tuple(getattr(v, "__cubridge_signatures__", ())),
+    return (_inline_policy(v, caller), tuple(getattr(v, "__cubridge_signatures__", ())),
             tuple(getattr(v, "__cubridge_links__", ())))
 
 
@@ -276,6 +291,8 @@ class _Environment:
         if other is None:
             self.externals[name] = f
             self.options.add_external_function(name, f.name, f.sig, f.abi, f.use_cooperative)
+            for module in getattr(f, "nvvm_modules", ()):  # numba's lowering of an extension call (_numba_lowering)
+                self.options.add_nvvm_module(module)
         self._link(f.link)
 
     def _link(self, items) -> None:
@@ -283,14 +300,14 @@ class _Environment:
             if not any(item is x or (isinstance(x, str) and x == item) for x in self.links):
                 self.links.append(item)
 
-    def helper(self, fn, v) -> None:
-        """fn is reached through v (itself, or a dispatcher of it): a cubridge device function object's options
+    def helper(self, fn, v, caller) -> None:
+        """fn is reached through v (itself, or a dispatcher of it) from the function `caller`: a cubridge device function object's options
         (inline policy, declared signatures, link items) are the ones fn is compiled with, a plain function's
         the defaults. fn reached with different options in one compilation (two decorations, or the function
         and a decoration) is refused naming both, rather than one's options silently kept."""
         if fn is self.entry:  # compiled with the options of whoever compiles it
             return
-        options = _device_options(v) or _PLAIN_OPTIONS
+        options = _device_options(v, caller) or _PLAIN_OPTIONS
         seen = self.helpers.get(fn)
         if seen is not None and seen != options:
             raise CompileError(f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}: {fn.__qualname__!r} is called "
@@ -365,7 +382,7 @@ class _Environment:
             if r.function is not f:
                 continue
             self.options.add_overload_resolution(name, list(r.arg_types), list(r.keywords), r.unit_name,
-                                                 list(r.literals))
+                                                 list(r.literals), list(r.functions))
             if r.unit_name not in self.by_name:
                 src, fname, line = _source_of(r.implementation)
                 fn, text = _overload_binding.renamed_unit(r.implementation, r.unit_name, src)
@@ -373,8 +390,8 @@ class _Environment:
                 self.queue.append(fn)
                 self.options.add_unit(text, fname, line)
 
-    def module_members(self, module: _pytypes.ModuleType, names: set[str], path: str, depth: int = 0) -> None:
-        """mod.fn, mod.CONST and pkg.sub.fn: the members of a user module that the code names."""
+    def module_members(self, caller, module: _pytypes.ModuleType, names: set[str], path: str, depth: int = 0) -> None:
+        """mod.fn, mod.CONST and pkg.sub.fn: the members of a user module that the code of `caller` names."""
         members = vars(module)
         for n in names:
             if n not in members:
@@ -382,10 +399,10 @@ class _Environment:
             v = members[n]
             inner = getattr(v, "py_func", v)
             if _compiled_from_body(v):
-                self.helper(inner, v)
+                self.helper(inner, v, caller)
                 self.function(inner, f"{path}.{n}", strict=False)
             elif isinstance(v, _pytypes.ModuleType) and _is_user_module(v) and depth < 8:
-                self.module_members(v, names, f"{path}.{n}", depth + 1)
+                self.module_members(caller, v, names, f"{path}.{n}", depth + 1)
             elif (c := _constant(v)) is not None:
                 self.options.add_constant(f"{path}.{n}", c[0], c[1])
 
@@ -418,7 +435,7 @@ class _Environment:
             if isinstance(v, _pytypes.ModuleType):
                 imports.append(f"import {v.__name__} as {n}")
                 if _is_user_module(v):
-                    self.module_members(v, names, v.__name__)
+                    self.module_members(f, v, names, v.__name__)
                 for g in _random_functions_reached(v, names):  # cuda.random.X(...), rnd.X(...)
                     self.function(g, None, strict=False)  # a module's own rotl keeps its name (see docs)
             elif (getattr(inner, "__module__", None) == _numba_extensions.FP8_MODULE
@@ -437,6 +454,8 @@ class _Environment:
                 imports.append(f"import {path} as {n}")  # numba's stubs (cuda.ldcg, libdevice.sin): never their body
             elif _external_functions.is_cffi_ffi(v):
                 imports.append(f"import cffi.ffi as {n}")  # ffi.from_buffer(array): the array's data pointer
+            elif _numba_lowering.bridged(v):
+                self.overloaded(n, v)  # @intrinsic, type_callable + lower_builtin: numba's lowering per call
             elif _overload_binding.overloaded(v):
                 self.overloaded(n, getattr(v, "py_func", v))  # a user's @overload: its implementation per call
             elif (why := _numba_extensions.refusal(n, v)) is not None:
@@ -444,11 +463,11 @@ class _Environment:
             elif isinstance(inner, _pytypes.FunctionType):
                 if sigs := _numba_extensions.declared_signatures(v):
                     self.signatures[inner] = sigs
-                self.helper(inner, v)
+                self.helper(inner, v, f)
                 self.function(inner, n)  # from numba.cuda.random import X as Y: an alias of cubridge's X
             elif isinstance(v, tuple) and v and all(_compiled_from_body(e) for e in v):
                 for i, e in enumerate(v):  # ops = (f, g); ops[0](x), ops[-1](x)
-                    self.helper(getattr(e, "py_func", e), e)
+                    self.helper(getattr(e, "py_func", e), e, f)
                     self.function(getattr(e, "py_func", e), f"{n}[{i}]")
                     self.options.add_function_alias(f"{n}[{i - len(v)}]", _def_name(getattr(e, "py_func", e)))
             elif callable(v) and getattr(v, "__module__", None) == "_operator" and hasattr(operator, v.__name__):
@@ -521,6 +540,7 @@ def _collect(pyfunc, options, referenced: list | None = None, links: list | None
     options.first_line = first
     options.module_name = fn.__module__ or "__main__"
     env = _Environment(options, fn, overloads)
+    env.overloads.units = env.by_name  # the functions an @overload call may be passed, by unit name
     for attr, f in _overload_binding.array_methods().items():  # overload_method(types.Array, attr)
         env.overloaded(_overload_binding.ARRAY_METHOD_PREFIX + attr, f)
     while env.queue:

@@ -5,7 +5,9 @@ option         meaning in cubridge
 ============== =========================================================================================
 device         True: a device function, compiled into the kernels that call it
 inline         'always' (or True): inlined (alwaysinline, cubridge's default for helpers); 'never' (or
-               False; numba-cuda's default, written out here): no forced inlining, NVVM's inliner decides
+               False; numba-cuda's default, written out here): no forced inlining, NVVM's inliner decides;
+               a callable: numba's cost model, asked with numba's IR at each call whether to inline there
+               (``cubridge._inline_cost_model``)
 forceinline    True: alwaysinline (cubridge's default for helpers); False written out: no forced inlining
                (numba-cuda's default, as inline='never')
 debug, opt,    as numba-cuda: NVVM debug info, -opt=3/0, line info
@@ -41,6 +43,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Any
 
 from ._launch_extensions import checked as checked_extensions
 
@@ -55,7 +58,7 @@ FASTMATH_FLAGS = frozenset({"fast", "nnan", "ninf", "nsz", "arcp", "contract", "
 @dataclass(frozen=True)
 class JitOptions:
     device: bool = False
-    inline: str | None = None       # as written; None: not given (cubridge inlines its helpers)
+    inline: Any = None  # 'always', 'never', a cost model (callable) or None: not given (cubridge inlines helpers)
     forceinline: bool | None = None  # None: not given
     debug: bool = False
     opt: bool = True
@@ -76,9 +79,9 @@ class JitOptions:
                     cache=self.cache is not False)
 
     @property
-    def inline_policy(self) -> str | None:
-        """'always', 'never' (written inline='never' or False) or None (not given: inlined, cubridge's
-        default), as the compiler reads it from a helper (``__cubridge_inline__``)."""
+    def inline_policy(self):
+        """'always', 'never' (written inline='never' or False), a cost model (asked per call) or None (not
+        given: inlined, cubridge's default), as the compiler reads it from a helper (``__cubridge_inline__``)."""
         if self.inline == "always":  # numba-cuda inlines at its IR level: no call left, no alwaysinline
             return "ir"
         if self.forceinline:
@@ -172,8 +175,9 @@ def jit_options(**kws) -> JitOptions:
     inline = kws.get("inline")
     if isinstance(inline, bool):
         inline = "always" if inline else "never"
-    if inline not in (None, "always", "never"):
-        raise ValueError(f"jit: inline={inline!r} is not supported; use 'always' or 'never' (or forceinline=True)")
+    if inline not in (None, "always", "never") and (isinstance(inline, str) or not callable(inline)):
+        raise ValueError(f"jit: inline={inline!r}: kwarg 'inline' must be one of the strings 'always' or 'never', "
+                         "or it can be a callable that returns True/False (a cost model)")
     device = _flag("device", kws.get("device"), False)
     max_registers = kws.get("max_registers")
     lto = kws.get("lto")

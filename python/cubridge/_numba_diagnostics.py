@@ -29,6 +29,11 @@ Rules (each a test in tests/python/numba_compat/test_dispatcher_diagnostics.py):
 7. Wherever numba is or is not imported, jit warns InvalidConfigWarning for debug=True with opt=True or with
    lineinfo=True, and DebugInfoWarning when a kernel compiled with debug=True has no source text, as numba-cuda
    warns (the same libNVVM options, the same missing file).
+8. Where numba's config asks (ALWAYS_WARN_UNINIT_VAR, NUMBA_ALWAYS_WARN_UNINIT_VAR), each compilation warns numba's
+   NumbaWarning "Detected uninitialized variable x" for every read of a variable that some path reaches with
+   it never assigned (the compiler reports them: CompileResult.uninitialized_reads, kept in the code cache),
+   with numba's source location where numba's ir.Loc is importable; without numba nothing is warned (numba
+   does not warn by default either).
 """
 from __future__ import annotations
 
@@ -185,6 +190,34 @@ def numba_errors(compile_function):
             raise joined from error.__cause__
 
     return compile_with_numba_errors
+
+
+_IR_MODULES = ("numba.cuda.core.ir", "numba.core.ir")
+
+
+def _numba_loc(file: str, line: int):
+    """numba's ir.Loc of file:line (its warnings print the source line), or None."""
+    for name in _IR_MODULES:
+        loc = getattr(sys.modules.get(name), "Loc", None)
+        if loc is not None:
+            try:
+                return loc(file, line)
+            except Exception:  # another numba's signature: the location goes into the text instead
+                return None
+    return None
+
+
+def warn_uninitialized(result) -> None:
+    """numba's SSA warning for each read of a possibly unassigned variable in a compile result (rule 8)."""
+    reads = getattr(result, "uninitialized_reads", ())
+    if not reads or not numba_config("ALWAYS_WARN_UNINIT_VAR", 0):
+        return
+    cls = numba_class_or(UserWarning, "NumbaWarning")
+    for variable, function, file, line in reads:
+        message = f"Detected uninitialized variable {variable}"
+        loc = _numba_loc(file, line)
+        warnings.warn(cls(message, loc=loc) if loc is not None else
+                      cls(f"{message} (in {function!r}, file {file}, line {line})"))
 
 
 def use_numba_performance_warning() -> None:

@@ -1,7 +1,8 @@
 """Functions whose GPU code numba takes from somewhere other than their Python body.
 
 numba compiles a call of a function registered with ``@overload(f)`` from the implementation the overload
-returns, and an ``@intrinsic`` from the LLVM IR its Python code builds; numba-cuda's own device API
+returns, and an ``@intrinsic`` from the LLVM IR its Python code builds (cubridge has numba's own lowering build
+it: _numba_lowering); numba-cuda's own device API
 (``numba.cuda.ldcg``, ``numba.cuda.libdevice.sin``, ...) is written as such stubs whose bodies are a
 docstring. Compiling those bodies would give a different function with no error, so the compiler never
 does: numba's own functions are named by their dotted path (the compiler implements them or refuses the
@@ -87,8 +88,9 @@ def refusal(name: str, v) -> str | None:
     it can be compiled from v's Python body as usual."""
     if type(v).__name__ == "_Intrinsic" and type(v).__module__.startswith("numba"):
         return (f"'{name}' is a numba @intrinsic ({getattr(v, '__name__', name)}): its GPU code is LLVM IR built "
-                f"by Python when numba compiles, which cubridge cannot compile; write it as a Python function "
-                f"of the supported subset (a cubridge.jit(device=True) helper)")
+                f"by Python when numba compiles, which cubridge compiles with numba's own lowering, and numba's "
+                f"CUDA target (numba.cuda.descriptor) cannot be imported here; install numba-cuda, or write it as "
+                f"a Python function of the supported subset (a cubridge.jit(device=True) helper)")
     if _cpu_dispatcher_with_signatures(v):
         return (f"Untyped global name '{name}': using cpu function on device but its compilation is disabled "
                 f"(numba's jit was given signatures for {getattr(v, '__name__', name)}, so numba compiles it for "

@@ -36,6 +36,10 @@ class Resolution:
     #: () when the implementation holds for any values of these types; else the call's literal values (an int
     #: or None per argument), the only calls it holds for (numba tried IntegerLiteral types for them).
     literals: tuple = ()
+    #: per argument, the unit name of the function passed there ("" for a value): resolved for those functions
+    functions: tuple = ()
+    #: the dispatchers numba's Dispatcher types of the passed functions hold weakly (_passed_functions)
+    keep: tuple = ()
 
 
 def templates(f) -> list:
@@ -100,8 +104,10 @@ def to_numba(t, where: str):
         return types.Tuple(elements)
     if kind == "none":
         return types.none
+    if kind == "pointer":  # numba-cuda's CPointer(T), and voidptr for void*
+        return types.voidptr if t.dtype is None or t.dtype.kind == "none" else types.CPointer(to_numba(t.dtype, where))
     raise CompileError(f"{where}: an argument of type {t} cannot be given to a numba @overload function "
-                       f"(cubridge passes numbers, arrays, tuples and None to it)")
+                       f"(cubridge passes numbers, arrays, tuples, C pointers and None to it)")
 
 
 def _literal_args(nb_args: list, literals) -> list | None:
@@ -123,21 +129,33 @@ def _attempts(template, nb_args: list, literal_args: list | None):
     return [(nb_args, False), (literal_args, True)]
 
 
-def resolve(function, name: str, arg_types, keywords, index: int, literals=(), unknown_literals=()) -> Resolution:
+def resolve(function, name: str, arg_types, keywords, index: int, literals=(), unknown_literals=(),
+            functions=(), units=None) -> Resolution:
     """Calls f's overload functions with the Numba types of the arguments, as numba-cuda does (the CUDA
     ones first, then the generic ones; the first that returns an implementation wins). `literals` holds the
     value of each argument written as an integer literal (None for the others): numba types those as
     IntegerLiteral, first or after the plain types (prefer_literal). `unknown_literals` lists the arguments
     numba may type as literals whose values the compiler does not give (a bool constant, a local variable
     holding a constant): a prefer_literal overload could then be given other types than numba gives it, so
-    the call is refused."""
+    the call is refused. `functions` names, per argument, the function (unit) passed there ("" for a value):
+    numba types it as a Dispatcher (_passed_functions; `units` maps unit names to the collected functions)."""
     arg_types, keywords = tuple(arg_types), tuple(keywords)
     literals = tuple(literals) or (None,) * len(arg_types)
+    functions = tuple(functions) or ("",) * len(arg_types)
     npositional = len(arg_types) - len(keywords)
-    shown = ", ".join([str(t) for t in arg_types[:npositional]] +
-                      [f"{k}={t}" for k, t in zip(keywords, arg_types[npositional:])])
+    named = [f"function {f}" if f else str(t) for t, f in zip(arg_types, functions)]
+    shown = ", ".join(named[:npositional] + [f"{k}={t}" for k, t in zip(keywords, named[npositional:])])
     where = f"'{name}({shown})'"
-    nb_args = [to_numba(t, where) for t in arg_types]
+    keep = []
+
+    def numba_arg(t, f):
+        if not f:
+            return to_numba(t, where)
+        from ._passed_functions import numba_type
+        nb, dispatcher = numba_type(f, units or {}, _numba_types())
+        keep.append(dispatcher)
+        return nb
+    nb_args = [numba_arg(t, f) for t, f in zip(arg_types, functions)]
     literal_args = _literal_args(nb_args, literals)
     failed = None  # the first exception an overload function raised: numba tries the next, then reports it
     for template in cuda_templates(function):
@@ -173,7 +191,7 @@ def resolve(function, name: str, arg_types, keywords, index: int, literals=(), u
         _check_strict(template, impl, where)
         base = "lambda" if impl.__name__ == "<lambda>" else impl.__code__.co_name
         unit = f"{base}__overload_{name.replace('.', '_')}_{index}"  # Array.foo: a method
-        return Resolution(function, arg_types, keywords, impl, unit, tuple(kept))
+        return Resolution(function, arg_types, keywords, impl, unit, tuple(kept), functions, tuple(keep))
     if failed is not None:
         raise failed  # the overload function's own error (numba's TypingError subclasses reach the caller as such)
     raise CompileError(f"{where}: no implementation of the numba @overload'ed function "
@@ -346,9 +364,12 @@ class Overloads:
 
     MAX_RESOLUTIONS = 256
 
-    def __init__(self):
+    def __init__(self, lowering_options: dict | None = None):
         self.functions: dict = {}
         self.resolutions: list[Resolution] = []
+        self.units: dict = {}  # unit name -> Python function, of the last collection (functions passed by name)
+        #: the compilation's debug / lineinfo / fastmath, for numba's lowering of low-level extension calls
+        self.lowering_options = dict(lowering_options or {})
 
     def add(self, needed) -> None:
         """Resolves what the front end reported (_core.OverloadNeeded)."""
@@ -357,5 +378,10 @@ class Overloads:
             raise CompileError(str(needed))
         if len(self.resolutions) >= self.MAX_RESOLUTIONS:
             raise CompileError(f"{needed}: more than {self.MAX_RESOLUTIONS} @overload resolutions in one compilation")
-        self.resolutions.append(resolve(f, needed.function, needed.arg_types, needed.keywords, len(self.resolutions),
-                                        getattr(needed, "literals", ()), getattr(needed, "unknown_literals", ())))
+        from . import _numba_lowering  # imported here: it imports this module
+        args = (f, needed.function, needed.arg_types, needed.keywords, len(self.resolutions),
+                getattr(needed, "literals", ()), getattr(needed, "unknown_literals", ()))
+        if _numba_lowering.bridged(f):
+            self.resolutions.append(_numba_lowering.resolve(*args, **self.lowering_options))
+        else:
+            self.resolutions.append(resolve(*args, getattr(needed, "functions", ()), self.units))

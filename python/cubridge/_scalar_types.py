@@ -27,11 +27,26 @@ UNSUPPORTED_KINDS = {
     "S": "numba-cuda types them as CharSeq; cubridge takes arrays of them in native byte order only",
     "U": "numba-cuda types them as UnicodeCharSeq; cubridge takes arrays of them in native byte order only "
          "(a.astype(a.dtype.newbyteorder('=')))",
-    "M": "numba-cuda types them as NPDatetime (int64 counts of the unit, with datetime arithmetic and NaT); "
-         "cubridge does not have datetime types: pass a.view(np.int64) and do the arithmetic on the counts",
-    "m": "numba-cuda types them as NPTimedelta (int64 counts of the unit, with NaT); cubridge does not have "
-         "timedelta types: pass a.view(np.int64) and do the arithmetic on the counts",
+    "M": "datetime64 arrays are taken in native byte order with one of NumPy's units (Y, M, W, D, h, m, s, "
+         "ms, us, ns, ps, fs, as), not multiples of one ([10s])",
+    "m": "timedelta64 arrays are taken in native byte order with one of NumPy's units (Y, M, W, D, h, m, s, "
+         "ms, us, ns, ps, fs, as), not multiples of one ([10s])",
 }
+
+#: NumPy's datetime kinds and Numba's name of their types (NPDatetime "datetime64[D]", NPTimedelta).
+DATETIME_NAMES = {"M": "datetime64", "m": "timedelta64"}
+
+
+def datetime_name(typestr: str) -> str | None:
+    """Numba's name of the type of a datetime64/timedelta64 typestr ('<M8[D]' -> 'datetime64[D]', '<m8' ->
+    'timedelta64[]', the generic unit), or None when it is no such typestr in native order (Type.parse refuses a bad unit)."""
+    import re
+    import sys
+    native = "=|" + ("<" if sys.byteorder == "little" else ">")
+    m = re.fullmatch(r"([=|<>])([Mm])8(\[(?:Y|M|W|D|h|m|s|ms|us|ns|ps|fs|as)\])?", typestr)
+    if m is None or m.group(1) not in native:
+        return None
+    return DATETIME_NAMES[m.group(2)] + (m.group(3) or "[]")
 
 #: NumPy's fixed-width string kinds and Numba's name of their element type (numba's CharSeq "[char x 12]" for
 #: '|S12', UnicodeCharSeq "[unichr x 12]" for '<U12'; the typestr counts bytes for 'S', code points for 'U').

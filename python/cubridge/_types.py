@@ -84,6 +84,8 @@ _NUMBA_TYPE_CONVERTERS: dict[str, Any] = {
     "CPointer": lambda t: Type._pointer(from_numba(t.dtype), False),
     "RawPointer": lambda t: Type._pointer(void, False),  # numba's voidptr
     "Record": lambda t: Type.parse(str(t)),  # numba's str() of a Record is its spelling in our grammar
+    "NPDatetime": lambda t: Type.parse(str(t)),  # "datetime64[D]", "datetime64[]": our grammar too
+    "NPTimedelta": lambda t: Type.parse(str(t)),
 }
 
 
@@ -106,6 +108,8 @@ def from_dtype(dtype) -> Type:
     dtype = np.dtype(dtype)
     if dtype.fields is not None:
         return Type.parse(_records.record_name(dtype, "from_dtype"))
+    if dtype.kind in _scalar_types.DATETIME_NAMES and _scalar_types.datetime_name(dtype.str):
+        return Type.parse(_scalar_types.datetime_name(dtype.str))
     name = _scalar_types.NAME_OF_NUMPY.get((dtype.kind, dtype.itemsize))
     if name is None or not dtype.isnative:
         raise TypeError(f"from_dtype: {dtype!r} is no type of cubridge's; accepted: the native-endian dtypes of "
@@ -179,6 +183,9 @@ def _host_array_type(iface: dict, arg) -> Type:
         dtype = Type.parse(_records.record_name(_records.structured_dtype(arg, iface)))
     elif (kind, size) in _scalar_types.NAME_OF_NUMPY:
         dtype = _BY_NAME[_scalar_types.NAME_OF_NUMPY[(kind, size)]]
+    elif kind in _scalar_types.DATETIME_NAMES and _scalar_types.datetime_name(typestr):
+        dtype = Type.parse(_scalar_types.datetime_name(typestr))
+        size = 8
     elif kind in _scalar_types.CHAR_SEQ_NAMES and size and (kind == "S" or typestr[0] in "=|" + _NATIVE_ORDER):
         dtype = Type.parse(_scalar_types.char_seq_name(kind, size))
     else:
@@ -237,6 +244,10 @@ def typeof(arg) -> Type:
     if iface is not None and iface["typestr"][1:2] == "V":  # one record: a structured scalar or a device record
         return Type.parse(_records.record_name(_records.structured_dtype(arg, iface)))
     dtype = getattr(arg, "dtype", None)  # NumPy scalars
+    if dtype is not None and getattr(dtype, "kind", None) in _scalar_types.DATETIME_NAMES:  # np.datetime64(...)
+        name = _scalar_types.datetime_name(dtype.str)
+        if name is not None:
+            return Type.parse(name)
     if dtype is not None and (dtype.kind, dtype.itemsize) in _scalar_types.NAME_OF_NUMPY:
         return _BY_NAME[_scalar_types.NAME_OF_NUMPY[(dtype.kind, dtype.itemsize)]]
     raise TypeError(f"typeof: {arg!r} ({type(arg).__name__}) cannot be a kernel argument; pass GPU arrays "

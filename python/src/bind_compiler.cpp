@@ -34,6 +34,7 @@ void bind_compiler(nb::module_& m) {
       error.attr("keywords") = nb::cast(e.keywords());
       error.attr("literals") = nb::cast(e.literals());
       error.attr("unknown_literals") = nb::cast(e.unknown_literals());
+      error.attr("functions") = nb::cast(e.functions());
       PyErr_SetObject(overload_needed, error.ptr());
     }
   });
@@ -105,9 +106,11 @@ void bind_compiler(nb::module_& m) {
       .def("add_overloaded_function", [](CompileOptions& o, const std::string& name) { o.overloads[name]; })
       .def("add_overload_resolution",
            [](CompileOptions& o, const std::string& name, std::vector<Type> args, std::vector<std::string> keywords,
-              std::string function, std::vector<std::optional<std::int64_t>> literals) {
-             o.overloads[name].push_back({std::move(args), std::move(keywords), std::move(function), std::move(literals)});
+              std::string function, std::vector<std::optional<std::int64_t>> literals, std::vector<std::string> functions) {
+             o.overloads[name].push_back({std::move(args), std::move(keywords), std::move(function), std::move(literals),
+                                          std::move(functions)});
            })
+      .def("add_nvvm_module", [](CompileOptions& o, std::string ir) { o.nvvm_modules.push_back(std::move(ir)); })
       .def("add_external_function", [](CompileOptions& o, const std::string& name, std::string symbol,
                                        const Signature& signature, std::string_view abi, bool cooperative) {
         if (abi != "numba" && abi != "c")
@@ -130,6 +133,12 @@ void bind_compiler(nb::module_& m) {
         nb::list out;  // (code, exception, args, function, file, line)
         for (const RaiseSite& s : r.raise_sites)
           out.append(nb::make_tuple(s.code, s.exception, s.args, s.function, s.file, s.line));
+        return out;
+      })
+      .def_prop_ro("uninitialized_reads", [](const CompileResult& r) {
+        nb::list out;  // (variable, function, file, line)
+        for (const UninitializedRead& u : r.uninitialized_reads)
+          out.append(nb::make_tuple(u.variable, u.function, u.file, u.line));
         return out;
       })
       .def_prop_ro("timings", [](const CompileResult& r) {

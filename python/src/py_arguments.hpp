@@ -170,6 +170,15 @@ inline std::optional<Scalar> scalar_of(PyObject* o, std::size_t index, const Ker
       if (c.real == -1.0 && PyErr_Occurred()) throw nb::python_error();
       return Scalar(std::complex<double>(c.real, c.imag));
     }
+    if (k == "M" || k == "m") {  // np.datetime64 / np.timedelta64: the count of its unit, the unit from dtype.str
+      nb::handle h(o);
+      const DType d = parse_typestr(nb::cast<std::string>(h.attr("dtype").attr("str")),
+                                    (sig ? sig->parameter_name(index) : arg_name(index)) + ": dtype");
+      nb::object count = h.attr("astype")("int64");
+      nb::object i = nb::steal(PyNumber_Index(count.ptr()));
+      if (!i.is_valid()) throw nb::python_error();
+      return Scalar::datetime(d.kind, d.unit, static_cast<std::int64_t>(PyLong_AsLongLong(i.ptr())));
+    }
   }
   return std::nullopt;
 }
@@ -357,8 +366,11 @@ struct ArrayParam {
 };
 
 /// Whether the Python side spells the element type of an array of this dtype: records ('V', from the
-/// dtype's fields) and fixed-width strings ('S', 'U': Numba's CharSeq and UnicodeCharSeq).
-inline bool spelt_by_python(const DType& d) { return d.kind == 'V' || d.kind == 'S' || d.kind == 'U'; }
+/// dtype's fields), fixed-width strings ('S', 'U': Numba's CharSeq and UnicodeCharSeq) and datetimes ('M', 'm':
+/// Numba's NPDatetime/NPTimedelta of the typestr's unit).
+inline bool spelt_by_python(const DType& d) {
+  return d.kind == 'V' || d.kind == 'S' || d.kind == 'U' || d.kind == 'M' || d.kind == 'm';
+}
 
 /// The ArrayParam of a view (a 0-d one too: numba's 0-d arrays); nullopt for what typeof refuses or leaves to
 /// Python (records, fixed-width strings, dtypes that are no kernel parameter type).

@@ -54,6 +54,8 @@ inline const char* kind_name(const Type& t) {
     case TypeKind::Fp8E5M2:
     case TypeKind::Fp8E8M0: return "fp8";
     case TypeKind::CharSeq: return "char_seq";
+    case TypeKind::Datetime: return "datetime";
+    case TypeKind::Timedelta: return "timedelta";
   }
   return "unknown";
 }
@@ -67,10 +69,11 @@ inline std::optional<Type> element_of(const Type& t) {
 }
 
 /// An array type from its parts, refusing what no array holds (Numba's rule: numbers, records and
-/// NumPy's fixed-width strings).
+/// NumPy's fixed-width strings, datetime64 and timedelta64).
 inline Type array_of(const Type& dtype, int ndim, char layout, bool readonly) {
-  if (!(dtype.is_scalar() || dtype.is_record() || dtype.is_char_seq()))
-    throw nb::type_error(("arrays hold numbers, records and fixed-width strings ([char x N], [unichr x N]); got "
+  if (!dtype.is_array_dtype())
+    throw nb::type_error(("arrays hold numbers, records, fixed-width strings ([char x N], [unichr x N]), "
+                          "datetime64[unit] and timedelta64[unit]; got "
                           "elements of type " + dtype.name()).c_str());
   if (ndim < 0 || ndim > 32)
     throw cubridge::InvalidArgument("an array has 0 to 32 dimensions, got " + std::to_string(ndim));

@@ -10,6 +10,7 @@
 #include <tuple>
 #include <stdexcept>
 
+#include "cubridge/types/datetime_unit.hpp"
 #include "cubridge/types/scalar_type.hpp"
 #include "cubridge/error.hpp"
 
@@ -76,7 +77,38 @@ std::string accepted_kinds() {
     s += kind;
     s += ", ";
   }
-  return s + "V, S, U";
+  return s + "V, S, U, M, m";
+}
+
+bool datetime_kind(char kind) { return kind == 'M' || kind == 'm'; }
+
+// "<M8[D]", "<m8" (generic), interned like the opaque spellings.
+const char* datetime_typestr(char kind, char byteorder, std::uint8_t unit) {
+  static std::mutex mutex;
+  static std::map<std::tuple<char, char, std::uint8_t>, std::unique_ptr<std::string>> interned;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto& slot = interned[{kind, byteorder, unit}];
+  if (!slot) {
+    const std::string_view name = datetime_unit_name(unit);
+    slot = std::make_unique<std::string>(std::string{byteorder, kind, '8'} +
+                                         (name.empty() ? std::string() : "[" + std::string(name) + "]"));
+  }
+  return slot->c_str();
+}
+
+// A datetime typestr's tail after the kind: "8[D]", "8" (the generic unit); the unit's code.
+std::uint8_t datetime_unit_of(std::string_view whole, std::string_view what) {
+  std::string_view rest = whole.substr(2);
+  if (rest.empty() || rest.front() != '8')
+    reject(what, whole, "a datetime64/timedelta64 is 8 bytes: write " + std::string(whole.substr(0, 2)) + "8[unit]");
+  rest.remove_prefix(1);
+  if (rest.empty()) return kGenericDatetimeUnit;
+  std::optional<std::uint8_t> unit;
+  if (rest.size() >= 3 && rest.front() == '[' && rest.back() == ']') unit = datetime_unit_named(rest.substr(1, rest.size() - 2));
+  if (!unit || *unit == kGenericDatetimeUnit)
+    reject(what, whole, "the unit " + quoted(rest) + " is not one of [" + std::string(kDatetimeUnitList) +
+                            "] (NumPy's units; multiples such as [10s] are not supported)");
+  return *unit;
 }
 
 // Kinds whose elements are bytes the GPU holds as they are, with no row of the scalar table: records
@@ -114,6 +146,13 @@ const char* opaque_typestr(char kind, char byteorder, std::uint32_t itemsize) {
 }  // namespace
 
 const char* DType::typestr() const noexcept {
+  if (datetime_kind(kind)) {
+    try {
+      return datetime_typestr(kind, byteorder, unit);
+    } catch (...) {
+      return "|V8";  // only on allocation failure
+    }
+  }
   if (opaque_kind(kind)) {
     try {
       return opaque_typestr(kind, byteorder, itemsize);
@@ -143,12 +182,18 @@ DType parse_typestr(std::string_view s, std::string_view what) {
     reject(what, s, std::string("byte order ") + quoted(s.substr(0, 1)) +
                         " is not one of '<', '>', '|', '='");
   char kind = s[1];
+  if (datetime_kind(kind)) {
+    DType d;
+    d.kind = kind;
+    d.itemsize = 8;
+    d.unit = datetime_unit_of(s, what);
+    d.byteorder = order == '=' || order == '|' ? kNativeOrder : order;
+    return d;
+  }
   if (kKinds.find(kind) == std::string_view::npos && !opaque_kind(kind)) {
     std::string name;
     switch (kind) {
       case 'O': name = " (Python objects cannot live in GPU memory)"; break;
-      case 'M': name = " (datetime)"; break;
-      case 'm': name = " (timedelta)"; break;
       case 'a': name = " (NumPy's old spelling of byte strings: write 'S')"; break;
       case 't': name = " (bit fields)"; break;
       default: break;

@@ -59,6 +59,22 @@ std::vector<std::pair<std::string, Type>> variable_types(const TypedFunction& fn
   }
   return out;
 }
+// The reads of possibly unassigned variables in every function compiled, each once (a function compiled
+// for several signatures reads at the same places).
+std::vector<UninitializedRead> uninitialized_reads(const TypedModule& typed) {
+  std::vector<UninitializedRead> out;
+  for (const auto& fn : typed.functions) {
+    if (fn->def == nullptr) continue;
+    for (const auto& [variable, loc] : fn->uninitialized_reads) {
+      UninitializedRead r{variable, fn->def->name, fn->def->file, loc.line};
+      if (std::none_of(out.begin(), out.end(), [&](const UninitializedRead& o) {
+            return o.variable == r.variable && o.function == r.function && o.file == r.file && o.line == r.line;
+          }))
+        out.push_back(std::move(r));
+    }
+  }
+  return out;
+}
 }  // namespace
 
 CompileResult compile_to_nvvm_ir(std::string_view source, std::string_view function_name, const Signature& signature,
@@ -86,6 +102,7 @@ CompileResult compile_to_nvvm_ir(std::string_view source, std::string_view funct
   result.warnings = std::move(em.warnings);
   result.result_type = typed.functions[0]->return_type;
   result.variable_types = variable_types(*typed.functions[0]);
+  result.uninitialized_reads = uninitialized_reads(typed);
   return result;
 }
 
@@ -113,9 +130,12 @@ CompileResult compile(std::string_view source, std::string_view function_name, c
   no.debug = options.debug;
   no.lineinfo = options.lineinfo && !options.debug;
   no.output = options.output == Output::ltoir ? nvvm::Output::ltoir : nvvm::Output::ptx;
-  no.libdevice = r.uses_libdevice;
+  no.libdevice = r.uses_libdevice || !options.nvvm_modules.empty();
   auto t = std::chrono::steady_clock::now();
-  r.code = nvvm::compile(r.nvvm_ir, no);
+  std::vector<nvvm::Module> modules{{r.nvvm_ir, "module"}};
+  for (std::size_t i = 0; i < options.nvvm_modules.size(); ++i)
+    modules.push_back({options.nvvm_modules[i], "numba_extension" + std::to_string(i)});
+  r.code = nvvm::compile(std::span<const nvvm::Module>(modules), no);
   r.timings.nvvm = seconds_since(t);
   return r;
 }

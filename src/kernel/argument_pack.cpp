@@ -9,6 +9,7 @@
 
 #include "cubridge/array/errors.hpp"
 #include "cubridge/error.hpp"
+#include "cubridge/types/datetime_unit.hpp"
 
 namespace cubridge {
 
@@ -29,6 +30,7 @@ const char* source_name(Scalar::Source s) {
     case Scalar::Source::UInt: return "an int";
     case Scalar::Source::Float: return "a float";
     case Scalar::Source::Complex: return "a complex";
+    case Scalar::Source::Datetime: return "a datetime64/timedelta64";
   }
   return "a value";
 }
@@ -110,7 +112,13 @@ void ArgumentPack::check_and_write(std::size_t index, const ArrayView& view) {
                       "a structured array of itemsize " + std::to_string(p.record_size) + ", typestr '|V" +
                       std::to_string(p.record_size) + "', through the CUDA Array Interface: DLPack cannot "
                       "express record dtypes)");
-  if (p.record_size != 0 && p.record_kind != 'V' &&
+  if (p.is_datetime() &&
+      (view.dtype().kind != p.record_kind || view.dtype().unit != p.record_unit || !view.dtype().native()))
+    type_error(index, std::string("an array of typestr '") + view.dtype().typestr() + "' (an array of " + p.record +
+                      " takes typestr '<" + p.record_kind + "8" +
+                      (p.record_unit == kGenericDatetimeUnit ? "" : "[" + std::string(datetime_unit_name(p.record_unit)) + "]") +
+                      "', native order: the unit is part of the type)");
+  if (p.record_size != 0 && p.record_kind != 'V' && !p.is_datetime() &&
       (view.dtype().kind != p.record_kind || view.dtype().itemsize != p.record_size || !view.dtype().native()))
     type_error(index, std::string("an array of typestr '") + view.dtype().typestr() + "' (an array of " + p.record +
                       " takes typestr '" + (p.record_kind == 'S' ? "|S" : "<U") +
@@ -183,6 +191,17 @@ void ArgumentPack::set_scalar(std::size_t index, const Scalar& value) {
   if (p.takes_array()) type_error(index, std::string(source_name(value.source())) + " (" + value.to_string() + ")");
   const auto src = value.source();
   const ScalarType t = p.type;
+  // A datetime64/timedelta64 fills only a parameter of its kind and unit, and such a parameter takes nothing
+  // else: Numba converts neither between units nor from numbers (a month count read as days is wrong).
+  if (p.is_datetime() || src == Scalar::Source::Datetime) {
+    if (src != Scalar::Source::Datetime || value.datetime_kind() != p.record_kind ||
+        value.datetime_unit() != p.record_unit)
+      type_error(index, std::string(source_name(src)) + " (" + value.to_string() + ")");
+    const std::int64_t count = value.as_int();
+    std::memcpy(slot(index, 0), &count, 8);
+    filled_[index] = 1;
+    return;
+  }
 
   if (t == ScalarType::Bool || is_integer_type(t)) {
     if (src == Scalar::Source::Float || src == Scalar::Source::Complex)

@@ -45,15 +45,27 @@ void read_char_seq(const Type& chars, ParamKind& p) {
   p.type = ScalarType::UInt8;
 }
 
+// A datetime64 / timedelta64 (or an array of them): its name, the typestr kind and unit it takes; an int64.
+void read_datetime(const Type& t, ParamKind& p) {
+  p.record = t.name();
+  p.record_size = 8;
+  p.record_kind = t.is_datetime() ? 'M' : 'm';
+  p.record_unit = t.datetime_unit();
+  p.type = ScalarType::Int64;
+}
+
 // One parameter as the ABI sees it: the kernel layer keeps only what lays out and checks a launch.
 ParamKind param_of(std::string_view whole, std::size_t index, const Type& t) {
   ParamKind p;
   if (t.is_scalar()) {
     p.type = scalar_of(t);
+  } else if (t.is_datetime() || t.is_timedelta()) {
+    read_datetime(t, p);
   } else if (t.is_array()) {
     p.kind = ParamKind::Kind::Array;
     if (t.dtype().is_record()) read_record(t.dtype(), p);
     else if (t.dtype().is_char_seq()) read_char_seq(t.dtype(), p);
+    else if (t.dtype().is_datetime() || t.dtype().is_timedelta()) read_datetime(t.dtype(), p);
     else p.type = scalar_of(t.dtype());
     p.ndim = t.ndim();
     p.layout = t.layout();
@@ -146,7 +158,7 @@ KernelSignature::KernelSignature(std::vector<ParamKind> params)
   for (std::size_t i = 0; i < params_.size(); ++i) {
     ParamKind& p = params_[i];
     first_slot_.push_back(static_cast<std::uint32_t>(slots_.size()));
-    const bool typed = !(p.is_record() || !p.record.empty() || (p.is_pointer() && p.any_pointee));
+    const bool typed = !(p.is_record() || (!p.record.empty() && !p.is_datetime()) || (p.is_pointer() && p.any_pointee));
     if (typed && !scalar_type_info(p.type).numpy())
       throw cubridge::InvalidArgument("kernel signature: parameter " + std::to_string(i) + " has type " +
                                   scalar_type_name(p.type) + ", which NumPy lacks; accepted: " + accepted_type_names());

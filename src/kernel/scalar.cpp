@@ -1,6 +1,10 @@
 // Internal: Scalar's printing and the exact double -> binary16 rounding (NumPy's float16 behaviour).
 #include "cubridge/kernel/scalar.hpp"
 
+#include <cstdint>
+
+#include "cubridge/types/datetime_unit.hpp"
+
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -33,6 +37,12 @@ std::string Scalar::to_string() const {
   switch (source_) {
     case Source::Bool: return i_ ? "True" : "False";
     case Source::Int: return std::to_string(i_);
+    case Source::Datetime: {  // numpy's repr: numpy.datetime64(12448,'D') for the count, NaT by name
+      const std::string unit(datetime_unit_name(unit_));
+      const std::string count = i_ == INT64_MIN ? "'NaT'" : std::to_string(i_);
+      return std::string(datetime_kind_ == 'M' ? "numpy.datetime64(" : "numpy.timedelta64(") + count +
+             (unit.empty() ? "" : ",'" + unit + "'") + ")";
+    }
     case Source::UInt: return std::to_string(u_);
     case Source::Float: return repr_double(re_);
     case Source::Complex: {

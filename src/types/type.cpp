@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 #include "cubridge/error.hpp"
+#include "cubridge/types/datetime_unit.hpp"
 
 namespace cubridge {
 
@@ -22,6 +23,21 @@ Type Type::scalar(ScalarType type) {
       if (type == ScalarType::BFloat16) return bfloat16();
       throw cubridge::InvalidArgument(std::string(row.name) + " is no type NumPy has, so no Type of the compiler");
   }
+}
+
+Type Type::datetime(std::uint8_t unit) {
+  if (datetime_unit_named(datetime_unit_name(unit)) != unit)
+    throw cubridge::InvalidArgument("datetime64: unit code " + std::to_string(unit) + " names no unit; units: " +
+                                    std::string(kDatetimeUnitList) + " or generic");
+  Type t(TypeKind::Datetime, 64, true);
+  t.unit_ = unit;
+  return t;
+}
+
+Type Type::timedelta(std::uint8_t unit) {
+  Type t = datetime(unit);
+  t.kind_ = TypeKind::Timedelta;
+  return t;
 }
 
 Type Type::tuple(std::vector<Type> elements) {
@@ -100,7 +116,9 @@ std::int64_t Type::storage_size() const {
     case TypeKind::BFloat16:
     case TypeKind::Fp8E4M3:
     case TypeKind::Fp8E5M2:
-    case TypeKind::Fp8E8M0: return bits_ / 8;
+    case TypeKind::Fp8E8M0:
+    case TypeKind::Datetime:
+    case TypeKind::Timedelta: return bits_ / 8;
     case TypeKind::Record:
     case TypeKind::CharSeq: return size_;
     case TypeKind::Vector: return elements_[0].storage_size() * static_cast<std::int64_t>(elements_.size());
@@ -179,6 +197,10 @@ std::string Type::name() const {
     }
     case TypeKind::CharSeq:  // numba's names: "[char x 12]", "[unichr x 12]"
       return std::string(bits_ == 8 ? "[char x " : "[unichr x ") + std::to_string(char_count()) + "]";
+    case TypeKind::Datetime:
+    case TypeKind::Timedelta:  // numba's names: "datetime64[D]", "timedelta64[]" (the generic unit)
+      return std::string(kind_ == TypeKind::Datetime ? "datetime64[" : "timedelta64[") +
+             std::string(datetime_unit_name(unit_)) + "]";
     case TypeKind::Optional: return "OptionalType(" + elements_[0].name() + ")";
     case TypeKind::Pointer:  // Numba's CPointer prints "float32*"; const is ours (C's spelling)
       return (readonly_ ? "const " : "") + (elements_[0].is_none() ? std::string("void") : elements_[0].name()) + "*";
@@ -193,7 +215,7 @@ void mix(std::size_t& h, std::size_t v) noexcept { h ^= v + 0x9e3779b97f4a7c15UL
 std::size_t Type::hash() const noexcept {
   std::size_t h = static_cast<std::size_t>(kind_);
   for (std::int64_t v : {std::int64_t{bits_}, std::int64_t{signed_}, std::int64_t{ndim_}, std::int64_t{layout_},
-                         std::int64_t{readonly_}, std::int64_t{aligned_}, size_})
+                         std::int64_t{readonly_}, std::int64_t{aligned_}, size_, std::int64_t{unit_}})
     mix(h, static_cast<std::size_t>(v));
   for (const Type& e : elements_) mix(h, e.hash());
   for (const std::string& n : names_) mix(h, std::hash<std::string>{}(n));

@@ -7,6 +7,7 @@
 
 #include "support/spelling_text.hpp"
 #include "cubridge/types/array_spelling.hpp"
+#include "cubridge/types/datetime_unit.hpp"
 #include "cubridge/types/scalar_type.hpp"
 #include "types/record_spelling.hpp"
 #include "cubridge/error.hpp"
@@ -62,7 +63,8 @@ std::string accepted_type_names() {
          "uintp, i1..i8, u1..u8, f2, f4, f8, c8, c16, bool_, boolean, half, float, double, int, complex); "
          "arrays T[:], T[:, ::1] (C), T[::1, :] (F), array(T, 2d, C) (array(T, 0d, C): 0-d); pointers T*, void*, CPointer(T) and "
          "voidptr; arrays and pointers optionally 'const ' (read-only); UniTuple(T x N), Tuple(T, ...), "
-         "Record(x=float32, ...), fixed-width strings [char x N] and [unichr x N] as array elements";
+         "Record(x=float32, ...), fixed-width strings [char x N] and [unichr x N] as array elements, "
+         "datetime64[unit] and timedelta64[unit] (units Y, M, W, D, h, m, s, ms, us, ns, ps, fs, as, or [] generic)";
 }
 
 namespace {
@@ -78,7 +80,7 @@ std::optional<Type> array_type(std::string_view name, bool readonly) {
   }
   if (!spelling) return std::nullopt;  // 0d too: numba's 0-d arrays (array(int64, 0d, C))
   auto dtype = parse_type_name(spelling->element);
-  if (!dtype || !(dtype->is_scalar() || dtype->is_record() || dtype->is_char_seq())) return std::nullopt;
+  if (!dtype || !dtype->is_array_dtype()) return std::nullopt;
   return Type::array(*dtype, spelling->ndim, spelling->layout, readonly);
 }
 
@@ -119,6 +121,21 @@ bool identifier(std::string_view s) {
   for (char c : s)
     if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return false;
   return true;
+}
+
+// numba's NPDatetime / NPTimedelta names: "datetime64[D]", "timedelta64[ms]", "datetime64[]" (the generic
+// unit; also "datetime64", NumPy's name of it).
+std::optional<Type> datetime_type(std::string_view name) {
+  for (const bool datetime : {true, false}) {
+    const std::string_view stem = datetime ? "datetime64" : "timedelta64";
+    if (!name.starts_with(stem)) continue;
+    std::string_view rest = name.substr(stem.size());
+    if (!rest.empty() && (rest.front() != '[' || rest.back() != ']')) return std::nullopt;
+    const auto unit = datetime_unit_named(rest.empty() ? rest : rest.substr(1, rest.size() - 2));
+    if (!unit) return std::nullopt;
+    return datetime ? Type::datetime(*unit) : Type::timedelta(*unit);
+  }
+  return std::nullopt;
 }
 
 // numba's CharSeq / UnicodeCharSeq names: "[char x 12]", "[unichr x 12]".
@@ -169,6 +186,7 @@ std::optional<Type> parse_type_name_at(std::string_view name, int depth) {
     return Type::pointer(*t);
   }
   if (auto t = char_seq_type(name)) return t;
+  if (auto t = datetime_type(name)) return t;
   if (name.back() == ']' || name.starts_with("array(")) return array_type(name, false);
   auto parse_args = [&parse_type_name](std::string_view inner) -> std::optional<std::vector<Type>> {
     std::vector<Type> elems;

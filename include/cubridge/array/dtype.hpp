@@ -1,7 +1,8 @@
 // The element type of an array, as NumPy's array-interface typestr spells it ("<f4", "|b1", "|V12").
 // Implements: CAI v3 "typestr" (NumPy __array_interface__ grammar) and its DLPack 1.x dtype mapping.
 // Kinds that make sense on a GPU: b1, i1-i8, u1-u8, f2-f8, c8-c16, V<n>, and the fixed-width strings S<n>
-// (bytes) and U<n> (UTF-32 code points); every other kind is refused.
+// (bytes) and U<n> (UTF-32 code points), datetime64 M8[unit] and timedelta64 m8[unit] (int64 counts of the
+// unit, as Numba's NPDatetime/NPTimedelta); every other kind is refused.
 #pragma once
 
 #include <cstdint>
@@ -16,9 +17,10 @@ namespace cubridge {
 /// A parsed typestr. `byteorder` is normalised: '=' becomes the native order, and types whose byte
 /// order is meaningless (one byte wide, or 'V') use '|'.
 struct DType {
-  char kind = 'V';          // 'b', 'i', 'u', 'f', 'c', 'V', 'S' or 'U' (itemsize in bytes: 4 per 'U' code point)
+  char kind = 'V';          // 'b', 'i', 'u', 'f', 'c', 'V', 'S', 'U' (itemsize in bytes: 4 per 'U' code point), 'M', 'm'
   char byteorder = '|';     // '<', '>' or '|'
   std::uint32_t itemsize = 0;
+  std::uint8_t unit = 0;    // 'M' and 'm' only: the unit's code (cubridge/types/datetime_unit.hpp)
 
   /// The canonical typestr ("<f4"); a pointer to a static string, so exporting allocates nothing.
   const char* typestr() const noexcept;
@@ -34,7 +36,8 @@ struct DType {
 /// "__cuda_array_interface__['typestr']") and names the value and what would have been accepted.
 DType parse_typestr(std::string_view typestr, std::string_view what);
 
-/// The DLPack dtype of `dtype`, or nullopt when DLPack cannot express it (non-native byte order, 'V').
+/// The DLPack dtype of `dtype`, or nullopt when DLPack cannot express it (non-native byte order, 'V',
+/// datetimes: DLPack has no datetime dtype, and exporting the counts as int64 would lose the unit).
 std::optional<CubridgeDLDataType> to_dlpack_dtype(const DType& dtype) noexcept;
 /// The DType of a DLPack dtype; throws std::invalid_argument naming the code/bits/lanes when it has
 /// no NumPy typestr (bfloat16, float8, vectors with lanes > 1, ...).

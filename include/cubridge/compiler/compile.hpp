@@ -56,10 +56,10 @@ class OverloadNeeded : public CompileError {
  public:
   OverloadNeeded(const std::string& what, std::string function, std::vector<Type> args,
                  std::vector<std::string> keywords, std::vector<std::optional<std::int64_t>> literals = {},
-                 std::vector<std::size_t> unknown_literals = {})
+                 std::vector<std::size_t> unknown_literals = {}, std::vector<std::string> functions = {})
       : CompileError(what, "", 0, 0), function_(std::move(function)), args_(std::move(args)),
         keywords_(std::move(keywords)), literals_(std::move(literals)),
-        unknown_literals_(std::move(unknown_literals)) {}
+        unknown_literals_(std::move(unknown_literals)), functions_(std::move(functions)) {}
   const std::string& function() const noexcept { return function_; }
   const std::vector<Type>& args() const noexcept { return args_; }
   const std::vector<std::string>& keywords() const noexcept { return keywords_; }
@@ -68,6 +68,9 @@ class OverloadNeeded : public CompileError {
   /// The arguments numba may type as literals whose value is not given here (a bool constant, a variable
   /// that may hold a constant): a prefer_literal overload cannot be resolved faithfully for them.
   const std::vector<std::size_t>& unknown_literals() const noexcept { return unknown_literals_; }
+  /// Per argument, the module function (one of the units) it is when the call passes a function (numba
+  /// types it as a Dispatcher of that function; its entry in args() is None), else "".
+  const std::vector<std::string>& functions() const noexcept { return functions_; }
 
  private:
   std::string function_;
@@ -75,6 +78,7 @@ class OverloadNeeded : public CompileError {
   std::vector<std::string> keywords_;
   std::vector<std::optional<std::int64_t>> literals_;
   std::vector<std::size_t> unknown_literals_;
+  std::vector<std::string> functions_;
 };
 
 /// A value folded into the code as a constant: a module-level or closure variable.
@@ -133,6 +137,9 @@ struct OverloadResolution {
   /// that took IntegerLiteral types: prefer_literal=True, or one that needed them): only calls with the
   /// same literal arguments use it.
   std::vector<std::optional<std::int64_t>> literals;
+  /// Per argument, the module function passed there ("" for a value), as OverloadNeeded::functions():
+  /// numba resolves an overload per function passed (a Dispatcher type each).
+  std::vector<std::string> functions;
 };
 
 /// A device function defined outside the compiled code (numba-cuda's cuda.declare_device: CUDA C++, PTX or
@@ -227,6 +234,10 @@ struct CompileOptions {
   /// Names bound outside the source to external device functions (cuda.declare_device), by the name the
   /// code calls them by.
   std::map<std::string, ExternalFunction, std::less<>> external_functions;
+  /// NVVM IR modules compiled in the same libNVVM program as the front end's (numba's own lowering of the
+  /// @intrinsic / lower_builtin calls the code makes, built in Python: their functions are called by
+  /// symbol through external_functions, C ABI). libdevice is added with them (numba's code may call it).
+  std::vector<std::string> nvvm_modules;
   /// Names bound outside the source to functions numba implements through an @overload, by the name the
   /// code calls them by, each with the resolutions found so far (a call with other types: OverloadNeeded).
   std::map<std::string, std::vector<OverloadResolution>, std::less<>> overloads;
@@ -251,6 +262,15 @@ struct RaiseSite {
   int line = 0;                    ///< 0: no source location (numba reports divisions by zero without one)
 };
 
+/// A read of a local variable that some path reaches with the variable never assigned (numba's SSA finds no
+/// definition there: "Detected uninitialized variable x", a NumbaWarning under its ALWAYS_WARN_UNINIT_VAR).
+struct UninitializedRead {
+  std::string variable;
+  std::string function;  ///< the Python function that reads it
+  std::string file;
+  int line = 0;
+};
+
 struct CompileResult {
   std::string code;       ///< PTX text or LTO-IR bytes
   Type result_type;       ///< the return type (declared or inferred)
@@ -272,6 +292,8 @@ struct CompileResult {
   /// end (compile_to_nvvm_ir, compile); empty in a result read from the on-disk cache. Left out: parameters
   /// bound at compile time, variables never typed (unreachable), and a loop's own version of a variable.
   std::vector<std::pair<std::string, Type>> variable_types;
+  /// The reads of variables that may be unassigned there, in every function compiled (each once).
+  std::vector<UninitializedRead> uninitialized_reads;
 };
 
 /// Front end only: the NVVM IR text for `function_name` in `source` with `signature`. Throws

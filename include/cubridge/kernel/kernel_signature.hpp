@@ -46,9 +46,14 @@ struct ParamKind {
   /// array takes any CAI array of typestr '|V<record_size>' (`type` is then meaningless). Arrays of
   /// fixed-width strings are held the same way: "[char x 12]" takes '|S12', "[unichr x 12]" '<U12'
   /// (native order); `record_kind` is the typestr kind taken ('V', 'S' or 'U').
+  /// A datetime64 / timedelta64 parameter or array (Numba's NPDatetime(unit)) is held the same way:
+  /// `record` "datetime64[D]", size 8, `record_kind` 'M' or 'm' and `record_unit` the unit's code; a
+  /// scalar one is passed as its int64 count (`type` Int64).
   std::string record;
   std::uint32_t record_size = 0;
   char record_kind = 'V';
+  std::uint8_t record_unit = 0;
+  bool is_datetime() const noexcept { return record_kind == 'M' || record_kind == 'm'; }
 
   bool is_array() const noexcept { return kind == Kind::Array; }
   bool is_pointer() const noexcept { return kind == Kind::Pointer; }

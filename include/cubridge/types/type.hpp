@@ -20,7 +20,8 @@ namespace cubridge {
 enum class TypeKind : std::uint8_t {
   Unknown, None, Bool, Int, Float, Complex, Tuple, Array, GridGroup, Record, NestedArray, Optional, Pointer, BFloat16, Vector,
   Fp8E4M3, Fp8E5M2, Fp8E8M0,
-  CharSeq
+  CharSeq,
+  Datetime, Timedelta
 };
 
 class Type {
@@ -65,6 +66,11 @@ class Type {
   /// "[char x 12]") or `count` UTF-32 code points ('<U<count>', UnicodeCharSeq, "[unichr x 12]"), held in
   /// place in an array element or a record field.
   static Type char_seq(std::int64_t count, bool unicode);
+  /// NumPy's datetime64 and timedelta64 as Numba types them (NPDatetime(unit), NPTimedelta(unit)): an
+  /// int64 count of `unit` (a code of datetime_unit.hpp) since the epoch / of duration, NaT being
+  /// INT64_MIN; spelt "datetime64[D]", "timedelta64[ms]" ("datetime64[]" for the generic unit).
+  static Type datetime(std::uint8_t unit);
+  static Type timedelta(std::uint8_t unit);
   /// Numba's Optional: a value of `value` or None (what unifying a type with none gives, e.g. the result
   /// of a function returning a value on some paths and None on others).
   static Type optional(const Type& value);
@@ -99,6 +105,10 @@ class Type {
   }
   bool is_vector() const noexcept { return kind_ == TypeKind::Vector; }
   bool is_char_seq() const noexcept { return kind_ == TypeKind::CharSeq; }
+  bool is_datetime() const noexcept { return kind_ == TypeKind::Datetime; }
+  bool is_timedelta() const noexcept { return kind_ == TypeKind::Timedelta; }
+  /// Datetimes and timedeltas: the unit's code (datetime_unit.hpp: D is 4, generic 14).
+  std::uint8_t datetime_unit() const noexcept { return unit_; }
   /// CharSeq: the number of characters (the code unit is bits() wide: 8 for bytes, 32 for unicode).
   std::int64_t char_count() const noexcept { return kind_ == TypeKind::CharSeq ? size_ / (bits_ / 8) : 0; }
   /// Pointers: the type pointed to (none for void*); readonly() says whether it is const.
@@ -136,6 +146,11 @@ class Type {
     return kind_ == TypeKind::Bool || kind_ == TypeKind::Int || kind_ == TypeKind::Float ||
            kind_ == TypeKind::Complex;
   }
+  /// What Numba's arrays hold: numbers, records, fixed-width strings, datetime64 and timedelta64.
+  bool is_array_dtype() const noexcept {
+    return is_scalar() || kind_ == TypeKind::Record || kind_ == TypeKind::CharSeq || kind_ == TypeKind::Datetime ||
+           kind_ == TypeKind::Timedelta;
+  }
   bool is_real() const noexcept { return kind_ == TypeKind::Int || kind_ == TypeKind::Float || kind_ == TypeKind::Bool; }
   /// For complex, the float type of each part.
   Type component() const { return floating(bits_ / 2); }
@@ -153,7 +168,7 @@ class Type {
     return a.kind_ == b.kind_ && a.bits_ == b.bits_ && a.signed_ == b.signed_ && a.ndim_ == b.ndim_ &&
            a.layout_ == b.layout_ && a.readonly_ == b.readonly_ && a.aligned_ == b.aligned_ && a.size_ == b.size_ &&
            a.elements_ == b.elements_ && a.names_ == b.names_ && a.offsets_ == b.offsets_ && a.shape_ == b.shape_ &&
-           a.tuple_class_ == b.tuple_class_;
+           a.tuple_class_ == b.tuple_class_ && a.unit_ == b.unit_;
   }
   friend bool operator!=(const Type& a, const Type& b) { return !(a == b); }
 
@@ -167,6 +182,7 @@ class Type {
   bool readonly_ = false;   ///< arrays, pointers and records (kernel parameters): not written through
   bool aligned_ = false;    ///< records: laid out by NumPy's align=True
   std::int64_t size_ = 0;   ///< records and CharSeqs: the item size in bytes
+  std::uint8_t unit_ = 0;   ///< datetimes and timedeltas: the unit's code
   /// The types this one is built of: a tuple's elements, a vector's components, a record's field types, the element type of an
   /// array or nested array, the value of an Optional, the pointee of a pointer.
   std::vector<Type> elements_;

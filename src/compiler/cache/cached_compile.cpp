@@ -1,6 +1,6 @@
 // Internal: compile() through the on-disk code cache (include/cubridge/compiler/cached_compile.hpp).
 // An entry holds the exported symbol, the result type's name, the kernel facts (cooperative launch, raise
-// sites) and the code, one per line before the code.
+// sites, reads of possibly unassigned variables) and the code, one per line before the code.
 #include "cubridge/compiler/cached_compile.hpp"
 
 #include "compiler/toolkit/trusted_ltoir.hpp"
@@ -45,7 +45,8 @@ void add_constant(std::string& out, const Constant& c) {
 }
 
 // The kernel facts as one line: "c<0|1>" then, per raise site, a tab and its fields separated by
-// \x1f, each with '%', tab, newline and \x1f written as %XX.
+// \x1f, each with '%', tab, newline and \x1f written as %XX; then per uninitialized read, a tab, "u" and its
+// fields the same way.
 std::string escape_field(const std::string& s) {
   std::string out;
   for (char c : s) {
@@ -91,6 +92,9 @@ std::string kernel_facts(const CompileResult& r) {
             "\x1f" + escape_field(s.file) + "\x1f" + std::to_string(s.line);
     for (const std::string& a : s.args) line += "\x1f" + escape_field(a);
   }
+  for (const UninitializedRead& u : r.uninitialized_reads)  // "u", variable, function, file, line
+    line += "\tu\x1f" + escape_field(u.variable) + "\x1f" + escape_field(u.function) + "\x1f" + escape_field(u.file) +
+            "\x1f" + std::to_string(u.line);
   return line;
 }
 
@@ -101,6 +105,11 @@ bool read_kernel_facts(std::string_view line, CompileResult& r) {
   for (std::size_t i = 1; i < sites.size(); ++i) {
     std::vector<std::string_view> f = split(sites[i], '\x1f');
     if (f.size() < 5) return false;
+    if (f[0] == "u") {
+      r.uninitialized_reads.push_back({unescape_field(f[1]), unescape_field(f[2]), unescape_field(f[3]),
+                                       std::atoi(std::string(f[4]).c_str())});
+      continue;
+    }
     RaiseSite s;
     s.code = std::atoi(std::string(f[0]).c_str());
     s.exception = unescape_field(f[1]);
@@ -117,7 +126,7 @@ bool read_kernel_facts(std::string_view line, CompileResult& r) {
 
 std::string compile_cache_key(std::string_view source, std::string_view function_name, std::string_view signature,
                               const CompileOptions& o) {
-  std::vector<std::string> parts = {"cubridge compile v2", build_identity(), std::string(source),
+  std::vector<std::string> parts = {"cubridge compile v3", build_identity(), std::string(source),
                                     std::string(function_name), std::string(signature)};
   parts.push_back(std::string("debug=") + (o.debug ? "1" : "0") + " lineinfo=" + (o.lineinfo ? "1" : "0") +
                   " device=" + (o.device ? "1" : "0") + " fastmath=" + (o.fastmath ? "1" : "0") +
@@ -164,7 +173,8 @@ std::string compile_cache_key(std::string_view source, std::string_view function
     parts.push_back("overloaded " + name);
     for (const OverloadResolution& r : resolutions) {
       std::string text = "overload " + name + "(";
-      for (const Type& t : r.args) text += t.name() + ",";
+      for (std::size_t i = 0; i < r.args.size(); ++i)
+        text += (i < r.functions.size() && !r.functions[i].empty() ? "function " + r.functions[i] : r.args[i].name()) + ",";
       for (const std::string& k : r.keywords) text += k + "=,";
       parts.push_back(text + ")=" + r.function);
     }
@@ -172,6 +182,7 @@ std::string compile_cache_key(std::string_view source, std::string_view function
   for (const auto& [name, f] : o.external_functions)
     parts.push_back("external " + name + "=" + f.symbol + ":" + f.signature.str() + (f.abi == Abi::c ? ":c" : ":numba") +
                     (f.cooperative ? ":cooperative" : ""));
+  for (const std::string& m : o.nvvm_modules) parts.push_back("nvvm module\n" + m);
   for (const CompileOptions::Unit& u : o.extra_units) {
     parts.push_back(u.filename + ":" + std::to_string(u.first_line));
     parts.push_back(u.source);

@@ -13,10 +13,11 @@ constexpr std::int64_t kMaxRank = 32;
 
 ConstantArray constant_array(std::string_view dtype_name, std::vector<std::int64_t> shape, std::string bytes) {
   auto t = parse_type_name(dtype_name);
-  if (!t || !(t->is_scalar() || t->is_record()))
+  if (!t || !(t->is_scalar() || t->is_record() || t->is_datetime() || t->is_timedelta()))
     throw cubridge::InvalidArgument("constant array: dtype '" + std::string(dtype_name) +
                                 "' is not a number type or a record; accepted: bool, int8-int64, uint8-uint64, "
-                                "float16, float32, float64, complex64, complex128, Record(...)");
+                                "float16, float32, float64, complex64, complex128, Record(...), "
+                                "datetime64[unit], timedelta64[unit]");
   if (static_cast<std::int64_t>(shape.size()) > kMaxRank)  // rank 0 is numba's 0-d array: one element
     throw cubridge::InvalidArgument("constant array: rank " + std::to_string(shape.size()) +
                                 " is not supported; expected 0 to " + std::to_string(kMaxRank) + " dimensions");

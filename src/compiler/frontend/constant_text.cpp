@@ -38,7 +38,7 @@ Constant read(const Type& t, Reader& r, std::string_view type_name) {
     if (tok.empty()) bad(type_name, r.text, "too few values");
     return tok;
   };
-  if (t.is_int() || t.is_bool()) {
+  if (t.is_int() || t.is_bool() || t.is_datetime() || t.is_timedelta()) {  // datetimes: the int64 count
     std::string tok = number();
     errno = 0;
     char* end = nullptr;

@@ -36,6 +36,8 @@ std::string llvm_value_type(const Type& t) {
     case TypeKind::CharSeq:  // numba's data models: [N x i8] and [N x i32], held in place
       return "[" + std::to_string(t.char_count()) + " x i" + std::to_string(t.bits()) + "]";
     case TypeKind::BFloat16: return "i16";  // the bits: every operation is inline PTX (emit_bf16.cpp)
+    case TypeKind::Datetime:
+    case TypeKind::Timedelta: return "i64";  // the count of the unit (emit_datetime.cpp)
     case TypeKind::Fp8E4M3:
     case TypeKind::Fp8E5M2:
     case TypeKind::Fp8E8M0: return "i8";  // the byte: every conversion is inline PTX (emit_fp8.cpp)
@@ -147,6 +149,8 @@ Value FunctionEmitter::constant(const Constant& c) {
   switch (t.kind()) {
     case TypeKind::Bool: return {c.i ? "true" : "false", t};
     case TypeKind::Int: return {t.is_signed() ? std::to_string(c.i) : std::to_string(c.u), t};
+    case TypeKind::Datetime:
+    case TypeKind::Timedelta: return {std::to_string(c.i), t};  // the count of the unit (NaT: INT64_MIN)
     case TypeKind::Float: return float_const(c.re, t);
     case TypeKind::Complex:
       return make_aggregate(t, {float_const(c.re, t.component()), float_const(c.im, t.component())});
@@ -246,6 +250,7 @@ Value FunctionEmitter::expr(const Expr& e) {
       if (e.unop == UnaryOp::Not) return {ins("xor i1 " + truth(a) + ", true"), e.type};
       if (e.unop == UnaryOp::Pos) return convert(a, e.type);
       if (a.t.is_bfloat16()) return bf16_apply(bf16_operator_function("neg"), {a});
+      if (a.t.is_timedelta()) return {ins("sub i64 0, " + a.v), e.type};  // numba's neg: NaT stays NaT
       if (e.unop == UnaryOp::Invert && a.t.is_bool()) return {ins("xor i1 " + a.v + ", true"), e.type};
       if (a.t.is_int() && !a.t.is_signed()) {
         // Unsigned negation and inversion happen at the operand's own width (-uint8(200) == 56).
@@ -363,6 +368,7 @@ Value FunctionEmitter::expr(const Expr& e) {
 }
 
 std::string FunctionEmitter::compare(CmpOp op, const Value& a0, const Value& b0, const Type& f) {
+  if (a0.t.is_datetime() || a0.t.is_timedelta()) return datetime_compare(op, a0, b0);  // each by its own unit
   Value a = convert(a0, f), b = convert(b0, f);
   std::string ty = llvm_value_type(f);
   if (f.is_bfloat16()) {
@@ -419,6 +425,7 @@ Value FunctionEmitter::binary(BinOp op, const Value& a0, const Value& b0, const 
   Value a = convert(a0, formals[0]), b = convert(b0, formals[1]);
   const Type& T = formals[0];
   std::string ty = llvm_value_type(T);
+  if (T.is_datetime() || T.is_timedelta() || formals[1].is_timedelta()) return datetime_binary(op, a, b, result);
   if (T.is_bfloat16()) return bf16_apply(bf16_operator_function(binop_symbol(op)), {a, b});
   if (T.is_complex()) return convert(complex_op(op, a, b), result);
   if (op == BinOp::TrueDiv && operator_form && m_.options.fastmath && T.is_float() && T.bits() == 32 &&

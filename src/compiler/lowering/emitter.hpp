@@ -156,6 +156,12 @@ class FunctionEmitter {
   Value fp8_convert(const Value& v, const Type& to);
   std::string fp8_truth(const Value& v);
   Value bf16_convert(const Value& v, const Type& to);
+  /// NumPy's datetime64/timedelta64 (emit_datetime.cpp): an operator whose operands the typer admitted
+  /// (datetime_rules.hpp) giving `result`, a comparison, a count scaled to `unit`, and the i1 "neither is NaT".
+  Value datetime_binary(BinOp op, const Value& a, const Value& b, const Type& result);
+  std::string datetime_compare(CmpOp op, const Value& a, const Value& b);
+  std::string datetime_scaled(const Value& v, std::uint8_t unit);
+  std::string datetime_not_nat(const Value& a, const Value* b = nullptr);
   std::string bf16_truth(const Value& v);
   Value builtin(const Expr& e, const std::vector<Value>& args);
   Value complex_op(BinOp op, const Value& a, const Value& b);

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "compiler/kernel_library/numpy_ufuncs.hpp"
+#include "compiler/typing/datetime_rules.hpp"
 #include "compiler/typing/stack_budget.hpp"
 #include "compiler/typing/typer.hpp"
 #include "compiler/typing/typing_rules.hpp"
@@ -277,7 +278,7 @@ class FunctionTyper {
         Type t = !s.value ? Type::none() : unwrap ? expr(*s.value) : expr_optional(*s.value);
         if (!t.is_unknown() &&
             !(t.is_scalar() || t.is_bfloat16() || t.is_fp8() || t.is_vector() || t.is_tuple() || t.is_none() || t.is_record() ||
-              t.is_optional()))
+              t.is_optional() || is_datetime_like(t)))
           error(s.loc, "cannot return a value of type " + t.name());
         returns.emplace_back(t, s.loc);
         return false;
@@ -435,6 +436,8 @@ class FunctionTyper {
           }
           bool eq = op == CmpOp::Eq || op == CmpOp::Ne;
           auto f = resolve_compare(eq, ts[i], ts[i + 1]);
+          if (!f && (is_datetime_like(ts[i]) || is_datetime_like(ts[i + 1])))
+            error(e.loc, datetime_compare_refusal(eq, ts[i], ts[i + 1]));
           if (!f && eq && ts[i].is_tuple() && ts[i] == ts[i + 1]) f = ts[i];
           if (!f)
             error(e.loc, "cannot compare " + ts[i].name() + " with " + ts[i + 1].name() +
@@ -617,6 +620,7 @@ class FunctionTyper {
   Type binary(BinOp op, const Type& a, const Type& b, SourceLoc loc, Expr* node) {
     if (a.is_unknown() || b.is_unknown()) return Type();
     auto r = resolve_binop(op, a, b);
+    if (!r && (is_datetime_like(a) || is_datetime_like(b))) error(loc, datetime_operator_refusal(op, a, b));
     if (!r || (op == BinOp::Pow && r->lhs.is_complex() && !node))
       error(loc, "unsupported operand types for " + std::string(binop_symbol(op)) + ": " + a.name() + " and " + b.name() +
                      (a.is_bfloat16() && b.is_bfloat16()
@@ -873,6 +877,15 @@ class FunctionTyper {
   /// rules (typer_branch_prune.cpp); nullopt: tested at run time.
   std::optional<bool> pruned_test(const Expr& test);
   std::optional<PruneValue> prune_operand(const Expr& e, int depth);
+
+ public:
+  /// Before variables are versioned (numba prunes before its SSA): each `if` whose test compares literals and
+  /// global or closure constants (names the function never binds) is decided, its test made that literal and
+  /// the branch it rules out emptied, so no definition there reaches a read (typer_branch_prune.cpp).
+  void prune_constant_branches(std::vector<StmtPtr>& body);
+
+ private:
+  std::optional<PruneValue> unbound_constant(const Expr& e, const std::set<std::string>& bound);
   /// `x == None` / `x != None` where one side's type is none (typer_none.cpp).
   Type equals_none(Expr& e, const Type& a, const Type& b);
   /// numba.cuda.random.X / cubridge.random.X (module spellings and aliases of the random device functions,

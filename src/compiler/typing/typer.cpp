@@ -110,7 +110,8 @@ void type_function(Program& prog, TypedFunction& fn) {
                                 " argument(s) but the signature gives " + std::to_string(fn.arg_types.size()));
   try {
     fn.body = clone_body(def.body);
-    version_variables(def.params, fn.body);
+    FunctionTyper(prog, fn, false).prune_constant_branches(fn.body);  // numba prunes before its SSA
+    fn.uninitialized_reads = version_variables(def.params, fn.body);
     unroll_literal_loops(prog, fn);
   } catch (const StackExhausted& at) {
     fail(def.file, SourceLoc{at.line, at.col}, too_deep_message());
@@ -323,7 +324,7 @@ Type FunctionTyper::user_call(Expr& e, const FunctionDef& def, const std::vector
   for (std::size_t i = 0; i < args.size(); ++i)
     if (!args[i].is_scalar() && !args[i].is_bfloat16() && !args[i].is_fp8() && !args[i].is_vector() && !args[i].is_tuple() &&
         !args[i].is_array() && !args[i].is_grid_group() && !args[i].is_record() && !args[i].is_none() &&
-        !args[i].is_pointer())
+        !args[i].is_pointer() && !is_datetime_like(args[i]))
       error(e.kids[i + 1]->loc, "cannot pass a value of type " + args[i].name() + " to " + def.name + "()");
   const Signature* declared = nullptr;
   if (auto d = prog_.options.declared_signatures.find(def.name); d != prog_.options.declared_signatures.end()) {

@@ -34,6 +34,8 @@ struct TypedFunction {
   std::map<std::string, std::string, std::less<>> static_functions;  ///< parameter -> module function
   std::map<std::string, Constant, std::less<>> static_constants;     ///< parameter -> its value
   std::string symbol;                    ///< set by the emitter
+  /// Reads of a variable that some path reaches unassigned (version_variables), by source name and place.
+  std::vector<std::pair<std::string, SourceLoc>> uninitialized_reads;
 };
 
 struct TypedModule {
@@ -53,7 +55,10 @@ TypedModule type_program(const SourceSet& sources, std::string_view entry, const
 std::vector<StmtPtr> clone_body(const std::vector<StmtPtr>& body);
 /// Gives each class of definitions of a variable that meet at a read a variable of its own ("x#v2"), as numba's
 /// SSA versions it (variable_versions.cpp); `params` are defined on entry.
-void version_variables(const std::vector<std::string>& params, std::vector<StmtPtr>& body);
+/// Returns the reads some path reaches with the variable never assigned (the source's name and the read's
+/// place, in source order; numba's "uninitialized variable").
+std::vector<std::pair<std::string, SourceLoc>> version_variables(const std::vector<std::string>& params,
+                                                                 std::vector<StmtPtr>& body);
 /// `msg` with variables' versions ("i#1", "x#v2") spelled as the source spells them ("i", "x").
 std::string source_names(const std::string& msg);
 ExprPtr clone_expr(const Expr& e);

@@ -202,6 +202,13 @@ void FunctionTyper::array_store(Expr& target, const Type& value) {
                             base.name() + "); a record element takes a record of the same dtype");
     return;
   }
+  if (is_datetime_like(value) || is_datetime_like(base.dtype())) {  // numba converts no datetime unit implicitly
+    if (value != base.dtype())
+      error(target.loc, "cannot store a value of type " + value.name() + " into an element of " + what + " (" +
+                            base.name() + "); a datetime64/timedelta64 element takes a value of its own type and "
+                            "unit (numba-cuda converts neither between units nor from numbers)");
+    return;
+  }
   if (value.is_bfloat16() ? !bf16_convertible(value, base.dtype())
                            : (!value.is_scalar() || can_convert(value, base.dtype()) == Conversion::None))
     error(target.loc, "cannot store a value of type " + value.name() + " into an element of " + what + " (" +

@@ -26,7 +26,24 @@ Type FunctionTyper::overloaded_call(Expr& e, const std::string& name,
   std::vector<std::size_t> unknown_literals;
   const std::size_t nparams = fn_.def != nullptr ? fn_.def->params.size() : 0;
   bool unknown = false;
+  // A function passed (a module function, a lifted nested def, or a function this one was given): numba
+  // types it as a Dispatcher of that function, so it is reported by name (its type here is None) and a
+  // resolution holds for that function only.
+  std::vector<std::string> functions;
+  auto function_passed = [&](const Expr& a) -> std::string {
+    if (a.kind != ExprKind::Name || slot_of(a.name) >= 0 || a.name.starts_with("<")) return "";
+    if (auto f = fn_.static_functions.find(a.name); f != fn_.static_functions.end()) return f->second;
+    const FunctionDef* f = user_function(a, "");
+    return f != nullptr ? f->name : "";
+  };
   auto add = [&](Expr& a) {
+    if (std::string f = function_passed(a); !f.empty()) {
+      functions.push_back(std::move(f));
+      args.push_back(Type::none());
+      literals.push_back(std::nullopt);
+      return;
+    }
+    functions.emplace_back();
     Type t = expr(a);
     unknown = unknown || t.is_unknown();
     args.push_back(t);
@@ -47,7 +64,19 @@ Type FunctionTyper::overloaded_call(Expr& e, const std::string& name,
     if (!value && maybe) unknown_literals.push_back(args.size() - 1);
     literals.push_back(value);
   };
-  for (std::size_t i = 0; i < npositional; ++i) add(*e.kids[i + 1]);
+  // Bound to an implementation `def impl(f, *args)`, the positional arguments after f sit in one packed tuple
+  // (bind_arguments): read back one by one, as the call wrote them.
+  std::vector<Expr*> positional;
+  if (bound && impl->vararg && e.kids.size() == impl->params.size() + 1 &&
+      e.kids.back()->kind == ExprKind::Tuple && e.kids.back()->name == kStarredArgument) {
+    for (std::size_t i = 1; i < impl->params.size(); ++i) positional.push_back(e.kids[i].get());
+    for (ExprPtr& k : e.kids.back()->kids) positional.push_back(k.get());
+  } else {
+    for (std::size_t i = 0; i < npositional && i + 1 < e.kids.size(); ++i) positional.push_back(e.kids[i + 1].get());
+  }
+  if (positional.size() < npositional)
+    error(e.loc, "the arguments of this call of '" + name + "' (an @overload) cannot be read back after binding");
+  for (std::size_t i = 0; i < npositional; ++i) add(*positional[i]);
   for (std::size_t k = 0; k < keywords.size(); ++k) {
     std::size_t at = 1 + npositional + k;
     if (bound) at = 1 + static_cast<std::size_t>(std::find(impl->params.begin(), impl->params.end(), keywords[k]) -
@@ -55,9 +84,14 @@ Type FunctionTyper::overloaded_call(Expr& e, const std::string& name,
     add(*e.kids[at]);
   }
   if (unknown) return Type();  // typed in a later pass
+  const bool passes_functions = std::any_of(functions.begin(), functions.end(), [](const auto& f) { return !f.empty(); });
+  auto same_functions = [&](const OverloadResolution& r) {  // none listed: no function passed
+    return r.functions.empty() ? !passes_functions : r.functions == functions;
+  };
   const OverloadResolution* found = nullptr;
   for (const OverloadResolution& r : resolutions)  // one for these literal values wins over one for any values
-    if (r.args == args && r.keywords == keywords && (r.literals.empty() || r.literals == literals) &&
+    if (r.args == args && r.keywords == keywords && same_functions(r) &&
+        (r.literals.empty() || r.literals == literals) &&
         (found == nullptr || !r.literals.empty()))
       found = &r;
   if (bound && (!found || found->function != e.target))
@@ -67,10 +101,11 @@ Type FunctionTyper::overloaded_call(Expr& e, const std::string& name,
   if (!found) {
     std::string shown;
     for (std::size_t i = 0; i < args.size(); ++i)
-      shown += (i ? ", " : "") + (i >= npositional ? keywords[i - npositional] + "=" : std::string()) + args[i].name();
+      shown += (i ? ", " : "") + (i >= npositional ? keywords[i - npositional] + "=" : std::string()) +
+               (functions[i].empty() ? args[i].name() : "function " + functions[i]);
     throw OverloadNeeded(file() + ":" + std::to_string(e.loc.line) + ":" + std::to_string(e.loc.col) + ": '" + name +
                              "' has a numba @overload, and no implementation was resolved for (" + shown + ")",
-                         name, args, keywords, literals, unknown_literals);
+                         name, args, keywords, literals, unknown_literals, functions);
   }
   auto f = prog_.functions.find(found->function);
   if (f == prog_.functions.end())

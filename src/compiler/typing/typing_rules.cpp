@@ -3,6 +3,8 @@
 // matrices by tests/cpp/compiler/test_typing_rules.cpp.
 #include "compiler/typing/typing_rules.hpp"
 
+#include "compiler/typing/datetime_rules.hpp"
+
 #include <algorithm>
 #include <array>
 
@@ -213,6 +215,10 @@ const std::vector<Case>& cached_arith_cases(BinOp op) {
 }  // namespace
 
 std::optional<Resolved> resolve_binop(BinOp op, const Type& a, const Type& c) {
+  if (is_datetime_like(a) || is_datetime_like(c)) {
+    std::string why;
+    return resolve_datetime_binop(op, a, c, why);
+  }
   // cuda_bf16's operators (+, -, *, /) take two bfloat16 values and give one.
   if (a.is_bfloat16() && c.is_bfloat16() &&
       (op == BinOp::Add || op == BinOp::Sub || op == BinOp::Mul || op == BinOp::TrueDiv))
@@ -246,6 +252,10 @@ std::optional<Resolved> resolve_binop(BinOp op, const Type& a, const Type& c) {
 }
 
 std::optional<Type> resolve_compare(bool equality, const Type& a, const Type& c) {
+  if (is_datetime_like(a) || is_datetime_like(c)) {  // the emitter converts each operand by its own unit
+    std::string why;
+    return resolve_datetime_compare(equality, a, c, why) ? std::optional<Type>(a) : std::nullopt;
+  }
   if (a.is_bfloat16() && c.is_bfloat16()) return a;  // cuda_bf16's ==, !=, <, <=, >, >=
   if (!a.is_scalar() || !c.is_scalar()) return std::nullopt;
   if ((a.is_float() && a.bits() == 16 && is_small_f16_partner(c)) ||
@@ -277,6 +287,7 @@ bool bf16_convertible(const Type& from, const Type& to) {
 }
 
 std::optional<Type> resolve_unary(UnaryOp op, const Type& a) {
+  if (a.is_timedelta() && (op == UnaryOp::Neg || op == UnaryOp::Pos)) return a;  // numba's -td, +td
   if (a.is_bfloat16() && op != UnaryOp::Invert) return op == UnaryOp::Not ? b() : a;  // cuda_bf16's -x, +x; not x
   if (!a.is_scalar()) return std::nullopt;
   switch (op) {

@@ -14,12 +14,16 @@
 //   none reaches, the class that keeps the source's name.
 // - A test CPython decides itself (`while True:`, `if False:`) has only the path numba sees; any other
 //   test may go either way. Reads in code no path reaches (after a return) are reached by no definition.
+// - A read that some path reaches with the variable never assigned (not a parameter, no definition on it)
+//   is reported: numba's SSA finds no definition there and warns "Detected uninitialized variable x".
+//   numba prunes branches on constants before its SSA; here only the tests CPython decides are followed.
 #include <algorithm>
 #include <map>
 #include <numeric>
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -33,6 +37,7 @@ namespace {
 struct Reaching {
   bool live = true;
   std::map<std::string, std::set<int>> defs;
+  std::set<std::string> unassigned;  ///< locals that some path reaches here without a definition
   bool operator==(const Reaching&) const = default;
 };
 
@@ -49,6 +54,7 @@ Reaching join(const Reaching& a, const Reaching& b) {
   if (!b.live) return a;
   Reaching out = a;
   for (const auto& [name, ids] : b.defs) out.defs[name].insert(ids.begin(), ids.end());
+  out.unassigned.insert(b.unassigned.begin(), b.unassigned.end());
   return out;
 }
 
@@ -61,12 +67,20 @@ class Versions {
       defs_.push_back({p, nullptr});
       entry_.defs[p] = {static_cast<int>(defs_.size()) - 1};
     }
+    for (const std::string& name : locals_)
+      if (!entry_.defs.count(name)) entry_.unassigned.insert(name);
   }
 
-  void run(std::vector<StmtPtr>& body) {
+  std::vector<std::pair<std::string, SourceLoc>> run(std::vector<StmtPtr>& body) {
     Reaching s = entry_;
     walk(body, s);
+    std::vector<std::pair<std::string, SourceLoc>> unassigned;
+    for (const auto& [node, name] : unassigned_reads_) unassigned.emplace_back(name, node->loc);
+    std::sort(unassigned.begin(), unassigned.end(), [](const auto& a, const auto& b) {
+      return std::tie(a.second.line, a.second.col, a.first) < std::tie(b.second.line, b.second.col, b.first);
+    });
     rename();
+    return unassigned;
   }
 
  private:
@@ -83,6 +97,7 @@ class Versions {
   std::vector<Def> defs_;
   std::unordered_map<const Expr*, int> def_of_;
   std::unordered_map<Expr*, std::set<int>> reads_;  ///< each Name read: the definitions reaching it
+  std::unordered_map<const Expr*, std::string> unassigned_reads_;  ///< reads some path reaches unassigned
   std::vector<Loop> loops_;
   Reaching entry_;
 
@@ -105,6 +120,7 @@ class Versions {
   void read(Expr& e, const Reaching& s) {
     if (e.kind == ExprKind::Name && locals_.count(e.name)) {
       std::set<int>& seen = reads_[&e];
+      if (s.live && s.unassigned.count(e.name)) unassigned_reads_.emplace(&e, e.name);
       auto it = s.defs.find(e.name);
       if (s.live && it != s.defs.end()) seen.insert(it->second.begin(), it->second.end());
     }
@@ -122,6 +138,7 @@ class Versions {
   void define(Expr& t, Reaching& s) {
     if (t.kind == ExprKind::Name) {
       s.defs[t.name] = {def_id(t)};
+      s.unassigned.erase(t.name);
     } else if (t.kind == ExprKind::Tuple) {
       for (ExprPtr& k : t.kids) define(*k, s);
     } else {
@@ -143,7 +160,10 @@ class Versions {
         if (st.value) read(*st.value, s);
         for (ExprPtr& t : st.targets) {
           read(*t, s);
-          if (t->kind == ExprKind::Name) s.defs[t->name] = {def_id(*t)};
+          if (t->kind == ExprKind::Name) {
+            s.defs[t->name] = {def_id(*t)};
+            s.unassigned.erase(t->name);
+          }
         }
         return;
       case StmtKind::If: {
@@ -256,8 +276,9 @@ class Versions {
 
 }  // namespace
 
-void version_variables(const std::vector<std::string>& params, std::vector<StmtPtr>& body) {
-  Versions(params, body).run(body);
+std::vector<std::pair<std::string, SourceLoc>> version_variables(const std::vector<std::string>& params,
+                                                                 std::vector<StmtPtr>& body) {
+  return Versions(params, body).run(body);
 }
 
 }  // namespace cubridge::compiler

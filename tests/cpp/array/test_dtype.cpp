@@ -51,11 +51,32 @@ TEST(DType, ItemsizeMustMatchKind) {
   EXPECT_NE(error_of("|V0").find("itemsize 0"), std::string::npos);
 }
 
+// datetime64 / timedelta64 (Numba's NPDatetime/NPTimedelta): 8 bytes, the unit part of the dtype and of its
+// canonical typestr; multiples of a unit and other sizes are refused; DLPack has no datetime dtype.
+TEST(DType, DatetimesCarryTheirUnit) {
+  const DType d = parse_typestr("<M8[D]", "t");
+  EXPECT_EQ(d.kind, 'M');
+  EXPECT_EQ(d.itemsize, 8u);
+  EXPECT_EQ(d.unit, 4);
+  EXPECT_EQ(d.alignment(), 8u);
+  EXPECT_EQ(d.typestr(), std::string("<M8[D]"));
+  EXPECT_EQ(parse_typestr("=m8[ms]", "t").typestr(), std::string("<m8[ms]"));
+  EXPECT_EQ(parse_typestr("<M8", "t").typestr(), std::string("<M8"));  // the generic unit
+  EXPECT_EQ(parse_typestr(">m8[as]", "t").typestr(), std::string(">m8[as]"));
+  EXPECT_NE(parse_typestr("<M8[D]", "t"), parse_typestr("<M8[s]", "t"));
+  EXPECT_NE(parse_typestr("<M8[D]", "t"), parse_typestr("<m8[D]", "t"));
+  EXPECT_FALSE(cubridge::to_dlpack_dtype(d).has_value());
+  EXPECT_NE(error_of("<M8[10s]").find("'<M8[10s]' is not a valid typestr (the unit '[10s]' is not one of [Y, M, W"),
+            std::string::npos);
+  EXPECT_NE(error_of("<M8[B]").find("the unit '[B]'"), std::string::npos);
+  EXPECT_NE(error_of("<m8[]").find("the unit '[]'"), std::string::npos);
+  EXPECT_NE(error_of("<M4[D]").find("a datetime64/timedelta64 is 8 bytes: write <M8[unit]"), std::string::npos);
+}
+
 TEST(DType, RefusesKindsThatCannotLiveOnTheGpu) {
   EXPECT_NE(error_of("|O8").find("kind 'O' (Python objects cannot live in GPU memory)"), std::string::npos);
-  EXPECT_NE(error_of("<M8").find("kind 'M' (datetime) is not supported on the GPU; accepted kinds: b, i, u, f, c, V, S, U"),
+  EXPECT_NE(error_of("<x4").find("is not supported on the GPU; accepted kinds: b, i, u, f, c, V, S, U, M, m"),
             std::string::npos);
-  EXPECT_NE(error_of("<m8").find("(timedelta)"), std::string::npos);
   EXPECT_NE(error_of("|a5").find("(NumPy's old spelling of byte strings: write 'S')"), std::string::npos);
   EXPECT_NE(error_of("<x4").find("kind 'x'"), std::string::npos);
 }

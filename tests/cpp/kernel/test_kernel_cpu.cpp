@@ -403,6 +403,39 @@ TEST(ArgumentPack, FixedWidthStringArraysTakeTheirTypestrOnly) {
   EXPECT_THROW_MSG(pack.set_array(1, fake_view(0x2000, "|V12", {2})), ArgumentTypeError, "typestr '|V12'");
 }
 
+// datetime64 / timedelta64 (Numba's NPDatetime(unit)): an array parameter takes its kind and unit only; a
+// scalar parameter is its int64 count and takes only a datetime scalar of its kind and unit (no number, no
+// other unit: Numba converts neither), and a number parameter takes no datetime.
+TEST(ArgumentPack, DatetimeParametersTakeTheirKindAndUnitOnly) {
+  auto sig = std::make_shared<KernelSignature>(
+      KernelSignature::parse("void(datetime64[D][::1], timedelta64[h], int64, array(timedelta64[], 1d, A))"));
+  EXPECT_EQ((*sig)[0].to_string(), "datetime64[D][::1]");
+  EXPECT_EQ((*sig)[1].to_string(), "timedelta64[h]");
+  EXPECT_EQ(sig->slot_count(1), 1u);
+  ArgumentPack pack(sig);
+  pack.set_array(0, fake_view(0x1000, "<M8[D]", {5}));
+  pack.set_scalar(1, Scalar::datetime('m', 5, -3));
+  pack.set_scalar(2, std::int64_t{7});
+  pack.set_array(3, fake_view(0x2000, "<m8", {2}));
+  pack.check_complete();
+  EXPECT_EQ(read_at<std::int64_t>(pack, 24), 8);  // itemsize
+  EXPECT_EQ(read_at<std::uint64_t>(pack, 32), 0x1000u);
+  EXPECT_EQ(read_at<std::int64_t>(pack, 56), -3);  // the count, after the array's 7 slots
+  EXPECT_THROW_MSG(pack.set_array(0, fake_view(0x1000, "<M8[s]", {5})), ArgumentTypeError,
+                   "argument 0: an array of typestr '<M8[s]' (an array of datetime64[D] takes typestr '<M8[D]', "
+                   "native order: the unit is part of the type)");
+  EXPECT_THROW_MSG(pack.set_array(0, fake_view(0x1000, "<m8[D]", {5})), ArgumentTypeError, "takes typestr '<M8[D]'");
+  EXPECT_THROW_MSG(pack.set_array(0, fake_view(0x1000, "<i8", {5})), ArgumentTypeError, "typestr '<i8'");
+  EXPECT_THROW_MSG(pack.set_array(3, fake_view(0x2000, "<m8[s]", {2})), ArgumentTypeError, "takes typestr '<m8'");
+  EXPECT_THROW_MSG(pack.set_scalar(1, Scalar::datetime('m', 4, 3)), ArgumentTypeError,
+                   "argument 1: a datetime64/timedelta64 (numpy.timedelta64(3,'D')) was passed where the signature "
+                   "says timedelta64[h]");
+  EXPECT_THROW_MSG(pack.set_scalar(1, Scalar::datetime('M', 5, 3)), ArgumentTypeError, "numpy.datetime64(3,'h')");
+  EXPECT_THROW_MSG(pack.set_scalar(1, std::int64_t{3}), ArgumentTypeError, "an int (3)");
+  EXPECT_THROW_MSG(pack.set_scalar(2, Scalar::datetime('M', 4, INT64_MIN)), ArgumentTypeError,
+                   "numpy.datetime64('NaT','D')) was passed where the signature says int64");
+}
+
 TEST(ArgumentPack, RecordParametersTakeStructuredArraysByTheirItemSize) {
   const std::string rec = "Record(x[type=float32;offset=0],y[type=int32;offset=4];8;False)";
   auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("void(" + rec + "[::1], " + rec + ")"));

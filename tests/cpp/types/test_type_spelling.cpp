@@ -49,6 +49,24 @@ TEST(TypeSpelling, PointersAreTheirOwnKind) {
 
 // NumPy's fixed-width strings as Numba names them: CharSeq "[char x n]" (n bytes), UnicodeCharSeq
 // "[unichr x n]" (n UTF-32 code points); array elements and record fields, never tuple items.
+TEST(TypeSpelling, DatetimesAreNumbasNPDatetimeWithTheUnitInTheType) {
+  Type d = *parse_type_name("datetime64[D]");
+  EXPECT_TRUE(d.is_datetime());
+  EXPECT_EQ(d.datetime_unit(), 4);
+  EXPECT_EQ(d.storage_size(), 8);
+  EXPECT_EQ(d.name(), "datetime64[D]");
+  EXPECT_EQ(parse_type_name("timedelta64[ms]")->name(), "timedelta64[ms]");
+  EXPECT_EQ(parse_type_name("datetime64")->name(), "datetime64[]");  // the generic unit, as numba names it
+  EXPECT_EQ(*parse_type_name("datetime64[]"), Type::datetime(14));
+  EXPECT_NE(*parse_type_name("datetime64[D]"), *parse_type_name("datetime64[s]"));
+  EXPECT_NE(*parse_type_name("datetime64[D]"), *parse_type_name("timedelta64[D]"));
+  EXPECT_NE(parse_type_name("datetime64[D]")->hash(), parse_type_name("datetime64[s]")->hash());
+  EXPECT_EQ(*parse_type_name("array(datetime64[D], 1d, C)"), Type::array(Type::datetime(4), 1, 'C'));
+  for (const char* bad : {"datetime64[10s]", "datetime64[B]", "datetime64[D", "timedelta64D", "datetime32[D]"})
+    EXPECT_FALSE(parse_type_name(bad).has_value()) << bad;
+  EXPECT_THROW(Type::datetime(3), std::invalid_argument);  // NumPy's old business-day code
+}
+
 TEST(TypeSpelling, FixedWidthStringsAreNumbasCharSeqs) {
   Type b = *parse_type_name("[char x 12]");
   EXPECT_TRUE(b.is_char_seq());

@@ -49,7 +49,7 @@ def imp(d, **kw):
     ("|b1", "|b1"), ("<i1", "|i1"), ("<i2", "<i2"), ("<i4", "<i4"), ("<i8", "<i8"), ("|u1", "|u1"),
     ("<u2", "<u2"), ("<u4", "<u4"), ("<u8", "<u8"), ("<f2", "<f2"), ("<f4", "<f4"), ("<f8", "<f8"),
     ("<c8", "<c8"), ("<c16", "<c16"), (">f8", ">f8"), (">i2", ">i2"), ("=f4", "<f4"), ("|f4", "<f4"),
-    ("|V8", "|V8")])
+    ("|V8", "|V8"), ("<M8[D]", "<M8[D]"), ("=m8[ms]", "<m8[ms]"), ("|M8", "<M8"), (">m8[s]", ">m8[s]")])
 def test_typestr_accepted_in_every_byte_order(ptr, typestr, canonical):
     a = imp(desc(ptr, typestr=typestr))
     assert a.typestr == canonical
@@ -63,7 +63,9 @@ def test_typestr_accepted_in_every_byte_order(ptr, typestr, canonical):
     ("<c4", r"itemsize 4 is not one of 8, 16 for kind 'c'"),
     ("<f16", r"itemsize 16 is not one of 2, 4, 8"),
     ("|O8", r"kind 'O' \(Python objects cannot live in GPU memory\)"),
-    ("<M8", r"kind 'M' \(datetime\) is not supported on the GPU; accepted kinds: b, i, u, f, c, V, S, U"),
+    ("<M8[10s]", r"the unit '\[10s\]' is not one of \[Y, M, W, D, h, m, s, ms, us, ns, ps, fs, as\] \(NumPy's units"),
+    ("<m4[D]", r"a datetime64/timedelta64 is 8 bytes: write <m8\[unit\]"),
+    ("<x4", r"kind 'x' is not supported on the GPU; accepted kinds: b, i, u, f, c, V, S, U, M, m"),
     ("|a4", r"kind 'a' \(NumPy's old spelling of byte strings: write 'S'\)"),
     ("<U0", r"itemsize 0 is not one of any positive size for kind 'U'"),
     ("f4", r"expected a byte order"),

@@ -465,9 +465,9 @@ def test_typeof_read_only_and_refusals():
     assert cubridge.typeof(a) == "const float64[::1]"
     with pytest.raises(TypeError, match=r"typeof: 'x' \(str\) cannot be a kernel argument"):
         cubridge.typeof("x")
-    with pytest.raises(TypeError, match="arrays of typestr '<M8\\[s\\]' cannot be kernel arguments: numba-cuda types "
-                                        "them as NPDatetime"):
-        cubridge.typeof(np.zeros(2, "datetime64[s]"))
+    with pytest.raises(TypeError, match="arrays of typestr '<M8\\[10s\\]' cannot be kernel arguments: datetime64 "
+                                        "arrays are taken in native byte order with one of NumPy's units"):
+        cubridge.typeof(np.zeros(2, "datetime64[10s]"))
     with pytest.raises(TypeError, match=r"arrays of typestr '>U12' cannot be kernel arguments: numba-cuda types "
                                         r"them as UnicodeCharSeq; cubridge takes arrays of them in native byte order"):
         cubridge.typeof(np.zeros(2, ">U12"))

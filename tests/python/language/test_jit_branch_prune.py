@@ -7,7 +7,11 @@
    test_analysis test_tuple_len: an index out of range in the ruled-out branch is never typed);
 2. `if C:` with C a global, closure variable or single-definition local constant is decided by C's truth;
 3. a literal argument of a helper is not such a constant (numba prunes arguments only against None), and
-   an operand computed at run time keeps both branches (both typed).
+   an operand computed at run time keeps both branches (both typed);
+4. `if L is R:` / `is not` with both operands constants is decided by Python's identity of the two objects
+   (numba evaluates operator.is_ on them: numba-cuda's test_ssa test_issue5219) where an operand is True,
+   False or None: the same object exactly when the same kind and value (True is not 1); two numbers are
+   left to run time (their identity is CPython's object cache's business).
 Values on the GPU against numba-cuda: parity/kernels_calls.py (pruned_branches)."""
 import os
 import sys
@@ -99,3 +103,104 @@ def by_tuple_length(tup, res):
 @pytest.mark.parametrize("sig", ["void(UniTuple(int64, 3), float64[::1])", "void(UniTuple(int64, 2), float64[::1])"])
 def test_len_of_a_tuple_argument_prunes(sig):
     assembled_ptx(by_tuple_length, sig)
+
+
+IS_TUPLE = True
+ONE = 1
+BIG = 1000
+
+
+def by_is_true(x, res):
+    b = x
+    if IS_TUPLE is True:  # numba-cuda's test_issue5219: the branch is always taken
+        b = (x, x)
+    res[0] = b[0]
+
+
+def by_is_not_false(x, res):
+    z = 1.0
+    if IS_TUPLE is not False:
+        z = 2.0
+    else:
+        z = (1, 2)  # ruled out
+    res[0] = z
+
+
+def by_is_none(x, res):
+    z = 1.0
+    if IS_TUPLE is None:
+        z = (1, 2)  # ruled out: True is not None
+    res[0] = z
+
+
+def one_is_not_true(x, res):
+    z = 1.0
+    if ONE is True:  # 1 is not the object True
+        z = (1, 2)
+    res[0] = z
+
+
+@pytest.mark.parametrize("fn", [by_is_true, by_is_not_false, by_is_none, one_is_not_true])
+def test_is_on_singleton_constants_prunes(fn):
+    assembled_ptx(fn, "void(int64, float64[::1])")
+
+
+def numbers_by_identity(x, res):
+    if BIG is ONE:
+        res[0] = (1, 2)
+
+
+def test_is_between_two_numbers_keeps_both_branches():
+    with pytest.raises(cubridge.CompileError, match=r"UniTuple\(int64 x 2\)"):
+        cubridge.compile_ptx(numbers_by_identity, "void(int64, float64[::1])")
+
+
+def test_is_true_on_a_closure_constant_takes_the_branch_in_the_code():
+    # the pruned if leaves the tuple's version of b: the stored value is x, not a unification of both
+    ptx = cubridge.compile_ptx(by_is_true, "void(int64, float64[::1])")[0]
+    assert "cvt.rn.f64.s64" in ptx, ptx
+
+
+def _issue5219():
+    """numba-cuda's test_issue5219: an @overload whose implementation prunes on a closure constant."""
+    pytest.importorskip("numba.core.extending", reason="numba is not installed")
+    from test_jit_overloads import overload, types
+
+    def overload_this(a, b=None):
+        if isinstance(b, tuple):
+            b = b[0]
+        return b
+
+    @overload(overload_this)
+    def ol(a, b=None):
+        b_is_tuple = isinstance(b, (types.Tuple, types.UniTuple))
+
+        def impl(a, b=None):
+            if b_is_tuple is True:
+                b = b[0]
+            return b
+        return impl
+
+    def test_tuple(result, a, b):
+        result[0] = overload_this(a, b)
+    return test_tuple
+
+
+@pytest.mark.parametrize("b", ["UniTuple(int64, 1)", "int64"])
+def test_an_overload_pruning_on_its_closure_constant_compiles(b):
+    assembled_ptx(_issue5219(), f"void(int64[::1], int64, {b})")
+
+
+@pytest.mark.gpu
+def test_issue5219_values_are_pythons_and_numba_cudas():
+    import numpy as np
+    kernel = _issue5219()
+    ours = np.zeros(1, dtype=np.int64)
+    cubridge.jit(kernel)[1, 1](ours, 1, (2,))
+    assert ours[0] == 2  # the Python function's value
+    numba_cuda = pytest.importorskip("numba.cuda", reason="numba-cuda is not installed")
+    if not hasattr(numba_cuda, "CUSource"):
+        pytest.skip("this numba.cuda is numba's old built-in target, not numba-cuda")
+    theirs = np.zeros(1, dtype=np.int64)
+    numba_cuda.jit(_issue5219())[1, 1](theirs, 1, (2,))
+    assert ours[0] == theirs[0]

@@ -368,8 +368,11 @@ def test_unknown_and_bad_options_are_refused_by_name():
         cubridge.jit(boundscheck=True)
     with pytest.raises(ValueError, match=r"fastmath flag\(s\) 'fats' unknown; numba's flags are afn, arcp, contract"):
         cubridge.jit(fastmath={"fats"})
-    with pytest.raises(ValueError, match=r"inline='sometimes' is not supported; use 'always' or 'never'"):
+    with pytest.raises(ValueError, match=r"inline='sometimes': kwarg 'inline' must be one of the strings 'always' or "
+                                         r"'never', or it can be a callable that returns True/False"):
         cubridge.jit(device=True, inline="sometimes")
+    with pytest.raises(ValueError, match=r"inline=3: kwarg 'inline' must be one of the strings"):
+        cubridge.jit(inline=3)
     with pytest.raises(ValueError, match=r"max_registers must be a positive int, got 0"):
         cubridge.jit(max_registers=0)
     with pytest.raises(ValueError, match=r"launch_bounds takes 1 to 3 items"):

@@ -4,7 +4,8 @@ from that body (no silent wrong code). The rules:
 1. a user function with a numba ``@overload`` is compiled from the implementation the overload returns
    (a def or a lambda), never from its own body (a stub, or a different function; test_jit_overloads.py
    has the rest);
-2. a numba ``@intrinsic`` is refused where it is called, naming it (its code is LLVM IR built by Python);
+2. a numba ``@intrinsic`` is typed by its own typer and compiled by numba's lowering (test_jit_numba_lowering.py
+   has the rules): a typer that raises stops the compilation with its error, as numba's typing does;
 3. ``@register_jitable`` functions are compiled from their body: that body is what numba compiles too;
 4. numba's own device API reached as a value (``from numba.cuda.libdevice import sin``) is compiled as what
    the path names, not from the docstring-only stub (test_jit_cache_hints.py has the cache hints);
@@ -44,7 +45,7 @@ def _twice_overload(x):
 
 @numba_extending.intrinsic
 def llvm_level(typingctx, x):
-    raise AssertionError("never typed by cubridge")
+    raise AssertionError("llvm_level's typer refuses every call")
 
 
 @numba_extending.register_jitable
@@ -78,8 +79,8 @@ def test_an_overload_returning_a_lambda_compiles_the_lambda():
     assert "shl.b64" in ptx or "mul.lo.s64" in ptx or "add.s64" in ptx
 
 
-def test_a_numba_intrinsic_is_refused_by_name():
-    with pytest.raises(cubridge.CompileError, match=r"'llvm_level' is a numba @intrinsic"):
+def test_a_numba_intrinsics_typer_error_stops_the_compilation():
+    with pytest.raises(AssertionError, match=r"llvm_level's typer refuses every call"):
         cubridge.compile_ptx(calls_intrinsic, "void(int64[::1], int64)", cc=CC)
 
 

@@ -55,7 +55,7 @@ def test_the_conversion_is_table_driven_by_numba_type_class():
     # One entry per structured numba type class (found through the MRO: subclasses convert as their base),
     # so a new kind (records) adds a row; scalars convert by name.
     assert set(_types._NUMBA_TYPE_CONVERTERS) == {"Array", "UniTuple", "Tuple", "NamedUniTuple", "NamedTuple", "NoneType",
-                                                  "CPointer", "RawPointer", "Record"}
+                                                  "CPointer", "RawPointer", "Record", "NPDatetime", "NPTimedelta"}
 
     class CUDAArrayLike(types.Array):  # numba-cuda's CUDAArray is such a subclass
         pass

@@ -277,16 +277,8 @@ def test_unification_messages_name_the_source_variable():
 def test_an_augmented_assignment_no_definition_reaches_is_the_variable_as_before():
     # numba-cuda's test_ssa.test_undefined_var: `c += 1` where c is unbound on every path compiles (numba
     # types the undefined value); here it is the variable `c = 0` defines, as a plain read reached by none is
-    def f(result, n):
-        if n:
-            if n > 0:
-                c = 0
-            result[0] = c
-        else:
-            c += 1
-            result[0] = c
-
-    _compiles(f, "void(int64[::1], int64)")
+    from test_jit_uninitialized_variables import numba_test_ssa
+    _compiles(numba_test_ssa, "void(int64[::1], int64)")
 
 
 GPU_CASES = [
