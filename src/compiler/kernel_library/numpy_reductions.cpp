@@ -2,10 +2,13 @@
 // implementation step for step, so results match bit for bit: the same walk over the elements in C order
 // (np.nditer), the same accumulator type and initial value, the same early returns:
 //   sum        accumulator of the result type (an integer widened to intp/uintp, a bool to intp), from 0
+//   prod       the same result type as sum (numba's `c = dtype(1); c *= v` unifies to it), from 1
 //   mean       accumulator of the dtype (float64 for integers and bools), divided by a.size
 //   var        sum of (v - mean) ** 2 (as v - m times itself) from the integer 0, divided by a.size
 //   std        var ** 0.5
 //   min, max   ValueError on an empty array; the first NaN met is the result; else the first extreme
+//   argmin/max ValueError on an empty array; the C-order index (intp) of the first NaN met, else of the
+//              first extreme; complex numbers have no order (numba's typing refuses `<` on them)
 //   nanmin/max ValueError on an empty array; NaNs skipped; an equal later value replaces the kept one
 //   nansum     accumulator intp for integers, else the dtype, from 0; NaNs skipped (nanprod: from 1, *=)
 //   nanmean    float64 sum and a count of the non-NaN values, np.divide(sum, count)
@@ -20,9 +23,19 @@ namespace cubridge::compiler {
 
 namespace {
 
-constexpr std::array<std::string_view, 14> kNames = {"all",    "any",    "sum",    "mean",   "var",
-                                                     "std",    "min",    "max",    "nanmin", "nanmax",
-                                                     "nansum", "nanprod", "nanmean", "count_nonzero"};
+/// One row per reduction: its np.<name>, and whether arrays offer it as a method too (a.sum(), numba's
+/// overload_method(types.Array, name) / "array.sum"); amin and amax are np.min and np.max.
+struct Reduction {
+  std::string_view name;
+  bool method;
+};
+constexpr std::array<Reduction, 19> kReductions = {{{"all", true},      {"any", true},     {"sum", true},
+                                                    {"prod", true},     {"mean", true},    {"var", true},
+                                                    {"std", true},      {"min", true},     {"max", true},
+                                                    {"amin", false},    {"amax", false},   {"argmin", true},
+                                                    {"argmax", true},   {"nanmin", false}, {"nanmax", false},
+                                                    {"nansum", false},  {"nanprod", false}, {"nanmean", false},
+                                                    {"count_nonzero", false}}};
 
 /// numba's _expand_integer: the type np.sum of `dtype` returns.
 std::string sum_type(const Type& dtype) {
@@ -63,14 +76,21 @@ std::string first_element(int rank) {
 }  // namespace
 
 bool is_numpy_reduction(std::string_view name) {
-  for (std::string_view n : kNames)
-    if (n == name) return true;
+  for (const Reduction& r : kReductions)
+    if (r.name == name) return true;
   return false;
 }
 
-std::string numpy_reduction_names() {
+bool is_array_reduction_method(std::string_view name) {
+  for (const Reduction& r : kReductions)
+    if (r.name == name) return r.method;
+  return false;
+}
+
+std::string numpy_reduction_names(bool methods) {
   std::string s;
-  for (std::string_view n : kNames) s += (s.empty() ? "" : ", ") + std::string(n);
+  for (const Reduction& r : kReductions)
+    if (!methods || r.method) s += (s.empty() ? "" : ", ") + std::string(r.name);
   return s;
 }
 
@@ -82,11 +102,16 @@ std::optional<ReductionSource> numpy_reduction_source(std::string_view name, int
           "and complex numbers";
     return std::nullopt;
   }
-  const std::string n(name), d = dtype.name(), r = std::to_string(rank);
+  const std::string n(name == "amin" ? "min" : name == "amax" ? "max" : name), d = dtype.name(),
+                    r = std::to_string(rank);
   const bool is_float = dtype.is_float(), is_complex = dtype.is_complex();
   auto fn = [&](std::string_view what) { return "__np_" + std::string(what) + "__" + r + "__" + d; };
   const std::string header = "import math\nimport numpy as __np\n\n\n";
   const std::string nan_test = is_float ? "if not math.isnan(v):\n" : (is_complex ? "" : "if True:\n");
+  if (is_complex && (n == "argmin" || n == "argmax")) {
+    why = "complex numbers have no order: numba-cuda refuses np." + n + " of them too";
+    return std::nullopt;
+  }
   if (is_complex && (n == "var" || n == "std" || n == "min" || n == "max" || n.starts_with("nan"))) {
     why = "complex elements are not supported by np." + n + " in kernels yet (real numbers are)";
     return std::nullopt;
@@ -112,6 +137,8 @@ std::optional<ReductionSource> numpy_reduction_source(std::string_view name, int
     text = walk(fn(n), rank, "    c = 0\n", "if v != 0:\n    c += 1", "    return c");
   } else if (n == "sum") {
     text = walk(fn(n), rank, "    c = __np." + sum_type(dtype) + "(0)\n", "c += v", "    return c");
+  } else if (n == "prod") {
+    text = walk(fn(n), rank, "    c = __np." + sum_type(dtype) + "(1)\n", "c *= v", "    return c");
   } else if (n == "mean") {
     text = mean_fn();
   } else if (n == "var") {
@@ -128,6 +155,16 @@ std::optional<ReductionSource> numpy_reduction_source(std::string_view name, int
       step = "if math.isnan(v):\n    return v\n" + step;
     }
     text = walk(fn(n), rank, init, step, "    return m");
+  } else if (n == "argmin" || n == "argmax") {
+    std::string op = n == "argmin" ? "<" : ">";
+    std::string init = "    if a.size == 0:\n        raise ValueError(\"attempt to get " + n + " of an empty sequence\")\n"
+                       "    m = " + first_element(rank) + "\n    at = 0\n    idx = 0\n";
+    std::string step = "if v " + op + " m:\n    m = v\n    at = idx\nidx += 1";
+    if (is_float) {
+      init += "    if math.isnan(m):\n        return 0\n";
+      step = "if math.isnan(v):\n    return idx\n" + step;
+    }
+    text = walk(fn(n), rank, init, step, "    return at");
   } else if (n == "nanmin" || n == "nanmax") {
     std::string op = n == "nanmin" ? "<" : ">";
     std::string init = "    if a.size == 0:\n        raise ValueError(\"zero-size array to reduction operation not "
@@ -149,7 +186,7 @@ std::optional<ReductionSource> numpy_reduction_source(std::string_view name, int
 
 const ModuleAst& numpy_reduction_module(const ReductionSource& source) {
   static std::mutex lock;
-  static std::map<std::string, ModuleAst, std::less<>> parsed;  // at most 14 reductions x ranks x dtypes
+  static std::map<std::string, ModuleAst, std::less<>> parsed;  // at most 19 reductions x ranks x dtypes
   std::lock_guard<std::mutex> hold(lock);
   auto it = parsed.find(source.function);
   if (it == parsed.end())

@@ -15,8 +15,11 @@ namespace cubridge::compiler {
 /// Whether np.<name> is one of the reductions below.
 bool is_numpy_reduction(std::string_view name);
 
-/// The names, for messages: "all, any, sum, ...".
-std::string numpy_reduction_names();
+/// Whether arrays offer np.<name> as a method too: a.sum(), a.argmax(), ... (not the nan* ones).
+bool is_array_reduction_method(std::string_view name);
+
+/// The names, for messages: "all, any, sum, ..." (with `methods`, only those arrays offer as methods).
+std::string numpy_reduction_names(bool methods = false);
 
 /// A reduction's source for an array of `rank` >= 1 dimensions of `dtype`.
 struct ReductionSource {
@@ -25,7 +28,8 @@ struct ReductionSource {
 };
 
 /// The source of np.<name>(a), or nullopt with `why` set when numba-cuda's implementation is not reproduced
-/// for that dtype (complex var/std, records, a bool nansum).
+/// for that dtype (complex var/std/argmax, records, a bool nansum);
+/// np.amin and np.amax are np.min and np.max.
 std::optional<ReductionSource> numpy_reduction_source(std::string_view name, int rank, const Type& dtype,
                                                       std::string& why);
 

@@ -1,7 +1,8 @@
-// Internal: a.reshape(shape) and a.view(dtype) in NVVM IR (see emitter.hpp), as numba-cuda lowers them
-// (numba/cuda/np/arrayobj.py: array_reshape with normalize_reshape_value; array_view with _compatible_view
-// and _change_dtype). Both are views of a's data; a shape or dtype that does not fit raises ValueError
-// with numba's message.
+// Internal: a.reshape(shape), a.view(dtype), a.ravel(), a.T, a.transpose(axes) and c.copy() of a captured
+// array in NVVM IR (see emitter.hpp), as numba-cuda lowers them (numba/cuda/np/arrayobj.py: array_reshape
+// with normalize_reshape_value; array_view with _compatible_view and _change_dtype; array_ravel; array_T;
+// array_transpose_tuple with permute_arrays). All but the copy are views of a's data; a shape, dtype or axes
+// that do not fit raise ValueError with numba's message. The copy is a local array (typer: array_method).
 #include "compiler/lowering/emitter.hpp"
 
 namespace cubridge::compiler {
@@ -121,6 +122,82 @@ Value FunctionEmitter::array_view(const Expr& e) {
     for (const std::string& d : dims) nitems = ins("mul i64 " + nitems + ", " + d);
   }
   std::vector<std::string> pieces = {"null", "null", nitems, std::to_string(new_size), data};
+  pieces.insert(pieces.end(), dims.begin(), dims.end());
+  pieces.insert(pieces.end(), strides.begin(), strides.end());
+  return build_array(e.type, pieces);
+}
+
+Value FunctionEmitter::constant_copy(const Expr& e) {
+  Value source = expr(*e.kids[0]->kids[0]);  // the constant, C-contiguous (constant_array)
+  const Type& t = e.type;
+  std::string ety = llvm_element_type(t.dtype());
+  std::int64_t count = 1;
+  for (std::int64_t d : e.shape) count *= d;
+  std::string arr = "[" + std::to_string(count) + " x " + ety + "]";
+  std::string local = t.dtype().is_record() ? alloca_aligned(arr, 16) : alloca(arr);
+  std::string data = ins("getelementptr " + arr + ", " + arr + "* " + local + ", i64 0, i64 0");
+  m_.declare("declare void @llvm.memcpy.p0i8.p0i8.i64(i8* nocapture, i8* nocapture readonly, i64, i1)");
+  line("call void @llvm.memcpy.p0i8.p0i8.i64(i8* " + ins("bitcast " + ety + "* " + data + " to i8*") + ", i8* " +
+       ins("bitcast " + ety + "* " + array_field(source, 4).v + " to i8*") + ", i64 " +
+       std::to_string(count * item_size(t.dtype())) + ", i1 false)");
+  return constant_shape_array(t, data, e.shape);
+}
+
+Value FunctionEmitter::array_ravel(const Expr& e) {
+  Value a = expr(*e.kids[0]->kids[0]);
+  const std::string size = array_field(a, 2).v, itemsize = std::to_string(item_size(a.t.dtype()));
+  return build_array(e.type, {"null", "null", size, itemsize, array_field(a, 4).v, size, itemsize});
+}
+
+Value FunctionEmitter::reversed_axes(const Value& a, const Type& t) {
+  if (a.t.ndim() <= 1) return a;
+  const int nd = a.t.ndim();
+  std::vector<std::string> pieces = {"null", "null", array_field(a, 2).v, array_field(a, 3).v, array_field(a, 4).v};
+  for (int k = nd; k-- > 0;) pieces.push_back(array_field(a, 5, k).v);
+  for (int k = nd; k-- > 0;) pieces.push_back(axis_stride(a, k));
+  return build_array(t, pieces);
+}
+
+Value FunctionEmitter::array_transpose(const Expr& e) {
+  // a.transpose(axes): the array is the callee's owner; np.transpose(a, axes): the first argument.
+  const std::size_t first = e.target == "np_transpose" ? 2 : 1;
+  Value a = expr(first == 2 ? *e.kids[1] : *e.kids[0]->kids[0]);
+  if (e.formals.empty()) return reversed_axes(a, e.type);  // a.transpose() and a.transpose(None): a.T
+  const Type i64 = Type::integer(64, true);
+  std::vector<std::string> axes;
+  if (e.formals.size() == 1 && e.formals[0].is_tuple()) {
+    Value tuple = expr(*e.kids[first]);
+    for (std::size_t k = 0; k < e.formals[0].elements().size(); ++k) axes.push_back(convert(extract(tuple, k), i64).v);
+  } else {
+    for (std::size_t k = first; k < e.kids.size(); ++k) axes.push_back(convert(expr(*e.kids[k]), i64).v);
+  }
+  // permute_arrays: repeated values (as given, before negative ones are wrapped) and axes outside
+  // [-ndim, ndim) raise; then shape and strides are indexed by the axes, a negative one from the end.
+  const int nd = a.t.ndim();
+  const std::string n = std::to_string(nd);
+  std::string repeated = "false", outside = "false";
+  for (std::size_t k = 0; k < axes.size(); ++k) {
+    for (std::size_t l = k + 1; l < axes.size(); ++l)
+      repeated = ins("or i1 " + repeated + ", " + ins("icmp eq i64 " + axes[k] + ", " + axes[l]));
+    outside = ins("or i1 " + outside + ", " + ins("icmp sge i64 " + axes[k] + ", " + n));
+    outside = ins("or i1 " + outside + ", " + ins("icmp slt i64 " + axes[k] + ", -" + n));
+  }
+  raise_when(repeated, "builtins.ValueError", "repeated axis in transpose", e.loc);
+  raise_when(outside, "builtins.ValueError", "axis is out of bounds for array of given dimension", e.loc);
+  std::vector<std::string> dims, strides;
+  for (std::size_t k = 0; k < axes.size(); ++k) {
+    std::string axis = ins("select i1 " + ins("icmp slt i64 " + axes[k] + ", 0") + ", i64 " +
+                           ins("add i64 " + axes[k] + ", " + n) + ", i64 " + axes[k]);
+    std::string dim = array_field(a, 5, 0).v, stride = axis_stride(a, 0);
+    for (int j = 1; j < nd; ++j) {
+      std::string hit = ins("icmp eq i64 " + axis + ", " + std::to_string(j));
+      dim = ins("select i1 " + hit + ", i64 " + array_field(a, 5, j).v + ", i64 " + dim);
+      stride = ins("select i1 " + hit + ", i64 " + axis_stride(a, j) + ", i64 " + stride);
+    }
+    dims.push_back(dim);
+    strides.push_back(stride);
+  }
+  std::vector<std::string> pieces = {"null", "null", array_field(a, 2).v, array_field(a, 3).v, array_field(a, 4).v};
   pieces.insert(pieces.end(), dims.begin(), dims.end());
   pieces.insert(pieces.end(), strides.begin(), strides.end());
   return build_array(e.type, pieces);

@@ -211,6 +211,7 @@ Value FunctionEmitter::array_attribute(const Expr& e) {
   }
   if (n == "ctypes.data")  // a.ctypes.data (typer: attribute): the data address as numba's uintp
     return {ins("ptrtoint " + llvm_element_type(a.t.dtype()) + "* " + array_field(a, 4).v + " to i64"), e.type};
+  if (n == "T") return reversed_axes(a, e.type);
   if (n == "ndim") return {std::to_string(a.t.ndim()), i64};
   if (n == "itemsize") return {std::to_string(item_size(a.t.dtype())), i64};
   Value size = array_field(a, 2);

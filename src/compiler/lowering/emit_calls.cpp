@@ -52,11 +52,16 @@ Value FunctionEmitter::call(const Expr& e) {
   }
   if (e.callee == Callee::Builtin && e.target == "array_view") return array_view(e);
   if (e.callee == Callee::Builtin && e.target == "reshape") return array_reshape(e);
+  if (e.callee == Callee::Builtin && (e.target == "transpose" || e.target == "np_transpose")) return array_transpose(e);
+  if (e.callee == Callee::Builtin && e.target == "ravel") return array_ravel(e);
+  if (e.callee == Callee::Builtin && e.target == "constant_copy") return constant_copy(e);
   if (e.callee == Callee::Builtin && (e.target == "carray" || e.target == "farray")) return pointer_array(e);
   std::vector<Value> args;
   const std::vector<std::string>* statics =
       e.callee == Callee::UserFunction ? &m_.module.functions[static_cast<std::size_t>(e.callee_index)]->static_args
                                        : nullptr;
+  if (e.callee == Callee::UserFunction && e.target == "array_method")  // a.sum(): the array is the argument
+    args.push_back(expr(*e.kids[0]->kids[0]));
   for (std::size_t i = 1; i < e.kids.size(); ++i) {
     if (statics && i - 1 < statics->size() && !(*statics)[i - 1].empty()) {
       args.push_back({"undef", Type::none()});  // bound at compile time (typer_static_arguments.cpp)

@@ -119,6 +119,14 @@ class FunctionEmitter {
   /// them (the new shape normalised and checked, the dtype changed along the contiguous axis).
   Value array_reshape(const Expr& e);
   Value array_view(const Expr& e);
+  /// a.transpose(...) (typer: array_transpose): a view of a's data with its axes permuted.
+  Value array_transpose(const Expr& e);
+  /// c.copy() of a captured NumPy array (typer: array_method): a local array filled from the constant.
+  Value constant_copy(const Expr& e);
+  /// a.ravel() of a C-contiguous array (typer: array_method): a 1-d view of its a.size elements.
+  Value array_ravel(const Expr& e);
+  /// a.T: a view with the axes in reverse order, of type `t`.
+  Value reversed_axes(const Value& a, const Type& t);
   /// Raises `exception` with `message` at `loc` when `condition` (an i1) holds; goes on otherwise.
   void raise_when(const std::string& condition, const std::string& exception, const std::string& message, SourceLoc loc);
   /// numba.cuda.libdevice.<name>(...) (emit_libdevice.cpp).

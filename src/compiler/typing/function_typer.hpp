@@ -59,6 +59,13 @@ struct Program {
 /// of its body per item of t, and a captured tuple's `t[k]` and `len(t)` become its item and its length.
 void unroll_literal_loops(const Program& prog, TypedFunction& fn);
 
+/// The type of a.T and a.transpose(), as numba's resolve_T gives it (typer_array_methods.cpp).
+Type transposed_type(const Type& base);
+
+/// Why `spelled` (a.dot(b), np.dot, np.vdot) is refused: numba-cuda lowers it to a host BLAS call
+/// (typer_array_methods.cpp).
+std::string dot_refusal(const std::string& spelled);
+
 /// A constant operand of a branch test (typer_branch_prune.cpp).
 struct PruneValue;
 /// numba-cuda's vector type called `name` in numba.cuda ("float32x4", or a C alias: "float4", "short2",
@@ -665,6 +672,9 @@ class FunctionTyper {
   // Array methods (typer_array_methods.cpp): a.reshape(shape) and a.view(dtype), views of the same data as
   // numba-cuda makes them; a.copy() and the other allocating methods are refused by name.
   Type array_method(Expr& e, const Expr& callee, const Type& base);
+  /// a.transpose(), a.transpose(axes), a.transpose(i, j, ...) and, with `function`, np.transpose(a[, axes]):
+  /// views with permuted axes; `args` are the axes' types (typer_array_methods.cpp).
+  Type array_transpose(Expr& e, const Type& base, const std::vector<Type>& args, bool function);
   /// The dtype an argument names: np.int32, numba.float32, a.dtype; nullopt when it names none.
   std::optional<Type> dtype_argument(Expr& dtype);
 
@@ -782,8 +792,10 @@ class FunctionTyper {
   // NumPy (typer_numpy.cpp): np.pi and friends, and the ufuncs numba-cuda lowers, on scalars.
   Type numpy_constant(Expr& e, std::string_view attr);
   Type numpy_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
-  /// np.sum(a), np.all(a), np.nanmax(a), ...: NumPy's whole-array reductions (typer_numpy_reductions.cpp).
-  Type numpy_reduction(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown);
+  /// np.sum(a), np.all(a), np.nanmax(a), ...: NumPy's whole-array reductions (typer_numpy_reductions.cpp);
+  /// with `method`, a.sum(), a.argmax(), ...: `args` is the array, e.kids[0] the attribute a.sum.
+  Type numpy_reduction(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown,
+                       bool method = false);
   /// The loop numba-cuda lowers for ufunc on these scalar types; refuses what it cannot compile.
   UfuncLoop ufunc_loop(Expr& e, std::string_view ufunc, const std::string& shown, const std::vector<Type>& args);
   /// A complex loop computed by the numpy complex prelude: e becomes a typed call of its function

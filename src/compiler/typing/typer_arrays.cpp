@@ -220,6 +220,7 @@ Type FunctionTyper::array_attribute(Expr& e, const Type& base) {
   if (a == "shape" || a == "strides") return Type::tuple(std::vector<Type>(static_cast<std::size_t>(base.ndim()), i64()));
   if (a == "size" || a == "ndim" || a == "itemsize" || a == "nbytes") return i64();
   if (a == "ctypes.data") return Type::integer(64, false);  // a.ctypes.data, as attribute() rewrote it
+  if (a == "T") return transposed_type(base);  // a view with the axes reversed
   if (a == "real" || a == "imag") {
     // numba: a complex array's .real/.imag are views of one component (layout 'A'); a real array's .real
     // is the array itself. A real array's .imag is a new array of zeros, which kernels cannot allocate.
@@ -234,7 +235,7 @@ Type FunctionTyper::array_attribute(Expr& e, const Type& base) {
     error(e.loc, "an array's .dtype is supported only where a type is expected: cuda.local.array(n, x.dtype), "
                  "cuda.shared.array(n, dtype=x.dtype) and x.dtype.type(v)");
   error(e.loc, "attribute '" + a + "' of an array (" + base.name() +
-                   ") is not supported; arrays offer .shape, .strides, .size, .ndim, .itemsize, .nbytes, .real and .imag");
+                   ") is not supported; arrays offer .shape, .strides, .size, .ndim, .itemsize, .nbytes, .real, .imag and .T");
 }
 
 }  // namespace cubridge::compiler::typer_detail

@@ -38,6 +38,9 @@ Type FunctionTyper::numpy_constant(Expr& e, std::string_view attr) {
 
 Type FunctionTyper::numpy_call(Expr& e, const std::string& fname, const std::vector<Type>& args, bool unknown) {
   if (is_numpy_reduction(fname)) return numpy_reduction(e, fname, args, unknown);
+  if (fname == "dot" || fname == "vdot") error(e.loc, dot_refusal("np." + fname + "()"));
+  if (fname == "transpose" && !args.empty() && (unknown || args[0].is_array()))
+    return unknown ? Type() : array_transpose(e, args[0], {args.begin() + 1, args.end()}, true);
   std::optional<std::string_view> ufunc = numpy_ufunc(fname);
   if (!ufunc) {
     std::string hint = resolve_math1(fname, f64()) || resolve_math2(fname, f64(), f64())

@@ -1,6 +1,8 @@
 """Array methods in kernels, as numba-cuda types and lowers them: a.reshape(shape) (an int, a tuple of ints or
 several ints; one extent may be -1) and a.view(dtype) are views of the same data; a shape or dtype that does
-not fit raises numba's ValueError in the kernel; methods that allocate (a.copy(), ...) are refused by name.
+not fit raises numba's ValueError in the kernel; c.copy() of a captured NumPy array (its shape known when
+compiling) is a new writable C array in local memory, outside loops; methods that allocate (a.copy() of an
+argument, ...) are refused by name.
 No GPU needed: the types, the PTX and the raise sites are checked; test_jit_array_methods_gpu.py runs them."""
 import numpy as np
 import pytest
@@ -101,8 +103,9 @@ def test_view_refuses_what_is_no_number_type():
 
 
 def test_copy_is_refused_by_name_with_the_reason():
-    with pytest.raises(cubridge.CompileError, match=r"array.copy\(\) is not supported in kernels: numba-cuda runs it "
-                                                    r"only with its device memory runtime \(NRT"):
+    with pytest.raises(cubridge.CompileError, match=r"array.copy\(\) is not supported in kernels: it returns a new "
+                                                    r"array, which numba-cuda allocates only with its device memory "
+                                                    r"runtime \(NRT"):
         compiled(copies, np.arange(3), np.zeros(1, np.int64))
 
 
@@ -110,5 +113,34 @@ def test_an_unknown_array_method_names_the_ones_offered():
     def bad(a, out):
         out[0] = a.frobnicate()
     with pytest.raises(cubridge.CompileError, match=r"method 'frobnicate' of an array .* arrays offer "
-                                                    r"\.reshape\(shape\) and \.view\(dtype\)"):
+                                                    r"\.reshape\(shape\), \.view\(dtype\) and the reductions \.all, any, sum"):
         compiled(bad, np.arange(3), np.zeros(1, np.int64))
+
+
+CAPTURED = np.array([1, 2, 3])[::-1]
+
+
+def copy_of_captured(out):
+    q = CAPTURED.copy()
+    q[0] = 7  # the copy is writable and is not the constant
+    out[0] = q[0] + CAPTURED[0]  # 7 + 3
+    out[1] = q[2] * 10 + q.shape[0]  # 1 * 10 + 3
+
+
+def copy_of_captured_in_loop(out):
+    for i in range(2):
+        q = CAPTURED.copy()
+        out[i] = q[i]
+
+
+def test_copy_of_a_captured_array_is_a_writable_local_array():
+    from test_jit_numpy_reductions import _double, _stored
+    ptx, _ = cubridge.compile_ptx(copy_of_captured, "void(float64[::1])", cc=CC)
+    assert {off: _double(v) for off, v in _stored(ptx).items()} == {0: 10.0, 8: 13.0}
+    assert cubridge.ptxas_check(ptx, CC)
+
+
+def test_copy_of_a_captured_array_in_a_loop_is_refused_with_the_reason():
+    with pytest.raises(cubridge.CompileError, match=r"array.copy\(\) of the captured array 'CAPTURED' inside a loop is "
+                                                    r"not supported: .* copy it before the loop"):
+        cubridge.compile_ptx(copy_of_captured_in_loop, "void(float64[::1])", cc=CC)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import cubridge
-from test_jit_array_methods import reinterpret, reshape1d, reshape3d
+from test_jit_array_methods import CAPTURED, reinterpret, reshape1d, reshape3d
 
 
 def reshape2d(arr, newshape, got):
@@ -80,3 +80,26 @@ def test_view_reinterprets_bytes_as_numba_cuda_does():
     numba_cuda.jit(reinterpret)[1, 1](byte_arr, 8, 12, theirs)
     k[1, 1](byte_arr, 8, 12, ours)
     assert ours[0] == theirs[0]
+
+
+def copy_then_read(out):
+    q = CAPTURED.copy()
+    for i in range(len(out)):
+        out[i] = q[i]
+
+
+@pytest.mark.gpu
+def test_copy_of_a_captured_array_has_its_values_as_numba_cuda():
+    """numba-cuda's test_array_methods.test_array_copy: numba-cuda allocates the copy with NRT on."""
+    ours = np.zeros(len(CAPTURED))
+    cubridge.jit(copy_then_read)[1, 1](ours)
+    np.testing.assert_array_equal(ours, CAPTURED)
+    numba_cuda = _numba_cuda()
+    from numba.cuda import config
+    old, config.CUDA_ENABLE_NRT = config.CUDA_ENABLE_NRT, True
+    try:
+        theirs = np.zeros(len(CAPTURED))
+        numba_cuda.jit(copy_then_read)[1, 1](theirs)
+    finally:
+        config.CUDA_ENABLE_NRT = old
+    np.testing.assert_array_equal(ours, theirs)

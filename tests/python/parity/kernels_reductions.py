@@ -101,3 +101,39 @@ def reductions_of_captured_tuple(out, counts):
 
 
 nrt_case(reductions_of_captured_tuple, lambda: [np.zeros((7, 5)), np.zeros((7, 4), np.int64)], grid=1, block=1)
+
+
+@cuda.jit(device=True)
+def _methods(a, out, idx, k):
+    out[k + 0] = a.sum()
+    out[k + 1] = a.prod()
+    out[k + 2] = a.mean()
+    out[k + 3] = a.var()
+    out[k + 4] = a.std()
+    out[k + 5] = a.min()
+    out[k + 6] = a.max()
+    out[k + 7] = np.amin(a)
+    out[k + 8] = np.prod(a)
+    idx[k + 0] = a.argmin()
+    idx[k + 1] = a.argmax()
+    idx[k + 2] = np.argmin(a)
+    idx[k + 3] = a.all()
+    idx[k + 4] = a.any()
+
+
+def reduction_methods(x, n, out, idx):
+    """The reductions as array methods (a.sum(), ...) and np.prod/argmin/argmax/amin/amax, on a 2-d float64
+    array with a NaN, its strided view, and an int32 array with ties."""
+    if cuda.grid(1) == 0:
+        _methods(x, out, idx, 0)
+        _methods(x[::2, ::-1], out, idx, 9)
+        idx[18] = n.argmin()
+        idx[19] = n.argmax()
+        idx[20] = n.prod()
+        idx[21] = n.sum()
+        out[18] = n.mean()
+
+
+nrt_case(reduction_methods, lambda: [np.where(FLOATS == -7.0, np.nan, FLOATS).reshape(3, 4).copy(),
+                                     np.array([[3, -7, 0], [12, -7, 12]], dtype=np.int32), np.zeros(19),
+                                     np.zeros(22, np.int64)], grid=1, block=1, outs=[2, 3])
