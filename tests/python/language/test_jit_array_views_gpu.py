@@ -43,15 +43,14 @@ def test_T_is_a_view_with_numpys_values(a):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("axes", [(0, 1, 2), (2, 0, 1), (1, 2, 0), (-1, 0, 1), (2, 1, 0)])
-def test_transpose_with_axes_matches_numpy_and_numba_cuda(axes):
+def test_transpose_with_axes_matches_numpy(axes):
+    # numba-cuda 0.30.4 does not compile a.transpose(axes) in a kernel (its permute_arrays calls set(), which its
+    # CUDA target does not type): NumPy is the reference here
     a = np.arange(24.0).reshape(2, 3, 4)
     expected = a.transpose(axes)
     ours = np.zeros(expected.shape)
     cubridge.jit(through_axes)[1, 1](a, axes, ours)
     np.testing.assert_array_equal(ours, expected)
-    theirs = np.zeros(expected.shape)
-    _numba_cuda().jit(through_axes)[1, 1](a, axes, theirs)
-    np.testing.assert_array_equal(ours, theirs)
 
 
 @pytest.mark.gpu
@@ -82,10 +81,9 @@ def ravel_writes(a):
 
 
 @pytest.mark.gpu
-def test_ravel_is_a_view_matching_numpy_and_numba_cuda():
+def test_ravel_is_a_view_matching_numpy():
+    # numba-cuda 0.30.4 refuses a.ravel() in a kernel ("Only accept returning of array passed into the function
+    # as argument"): NumPy's view is the reference here
     ours = np.zeros((3, 4))
     cubridge.jit(ravel_writes)[1, 1](ours)
     np.testing.assert_array_equal(ours, (np.arange(12.0) * 10).reshape(3, 4))
-    theirs = np.zeros((3, 4))
-    _numba_cuda().jit(ravel_writes)[1, 1](theirs)
-    np.testing.assert_array_equal(ours, theirs)

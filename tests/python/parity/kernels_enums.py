@@ -116,11 +116,12 @@ case(identities, lambda: [np.zeros(5, np.bool_)], block=1)
 def contained(c, out):
     out[0] = c in (Color.red, Color.green)  # == with each member (numba's in_seq)
     out[1] = c not in (Color.blue, Color.red)
-    out[2] = Shape.circle in (IntEnumWithNegatives.two, 7)  # IntEnum members as integers
+    # (an IntEnum member `in` a tuple mixing another IntEnum's member and an int: numba-cuda has no
+    # implementation of that `contains`; cubridge compares them as integers, test_jit_enums.py)
 
 
-case(contained, lambda: [Color.green, np.zeros(3, np.bool_)], block=1, outs=[1])
-case(contained, lambda: [Color.blue, np.zeros(3, np.bool_)], block=1, outs=[1])
+case(contained, lambda: [Color.green, np.zeros(2, np.bool_)], block=1, outs=[1])
+case(contained, lambda: [Color.blue, np.zeros(2, np.bool_)], block=1, outs=[1])
 
 
 @cuda.jit(device=True)
