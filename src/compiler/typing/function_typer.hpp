@@ -617,10 +617,10 @@ class FunctionTyper {
     if (!r || (op == BinOp::Pow && r->lhs.is_complex() && !node))
       error(loc, "unsupported operand types for " + std::string(binop_symbol(op)) + ": " + a.name() + " and " + b.name() +
                      (a.is_bfloat16() && b.is_bfloat16()
-                          ? " (numba-cuda's bfloat16 operators are +, -, *, /)"
+                          ? " (numba-cuda's bfloat16 operators are +, -, *, /, and //, %, ** through float32)"
                       : a.is_bfloat16() || b.is_bfloat16()
-                          ? " (numba-cuda's bfloat16 operators +, -, *, / take two bfloat16 values: convert the "
-                            "other operand with bfloat16(x), or both to float32)"
+                          ? " (numba-cuda's bfloat16 operators are +, -, *, / with numbers, and //, %, ** through "
+                            "float32/float64: convert the bfloat16 with float(x) or np.float32(x))"
                           : ""));
     // a ** b, pow(a, b) and a **= b (node: the target) on complex numbers call numba-cuda's cpow.
     if (op == BinOp::Pow && r->lhs.is_complex()) return complex_power(*node, r->lhs);

@@ -209,7 +209,8 @@ void FunctionTyper::array_store(Expr& target, const Type& value) {
                             "unit (numba-cuda converts neither between units nor from numbers)");
     return;
   }
-  if (value.is_bfloat16() ? !bf16_convertible(value, base.dtype())
+  // into a bfloat16 element: numba-cuda's setitem accepts what converts to bfloat16 (floats and integers)
+  if (value.is_bfloat16() || base.dtype().is_bfloat16() ? !bf16_convertible(value, base.dtype())
                            : (!value.is_scalar() || can_convert(value, base.dtype()) == Conversion::None))
     error(target.loc, "cannot store a value of type " + value.name() + " into an element of " + what + " (" +
                           base.name() + ")");
