@@ -4,6 +4,8 @@ The rules, one test each:
 - a NumPy array of ml_dtypes.bfloat16 (typestr '<V2', no fields) is typed array(bfloat16, Nd, layout), as
   numba-cuda's FROM_DTYPE[np.dtype(ml_dtypes.bfloat16)] = bfloat16 types it; from_dtype/as_type read the
   dtype and the class the same way;
+- a DLPack producer of kDLBfloat/16 (what torch.bfloat16 and CuPy's bfloat16 arrays export) is typed
+  array(bfloat16, ...); kDLBfloat of other widths is refused by name;
 - a bare '<V2' (a CAI without a dtype that says bfloat16, a NumPy void array) stays opaque bytes and is refused
   by name, as numba-cuda refuses it; a structured 2-byte dtype stays a record;
 - bfloat16[:] spells an array type; a bfloat16 array's elements load and store as bfloat16, and a store of a
@@ -12,6 +14,8 @@ The rules, one test each:
   so numba-cuda's test_cupy_bfloat16_interop kernel compiles to float64 arithmetic and one rounding to
   bfloat16 at the store; ml_dtypes.bfloat16(x) in a kernel is the bfloat16 constructor.
 Values on the GPU (torch.bfloat16, CuPy + ml_dtypes, NumPy + ml_dtypes) are in test_jit_bf16_arrays_gpu.py."""
+import ctypes
+
 import numpy as np
 import pytest
 
@@ -39,6 +43,51 @@ def test_dtype_and_class_read_as_bfloat16():
     assert cubridge.Type.from_dtype(np.dtype(ml_dtypes.bfloat16)) == "bfloat16"
     assert cubridge.Type.from_dtype(ml_dtypes.bfloat16) == "bfloat16"
     assert cubridge.Type.parse("bfloat16") == _types.as_type(ml_dtypes.bfloat16)
+
+
+class _DLDevice(ctypes.Structure):  # dlpack.h's layouts, for a producer without a GPU
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32), ("dtype", _DLDataType),
+                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.POINTER(ctypes.c_int64)),
+                ("byte_offset", ctypes.c_uint64)]
+
+
+class _DLManagedTensor(ctypes.Structure):
+    _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p),
+                ("deleter", ctypes.CFUNCTYPE(None, ctypes.c_void_p))]
+
+
+class DLPackBFloat:
+    """A CUDA DLPack producer (legacy 'dltensor' capsule, no deleter) of kDLBfloat (code 4) at a fake address:
+    what typeof reads, without touching the memory."""
+
+    def __init__(self, n, bits=16):
+        self.shape = (ctypes.c_int64 * 1)(n)
+        self.managed = _DLManagedTensor()
+        self.managed.dl_tensor = _DLTensor(0x7F0000000000, _DLDevice(2, 0), 1, _DLDataType(4, bits, 1), self.shape,
+                                           None, 0)
+
+    def __dlpack_device__(self):
+        return (2, 0)
+
+    def __dlpack__(self, stream=None, max_version=None, **kw):
+        new = ctypes.pythonapi.PyCapsule_New
+        new.restype, new.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+        return new(ctypes.addressof(self.managed), b"dltensor", None)
+
+
+def test_dlpack_bfloat_producers_are_bfloat16_arrays():
+    assert cubridge.typeof(DLPackBFloat(8)) == "array(bfloat16, 1d, C)"
+    with pytest.raises(ValueError, match=r"DLPack dtype \(code 4, bits 32, lanes 1\) has no NumPy typestr: bfloat has "
+                                         r"16 bits only"):
+        cubridge.typeof(DLPackBFloat(8, bits=32))
 
 
 class BareV2:
