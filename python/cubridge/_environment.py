@@ -474,7 +474,8 @@ class _Environment:
                 imports.append(f"import cubridge.{v._name} as {n}")
             elif isinstance(inner, type) and inner.__module__.startswith("numba.cuda"):  # from numba.cuda import grid
                 imports.append(f"import numba.cuda.{inner.__name__} as {n}")
-            elif _numba_extensions.is_bfloat16_type(v) or isinstance(v, bf16.BFloat16Type):
+            elif (_numba_extensions.is_bfloat16_type(v) or isinstance(v, bf16.BFloat16Type)
+                  or _scalar_types.is_ml_dtypes_bfloat16_class(v)):  # ml_dtypes.bfloat16: numba's NumberClass
                 imports.append(f"import numba.cuda.bfloat16 as {n}")  # bfloat16(x): the compiler's constructor
             elif isinstance(v, bf16.Binding):  # from cubridge.bf16 import hadd: CUDA's __hadd
                 imports.append(f"import numba.cuda._internal.cuda_bf16.{v._binding} as {n}")

@@ -56,3 +56,17 @@ CHAR_SEQ_NAMES = {"S": "char", "U": "unichr"}
 def char_seq_name(kind: str, count: int) -> str:
     """Numba's name of the element type of an array of typestr kind 'S' or 'U' and that count."""
     return f"[{CHAR_SEQ_NAMES[kind]} x {count}]"
+
+
+def is_ml_dtypes_bfloat16_class(v) -> bool:
+    """Whether ``v`` is the class ``ml_dtypes.bfloat16`` (numba-cuda types it as NumberClass(bfloat16): calling it
+    in a kernel casts to bfloat16)."""
+    return isinstance(v, type) and getattr(v, "__module__", None) == "ml_dtypes" and \
+        getattr(v, "__name__", None) == "bfloat16"
+
+
+def is_ml_dtypes_bfloat16(dtype) -> bool:
+    """Whether ``dtype`` (a NumPy dtype, or anything else) is ``np.dtype(ml_dtypes.bfloat16)``: the dtype NumPy
+    and CuPy arrays of bfloat16 have, whose typestr '<V2' does not say so. numba-cuda types such arrays as
+    bfloat16 (its FROM_DTYPE entry for ml_dtypes.bfloat16); a bare '<V2' is opaque bytes."""
+    return is_ml_dtypes_bfloat16_class(getattr(dtype, "type", None))

@@ -21,6 +21,7 @@ __all__ = ["Type", "Signature", "UniTuple", "Tuple", "void", "none", "typeof",
            "uintp", "float16", "float32", "float64", "complex64", "complex128"]
 
 _BY_NAME = {name: Type.parse(name) for name in _scalar_types.NUMPY_NAMES}  # the table's rows that NumPy has
+_BFLOAT16 = Type.parse("bfloat16")  # the one other: ml_dtypes.bfloat16 arrays hold it
 boolean = bool_ = _BY_NAME["bool"]
 int8, int16, int32, int64 = (_BY_NAME[f"int{b}"] for b in (8, 16, 32, 64))
 uint8, uint16, uint32, uint64 = (_BY_NAME[f"uint{b}"] for b in (8, 16, 32, 64))
@@ -107,6 +108,8 @@ def from_dtype(dtype) -> Type:
     structured dtype, as numba.from_dtype reads it."""
     np = __import__("numpy")
     dtype = np.dtype(dtype)
+    if _scalar_types.is_ml_dtypes_bfloat16(dtype):
+        return _BFLOAT16
     if dtype.fields is not None:
         return Type.parse(_records.record_name(dtype, "from_dtype"))
     if dtype.kind in _scalar_types.DATETIME_NAMES and _scalar_types.datetime_name(dtype.str):
@@ -143,7 +146,7 @@ def as_type(t: Any) -> Type:
         return Tuple(*t)
     if any(k.__module__.startswith("numba") for k in type(t).__mro__):  # numba's types and their subclasses
         return from_numba(t)
-    if type(t).__module__.startswith("numpy") or getattr(t, "__module__", None) == "numpy":
+    if type(t).__module__.startswith("numpy") or getattr(t, "__module__", None) in ("numpy", "ml_dtypes"):
         try:
             return from_dtype(t)
         except TypeError:
@@ -180,7 +183,9 @@ def _host_array_type(iface: dict, arg) -> Type:
     (arrays of records)."""
     typestr = iface["typestr"]
     kind, size = typestr[1:2], int(typestr[2:]) if typestr[2:].isdigit() else 0
-    if kind == "V" and size:  # a structured array: numba-cuda's Record type of its dtype
+    if kind == "V" and size == 2 and _is_ndarray(arg) and _scalar_types.is_ml_dtypes_bfloat16(arg.dtype):
+        dtype = _BFLOAT16  # NumPy arrays of ml_dtypes.bfloat16, typed by their dtype as numba-cuda does
+    elif kind == "V" and size:  # a structured array: numba-cuda's Record type of its dtype
         dtype = Type.parse(_records.record_name(_records.structured_dtype(arg, iface)))
     elif (kind, size) in _scalar_types.NAME_OF_NUMPY:
         dtype = _BY_NAME[_scalar_types.NAME_OF_NUMPY[(kind, size)]]

@@ -277,6 +277,11 @@ inline std::optional<HostArray> host_view_of(nb::handle obj, std::size_t index, 
   l.data = reinterpret_cast<void*>(f.data);
   l.read_only = f.read_only && !writes_through_to_its_base(obj, f.data);
   l.dtype = parse_typestr(f.typestr, "__array_interface__['typestr']");
+  if (l.dtype.kind == 'V' && l.dtype.itemsize == 2) {  // '<V2': bfloat16 when the dtype is ml_dtypes'
+    nb::object dtype = nb::steal(PyObject_GetAttrString(obj.ptr(), "dtype"));
+    if (!dtype.is_valid()) PyErr_Clear();
+    if (dtype.is_valid() && is_ml_dtypes_bfloat16(dtype.ptr())) l.dtype = bfloat16_dtype();
+  }
   l.shape = f.shape.span();
   if (f.has_strides) l.strides = f.strides.span();
   const std::uint32_t alignment = l.dtype.alignment();

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "py_cai.hpp"
+#include "py_bfloat16.hpp"
 #include "py_dlpack.hpp"
 
 namespace cubridge::python {
@@ -230,6 +231,7 @@ struct DtypeFacts {
   PyObject* dtype = nullptr;  // a strong reference, kept while cached
   std::string typestr;
   std::int64_t itemsize = 0;
+  bool bfloat16 = false;      // ml_dtypes.bfloat16, whose typestr '<V2' does not say so
 };
 
 /// The facts of a NumPy dtype object, cached by the dtype's identity: the dtypes a program uses are few
@@ -249,11 +251,12 @@ inline const DtypeFacts* dtype_facts(PyObject* dtype) {
   if (!PyUnicode_Check(s.ptr())) return nullptr;
   const char* text = PyUnicode_AsUTF8(s.ptr());
   if (text == nullptr) throw nb::python_error();
-  const std::int64_t itemsize = parse_typestr(text, "__cuda_array_interface__['typestr']").itemsize;
+  const DType parsed = parse_typestr(text, "__cuda_array_interface__['typestr']");
+  const bool bfloat16 = parsed.kind == 'V' && parsed.itemsize == 2 && is_ml_dtypes_bfloat16(dtype);
   DtypeFacts& slot = cache[next++ % cache.size()];
   Py_XDECREF(slot.dtype);
   Py_INCREF(dtype);
-  slot = DtypeFacts{dtype, text, itemsize};
+  slot = DtypeFacts{dtype, text, parsed.itemsize, bfloat16};
   return &slot;
 }
 
@@ -304,6 +307,9 @@ inline std::optional<ArrayView> cupy_view(nb::handle obj, const import_detail::C
   nb::object dtype = get(obj.ptr(), k.dtype);
   const import_detail::DtypeFacts* facts = import_detail::dtype_facts(dtype.ptr());
   if (facts == nullptr) return std::nullopt;
+  // ml_dtypes.bfloat16: its CAI says only '<V2'; CuPy's DLPack export says kDLBfloat, which is how
+  // numba-cuda types the array too (through __dlpack__ first).
+  if (facts->bfloat16) return array_from_dlpack(obj, req.stream_or_none(), req.sync).view;
   const std::string typestr = facts->typestr;  // the attribute reads below run Python code
   const std::int64_t itemsize = facts->itemsize;
   nb::object shape_obj = get(obj.ptr(), k.shape);

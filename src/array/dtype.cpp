@@ -82,6 +82,10 @@ std::string accepted_kinds() {
 
 bool datetime_kind(char kind) { return kind == 'M' || kind == 'm'; }
 
+// bfloat16's DType kind: ml_dtypes' dtype char, a letter no typestr kind uses.
+constexpr char kBFloat16Kind = 'E';
+constexpr const char* kBFloat16Typestr = kNativeOrder == '<' ? "<V2" : ">V2";
+
 // "<M8[D]", "<m8" (generic), interned like the opaque spellings.
 const char* datetime_typestr(char kind, char byteorder, std::uint8_t unit) {
   static std::mutex mutex;
@@ -145,7 +149,16 @@ const char* opaque_typestr(char kind, char byteorder, std::uint32_t itemsize) {
 
 }  // namespace
 
+DType bfloat16_dtype() noexcept {
+  DType d;
+  d.kind = kBFloat16Kind;
+  d.byteorder = kNativeOrder;
+  d.itemsize = 2;
+  return d;
+}
+
 const char* DType::typestr() const noexcept {
+  if (kind == kBFloat16Kind) return kBFloat16Typestr;  // as NumPy spells an ml_dtypes.bfloat16 array
   if (datetime_kind(kind)) {
     try {
       return datetime_typestr(kind, byteorder, unit);
@@ -226,6 +239,7 @@ DType parse_typestr(std::string_view s, std::string_view what) {
 
 std::optional<CubridgeDLDataType> to_dlpack_dtype(const DType& d) noexcept {
   if (!d.native()) return std::nullopt;
+  if (d.kind == kBFloat16Kind) return scalar_type_info(ScalarType::BFloat16).dlpack;
   const ScalarTypeInfo* row = scalar_type_of_numpy(d.kind, d.itemsize);
   if (row == nullptr) return std::nullopt;
   return row->dlpack;
@@ -239,13 +253,17 @@ DType from_dlpack_dtype(CubridgeDLDataType t) {
   };
   if (t.lanes != 1) fail("only lanes == 1 is supported");
   if (t.bits % 8 != 0) fail("sub-byte types are not supported");
+  if (t.code == CUBRIDGE_DL_BFLOAT) {
+    if (t.bits != 16) fail("bfloat has 16 bits only");
+    return bfloat16_dtype();
+  }
   // The code gives the NumPy kind; the bits then pick the row.
   const ScalarTypeInfo* of_code =
       find_scalar_type([&t](const ScalarTypeInfo& row) { return row.numpy() && row.dlpack.code == t.code; });
   if (of_code == nullptr) {
     if (const ScalarTypeInfo* other = find_scalar_type([&t](const ScalarTypeInfo& row) { return row.dlpack.code == t.code; }))
       fail(std::string(other->name) + " is not a NumPy type");
-    fail("accepted codes are bool (6), int (0), uint (1), float (2), complex (5)");
+    fail("accepted codes are bool (6), int (0), uint (1), float (2), complex (5), bfloat (4) of 16 bits");
   }
   std::uint32_t n = t.bits / 8;
   const ScalarTypeInfo* row = scalar_type_of_numpy(of_code->kind, n);

@@ -22,8 +22,9 @@ using spelling_text::quoted;
   throw cubridge::InvalidArgument("kernel signature " + quoted(whole) + ": " + why);
 }
 
-// The row of a number type (every Type::is_scalar() is one of NumPy's).
+// The row of a number type (every Type::is_scalar() is one of NumPy's; bfloat16 is the one other).
 ScalarType scalar_of(const Type& t) {
+  if (t.is_bfloat16()) return ScalarType::BFloat16;
   const char kind = t.is_bool() ? 'b' : t.is_int() ? (t.is_signed() ? 'i' : 'u') : t.is_float() ? 'f' : 'c';
   return scalar_type_of_numpy(kind, static_cast<std::uint32_t>(t.storage_size()))->type;
 }
@@ -93,16 +94,18 @@ const char* scalar_type_name(ScalarType t) noexcept { return scalar_type_info(t)
 std::uint32_t scalar_type_size(ScalarType t) noexcept { return scalar_type_info(t).itemsize; }
 
 DType scalar_type_dtype(ScalarType t) noexcept {
+  if (t == ScalarType::BFloat16) return bfloat16_dtype();
   const ScalarTypeInfo& row = scalar_type_info(t);
   DType d;
   d.itemsize = row.itemsize;
-  d.kind = row.numpy() ? row.kind : 'V';  // bfloat16, which no parameter takes: its bytes only
+  d.kind = row.kind;
   d.byteorder = d.itemsize == 1 || !row.numpy() ? '|' : (std::endian::native == std::endian::little ? '<' : '>');
   return d;
 }
 
 std::optional<ScalarType> scalar_type_of(const DType& dtype) noexcept {
   if (!dtype.native()) return std::nullopt;
+  if (dtype == bfloat16_dtype()) return ScalarType::BFloat16;
   const ScalarTypeInfo* row = scalar_type_of_numpy(dtype.kind, dtype.itemsize);  // O(1): asked on every launch
   if (row == nullptr) return std::nullopt;
   return row->type;
@@ -161,7 +164,8 @@ KernelSignature::KernelSignature(std::vector<ParamKind> params)
     ParamKind& p = params_[i];
     first_slot_.push_back(static_cast<std::uint32_t>(slots_.size()));
     const bool typed = !(p.is_record() || (!p.record.empty() && !p.is_datetime()) || (p.is_pointer() && p.any_pointee));
-    if (typed && !scalar_type_info(p.type).numpy())
+    // bfloat16 arrays are the one exception: DLPack (kDLBfloat) and ml_dtypes give them a dtype.
+    if (typed && !scalar_type_info(p.type).numpy() && !(p.is_array() && p.type == ScalarType::BFloat16))
       throw cubridge::InvalidArgument("kernel signature: parameter " + std::to_string(i) + " has type " +
                                   scalar_type_name(p.type) + ", which NumPy lacks; accepted: " + accepted_type_names());
     if (p.is_array()) {

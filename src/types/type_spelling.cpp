@@ -50,6 +50,7 @@ constexpr std::pair<std::string_view, ScalarType> kPythonNames[] = {
 
 std::optional<Type> scalar_by_name(std::string_view n) {
   if (n == "none" || n == "void") return Type::none();
+  if (n == "bfloat16") return Type::bfloat16();  // numba.cuda.types.bfloat16: array elements, device functions
   if (const ScalarTypeInfo* row = scalar_type_spelled(n); row != nullptr && row->numpy()) return Type::scalar(row->type);
   for (const auto& [name, type] : kPythonNames)
     if (name == n) return Type::scalar(type);
@@ -63,7 +64,8 @@ std::string accepted_type_names() {
          "uintp, i1..i8, u1..u8, f2, f4, f8, c8, c16, bool_, boolean, half, float, double, int, complex); "
          "arrays T[:], T[:, ::1] (C), T[::1, :] (F), array(T, 2d, C) (array(T, 0d, C): 0-d); pointers T*, void*, CPointer(T) and "
          "voidptr; arrays and pointers optionally 'const ' (read-only); UniTuple(T x N), Tuple(T, ...), "
-         "Record(x=float32, ...), fixed-width strings [char x N] and [unichr x N] as array elements, "
+         "Record(x=float32, ...), fixed-width strings [char x N] and [unichr x N] as array elements, bfloat16 (array "
+         "elements and device functions), "
          "datetime64[unit] and timedelta64[unit] (units Y, M, W, D, h, m, s, ms, us, ns, ps, fs, as, or [] generic), "
          "enum members Enum<int64>(module.Class) and IntEnum<int64>(module.Class)";
 }

@@ -14,7 +14,7 @@ struct SpellingRow {
   bool kernel_parameter;        ///< whether a kernel (KernelSignature) takes it
 };
 
-inline constexpr std::array<SpellingRow, 30> kSpellings{{
+inline constexpr std::array<SpellingRow, 31> kSpellings{{
     {"float32", "float32", true},
     {"double", "float64", true},
     {"float", "float64", true},
@@ -46,6 +46,7 @@ inline constexpr std::array<SpellingRow, 30> kSpellings{{
     {"UniTuple(int64, 2)", "UniTuple(int64 x 2)", true},
     {"Tuple(int64, float64)", "Tuple(int64, float64)", true},
     {"(int64, float32)", "Tuple(int64, float32)", true},
+    {"bfloat16[::1]", "array(bfloat16, 1d, C)", true},  // numba.cuda.types.bfloat16 arrays
 }};
 
 /// Spellings that name no type, with the part the one error message must quote and what it says.
@@ -58,7 +59,7 @@ inline constexpr std::array<BadSpelling, 7> kBadSpellings{{
     {"float31", "'float31' is not a type; accepted: bool, int8..int64"},
     {"float31[:]", "'float31' is not a type; accepted: bool, int8..int64"},
     {"flt*", "'flt' is not a type; accepted: bool, int8..int64"},
-    {"bfloat16", "'bfloat16' is not a type; accepted:"},
+    {"bfloat32", "'bfloat32' is not a type; accepted:"},
     {"float32**", "'float32**' is a pointer to a pointer; pass such an address as a uint64 scalar"},
     {"float32[::2]", "'::2' is not a dimension; write ':' (any stride) or '::1' (contiguous)"},
     {"const int32", "'const int32' is not a type; accepted:"},

@@ -159,9 +159,10 @@ class Type {
     return kind_ == TypeKind::Bool || kind_ == TypeKind::Int || kind_ == TypeKind::Float ||
            kind_ == TypeKind::Complex;
   }
-  /// What Numba's arrays hold: numbers, records, fixed-width strings, datetime64 and timedelta64.
+  /// What Numba's arrays hold: numbers (bfloat16 too: numba-cuda types ml_dtypes.bfloat16 arrays so),
+  /// records, fixed-width strings, datetime64 and timedelta64.
   bool is_array_dtype() const noexcept {
-    return is_scalar() || kind_ == TypeKind::Record || kind_ == TypeKind::CharSeq || kind_ == TypeKind::Datetime ||
+    return is_scalar() || kind_ == TypeKind::BFloat16 || kind_ == TypeKind::Record || kind_ == TypeKind::CharSeq || kind_ == TypeKind::Datetime ||
            kind_ == TypeKind::Timedelta;
   }
   bool is_real() const noexcept { return kind_ == TypeKind::Int || kind_ == TypeKind::Float || kind_ == TypeKind::Bool; }

@@ -636,12 +636,14 @@ class FunctionTyper {
     if (!r || (op == BinOp::Pow && r->lhs.is_complex() && !node))
       error(loc, "unsupported operand types for " + std::string(binop_symbol(op)) + ": " + a.name() + " and " + b.name() +
                      (a.is_bfloat16() && b.is_bfloat16()
-                          ? " (numba-cuda's bfloat16 operators are +, -, *, /)"
+                          ? " (numba-cuda's bfloat16 operators are +, -, *, /, and //, %, ** through float32)"
                       : a.is_bfloat16() || b.is_bfloat16()
-                          ? " (numba-cuda's bfloat16 operators +, -, *, / take two bfloat16 values: convert the "
-                            "other operand with bfloat16(x), or both to float32)"
+                          ? " (numba-cuda's bfloat16 operators are +, -, *, / with numbers, and //, %, ** through "
+                            "float32/float64: convert the bfloat16 with float(x) or np.float32(x))"
                           : ""));
     // a ** b, pow(a, b) and a **= b (node: the target) on complex numbers call numba-cuda's cpow.
+    if (a.is_bfloat16() || b.is_bfloat16())  // cuda_bf16's operators and conversions need sm_80
+      bf16_target_at(loc, "the operator " + std::string(binop_symbol(op)) + " on a bfloat16");
     if (op == BinOp::Pow && r->lhs.is_complex()) return complex_power(*node, r->lhs);
     if (node) node->formals = {r->lhs, r->rhs};
     // numba's complex division (CPython's algorithm) raises ZeroDivisionError for a zero divisor in every
@@ -828,6 +830,7 @@ class FunctionTyper {
   Type bf16_cast(Expr& e, const Type& to, const std::vector<Type>& args, bool unknown);
   /// The target's compute capability (major * 10 + minor); an error naming `what` below 8.0.
   int bf16_target(const Expr& e, const std::string& what);
+  int bf16_target_at(SourceLoc loc, const std::string& what);
   /// isinstance(x, T) on a number variable (typer_isinstance.cpp): bool, answered when emitted.
   Type isinstance_call(Expr& e);
   // numba-cuda's fp8 (typer_fp8.cpp): cuda_fp8's types as constructors, their casts, the cvt_* intrinsics.

@@ -117,6 +117,7 @@ bool FunctionTyper::slice_bounds(Expr& slice) {
 }
 
 Type FunctionTyper::array_subscript(Expr& e, const Type& base) {
+  if (base.is_array() && base.dtype().is_bfloat16()) bf16_target(e, "an element of a bfloat16 array");
   std::optional<std::vector<Type>> idx = array_indices(*e.kids[1], base, e.loc);
   if (!idx) return Type();
   e.formals = *idx;
@@ -158,6 +159,7 @@ void FunctionTyper::array_store(Expr& target, const Type& value) {
   if (base.is_unknown()) return;
   if (base.is_record()) return record_store(target, value);
   if (base.is_pointer()) return pointer_store(target, base, value);
+  if (base.is_array() && base.dtype().is_bfloat16()) bf16_target(target, "an element of a bfloat16 array");
   if (!base.is_array())
     error(target.loc, "cannot assign to an element of a value of type " + base.name() +
                           " (tuples are immutable; array elements can be assigned)");
@@ -209,7 +211,8 @@ void FunctionTyper::array_store(Expr& target, const Type& value) {
                             "unit (numba-cuda converts neither between units nor from numbers)");
     return;
   }
-  if (value.is_bfloat16() ? !bf16_convertible(value, base.dtype())
+  // into a bfloat16 element: numba-cuda's setitem accepts what converts to bfloat16 (floats and integers)
+  if (value.is_bfloat16() || base.dtype().is_bfloat16() ? !bf16_convertible(value, base.dtype())
                            : (!value.is_scalar() || can_convert(value, base.dtype()) == Conversion::None))
     error(target.loc, "cannot store a value of type " + value.name() + " into an element of " + what + " (" +
                           base.name() + ")");

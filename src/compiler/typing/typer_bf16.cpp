@@ -15,10 +15,12 @@
 
 namespace cubridge::compiler::typer_detail {
 
-int FunctionTyper::bf16_target(const Expr& e, const std::string& what) {
+int FunctionTyper::bf16_target(const Expr& e, const std::string& what) { return bf16_target_at(e.loc, what); }
+
+int FunctionTyper::bf16_target_at(SourceLoc loc, const std::string& what) {
   const auto& cc = prog_.options.cc;
   if (!cc || cc->major < 8)
-    error(e.loc, what + ": bfloat16 needs compute capability 8.0 or higher (numba-cuda: "
+    error(loc, what + ": bfloat16 needs compute capability 8.0 or higher (numba-cuda: "
                         "cuda.is_bfloat16_supported()); the target is " +
                      (cc ? cc->to_string() : std::string("the lowest architecture (no cc given: pass cc=(8, 0) or higher)")));
   return cc->major * 10 + cc->minor;

@@ -131,6 +131,8 @@ Type FunctionTyper::call(Expr& e) {
     }
     if (mod == "operator") return operator_call(e, fname);
     if (fname == "bfloat16" && mod == "cubridge") return bf16_cast(e, Type::bfloat16(), args, unknown);
+    // ml_dtypes.bfloat16(x): numba-cuda types the class as NumberClass(bfloat16), whose call casts to bfloat16
+    if (path == "ml_dtypes.bfloat16") return bf16_cast(e, Type::bfloat16(), args, unknown);
     if (is_numeric_module(mod) || mod.starts_with("numba") ) {
       if (fname == "bfloat16") return bf16_cast(e, Type::bfloat16(), args, unknown);
       if (auto t = parse_type_name(fname); t && t->is_scalar()) {

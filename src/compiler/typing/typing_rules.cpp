@@ -168,11 +168,16 @@ std::optional<Type> unify(const Type& a, const Type& c) {
 }
 
 
-std::optional<Resolved> resolve_cases(std::span<const Case> cases, const Type& a, const Type& bb) {
+namespace {
+
+// numba's overload choice among `cases`: the fewest unsafe, then safe, then promoting conversions; the first
+// of equal ones. `convert` rates one argument's conversion.
+template <class Convert>
+std::optional<Resolved> best_case(std::span<const Case> cases, const Type& a, const Type& bb, Convert convert) {
   std::optional<Resolved> best;
   std::array<int, 3> best_score{};
   for (const Case& k : cases) {
-    Conversion ca = can_convert(a, k.lhs), cb = can_convert(bb, k.rhs);
+    Conversion ca = convert(a, k.lhs), cb = convert(bb, k.rhs);
     if (ca == Conversion::None || cb == Conversion::None) continue;
     std::array<int, 3> score{};
     for (Conversion c : {ca, cb}) {
@@ -186,6 +191,30 @@ std::optional<Resolved> resolve_cases(std::span<const Case> cases, const Type& a
     }
   }
   return best;
+}
+
+// numba-cuda's Bfloat16.can_convert_from/can_convert_to (its type manager has no bfloat16 rule): from a
+// float unsafe, from an 8-bit integer safe, from other integers unsafe; to float32/float64 safe, to float16
+// and integers unsafe; nothing to or from bool or complex.
+Conversion bf16_conversion(const Type& from, const Type& to) {
+  if (from == to) return Conversion::Exact;
+  if (to.is_bfloat16()) {
+    if (from.is_float()) return Conversion::Unsafe;
+    if (from.is_int()) return from.bits() == 8 ? Conversion::Safe : Conversion::Unsafe;
+    return Conversion::None;
+  }
+  if (from.is_bfloat16()) {
+    if (to.is_float()) return to.bits() >= 32 ? Conversion::Safe : Conversion::Unsafe;
+    if (to.is_int()) return Conversion::Unsafe;
+    return Conversion::None;
+  }
+  return can_convert(from, to);
+}
+
+}  // namespace
+
+std::optional<Resolved> resolve_cases(std::span<const Case> cases, const Type& a, const Type& bb) {
+  return best_case(cases, a, bb, [](const Type& from, const Type& to) { return can_convert(from, to); });
 }
 
 namespace {
@@ -233,10 +262,19 @@ std::optional<Resolved> resolve_binop(BinOp op, const Type& a, const Type& c) {
     std::string why;
     return resolve_datetime_binop(op, a, c, why);
   }
-  // cuda_bf16's operators (+, -, *, /) take two bfloat16 values and give one.
-  if (a.is_bfloat16() && c.is_bfloat16() &&
-      (op == BinOp::Add || op == BinOp::Sub || op == BinOp::Mul || op == BinOp::TrueDiv))
-    return Resolved{a, a, a};
+  // cuda_bf16's operators (+, -, *, /) take two bfloat16 values and give one. Their template holds numba's
+  // arithmetic cases too, so a bfloat16 with another number picks among all of them by numba's ranking:
+  // int64 * bfloat16 is float64 * float64 (both safe), bfloat16 + int8 is bfloat16 (safe, exact). //, % and
+  // ** have numba's cases only: bfloat16 // bfloat16 is float32 // float32.
+  const bool bf16_arith = op == BinOp::Add || op == BinOp::Sub || op == BinOp::Mul || op == BinOp::TrueDiv;
+  if ((a.is_bfloat16() || c.is_bfloat16()) &&
+      (bf16_arith || op == BinOp::FloorDiv || op == BinOp::Mod || op == BinOp::Pow)) {
+    if (bf16_arith && a.is_bfloat16() && c.is_bfloat16()) return Resolved{a, a, a};
+    if (!(a.is_bfloat16() || a.is_scalar()) || !(c.is_bfloat16() || c.is_scalar())) return std::nullopt;
+    std::vector<Case> cases = cached_arith_cases(op);
+    if (bf16_arith) cases.push_back({Type::bfloat16(), Type::bfloat16(), Type::bfloat16()});
+    return best_case(std::span<const Case>(cases), a, c, bf16_conversion);
+  }
   if (!a.is_scalar() || !c.is_scalar()) return std::nullopt;
   switch (op) {
     case BinOp::LShift:

@@ -1,5 +1,6 @@
 // Tests of the typestr grammar (CAI v3 "typestr") and the DLPack dtype mapping. CPU only.
 #include <gtest/gtest.h>
+#include <bit>
 
 #include <stdexcept>
 #include <string>
@@ -120,11 +121,36 @@ TEST(DType, DLPackRoundTrip) {
   EXPECT_FALSE(cubridge::to_dlpack_dtype(parse_typestr(">f4", "t")).has_value());
   EXPECT_FALSE(cubridge::to_dlpack_dtype(parse_typestr("|V8", "t")).has_value());
   auto bf16 = CubridgeDLDataType{CUBRIDGE_DL_BFLOAT, 16, 1};
+  EXPECT_EQ(cubridge::from_dlpack_dtype(bf16), cubridge::bfloat16_dtype());
   try {
-    cubridge::from_dlpack_dtype(bf16);
+    cubridge::from_dlpack_dtype(CubridgeDLDataType{CUBRIDGE_DL_BFLOAT, 32, 1});
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("code 4, bits 16, lanes 1) has no NumPy typestr: bfloat16"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("code 4, bits 32, lanes 1) has no NumPy typestr: bfloat has 16 bits only"),
+              std::string::npos);
   }
+  EXPECT_THROW(cubridge::from_dlpack_dtype(CubridgeDLDataType{CUBRIDGE_DL_BFLOAT, 16, 2}), std::invalid_argument);
   EXPECT_THROW(cubridge::from_dlpack_dtype(CubridgeDLDataType{CUBRIDGE_DL_FLOAT, 32, 4}), std::invalid_argument);
+}
+
+// bfloat16 (DLPack's kDLBfloat/16, ml_dtypes.bfloat16): a DType of its own that no typestr parses to, since
+// NumPy and CuPy spell it '<V2' and a bare '<V2' is opaque bytes; exported to DLPack as kDLBfloat/16.
+TEST(DType, BFloat16) {
+  const DType b = cubridge::bfloat16_dtype();
+  EXPECT_EQ(b.itemsize, 2u);
+  EXPECT_TRUE(b.native());
+  EXPECT_EQ(b.alignment(), 2u);
+  EXPECT_STREQ(b.typestr(), std::endian::native == std::endian::little ? "<V2" : ">V2");
+  const auto dl = cubridge::to_dlpack_dtype(b);
+  ASSERT_TRUE(dl.has_value());
+  EXPECT_EQ(dl->code, CUBRIDGE_DL_BFLOAT);
+  EXPECT_EQ(dl->bits, 16);
+  EXPECT_EQ(dl->lanes, 1);
+  EXPECT_EQ(cubridge::from_dlpack_dtype(*dl), b);
+  // The typestr NumPy writes for it stays opaque bytes, never bfloat16, and float16 stays float16.
+  EXPECT_NE(parse_typestr("<V2", "t"), b);
+  EXPECT_NE(parse_typestr("<f2", "t"), b);
+  EXPECT_EQ(parse_typestr("<V2", "t").kind, 'V');
+  // No typestr parses to bfloat16's kind letter.
+  EXPECT_THROW(parse_typestr("<E2", "t"), std::invalid_argument);
 }

@@ -221,3 +221,39 @@ TEST(TypingRules, EnumMembersConvertAsNumbaConvertsThem) {
   EXPECT_FALSE(resolve_compare(false, color, color).has_value());  // no order
   EXPECT_FALSE(resolve_compare(true, color, Type::enum_member("m.Shake", i64, false)).has_value());
 }
+
+// bfloat16 with another number: cuda_bf16's operator templates are numba's BinOp cases plus (bfloat16,
+// bfloat16), ranked with numba-cuda's Bfloat16 conversions (from floats and wide integers unsafe, from 8-bit
+// integers safe; to float32/float64 safe; none with bool or complex). Derived from numba-cuda 0.30.4's
+// ext_types.Bfloat16 and typeconv rules; the GPU test compares the values with numba-cuda.
+TEST(TypingRules, BFloat16MixedArithmeticRanksAsNumbaCuda) {
+  const Type bf = Type::bfloat16(), i64 = Type::integer(64, true), i8 = Type::integer(8, true),
+             f32 = Type::floating(32), f64 = Type::floating(64), f16 = Type::floating(16), b = Type::boolean();
+  auto result = [](BinOp op, const Type& x, const Type& y) {
+    auto r = resolve_binop(op, x, y);
+    return r ? r->result.name() : std::string("none");
+  };
+  for (BinOp op : {BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::TrueDiv}) {
+    EXPECT_EQ(result(op, bf, bf), "bfloat16");
+    EXPECT_EQ(result(op, i64, bf), "float64");  // int64 -> float64 and bfloat16 -> float64 are both safe
+    EXPECT_EQ(result(op, bf, i64), "float64");
+    EXPECT_EQ(result(op, bf, f64), "float64");
+    EXPECT_EQ(result(op, bf, f32), "float32");  // bfloat16 -> float32 safe, float32 exact
+    EXPECT_EQ(result(op, i8, bf), "bfloat16");  // int8 -> bfloat16 safe, bfloat16 exact
+    EXPECT_EQ(result(op, bf, f16), "float32");  // safe + promote; float32 listed before float64
+    EXPECT_EQ(result(op, bf, b), "float32");    // bool -> float32 safe, bfloat16 -> float32 safe
+    EXPECT_EQ(result(op, bf, Type::complex(128)), "none");  // a bfloat16 converts to no complex
+  }
+  const auto mixed = resolve_binop(BinOp::Mul, i64, bf);
+  ASSERT_TRUE(mixed.has_value());
+  EXPECT_EQ(mixed->lhs, f64);  // both operands are converted to float64 before the multiply
+  EXPECT_EQ(mixed->rhs, f64);
+  // //, % and ** are numba's own templates only: a bfloat16 converts to float32 (safe) for them.
+  EXPECT_EQ(result(BinOp::FloorDiv, bf, bf), "float32");
+  EXPECT_EQ(result(BinOp::Mod, bf, bf), "float32");
+  EXPECT_EQ(result(BinOp::FloorDiv, bf, i64), "float64");
+  EXPECT_EQ(result(BinOp::Pow, bf, bf), "float32");
+  // Operators with no float case keep refusing a bfloat16 operand.
+  EXPECT_EQ(result(BinOp::BitAnd, bf, i64), "none");
+  EXPECT_EQ(result(BinOp::LShift, bf, i64), "none");
+}

@@ -26,12 +26,14 @@ TEST(KernelScalarTypes, EveryNumpyRowIsAParameterTypeByEachSpelling) {
   }
 }
 
-TEST(KernelScalarTypes, Bfloat16IsNoParameterType) {
+// A bfloat16 scalar is no parameter type (no Python value is one), but arrays of bfloat16 are: DLPack's
+// kDLBfloat/16 and ml_dtypes.bfloat16 arrays carry the bfloat16 DType, which the launch matches.
+TEST(KernelScalarTypes, Bfloat16IsAnArrayElementNotAScalarParameter) {
   try {
     KernelSignature::parse("void(bfloat16)");
     ADD_FAILURE() << "bfloat16 was accepted";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("'bfloat16' is not a type; accepted: bool, int8..int64"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("parameter 0, 'bfloat16', is not a kernel parameter type"), std::string::npos)
         << e.what();
   }
   ParamKind p;
@@ -44,7 +46,16 @@ TEST(KernelScalarTypes, Bfloat16IsNoParameterType) {
               std::string::npos)
         << e.what();
   }
-  EXPECT_EQ(scalar_type_of(scalar_type_dtype(ScalarType::BFloat16)), std::nullopt);
+  EXPECT_EQ(scalar_type_dtype(ScalarType::BFloat16), bfloat16_dtype());
+  EXPECT_EQ(scalar_type_of(bfloat16_dtype()), ScalarType::BFloat16);
+  EXPECT_EQ(scalar_type_of(parse_typestr("<V2", "t")), std::nullopt);  // a bare '<V2' is opaque bytes
+  ParamKind array;
+  array.kind = ParamKind::Kind::Array;
+  array.type = ScalarType::BFloat16;
+  array.ndim = 1;
+  array.layout = 'C';
+  const KernelSignature sig({array});
+  EXPECT_EQ(sig[0].type, ScalarType::BFloat16);
 }
 
 }  // namespace

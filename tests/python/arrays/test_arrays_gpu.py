@@ -242,11 +242,15 @@ def test_torch_into_cubridge_and_back(name):
         np.testing.assert_array_equal(torch.as_tensor(b, device="cuda").cpu().numpy(), h)
 
 
-def test_torch_bfloat16_is_refused_clearly():
+def test_torch_bfloat16_round_trips_through_dlpack():
+    # DLPack's kDLBfloat/16 is cubridge's bfloat16 dtype: imported, and exported back as bfloat16
     torch = lib("torch")
-    t = torch.zeros(4, device="cuda", dtype=torch.bfloat16)
-    with pytest.raises(ValueError, match="bfloat16 is not a NumPy type"):
-        cubridge.from_dlpack(t)
+    t = torch.arange(4, device="cuda", dtype=torch.float32).to(torch.bfloat16)
+    a = cubridge.from_dlpack(t)
+    assert a.shape == (4,) and a.__cuda_array_interface__["typestr"] == "<V2"  # CAI has no bfloat16 spelling
+    back = torch.from_dlpack(a)
+    assert back.dtype == torch.bfloat16
+    assert torch.equal(back, t)
 
 
 def test_torch_stream_ordering_without_host_sync():

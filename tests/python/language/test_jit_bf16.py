@@ -7,7 +7,7 @@ The rules, one test each:
 - a bfloat16 converts to float32 exactly, to float64 through float32, to integers rounded toward zero with
   saturation (cvt.rzi), to bool as "any bit but the sign"; to float16 and complex it does not (numba-cuda
   has no such cast);
-- + - * / take two bfloat16: add.bf16 / sub.bf16 / mul.bf16 on sm_90, fma.rn.bf16 before; / is the header's
+- + - * / on two bfloat16: add.bf16 / sub.bf16 / mul.bf16 on sm_90, fma.rn.bf16 before; / is the header's
   div.approx.f32 sequence; comparisons are float32 setp (!= unordered, as cuda_bf16's operator!=);
 - math.trunc/ceil/floor/sqrt/log/log10/cos/sin/tanh/exp/exp2 on a bfloat16 are numba-cuda's overloads
   (htrunc, ...); other math functions are refused by name;
@@ -118,10 +118,18 @@ def mixed(x):
     return bfloat16(x) + 1
 
 
-def test_mixed_operands_are_refused_by_name():
-    with pytest.raises(cubridge.CompileError, match=r"unsupported operand types for \+: bfloat16 and int64 "
+def mixed_bits(x):
+    return bfloat16(x) & 1
+
+
+def test_mixed_operands_rank_as_numba_cuda():
+    # cuda_bf16's + template holds numba's BinOp cases too: bfloat16 + int64 is float64 + float64 (both safe)
+    ptx, resty = _compile(mixed, ["float32"])
+    assert resty == "float64"
+    assert "add.f64" in ptx or "add.rn.f64" in ptx
+    with pytest.raises(cubridge.CompileError, match=r"unsupported operand types for &: bfloat16 and int64 "
                                                     r"\(numba-cuda's bfloat16 operators"):
-        _compile(mixed, ["float32"])
+        _compile(mixed_bits, ["float32"])
 
 
 def math_functions(x):

@@ -26,6 +26,7 @@ SPELLINGS = [
      "unaligned array(Record(x[type=float32;offset=0],y[type=int32;offset=4];8;False), 1d, C)", True),
     ("UniTuple(int64 x 2)", "UniTuple(int64 x 2)", True), ("UniTuple(int64, 2)", "UniTuple(int64 x 2)", True),
     ("Tuple(int64, float64)", "Tuple(int64, float64)", True), ("(int64, float32)", "Tuple(int64, float32)", True),
+    ("bfloat16[::1]", "array(bfloat16, 1d, C)", True),  # numba.cuda.types.bfloat16 arrays (ml_dtypes, DLPack)
 ]
 
 # (spelling, what the one message says about it after "unknown argument type '<spelling>': ")
@@ -33,7 +34,6 @@ BAD_SPELLINGS = [
     ("float31", "'float31' is not a type; accepted: bool, int8..int64"),
     ("float31[:]", "'float31' is not a type; accepted: bool, int8..int64"),
     ("flt*", "'flt' is not a type; accepted: bool, int8..int64"),
-    ("bfloat16", "'bfloat16' is not a type; accepted:"),
     ("float32**", "'float32**' is a pointer to a pointer; pass such an address as a uint64 scalar"),
     ("float32[::2]", "'::2' is not a dimension; write ':' (any stride) or '::1' (contiguous)"),
     ("const int32", "'const int32' is not a type; accepted:"),
