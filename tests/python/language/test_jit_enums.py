@@ -196,10 +196,15 @@ def test_compare_of_member_arguments_compiles_for_numbas_pairs(a, b):
 
 
 def test_in_compares_with_each_member_of_a_tuple():
-    # contained(c, out): [c in (red, green), c not in (blue, red), Shape.circle in (IntEnumWithNegatives.two, 7)]
+    # contained(c, out): [c in (red, green), c not in (blue, red)]: both depend on c
     color = cubridge.typeof(Color.red)
     ptx = assembled_ptx(kernels.contained, f"void({color}, bool[::1])")
-    assert _stores(ptx) == ["1"]  # the constant one; the others depend on c
+    assert _stores(ptx) == []
+
+    def mixed(out):  # IntEnum members as integers (numba-cuda has no implementation of this `contains`)
+        out[0] = Shape.circle in (IntEnumWithNegatives.two, 7)
+
+    assert _stores(assembled_ptx(mixed, "void(bool[::1])")) == ["1"]
 
     def constant(out):
         out[0] = Color.blue in (Color.red, Color.green)
