@@ -167,6 +167,11 @@ def _cubridge_signature(sig, where: str, function, types):
     try:
         ours = as_signature(plain)
     except (TypeError, ValueError) as e:
+        from ._numba_struct_models import extension_type_refusal
+        refusal = extension_type_refusal((sig.return_type, *sig.args), where, f"numba's typing of {_what(function)} "
+                                         f"({sig})")
+        if refusal is not None:
+            raise CompileError(refusal) from None
         raise CompileError(f"{where}: numba types {_what(function)} as {sig}, and cubridge has no counterpart of a "
                            f"type in it ({e}); only numbers and C pointers pass to and from numba's lowering") from None
     crossing = [*ours.args, *([] if ours.return_type is None else [ours.return_type])]

@@ -12,9 +12,10 @@ from llvmlite import ir  # noqa: E402  (numba's dependency)
 
 try:
     from numba.cuda.extending import intrinsic, lower_builtin, type_callable  # numba-cuda
+    from numba.cuda.extending import core_models as models, make_attribute_wrapper, register_model
     from numba.cuda import types
 except ImportError:  # numba's built-in CUDA target
-    from numba.core.extending import intrinsic, type_callable
+    from numba.core.extending import intrinsic, make_attribute_wrapper, models, register_model, type_callable
     from numba.core import types
     from numba.cuda.cudaimpl import lower as lower_builtin
 
@@ -166,6 +167,65 @@ def _type_interval(context):
         if isinstance(lo, types.Float) and isinstance(hi, types.Float):
             return interval_type
     return typer
+
+
+class Span:
+    """numba's Interval example with its data model: a StructModel of two float64 members, read as attributes."""
+
+    def __init__(self, lo, hi):
+        self.lo, self.hi = lo, hi
+
+
+class SpanType(types.Type):
+    def __init__(self):
+        super().__init__(name="Span")
+
+
+span_type = SpanType()
+
+
+@register_model(SpanType)
+class _SpanModel(models.StructModel):
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, [("lo", types.float64), ("hi", types.float64)])
+
+
+make_attribute_wrapper(SpanType, "lo", "lo")
+make_attribute_wrapper(SpanType, "hi", "hi")
+
+
+@type_callable(Span)
+def _type_span(context):
+    def typer(lo, hi):
+        if isinstance(lo, types.Float) and isinstance(hi, types.Float):
+            return span_type
+    return typer
+
+
+@lower_builtin(Span, types.Float, types.Float)
+def _make_span(context, builder, sig, args):
+    value = ir.Constant(context.get_value_type(sig.return_type), ir.Undefined)
+    value = builder.insert_value(value, args[0], 0)
+    return builder.insert_value(value, args[1], 1)
+
+
+class Mixed:
+    """A StructModel with a member cubridge has no type for (an opaque pointer) beside an int32 and an array."""
+
+
+class MixedType(types.Type):
+    def __init__(self):
+        super().__init__(name="Mixed")
+
+
+mixed_type = MixedType()
+
+
+@register_model(MixedType)
+class _MixedModel(models.StructModel):
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, [("n", types.int32), ("data", types.float32[::1]),
+                                        ("handle", types.pyobject)])
 
 
 def sine(x):
