@@ -160,14 +160,17 @@ def _prefers_literals(fnty) -> bool:
 
 
 def _cubridge_signature(sig, where: str, function, types):
-    """numba's signature as cubridge's, literal types as their plain ones (the value is passed all the same)."""
-    from ._types import as_signature
-    plain = _pytypes.SimpleNamespace(return_type=types.unliteral(sig.return_type),
+    """numba's signature as cubridge's, literal types as their plain ones (the value is passed all the same); a
+    numba extension type whose StructModel holds numbers comes back as cubridge's foreign type (by value, through
+    numba's result pointer, as numba's constructor lowering returns it)."""
+    from ._numba_struct_models import extension_type_refusal, foreign_type
+    from ._types import Signature, as_signature
+    result = foreign_type(types.unliteral(sig.return_type))
+    plain = _pytypes.SimpleNamespace(return_type=types.none if result is not None else types.unliteral(sig.return_type),
                                      args=tuple(types.unliteral(a) for a in sig.args))
     try:
         ours = as_signature(plain)
     except (TypeError, ValueError) as e:
-        from ._numba_struct_models import extension_type_refusal
         refusal = extension_type_refusal((sig.return_type, *sig.args), where, f"numba's typing of {_what(function)} "
                                          f"({sig})")
         if refusal is not None:
@@ -179,7 +182,7 @@ def _cubridge_signature(sig, where: str, function, types):
         if not (t.kind == "none" or t.kind == "pointer" or (t.is_scalar and t.kind != "complex")):
             raise CompileError(f"{where}: numba types {_what(function)} as {sig}: {t} cannot pass to or from numba's "
                                f"lowering in cubridge (numbers other than complex, C pointers and void can)")
-    return ours
+    return ours if result is None else Signature._make(result, list(ours.args))
 
 
 def _lower(context, fnty, sig, where: str, function):

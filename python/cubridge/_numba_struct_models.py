@@ -101,6 +101,92 @@ def struct_layout(numba_type, context=None):
                         int(context.get_abi_alignment(data_type)), tuple(_flatten(model.get_argument_type())))
 
 
+#: numba's type objects of the foreign types made so far, by handle (a foreign Type names its numba type by its
+#: index here); the same numba type always gets the same handle, so its foreign types are equal.
+_NUMBA_TYPES: list = []
+_HANDLES: dict = {}
+
+
+def _held(member: StructMember) -> bool:
+    """Whether cubridge holds the member as numba's StructModel does: an integer or a float (their value and data
+    types are one; a bool's are not, i1 and i8)."""
+    return member.type is not None and member.type.kind in ("int", "float")
+
+
+def _attribute_registries():
+    """numba's typing registries where make_attribute_wrapper registers its attribute templates (numba-cuda's
+    CUDA registry; numba's built-in one)."""
+    found = []
+    for module, name in (("numba.cuda.cudadecl", "registry"), ("numba.core.typing.templates", "builtin_registry")):
+        try:
+            found.append(getattr(__import__(module, fromlist=[name]), name))
+        except (ImportError, AttributeError):
+            continue
+    return found
+
+
+def _wrapper_attribute(template):
+    """(attribute, member) of a make_attribute_wrapper template (read from the closures numba's function makes),
+    or None for any other attribute template."""
+    import inspect
+    resolve = getattr(template, "generic_resolve", None)
+    if "make_attribute_wrapper" not in getattr(template, "__qualname__", "") or resolve is None:
+        return None
+    try:
+        outer = inspect.getclosurevars(resolve).nonlocals
+        inner = inspect.getclosurevars(outer["get_attr_fe_type"]).nonlocals
+        return outer["python_attr"], inner["struct_attr"]
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def member_attributes(numba_type, layout) -> list:
+    """The attribute reading each member ("" for none), as make_attribute_wrapper exposes them for the type's
+    class: an attribute another template of the class also resolves, or one member reached by two attributes,
+    is left out (numba's choice between templates is not read here: such code stays refused)."""
+    key = type(numba_type)
+    wrappers, others = {}, set()
+    for registry in _attribute_registries():
+        for template in getattr(registry, "attributes", ()):
+            if getattr(template, "key", None) is not key:
+                continue
+            pair = _wrapper_attribute(template)
+            if pair is None:
+                others.add(template)
+            else:
+                wrappers.setdefault(pair[0], set()).add(pair[1])
+    names = [m.name for m in layout.members]
+    by_member = {}
+    for attribute, members in wrappers.items():
+        resolved_elsewhere = any(hasattr(t, f"resolve_{attribute}") or
+                                 (getattr(t, "generic_resolve", None) is not None and
+                                  "generic_resolve" in vars(t)) for t in others)
+        if len(members) == 1 and not resolved_elsewhere and next(iter(members)) in names:
+            by_member.setdefault(next(iter(members)), []).append(attribute)
+    return [by_member[n][0] if len(by_member.get(n, ())) == 1 else "" for n in names]
+
+
+def foreign_type(numba_type):
+    """cubridge's foreign Type carrying the numba extension type `numba_type` by value (its StructModel's members,
+    in numba's order and LLVM layout, each named by the attribute make_attribute_wrapper reads it through, ""
+    for a member without one), or None when it is not such a type or a member is not an integer or a float."""
+    layout = struct_layout(numba_type)
+    if layout is None or not all(_held(m) for m in layout.members):
+        return None
+    handle = _HANDLES.get(numba_type)
+    if handle is None:
+        handle = _HANDLES[numba_type] = len(_NUMBA_TYPES)
+        _NUMBA_TYPES.append(numba_type)
+    from ._core import Type
+    return Type._foreign(str(numba_type), handle, member_attributes(numba_type, layout),
+                         [m.type for m in layout.members], layout.size)
+
+
+def numba_type_of(foreign) -> object:
+    """numba's type object of a foreign Type."""
+    return _NUMBA_TYPES[foreign._foreign_handle]
+
+
 def extension_type_refusal(numba_types, where: str, what: str):
     """A refusal naming the first of `numba_types` that is a numba extension type with a StructModel (its
     members, its size, the member without a cubridge counterpart if any), or None when none is."""
@@ -108,11 +194,14 @@ def extension_type_refusal(numba_types, where: str, what: str):
         layout = struct_layout(t)
         if layout is None:
             continue
-        unrepresentable = [m for m in layout.members if m.type is None]
-        members = ("" if not unrepresentable else
-                   f"; member {unrepresentable[0].name} ({unrepresentable[0].numba_type}) has no cubridge type "
-                   f"either")
-        return (f"{where}: {what} takes or returns {layout.describe()}, a numba extension type: cubridge code "
-                f"does not hold values of numba extension types (no cubridge type carries them){members}; "
-                f"numbers and C pointers pass to and from numba's lowering")
+        if foreign_type(t) is not None:  # held by cubridge code, but not passed into numba's code
+            return (f"{where}: {what} takes {layout.describe()}, a numba extension type, as an argument: numba's "
+                    f"calling convention passes it member by member, which cubridge does not do; numbers and C "
+                    f"pointers pass to numba's lowering, and an extension type of integers and floats comes back "
+                    f"from it")
+        unheld = [m for m in layout.members if not _held(m)]
+        return (f"{where}: {what} takes or returns {layout.describe()}, a numba extension type whose member "
+                f"{unheld[0].name} ({unheld[0].numba_type}) is not an integer or a float: cubridge code holds "
+                f"values of numba extension types whose StructModel members are integers and floats; numbers and "
+                f"C pointers pass to and from numba's lowering")
     return None

@@ -106,6 +106,9 @@ def to_numba(t, where: str):
         return types.none
     if kind == "pointer":  # numba-cuda's CPointer(T), and voidptr for void*
         return types.voidptr if t.dtype is None or t.dtype.kind == "none" else types.CPointer(to_numba(t.dtype, where))
+    if kind == "foreign":  # a value of a numba extension type (_numba_struct_models.py): numba's type object
+        from ._numba_struct_models import numba_type_of
+        return numba_type_of(t)
     raise CompileError(f"{where}: an argument of type {t} cannot be given to a numba @overload function "
                        f"(cubridge passes numbers, arrays, tuples, C pointers and None to it)")
 

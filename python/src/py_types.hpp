@@ -56,6 +56,7 @@ inline const char* kind_name(const Type& t) {
     case TypeKind::CharSeq: return "char_seq";
     case TypeKind::Datetime: return "datetime";
     case TypeKind::Timedelta: return "timedelta";
+    case TypeKind::Foreign: return "foreign";
   }
   return "unknown";
 }

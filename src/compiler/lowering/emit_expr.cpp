@@ -20,7 +20,8 @@ std::string llvm_value_type(const Type& t) {
       return "{" + c + ", " + c + "}";
     }
     case TypeKind::Tuple:
-    case TypeKind::Vector: {
+    case TypeKind::Vector:
+    case TypeKind::Foreign: {  // numba's StructModel of numbers: the members' types in order
       std::string s = "{";
       for (std::size_t i = 0; i < t.elements().size(); ++i) s += (i ? ", " : "") + llvm_value_type(t.elements()[i]);
       return s + "}";
@@ -345,7 +346,8 @@ Value FunctionEmitter::expr(const Expr& e) {
       if (e.constant) return constant(*e.constant);
       if (!e.target.empty()) return cuda_attribute(e);
       if (e.kids[0]->type.is_array()) return array_attribute(e);
-      if (e.kids[0]->type.is_named_tuple()) return extract(expr(*e.kids[0]), static_cast<std::size_t>(e.field));
+      if (e.kids[0]->type.is_named_tuple() || e.kids[0]->type.is_foreign())
+        return extract(expr(*e.kids[0]), static_cast<std::size_t>(e.field));
       if (e.field >= 0) return record_field(e);
       Value base = expr(*e.kids[0]);
       if (base.t.is_vector()) return extract(base, std::string_view("xyzw").find(e.name));  // v.x .. v.w

@@ -98,9 +98,10 @@ class FunctionTyper {
     Type& cur = fn_.local_types[static_cast<std::size_t>(slot)];
     if (cur.is_unknown()) {
       if (!(t.is_scalar() || t.is_bfloat16() || t.is_fp8() || t.is_vector() || t.is_tuple() || t.is_array() || t.is_grid_group() ||
-            t.is_record() || t.is_optional() || t.is_none() || t.is_pointer()))
+            t.is_record() || t.is_optional() || t.is_none() || t.is_pointer() || t.is_foreign()))
         error(loc, "cannot assign a value of type " + t.name() + " to '" + std::string(name) +
-                       "'; variables hold numbers, tuples, arrays, records, C pointers, None and Optional values");
+                       "'; variables hold numbers, tuples, arrays, records, C pointers, None, Optional values and "
+                       "numba extension types' StructModel values");
       cur = t;
       changed = true;
       return;
@@ -271,7 +272,7 @@ class FunctionTyper {
         Type t = !s.value ? Type::none() : unwrap ? expr(*s.value) : expr_optional(*s.value);
         if (!t.is_unknown() &&
             !(t.is_scalar() || t.is_bfloat16() || t.is_fp8() || t.is_vector() || t.is_tuple() || t.is_none() || t.is_record() ||
-              t.is_optional() || is_datetime_like(t)))
+              t.is_optional() || is_datetime_like(t) || t.is_foreign()))
           error(s.loc, "cannot return a value of type " + t.name());
         returns.emplace_back(t, s.loc);
         return false;
@@ -587,6 +588,7 @@ class FunctionTyper {
     if (base.is_array()) return array_attribute(e, base);
     if (base.is_record()) return record_attribute(e, base);
     if (base.is_named_tuple()) return named_tuple_attribute(e, base);
+    if (base.is_foreign()) return foreign_attribute(e, base);
     if (base.is_unknown()) return base;
     if (base.is_vector()) return vector_attribute(e, base);
     if (e.name == "real" || e.name == "imag") {
@@ -605,6 +607,22 @@ class FunctionTyper {
       for (const std::string& f : base.field_names()) fields += (fields.empty() ? "" : ", ") + f;
       error(e.loc, "namedtuple " + base.tuple_class() + " has no field '" + e.name + "'; its fields: " +
                        (fields.empty() ? "none" : fields));
+    }
+    e.field = k;
+    return base.elements()[static_cast<std::size_t>(k)];
+  }
+
+  // s.lo of a numba extension type: its StructModel member, as make_attribute_wrapper reads it. Other
+  // attributes (AttributeTemplate + lower_attr, overload_attribute) are numba's code, which is not bridged.
+  Type foreign_attribute(Expr& e, const Type& base) {
+    const int k = base.field_index(e.name);
+    if (k < 0) {
+      std::string members;
+      for (const std::string& f : base.field_names()) members += (members.empty() ? "" : ", ") + f;
+      error(e.loc, "attribute '" + e.name + "' of numba extension type " + base.name() +
+                       " is not supported by cubridge: its StructModel members (" + members +
+                       ") are read as attributes; numba's other attributes (AttributeTemplate with lower_attr, "
+                       "overload_attribute, methods) are not compiled by cubridge");
     }
     e.field = k;
     return base.elements()[static_cast<std::size_t>(k)];

@@ -32,7 +32,10 @@ Type FunctionTyper::external_call(Expr& e, const std::string& name, const Extern
                        ", which cubridge cannot pass to an external function; declare numbers (int32, float64, "
                        "bool, ...) or C pointers (CPointer(int32), 'int32*')");
   const Type result = sig.result.value_or(Type::none());
-  if (!result.is_none() && !passes_by_value(result))
+  // A numba extension type's StructModel of numbers comes back through numba's result pointer (Numba ABI,
+  // numba's lowering of its constructor); it is not passed in (numba passes it member by member).
+  const bool foreign_result = result.is_foreign() && f.abi == Abi::numba;
+  if (!result.is_none() && !passes_by_value(result) && !foreign_result)
     error(e.loc, shown + ": the return type " + result.name() + " cannot come back from an external function; "
                          "declare a number, a C pointer or void");
   bool unknown = false;

@@ -209,6 +209,97 @@ def _make_span(context, builder, sig, args):
     return builder.insert_value(value, args[1], 1)
 
 
+@intrinsic
+def span_width(typingctx, s):
+    """hi - lo of a Span, taken by numba's calling convention (member by member)."""
+    if not isinstance(s, SpanType):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.fsub(builder.extract_value(args[0], 1), builder.extract_value(args[0], 0))
+    return types.float64(s), codegen
+
+
+class Counter:
+    """A StructModel with a bool member: numba holds it as i1 in a value and i8 in memory."""
+
+
+class CounterType(types.Type):
+    def __init__(self):
+        super().__init__(name="Counter")
+
+
+counter_type = CounterType()
+
+
+@register_model(CounterType)
+class _CounterModel(models.StructModel):
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, [("n", types.int32), ("done", types.boolean)])
+
+
+@type_callable(Counter)
+def _type_counter(context):
+    def typer(n):
+        if isinstance(n, types.Integer):
+            return counter_type
+    return typer
+
+
+class Pair:
+    """A StructModel whose attributes are not its members' names: make_attribute_wrapper exposes member x as y
+    and member y as x; member z has no attribute."""
+
+    def __init__(self, x, y, z):
+        self.x, self.y, self.z = x, y, z
+
+
+class PairType(types.Type):
+    def __init__(self):
+        super().__init__(name="Pair")
+
+
+pair_type = PairType()
+
+
+@register_model(PairType)
+class _PairModel(models.StructModel):
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, [("x", types.int64), ("y", types.float64), ("z", types.int64)])
+
+
+make_attribute_wrapper(PairType, "x", "y")
+make_attribute_wrapper(PairType, "y", "x")
+
+
+@type_callable(Pair)
+def _type_pair(context):
+    def typer(x, y, z):
+        if x == types.int64 and y == types.float64 and z == types.int64:
+            return pair_type
+    return typer
+
+
+@lower_builtin(Pair, types.int64, types.float64, types.int64)
+def _make_pair(context, builder, sig, args):
+    value = ir.Constant(context.get_value_type(sig.return_type), ir.Undefined)
+    for i, arg in enumerate(args):
+        value = builder.insert_value(value, arg, i)
+    return value
+
+
+def k_span(r, x):
+    """numba-cuda's test_attributes: an extension type made in the kernel, its members read back."""
+    s = Span(x[0], x[1])
+    r[0] = s.lo
+    r[1] = s.hi
+
+
+def d_span_difference(a, b):
+    s = Span(a, b)
+    return s.hi - s.lo
+
+
 class Mixed:
     """A StructModel with a member cubridge has no type for (an opaque pointer) beside an int32 and an array."""
 

@@ -1,0 +1,113 @@
+"""Values of numba extension types in cubridge code: a type registered with a StructModel of integers and floats
+(numba's Interval example) is cubridge's foreign type, held by value as numba lays it out
+(python/cubridge/_numba_struct_models.py, TypeKind::Foreign). The rules:
+
+1. its constructor (type_callable + lower_builtin) is numba's lowering, through the bridge; the value comes back
+   through numba's result pointer, as an LLVM struct of the members in numba's order;
+2. a make_attribute_wrapper attribute is read as the member it names (whatever the member's own name); any
+   other attribute (a member without a wrapper included) is refused naming the type, and what numba offers that
+   cubridge does not compile (AttributeTemplate with lower_attr, overload_attribute, methods);
+3. the value lives in variables and its members take part in arithmetic;
+4. numba's code taking such a value (numba passes it member by member) is refused, naming the StructModel;
+5. a StructModel with a member that is not an integer or a float (a bool: i1 in a value, i8 in memory) is not
+   held, and its constructor is refused naming that member;
+6. the foreign type is spelt by numba's name, has kind 'foreign', lists its members, and is the same type each
+   time numba's type object is met."""
+import pytest
+
+import cubridge
+
+cases = pytest.importorskip("numba_lowering_cases", reason="numba is not installed")
+from numba_lowering_cases import Counter, Pair, Span, span_width  # noqa: E402
+from cubridge._numba_struct_models import foreign_type, numba_type_of  # noqa: E402
+
+CC = (8, 0)
+
+
+def ptx(kernel, sig):
+    code, _ = cubridge.compile_ptx(kernel, sig, cc=CC)
+    return code
+
+
+def test_constructor_and_member_reads_compile():
+    code = ptx(cases.k_span, "void(float64[::1], float64[::1])")
+    assert code.count("st.global.f64") == 2
+
+
+def test_members_take_part_in_arithmetic():
+    code, resty = cubridge.compile(cases.d_span_difference, "float64(float64, float64)", device=True, cc=CC)
+    assert str(resty) == "float64" and "sub.f64" in code
+
+
+def test_member_read_is_the_member_numba_stored():
+    def lo_only(a, b):
+        return Span(a, b).lo
+    code, resty = cubridge.compile(lo_only, "(float64, float64)", device=True, cc=CC)
+    assert str(resty) == "float64" and "sub.f64" not in code
+
+
+def test_other_attribute_is_refused_naming_the_members():
+    def width(r, x):
+        r[0] = Span(x[0], x[1]).width
+    with pytest.raises(cubridge.CompileError, match=r"attribute 'width' of numba extension type Span is not "
+                                                    r"supported by cubridge: its StructModel members \(lo, hi\)"):
+        ptx(width, "void(float64[::1], float64[::1])")
+
+
+def test_value_passed_to_numbas_code_is_refused_naming_the_struct_model():
+    def width(r, x):
+        r[0] = span_width(Span(x[0], x[1]))
+    with pytest.raises(cubridge.CompileError, match=r"takes Span \(numba StructModel \{lo: float64, hi: float64\}, "
+                                                    r"16 bytes\), a numba extension type, as an argument"):
+        ptx(width, "void(float64[::1], float64[::1])")
+
+
+def test_struct_model_with_a_bool_member_is_refused_naming_it():
+    def make(r, n):
+        c = Counter(n[0])
+        r[0] = c.n
+    with pytest.raises(cubridge.CompileError, match=r"Counter \(numba StructModel \{n: int32, done: bool\}.*"
+                                                    r"member done \(bool\) is not an integer or a float"):
+        ptx(make, "void(int32[::1], int32[::1])")
+
+
+def test_foreign_type_spelling_kind_members_and_identity():
+    t = foreign_type(cases.span_type)
+    assert (str(t), t.kind) == ("Span", "foreign")
+    assert list(t._member_names) == ["lo", "hi"] and [str(m) for m in t._members] == ["float64", "float64"]
+    assert t.record_size == 16
+    assert foreign_type(cases.span_type) == t and hash(foreign_type(cases.span_type)) == hash(t)
+    assert numba_type_of(t) is cases.span_type
+    assert foreign_type(cases.counter_type) is None and foreign_type(cases.types.float64) is None
+
+
+def test_attribute_reads_the_member_make_attribute_wrapper_names():
+    def read_x(a, b, c):
+        return Pair(a, b, c).x  # make_attribute_wrapper(PairType, "y", "x"): member y, a float64
+    def read_y(a, b, c):
+        return Pair(a, b, c).y  # member x, an int64
+    assert str(cubridge.compile(read_x, "(int64, float64, int64)", device=True, cc=CC)[1]) == "float64"
+    assert str(cubridge.compile(read_y, "(int64, float64, int64)", device=True, cc=CC)[1]) == "int64"
+
+
+def test_member_without_an_attribute_wrapper_is_refused():
+    def read_z(a, b, c):
+        return Pair(a, b, c).z
+    with pytest.raises(cubridge.CompileError, match=r"attribute 'z' of numba extension type Pair is not supported"):
+        cubridge.compile(read_z, "(int64, float64, int64)", device=True, cc=CC)
+
+
+def add_spans(a, b):
+    return Span(a.lo + b.lo, a.hi + b.hi)
+
+
+def test_device_function_takes_and_returns_the_value():
+    """numba-cuda's test_extension_type_as_retvalue: a device function of two values returning a third."""
+    add = cubridge.jit(device=True)(add_spans)
+
+    def kernel(r, x):
+        s = add(Span(x[0], x[1]), Span(x[2], x[3]))
+        r[0] = s.lo
+        r[1] = s.hi
+    code = ptx(kernel, "void(float64[::1], float64[::1])")
+    assert code.count("add.f64") == 2 and code.count("st.global.f64") == 2
