@@ -543,6 +543,10 @@ def _collect(pyfunc, options, referenced: list | None = None, links: list | None
     env.overloads.units = env.by_name  # the functions an @overload call may be passed, by unit name
     for attr, f in _overload_binding.array_methods().items():  # overload_method(types.Array, attr)
         env.overloaded(_overload_binding.ARRAY_METHOD_PREFIX + attr, f)
+    from ._numba_lowering import AttributeGetter  # imported here: it imports _overload_binding
+    for name, f in list(env.overloads.functions.items()):  # numba's attributes of extension types met so far
+        if isinstance(f, AttributeGetter):
+            env.overloaded(name, f)
     while env.queue:
         f = env.queue.pop()
         env.bind(f)

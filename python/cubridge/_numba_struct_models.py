@@ -117,7 +117,8 @@ def _attribute_registries():
     """numba's typing registries where make_attribute_wrapper registers its attribute templates (numba-cuda's
     CUDA registry; numba's built-in one)."""
     found = []
-    for module, name in (("numba.cuda.cudadecl", "registry"), ("numba.core.typing.templates", "builtin_registry")):
+    for module, name in (("numba.cuda.cudadecl", "registry"), ("numba.cuda.typing.templates", "builtin_registry"),
+                         ("numba.core.typing.templates", "builtin_registry")):
         try:
             found.append(getattr(__import__(module, fromlist=[name]), name))
         except (ImportError, AttributeError):
@@ -158,9 +159,9 @@ def member_attributes(numba_type, layout) -> list:
     names = [m.name for m in layout.members]
     by_member = {}
     for attribute, members in wrappers.items():
-        resolved_elsewhere = any(hasattr(t, f"resolve_{attribute}") or
-                                 (getattr(t, "generic_resolve", None) is not None and
-                                  "generic_resolve" in vars(t)) for t in others)
+        resolved_elsewhere = any(hasattr(t, f"resolve_{attribute}") or getattr(t, "_attr", None) == attribute or
+                                 ("generic_resolve" in vars(t) and getattr(t, "_attr", None) is None)
+                                 for t in others)
         if len(members) == 1 and not resolved_elsewhere and next(iter(members)) in names:
             by_member.setdefault(next(iter(members)), []).append(attribute)
     return [by_member[n][0] if len(by_member.get(n, ())) == 1 else "" for n in names]

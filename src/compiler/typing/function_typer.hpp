@@ -612,20 +612,27 @@ class FunctionTyper {
     return base.elements()[static_cast<std::size_t>(k)];
   }
 
-  // s.lo of a numba extension type: its StructModel member, as make_attribute_wrapper reads it. Other
-  // attributes (AttributeTemplate + lower_attr, overload_attribute) are numba's code, which is not bridged.
+  // s.lo of a numba extension type: the StructModel member make_attribute_wrapper reads through it. Any other
+  // attribute is numba's code (AttributeTemplate with lower_attr, overload_attribute): the expression becomes
+  // a call of "getattr.<attribute>" with the value (no Python name has a dot), which the Python layer resolves
+  // through numba's typing and lowering (_numba_lowering.py) as it resolves an @overload'ed call.
   Type foreign_attribute(Expr& e, const Type& base) {
     const int k = base.field_index(e.name);
-    if (k < 0) {
-      std::string members;
-      for (const std::string& f : base.field_names()) members += (members.empty() ? "" : ", ") + f;
-      error(e.loc, "attribute '" + e.name + "' of numba extension type " + base.name() +
-                       " is not supported by cubridge: its StructModel members (" + members +
-                       ") are read as attributes; numba's other attributes (AttributeTemplate with lower_attr, "
-                       "overload_attribute, methods) are not compiled by cubridge");
+    if (k >= 0) {
+      e.field = k;
+      return base.elements()[static_cast<std::size_t>(k)];
     }
-    e.field = k;
-    return base.elements()[static_cast<std::size_t>(k)];
+    const std::string name = "getattr." + e.name;
+    ExprPtr self = std::move(e.kids[0]);
+    e.kind = ExprKind::Call;
+    e.name = name;
+    e.kids.clear();
+    e.kids.push_back(name_expr(name, e.loc));
+    e.kids.push_back(std::move(self));
+    e.keywords.clear();
+    static const std::vector<OverloadResolution> unresolved;
+    auto o = prog_.options.overloads.find(name);
+    return overloaded_call(e, name, o != prog_.options.overloads.end() ? o->second : unresolved);
   }
 
   Type binary(BinOp op, const Type& a, const Type& b, SourceLoc loc, Expr* node) {

@@ -12,12 +12,17 @@ from llvmlite import ir  # noqa: E402  (numba's dependency)
 
 try:
     from numba.cuda.extending import intrinsic, lower_builtin, type_callable  # numba-cuda
-    from numba.cuda.extending import core_models as models, make_attribute_wrapper, register_model
+    from numba.cuda.extending import core_models as models, make_attribute_wrapper, overload_attribute, register_model
+    from numba.cuda.typing.templates import AttributeTemplate
     from numba.cuda import types
 except ImportError:  # numba's built-in CUDA target
-    from numba.core.extending import intrinsic, make_attribute_wrapper, models, register_model, type_callable
+    from numba.core.extending import (intrinsic, make_attribute_wrapper, models, overload_attribute, register_model,
+                                      type_callable)
+    from numba.core.typing.templates import AttributeTemplate
     from numba.core import types
     from numba.cuda.cudaimpl import lower as lower_builtin
+from numba.cuda.cudadecl import registry as cuda_typing_registry  # noqa: E402
+from numba.cuda.cudaimpl import lower_attr  # noqa: E402
 
 
 @intrinsic
@@ -207,6 +212,28 @@ def _make_span(context, builder, sig, args):
     value = ir.Constant(context.get_value_type(sig.return_type), ir.Undefined)
     value = builder.insert_value(value, args[0], 0)
     return builder.insert_value(value, args[1], 1)
+
+
+@cuda_typing_registry.register_attr
+class _SpanAttributes(AttributeTemplate):
+    """numba-cuda's test_property: s.width typed by an AttributeTemplate, lowered by lower_attr."""
+    key = SpanType
+
+    def resolve_width(self, s):
+        return types.float64
+
+
+@lower_attr(SpanType, "width")
+def _span_width_attr(context, builder, sig, value):
+    return builder.fsub(builder.extract_value(value, 1), builder.extract_value(value, 0))
+
+
+@overload_attribute(SpanType, "mid", target="cuda")
+def _span_mid(s):
+    """numba-cuda's test_overload_attribute_target: an attribute implemented in Python by overload_attribute."""
+    def impl(s):
+        return (s.lo + s.hi) / 2
+    return impl
 
 
 @intrinsic
