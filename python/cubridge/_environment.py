@@ -12,7 +12,7 @@ import types as _pytypes
 from typing import Any
 
 from . import (_external_functions, _inline_cost_model, _intrinsics, _numba_extensions, _numba_lowering,
-               _overload_binding, _records, _scalar_types, bf16)
+               _numba_struct_models, _overload_binding, _records, _scalar_types, bf16)
 from ._core import CompileError
 from ._raise_sites import _register_exception_class
 from ._source import _source_of
@@ -488,6 +488,8 @@ class _Environment:
                 imports.append(f"from {mod} import {getattr(v, '__name__', None) or getattr(v, 'name', n)} as {n}")
             elif (d := _records.dtype_name(v)) is not None:  # cuda.local.array(n, dtype=rec)
                 options.add_dtype(n, d)
+            elif (held := _numba_struct_models.foreign_dtype(v)) is not None:  # dtype=an extension type
+                options.add_foreign_dtype(n, held)
             elif (c := _constant(v)) is not None:
                 options.add_constant(n, c[0], c[1])
             elif v is None:  # numba reads a global or closure None as the constant None (`if cond:` on it is pruned)

@@ -183,6 +183,14 @@ def foreign_type(numba_type):
                          [m.type for m in layout.members], layout.size)
 
 
+def foreign_dtype(value):
+    """The foreign Type of `value` when it is a numba extension type object cubridge holds (an array's dtype:
+    cuda.local.array(n, dtype=struct_model_type)), else None; numba is not imported for other values."""
+    if not any(k.__name__ == "Type" and k.__module__.startswith("numba") for k in type(value).__mro__):
+        return None
+    return foreign_type(value) if is_extension_type(value) else None
+
+
 def numba_type_of(foreign) -> object:
     """numba's type object of a foreign Type."""
     return _NUMBA_TYPES[foreign._foreign_handle]

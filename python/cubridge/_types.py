@@ -63,8 +63,12 @@ def Tuple(*elements: Any) -> Type:
 
 
 def _numba_array(t) -> Type:
-    """numba.types.Array (and its subclasses, e.g. numba-cuda's CUDAArray): dtype, ndim, layout, mutable."""
-    return Type._array(from_numba(t.dtype), int(t.ndim), t.layout, not getattr(t, "mutable", True))
+    """numba.types.Array (and its subclasses, e.g. numba-cuda's CUDAArray): dtype, ndim, layout, mutable; a dtype
+    that is a numba extension type of integers and floats is cubridge's foreign type."""
+    from ._numba_struct_models import foreign_dtype
+    dtype = foreign_dtype(t.dtype)
+    return Type._array(from_numba(t.dtype) if dtype is None else dtype, int(t.ndim), t.layout,
+                       not getattr(t, "mutable", True))
 
 
 def _numba_named_tuple(t) -> Type:

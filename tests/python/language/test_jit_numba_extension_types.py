@@ -15,7 +15,13 @@
 5. a StructModel with a member that is not an integer or a float (a bool: i1 in a value, i8 in memory) is not
    held, and its constructor is refused naming that member;
 6. the foreign type is spelt by numba's name, has kind 'foreign', lists its members, and is the same type each
-   time numba's type object is met."""
+   time numba's type object is met;
+7. numba's type object bound outside the kernel is a local or shared array's dtype (elements stored and read
+   whole), an array of it is a kernel parameter (numba's Array(T, 1, 'C')), and the kernel's type annotation
+   gives numba's type object back (numba-cuda's test_localmem / test_sm_creation read typemap["l"].dtype); an
+   element takes only a value of its type."""
+import re
+
 import pytest
 
 import cubridge
@@ -128,3 +134,47 @@ def test_device_function_takes_and_returns_the_value():
         r[1] = s.hi
     code = ptx(kernel, "void(float64[::1], float64[::1])")
     assert code.count("add.f64") == 2 and code.count("st.global.f64") == 2
+
+
+span_type = cases.span_type
+
+
+def local_spans(outx, outy, x):
+    arr = cubridge.local.array(10, dtype=span_type)
+    for i in range(len(arr)):
+        arr[i] = Span(x[i], x[i] * 2)
+    for i in range(len(arr)):
+        outx[9 - i] = arr[i].lo
+        outy[i] = arr[i].hi
+
+
+def shared_spans(x):
+    s = cubridge.shared.array(10, dtype=span_type)
+    s[0] = x[0]
+    x[1] = s[0]
+
+
+def test_local_array_of_the_type_compiles_and_is_typed_as_numba_types_it():
+    kernel = cubridge.jit("void(float64[::1], float64[::1], float64[::1])")(local_spans)
+    annotation = next(iter(kernel.overloads.values()))._type_annotation
+    assert annotation.typemap["arr"].dtype is span_type
+
+
+def test_shared_array_and_array_parameter_of_the_type():
+    kernel = cubridge.jit((cases.types.Array(span_type, 1, "C"),))(shared_spans)
+    code = kernel.inspect_asm(next(iter(kernel.overloads)))
+    # x[1] = s[0] = x[0]: element 1 of the parameter is 16 bytes in, its members at +16 and +24 (numba's layout)
+    assert re.search(r"st\.global\.f64\s+\[%rd\d+\+16\]", code) and re.search(r"st\.global\.f64\s+\[%rd\d+\+24\]", code)
+    annotation = next(iter(kernel.overloads.values()))._type_annotation
+    assert annotation.typemap["s"].dtype is span_type and annotation.typemap["x"].dtype is span_type
+
+
+def test_element_takes_only_a_value_of_its_type():
+    def store_number(r):
+        arr = cubridge.local.array(2, dtype=span_type)
+        arr[0] = 1.0
+        r[0] = arr[0].lo
+    with pytest.raises(cubridge.CompileError, match=r"cannot store a value of type float64 into an element of 'arr' "
+                                                    r"\(array\(Span, 1d, C\)\); an element of a numba extension type "
+                                                    r"takes a value of that type"):
+        ptx(store_number, "void(float64[::1])")
