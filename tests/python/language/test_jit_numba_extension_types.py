@@ -178,3 +178,18 @@ def test_element_takes_only_a_value_of_its_type():
                                                     r"\(array\(Span, 1d, C\)\); an element of a numba extension type "
                                                     r"takes a value of that type"):
         ptx(store_number, "void(float64[::1])")
+
+
+def test_foreign_type_construction_refuses_what_it_cannot_hold():
+    Type = cubridge.Type
+    f64 = cubridge.float64
+    with pytest.raises(ValueError, match=r"a foreign type needs numba's name of it, one member name per member type "
+                                         r"and its size; got 'Span' with 1 names for 2 types, size 16"):
+        Type._foreign("Span", 0, ["lo"], [f64, f64], 16)
+    with pytest.raises(ValueError, match=r"got '' with 0 names for 0 types, size 0"):
+        Type._foreign("", 0, [], [], 0)
+    with pytest.raises(ValueError, match=r"foreign type 'Flag': member type bool is not held \(members are integers "
+                                         r"and floats\)"):
+        Type._foreign("Flag", 0, ["on"], [cubridge.Type.parse("bool")], 1)
+    with pytest.raises(TypeError, match=r"arrays hold numbers, records"):
+        cubridge.Type._array(cubridge.UniTuple(f64, 2), 1, "C", False)  # a tuple still is no dtype
