@@ -167,19 +167,39 @@ def member_attributes(numba_type, layout) -> list:
     return [by_member[n][0] if len(by_member.get(n, ())) == 1 else "" for n in names]
 
 
-def foreign_type(numba_type):
-    """cubridge's foreign Type carrying the numba extension type `numba_type` by value (its StructModel's members,
-    in numba's order and LLVM layout, each named by the attribute make_attribute_wrapper reads it through, ""
-    for a member without one), or None when it is not such a type or a member is not an integer or a float."""
-    layout = struct_layout(numba_type)
-    if layout is None or not all(_held(m) for m in layout.members):
-        return None
+def _handle(numba_type) -> int:
     handle = _HANDLES.get(numba_type)
     if handle is None:
         handle = _HANDLES[numba_type] = len(_NUMBA_TYPES)
         _NUMBA_TYPES.append(numba_type)
+    return handle
+
+
+def _is_opaque_model(numba_type) -> bool:
+    """Whether numba's CUDA target holds the extension type `numba_type` by an OpaqueModel (an i8* value)."""
+    context = _cuda_context() if is_extension_type(numba_type) else None
+    if context is None:
+        return False
+    try:
+        model = context.data_model_manager.lookup(numba_type)
+    except (KeyError, NotImplementedError, TypeError):
+        return False
+    return any(k.__name__ == "OpaqueModel" and k.__module__.startswith("numba") for k in type(model).__mro__)
+
+
+def foreign_type(numba_type):
+    """cubridge's foreign Type carrying the numba extension type `numba_type` by value (its StructModel's members,
+    in numba's order and LLVM layout, each named by the attribute make_attribute_wrapper reads it through, ""
+    for a member without one; or numba's OpaqueModel pointer), or None when it is not such a type or a member is
+    not an integer or a float."""
+    if _is_opaque_model(numba_type):
+        from ._core import Type
+        return Type._foreign_opaque(str(numba_type), _handle(numba_type))
+    layout = struct_layout(numba_type)
+    if layout is None or not all(_held(m) for m in layout.members):
+        return None
     from ._core import Type
-    return Type._foreign(str(numba_type), handle, member_attributes(numba_type, layout),
+    return Type._foreign(str(numba_type), _handle(numba_type), member_attributes(numba_type, layout),
                          [m.type for m in layout.members], layout.size)
 
 

@@ -102,6 +102,9 @@ def from_numba(t) -> Type:
     name = getattr(t, "name", None)
     if type(t).__module__.startswith("numba") and isinstance(name, str) and name in _BY_NAME:
         return _BY_NAME[name]
+    from ._numba_struct_models import _is_opaque_model, foreign_type
+    if _is_opaque_model(t):  # a user's type numba holds as an opaque pointer: a kernel parameter as numba passes it
+        return foreign_type(t)
     raise TypeError(_not_a_type(t))
 
 

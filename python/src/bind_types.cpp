@@ -36,6 +36,7 @@ void bind_types(nb::module_& m) {
                    "tuples: the element types")
       .def_prop_ro("record_size", &Type::record_size)
       .def_prop_ro("_foreign_handle", &Type::foreign_handle, "foreign types: the handle of numba's type object")
+      .def_prop_ro("_is_foreign_opaque", &Type::is_foreign_opaque, "foreign types: numba's OpaqueModel (an i8* value)")
       .def_prop_ro("_members", [](const Type& t) { return t.is_foreign() ? t.elements() : std::vector<Type>{}; },
                    "foreign types: the member types")
       .def_prop_ro("_member_names", [](const Type& t) { return t.is_foreign() ? t.field_names() : std::vector<std::string>{}; },
@@ -50,6 +51,7 @@ void bind_types(nb::module_& m) {
       .def_static("_pointer", &Type::pointer, nb::arg("pointee"), nb::arg("readonly"))
       .def_static("_foreign", &Type::foreign, nb::arg("name"), nb::arg("handle"), nb::arg("members"),
                   nb::arg("member_types"), nb::arg("size"))
+      .def_static("_foreign_opaque", &Type::foreign_opaque, nb::arg("name"), nb::arg("handle"))
       .def_static("_none", &Type::none);
 
   nb::class_<Signature>(m, "Signature", "A signature: return type (None: inferred) and argument types.")

@@ -76,6 +76,16 @@ Type Type::foreign(std::string name, std::int64_t handle, std::vector<std::strin
   return t;
 }
 
+Type Type::foreign_opaque(std::string name, std::int64_t handle) {
+  if (name.empty()) throw cubridge::InvalidArgument("an opaque foreign type needs numba's name of it");
+  Type t(TypeKind::Foreign, 0, false);
+  t.tuple_class_ = std::move(name);
+  t.handle_ = handle;
+  t.opaque_ = true;
+  t.size_ = 8;  // the pointer
+  return t;
+}
+
 Type Type::vector(const Type& base, int count) {
   Type t(TypeKind::Vector, 0, false);
   t.elements_.assign(static_cast<std::size_t>(count), base);
@@ -242,6 +252,7 @@ std::size_t Type::hash() const noexcept {
   for (const std::string& n : names_) mix(h, std::hash<std::string>{}(n));
   if (!tuple_class_.empty()) mix(h, std::hash<std::string>{}(tuple_class_));
   mix(h, static_cast<std::size_t>(handle_));
+  mix(h, static_cast<std::size_t>(opaque_));
   for (std::int64_t v : offsets_) mix(h, static_cast<std::size_t>(v));
   for (std::int64_t v : shape_) mix(h, static_cast<std::size_t>(v));
   return h;

@@ -77,6 +77,9 @@ class Type {
   /// types are equal when their handles are. Spelt by numba's name of the type ("Interval").
   static Type foreign(std::string name, std::int64_t handle, std::vector<std::string> members,
                       std::vector<Type> member_types, std::int64_t size);
+  /// A numba extension type whose data model is an OpaqueModel: an untyped pointer (i8*) numba's own code
+  /// gives meaning to; it has no members, every attribute is numba's code.
+  static Type foreign_opaque(std::string name, std::int64_t handle);
   static Type timedelta(std::uint8_t unit);
   /// Numba's Optional: a value of `value` or None (what unifying a type with none gives, e.g. the result
   /// of a function returning a value on some paths and None on others).
@@ -118,6 +121,8 @@ class Type {
   /// Foreign types: the Python layer's handle of numba's type object (field_names() and elements() hold the
   /// StructModel's members, record_size() its size in bytes).
   std::int64_t foreign_handle() const noexcept { return handle_; }
+  /// Foreign types: whether numba's data model is an OpaqueModel (an i8* value) rather than a StructModel.
+  bool is_foreign_opaque() const noexcept { return opaque_; }
   /// Datetimes and timedeltas: the unit's code (datetime_unit.hpp: D is 4, generic 14).
   std::uint8_t datetime_unit() const noexcept { return unit_; }
   /// CharSeq: the number of characters (the code unit is bits() wide: 8 for bytes, 32 for unicode).
@@ -179,7 +184,7 @@ class Type {
     return a.kind_ == b.kind_ && a.bits_ == b.bits_ && a.signed_ == b.signed_ && a.ndim_ == b.ndim_ &&
            a.layout_ == b.layout_ && a.readonly_ == b.readonly_ && a.aligned_ == b.aligned_ && a.size_ == b.size_ &&
            a.elements_ == b.elements_ && a.names_ == b.names_ && a.offsets_ == b.offsets_ && a.shape_ == b.shape_ &&
-           a.tuple_class_ == b.tuple_class_ && a.unit_ == b.unit_ && a.handle_ == b.handle_;
+           a.tuple_class_ == b.tuple_class_ && a.unit_ == b.unit_ && a.handle_ == b.handle_ && a.opaque_ == b.opaque_;
   }
   friend bool operator!=(const Type& a, const Type& b) { return !(a == b); }
 
@@ -195,6 +200,7 @@ class Type {
   std::int64_t size_ = 0;   ///< records and CharSeqs: the item size in bytes
   std::uint8_t unit_ = 0;   ///< datetimes and timedeltas: the unit's code
   std::int64_t handle_ = 0; ///< foreign types: the Python layer's handle of numba's type object
+  bool opaque_ = false;     ///< foreign types: numba's OpaqueModel (an i8* value), not a StructModel
   /// The types this one is built of: a tuple's elements, a vector's components, a record's field types, the element type of an
   /// array or nested array, the value of an Optional, the pointee of a pointer.
   std::vector<Type> elements_;

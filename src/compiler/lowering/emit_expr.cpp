@@ -19,9 +19,11 @@ std::string llvm_value_type(const Type& t) {
       std::string c = llvm_value_type(t.component());
       return "{" + c + ", " + c + "}";
     }
+    case TypeKind::Foreign:
+      if (t.is_foreign_opaque()) return "i8*";  // numba's OpaqueModel
+      [[fallthrough]];  // numba's StructModel of numbers: the members' types in order
     case TypeKind::Tuple:
-    case TypeKind::Vector:
-    case TypeKind::Foreign: {  // numba's StructModel of numbers: the members' types in order
+    case TypeKind::Vector: {
       std::string s = "{";
       for (std::size_t i = 0; i < t.elements().size(); ++i) s += (i ? ", " : "") + llvm_value_type(t.elements()[i]);
       return s + "}";

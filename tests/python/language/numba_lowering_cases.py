@@ -315,6 +315,26 @@ def _make_pair(context, builder, sig, args):
     return value
 
 
+class HandleType(types.Opaque):
+    """numba-cuda's make_dummy_type: a user's type held by numba's OpaqueModel (an i8* value)."""
+
+
+handle_type = HandleType("my_handle")
+register_model(HandleType)(models.OpaqueModel)
+
+
+@overload_attribute(HandleType, "cuda_only", target="cuda")
+def _handle_cuda_only(h):
+    """numba-cuda's test_overload_attribute_target."""
+    def impl(h):
+        return 42
+    return impl
+
+
+def k_handle(res, h):
+    res[0] = h.cuda_only
+
+
 def k_span(r, x):
     """numba-cuda's test_attributes: an extension type made in the kernel, its members read back."""
     s = Span(x[0], x[1])

@@ -193,3 +193,26 @@ def test_foreign_type_construction_refuses_what_it_cannot_hold():
         Type._foreign("Flag", 0, ["on"], [cubridge.Type.parse("bool")], 1)
     with pytest.raises(TypeError, match=r"arrays hold numbers, records"):
         cubridge.Type._array(cubridge.UniTuple(f64, 2), 1, "C", False)  # a tuple still is no dtype
+
+
+def test_opaque_model_type_is_a_kernel_parameter_as_numba_passes_it():
+    """numba-cuda's test_overload_attribute_target: a type held by numba's OpaqueModel is one i8* parameter; its
+    overload_attribute (target "cuda") is compiled."""
+    types = cases.types
+    kernel = cubridge.jit(types.void(types.int64[::1], cases.handle_type))(cases.k_handle)
+    sig = next(iter(kernel.overloads))
+    code = kernel.inspect_asm(sig)
+    assert code.count(".param .u64") == 8  # the array's 7 parameters and the handle
+    assert "42" in code
+    from cubridge._numba_struct_models import foreign_type
+    t = foreign_type(cases.handle_type)
+    assert (str(t), t.kind, t._is_foreign_opaque, list(t._members)) == ("my_handle", "foreign", True, [])
+
+
+def test_opaque_model_type_has_no_members():
+    def read(res, h):
+        res[0] = h.value
+    types = cases.types
+    with pytest.raises(cubridge.CompileError, match=r"'my_handle.value': numba's typing gives my_handle no attribute "
+                                                    r"'value'"):
+        cubridge.jit(types.void(types.int64[::1], cases.handle_type))(read)
