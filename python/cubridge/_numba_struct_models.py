@@ -2,9 +2,13 @@
 ``models.StructModel`` subclass, e.g. numba's ``Interval`` example), described as numba-cuda's CUDA target lays
 them out: the members (name, numba type, cubridge counterpart), the LLVM data type of a value, its size and
 alignment, and the parameters a kernel argument of the type becomes (numba's ``as_argument`` flattening, one per
-leaf member). Everything here is read from numba's own data model manager, never recomputed, so a cubridge
-carrier of such values (a foreign type kind) can be checked against numba member by member. Where a value of
-such a type would have to cross into cubridge code, this description is what the refusal names.
+leaf member). Everything here is read from numba's own data model manager, never recomputed.
+
+``foreign_type`` makes cubridge's carrier of such values (TypeKind::Foreign): the members when they are integers
+and floats (their value and data types are one), each named by the attribute numba's make_attribute_wrapper reads
+it through; or, for an OpaqueModel type, the i8* numba holds. The foreign type names numba's type object by a
+handle into this module's registry (``numba_type_of``), so numba's typing and lowering get the object itself back.
+A type cubridge does not hold is refused naming its StructModel (``extension_type_refusal``).
 """
 from __future__ import annotations
 
