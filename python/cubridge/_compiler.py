@@ -125,7 +125,9 @@ def _compile_result(pyfunc, sig, debug=False, lineinfo=False, device=True, fastm
     if output == "llvm":  # the front end's NVVM IR, before libNVVM (numba-cuda's inspect_llvm)
         compile_source = _core._compile_source_to_ir
     else:
-        compile_source = _core._compile_source_cached if cache else _core._compile_source
+        # a numba extension type (foreign) has no spelling the cache's key could name it by: not cached
+        foreign = any(t.kind == "foreign" or (t.kind == "array" and t.dtype.kind == "foreign") for t in signature.args)
+        compile_source = _core._compile_source_cached if cache and not foreign else _core._compile_source
     overloads = _overload_binding.Overloads({"debug": debug, "lineinfo": lineinfo, "fastmath": fastmath})
     while True:  # once more per @overload call resolved (the front end reports each: _overload_binding)
         found: list = []

@@ -12,7 +12,7 @@ import types as _pytypes
 from typing import Any
 
 from . import (_enums, _external_functions, _inline_cost_model, _intrinsics, _numba_extensions, _numba_lowering,
-               _overload_binding, _records, _scalar_types, bf16)
+               _numba_struct_models, _overload_binding, _records, _scalar_types, bf16)
 from ._core import CompileError
 from ._raise_sites import _register_exception_class
 from ._source import _source_of
@@ -487,6 +487,8 @@ class _Environment:
                 imports.append(f"from {mod} import {getattr(v, '__name__', None) or getattr(v, 'name', n)} as {n}")
             elif (d := _records.dtype_name(v)) is not None:  # cuda.local.array(n, dtype=rec)
                 options.add_dtype(n, d)
+            elif (held := _numba_struct_models.foreign_dtype(v)) is not None:  # dtype=an extension type
+                options.add_foreign_dtype(n, held)
             elif (c := _constant(v)) is not None:
                 options.add_constant(n, c[0], c[1])
             elif v is None:  # numba reads a global or closure None as the constant None (`if cond:` on it is pruned)
@@ -542,6 +544,10 @@ def _collect(pyfunc, options, referenced: list | None = None, links: list | None
     env.overloads.units = env.by_name  # the functions an @overload call may be passed, by unit name
     for attr, f in _overload_binding.array_methods().items():  # overload_method(types.Array, attr)
         env.overloaded(_overload_binding.ARRAY_METHOD_PREFIX + attr, f)
+    from ._numba_lowering import AttributeGetter  # imported here: it imports _overload_binding
+    for name, f in list(env.overloads.functions.items()):  # numba's attributes of extension types met so far
+        if isinstance(f, AttributeGetter):
+            env.overloaded(name, f)
     while env.queue:
         f = env.queue.pop()
         env.bind(f)

@@ -99,6 +99,8 @@ def _cuda_typing():
 
 
 def _what(function) -> str:
+    if isinstance(function, AttributeGetter):
+        return f"numba's attribute '{function.attribute}'"
     if _is_intrinsic(function):
         return f"the numba @intrinsic {getattr(function, '__name__', function)}"
     if isinstance(function, type):
@@ -144,7 +146,7 @@ def resolve(function, name: str, arg_types, keywords, index: int, literals=(), u
                                f"lists each argument")
         ours = _cubridge_signature(sig, where, function, types)
         with _caller_flags(debug, lineinfo, fastmath):
-            symbol, modules, library = _lower(context, fnty, sig, where, function)
+            symbol, modules, library = _lower(context, _call_lowering(fnty), sig, where, function)
     lowered = LoweredFunction(symbol, ours, tuple(sorted(library._linking_files, key=_link_key)), "numba",
                               bool(getattr(library, "use_cooperative", False)), modules)
     # typed (and lowered) for the literal values: the resolution holds for calls with those values only
@@ -154,38 +156,152 @@ def resolve(function, name: str, arg_types, keywords, index: int, literals=(), u
     return Resolution(function, arg_types, keywords, implementation, unit, kept)
 
 
+#: The name the front end calls an attribute of a numba extension type by when it is numba's code (not a
+#: StructModel member): "getattr.width" (no Python name has a dot); see FunctionTyper::foreign_attribute.
+ATTRIBUTE_PREFIX = "getattr."
+
+
+@dataclass(frozen=True, eq=False)
+class AttributeGetter:
+    """What an attribute name of numba extension types stands for among a compilation's overloaded functions
+    (one object per name, so its resolutions are found again by identity)."""
+    attribute: str
+
+
+_GETTERS: dict = {}
+
+
+def attribute_getter(name: str) -> AttributeGetter:
+    """The AttributeGetter of the front end's name for an attribute ("getattr.width")."""
+    getter = _GETTERS.get(name)
+    if getter is None:
+        getter = _GETTERS[name] = AttributeGetter(name[len(ATTRIBUTE_PREFIX):])
+    return getter
+
+
+def resolve_attribute(getter: AttributeGetter, name: str, arg_types, keywords, index: int, *literals,
+                      debug=False, lineinfo=False, fastmath=False):
+    """The resolution of `value.attribute` for a value of a numba extension type (cubridge's foreign type): the
+    type numba's typing gives the attribute (AttributeTemplate, overload_attribute, @property through it) and an
+    implementation calling the function numba's getattr lowering (lower_attr / lower_getattr) builds for it."""
+    from ._overload_binding import Resolution, _numba_types, to_numba
+    (value_type,) = tuple(arg_types)
+    attr = getter.attribute
+    where = f"'{value_type}.{attr}'"
+    nbtype = to_numba(value_type, where)
+    overloaded = _overload_attribute(nbtype, attr, where)
+    if overloaded is not None:  # overload_attribute: its Python implementation, compiled by cubridge
+        unit = f"{overloaded.__code__.co_name}__overload_{_unit_base(getter, name)}_{index}"
+        return Resolution(getter, tuple(arg_types), tuple(keywords), overloaded, unit, ())
+    target = _cuda_target()
+    with _cuda_typing():
+        typing, context = target.typing_context, target.target_context
+        typing.refresh()
+        context.refresh()
+        resty = typing.resolve_getattr(nbtype, attr)  # numba's errors reach the caller
+        if resty is None:
+            raise CompileError(f"{where}: numba's typing gives {nbtype} no attribute '{attr}' (numba-cuda refuses "
+                               f"it too: Unknown attribute '{attr}' of type {nbtype})")
+        sig = _signature(resty, nbtype)
+        ours = _cubridge_signature(sig, where, getter, _numba_types())
+
+        def lowering(context, sig):
+            impl = context.get_getattr(nbtype, attr)
+            if impl is None:
+                raise NotImplementedError(f"no getattr lowering of '{attr}'")
+            return lambda builder, args: impl(context, builder, nbtype, args[0], attr)
+        with _caller_flags(debug, lineinfo, fastmath):
+            symbol, modules, library = _lower(context, lowering, sig, where, getter)
+    lowered = LoweredFunction(symbol, ours, tuple(sorted(library._linking_files, key=_link_key)), "numba",
+                              bool(getattr(library, "use_cooperative", False)), modules)
+    unit = f"{_unit_base(getter, name)}__numba_lowered_{index}"
+    return Resolution(getter, tuple(arg_types), tuple(keywords), _calling_function(unit, lowered, 1), unit, ())
+
+
+def _overload_attribute(nbtype, attr: str, where: str):
+    """The Python implementation numba's overload_attribute(type, attr) functions give for `nbtype` (the CUDA
+    ones first, then the generic ones, as numba-cuda tries them), or None where no such function exists."""
+    from ._numba_struct_models import _attribute_registries
+    from ._overload_binding import _CUDA_TARGETS, _check_strict, _target
+    found = [t for r in _attribute_registries() for t in list(getattr(r, "attributes", ()))
+             if getattr(t, "_attr", None) == attr and getattr(t, "_overload_func", None) is not None and
+             isinstance(getattr(t, "key", None), type) and isinstance(nbtype, t.key)]
+    ordered = [t for target in _CUDA_TARGETS for t in found if _target(t) == target]
+    if found and not ordered:
+        raise CompileError(f"{where}: the attribute '{attr}' of {nbtype} has numba overload_attribute "
+                           f"implementations only for other targets than CUDA, as numba-cuda would find none")
+    for template in ordered:
+        result = template._overload_func(nbtype)
+        if result is None:
+            continue
+        impl = getattr(result, "py_func", result)
+        if not isinstance(impl, _pytypes.FunctionType):
+            raise CompileError(f"{where}: numba's overload_attribute {template._overload_func.__qualname__} returned "
+                               f"{result!r}, not a Python function cubridge can compile")
+        _check_strict(template, impl, where)
+        return impl
+    return None
+
+
+def _signature(return_type, *args):
+    """numba's typing Signature (numba-cuda's where it has its own)."""
+    try:
+        from numba.cuda.typing.templates import signature
+    except ImportError:
+        from numba.core.typing.templates import signature
+    return signature(return_type, *args)
+
+
 def _prefers_literals(fnty) -> bool:
     """Whether a template of numba's function type asks for literal argument types first."""
     return any(getattr(t, "prefer_literal", False) for t in getattr(fnty, "templates", ()))
 
 
 def _cubridge_signature(sig, where: str, function, types):
-    """numba's signature as cubridge's, literal types as their plain ones (the value is passed all the same)."""
-    from ._types import as_signature
-    plain = _pytypes.SimpleNamespace(return_type=types.unliteral(sig.return_type),
-                                     args=tuple(types.unliteral(a) for a in sig.args))
+    """numba's signature as cubridge's, literal types as their plain ones (the value is passed all the same); a
+    numba extension type whose StructModel holds integers and floats is cubridge's foreign type (by value: numba
+    passes it member by member and returns it through its result pointer)."""
+    from ._numba_struct_models import extension_type_refusal, foreign_type
+    from ._types import Signature, as_type
+
+    def ours(t):
+        t = types.unliteral(t)
+        held = foreign_type(t)
+        return held if held is not None else as_type(t)
     try:
-        ours = as_signature(plain)
+        result, args = ours(sig.return_type), [ours(a) for a in sig.args]
     except (TypeError, ValueError) as e:
+        refusal = extension_type_refusal((sig.return_type, *sig.args), where, f"numba's typing of {_what(function)} "
+                                         f"({sig})")
+        if refusal is not None:
+            raise CompileError(refusal) from None
         raise CompileError(f"{where}: numba types {_what(function)} as {sig}, and cubridge has no counterpart of a "
                            f"type in it ({e}); only numbers and C pointers pass to and from numba's lowering") from None
-    crossing = [*ours.args, *([] if ours.return_type is None else [ours.return_type])]
-    for t in crossing:
-        if not (t.kind == "none" or t.kind == "pointer" or (t.is_scalar and t.kind != "complex")):
+    for t in (*args, result):
+        if not (t.kind in ("none", "pointer", "foreign") or (t.is_scalar and t.kind != "complex")):
             raise CompileError(f"{where}: numba types {_what(function)} as {sig}: {t} cannot pass to or from numba's "
-                               f"lowering in cubridge (numbers other than complex, C pointers and void can)")
-    return ours
+                               f"lowering in cubridge (numbers other than complex, C pointers, numba extension types "
+                               f"of integers and floats, and void can)")
+    return Signature._make(result, args)
 
 
-def _lower(context, fnty, sig, where: str, function):
+def _call_lowering(fnty):
+    """numba's lowering of a call of `fnty`: (context, sig) -> (builder, args) -> value."""
+    def lowering(context, sig):
+        impl = context.get_function(fnty, sig)
+        return lambda builder, args: impl(builder, args, None)
+    return lowering
+
+
+def _lower(context, lowering, sig, where: str, function):
     """(symbol, NVVM IR module texts, numba code library) of the wrapper: `symbol(result*, args...)` in numba's
     calling convention (a status comes back, which the caller propagates, as numba's callers do: code numba
     compiles for the call, e.g. through compile_internal, returns its status through it), whose body is
-    numba's lowering of the call for `sig`."""
+    numba's lowering for `sig` (`lowering(context, sig)` gives the codegen: _call_lowering, or an attribute's)."""
     from llvmlite import ir
     context, call_conv = _wrapper_context(context, sig)
     try:
-        impl = context.get_function(fnty, sig)
+        impl = lowering(context, sig)
     except NotImplementedError as e:
         raise CompileError(f"{where}: numba has no lowering of {_what(function)} for {sig} ({e}); numba-cuda "
                            f"refuses the call too") from None
@@ -198,7 +314,7 @@ def _lower(context, fnty, sig, where: str, function):
         fn.attributes.add("alwaysinline")  # numba lowers the call in place in its caller
         builder = ir.IRBuilder(fn.append_basic_block("entry"))
         args = call_conv.decode_arguments(builder, sig.args, fn)
-        value = impl(builder, list(args), None)
+        value = impl(builder, list(args))
         if value is None and not void:  # numba's lowering refuses the same codegen with this message
             raise _lowering_error(f"{where}: non-void function returns None from implementation "
                                   f"({_what(function)}, {sig})")
@@ -270,7 +386,8 @@ def _lowering_error(message: str) -> BaseException:
 
 
 def _unit_base(function, name: str) -> str:
-    base = getattr(function, "__name__", None) or name
+    base = f"getattr_{function.attribute}" if isinstance(function, AttributeGetter) else (
+        getattr(function, "__name__", None) or name)
     return "".join(c if c.isalnum() or c == "_" else "_" for c in base)
 
 

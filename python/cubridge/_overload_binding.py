@@ -106,6 +106,9 @@ def to_numba(t, where: str):
         return types.none
     if kind == "pointer":  # numba-cuda's CPointer(T), and voidptr for void*
         return types.voidptr if t.dtype is None or t.dtype.kind == "none" else types.CPointer(to_numba(t.dtype, where))
+    if kind == "foreign":  # a value of a numba extension type (_numba_struct_models.py): numba's type object
+        from ._numba_struct_models import numba_type_of
+        return numba_type_of(t)
     raise CompileError(f"{where}: an argument of type {t} cannot be given to a numba @overload function "
                        f"(cubridge passes numbers, arrays, tuples, C pointers and None to it)")
 
@@ -373,15 +376,19 @@ class Overloads:
 
     def add(self, needed) -> None:
         """Resolves what the front end reported (_core.OverloadNeeded)."""
+        from . import _numba_lowering  # imported here: it imports this module
         f = self.functions.get(needed.function)
+        if f is None and needed.function.startswith(_numba_lowering.ATTRIBUTE_PREFIX):  # numba's attribute code
+            f = self.functions[needed.function] = _numba_lowering.attribute_getter(needed.function)
         if f is None:
             raise CompileError(str(needed))
         if len(self.resolutions) >= self.MAX_RESOLUTIONS:
             raise CompileError(f"{needed}: more than {self.MAX_RESOLUTIONS} @overload resolutions in one compilation")
-        from . import _numba_lowering  # imported here: it imports this module
         args = (f, needed.function, needed.arg_types, needed.keywords, len(self.resolutions),
                 getattr(needed, "literals", ()), getattr(needed, "unknown_literals", ()))
-        if _numba_lowering.bridged(f):
+        if isinstance(f, _numba_lowering.AttributeGetter):
+            self.resolutions.append(_numba_lowering.resolve_attribute(*args, **self.lowering_options))
+        elif _numba_lowering.bridged(f):
             self.resolutions.append(_numba_lowering.resolve(*args, **self.lowering_options))
         else:
             self.resolutions.append(resolve(*args, getattr(needed, "functions", ()), self.units))

@@ -130,6 +130,9 @@ def _numba_type(types, t: Type):
         return types.Tuple([_numba_type(types, e) for e in t.elements])
     if t.kind == "none":
         return types.none
+    if t.kind == "foreign":  # a numba extension type: numba's own type object (_numba_struct_models.py)
+        from ._numba_struct_models import numba_type_of
+        return numba_type_of(t)
     found = getattr(types, t.name)
     if not isinstance(found, types.Type):
         raise TypeError(t.name)

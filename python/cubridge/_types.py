@@ -65,8 +65,12 @@ def Tuple(*elements: Any) -> Type:
 
 
 def _numba_array(t) -> Type:
-    """numba.types.Array (and its subclasses, e.g. numba-cuda's CUDAArray): dtype, ndim, layout, mutable."""
-    return Type._array(from_numba(t.dtype), int(t.ndim), t.layout, not getattr(t, "mutable", True))
+    """numba.types.Array (and its subclasses, e.g. numba-cuda's CUDAArray): dtype, ndim, layout, mutable; a dtype
+    that is a numba extension type of integers and floats is cubridge's foreign type."""
+    from ._numba_struct_models import foreign_dtype
+    dtype = foreign_dtype(t.dtype)
+    return Type._array(from_numba(t.dtype) if dtype is None else dtype, int(t.ndim), t.layout,
+                       not getattr(t, "mutable", True))
 
 
 def _numba_named_tuple(t) -> Type:
@@ -100,6 +104,9 @@ def from_numba(t) -> Type:
     name = getattr(t, "name", None)
     if type(t).__module__.startswith("numba") and isinstance(name, str) and name in _BY_NAME:
         return _BY_NAME[name]
+    from ._numba_struct_models import _is_opaque_model, foreign_type
+    if _is_opaque_model(t):  # a user's type numba holds as an opaque pointer: a kernel parameter as numba passes it
+        return foreign_type(t)
     raise TypeError(_not_a_type(t))
 
 

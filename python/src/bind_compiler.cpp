@@ -89,6 +89,13 @@ void bind_compiler(nb::module_& m) {
                                            "', which is not a number type or a record");
              o.dtypes[name] = *t;
            })
+      .def("add_foreign_dtype",
+           [](CompileOptions& o, const std::string& name, const Type& type) {
+             if (!type.is_foreign())
+               throw cubridge::InvalidArgument("'" + name + "' is bound to " + type.name() +
+                                               ", which is not a numba extension type");
+             o.dtypes[name] = type;  // a numba extension type used as a local / shared array's dtype
+           })
       .def("add_unit", [](CompileOptions& o, std::string source, std::string filename, int first_line) {
         o.extra_units.push_back({std::move(source), std::move(filename), first_line});
       })

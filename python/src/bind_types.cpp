@@ -35,6 +35,12 @@ void bind_types(nb::module_& m) {
       .def_prop_ro("elements", [](const Type& t) { return t.is_tuple() ? t.elements() : std::vector<Type>{}; },
                    "tuples: the element types")
       .def_prop_ro("record_size", &Type::record_size)
+      .def_prop_ro("_foreign_handle", &Type::foreign_handle, "foreign types: the handle of numba's type object")
+      .def_prop_ro("_is_foreign_opaque", &Type::is_foreign_opaque, "foreign types: numba's OpaqueModel (an i8* value)")
+      .def_prop_ro("_members", [](const Type& t) { return t.is_foreign() ? t.elements() : std::vector<Type>{}; },
+                   "foreign types: the member types")
+      .def_prop_ro("_member_names", [](const Type& t) { return t.is_foreign() ? t.field_names() : std::vector<std::string>{}; },
+                   "foreign types: the attribute reading each member (make_attribute_wrapper's; '' for none)")
       .def("accepts", &accepts, nb::arg("arg"),
            "Whether a parameter of this type takes an argument of type `arg` (same element type and rank; "
            "layout 'A' takes any layout; a read-only array only where this is read-only)")
@@ -43,6 +49,9 @@ void bind_types(nb::module_& m) {
       .def_static("_tuple", &Type::tuple, nb::arg("elements"))
       .def_static("_named_tuple", &Type::named_tuple, nb::arg("class_name"), nb::arg("fields"), nb::arg("elements"))
       .def_static("_pointer", &Type::pointer, nb::arg("pointee"), nb::arg("readonly"))
+      .def_static("_foreign", &Type::foreign, nb::arg("name"), nb::arg("handle"), nb::arg("members"),
+                  nb::arg("member_types"), nb::arg("size"))
+      .def_static("_foreign_opaque", &Type::foreign_opaque, nb::arg("name"), nb::arg("handle"))
       .def_static("_none", &Type::none);
 
   nb::class_<Signature>(m, "Signature", "A signature: return type (None: inferred) and argument types.")

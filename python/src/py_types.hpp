@@ -58,6 +58,7 @@ inline const char* kind_name(const Type& t) {
     case TypeKind::Timedelta: return "timedelta";
     case TypeKind::EnumMember: return "enum_member";
     case TypeKind::IntEnumMember: return "int_enum_member";
+    case TypeKind::Foreign: return "foreign";
   }
   return "unknown";
 }
@@ -74,7 +75,7 @@ inline std::optional<Type> element_of(const Type& t) {
 /// An array type from its parts, refusing what no array holds (Numba's rule: numbers, records and
 /// NumPy's fixed-width strings, datetime64 and timedelta64).
 inline Type array_of(const Type& dtype, int ndim, char layout, bool readonly) {
-  if (!dtype.is_array_dtype())
+  if (!dtype.is_array_dtype() && !dtype.is_foreign())  // numba's arrays of extension types: local / shared ones
     throw nb::type_error(("arrays hold numbers, records, fixed-width strings ([char x N], [unichr x N]), "
                           "datetime64[unit] and timedelta64[unit]; got "
                           "elements of type " + dtype.name()).c_str());

@@ -64,7 +64,8 @@ ParamKind param_of(std::string_view whole, std::size_t index, const Type& t) {
     read_datetime(t, p);
   } else if (t.is_array()) {
     p.kind = ParamKind::Kind::Array;
-    if (t.dtype().is_record()) read_record(t.dtype(), p);
+    // an array of a numba extension type lays out like a record array of its size (numba passes any array)
+    if (t.dtype().is_record() || t.dtype().is_foreign()) read_record(t.dtype(), p);
     else if (t.dtype().is_char_seq()) read_char_seq(t.dtype(), p);
     else if (t.dtype().is_datetime() || t.dtype().is_timedelta()) read_datetime(t.dtype(), p);
     else p.type = scalar_of(t.dtype());
@@ -73,6 +74,10 @@ ParamKind param_of(std::string_view whole, std::size_t index, const Type& t) {
   } else if (t.is_record()) {  // one record, passed by address as numba-cuda passes a DeviceRecord
     p.kind = ParamKind::Kind::Record;
     read_record(t, p);
+  } else if (t.is_foreign() && t.is_foreign_opaque()) {  // numba's OpaqueModel: one i8* parameter
+    p.kind = ParamKind::Kind::Pointer;
+    p.any_pointee = true;
+    p.type = ScalarType::UInt8;
   } else if (t.is_pointer()) {
     p.kind = ParamKind::Kind::Pointer;
     p.any_pointee = t.pointee().is_none();

@@ -57,6 +57,35 @@ Type Type::named_tuple(std::string class_name, std::vector<std::string> fields, 
   return t;
 }
 
+Type Type::foreign(std::string name, std::int64_t handle, std::vector<std::string> members,
+                   std::vector<Type> member_types, std::int64_t size) {
+  if (name.empty() || members.empty() || members.size() != member_types.size() || size <= 0)
+    throw cubridge::InvalidArgument("a foreign type needs numba's name of it, one member name per member type and its "
+                                    "size; got '" + name + "' with " + std::to_string(members.size()) + " names for " +
+                                    std::to_string(member_types.size()) + " types, size " + std::to_string(size));
+  for (const Type& m : member_types)
+    if (!m.is_real() || m.is_bool())
+      throw cubridge::InvalidArgument("foreign type '" + name + "': member type " + m.name() +
+                                      " is not held (members are integers and floats)");
+  Type t(TypeKind::Foreign, 0, false);
+  t.tuple_class_ = std::move(name);
+  t.handle_ = handle;
+  t.names_ = std::move(members);
+  t.elements_ = std::move(member_types);
+  t.size_ = size;
+  return t;
+}
+
+Type Type::foreign_opaque(std::string name, std::int64_t handle) {
+  if (name.empty()) throw cubridge::InvalidArgument("an opaque foreign type needs numba's name of it");
+  Type t(TypeKind::Foreign, 0, false);
+  t.tuple_class_ = std::move(name);
+  t.handle_ = handle;
+  t.opaque_ = true;
+  t.size_ = 8;  // the pointer
+  return t;
+}
+
 Type Type::vector(const Type& base, int count) {
   Type t(TypeKind::Vector, 0, false);
   t.elements_.assign(static_cast<std::size_t>(count), base);
@@ -136,7 +165,8 @@ std::int64_t Type::storage_size() const {
     case TypeKind::Datetime:
     case TypeKind::Timedelta: return bits_ / 8;
     case TypeKind::Record:
-    case TypeKind::CharSeq: return size_;
+    case TypeKind::CharSeq:
+    case TypeKind::Foreign: return size_;
     case TypeKind::Vector: return elements_[0].storage_size() * static_cast<std::int64_t>(elements_.size());
     case TypeKind::EnumMember:
     case TypeKind::IntEnumMember: return elements_[0].storage_size();  // held as its value
@@ -224,6 +254,7 @@ std::string Type::name() const {
     case TypeKind::IntEnumMember:
       return std::string(kind_ == TypeKind::IntEnumMember ? "IntEnum<" : "Enum<") + elements_[0].name() + ">(" +
              enum_class_ + ")";
+    case TypeKind::Foreign: return tuple_class_;  // numba's name of the type
     case TypeKind::Pointer:  // Numba's CPointer prints "float32*"; const is ours (C's spelling)
       return (readonly_ ? "const " : "") + (elements_[0].is_none() ? std::string("void") : elements_[0].name()) + "*";
   }
@@ -243,6 +274,8 @@ std::size_t Type::hash() const noexcept {
   for (const std::string& n : names_) mix(h, std::hash<std::string>{}(n));
   if (!tuple_class_.empty()) mix(h, std::hash<std::string>{}(tuple_class_));
   if (!enum_class_.empty()) mix(h, std::hash<std::string>{}(enum_class_));
+  mix(h, static_cast<std::size_t>(handle_));
+  mix(h, static_cast<std::size_t>(opaque_));
   for (std::int64_t v : offsets_) mix(h, static_cast<std::size_t>(v));
   for (std::int64_t v : shape_) mix(h, static_cast<std::size_t>(v));
   return h;

@@ -22,7 +22,8 @@ enum class TypeKind : std::uint8_t {
   Unknown, None, Bool, Int, Float, Complex, Tuple, Array, GridGroup, Record, NestedArray, Optional, Pointer, BFloat16, Vector,
   Fp8E4M3, Fp8E5M2, Fp8E8M0,
   CharSeq,
-  Datetime, Timedelta, EnumMember, IntEnumMember
+  Datetime, Timedelta, EnumMember, IntEnumMember,
+  Foreign
 };
 
 class Type {
@@ -71,6 +72,15 @@ class Type {
   /// int64 count of `unit` (a code of datetime_unit.hpp) since the epoch / of duration, NaT being
   /// INT64_MIN; spelt "datetime64[D]", "timedelta64[ms]" ("datetime64[]" for the generic unit).
   static Type datetime(std::uint8_t unit);
+  /// A numba extension type whose data model is a StructModel of numbers (numba's Interval example), held by
+  /// value as numba lays it out (an LLVM struct of the members' types) and read member by member as attributes.
+  /// `handle` names numba's type object, which the Python layer owns (_numba_struct_models.py); two foreign
+  /// types are equal when their handles are. Spelt by numba's name of the type ("Interval").
+  static Type foreign(std::string name, std::int64_t handle, std::vector<std::string> members,
+                      std::vector<Type> member_types, std::int64_t size);
+  /// A numba extension type whose data model is an OpaqueModel: an untyped pointer (i8*) numba's own code
+  /// gives meaning to; it has no members, every attribute is numba's code.
+  static Type foreign_opaque(std::string name, std::int64_t handle);
   static Type timedelta(std::uint8_t unit);
   /// A member of an Enum class (Numba's EnumMember) or of an IntEnum class (`int_enum`: Numba's IntEnumMember,
   /// which converts to its integer wherever a number is needed). `enum_class` names the class uniquely (its
@@ -114,6 +124,12 @@ class Type {
   bool is_char_seq() const noexcept { return kind_ == TypeKind::CharSeq; }
   bool is_datetime() const noexcept { return kind_ == TypeKind::Datetime; }
   bool is_timedelta() const noexcept { return kind_ == TypeKind::Timedelta; }
+  bool is_foreign() const noexcept { return kind_ == TypeKind::Foreign; }
+  /// Foreign types: the Python layer's handle of numba's type object (field_names() and elements() hold the
+  /// StructModel's members, record_size() its size in bytes).
+  std::int64_t foreign_handle() const noexcept { return handle_; }
+  /// Foreign types: whether numba's data model is an OpaqueModel (an i8* value) rather than a StructModel.
+  bool is_foreign_opaque() const noexcept { return opaque_; }
   /// Datetimes and timedeltas: the unit's code (datetime_unit.hpp: D is 4, generic 14).
   std::uint8_t datetime_unit() const noexcept { return unit_; }
   /// A member of an Enum or an IntEnum class (is_int_enum_member: of an IntEnum).
@@ -182,7 +198,8 @@ class Type {
     return a.kind_ == b.kind_ && a.bits_ == b.bits_ && a.signed_ == b.signed_ && a.ndim_ == b.ndim_ &&
            a.layout_ == b.layout_ && a.readonly_ == b.readonly_ && a.aligned_ == b.aligned_ && a.size_ == b.size_ &&
            a.elements_ == b.elements_ && a.names_ == b.names_ && a.offsets_ == b.offsets_ && a.shape_ == b.shape_ &&
-           a.tuple_class_ == b.tuple_class_ && a.unit_ == b.unit_ && a.enum_class_ == b.enum_class_;
+           a.tuple_class_ == b.tuple_class_ && a.unit_ == b.unit_ && a.enum_class_ == b.enum_class_ &&
+           a.handle_ == b.handle_ && a.opaque_ == b.opaque_;
   }
   friend bool operator!=(const Type& a, const Type& b) { return !(a == b); }
 
@@ -197,11 +214,13 @@ class Type {
   bool aligned_ = false;    ///< records: laid out by NumPy's align=True
   std::int64_t size_ = 0;   ///< records and CharSeqs: the item size in bytes
   std::uint8_t unit_ = 0;   ///< datetimes and timedeltas: the unit's code
+  std::int64_t handle_ = 0; ///< foreign types: the Python layer's handle of numba's type object
+  bool opaque_ = false;     ///< foreign types: numba's OpaqueModel (an i8* value), not a StructModel
   /// The types this one is built of: a tuple's elements, a vector's components, a record's field types, the element type of an
   /// array or nested array, the value of an Optional, the pointee of a pointer, the value of an enum member.
   std::vector<Type> elements_;
-  std::vector<std::string> names_;     ///< records and named tuples: field names
-  std::string tuple_class_;            ///< named tuples: the class's name
+  std::vector<std::string> names_;     ///< records, named tuples and foreign types: field names
+  std::string tuple_class_;            ///< named tuples: the class's name; foreign types: numba's name of the type
   std::string enum_class_;             ///< enum members: the class's module and qualified name
   std::vector<std::int64_t> offsets_;  ///< records: field byte offsets
   std::vector<std::int64_t> shape_;    ///< nested arrays: the constant shape

@@ -19,6 +19,9 @@ std::string llvm_value_type(const Type& t) {
       std::string c = llvm_value_type(t.component());
       return "{" + c + ", " + c + "}";
     }
+    case TypeKind::Foreign:
+      if (t.is_foreign_opaque()) return "i8*";  // numba's OpaqueModel
+      [[fallthrough]];  // numba's StructModel of numbers: the members' types in order
     case TypeKind::Tuple:
     case TypeKind::Vector: {
       std::string s = "{";
@@ -359,7 +362,8 @@ Value FunctionEmitter::expr(const Expr& e) {
       if (e.constant) return constant(*e.constant);
       if (!e.target.empty()) return cuda_attribute(e);
       if (e.kids[0]->type.is_array()) return array_attribute(e);
-      if (e.kids[0]->type.is_named_tuple()) return extract(expr(*e.kids[0]), static_cast<std::size_t>(e.field));
+      if (e.kids[0]->type.is_named_tuple() || e.kids[0]->type.is_foreign())
+        return extract(expr(*e.kids[0]), static_cast<std::size_t>(e.field));
       if (e.field >= 0) return record_field(e);
       Value base = expr(*e.kids[0]);
       if (base.t.is_vector()) return extract(base, std::string_view("xyzw").find(e.name));  // v.x .. v.w

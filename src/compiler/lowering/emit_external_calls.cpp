@@ -23,6 +23,15 @@ Value FunctionEmitter::external_call(const Expr& e, const std::vector<Value>& ar
     const Type& formal = f.signature.args[i];
     Value d = to_data(convert(args[i], formal));
     std::string sep = params.empty() ? "" : ", ";
+    if (numba && formal.is_foreign() && !formal.is_foreign_opaque()) {  // StructModel.as_argument: member by member
+      for (std::size_t m = 0; m < formal.elements().size(); ++m) {
+        const std::string ty = llvm_data_type(formal.elements()[m]);
+        params += sep + ty;
+        values += sep + ty + " " + extract(d, m).v;
+        sep = ", ";
+      }
+      continue;
+    }
     params += sep + llvm_data_type(formal);
     values += sep + llvm_data_type(formal) + " " + d.v;
   }

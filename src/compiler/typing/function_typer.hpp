@@ -105,9 +105,10 @@ class FunctionTyper {
     Type& cur = fn_.local_types[static_cast<std::size_t>(slot)];
     if (cur.is_unknown()) {
       if (!(t.is_scalar() || t.is_bfloat16() || t.is_fp8() || t.is_vector() || t.is_tuple() || t.is_array() || t.is_grid_group() ||
-            t.is_record() || t.is_optional() || t.is_none() || t.is_pointer() || t.is_enum_member()))
+            t.is_record() || t.is_optional() || t.is_none() || t.is_pointer() || t.is_enum_member() || t.is_foreign()))
         error(loc, "cannot assign a value of type " + t.name() + " to '" + std::string(name) +
-                       "'; variables hold numbers, tuples, arrays, records, C pointers, None and Optional values");
+                       "'; variables hold numbers, tuples, arrays, records, C pointers, None, Optional values and "
+                       "numba extension types' StructModel values");
       cur = t;
       changed = true;
       return;
@@ -278,7 +279,7 @@ class FunctionTyper {
         Type t = !s.value ? Type::none() : unwrap ? expr(*s.value) : expr_optional(*s.value);
         if (!t.is_unknown() &&
             !(t.is_scalar() || t.is_bfloat16() || t.is_fp8() || t.is_vector() || t.is_tuple() || t.is_none() || t.is_record() ||
-              t.is_optional() || is_datetime_like(t) || t.is_enum_member()))
+              t.is_optional() || is_datetime_like(t) || t.is_enum_member() || t.is_foreign()))
           error(s.loc, "cannot return a value of type " + t.name());
         returns.emplace_back(t, s.loc);
         return false;
@@ -606,6 +607,7 @@ class FunctionTyper {
     if (base.is_array()) return array_attribute(e, base);
     if (base.is_record()) return record_attribute(e, base);
     if (base.is_named_tuple()) return named_tuple_attribute(e, base);
+    if (base.is_foreign()) return foreign_attribute(e, base);
     if (base.is_unknown()) return base;
     if (base.is_vector()) return vector_attribute(e, base);
     if (e.name == "real" || e.name == "imag") {
@@ -627,6 +629,29 @@ class FunctionTyper {
     }
     e.field = k;
     return base.elements()[static_cast<std::size_t>(k)];
+  }
+
+  // s.lo of a numba extension type: the StructModel member make_attribute_wrapper reads through it. Any other
+  // attribute is numba's code (AttributeTemplate with lower_attr, overload_attribute): the expression becomes
+  // a call of "getattr.<attribute>" with the value (no Python name has a dot), which the Python layer resolves
+  // through numba's typing and lowering (_numba_lowering.py) as it resolves an @overload'ed call.
+  Type foreign_attribute(Expr& e, const Type& base) {
+    const int k = base.field_index(e.name);
+    if (k >= 0) {
+      e.field = k;
+      return base.elements()[static_cast<std::size_t>(k)];
+    }
+    const std::string name = "getattr." + e.name;
+    ExprPtr self = std::move(e.kids[0]);
+    e.kind = ExprKind::Call;
+    e.name = name;
+    e.kids.clear();
+    e.kids.push_back(name_expr(name, e.loc));
+    e.kids.push_back(std::move(self));
+    e.keywords.clear();
+    static const std::vector<OverloadResolution> unresolved;
+    auto o = prog_.options.overloads.find(name);
+    return overloaded_call(e, name, o != prog_.options.overloads.end() ? o->second : unresolved);
   }
 
   Type binary(BinOp op, const Type& a, const Type& b, SourceLoc loc, Expr* node) {

@@ -324,7 +324,7 @@ Type FunctionTyper::user_call(Expr& e, const FunctionDef& def, const std::vector
   for (std::size_t i = 0; i < args.size(); ++i)
     if (!args[i].is_scalar() && !args[i].is_bfloat16() && !args[i].is_fp8() && !args[i].is_vector() && !args[i].is_tuple() &&
         !args[i].is_array() && !args[i].is_grid_group() && !args[i].is_record() && !args[i].is_none() &&
-        !args[i].is_pointer() && !is_datetime_like(args[i]))
+        !args[i].is_pointer() && !is_datetime_like(args[i]) && !args[i].is_foreign())
       error(e.kids[i + 1]->loc, "cannot pass a value of type " + args[i].name() + " to " + def.name + "()");
   const Signature* declared = nullptr;
   if (auto d = prog_.options.declared_signatures.find(def.name); d != prog_.options.declared_signatures.end()) {

@@ -204,6 +204,12 @@ void FunctionTyper::array_store(Expr& target, const Type& value) {
                             base.name() + "); a record element takes a record of the same dtype");
     return;
   }
+  if (value.is_foreign() || base.dtype().is_foreign()) {  // an extension type's value: stored whole, as numba does
+    if (value != base.dtype())
+      error(target.loc, "cannot store a value of type " + value.name() + " into an element of " + what + " (" +
+                            base.name() + "); an element of a numba extension type takes a value of that type");
+    return;
+  }
   if (is_datetime_like(value) || is_datetime_like(base.dtype())) {  // numba converts no datetime unit implicitly
     if (value != base.dtype())
       error(target.loc, "cannot store a value of type " + value.name() + " into an element of " + what + " (" +

@@ -365,10 +365,11 @@ Type FunctionTyper::cuda_array_alloc(Expr& e, const Intrinsic& in, std::vector<E
   if (auto bound = prog_.options.dtypes.find(dtype->name);
       dtype->kind == ExprKind::Name && slot_of(dtype->name) < 0 && bound != prog_.options.dtypes.end())
     t = bound->second;  // a NumPy structured dtype or a Numba Record bound outside the kernel
-  if (!t || !(t->is_scalar() || t->is_record()))
+  if (!t || !(t->is_scalar() || t->is_record() || t->is_foreign()))
     error(dtype->loc, shown + ": the dtype must be a number type such as numba.float32, np.float32 or cubridge.int32, "
                               "an array's .dtype, or a record: a NumPy structured dtype or numba.from_dtype(dt) "
-                              "bound outside the kernel" +
+                              "bound outside the kernel (or a numba extension type of integers and floats, bound "
+                              "the same way)" +
                               (assigned_name_.empty() ? std::string()
                                                       : "; so, as numba-cuda says, Cannot infer the type of variable '" +
                                                             assigned_name_ + "'"));

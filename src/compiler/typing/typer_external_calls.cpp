@@ -27,12 +27,15 @@ Type FunctionTyper::external_call(Expr& e, const std::string& name, const Extern
   const Signature& sig = f.signature;
   std::string shown = name + "(" + sig.str() + ", declared with cuda.declare_device as '" + f.symbol + "')";
   for (std::size_t i = 0; i < sig.args.size(); ++i)
-    if (!passes_by_value(sig.args[i]))
+    if (!passes_by_value(sig.args[i]) && !(sig.args[i].is_foreign() && f.abi == Abi::numba))
       error(e.loc, shown + ": parameter " + std::to_string(i + 1) + " is " + sig.args[i].name() +
                        ", which cubridge cannot pass to an external function; declare numbers (int32, float64, "
                        "bool, ...) or C pointers (CPointer(int32), 'int32*')");
   const Type result = sig.result.value_or(Type::none());
-  if (!result.is_none() && !passes_by_value(result))
+  // A numba extension type's StructModel of numbers (Numba ABI only: numba's lowering) comes back through
+  // numba's result pointer and is passed member by member, as numba's calling convention passes it.
+  const bool foreign_result = result.is_foreign() && f.abi == Abi::numba;
+  if (!result.is_none() && !passes_by_value(result) && !foreign_result)
     error(e.loc, shown + ": the return type " + result.name() + " cannot come back from an external function; "
                          "declare a number, a C pointer or void");
   bool unknown = false;
@@ -47,6 +50,7 @@ Type FunctionTyper::external_call(Expr& e, const std::string& name, const Extern
     const Type& to = sig.args[i];
     const Conversion c = args[i].is_pointer() && to.is_pointer() ? pointer_conversion(args[i], to)
                          : args[i].is_scalar() && to.is_scalar() ? can_convert(args[i], to)
+                         : args[i].is_foreign() && args[i] == to ? Conversion::Exact
                                                                  : Conversion::None;
     if (c == Conversion::None)
       error(e.kids[i + 1]->loc, shown + ": argument " + std::to_string(i + 1) + " is " + args[i].name() +

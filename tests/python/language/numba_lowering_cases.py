@@ -12,11 +12,17 @@ from llvmlite import ir  # noqa: E402  (numba's dependency)
 
 try:
     from numba.cuda.extending import intrinsic, lower_builtin, type_callable  # numba-cuda
+    from numba.cuda.extending import core_models as models, make_attribute_wrapper, overload_attribute, register_model
+    from numba.cuda.typing.templates import AttributeTemplate
     from numba.cuda import types
 except ImportError:  # numba's built-in CUDA target
-    from numba.core.extending import intrinsic, type_callable
+    from numba.core.extending import (intrinsic, make_attribute_wrapper, models, overload_attribute, register_model,
+                                      type_callable)
+    from numba.core.typing.templates import AttributeTemplate
     from numba.core import types
     from numba.cuda.cudaimpl import lower as lower_builtin
+from numba.cuda.cudadecl import registry as cuda_typing_registry  # noqa: E402
+from numba.cuda.cudaimpl import lower_attr  # noqa: E402
 
 
 @intrinsic
@@ -166,6 +172,198 @@ def _type_interval(context):
         if isinstance(lo, types.Float) and isinstance(hi, types.Float):
             return interval_type
     return typer
+
+
+class Span:
+    """numba's Interval example with its data model: a StructModel of two float64 members, read as attributes."""
+
+    def __init__(self, lo, hi):
+        self.lo, self.hi = lo, hi
+
+
+class SpanType(types.Type):
+    def __init__(self):
+        super().__init__(name="Span")
+
+
+span_type = SpanType()
+
+
+@register_model(SpanType)
+class _SpanModel(models.StructModel):
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, [("lo", types.float64), ("hi", types.float64)])
+
+
+make_attribute_wrapper(SpanType, "lo", "lo")
+make_attribute_wrapper(SpanType, "hi", "hi")
+
+
+@type_callable(Span)
+def _type_span(context):
+    def typer(lo, hi):
+        if isinstance(lo, types.Float) and isinstance(hi, types.Float):
+            return span_type
+    return typer
+
+
+@lower_builtin(Span, types.Float, types.Float)
+def _make_span(context, builder, sig, args):
+    value = ir.Constant(context.get_value_type(sig.return_type), ir.Undefined)
+    value = builder.insert_value(value, args[0], 0)
+    return builder.insert_value(value, args[1], 1)
+
+
+@cuda_typing_registry.register_attr
+class _SpanAttributes(AttributeTemplate):
+    """numba-cuda's test_property: s.width typed by an AttributeTemplate, lowered by lower_attr."""
+    key = SpanType
+
+    def resolve_width(self, s):
+        return types.float64
+
+
+@lower_attr(SpanType, "width")
+def _span_width_attr(context, builder, sig, value):
+    return builder.fsub(builder.extract_value(value, 1), builder.extract_value(value, 0))
+
+
+@overload_attribute(SpanType, "mid", target="cuda")
+def _span_mid(s):
+    """numba-cuda's test_overload_attribute_target: an attribute implemented in Python by overload_attribute."""
+    def impl(s):
+        return (s.lo + s.hi) / 2
+    return impl
+
+
+@intrinsic
+def span_width(typingctx, s):
+    """hi - lo of a Span, taken by numba's calling convention (member by member)."""
+    if not isinstance(s, SpanType):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.fsub(builder.extract_value(args[0], 1), builder.extract_value(args[0], 0))
+    return types.float64(s), codegen
+
+
+class Counter:
+    """A StructModel with a bool member: numba holds it as i1 in a value and i8 in memory."""
+
+
+class CounterType(types.Type):
+    def __init__(self):
+        super().__init__(name="Counter")
+
+
+counter_type = CounterType()
+
+
+@register_model(CounterType)
+class _CounterModel(models.StructModel):
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, [("n", types.int32), ("done", types.boolean)])
+
+
+@type_callable(Counter)
+def _type_counter(context):
+    def typer(n):
+        if isinstance(n, types.Integer):
+            return counter_type
+    return typer
+
+
+class Pair:
+    """A StructModel whose attributes are not its members' names: make_attribute_wrapper exposes member x as y
+    and member y as x; member z has no attribute."""
+
+    def __init__(self, x, y, z):
+        self.x, self.y, self.z = x, y, z
+
+
+class PairType(types.Type):
+    def __init__(self):
+        super().__init__(name="Pair")
+
+
+pair_type = PairType()
+
+
+@register_model(PairType)
+class _PairModel(models.StructModel):
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, [("x", types.int64), ("y", types.float64), ("z", types.int64)])
+
+
+make_attribute_wrapper(PairType, "x", "y")
+make_attribute_wrapper(PairType, "y", "x")
+
+
+@type_callable(Pair)
+def _type_pair(context):
+    def typer(x, y, z):
+        if x == types.int64 and y == types.float64 and z == types.int64:
+            return pair_type
+    return typer
+
+
+@lower_builtin(Pair, types.int64, types.float64, types.int64)
+def _make_pair(context, builder, sig, args):
+    value = ir.Constant(context.get_value_type(sig.return_type), ir.Undefined)
+    for i, arg in enumerate(args):
+        value = builder.insert_value(value, arg, i)
+    return value
+
+
+class HandleType(types.Opaque):
+    """numba-cuda's make_dummy_type: a user's type held by numba's OpaqueModel (an i8* value)."""
+
+
+handle_type = HandleType("my_handle")
+register_model(HandleType)(models.OpaqueModel)
+
+
+@overload_attribute(HandleType, "cuda_only", target="cuda")
+def _handle_cuda_only(h):
+    """numba-cuda's test_overload_attribute_target."""
+    def impl(h):
+        return 42
+    return impl
+
+
+def k_handle(res, h):
+    res[0] = h.cuda_only
+
+
+def k_span(r, x):
+    """numba-cuda's test_attributes: an extension type made in the kernel, its members read back."""
+    s = Span(x[0], x[1])
+    r[0] = s.lo
+    r[1] = s.hi
+
+
+def d_span_difference(a, b):
+    s = Span(a, b)
+    return s.hi - s.lo
+
+
+class Mixed:
+    """A StructModel with a member cubridge has no type for (an opaque pointer) beside an int32 and an array."""
+
+
+class MixedType(types.Type):
+    def __init__(self):
+        super().__init__(name="Mixed")
+
+
+mixed_type = MixedType()
+
+
+@register_model(MixedType)
+class _MixedModel(models.StructModel):
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, [("n", types.int32), ("data", types.float32[::1]),
+                                        ("handle", types.pyobject)])
 
 
 def sine(x):
