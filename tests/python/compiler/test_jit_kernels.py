@@ -182,7 +182,7 @@ def inc_signed(a):
     (grid_4, "void(int64[:])", r"grid\(ndim\) takes the constant 1, 2 or 3"),
     (unknown_intrinsic, "void(int64[:])", r"call of 'cubridge.syncblock' is not supported"),
     (unknown_attr, "void(int64[:])", r"attribute 'foo' of an array \(array\(int64, 1d, A\)\) is not supported; arrays "
-                                     r"offer .shape, .strides, .size, .ndim, .itemsize, .nbytes, .real and .imag"),
+                                     r"offer .shape, .strides, .size, .ndim, .itemsize, .nbytes, .real, .imag and .T"),
     (dim3_alone, "void(int64[:])", r"cubridge\.threadIdx is not supported; read cubridge\.threadIdx\.x, \.y or \.z"),
     (shfl_complex, "void(float64[:], complex128)", r"shfl_sync\(\): the value must be an integer or a float"),
     (slices, "void(float64[:])", r"cannot store a value of type complex128 into a slice of 'a' \(array\(float64, 1d, "
