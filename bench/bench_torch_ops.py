@@ -26,6 +26,7 @@ import cubridge.torch as ct
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+from interleaved import interleaved_us  # noqa: E402
 from rows import report  # noqa: E402
 
 N = 1024
@@ -48,21 +49,6 @@ def per_call_us(fn, calls: int, batches: int) -> float:
         means.append((time.perf_counter() - t) / calls * 1e6)
     torch.cuda.synchronize()
     return statistics.median(means)
-
-
-def per_call_interleaved_us(fns: dict, calls: int, batches: int) -> dict:
-    """per_call_us of each function, their batches taken in turn (direct, op, direct, op, ...) so that a drift
-    of the host's speed during the run weighs on each the same."""
-    means = {name: [] for name in fns}
-    for _ in range(batches):
-        for name, fn in fns.items():
-            torch.cuda.synchronize()
-            t = time.perf_counter()
-            for _ in range(calls):
-                fn()
-            means[name].append((time.perf_counter() - t) / calls * 1e6)
-    torch.cuda.synchronize()
-    return {name: statistics.median(m) for name, m in means.items()}
 
 
 def replay_us(fn, per_graph: int, replays: int) -> float:
@@ -123,10 +109,10 @@ def main() -> None:
     torch.testing.assert_close(direct(), x + y)
     torch.testing.assert_close(via_hand(), x + y)
     rows = []
-    timed = per_call_interleaved_us({"direct": direct, "op": via_op, "hand": via_hand, "dispatcher": via_dispatcher,
-                                     "add": lambda: torch.add(x, y)}, calls, batches)
-    direct_us, op_us, hand_us, dispatcher_us, eager_add = (timed[k] for k in ("direct", "op", "hand", "dispatcher",
-                                                                              "add"))
+    timed = interleaved_us({"direct": direct, "op": via_op, "hand": via_hand, "dispatcher": via_dispatcher,
+                            "add": lambda: torch.add(x, y)}, calls, batches, torch.cuda.synchronize)
+    direct_us, op_us, hand_us, dispatcher_us, eager_add = (timed[k][0] for k in ("direct", "op", "hand", "dispatcher",
+                                                                                 "add"))
     rows.append(dict(face="torch", case="op call, eager (host µs per call)", unit="us", ours=op_us,
                      peer="direct cubridge launch + empty_like", peer_value=direct_us, target=None))
     rows.append(dict(face="torch", case="op overhead over the direct launch, eager", unit="us",

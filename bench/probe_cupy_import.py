@@ -6,26 +6,16 @@ CuPy reader asks (py_import.hpp cupy_view) timed alone, beside the CAI dict, cub
 """
 from __future__ import annotations
 
-import statistics
-import time
+import os
+import sys
 
 import cupy as cp
 
 import cubridge
 from cubridge import _core
 
-
-def interleaved_us(fns: dict, calls=5000, batches=15) -> dict:
-    means = {name: [] for name in fns}
-    for _ in range(batches):
-        for name, fn in fns.items():
-            cp.cuda.runtime.deviceSynchronize()
-            t = time.perf_counter()
-            for _ in range(calls):
-                fn()
-            means[name].append((time.perf_counter() - t) / calls * 1e6)
-    cp.cuda.runtime.deviceSynchronize()
-    return {name: (statistics.median(m), min(m)) for name, m in means.items()}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from interleaved import interleaved_us  # noqa: E402
 
 
 @cubridge.jit
@@ -66,7 +56,7 @@ def main() -> None:
         fn()
     print("cupy", cp.__version__, "has _c_contiguous:", hasattr(a, "_c_contiguous"),
           "exchange api:", hasattr(type(a), "__dlpack_c_exchange_api__"), flush=True)
-    for name, (median, least) in interleaved_us(rows).items():
+    for name, (median, least) in interleaved_us(rows, 5000, 15, cp.cuda.runtime.deviceSynchronize).items():
         print(f"{median:8.3f} us (min {least:7.3f})  {name}", flush=True)
 
 

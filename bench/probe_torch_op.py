@@ -5,8 +5,8 @@ _Op.launch timed alone beside the whole call and the direct launch.
 """
 from __future__ import annotations
 
-import statistics
-import time
+import os
+import sys
 
 import torch
 
@@ -14,28 +14,9 @@ import cubridge
 import cubridge.torch as ct
 from cubridge import _core
 
-N = 1024
-
-
-@cubridge.jit("void(const float32[::1], const float32[::1], float32[::1])")
-def add(x, y, out):
-    i = cubridge.grid(1)
-    if i < out.size:
-        out[i] = x[i] + y[i]
-
-
-def interleaved_us(fns: dict, calls=3000, batches=21) -> dict:
-    """Per-call host µs of each function: (median, min) over batches, the functions' batches taken in turn."""
-    means = {name: [] for name in fns}
-    for _ in range(batches):
-        for name, fn in fns.items():
-            torch.cuda.synchronize()
-            t = time.perf_counter()
-            for _ in range(calls):
-                fn()
-            means[name].append((time.perf_counter() - t) / calls * 1e6)
-    torch.cuda.synchronize()
-    return {name: (statistics.median(m), min(m)) for name, m in means.items()}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_torch_ops import N, add  # noqa: E402  (the same kernel and size as the bench)
+from interleaved import interleaved_us  # noqa: E402
 
 
 def main() -> None:
@@ -79,7 +60,7 @@ def main() -> None:
     rows["x.is_cuda, requires_grad, type"] = lambda: (type(x) is torch.Tensor, x.is_cuda, x.requires_grad)
     for fn in rows.values():
         fn()
-    for name, (median, least) in interleaved_us(rows).items():
+    for name, (median, least) in interleaved_us(rows, 3000, 21, torch.cuda.synchronize).items():
         print(f"{median:8.3f} us (min {least:7.3f})  {name}", flush=True)
 
 

@@ -84,6 +84,17 @@ def is_extension_type(numba_type) -> bool:
     return parts[0] not in ("numba", "numba_cuda") or "tests" in parts
 
 
+def _data_model(numba_type, context):
+    """numba's data model of the extension type `numba_type` in `context` (numba's CUDA target context), or None
+    when it is one of numba's own types, there is no context, or the context has no model for it."""
+    if context is None or not is_extension_type(numba_type):
+        return None
+    try:
+        return context.data_model_manager.lookup(numba_type)
+    except (KeyError, NotImplementedError, TypeError):
+        return None
+
+
 def struct_layout(numba_type, context=None):
     """The StructLayout of the numba extension type `numba_type`, or None when it is one of numba's own types or
     numba's CUDA target has no StructModel for it (no model registered, another model such as OpaqueModel, or
@@ -91,13 +102,8 @@ def struct_layout(numba_type, context=None):
     if not is_extension_type(numba_type):
         return None
     context = context if context is not None else _cuda_context()
-    if context is None:
-        return None
-    try:
-        model = context.data_model_manager.lookup(numba_type)
-    except (KeyError, NotImplementedError, TypeError):
-        return None
-    if not _is_struct_model(model):
+    model = _data_model(numba_type, context)
+    if model is None or not _is_struct_model(model):
         return None
     data_type = model.get_data_type()
     members = tuple(_member(name, t) for name, t in zip(model._fields, model._members))
@@ -181,14 +187,8 @@ def _handle(numba_type) -> int:
 
 def _is_opaque_model(numba_type) -> bool:
     """Whether numba's CUDA target holds the extension type `numba_type` by an OpaqueModel (an i8* value)."""
-    context = _cuda_context() if is_extension_type(numba_type) else None
-    if context is None:
-        return False
-    try:
-        model = context.data_model_manager.lookup(numba_type)
-    except (KeyError, NotImplementedError, TypeError):
-        return False
-    return any(k.__name__ == "OpaqueModel" and k.__module__.startswith("numba") for k in type(model).__mro__)
+    model = _data_model(numba_type, _cuda_context() if is_extension_type(numba_type) else None)
+    return model is not None and any(k.__name__ == "OpaqueModel" and k.__module__.startswith("numba") for k in type(model).__mro__)
 
 
 def foreign_type(numba_type):
