@@ -51,11 +51,13 @@ def main() -> None:
         "lambda: None": lambda: None,
     }
     if ours is not None:
+        many = [cubridge.to_device(np.zeros(256, dtype=np.float32)) for _ in range(16)]
         rows["one[1, 32](cubridge array)"] = lambda: one[1, 32](ours)
+        rows["sixteen[1, 32](*16 cubridge arrays)"] = lambda: sixteen[1, 32](*many)
     for fn in rows.values():
         fn()
     print("cupy", cp.__version__, "has _c_contiguous:", hasattr(a, "_c_contiguous"),
-          "exchange api:", hasattr(type(a), "__dlpack_c_exchange_api__"), flush=True)
+          "exchange api:", hasattr(type(a), "__dlpack_c_exchange_api__"), "reader:", _core._cupy_reader(), flush=True)
     for name, (median, least) in interleaved_us(rows, 5000, 15, cp.cuda.runtime.deviceSynchronize).items():
         print(f"{median:8.3f} us (min {least:7.3f})  {name}", flush=True)
 

@@ -106,12 +106,19 @@ const char* import_route(nb::handle obj) {
   return "attributes";
 }
 
-/// The CuPy attribute path on any object, with the module state CuPy's export reads passed in (tests:
-/// a fake CuPy type on a machine without CuPy, and real CuPy arrays compared with their CAI on a GPU).
-/// None when the path declines (the CAI would be read instead).
+/// The CuPy reader on any object, with the module state CuPy's export reads passed in as Python callables
+/// (tests: a fake CuPy type on a machine without CuPy, and real CuPy arrays compared with their CAI on a
+/// GPU): through the attributes, or with `from_object` through the fields' offsets this process learnt from
+/// CuPy (py_cupy_layout.hpp). None when the reader declines (the CAI would be read instead).
 nb::object cupy_view_for_tests(nb::handle obj, nb::handle util, nb::handle current_stream,
-                               nb::handle default_stream_ptr, nb::handle sync) {
+                               nb::handle default_stream_ptr, nb::handle sync, bool from_object) {
   import_detail::CupyFacts facts{Py_TYPE(obj.ptr()), util.ptr(), current_stream.ptr(), default_stream_ptr.ptr()};
+  if (from_object) {
+    const import_detail::CupyFacts& process = import_detail::cupy_facts();
+    if (!process.layout.known() || Py_TYPE(obj.ptr()) != process.ndarray)
+      throw nb::value_error("_cupy_view: from_object needs a cupy.ndarray in a process that learnt its layout");
+    facts.layout = process.layout;
+  }
   ImportRequest req;
   req.sync = sync_arg(sync);
   std::optional<ArrayView> v = cupy_view(obj, facts, req);
@@ -120,6 +127,26 @@ nb::object cupy_view_for_tests(nb::handle obj, nb::handle util, nb::handle curre
   a.view = std::move(*v);
   a.producer = nb::borrow(obj);
   return wrap(std::move(a));
+}
+
+/// What cupy_facts() resolved (see _cupy_reader's docstring); None before CuPy is imported.
+nb::object cupy_reader_state() {
+  const import_detail::CupyFacts& c = import_detail::cupy_facts();
+  if (!c.usable()) return nb::none();
+  nb::dict d;
+  if (c.layout.known()) {
+    nb::dict o;
+    o["shape"] = c.layout.shape;
+    o["strides"] = c.layout.strides;
+    o["dtype"] = c.layout.dtype;
+    o["data"] = c.layout.data;
+    o["memory_pointer.ptr"] = c.layout.address;
+    d["layout"] = o;
+  } else {
+    d["layout"] = nb::none();
+  }
+  d["stream_functions"] = c.stream_functions.current != nullptr && c.stream_functions.default_stream != nullptr;
+  return d;
 }
 
 void translate(const std::exception_ptr& p, void*) {
@@ -224,7 +251,9 @@ void bind_array(nb::module_& m) {
         nb::arg("ndim") = -1, nb::arg("order") = "any", nb::arg("writable") = false, nb::arg("consumer_stream") = 0);
   m.def("_import_route", &import_route, nb::arg("obj"));
   m.def("_cupy_view", &cupy_view_for_tests, nb::arg("obj"), nb::arg("util"), nb::arg("current_stream"),
-        nb::arg("default_stream_ptr"), nb::arg("sync").none() = nb::none());
+        nb::arg("default_stream_ptr"), nb::arg("sync").none() = nb::none(), nb::arg("from_object") = false);
+  m.def("_cupy_reader", &cupy_reader_state, "How this process reads CuPy arrays (tests, benches): the learnt "
+        "offsets of an ndarray's fields (None: through its attributes) and whether CuPy's C stream functions are used.");
   m.def("_exchange_table_selftest", &exchange_table_selftest, nb::arg("obj"));
   m.def("_c_import_ns", &c_import_ns, nb::arg("obj"), nb::arg("repeat") = 100000);
   m.attr("_array_c_api") = nb::capsule(array_c_api_table(), CUBRIDGE_ARRAY_API_CAPSULE);

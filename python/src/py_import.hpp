@@ -12,6 +12,7 @@
 
 #include "py_cai.hpp"
 #include "py_bfloat16.hpp"
+#include "py_cupy_layout.hpp"
 #include "py_dlpack.hpp"
 
 namespace cubridge::python {
@@ -76,9 +77,12 @@ namespace import_detail {
 struct CupyFacts {
   PyTypeObject* ndarray = nullptr;
   PyObject* util = nullptr;                // cupy._util: CUDA_ARRAY_INTERFACE_EXPORT_VERSION
-  PyObject* current_stream = nullptr;      // cupy.cuda.stream.get_current_stream (its .ptr; the C-level
-                                           // get_current_stream_ptr CuPy's export calls is not Python's)
+  PyObject* current_stream = nullptr;      // cupy.cuda.stream.get_current_stream (its .ptr)
   PyObject* default_stream_ptr = nullptr;  // cupy_backends.cuda.stream.get_default_stream_ptr
+  // The C functions CuPy's export itself calls for these two, where CuPy exports them: no Python call.
+  cupy_layout::StreamFunctions stream_functions;
+  // Where an ndarray keeps its facts: read from the object when known, else through its attributes.
+  cupy_layout::Offsets layout;
 
   bool usable() const noexcept { return ndarray != nullptr; }
 };
@@ -113,6 +117,8 @@ inline const CupyFacts& cupy_facts() {
   if (type != nullptr && PyType_Check(type) && f.util != nullptr && f.current_stream != nullptr &&
       f.default_stream_ptr != nullptr) {
     f.ndarray = reinterpret_cast<PyTypeObject*>(type);
+    f.stream_functions = cupy_layout::stream_functions();
+    f.layout = cupy_layout::learn();
     facts = f;
   } else {
     Py_XDECREF(type);
@@ -226,11 +232,10 @@ inline std::optional<long> int_attr(PyObject* o, PyObject* name) {
   return x;
 }
 
-/// What cupy_view needs of a NumPy dtype object: its typestr (dtype.str) and that typestr's itemsize.
+/// What cupy_view needs of a NumPy dtype object: its typestr (dtype.str), parsed.
 struct DtypeFacts {
   PyObject* dtype = nullptr;  // a strong reference, kept while cached
-  std::string typestr;
-  std::int64_t itemsize = 0;
+  DType parsed;
   bool bfloat16 = false;      // ml_dtypes.bfloat16, whose typestr '<V2' does not say so
 };
 
@@ -256,19 +261,50 @@ inline const DtypeFacts* dtype_facts(PyObject* dtype) {
   DtypeFacts& slot = cache[next++ % cache.size()];
   Py_XDECREF(slot.dtype);
   Py_INCREF(dtype);
-  slot = DtypeFacts{dtype, text, parsed.itemsize, bfloat16};
+  slot = DtypeFacts{dtype, parsed, bfloat16};
   return &slot;
+}
+
+/// CuPy's current stream as its CAI export names it (version 3): the current stream's pointer, the default
+/// stream's CAI value (1 or 2) where that is 0; nullopt for a negative value (the CAI path words it).
+inline std::optional<std::uintptr_t> cupy_stream(const CupyFacts& c) {
+  static PyObject* const ptr_name = PyUnicode_InternFromString("ptr");
+  auto checked = [](std::intptr_t v) {
+    if (v == -1 && PyErr_Occurred()) throw nb::python_error();
+    return v;
+  };
+  auto python_int = [](PyObject* o) {
+    nb::object held = nb::steal(o);
+    if (!held.is_valid()) throw nb::python_error();
+    const long long v = PyLong_AsLongLong(held.ptr());  // CuPy's stream pointers are intptr_t
+    if (v == -1 && PyErr_Occurred()) throw nb::python_error();
+    return static_cast<std::intptr_t>(v);
+  };
+  const cupy_layout::StreamFunctions& f = c.stream_functions;
+  std::intptr_t v = 0;
+  if (f.current != nullptr) {
+    v = checked(f.current());
+  } else {
+    nb::object stream = nb::steal(PyObject_CallNoArgs(c.current_stream));
+    if (!stream.is_valid()) throw nb::python_error();
+    v = python_int(PyObject_GetAttr(stream.ptr(), ptr_name));
+  }
+  if (v == 0)  // CAI v3 disallows 0: CuPy names its default stream instead
+    v = f.default_stream != nullptr ? checked(f.default_stream(0)) : python_int(PyObject_CallNoArgs(c.default_stream_ptr));
+  if (v < 0) return std::nullopt;
+  return static_cast<std::uintptr_t>(v);
 }
 
 }  // namespace import_detail
 
-/// A CuPy ndarray read through its attributes (`.data.ptr`, `.shape`, `.strides`, `.dtype`) instead of
-/// the dict its `__cuda_array_interface__` builds, with the facts that dict would hold: CuPy's export
-/// version (3: the current stream's .ptr, the default stream's CAI value when that is 0; 2: no stream),
-/// data (0, False) when empty, strides None when C-contiguous. The view comes from the same
-/// view_from_interface as the CAI path, so every rule is the array layer's. nullopt when the array has
-/// something only the dict says (a structured dtype's descr, an export version CuPy refuses, a negative
-/// pointer or stream): the caller then reads the CAI, which raises in its own words.
+/// A CuPy ndarray read without the dict its `__cuda_array_interface__` builds: from the object where
+/// py_cupy_layout.hpp learnt where its fields are, else through its attributes (`.data.ptr`, `.shape`,
+/// `.strides`, `.dtype`); with the facts that dict would hold: CuPy's export version (3: the current
+/// stream's .ptr, the default stream's CAI value when that is 0; 2: no stream), data (0, False) when empty,
+/// strides None when C-contiguous. The view comes from the same view_from_interface as the CAI path, so
+/// every rule is the array layer's. nullopt when the array has something only the dict says (a structured
+/// dtype's descr, an export version CuPy refuses, a negative pointer or stream): the caller then reads the
+/// CAI, which raises in its own words.
 inline std::optional<ArrayView> cupy_view(nb::handle obj, const import_detail::CupyFacts& c, const ImportRequest& req) {
   using namespace cai_detail;
   struct Names {
@@ -289,55 +325,63 @@ inline std::optional<ArrayView> cupy_view(nb::handle obj, const import_detail::C
     if (!version || (*version != 2 && *version != 3)) return std::nullopt;
     ImportRequest::CupyState state{*version, 0};
     if (*version == 3) {
-      nb::object s = get(nb::steal(PyObject_CallNoArgs(c.current_stream)).ptr(), k.ptr);
-      long long v = PyLong_AsLongLong(s.ptr());  // CuPy's stream pointers are intptr_t
-      if (v == -1 && PyErr_Occurred()) throw nb::python_error();
-      if (v == 0) {  // CAI v3 disallows 0: CuPy names its default stream instead
-        s = nb::steal(PyObject_CallNoArgs(c.default_stream_ptr));
-        if (!s.is_valid()) throw nb::python_error();
-        v = PyLong_AsLongLong(s.ptr());
-        if (v == -1 && PyErr_Occurred()) throw nb::python_error();
-      }
-      if (v < 0) return std::nullopt;  // not a stream: the CAI path says so in its words
-      state.stream = static_cast<std::uintptr_t>(v);
+      const std::optional<std::uintptr_t> stream = import_detail::cupy_stream(c);
+      if (!stream) return std::nullopt;  // not a stream: the CAI path says so in its words
+      state.stream = *stream;
     }
     req.cupy_state = state;
   }
   const long version = req.cupy_state->version;
-  nb::object dtype = get(obj.ptr(), k.dtype);
+  // The dtype first: learning a new dtype's facts runs Python code, after which the fields are read.
+  cupy_layout::Fields fields;
+  const bool from_object = c.layout.known() && cupy_layout::read(obj.ptr(), c.layout, fields);
+  nb::object dtype = from_object ? nb::borrow(fields.dtype) : get(obj.ptr(), k.dtype);
   const import_detail::DtypeFacts* facts = import_detail::dtype_facts(dtype.ptr());
   if (facts == nullptr) return std::nullopt;
   // ml_dtypes.bfloat16: its CAI says only '<V2'; CuPy's DLPack export says kDLBfloat, which is how
   // numba-cuda types the array too (through __dlpack__ first).
   if (facts->bfloat16) return array_from_dlpack(obj, req.stream_or_none(), req.sync).view;
-  const std::string typestr = facts->typestr;  // the attribute reads below run Python code
-  const std::int64_t itemsize = facts->itemsize;
-  nb::object shape_obj = get(obj.ptr(), k.shape);
-  Dims shape, strides;
-  int_sequence(shape_obj.ptr(), "['shape']", shape);
-  int_sequence(get(obj.ptr(), k.strides).ptr(), "['strides']", strides);
+  const DType parsed = facts->parsed;  // the attribute reads below run Python code
+  Dims shape_dims, strides_dims;
+  std::span<const std::int64_t> shape, strides;
+  std::optional<std::intptr_t> address;
+  if (from_object && cupy_layout::read(obj.ptr(), c.layout, fields) && fields.dtype == dtype.ptr()) {
+    shape = fields.shape;  // no Python code runs from here to the view's construction, which copies them
+    strides = fields.strides;
+    address = fields.address;
+  } else {
+    int_sequence(get(obj.ptr(), k.shape).ptr(), "['shape']", shape_dims);
+    int_sequence(get(obj.ptr(), k.strides).ptr(), "['strides']", strides_dims);
+    shape = shape_dims.span();
+    strides = strides_dims.span();
+  }
   ArrayInterface ai;
   ai.version = static_cast<int>(version);
-  ai.shape = shape.span();
-  ai.typestr = typestr;
-  ai.strides = strides.span();
+  ai.shape = shape;
+  ai.typestr = parsed.typestr();
+  ai.parsed = parsed;
+  ai.strides = strides;
   // CuPy exports strides None when the array is C-contiguous by its own rule: an empty array is, and
   // extents of 1 may carry any stride. The product of the extents is its `size`.
-  std::int64_t n = 1, expected = itemsize;
-  bool c_contiguous = strides.n == shape.n;
-  for (std::size_t i = shape.n; i-- > 0;) {
-    const std::int64_t extent = shape.span()[i];
-    if (c_contiguous && extent != 1 && strides.span()[i] != expected) c_contiguous = false;
+  std::int64_t n = 1, expected = parsed.itemsize;
+  bool c_contiguous = strides.size() == shape.size();
+  for (std::size_t i = shape.size(); i-- > 0;) {
+    const std::int64_t extent = shape[i];
+    if (c_contiguous && extent != 1 && strides[i] != expected) c_contiguous = false;
     expected *= extent;
     n *= extent;
   }
   if (c_contiguous || n == 0) ai.strides.reset();
   if (n > 0) {
-    nb::object ptr = get(get(obj.ptr(), k.data).ptr(), k.ptr);
-    long long p = PyLong_AsLongLong(ptr.ptr());  // CuPy's pointers are intptr_t
-    if (p == -1 && PyErr_Occurred()) throw nb::python_error();
-    if (p < 0) return std::nullopt;  // not a pointer: the CAI path says so in its words
-    ai.data = static_cast<std::uintptr_t>(p);
+    if (!address) {
+      nb::object ptr = get(get(obj.ptr(), k.data).ptr(), k.ptr);
+      const long long p = PyLong_AsLongLong(ptr.ptr());  // CuPy's pointers are intptr_t
+      if (p == -1 && PyErr_Occurred()) throw nb::python_error();
+      address = static_cast<std::intptr_t>(p);
+      // The attribute reads ran Python code: the dims read before are Python objects' copies, still valid.
+    }
+    if (*address < 0) return std::nullopt;  // not a pointer: the CAI path says so in its words
+    ai.data = static_cast<std::uintptr_t>(*address);
   }
   if (version == 3) ai.stream = req.cupy_state->stream;
   return view_from_interface(ai, nullptr, ImportOptions{req.sync, req.check_pointer});

@@ -70,7 +70,7 @@ ArrayView view_from_interface(const ArrayInterface& d, std::shared_ptr<const voi
                                   "stream, a stream handle, or None)");
     stream = StreamRef::from_cai(*d.stream);
   }
-  DType dtype = parse_typestr(d.typestr, "__cuda_array_interface__['typestr']");
+  const DType dtype = d.parsed ? *d.parsed : parse_typestr(d.typestr, "__cuda_array_interface__['typestr']");
   ArrayView::Layout layout{reinterpret_cast<void*>(d.data), dtype, d.shape, d.strides, d.read_only};
   ArrayView view(layout, std::move(owner), kWhat);
   if (options.check_pointer && !view.empty() && driver_present()) {

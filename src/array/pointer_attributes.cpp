@@ -26,8 +26,13 @@ struct CachedRange {
   PointerAttributes attributes;
 };
 
-thread_local std::array<CachedRange, 8> t_cache;
-thread_local unsigned t_next = 0;
+// A launch's arguments are usually one allocation each (CuPy's pool and PyTorch's caching allocator hand
+// out separate ranges for small arrays), and a launch of N arrays asks for N ranges in turn: the cache
+// holds more ranges than a kernel has array parameters, else a round-robin cache misses every time.
+constexpr std::size_t kCachedRanges = 64;
+thread_local std::array<CachedRange, kCachedRanges> t_cache;
+thread_local std::size_t t_next = 0;
+thread_local std::size_t t_last = 0;  // the last hit: a launch's next argument is often in the same range
 
 // Whether the current device (device 0 when no context is current) can address pageable host memory.
 bool pageable_access() {
@@ -72,10 +77,16 @@ PointerAttributes query_pointer_attributes(std::uintptr_t address) {
 
 PointerAttributes check_device_pointer(std::uintptr_t address, std::string_view what) {
   const std::uint64_t gen = g_generation.load(std::memory_order_acquire);
-  for (const CachedRange& c : t_cache)
-    if (c.generation == gen && address >= c.attributes.range_start &&
-        address - c.attributes.range_start < c.attributes.range_size)
-      return c.attributes;
+  auto holds = [&](const CachedRange& c) {
+    return c.generation == gen && address >= c.attributes.range_start &&
+           address - c.attributes.range_start < c.attributes.range_size;
+  };
+  if (holds(t_cache[t_last])) return t_cache[t_last].attributes;
+  for (std::size_t i = 0; i < kCachedRanges; ++i)
+    if (holds(t_cache[i])) {
+      t_last = i;
+      return t_cache[i].attributes;
+    }
   PointerAttributes a = query_pointer_attributes(address);
   if (!a.device_accessible())
     throw cubridge::InvalidArgument(std::string(what) + ": pointer " + support::hex(address) +
@@ -83,7 +94,8 @@ PointerAttributes check_device_pointer(std::uintptr_t address, std::string_view 
                                 "memory?); pass device, managed or pinned host memory, or copy it with "
                                 "cubridge.to_device()");
   if (a.device >= 0 && a.range_size != 0) {
-    t_cache[t_next++ % t_cache.size()] = CachedRange{gen, a};
+    t_last = t_next++ % kCachedRanges;
+    t_cache[t_last] = CachedRange{gen, a};
   }
   return a;
 }

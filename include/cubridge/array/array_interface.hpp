@@ -21,6 +21,8 @@ struct ArrayInterface {
   std::int64_t version = kCudaArrayInterfaceVersion;  // as given: the range is one of the rules
   std::span<const std::int64_t> shape;
   std::string_view typestr;
+  /// `typestr` already parsed by the caller (a reader that caches its producer's dtypes): not parsed again.
+  std::optional<DType> parsed;
   std::uintptr_t data = 0;
   bool read_only = false;
   std::optional<std::span<const std::int64_t>> strides;  // nullopt: absent or None

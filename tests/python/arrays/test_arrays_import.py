@@ -211,6 +211,73 @@ def test_a_raising_stream_getter_propagates():
         cubridge._core._cupy_view(obj, state.util, broken, state.default_stream_ptr)
 
 
+# ---- CuPy's fields read from the object (py_cupy_layout.hpp) against its attributes -------------------
+
+def real_cupy():
+    """CuPy itself (it imports, and builds arrays over made-up addresses, without a GPU), or a skip."""
+    try:
+        import cupy
+        from cupy.cuda import memory
+    except Exception as e:  # noqa: BLE001 - any import failure means "not available here"
+        pytest.skip(f"cupy is not importable: {e}")
+    return cupy, memory
+
+
+def cupy_array(shape, dtype, strides=None, ptr=BASE):
+    """A real cupy.ndarray over UnownedMemory at `ptr`: nothing allocated, nothing read."""
+    cupy, memory = real_cupy()
+    return cupy.ndarray(shape, dtype, memory.MemoryPointer(memory.UnownedMemory(ptr, 1 << 30, None, 0), 0), strides)
+
+
+def both_readers(a, state):
+    by_fields = cubridge._core._cupy_view(a, state.util, state.current_stream, state.default_stream_ptr,
+                                          from_object=True)
+    by_attributes = cubridge._core._cupy_view(a, state.util, state.current_stream, state.default_stream_ptr)
+    return by_fields, by_attributes
+
+
+def test_this_process_learnt_where_cupy_keeps_an_arrays_facts():
+    real_cupy()
+    cubridge._core._import_route(cupy_array((2,), "f4"))  # CuPy's facts are resolved at its first array
+    reader = cubridge._core._cupy_reader()
+    assert reader is not None and reader["layout"] is not None, reader
+    offsets = reader["layout"]
+    assert len({offsets[k] for k in ("shape", "strides", "dtype", "data")}) == 4  # four distinct fields
+    assert reader["stream_functions"] is True
+
+
+REAL_CASES = {name: case for name, case in CASES.items() if name != "big-endian"}  # CuPy has native order only
+
+
+@pytest.mark.parametrize("case", REAL_CASES)
+@pytest.mark.parametrize("stream", [(3, 0, 1), (3, 0xABC000, 1), (2, 0, 1)], ids=["v3 null", "v3 own", "v2"])
+def test_cupy_fields_read_from_the_object_equal_the_attributes(case, stream):
+    shape, dtype, strides = CASES[case]
+    a = cupy_array(shape, dtype, strides)
+    by_fields, by_attributes = both_readers(a, CupyState(*stream))
+    assert by_fields is not None
+    assert facts(by_fields) == facts(by_attributes)
+
+
+def test_cupy_views_and_reshapes_in_place_are_read_as_they_are_now():
+    a = cupy_array((4, 6), "f8")
+    state = CupyState()
+    for v in (a[1:, ::2], a.T, a[::-1], a[2], a.reshape(2, 12), a.view("i4")):
+        by_fields, by_attributes = both_readers(v, state)
+        assert facts(by_fields) == facts(by_attributes)
+    a.shape = (3, 8)  # CuPy changes the array's own shape vector: the next read sees it
+    by_fields, by_attributes = both_readers(a, state)
+    assert by_fields.shape == (3, 8) and facts(by_fields) == facts(by_attributes)
+
+
+def test_reading_from_the_object_needs_a_cupy_array():
+    state = CupyState()
+    real_cupy()
+    with pytest.raises(ValueError, match="from_object needs a cupy.ndarray"):
+        cubridge._core._cupy_view(FakeCupy((3,), "f4", state=state), state.util, state.current_stream,
+                                  state.default_stream_ptr, from_object=True)
+
+
 # ---- typeof through the one import -------------------------------------------------------------------
 
 @pytest.mark.parametrize("shape,strides,want", [((3, 4), None, "float32[:, ::1]"), ((3, 4), (4, 12), "float32[::1, :]"),
