@@ -121,10 +121,10 @@ nb::object cupy_view_for_tests(nb::handle obj, nb::handle util, nb::handle curre
   }
   ImportRequest req;
   req.sync = sync_arg(sync);
-  std::optional<ArrayView> v = cupy_view(obj, facts, req);
+  ImportedView v = cupy_view(obj, facts, req);
   if (!v) return nb::none();
   PyDeviceArray a;
-  a.view = std::move(*v);
+  a.view = std::move(v).take();
   a.producer = nb::borrow(obj);
   return wrap(std::move(a));
 }
@@ -252,6 +252,13 @@ void bind_array(nb::module_& m) {
   m.def("_import_route", &import_route, nb::arg("obj"));
   m.def("_cupy_view", &cupy_view_for_tests, nb::arg("obj"), nb::arg("util"), nb::arg("current_stream"),
         nb::arg("default_stream_ptr"), nb::arg("sync").none() = nb::none(), nb::arg("from_object") = false);
+  m.def("_import_memo", [] {
+    const memo_detail::Counts& c = memo_detail::counts();
+    nb::dict d;
+    d["hits"] = c.hits;
+    d["kept"] = c.kept;
+    return d;
+  }, "The import memo's counts (py_import_memo.hpp): lookups that found their view, views kept.");
   m.def("_cupy_reader", &cupy_reader_state, "How this process reads CuPy arrays (tests, benches): the learnt "
         "offsets of an ndarray's fields (None: through its attributes) and whether CuPy's C stream functions are used.");
   m.def("_exchange_table_selftest", &exchange_table_selftest, nb::arg("obj"));

@@ -348,6 +348,7 @@ inline ImportRequest argument_request() {
   req.borrow = true;
   req.defer_dlpack = true;
   req.cai_after_exchange = true;
+  req.share_remembered = true;
   return req;
 }
 
@@ -355,6 +356,7 @@ inline ImportRequest argument_request() {
 inline ImportedArray dlpack_argument(nb::handle obj, StreamRef stream) {
   ImportRequest req = argument_request();
   req.defer_dlpack = false;
+  req.share_remembered = false;  // the caller takes `made`
   nb::object s = nb::int_(stream.cai_value());
   req.stream = s;
   return import_array(obj, req);

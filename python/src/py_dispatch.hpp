@@ -126,7 +126,7 @@ inline void general_launch(nb::handle dispatcher, bool forall, nb::handle config
 /// (debug=True). The foreign arrays' views, imported once with argument_request(), are left in `imported`
 /// for launch_with.
 inline nb::object lazy_kernel(DispatchCache& cache, nb::handle dispatcher, Args args,
-                              std::vector<std::optional<ArrayView>>& imported) {
+                              std::vector<ImportedView>& imported) {
   using namespace dispatch_detail;
   std::vector<ArgumentKey> keys(args.size());
   std::optional<ImportRequest> request;  // made for the first foreign array, shared by the others
@@ -145,9 +145,10 @@ inline nb::object lazy_kernel(DispatchCache& cache, nb::handle dispatcher, Args 
       if (PyLong_Check(obj) || PyFloat_Check(obj) || PyComplex_Check(obj)) return {};
       if (!request) request = argument_request();
       ImportedArray a = import_array(obj, *request);
-      if (!a.made) return {};  // a NumPy or DLPack-only array, or no array: the general path
+      if (!a.made && !a.remembered) return {};  // a NumPy or DLPack-only array, or no array: the general path
       if (imported.empty()) imported.resize(args.size());
-      view = &imported[i].emplace(std::move(a.made->view));
+      if (a.remembered) view = (imported[i].shared = std::move(a.remembered)).get();
+      else view = &imported[i].owned.emplace(std::move(a.made->view));
     }
     const std::optional<ArrayParam> p = array_param_facts(*view);
     if (!p) return {};  // records, 0-d arrays, dtypes typeof refuses: typed (or refused) by Python
@@ -173,7 +174,7 @@ inline nb::object lazy_kernel(DispatchCache& cache, nb::handle dispatcher, Args 
 /// `dispatcher[...]`'s call: `config` was read from `key` when the launch was made, and is checked here
 /// against the kernel the arguments select. False when lazy_kernel declined (nothing launched).
 inline bool lazy_launch(DispatchCache& cache, nb::handle dispatcher, const LaunchConfig& config, Args args) {
-  std::vector<std::optional<ArrayView>> imported;
+  std::vector<ImportedView> imported;
   nb::object kernel = lazy_kernel(cache, dispatcher, args, imported);
   if (!kernel.is_valid()) return false;
   PyKernel& k = *nb::inst_ptr<PyKernel>(kernel);
@@ -188,7 +189,7 @@ inline bool lazy_forall(DispatchCache& cache, nb::handle dispatcher, nb::handle 
                         nb::handle sharedmem, Args args) {
   std::int64_t n = 0, smem = 0;
   if (!dispatch_detail::int64_of(ntasks.ptr(), n) || !dispatch_detail::int64_of(sharedmem.ptr(), smem)) return false;
-  std::vector<std::optional<ArrayView>> imported;
+  std::vector<ImportedView> imported;
   nb::object kernel = lazy_kernel(cache, dispatcher, args, imported);
   if (!kernel.is_valid()) return false;
   PyKernel& k = *nb::inst_ptr<PyKernel>(kernel);

@@ -14,6 +14,7 @@
 #include "py_bfloat16.hpp"
 #include "py_cupy_layout.hpp"
 #include "py_dlpack.hpp"
+#include "py_import_memo.hpp"
 
 namespace cubridge::python {
 
@@ -38,6 +39,9 @@ struct ImportRequest {
   /// Ask the driver whether a CAI pointer is GPU-accessible. `typeof` reads only the description (as
   /// numba's does) and turns it off; everything that will use the memory keeps it.
   bool check_pointer = true;
+  /// The caller takes a view the import memo holds (py_import_memo.hpp) as it is, in
+  /// ImportedArray::remembered, instead of a copy in `made` (a launch: its argument pack holds it).
+  bool share_remembered = false;
   /// What a CuPy array's CAI would say of CuPy's state (its export version, and for version 3 the stream
   /// it names), read for the first CuPy array of a request and reused by the others: a launch shares one
   /// request among its arguments, and CuPy's export reads the same thread state for each of them.
@@ -59,13 +63,28 @@ struct ImportRequest {
   mutable std::optional<ExchangeStream> exchange_stream;
 };
 
-/// The result of import_array: our own array (not copied), a new one, or nothing.
+/// A foreign array's view as a reader gives it: made for this import, or one the import memo holds
+/// (shared, never changed); empty when the reader declines.
+struct ImportedView {
+  std::optional<ArrayView> owned;
+  std::shared_ptr<const ArrayView> shared;
+
+  explicit operator bool() const noexcept { return owned.has_value() || shared != nullptr; }
+  const ArrayView& get() const noexcept { return owned ? *owned : *shared; }
+  /// The view itself (the memo's is copied).
+  ArrayView take() && { return owned ? std::move(*owned) : ArrayView(*shared); }
+};
+
+/// The result of import_array: our own array (not copied), a new one, a remembered view (only where the
+/// request shares them), or nothing.
 struct ImportedArray {
   PyDeviceArray* ours = nullptr;
   std::optional<PyDeviceArray> made;
+  std::shared_ptr<const ArrayView> remembered;  // ImportRequest::share_remembered
   bool deferred = false;  // a DLPack-only producer left for the caller (ImportRequest::defer_dlpack)
 
-  explicit operator bool() const noexcept { return ours != nullptr || made.has_value(); }
+  explicit operator bool() const noexcept { return ours != nullptr || made.has_value() || remembered != nullptr; }
+  /// Our array or the new one (not for a remembered view).
   PyDeviceArray& get() noexcept { return ours != nullptr ? *ours : *made; }
 };
 
@@ -297,16 +316,46 @@ inline std::optional<std::uintptr_t> cupy_stream(const CupyFacts& c) {
 
 }  // namespace import_detail
 
+/// The request's CuPy state (CuPy's export version and, for version 3, its stream), read for its first CuPy
+/// array; false when CuPy's state is one only its CAI words (an export version it refuses, a negative stream).
+inline bool cupy_state_of(const import_detail::CupyFacts& c, const ImportRequest& req) {
+  if (req.cupy_state) return true;
+  static PyObject* const version_name = PyUnicode_InternFromString("CUDA_ARRAY_INTERFACE_EXPORT_VERSION");
+  const std::optional<long> version = import_detail::int_attr(c.util, version_name);
+  if (!version || (*version != 2 && *version != 3)) return false;
+  ImportRequest::CupyState state{*version, 0};
+  if (*version == 3) {
+    const std::optional<std::uintptr_t> stream = import_detail::cupy_stream(c);
+    if (!stream) return false;  // not a stream: the CAI path says so in its words
+    state.stream = *stream;
+  }
+  req.cupy_state = state;
+  return true;
+}
+
+/// The memo key of a CuPy array whose fields were read from the object.
+inline ImportKey cupy_key(nb::handle obj, const cupy_layout::Fields& f, const ImportRequest& req) {
+  return ImportKey{obj.ptr(), f.dtype, static_cast<std::uintptr_t>(f.address), f.shape, f.strides,
+                   req.cupy_state->version, req.cupy_state->stream, req.sync, req.check_pointer};
+}
+
 /// A CuPy ndarray read without the dict its `__cuda_array_interface__` builds: from the object where
 /// py_cupy_layout.hpp learnt where its fields are, else through its attributes (`.data.ptr`, `.shape`,
 /// `.strides`, `.dtype`); with the facts that dict would hold: CuPy's export version (3: the current
 /// stream's .ptr, the default stream's CAI value when that is 0; 2: no stream), data (0, False) when empty,
 /// strides None when C-contiguous. The view comes from the same view_from_interface as the CAI path, so
-/// every rule is the array layer's. nullopt when the array has something only the dict says (a structured
+/// every rule is the array layer's. Empty when the array has something only the dict says (a structured
 /// dtype's descr, an export version CuPy refuses, a negative pointer or stream): the caller then reads the
 /// CAI, which raises in its own words.
-inline std::optional<ArrayView> cupy_view(nb::handle obj, const import_detail::CupyFacts& c, const ImportRequest& req) {
+inline ImportedView cupy_view(nb::handle obj, const import_detail::CupyFacts& c, const ImportRequest& req) {
   using namespace cai_detail;
+  if (!cupy_state_of(c, req)) return {};
+  // The fields from the object: a launch's arrays are usually the ones the memo holds views of.
+  cupy_layout::Fields fields;
+  const bool from_object = c.layout.known() && cupy_layout::read(obj.ptr(), c.layout, fields);
+  if (from_object)
+    if (std::shared_ptr<const ArrayView> seen = remembered_view(cupy_key(obj, fields, req)))
+      return ImportedView{std::nullopt, std::move(seen)};
   struct Names {
     PyObject *dtype, *shape, *strides, *data, *ptr;
   };
@@ -319,36 +368,24 @@ inline std::optional<ArrayView> cupy_view(nb::handle obj, const import_detail::C
     if (!v.is_valid()) throw nb::python_error();
     return v;
   };
-  if (!req.cupy_state) {
-    static PyObject* const version_name = PyUnicode_InternFromString("CUDA_ARRAY_INTERFACE_EXPORT_VERSION");
-    const std::optional<long> version = import_detail::int_attr(c.util, version_name);
-    if (!version || (*version != 2 && *version != 3)) return std::nullopt;
-    ImportRequest::CupyState state{*version, 0};
-    if (*version == 3) {
-      const std::optional<std::uintptr_t> stream = import_detail::cupy_stream(c);
-      if (!stream) return std::nullopt;  // not a stream: the CAI path says so in its words
-      state.stream = *stream;
-    }
-    req.cupy_state = state;
-  }
   const long version = req.cupy_state->version;
-  // The dtype first: learning a new dtype's facts runs Python code, after which the fields are read.
-  cupy_layout::Fields fields;
-  const bool from_object = c.layout.known() && cupy_layout::read(obj.ptr(), c.layout, fields);
+  // The dtype first: learning a new dtype's facts runs Python code, after which the fields are read again.
   nb::object dtype = from_object ? nb::borrow(fields.dtype) : get(obj.ptr(), k.dtype);
   const import_detail::DtypeFacts* facts = import_detail::dtype_facts(dtype.ptr());
-  if (facts == nullptr) return std::nullopt;
+  if (facts == nullptr) return {};
   // ml_dtypes.bfloat16: its CAI says only '<V2'; CuPy's DLPack export says kDLBfloat, which is how
   // numba-cuda types the array too (through __dlpack__ first).
-  if (facts->bfloat16) return array_from_dlpack(obj, req.stream_or_none(), req.sync).view;
+  if (facts->bfloat16) return ImportedView{array_from_dlpack(obj, req.stream_or_none(), req.sync).view, nullptr};
   const DType parsed = facts->parsed;  // the attribute reads below run Python code
   Dims shape_dims, strides_dims;
   std::span<const std::int64_t> shape, strides;
   std::optional<std::intptr_t> address;
+  std::optional<ImportKey> key;  // the facts read from the object: its view may be remembered
   if (from_object && cupy_layout::read(obj.ptr(), c.layout, fields) && fields.dtype == dtype.ptr()) {
     shape = fields.shape;  // no Python code runs from here to the view's construction, which copies them
     strides = fields.strides;
     address = fields.address;
+    key = cupy_key(obj, fields, req);
   } else {
     int_sequence(get(obj.ptr(), k.shape).ptr(), "['shape']", shape_dims);
     int_sequence(get(obj.ptr(), k.strides).ptr(), "['strides']", strides_dims);
@@ -358,7 +395,6 @@ inline std::optional<ArrayView> cupy_view(nb::handle obj, const import_detail::C
   ArrayInterface ai;
   ai.version = static_cast<int>(version);
   ai.shape = shape;
-  ai.typestr = parsed.typestr();
   ai.parsed = parsed;
   ai.strides = strides;
   // CuPy exports strides None when the array is C-contiguous by its own rule: an empty array is, and
@@ -380,11 +416,14 @@ inline std::optional<ArrayView> cupy_view(nb::handle obj, const import_detail::C
       address = static_cast<std::intptr_t>(p);
       // The attribute reads ran Python code: the dims read before are Python objects' copies, still valid.
     }
-    if (*address < 0) return std::nullopt;  // not a pointer: the CAI path says so in its words
+    if (*address < 0) return {};  // not a pointer: the CAI path says so in its words
     ai.data = static_cast<std::uintptr_t>(*address);
   }
   if (version == 3) ai.stream = req.cupy_state->stream;
-  return view_from_interface(ai, nullptr, ImportOptions{req.sync, req.check_pointer});
+  ArrayView view = view_from_interface(ai, nullptr, ImportOptions{req.sync, req.check_pointer});
+  if (key)
+    if (std::shared_ptr<const ArrayView> kept = remember_view(*key, std::move(view))) return ImportedView{std::nullopt, std::move(kept)};
+  return ImportedView{std::move(view), nullptr};  // not kept: remember_view leaves it as it was
 }
 
 /// The one import: see the file's opening comment for the order. Raises what the producer's protocol
@@ -412,8 +451,9 @@ inline ImportedArray import_array(nb::handle obj, const ImportRequest& req) {
       }
     }
   } else if (route == Route::cupy) {
-    if (auto v = cupy_view(obj, import_detail::cupy_facts(), req)) {
-      made(std::move(*v));
+    if (ImportedView v = cupy_view(obj, import_detail::cupy_facts(), req)) {
+      if (req.share_remembered && v.shared) out.remembered = std::move(v.shared);
+      else made(std::move(v).take());
       return out;
     }
   }

@@ -83,7 +83,7 @@ inline std::optional<std::uint64_t> address_of(PyObject* o, std::size_t i) {
 
 /// Views of a launch's arguments that the caller already imported (the lazy @jit launch, which imports
 /// them to find the specialization), by position; empty, or an empty slot: import here.
-using Imported = std::span<std::optional<ArrayView>>;
+using Imported = std::span<ImportedView>;
 
 /// Pass 1 of argument conversion: scalars, our arrays and CAI arrays go into `pack`; NumPy and
 /// DLPack arrays wait in `deferred` until the launch stream is known.
@@ -95,7 +95,8 @@ inline void convert_immediate(ArgumentPack& pack, Args args, std::vector<std::si
     PyObject* obj = args[i];
     if (sig[i].takes_array()) {
       if (i < imported.size() && imported[i]) {  // imported once, by the caller, with argument_request()
-        pack.set_array(i, std::move(*imported[i]));
+        if (imported[i].shared) pack.set_array_shared(i, std::move(imported[i].shared));
+        else pack.set_array(i, std::move(*imported[i].owned));
         continue;
       }
       if (sig[i].is_pointer()) {
@@ -110,7 +111,8 @@ inline void convert_immediate(ArgumentPack& pack, Args args, std::vector<std::si
       }
       if (!request) request = argument_request();
       ImportedArray a = import_array(obj, *request);
-      if (a.made) pack.set_array(i, std::move(a.made->view));
+      if (a.remembered) pack.set_array_shared(i, std::move(a.remembered));
+      else if (a.made) pack.set_array(i, std::move(a.made->view));
       else deferred.push_back(i);  // a host (NumPy) array or a DLPack-only producer, or no array at all
       continue;
     }

@@ -115,9 +115,12 @@ ArrayView::ArrayView(const Layout& l, std::shared_ptr<const void> owner, const c
   strides_implicit_ = !l.strides.has_value();
   if (l.strides) {
     for (std::size_t i = 0; i < n; ++i) dims_[n + i] = (*l.strides)[i];
-  } else {
-    auto s = c_strides(l.shape, dtype_.itemsize);
-    for (std::size_t i = 0; i < n; ++i) dims_[n + i] = s[i];
+  } else {  // c_strides, written in place
+    std::int64_t step = dtype_.itemsize;
+    for (std::size_t i = n; i-- > 0;) {
+      dims_[n + i] = step;
+      step = grow(step, l.shape[i]);
+    }
   }
   if (size_ == 0) return;  // zero-size arrays may carry any pointer; nothing is ever read from it
   if (address() % dtype_.alignment() != 0)

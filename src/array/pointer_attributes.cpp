@@ -81,7 +81,12 @@ PointerAttributes check_device_pointer(std::uintptr_t address, std::string_view 
     return c.generation == gen && address >= c.attributes.range_start &&
            address - c.attributes.range_start < c.attributes.range_size;
   };
+  // A launch's arguments were usually cached in the order it asks for them: the last hit, then the next.
   if (holds(t_cache[t_last])) return t_cache[t_last].attributes;
+  if (const std::size_t next = (t_last + 1) % kCachedRanges; holds(t_cache[next])) {
+    t_last = next;
+    return t_cache[next].attributes;
+  }
   for (std::size_t i = 0; i < kCachedRanges; ++i)
     if (holds(t_cache[i])) {
       t_last = i;
@@ -101,5 +106,7 @@ PointerAttributes check_device_pointer(std::uintptr_t address, std::string_view 
 }
 
 void forget_cached_pointer_ranges() noexcept { g_generation.fetch_add(1, std::memory_order_acq_rel); }
+
+std::uint64_t pointer_cache_generation() noexcept { return g_generation.load(std::memory_order_acquire); }
 
 }  // namespace cubridge

@@ -40,4 +40,8 @@ PointerAttributes check_device_pointer(std::uintptr_t address, std::string_view 
 /// Called by every cubridge free: cached ranges from before it are no longer trusted.
 void forget_cached_pointer_ranges() noexcept;
 
+/// Changes whenever forget_cached_pointer_ranges is called: what was derived from a check under another
+/// generation is not trusted either.
+std::uint64_t pointer_cache_generation() noexcept;
+
 }  // namespace cubridge

@@ -270,6 +270,41 @@ def test_cupy_views_and_reshapes_in_place_are_read_as_they_are_now():
     assert by_fields.shape == (3, 8) and facts(by_fields) == facts(by_attributes)
 
 
+def memo_counts():
+    return cubridge._core._import_memo()
+
+
+def test_a_cupy_array_imported_again_is_the_remembered_view_until_a_fact_changes():
+    a = cupy_array((4, 6), "f8")
+    state = CupyState()
+    first, _ = both_readers(a, state)
+    before = memo_counts()
+    again, _ = both_readers(a, state)
+    assert memo_counts()["hits"] == before["hits"] + 1
+    assert facts(again) == facts(first)
+    # Each fact the view is made from, changed, is a miss that makes the view afresh.
+    a.shape = (6, 4)
+    by_fields, by_attributes = both_readers(a, state)
+    assert by_fields.shape == (6, 4) and facts(by_fields) == facts(by_attributes)
+    other_stream = CupyState(current=0xABC000)
+    by_fields, by_attributes = both_readers(a, other_stream)
+    assert facts(by_fields)["stream"] == 0xABC000 and facts(by_fields) == facts(by_attributes)
+    for sync in (False, None):
+        by_fields = cubridge._core._cupy_view(a, state.util, state.current_stream, state.default_stream_ptr, sync,
+                                              from_object=True)
+        assert by_fields.sync == (sync is None)
+
+
+def test_a_new_cupy_array_at_a_freed_arrays_address_gets_its_own_view():
+    state = CupyState()
+    for shape, dtype in (((8,), "f4"), ((2, 4), "i4"), ((8,), "f8"), ((3,), "c8")):
+        a = cupy_array(shape, dtype)  # often at the address the last one was freed from
+        by_fields, by_attributes = both_readers(a, state)
+        assert facts(by_fields) == facts(by_attributes)
+        del a, by_fields, by_attributes
+        gc.collect()
+
+
 def test_reading_from_the_object_needs_a_cupy_array():
     state = CupyState()
     real_cupy()

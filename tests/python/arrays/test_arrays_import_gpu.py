@@ -63,3 +63,52 @@ def test_cupy_path_equals_the_cai_path_on_real_arrays(cp, which, stream, version
         _util.CUDA_ARRAY_INTERFACE_EXPORT_VERSION = old
     assert fast is not None
     assert facts(fast) == facts(slow) == facts(via_route)
+
+
+def test_this_process_reads_cupy_arrays_from_the_object(cp):
+    cubridge._core._import_route(cp.zeros(1))  # CuPy's facts are resolved at its first array
+    reader = cubridge._core._cupy_reader()
+    assert reader["layout"] is not None and reader["stream_functions"] is True, reader
+
+
+def fill(a, v):
+    i = cubridge.grid(1)
+    if i < a.size:
+        a[i] = v
+
+
+def scale(a, f):
+    i, j = cubridge.grid(2)
+    if i < a.shape[0] and j < a.shape[1]:
+        a[i, j] *= f
+
+
+def test_launches_see_each_cupy_array_as_it_is_now(cp):
+    """The import memo (py_import_memo.hpp) serves a launch's arrays again: a view must never outlive a fact."""
+    k1, k2 = cubridge.jit(fill), cubridge.jit(scale)
+    a = cp.zeros(24, dtype=cp.float32)
+    for v in (1.0, 2.0, 3.0):  # the same array again: a remembered view, the values of each launch
+        k1[1, 32](a, v)
+        cp.testing.assert_array_equal(a, cp.full(24, v, cp.float32))
+    hits = cubridge._core._import_memo()["hits"]
+    k1[1, 32](a, 4.0)
+    assert cubridge._core._import_memo()["hits"] > hits
+    a.shape = (4, 6)  # the same object, another shape
+    k2[(1, 1), (8, 8)](a, 2.0)
+    cp.testing.assert_array_equal(a, cp.full((4, 6), 8.0, cp.float32))
+    b = a[:, ::2]  # a strided view of it
+    k2[(1, 1), (8, 8)](b, 0.5)
+    expect = cp.full((4, 6), 8.0, cp.float32)
+    expect[:, ::2] = 4.0
+    cp.testing.assert_array_equal(a, expect)
+    for n in (5, 7, 9):  # new arrays, freed and made again (often at one address), of other sizes
+        c = cp.zeros(n, dtype=cp.float32)
+        k1[1, 32](c, float(n))
+        cp.testing.assert_array_equal(c, cp.full(n, float(n), cp.float32))
+        del c
+    s = cp.cuda.Stream()
+    with s:  # another current stream: the view names it, and the launch is ordered after it
+        d = cp.zeros(24, dtype=cp.float32)
+        k1[1, 32, s.ptr](d, 6.0)
+    s.synchronize()
+    cp.testing.assert_array_equal(d, cp.full(24, 6.0, cp.float32))

@@ -1,0 +1,125 @@
+// Internal (Python glue of the array face): the views of recently imported foreign arrays, found again by
+// everything they were made from. A launch imports the same few arrays call after call; where a reader has
+// the producer's facts without running Python code (CuPy's fields, py_cupy_layout.hpp), building and
+// checking the view again (~400-1,500 instructions an array) is the larger part of the import.
+//
+// Why a hit is the view the import would make: an entry's key is every input of the view's construction:
+// the address, the dtype object, shape and strides, the producer's stream facts, the request's sync and
+// pointer-check switches, and the generation of the pointer-range cache the device came from (py_import.hpp's
+// readers derive everything else from these). The entry holds a reference to the dtype object, so the same
+// address is the same (immutable) dtype. The array object's identity only picks the slot; it is never
+// dereferenced, so an object freed and another made at its address is a hit only with the same facts, i.e.
+// the same view. A view that has an owner (an owned export) or a mask is never kept.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "cubridge/array/array_view.hpp"
+#include "cubridge/array/pointer_attributes.hpp"
+#include "py_common.hpp"
+
+namespace cubridge::python {
+
+/// What a view was made from (see the file's comment). The spans are the reader's: valid while the key is
+/// used, copied into an entry when stored.
+struct ImportKey {
+  PyObject* object = nullptr;        // picks the slot only
+  PyObject* dtype_object = nullptr;  // the producer's dtype (NumPy's), compared by identity
+  std::uintptr_t address = 0;
+  std::span<const std::int64_t> shape, strides;
+  std::int64_t version = 0;    // the producer's stream facts: CuPy's export version and its stream
+  std::uintptr_t stream = 0;
+  bool sync = true, check_pointer = true;
+};
+
+namespace memo_detail {
+
+inline constexpr std::size_t kSlots = 64;   // direct-mapped by the object's address
+inline constexpr std::size_t kMaxDims = 8;  // more dimensions are not kept
+
+struct Entry {
+  PyObject* object = nullptr;
+  PyObject* dtype_object = nullptr;  // a strong reference while the entry holds it
+  std::uintptr_t address = 0;
+  std::size_t ndim = 0;
+  std::array<std::int64_t, 2 * kMaxDims> dims{};  // shape, then strides
+  std::int64_t version = 0;
+  std::uintptr_t stream = 0;
+  bool sync = true, check_pointer = true;
+  std::uint64_t generation = 0;
+  std::shared_ptr<const ArrayView> view;  // shared with the launches that use it; never changed
+
+  bool matches(const ImportKey& k, std::uint64_t gen) const noexcept {
+    if (!view || object != k.object || address != k.address || ndim != k.shape.size() || k.strides.size() != ndim ||
+        generation != gen || version != k.version || stream != k.stream || sync != k.sync ||
+        check_pointer != k.check_pointer || dtype_object != k.dtype_object)
+      return false;
+    for (std::size_t i = 0; i < ndim; ++i)
+      if (dims[i] != k.shape[i] || dims[ndim + i] != k.strides[i]) return false;
+    return true;
+  }
+};
+
+inline std::array<Entry, kSlots>& slots() {
+  static std::array<Entry, kSlots> s;  // guarded by the GIL
+  return s;
+}
+
+/// How often a lookup found its view, and how often a view was kept (tests and benches read them).
+struct Counts {
+  std::uint64_t hits = 0, kept = 0;
+};
+
+inline Counts& counts() noexcept {
+  static Counts c;  // guarded by the GIL
+  return c;
+}
+
+inline Entry& slot_of(PyObject* object) noexcept {
+  return slots()[(reinterpret_cast<std::uintptr_t>(object) >> 4) % kSlots];
+}
+
+}  // namespace memo_detail
+
+/// The view made from `key` before, or null.
+inline std::shared_ptr<const ArrayView> remembered_view(const ImportKey& key) noexcept {
+  const memo_detail::Entry& e = memo_detail::slot_of(key.object);
+  if (!e.matches(key, pointer_cache_generation())) return nullptr;
+  ++memo_detail::counts().hits;
+  return e.view;
+}
+
+/// Keeps `view` as the one made from `key`, in the object's slot (replacing what was there), when it can be
+/// made again from the key alone: no owner, no mask, few enough dimensions. Returns the kept view, or null.
+inline std::shared_ptr<const ArrayView> remember_view(const ImportKey& key, ArrayView&& view) {
+  if (key.shape.size() > memo_detail::kMaxDims || key.strides.size() != key.shape.size() || view.owner() ||
+      view.mask())
+    return nullptr;
+  auto kept = std::make_shared<const ArrayView>(std::move(view));
+  memo_detail::Entry& e = memo_detail::slot_of(key.object);
+  std::shared_ptr<const ArrayView> replaced = std::move(e.view);  // a half-written entry never matches
+  PyObject* released = e.dtype_object;
+  Py_INCREF(key.dtype_object);
+  e.object = key.object;
+  e.dtype_object = key.dtype_object;
+  e.address = key.address;
+  e.ndim = key.shape.size();
+  for (std::size_t i = 0; i < e.ndim; ++i) {
+    e.dims[i] = key.shape[i];
+    e.dims[e.ndim + i] = key.strides[i];
+  }
+  e.version = key.version;
+  e.stream = key.stream;
+  e.sync = key.sync;
+  e.check_pointer = key.check_pointer;
+  e.generation = pointer_cache_generation();
+  e.view = kept;
+  ++memo_detail::counts().kept;
+  Py_XDECREF(released);  // last: a dtype's release runs no Python code, but the entry is whole by then
+  return kept;
+}
+
+}  // namespace cubridge::python
