@@ -220,22 +220,42 @@ namespace import_detail {
 /// An exchange-table producer's view: the borrowed DLTensor when the caller keeps the object alive and
 /// the table has the function, else an owned export; on the producer's current work stream unless the
 /// caller named a stream.
-inline ArrayView exchange_view(nb::handle obj, const CubridgeDLPackExchangeAPI* api, const ImportRequest& req) {
+/// The memo key of a borrowed DLTensor's view on the producer's work stream `stream`; nullopt where the
+/// tensor gives no strides (the memo keeps a view's strides as the reader read them).
+inline std::optional<ImportKey> exchange_key(nb::handle obj, const CubridgeDLPackExchangeAPI* api,
+                                             const CubridgeDLTensor& t, StreamRef stream, const ImportRequest& req) {
+  if (t.ndim < 0 || (t.ndim > 0 && (t.shape == nullptr || t.strides == nullptr))) return std::nullopt;
+  const std::size_t n = static_cast<std::size_t>(t.ndim);
+  const std::uint64_t dtype = std::uint64_t{t.dtype.code} | std::uint64_t{t.dtype.bits} << 8 |
+                              std::uint64_t{t.dtype.lanes} << 16 |
+                              std::uint64_t{static_cast<std::uint32_t>(t.device.device_type)} << 32;
+  return ImportKey{api, obj.ptr(), nullptr, dtype, reinterpret_cast<std::uintptr_t>(dltensor_data(t)),
+                   {t.shape, n}, {t.strides, n}, t.device.device_id, stream.cai_value(), req.sync, req.check_pointer};
+}
+
+inline ImportedView exchange_view(nb::handle obj, const CubridgeDLPackExchangeAPI* api, const ImportRequest& req) {
   if (req.borrow && api->dltensor_from_py_object_no_sync != nullptr) {
     CubridgeDLTensor t{};
     check_producer_call(api->dltensor_from_py_object_no_sync(obj.ptr(), &t), obj.ptr(),
                         "dltensor_from_py_object_no_sync");
-    // A borrowed DLTensor carries no read-only flag (the C API reads it the same way).
-    ArrayView v = view_of_dltensor(t, false, nullptr);
-    if (!req.stream_or_none().is_none())
-      return std::move(v).with_stream(to_stream_ref(req.stream, StreamRef::legacy(), "from_dlpack: stream"), req.sync);
+    if (!req.stream_or_none().is_none())  // a borrowed DLTensor carries no read-only flag (the C API reads it so)
+      return ImportedView{view_of_dltensor(t, false, nullptr)
+                              .with_stream(to_stream_ref(req.stream, StreamRef::legacy(), "from_dlpack: stream"), req.sync),
+                          nullptr};
     std::optional<ImportRequest::ExchangeStream>& memo = req.exchange_stream;
     if (!memo || memo->api != api || memo->device_type != t.device.device_type || memo->device_id != t.device.device_id)
       memo = ImportRequest::ExchangeStream{api, t.device.device_type, t.device.device_id,
                                            exchange_work_stream(api, t.device.device_type, t.device.device_id)};
-    return std::move(v).with_stream(memo->stream, req.sync);
+    // The producer's answers above ran no Python code: the tensor's shape and strides are still the ones read.
+    const std::optional<ImportKey> key = exchange_key(obj, api, t, memo->stream, req);
+    if (key)
+      if (std::shared_ptr<const ArrayView> seen = remembered_view(*key)) return ImportedView{std::nullopt, std::move(seen)};
+    ArrayView v = view_of_dltensor(t, false, nullptr).with_stream(memo->stream, req.sync);
+    if (key)
+      if (std::shared_ptr<const ArrayView> kept = remember_view(*key, std::move(v))) return ImportedView{std::nullopt, std::move(kept)};
+    return ImportedView{std::move(v), nullptr};
   }
-  return array_from_dlpack(obj, req.stream_or_none(), req.sync).view;
+  return ImportedView{array_from_dlpack(obj, req.stream_or_none(), req.sync).view, nullptr};
 }
 
 /// A small int attribute value (CuPy's export version) or nullopt when it is not an int.
@@ -335,7 +355,8 @@ inline bool cupy_state_of(const import_detail::CupyFacts& c, const ImportRequest
 
 /// The memo key of a CuPy array whose fields were read from the object.
 inline ImportKey cupy_key(nb::handle obj, const cupy_layout::Fields& f, const ImportRequest& req) {
-  return ImportKey{obj.ptr(), f.dtype, static_cast<std::uintptr_t>(f.address), f.shape, f.strides,
+  static const char reader = 0;  // this reader's identity in the memo
+  return ImportKey{&reader, obj.ptr(), f.dtype, 0, static_cast<std::uintptr_t>(f.address), f.shape, f.strides,
                    req.cupy_state->version, req.cupy_state->stream, req.sync, req.check_pointer};
 }
 
@@ -444,7 +465,9 @@ inline ImportedArray import_array(nb::handle obj, const ImportRequest& req) {
   if (route == Route::exchange) {
     if (const CubridgeDLPackExchangeAPI* api = exchange_api_of(Py_TYPE(obj.ptr()))) {
       try {
-        made(import_detail::exchange_view(obj, api, req));
+        ImportedView v = import_detail::exchange_view(obj, api, req);
+        if (req.share_remembered && v.shared) out.remembered = std::move(v.shared);
+        else made(std::move(v).take());
         return out;
       } catch (const std::exception&) {
         if (!req.cai_after_exchange || !PyObject_HasAttr(obj.ptr(), Keys::get().cai)) throw;

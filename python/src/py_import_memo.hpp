@@ -26,12 +26,14 @@ namespace cubridge::python {
 /// What a view was made from (see the file's comment). The spans are the reader's: valid while the key is
 /// used, copied into an entry when stored.
 struct ImportKey {
+  const void* reader = nullptr;      // who read the facts: keys of two readers never match
   PyObject* object = nullptr;        // picks the slot only
-  PyObject* dtype_object = nullptr;  // the producer's dtype (NumPy's), compared by identity
+  PyObject* dtype_object = nullptr;  // a dtype object (NumPy's, for CuPy), compared by identity; or null and
+  std::uint64_t dtype_value = 0;     // a dtype given by value (DLPack's code, bits, lanes and device type)
   std::uintptr_t address = 0;
-  std::span<const std::int64_t> shape, strides;
-  std::int64_t version = 0;    // the producer's stream facts: CuPy's export version and its stream
-  std::uintptr_t stream = 0;
+  std::span<const std::int64_t> shape, strides;  // as the reader has them (bytes for CuPy, elements for DLPack)
+  std::int64_t producer = 0;  // the producer's own facts: CuPy's export version, a DLPack device's ordinal
+  std::uintptr_t stream = 0;  // the producer's stream
   bool sync = true, check_pointer = true;
 };
 
@@ -41,12 +43,14 @@ inline constexpr std::size_t kSlots = 64;   // direct-mapped by the object's add
 inline constexpr std::size_t kMaxDims = 8;  // more dimensions are not kept
 
 struct Entry {
+  const void* reader = nullptr;
   PyObject* object = nullptr;
   PyObject* dtype_object = nullptr;  // a strong reference while the entry holds it
+  std::uint64_t dtype_value = 0;
   std::uintptr_t address = 0;
   std::size_t ndim = 0;
   std::array<std::int64_t, 2 * kMaxDims> dims{};  // shape, then strides
-  std::int64_t version = 0;
+  std::int64_t producer = 0;
   std::uintptr_t stream = 0;
   bool sync = true, check_pointer = true;
   std::uint64_t generation = 0;
@@ -54,8 +58,8 @@ struct Entry {
 
   bool matches(const ImportKey& k, std::uint64_t gen) const noexcept {
     if (!view || object != k.object || address != k.address || ndim != k.shape.size() || k.strides.size() != ndim ||
-        generation != gen || version != k.version || stream != k.stream || sync != k.sync ||
-        check_pointer != k.check_pointer || dtype_object != k.dtype_object)
+        generation != gen || reader != k.reader || producer != k.producer || stream != k.stream || sync != k.sync ||
+        check_pointer != k.check_pointer || dtype_object != k.dtype_object || dtype_value != k.dtype_value)
       return false;
     for (std::size_t i = 0; i < ndim; ++i)
       if (dims[i] != k.shape[i] || dims[ndim + i] != k.strides[i]) return false;
@@ -102,16 +106,18 @@ inline std::shared_ptr<const ArrayView> remember_view(const ImportKey& key, Arra
   memo_detail::Entry& e = memo_detail::slot_of(key.object);
   std::shared_ptr<const ArrayView> replaced = std::move(e.view);  // a half-written entry never matches
   PyObject* released = e.dtype_object;
-  Py_INCREF(key.dtype_object);
+  Py_XINCREF(key.dtype_object);
+  e.reader = key.reader;
   e.object = key.object;
   e.dtype_object = key.dtype_object;
+  e.dtype_value = key.dtype_value;
   e.address = key.address;
   e.ndim = key.shape.size();
   for (std::size_t i = 0; i < e.ndim; ++i) {
     e.dims[i] = key.shape[i];
     e.dims[e.ndim + i] = key.strides[i];
   }
-  e.version = key.version;
+  e.producer = key.producer;
   e.stream = key.stream;
   e.sync = key.sync;
   e.check_pointer = key.check_pointer;

@@ -112,3 +112,34 @@ def test_launches_see_each_cupy_array_as_it_is_now(cp):
         k1[1, 32, s.ptr](d, 6.0)
     s.synchronize()
     cp.testing.assert_array_equal(d, cp.full(24, 6.0, cp.float32))
+
+
+def test_launches_see_each_torch_tensor_as_it_is_now():
+    """The exchange table's borrowed DLTensor, remembered by the import memo: in-place changes of the same
+    tensor object (resize_, t_, as_strided_, a new current stream) are new facts, never a stale view."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch has no CUDA here")
+    k1, k2 = cubridge.jit(fill), cubridge.jit(scale)
+    t = torch.zeros(24, dtype=torch.float32, device="cuda")
+    for v in (1.0, 2.0):
+        k1[1, 32](t, v)
+        assert torch.equal(t, torch.full((24,), v, device="cuda"))
+    t.resize_(4, 6)
+    k2[(1, 1), (8, 8)](t, 3.0)
+    assert torch.equal(t, torch.full((4, 6), 6.0, device="cuda"))
+    t.t_()  # the same object, transposed in place: strides (1, 6)
+    k2[(1, 1), (8, 8)](t, 0.5)
+    assert torch.equal(t, torch.full((6, 4), 3.0, device="cuda"))
+    t.as_strided_((3,), (2,))
+    k1[1, 32](t, 9.0)
+    base = t.as_strided((24,), (1,))
+    expect = torch.full((24,), 3.0, device="cuda")
+    expect[0:6:2] = 9.0
+    assert torch.equal(base, expect)
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):  # another current stream: the launch goes on it
+        u = torch.zeros(8, device="cuda")
+        k1[1, 32](u, 5.0)
+    s.synchronize()
+    assert torch.equal(u, torch.full((8,), 5.0, device="cuda"))
