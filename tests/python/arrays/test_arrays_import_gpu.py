@@ -138,8 +138,8 @@ def test_launches_see_each_torch_tensor_as_it_is_now():
     expect[0:6:2] = 9.0
     assert torch.equal(base, expect)
     s = torch.cuda.Stream()
-    with torch.cuda.stream(s):  # another current stream: the launch goes on it
+    with torch.cuda.stream(s):  # another current stream: the view names it (the launch is ordered after it)
         u = torch.zeros(8, device="cuda")
         k1[1, 32](u, 5.0)
-    s.synchronize()
+    torch.cuda.synchronize()
     assert torch.equal(u, torch.full((8,), 5.0, device="cuda"))
