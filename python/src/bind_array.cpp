@@ -101,6 +101,7 @@ const char* import_route(nb::handle obj) {
     case Route::ours: return "ours";
     case Route::exchange: return "exchange";
     case Route::cupy: return "cupy";
+    case Route::numba: return "numba";
     case Route::attributes: break;
   }
   return "attributes";

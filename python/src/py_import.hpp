@@ -15,11 +15,12 @@
 #include "py_cupy_layout.hpp"
 #include "py_dlpack.hpp"
 #include "py_import_memo.hpp"
+#include "py_numba_reader.hpp"
 
 namespace cubridge::python {
 
 /// How objects of one Python type are imported.
-enum class Route : std::uint8_t { ours, exchange, cupy, attributes };
+enum class Route : std::uint8_t { ours, exchange, cupy, numba, attributes };
 
 /// What a caller asks of an import.
 struct ImportRequest {
@@ -153,6 +154,7 @@ inline Route decide_route(PyTypeObject* tp) {
   if (_PyType_Lookup(tp, Keys::get().exchange_api) != nullptr) return Route::exchange;
   // Only CuPy's own type: a subclass may redefine what its interface says.
   if (const CupyFacts& c = cupy_facts(); c.usable() && tp == c.ndarray) return Route::cupy;
+  if (numba_reader::is_device_ndarray(tp)) return Route::numba;
   return Route::attributes;
 }
 
@@ -447,6 +449,35 @@ inline ImportedView cupy_view(nb::handle obj, const import_detail::CupyFacts& c,
   return ImportedView{std::move(view), nullptr};  // not kept: remember_view leaves it as it was
 }
 
+/// A numba-cuda DeviceNDArray read through the attributes its `__cuda_array_interface__` property reads
+/// (py_numba_reader.hpp), with the facts that property reports: version 3, no stream (the reader takes only
+/// arrays with stream 0), strides None where numba's is_contiguous holds, the memory's address as data, never
+/// read-only. Empty where the property must be asked itself (the caller reads the CAI).
+inline ImportedView numba_view(nb::handle obj, const ImportRequest& req) {
+  numba_reader::Fields f;
+  if (!numba_reader::read(obj, numba_reader::classes(), f)) return {};
+  const import_detail::DtypeFacts* facts = import_detail::dtype_facts(f.dtype.ptr());
+  if (facts == nullptr || facts->bfloat16) return {};  // a record's descr or ml_dtypes' bfloat16: the CAI path
+  const DType parsed = facts->parsed;
+  cai_detail::Dims shape, strides;
+  cai_detail::int_sequence(f.shape.ptr(), "['shape']", shape);  // tuples: reading them runs no Python code
+  cai_detail::int_sequence(f.strides.ptr(), "['strides']", strides);
+  if (shape.n != strides.n) return {};  // no DeviceNDArray has these: the property reports them in its words
+  static const char reader = 0;  // this reader's identity in the memo
+  const ImportKey key{&reader, obj.ptr(), f.dtype.ptr(), 0, f.address, shape.span(), strides.span(), 0, 0,
+                      req.sync, req.check_pointer};
+  if (std::shared_ptr<const ArrayView> seen = remembered_view(key)) return ImportedView{std::nullopt, std::move(seen)};
+  ArrayInterface ai;
+  ai.version = 3;
+  ai.shape = shape.span();
+  ai.parsed = parsed;
+  ai.data = f.address;
+  if (!numba_reader::numba_contiguous(shape.span(), strides.span(), parsed.itemsize)) ai.strides = strides.span();
+  ArrayView view = view_from_interface(ai, nullptr, ImportOptions{req.sync, req.check_pointer});
+  if (std::shared_ptr<const ArrayView> kept = remember_view(key, std::move(view))) return ImportedView{std::nullopt, std::move(kept)};
+  return ImportedView{std::move(view), nullptr};  // not kept: remember_view leaves it as it was
+}
+
 /// The one import: see the file's opening comment for the order. Raises what the producer's protocol
 /// raised; an empty result when `obj` offers no GPU-array protocol.
 inline ImportedArray import_array(nb::handle obj, const ImportRequest& req) {
@@ -473,8 +504,8 @@ inline ImportedArray import_array(nb::handle obj, const ImportRequest& req) {
         if (!req.cai_after_exchange || !PyObject_HasAttr(obj.ptr(), Keys::get().cai)) throw;
       }
     }
-  } else if (route == Route::cupy) {
-    if (ImportedView v = cupy_view(obj, import_detail::cupy_facts(), req)) {
+  } else if (route == Route::cupy || route == Route::numba) {
+    if (ImportedView v = route == Route::cupy ? cupy_view(obj, import_detail::cupy_facts(), req) : numba_view(obj, req)) {
       if (req.share_remembered && v.shared) out.remembered = std::move(v.shared);
       else made(std::move(v).take());
       return out;

@@ -143,3 +143,59 @@ def test_launches_see_each_torch_tensor_as_it_is_now():
         k1[1, 32](u, 5.0)
     torch.cuda.synchronize()
     assert torch.equal(u, torch.full((8,), 5.0, device="cuda"))
+
+
+@pytest.fixture(scope="module")
+def nbcuda():
+    import numpy
+    if not hasattr(numpy, "row_stack"):  # numba-cuda 0.30 still calls it; numpy 2.5 removed it
+        numpy.row_stack = numpy.vstack
+    try:
+        from numba import cuda
+        from numba.cuda.cudadrv import devicearray  # noqa: F401 - numba-cuda's, which the reader knows
+    except Exception as e:  # noqa: BLE001 - any import failure means "not available here"
+        pytest.skip(f"numba-cuda is not importable: {e}")
+    return cuda
+
+
+def numba_arrays(cuda):
+    import numpy as np
+    base = cuda.to_device(np.arange(2 * 3 * 4, dtype=np.float32).reshape(2, 3, 4))
+    return {"C": base, "F": cuda.to_device(np.asfortranarray(np.ones((3, 5)))), "sliced": base[:, ::2, 1:],
+            "transposed": base.T, "reversed": base[::-1], "1-d": cuda.to_device(np.arange(7)),
+            "empty": cuda.device_array((0, 3), np.float16), "0-d": cuda.to_device(np.array(3.0)),
+            "complex": cuda.to_device(np.ones(5, np.complex128)), "bool": cuda.to_device(np.zeros(4, np.bool_)),
+            "extent 1": base[:, 1:2, :], "bound stream": base.bind(cuda.stream()),
+            "record": cuda.to_device(np.zeros(3, np.dtype([("x", "<f4"), ("y", "<i4")])))}
+
+
+@pytest.mark.parametrize("which", ["C", "F", "sliced", "transposed", "reversed", "1-d", "empty", "0-d", "complex",
+                                   "bool", "extent 1", "bound stream", "record"])
+def test_numba_device_arrays_read_as_their_property_reports(nbcuda, which):
+    a = numba_arrays(nbcuda)[which]
+    assert cubridge._core._import_route(a) == "numba"
+    fast = cubridge.as_cuda_array(a)  # the reader (or, for a bound stream or a record, the property)
+    slow = cubridge.from_cuda_array_interface(a.__cuda_array_interface__, a)
+    assert facts(fast) == facts(slow)
+    again = cubridge.as_cuda_array(a)
+    assert facts(again) == facts(slow)
+
+
+def test_launches_see_each_numba_device_array_as_it_is_now(nbcuda):
+    import numpy as np
+    k1, k2 = cubridge.jit(fill), cubridge.jit(scale)
+    d = nbcuda.to_device(np.zeros(24, np.float32))
+    for v in (1.0, 2.0):
+        k1[1, 32](d, v)
+        np.testing.assert_array_equal(d.copy_to_host(), np.full(24, v, np.float32))
+    m = d.reshape(4, 6)
+    k2[(1, 1), (8, 8)](m, 3.0)
+    k2[(1, 1), (8, 8)](m[:, ::2], 0.5)
+    expect = np.full((4, 6), 6.0, np.float32)
+    expect[:, ::2] = 3.0
+    np.testing.assert_array_equal(m.copy_to_host(), expect)
+    for n in (5, 7, 9):
+        e = nbcuda.to_device(np.zeros(n, np.float32))
+        k1[1, 32](e, float(n))
+        np.testing.assert_array_equal(e.copy_to_host(), np.full(n, float(n), np.float32))
+        del e

@@ -1,0 +1,171 @@
+// Internal (Python glue of the array face): numba-cuda's DeviceNDArray read without its
+// `__cuda_array_interface__` property, a Python function that builds a dict at every read (~1.5 µs an
+// array, the larger part of a launch on numba device arrays). What the property reports (numba-cuda 0.30,
+// cudadrv/devicearray.py) is read from the same attributes it reads: `shape`, `strides`, `dtype`, `stream`,
+// and the address `gpu_data.device_ctypes_pointer` gives, which numba's MemoryPointer computes as
+// `int(device_pointer)` (an OwnedPointer forwards every attribute to the pointer it wraps, `_view`).
+//
+// Only where the property is numba's own: the exact type DeviceNDArray whose class still has
+// DeviceNDArrayBase's `__cuda_array_interface__` and `device_ctypes_pointer`, a memory object whose class has
+// MemoryPointer's `device_ctypes_pointer`, a stream of 0. Anything else (a subclass, a bound stream, another
+// memory class, a record or bfloat16 dtype) is read through the property, as before. Resolved once numba-cuda's
+// devicearray module is imported by the program (never imported here). Included only by py_import.hpp.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "py_common.hpp"
+
+namespace cubridge::python::numba_reader {
+
+/// numba-cuda's classes and the class attributes the property relies on; all null when numba-cuda is not
+/// imported or does not look as expected. References kept for the process.
+struct Classes {
+  PyTypeObject* device_ndarray = nullptr;
+  PyObject* interface_property = nullptr;  // DeviceNDArrayBase.__dict__['__cuda_array_interface__']
+  PyObject* array_pointer_property = nullptr;  // DeviceNDArrayBase.__dict__['device_ctypes_pointer']
+  PyObject* memory_pointer_property = nullptr;  // MemoryPointer.__dict__['device_ctypes_pointer']
+  PyTypeObject* owned_pointer = nullptr;   // OwnedPointer (forwards attributes to `_view`)
+
+  bool usable() const noexcept { return device_ndarray != nullptr; }
+};
+
+namespace detail {
+
+inline PyObject* class_attribute(PyObject* cls, const char* name) {  // from the class's own dict; new reference
+  PyObject* d = cls != nullptr && PyType_Check(cls) ? reinterpret_cast<PyTypeObject*>(cls)->tp_dict : nullptr;
+  PyObject* v = d != nullptr ? PyDict_GetItemString(d, name) : nullptr;
+  Py_XINCREF(v);
+  return v;
+}
+
+inline PyObject* module_attribute(PyObject* module, const char* name) {  // new reference or null
+  PyObject* v = module != nullptr ? PyObject_GetAttrString(module, name) : nullptr;
+  if (v == nullptr) PyErr_Clear();
+  return v;
+}
+
+}  // namespace detail
+
+/// Resolved at the first question after the program imported numba-cuda's devicearray module.
+inline const Classes& classes() {
+  static Classes c;
+  static bool resolved = false;
+  if (resolved) return c;
+  PyObject* arrays = PyImport_GetModule(nb::str("numba.cuda.cudadrv.devicearray").ptr());
+  if (arrays == nullptr) {
+    if (PyErr_Occurred()) PyErr_Clear();
+    return c;  // asked again later
+  }
+  resolved = true;
+  PyObject* driver = PyImport_ImportModule("numba.cuda.cudadrv.driver");  // imported by devicearray already
+  if (driver == nullptr) PyErr_Clear();
+  PyObject* ndarray = detail::module_attribute(arrays, "DeviceNDArray");
+  PyObject* base = detail::module_attribute(arrays, "DeviceNDArrayBase");
+  PyObject* memory_pointer = detail::module_attribute(driver, "MemoryPointer");
+  PyObject* owned = detail::module_attribute(driver, "OwnedPointer");
+  Classes f;
+  f.interface_property = detail::class_attribute(base, "__cuda_array_interface__");
+  f.array_pointer_property = detail::class_attribute(base, "device_ctypes_pointer");
+  f.memory_pointer_property = detail::class_attribute(memory_pointer, "device_ctypes_pointer");
+  const bool ok = ndarray != nullptr && PyType_Check(ndarray) && owned != nullptr && PyType_Check(owned) &&
+                  f.interface_property != nullptr && f.array_pointer_property != nullptr &&
+                  f.memory_pointer_property != nullptr;
+  if (ok) {
+    f.device_ndarray = reinterpret_cast<PyTypeObject*>(ndarray);
+    f.owned_pointer = reinterpret_cast<PyTypeObject*>(owned);
+    c = f;
+  } else {
+    Py_XDECREF(ndarray);
+    Py_XDECREF(owned);
+    Py_XDECREF(f.interface_property);
+    Py_XDECREF(f.array_pointer_property);
+    Py_XDECREF(f.memory_pointer_property);
+  }
+  Py_XDECREF(base);
+  Py_XDECREF(memory_pointer);
+  Py_XDECREF(driver);
+  Py_DECREF(arrays);
+  return c;
+}
+
+/// Whether objects of exactly `tp` are numba's DeviceNDArray with numba's own property.
+inline bool is_device_ndarray(PyTypeObject* tp) {
+  const Classes& c = classes();
+  if (!c.usable() || tp != c.device_ndarray) return false;
+  static PyObject* const cai = PyUnicode_InternFromString("__cuda_array_interface__");
+  static PyObject* const pointer = PyUnicode_InternFromString("device_ctypes_pointer");
+  return _PyType_Lookup(tp, cai) == c.interface_property && _PyType_Lookup(tp, pointer) == c.array_pointer_property;
+}
+
+/// What the property would report, as Python objects (held). `shape` and `strides` are the array's
+/// tuples; `address` its memory's address.
+struct Fields {
+  nb::object shape, strides, dtype;
+  std::uintptr_t address = 0;
+};
+
+/// The attributes the property reads, or false where it must be asked itself (see the file's comment).
+/// Raises what an attribute read raises.
+inline bool read(nb::handle array, const Classes& c, Fields& out) {
+  static PyObject* const shape = PyUnicode_InternFromString("shape");
+  static PyObject* const strides = PyUnicode_InternFromString("strides");
+  static PyObject* const dtype = PyUnicode_InternFromString("dtype");
+  static PyObject* const stream = PyUnicode_InternFromString("stream");
+  static PyObject* const gpu_data = PyUnicode_InternFromString("gpu_data");
+  static PyObject* const device_pointer = PyUnicode_InternFromString("device_pointer");
+  static PyObject* const view = PyUnicode_InternFromString("_view");
+  static PyObject* const pointer_property = PyUnicode_InternFromString("device_ctypes_pointer");
+  auto get = [](PyObject* o, PyObject* name) {
+    nb::object v = nb::steal(PyObject_GetAttr(o, name));
+    if (!v.is_valid()) throw nb::python_error();
+    return v;
+  };
+  nb::object s = get(array.ptr(), stream);
+  if (!PyLong_CheckExact(s.ptr()) || PyLong_AsLong(s.ptr()) != 0) {  // a bound stream: the property words it
+    PyErr_Clear();
+    return false;
+  }
+  out.shape = get(array.ptr(), shape);
+  out.strides = get(array.ptr(), strides);
+  if (!PyTuple_CheckExact(out.shape.ptr()) || !PyTuple_CheckExact(out.strides.ptr())) return false;
+  out.dtype = get(array.ptr(), dtype);
+  nb::object memory = get(array.ptr(), gpu_data);
+  for (int depth = 0; depth < 4; ++depth) {
+    PyTypeObject* t = Py_TYPE(memory.ptr());
+    if (t == c.owned_pointer) {  // forwards to the pointer it wraps
+      memory = get(memory.ptr(), view);
+      continue;
+    }
+    if (_PyType_Lookup(t, pointer_property) != c.memory_pointer_property) return false;
+    nb::object value = nb::steal(PyNumber_Long(get(memory.ptr(), device_pointer).ptr()));  // int(device_pointer)
+    if (!value.is_valid()) {  // no int (an older numba's ctypes pointer): the property knows its own
+      PyErr_Clear();
+      return false;
+    }
+    const unsigned long long a = PyLong_AsUnsignedLongLong(value.ptr());
+    if (a == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+      PyErr_Clear();
+      return false;  // not an address (negative, past 64 bits): the property reports it in its words
+    }
+    out.address = static_cast<std::uintptr_t>(a);
+    return true;
+  }
+  return false;
+}
+
+/// numba-cuda's `is_contiguous` (cudadrv/devicearray.py), by which the property reports strides as None:
+/// C order over the extents past 1 whose stride is not 0.
+inline bool numba_contiguous(std::span<const std::int64_t> shape, std::span<const std::int64_t> strides,
+                             std::int64_t itemsize) noexcept {
+  std::int64_t size = itemsize;
+  for (std::size_t i = shape.size(); i-- > 0;) {
+    if (shape[i] > 1 && strides[i] != 0) {
+      if (size != strides[i] || __builtin_mul_overflow(size, shape[i], &size)) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace cubridge::python::numba_reader
