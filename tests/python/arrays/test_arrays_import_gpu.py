@@ -162,7 +162,7 @@ def numba_arrays(cuda):
     import numpy as np
     base = cuda.to_device(np.arange(2 * 3 * 4, dtype=np.float32).reshape(2, 3, 4))
     return {"C": base, "F": cuda.to_device(np.asfortranarray(np.ones((3, 5)))), "sliced": base[:, ::2, 1:],
-            "transposed": base.T, "reversed": base[::-1], "1-d": cuda.to_device(np.arange(7)),
+            "transposed": base[0].T, "reversed": base[::-1], "1-d": cuda.to_device(np.arange(7)),
             "empty": cuda.device_array((0, 3), np.float16), "0-d": cuda.to_device(np.array(3.0)),
             "complex": cuda.to_device(np.ones(5, np.complex128)), "bool": cuda.to_device(np.zeros(4, np.bool_)),
             "extent 1": base[:, 1:2, :], "bound stream": base.bind(cuda.stream()),
