@@ -3,7 +3,7 @@
 // array, the larger part of a launch on numba device arrays). What the property reports (numba-cuda 0.30,
 // cudadrv/devicearray.py) is read from the same attributes it reads: `shape`, `strides`, `dtype`, `stream`,
 // and the address `gpu_data.device_ctypes_pointer` gives, which numba's MemoryPointer computes as
-// `int(device_pointer)` (an OwnedPointer forwards every attribute to the pointer it wraps, `_view`).
+// `int(device_pointer)` (an OwnedPointer, what numba's allocations are, keeps that ctypes integer itself).
 //
 // Only where the property is numba's own: the exact type DeviceNDArray whose class still has
 // DeviceNDArrayBase's `__cuda_array_interface__` and `device_ctypes_pointer`, a memory object whose class has
@@ -26,7 +26,7 @@ struct Classes {
   PyObject* interface_property = nullptr;  // DeviceNDArrayBase.__dict__['__cuda_array_interface__']
   PyObject* array_pointer_property = nullptr;  // DeviceNDArrayBase.__dict__['device_ctypes_pointer']
   PyObject* memory_pointer_property = nullptr;  // MemoryPointer.__dict__['device_ctypes_pointer']
-  PyTypeObject* owned_pointer = nullptr;   // OwnedPointer (forwards attributes to `_view`)
+  PyTypeObject* owned_pointer = nullptr;   // OwnedPointer (holds its view's device_ctypes_pointer)
 
   bool usable() const noexcept { return device_ndarray != nullptr; }
 };
@@ -115,7 +115,7 @@ inline bool read(nb::handle array, const Classes& c, Fields& out) {
   static PyObject* const stream = PyUnicode_InternFromString("stream");
   static PyObject* const gpu_data = PyUnicode_InternFromString("gpu_data");
   static PyObject* const device_pointer = PyUnicode_InternFromString("device_pointer");
-  static PyObject* const view = PyUnicode_InternFromString("_view");
+  static PyObject* const value_name = PyUnicode_InternFromString("value");
   static PyObject* const pointer_property = PyUnicode_InternFromString("device_ctypes_pointer");
   auto get = [](PyObject* o, PyObject* name) {
     nb::object v = nb::steal(PyObject_GetAttr(o, name));
@@ -132,27 +132,32 @@ inline bool read(nb::handle array, const Classes& c, Fields& out) {
   if (!PyTuple_CheckExact(out.shape.ptr()) || !PyTuple_CheckExact(out.strides.ptr())) return false;
   out.dtype = get(array.ptr(), dtype);
   nb::object memory = get(array.ptr(), gpu_data);
-  for (int depth = 0; depth < 4; ++depth) {
-    PyTypeObject* t = Py_TYPE(memory.ptr());
-    if (t == c.owned_pointer) {  // forwards to the pointer it wraps
-      memory = get(memory.ptr(), view);
-      continue;
-    }
-    if (_PyType_Lookup(t, pointer_property) != c.memory_pointer_property) return false;
-    nb::object value = nb::steal(PyNumber_Long(get(memory.ptr(), device_pointer).ptr()));  // int(device_pointer)
+  nb::object value;  // what `device_ctypes_pointer.value` would be
+  if (Py_TYPE(memory.ptr()) == c.owned_pointer) {
+    // An OwnedPointer keeps its view's `device_ctypes_pointer` (a ctypes integer) as an instance attribute,
+    // which the property reads as it is.
+    value = get(get(memory.ptr(), pointer_property).ptr(), value_name);
+  } else if (_PyType_Lookup(Py_TYPE(memory.ptr()), pointer_property) == c.memory_pointer_property) {
+    value = nb::steal(PyNumber_Long(get(memory.ptr(), device_pointer).ptr()));  // MemoryPointer's: int(device_pointer)
     if (!value.is_valid()) {  // no int (an older numba's ctypes pointer): the property knows its own
       PyErr_Clear();
       return false;
     }
-    const unsigned long long a = PyLong_AsUnsignedLongLong(value.ptr());
-    if (a == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
-      PyErr_Clear();
-      return false;  // not an address (negative, past 64 bits): the property reports it in its words
-    }
-    out.address = static_cast<std::uintptr_t>(a);
+  } else {
+    return false;  // another memory class (None, an EMM plugin's own): the property itself is asked
+  }
+  if (value.is_none()) {
+    out.address = 0;  // c_void_p(None).value: the property reports 0
     return true;
   }
-  return false;
+  if (!PyLong_Check(value.ptr())) return false;
+  const unsigned long long a = PyLong_AsUnsignedLongLong(value.ptr());
+  if (a == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+    PyErr_Clear();
+    return false;  // not an address (negative, past 64 bits): the property reports it in its words
+  }
+  out.address = static_cast<std::uintptr_t>(a);
+  return true;
 }
 
 /// numba-cuda's `is_contiguous` (cudadrv/devicearray.py), by which the property reports strides as None:

@@ -1,0 +1,112 @@
+"""numba-cuda's DeviceNDArray read through the attributes its `__cuda_array_interface__` property reads
+(python/src/py_numba_reader.hpp), proved equal to the property on a stand-in of numba-cuda 0.30's classes
+(numba_devicearray_standin.py): every layout, empty and 0-d arrays, each memory class the property knows
+(MemoryPointer and its subclasses, OwnedPointer over a weak proxy as numba's allocations are), and the cases the
+reader leaves to the property (a bound stream, another memory class, a subclass, a record dtype, a class whose
+property was replaced). Each case runs in a process of its own: the stand-in registers numba-cuda's module
+names, which the reader resolves once per process. The same comparison on real numba-cuda arrays is in
+test_arrays_import_gpu.py."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+PRELUDE = """
+import weakref
+import numpy as np
+import numba_devicearray_standin as nd
+import cubridge
+
+ADDRESS = 0x7F0000001000
+
+def pointer(kind, address=ADDRESS):
+    mem = nd.AutoFreePointer(nd.CUdeviceptr(address), 1 << 20)
+    if kind == "owned":
+        return nd.OwnedPointer(weakref.proxy(mem))
+    return mem if kind == "auto" else nd.MemoryPointer(nd.CUdeviceptr(address), 1 << 20)
+
+def array(shape, strides, dtype="f4", kind="owned", stream=0, cls=nd.DeviceNDArray):
+    return cls(shape, strides, dtype, stream=stream, gpu_data=pointer(kind))
+
+def same(a):
+    fast = cubridge.as_cuda_array(a).__cuda_array_interface__
+    slow = cubridge.from_cuda_array_interface(a.__cuda_array_interface__, a).__cuda_array_interface__
+    assert fast == slow, (fast, slow)
+    return fast
+"""
+
+
+def run(body: str) -> str:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([HERE, *sys.path]))
+    code = textwrap.dedent(PRELUDE) + textwrap.dedent(body)
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return r.stdout
+
+
+CASES = {
+    "C": "array((4, 6), (24, 4))",
+    "F": "array((4, 6), (4, 16))",
+    "sliced": "array((4, 3), (24, 8))",
+    "reversed": "array((5,), (-4,))",
+    "extent 1 with any stride": "array((1, 6), (999, 4))",
+    "broadcast stride 0": "array((4, 6), (0, 4))",
+    "0-d": "array((), ())",
+    "empty": "array((0, 3), (12, 4))",
+    "float64 3-d": "array((2, 3, 4), (96, 32, 8), 'f8')",
+    "complex128": "array((3,), (16,), 'c16')",
+    "bool": "array((7,), (1,), '?')",
+    "MemoryPointer": "array((8,), (4,), kind='plain')",
+    "AutoFreePointer": "array((8,), (4,), kind='auto')",
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_reader_equals_the_property(case):
+    out = run(f"""
+        a = {CASES[case]}
+        assert cubridge._core._import_route(a) == "numba"
+        same(a)
+        memo = cubridge._core._import_memo()
+        assert memo["kept"] == 1, memo  # the reader made it (the property's path keeps nothing)
+        same(a)
+        print("ok")
+    """)
+    assert out.strip() == "ok"
+
+
+LEFT_TO_THE_PROPERTY = {
+    "bound stream": "array((8,), (4,), stream=5)",
+    "record dtype": "array((3,), (8,), np.dtype([('x', '<f4'), ('y', '<i4')]))",
+    "another memory class": "nd.DeviceNDArray((8,), (4,), 'f4', gpu_data=type('Mine', (), {'device_ctypes_pointer': "
+                            "property(lambda self: __import__('ctypes').c_size_t(ADDRESS))})())",
+    "no memory": "nd.DeviceNDArray((0,), (4,), 'f4', gpu_data=None)",
+}
+
+
+@pytest.mark.parametrize("case", LEFT_TO_THE_PROPERTY)
+def test_what_the_reader_leaves_to_the_property_reads_the_same(case):
+    out = run(f"""
+        a = {LEFT_TO_THE_PROPERTY[case]}
+        same(a)
+        print(cubridge._core._import_memo()["kept"])
+    """)
+    assert out.strip() == "0"
+
+
+def test_subclasses_and_replaced_properties_take_the_property():
+    out = run("""
+        class Mine(nd.DeviceNDArray):
+            pass
+        a = array((8,), (4,), cls=Mine)
+        print(cubridge._core._import_route(a))
+        nd.DeviceNDArray.__cuda_array_interface__ = property(lambda self: {
+            "shape": self.shape, "typestr": "<f4", "data": (ADDRESS + 64, False), "version": 3})
+        b = array((8,), (4,))
+        print(cubridge._core._import_route(b), cubridge.as_cuda_array(b).ptr == ADDRESS + 64)
+    """)
+    assert out.split() == ["attributes", "attributes", "True"]
