@@ -39,7 +39,8 @@ struct ImportKey {
 
 namespace memo_detail {
 
-inline constexpr std::size_t kSlots = 64;   // direct-mapped by the object's address
+inline constexpr std::size_t kSlotBits = 7;  // 128 slots, two-way: an object's view is in slot h or h ^ 1
+inline constexpr std::size_t kSlots = std::size_t{1} << kSlotBits;
 inline constexpr std::size_t kMaxDims = 8;  // more dimensions are not kept
 
 struct Entry {
@@ -54,6 +55,7 @@ struct Entry {
   std::uintptr_t stream = 0;
   bool sync = true, check_pointer = true;
   std::uint64_t generation = 0;
+  std::uint64_t stamp = 0;  // when the entry was written: the older way of a pair is replaced
   std::shared_ptr<const ArrayView> view;  // shared with the launches that use it; never changed
 
   bool matches(const ImportKey& k, std::uint64_t gen) const noexcept {
@@ -82,15 +84,28 @@ inline Counts& counts() noexcept {
   return c;
 }
 
-inline Entry& slot_of(PyObject* object) noexcept {
-  return slots()[(reinterpret_cast<std::uintptr_t>(object) >> 4) % kSlots];
+/// The object's first slot: Fibonacci hashing of its address, whose low bits are the allocator's alignment
+/// (objects a pool hands out 1 KiB apart would share every slot of a plain modulo).
+inline std::size_t first_slot(PyObject* object) noexcept {
+  return static_cast<std::size_t>((reinterpret_cast<std::uint64_t>(object) * 0x9E3779B97F4A7C15ull) >> (64 - kSlotBits));
+}
+
+/// The slot holding `object`'s entry, or where a new one goes: the other way when it is free or holds
+/// the other object's older entry (the ways alternate, so two objects sharing a slot pair both stay).
+inline Entry& slot_of(PyObject* object, bool for_insert) noexcept {
+  const std::size_t h = first_slot(object);
+  Entry& a = slots()[h];
+  Entry& b = slots()[h ^ 1];
+  if (a.object == object) return a;
+  if (b.object == object || !for_insert) return b;
+  return a.view == nullptr || (b.view != nullptr && b.stamp > a.stamp) ? a : b;  // the older one is replaced
 }
 
 }  // namespace memo_detail
 
 /// The view made from `key` before, or null.
 inline std::shared_ptr<const ArrayView> remembered_view(const ImportKey& key) noexcept {
-  const memo_detail::Entry& e = memo_detail::slot_of(key.object);
+  const memo_detail::Entry& e = memo_detail::slot_of(key.object, false);
   if (!e.matches(key, pointer_cache_generation())) return nullptr;
   ++memo_detail::counts().hits;
   return e.view;
@@ -103,7 +118,7 @@ inline std::shared_ptr<const ArrayView> remember_view(const ImportKey& key, Arra
       view.mask())
     return nullptr;
   auto kept = std::make_shared<const ArrayView>(std::move(view));
-  memo_detail::Entry& e = memo_detail::slot_of(key.object);
+  memo_detail::Entry& e = memo_detail::slot_of(key.object, true);
   std::shared_ptr<const ArrayView> replaced = std::move(e.view);  // a half-written entry never matches
   PyObject* released = e.dtype_object;
   Py_XINCREF(key.dtype_object);
@@ -122,8 +137,8 @@ inline std::shared_ptr<const ArrayView> remember_view(const ImportKey& key, Arra
   e.sync = key.sync;
   e.check_pointer = key.check_pointer;
   e.generation = pointer_cache_generation();
+  e.stamp = ++memo_detail::counts().kept;
   e.view = kept;
-  ++memo_detail::counts().kept;
   Py_XDECREF(released);  // last: a dtype's release runs no Python code, but the entry is whole by then
   return kept;
 }
