@@ -84,10 +84,17 @@ inline Counts& counts() noexcept {
   return c;
 }
 
-/// The object's first slot: Fibonacci hashing of its address, whose low bits are the allocator's alignment
-/// (objects a pool hands out 1 KiB apart would share every slot of a plain modulo).
+/// The object's first slot: its address through a 64-bit mixer (splitmix64's finalizer). Objects lie at
+/// regular spacings (a pool's 1 KiB, a list's 144 bytes), which a plain modulo or a multiplicative hash maps
+/// onto a few slots.
 inline std::size_t first_slot(PyObject* object) noexcept {
-  return static_cast<std::size_t>((reinterpret_cast<std::uint64_t>(object) * 0x9E3779B97F4A7C15ull) >> (64 - kSlotBits));
+  std::uint64_t x = reinterpret_cast<std::uint64_t>(object);
+  x ^= x >> 30;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 27;
+  x *= 0x94D049BB133111EBull;
+  x ^= x >> 31;
+  return static_cast<std::size_t>(x & (kSlots - 1));
 }
 
 /// The slot holding `object`'s entry, or where a new one goes: the other way when it is free or holds
