@@ -70,6 +70,11 @@ struct ImportedView {
   std::optional<ArrayView> owned;
   std::shared_ptr<const ArrayView> shared;
 
+  // Not an aggregate: a launch value-initializes one per argument, which would zero the whole storage first.
+  ImportedView() noexcept {}
+  ImportedView(std::optional<ArrayView> o, std::shared_ptr<const ArrayView> s) noexcept
+      : owned(std::move(o)), shared(std::move(s)) {}
+
   explicit operator bool() const noexcept { return owned.has_value() || shared != nullptr; }
   const ArrayView& get() const noexcept { return owned ? *owned : *shared; }
   /// The view itself (the memo's is copied).
@@ -83,6 +88,8 @@ struct ImportedArray {
   std::optional<PyDeviceArray> made;
   std::shared_ptr<const ArrayView> remembered;  // ImportRequest::share_remembered
   bool deferred = false;  // a DLPack-only producer left for the caller (ImportRequest::defer_dlpack)
+
+  ImportedArray() noexcept {}  // not an aggregate: see ImportedView
 
   explicit operator bool() const noexcept { return ours != nullptr || made.has_value() || remembered != nullptr; }
   /// Our array or the new one (not for a remembered view).

@@ -69,20 +69,18 @@ struct Entry {
   }
 };
 
-inline std::array<Entry, kSlots>& slots() {
-  static std::array<Entry, kSlots> s;  // guarded by the GIL
-  return s;
-}
+inline std::array<Entry, kSlots> g_slots;  // guarded by the GIL; a namespace-scope object: no guard per use
+
+inline std::array<Entry, kSlots>& slots() noexcept { return g_slots; }
 
 /// How often a lookup found its view, and how often a view was kept (tests and benches read them).
 struct Counts {
   std::uint64_t hits = 0, kept = 0;
 };
 
-inline Counts& counts() noexcept {
-  static Counts c;  // guarded by the GIL
-  return c;
-}
+inline Counts g_counts;  // guarded by the GIL
+
+inline Counts& counts() noexcept { return g_counts; }
 
 /// The object's first slot: its address through a 64-bit mixer (splitmix64's finalizer). Objects lie at
 /// regular spacings (a pool's 1 KiB, a list's 144 bytes), which a plain modulo or a multiplicative hash maps

@@ -69,8 +69,16 @@ inline const Classes& classes() {
   f.interface_property = detail::class_attribute(base, "__cuda_array_interface__");
   f.array_pointer_property = detail::class_attribute(base, "device_ctypes_pointer");
   f.memory_pointer_property = detail::class_attribute(memory_pointer, "device_ctypes_pointer");
+  // An OwnedPointer's device_ctypes_pointer is read from its instance dict: only where no class attribute
+  // of that name and no __getattribute__ of its own would come first.
+  PyObject* getattribute = owned != nullptr && PyType_Check(owned)
+                               ? _PyType_Lookup(reinterpret_cast<PyTypeObject*>(owned), nb::str("__getattribute__").ptr())
+                               : nullptr;
+  PyObject* object_getattribute = PyDict_GetItemString(PyBaseObject_Type.tp_dict, "__getattribute__");
+  const bool owned_plain = getattribute != nullptr && getattribute == object_getattribute &&
+                           _PyType_Lookup(reinterpret_cast<PyTypeObject*>(owned), nb::str("device_ctypes_pointer").ptr()) == nullptr;
   const bool ok = ndarray != nullptr && PyType_Check(ndarray) && owned != nullptr && PyType_Check(owned) &&
-                  f.interface_property != nullptr && f.array_pointer_property != nullptr &&
+                  owned_plain && f.interface_property != nullptr && f.array_pointer_property != nullptr &&
                   f.memory_pointer_property != nullptr;
   if (ok) {
     f.device_ndarray = reinterpret_cast<PyTypeObject*>(ndarray);
@@ -90,12 +98,29 @@ inline const Classes& classes() {
   return c;
 }
 
-/// Whether objects of exactly `tp` are numba's DeviceNDArray with numba's own property.
+/// The attributes of a DeviceNDArray the property reads, each an instance attribute.
+struct Names {
+  PyObject *shape, *strides, *dtype, *stream, *gpu_data;
+  static const Names& get() {
+    static const Names n = [] {
+      auto s = [](const char* t) { return PyUnicode_InternFromString(t); };
+      return Names{s("shape"), s("strides"), s("dtype"), s("stream"), s("gpu_data")};
+    }();
+    return n;
+  }
+};
+
+/// Whether objects of exactly `tp` are numba's DeviceNDArray with numba's own property, whose attributes the
+/// property reads are found in the instance's dict by Python's own lookup: the class's attribute lookup is the
+/// generic one and no class attribute of those names (a data descriptor would come first) exists.
 inline bool is_device_ndarray(PyTypeObject* tp) {
   const Classes& c = classes();
-  if (!c.usable() || tp != c.device_ndarray) return false;
+  if (!c.usable() || tp != c.device_ndarray || tp->tp_getattro != PyObject_GenericGetAttr) return false;
   static PyObject* const cai = PyUnicode_InternFromString("__cuda_array_interface__");
   static PyObject* const pointer = PyUnicode_InternFromString("device_ctypes_pointer");
+  const Names& n = Names::get();
+  for (PyObject* name : {n.shape, n.strides, n.dtype, n.stream, n.gpu_data})
+    if (_PyType_Lookup(tp, name) != nullptr) return false;
   return _PyType_Lookup(tp, cai) == c.interface_property && _PyType_Lookup(tp, pointer) == c.array_pointer_property;
 }
 
@@ -109,11 +134,6 @@ struct Fields {
 /// The attributes the property reads, or false where it must be asked itself (see the file's comment).
 /// Raises what an attribute read raises.
 inline bool read(nb::handle array, const Classes& c, Fields& out) {
-  static PyObject* const shape = PyUnicode_InternFromString("shape");
-  static PyObject* const strides = PyUnicode_InternFromString("strides");
-  static PyObject* const dtype = PyUnicode_InternFromString("dtype");
-  static PyObject* const stream = PyUnicode_InternFromString("stream");
-  static PyObject* const gpu_data = PyUnicode_InternFromString("gpu_data");
   static PyObject* const device_pointer = PyUnicode_InternFromString("device_pointer");
   static PyObject* const value_name = PyUnicode_InternFromString("value");
   static PyObject* const pointer_property = PyUnicode_InternFromString("device_ctypes_pointer");
@@ -122,21 +142,40 @@ inline bool read(nb::handle array, const Classes& c, Fields& out) {
     if (!v.is_valid()) throw nb::python_error();
     return v;
   };
-  nb::object s = get(array.ptr(), stream);
-  if (!PyLong_CheckExact(s.ptr()) || PyLong_AsLong(s.ptr()) != 0) {  // a bound stream: the property words it
+  // The instance's own dict (is_device_ndarray checked that Python's lookup ends there for these names).
+  const Names& n = Names::get();
+  nb::object dict = nb::steal(PyObject_GenericGetDict(array.ptr(), nullptr));
+  if (!dict.is_valid()) throw nb::python_error();
+  auto item = [&](PyObject* name) {
+    PyObject* v = PyDict_GetItemWithError(dict.ptr(), name);  // borrowed
+    if (v == nullptr && PyErr_Occurred()) throw nb::python_error();
+    return nb::borrow(v);  // invalid where absent: the property's own read raises its error
+  };
+  nb::object s = item(n.stream);
+  if (!s.is_valid() || !PyLong_CheckExact(s.ptr()) || PyLong_AsLong(s.ptr()) != 0) {  // a bound stream: the property words it
     PyErr_Clear();
     return false;
   }
-  out.shape = get(array.ptr(), shape);
-  out.strides = get(array.ptr(), strides);
-  if (!PyTuple_CheckExact(out.shape.ptr()) || !PyTuple_CheckExact(out.strides.ptr())) return false;
-  out.dtype = get(array.ptr(), dtype);
-  nb::object memory = get(array.ptr(), gpu_data);
+  out.shape = item(n.shape);
+  out.strides = item(n.strides);
+  out.dtype = item(n.dtype);
+  nb::object memory = item(n.gpu_data);
+  if (!out.shape.is_valid() || !out.strides.is_valid() || !out.dtype.is_valid() || !memory.is_valid() ||
+      !PyTuple_CheckExact(out.shape.ptr()) || !PyTuple_CheckExact(out.strides.ptr()))
+    return false;
   nb::object value;  // what `device_ctypes_pointer.value` would be
   if (Py_TYPE(memory.ptr()) == c.owned_pointer) {
     // An OwnedPointer keeps its view's `device_ctypes_pointer` (a ctypes integer) as an instance attribute,
-    // which the property reads as it is.
-    value = get(get(memory.ptr(), pointer_property).ptr(), value_name);
+    // which the property reads as it is: from the instance's dict (classes() checked that nothing in the class
+    // comes first; its __getattr__ runs only for names the dict lacks).
+    nb::object owned = nb::steal(PyObject_GenericGetDict(memory.ptr(), nullptr));
+    if (!owned.is_valid()) throw nb::python_error();
+    PyObject* ctypes_value = PyDict_GetItemWithError(owned.ptr(), pointer_property);  // borrowed
+    if (ctypes_value == nullptr) {
+      if (PyErr_Occurred()) throw nb::python_error();
+      return false;
+    }
+    value = get(ctypes_value, value_name);
   } else if (_PyType_Lookup(Py_TYPE(memory.ptr()), pointer_property) == c.memory_pointer_property) {
     value = nb::steal(PyNumber_Long(get(memory.ptr(), device_pointer).ptr()));  // MemoryPointer's: int(device_pointer)
     if (!value.is_valid()) {  // no int (an older numba's ctypes pointer): the property knows its own
@@ -151,11 +190,14 @@ inline bool read(nb::handle array, const Classes& c, Fields& out) {
     return true;
   }
   if (!PyLong_Check(value.ptr())) return false;
-  const unsigned long long a = PyLong_AsUnsignedLongLong(value.ptr());
-  if (a == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+  // PyLong_AsLong reads the digits directly; the long long and unsigned forms go through a byte array.
+  static_assert(sizeof(long) == sizeof(std::uintptr_t), "an LP64 platform");
+  const long a = PyLong_AsLong(value.ptr());
+  if (a == -1 && PyErr_Occurred()) {
     PyErr_Clear();
-    return false;  // not an address (negative, past 64 bits): the property reports it in its words
+    return false;  // past 63 bits: the property reports it in its words
   }
+  if (a < 0) return false;  // not an address: the property reports it in its words
   out.address = static_cast<std::uintptr_t>(a);
   return true;
 }
