@@ -33,9 +33,12 @@ struct Classes {
 
 namespace detail {
 
-inline PyObject* class_attribute(PyObject* cls, const char* name) {  // from the class's own dict; new reference
-  PyObject* d = cls != nullptr && PyType_Check(cls) ? reinterpret_cast<PyTypeObject*>(cls)->tp_dict : nullptr;
-  PyObject* v = d != nullptr ? PyDict_GetItemString(d, name) : nullptr;
+/// What Python's lookup of `name` on the class `cls` finds first in its MRO (the class's own definition for the
+/// classes asked here); a new reference or null. Never tp_dict: Python 3.12 leaves it null for builtin types.
+inline PyObject* class_attribute(PyObject* cls, const char* name) {
+  if (cls == nullptr || !PyType_Check(cls)) return nullptr;
+  nb::str key(name);
+  PyObject* v = _PyType_Lookup(reinterpret_cast<PyTypeObject*>(cls), key.ptr());  // borrowed
   Py_XINCREF(v);
   return v;
 }
@@ -71,12 +74,12 @@ inline const Classes& classes() {
   f.memory_pointer_property = detail::class_attribute(memory_pointer, "device_ctypes_pointer");
   // An OwnedPointer's device_ctypes_pointer is read from its instance dict: only where no class attribute
   // of that name and no __getattribute__ of its own would come first.
-  PyObject* getattribute = owned != nullptr && PyType_Check(owned)
-                               ? _PyType_Lookup(reinterpret_cast<PyTypeObject*>(owned), nb::str("__getattribute__").ptr())
-                               : nullptr;
-  PyObject* object_getattribute = PyDict_GetItemString(PyBaseObject_Type.tp_dict, "__getattribute__");
-  const bool owned_plain = getattribute != nullptr && getattribute == object_getattribute &&
-                           _PyType_Lookup(reinterpret_cast<PyTypeObject*>(owned), nb::str("device_ctypes_pointer").ptr()) == nullptr;
+  nb::object getattribute = nb::steal(detail::class_attribute(owned, "__getattribute__"));
+  nb::object object_getattribute = nb::steal(detail::class_attribute(reinterpret_cast<PyObject*>(&PyBaseObject_Type),
+                                                                     "__getattribute__"));
+  nb::object owned_pointer_attribute = nb::steal(detail::class_attribute(owned, "device_ctypes_pointer"));
+  const bool owned_plain = getattribute.is_valid() && getattribute.ptr() == object_getattribute.ptr() &&
+                           !owned_pointer_attribute.is_valid();
   const bool ok = ndarray != nullptr && PyType_Check(ndarray) && owned != nullptr && PyType_Check(owned) &&
                   owned_plain && f.interface_property != nullptr && f.array_pointer_property != nullptr &&
                   f.memory_pointer_property != nullptr;
