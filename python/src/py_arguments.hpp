@@ -112,17 +112,9 @@ inline LaunchConfig config_of(nb::handle key, nb::object& stream_keepalive) {
 inline bool is_numpy_scalar(PyObject* o) {
   static PyObject* generic = nullptr;
   if (generic == nullptr) {
-    PyObject* np = PyImport_GetModule(nb::str("numpy").ptr());
-    if (np == nullptr) {
-      PyErr_Clear();
-      return false;
-    }
-    generic = PyObject_GetAttrString(np, "generic");  // kept for the process
-    Py_DECREF(np);
-    if (generic == nullptr) {
-      PyErr_Clear();
-      return false;
-    }
+    if (!module_imported("numpy")) return false;
+    generic = module_attribute("numpy", "generic");  // kept for the process
+    if (generic == nullptr) return false;
   }
   return PyObject_IsInstance(o, generic) == 1;
 }

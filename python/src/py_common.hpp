@@ -29,6 +29,25 @@ struct Keys {
   }
 };
 
+/// Whether the program has imported module `name`, asked without importing it: a process that never uses a
+/// library pays nothing for cubridge knowing it.
+inline bool module_imported(const char* name) noexcept {
+  PyObject* m = PyImport_GetModule(nb::str(name).ptr());
+  if (m == nullptr) PyErr_Clear();
+  Py_XDECREF(m);
+  return m != nullptr;
+}
+
+/// `module.name` (`name` null: the module itself), importing `module` if it is not yet; a new reference, or
+/// null with no error set.
+inline PyObject* module_attribute(const char* module, const char* name) noexcept {
+  PyObject* m = PyImport_ImportModule(module);
+  PyObject* v = m == nullptr ? nullptr : name != nullptr ? PyObject_GetAttrString(m, name) : (Py_INCREF(m), m);
+  Py_XDECREF(m);
+  if (v == nullptr) PyErr_Clear();
+  return v;
+}
+
 /// Whether a Python object may still be released: the interpreter is up and not finalizing.
 inline bool python_alive() noexcept {
 #if PY_VERSION_HEX >= 0x030D0000

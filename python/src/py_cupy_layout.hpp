@@ -184,12 +184,10 @@ struct StreamFunctions {
 
 /// The C function `name` that `module` exports under the capsule name `signature`, or null. Never raises.
 inline void* exported_function(const char* module, const char* name, const char* signature) {
-  PyObject* m = PyImport_ImportModule(module);
-  PyObject* table = m != nullptr ? PyObject_GetAttrString(m, "__pyx_capi__") : nullptr;
+  PyObject* table = module_attribute(module, "__pyx_capi__");
   PyObject* capsule = table != nullptr && PyDict_Check(table) ? PyDict_GetItemString(table, name) : nullptr;  // borrowed
   void* f = capsule != nullptr && PyCapsule_IsValid(capsule, signature) ? PyCapsule_GetPointer(capsule, signature) : nullptr;
   Py_XDECREF(table);
-  Py_XDECREF(m);
   PyErr_Clear();
   return f;
 }

@@ -114,33 +114,19 @@ struct CupyFacts {
   bool usable() const noexcept { return ndarray != nullptr; }
 };
 
-inline PyObject* attr_path(const char* module, const char* name) {
-  PyObject* m = PyImport_ImportModule(module);
-  if (m == nullptr) return nullptr;
-  PyObject* v = name != nullptr ? PyObject_GetAttrString(m, name) : (Py_INCREF(m), m);
-  Py_DECREF(m);
-  return v;
-}
-
 /// Resolved at most once per process, and only after the program imported CuPy itself (never imported
 /// here first: a process without CuPy pays nothing). The references are kept for the process.
 inline const CupyFacts& cupy_facts() {
   static CupyFacts facts;
   static bool resolved = false;
   if (resolved) return facts;
-  PyObject* loaded = PyImport_GetModule(nb::str("cupy").ptr());
-  if (loaded == nullptr) {
-    if (PyErr_Occurred()) PyErr_Clear();
-    return facts;  // asked again later: CuPy may be imported after our first import
-  }
-  Py_DECREF(loaded);
+  if (!module_imported("cupy")) return facts;  // asked again later: CuPy may be imported after our first import
   resolved = true;
   CupyFacts f;
-  PyObject* type = attr_path("cupy", "ndarray");
-  f.util = attr_path("cupy._util", nullptr);
-  f.current_stream = attr_path("cupy.cuda.stream", "get_current_stream");
-  f.default_stream_ptr = attr_path("cupy_backends.cuda.stream", "get_default_stream_ptr");
-  if (PyErr_Occurred()) PyErr_Clear();
+  PyObject* type = module_attribute("cupy", "ndarray");
+  f.util = module_attribute("cupy._util", nullptr);
+  f.current_stream = module_attribute("cupy.cuda.stream", "get_current_stream");
+  f.default_stream_ptr = module_attribute("cupy_backends.cuda.stream", "get_default_stream_ptr");
   if (type != nullptr && PyType_Check(type) && f.util != nullptr && f.current_stream != nullptr &&
       f.default_stream_ptr != nullptr) {
     f.ndarray = reinterpret_cast<PyTypeObject*>(type);

@@ -39,8 +39,11 @@ struct ImportKey {
 
 namespace memo_detail {
 
-inline constexpr std::size_t kSlotBits = 7;  // 128 slots, two-way: an object's view is in slot h or h ^ 1
-inline constexpr std::size_t kSlots = std::size_t{1} << kSlotBits;
+// 256 slots in sets of 4: an object's view is in one of the 4 slots of its set. Two ways were not enough: 3 of a
+// launch's 16 arrays met in one pair in about one run in eight, and replaced each other at every launch.
+inline constexpr std::size_t kWays = 4;
+inline constexpr std::size_t kSets = 64;
+inline constexpr std::size_t kSlots = kWays * kSets;
 inline constexpr std::size_t kMaxDims = 8;  // more dimensions are not kept
 
 struct Entry {
@@ -55,7 +58,7 @@ struct Entry {
   std::uintptr_t stream = 0;
   bool sync = true, check_pointer = true;
   std::uint64_t generation = 0;
-  std::uint64_t stamp = 0;  // when the entry was written: the older way of a pair is replaced
+  std::uint64_t stamp = 0;  // when the entry was written: the oldest way of a set is replaced
   std::shared_ptr<const ArrayView> view;  // shared with the launches that use it; never changed
 
   bool matches(const ImportKey& k, std::uint64_t gen) const noexcept {
@@ -82,48 +85,55 @@ inline Counts g_counts;  // guarded by the GIL
 
 inline Counts& counts() noexcept { return g_counts; }
 
-/// The object's first slot: its address through a 64-bit mixer (splitmix64's finalizer). Objects lie at
-/// regular spacings (a pool's 1 KiB, a list's 144 bytes), which a plain modulo or a multiplicative hash maps
-/// onto a few slots.
-inline std::size_t first_slot(PyObject* object) noexcept {
+/// The object's set: its address through a 64-bit mixer (splitmix64's finalizer). Objects lie at regular
+/// spacings (a pool's 1 KiB, a list's 144 bytes), which a plain modulo or a multiplicative hash maps onto a few sets.
+inline Entry* set_of(PyObject* object) noexcept {
   std::uint64_t x = reinterpret_cast<std::uint64_t>(object);
   x ^= x >> 30;
   x *= 0xBF58476D1CE4E5B9ull;
   x ^= x >> 27;
   x *= 0x94D049BB133111EBull;
   x ^= x >> 31;
-  return static_cast<std::size_t>(x & (kSlots - 1));
+  return slots().data() + (x & (kSets - 1)) * kWays;
 }
 
-/// The slot holding `object`'s entry, or where a new one goes: the other way when it is free or holds
-/// the other object's older entry (the ways alternate, so two objects sharing a slot pair both stay).
-inline Entry& slot_of(PyObject* object, bool for_insert) noexcept {
-  const std::size_t h = first_slot(object);
-  Entry& a = slots()[h];
-  Entry& b = slots()[h ^ 1];
-  if (a.object == object) return a;
-  if (b.object == object || !for_insert) return b;
-  return a.view == nullptr || (b.view != nullptr && b.stamp > a.stamp) ? a : b;  // the older one is replaced
+/// The entry of `object`, or null.
+inline const Entry* entry_of(PyObject* object) noexcept {
+  const Entry* set = set_of(object);
+  for (std::size_t w = 0; w < kWays; ++w)
+    if (set[w].object == object) return &set[w];
+  return nullptr;
+}
+
+/// Where `object`'s new entry goes: its old entry, else a free slot of its set, else the set's oldest entry.
+inline Entry& slot_for(PyObject* object) noexcept {
+  Entry* set = set_of(object);
+  Entry* pick = set;
+  for (std::size_t w = 0; w < kWays; ++w) {
+    if (set[w].object == object) return set[w];
+    if (pick->view != nullptr && (set[w].view == nullptr || set[w].stamp < pick->stamp)) pick = &set[w];
+  }
+  return *pick;
 }
 
 }  // namespace memo_detail
 
 /// The view made from `key` before, or null.
 inline std::shared_ptr<const ArrayView> remembered_view(const ImportKey& key) noexcept {
-  const memo_detail::Entry& e = memo_detail::slot_of(key.object, false);
-  if (!e.matches(key, pointer_cache_generation())) return nullptr;
+  const memo_detail::Entry* e = memo_detail::entry_of(key.object);
+  if (e == nullptr || !e->matches(key, pointer_cache_generation())) return nullptr;
   ++memo_detail::counts().hits;
-  return e.view;
+  return e->view;
 }
 
-/// Keeps `view` as the one made from `key`, in the object's slot (replacing what was there), when it can be
+/// Keeps `view` as the one made from `key`, in the object's set (replacing its old entry or the set's oldest), when it can be
 /// made again from the key alone: no owner, no mask, few enough dimensions. Returns the kept view, or null.
 inline std::shared_ptr<const ArrayView> remember_view(const ImportKey& key, ArrayView&& view) {
   if (key.shape.size() > memo_detail::kMaxDims || key.strides.size() != key.shape.size() || view.owner() ||
       view.mask())
     return nullptr;
   auto kept = std::make_shared<const ArrayView>(std::move(view));
-  memo_detail::Entry& e = memo_detail::slot_of(key.object, true);
+  memo_detail::Entry& e = memo_detail::slot_for(key.object);
   std::shared_ptr<const ArrayView> replaced = std::move(e.view);  // a half-written entry never matches
   PyObject* released = e.dtype_object;
   Py_XINCREF(key.dtype_object);

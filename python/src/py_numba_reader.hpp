@@ -43,12 +43,6 @@ inline PyObject* class_attribute(PyObject* cls, const char* name) {
   return v;
 }
 
-inline PyObject* module_attribute(PyObject* module, const char* name) {  // new reference or null
-  PyObject* v = module != nullptr ? PyObject_GetAttrString(module, name) : nullptr;
-  if (v == nullptr) PyErr_Clear();
-  return v;
-}
-
 }  // namespace detail
 
 /// Resolved at the first question after the program imported numba-cuda's devicearray module.
@@ -56,18 +50,14 @@ inline const Classes& classes() {
   static Classes c;
   static bool resolved = false;
   if (resolved) return c;
-  PyObject* arrays = PyImport_GetModule(nb::str("numba.cuda.cudadrv.devicearray").ptr());
-  if (arrays == nullptr) {
-    if (PyErr_Occurred()) PyErr_Clear();
-    return c;  // asked again later
-  }
+  static const char* const arrays = "numba.cuda.cudadrv.devicearray";
+  static const char* const driver = "numba.cuda.cudadrv.driver";  // imported by devicearray already
+  if (!module_imported(arrays)) return c;  // asked again later
   resolved = true;
-  PyObject* driver = PyImport_ImportModule("numba.cuda.cudadrv.driver");  // imported by devicearray already
-  if (driver == nullptr) PyErr_Clear();
-  PyObject* ndarray = detail::module_attribute(arrays, "DeviceNDArray");
-  PyObject* base = detail::module_attribute(arrays, "DeviceNDArrayBase");
-  PyObject* memory_pointer = detail::module_attribute(driver, "MemoryPointer");
-  PyObject* owned = detail::module_attribute(driver, "OwnedPointer");
+  PyObject* ndarray = module_attribute(arrays, "DeviceNDArray");
+  PyObject* base = module_attribute(arrays, "DeviceNDArrayBase");
+  PyObject* memory_pointer = module_attribute(driver, "MemoryPointer");
+  PyObject* owned = module_attribute(driver, "OwnedPointer");
   Classes f;
   f.interface_property = detail::class_attribute(base, "__cuda_array_interface__");
   f.array_pointer_property = detail::class_attribute(base, "device_ctypes_pointer");
@@ -96,8 +86,6 @@ inline const Classes& classes() {
   }
   Py_XDECREF(base);
   Py_XDECREF(memory_pointer);
-  Py_XDECREF(driver);
-  Py_DECREF(arrays);
   return c;
 }
 

@@ -67,15 +67,20 @@ std::int64_t grow(std::int64_t step, std::int64_t extent) {
   std::int64_t next = 0;
   return __builtin_mul_overflow(step, extent > 0 ? extent : 1, &next) ? step : next;
 }
+
+// C-order strides of `shape` into out[0..shape.size()) (the view's constructor writes them in place).
+void write_c_strides(std::span<const std::int64_t> shape, std::int64_t itemsize, std::int64_t* out) {
+  std::int64_t step = itemsize;
+  for (std::size_t i = shape.size(); i-- > 0;) {
+    out[i] = step;
+    step = grow(step, shape[i]);
+  }
+}
 }  // namespace
 
 std::vector<std::int64_t> c_strides(std::span<const std::int64_t> shape, std::int64_t itemsize) {
   std::vector<std::int64_t> s(shape.size());
-  std::int64_t step = itemsize;
-  for (std::size_t i = shape.size(); i-- > 0;) {
-    s[i] = step;
-    step = grow(step, shape[i]);
-  }
+  write_c_strides(shape, itemsize, s.data());
   return s;
 }
 
@@ -115,12 +120,8 @@ ArrayView::ArrayView(const Layout& l, std::shared_ptr<const void> owner, const c
   strides_implicit_ = !l.strides.has_value();
   if (l.strides) {
     for (std::size_t i = 0; i < n; ++i) dims_[n + i] = (*l.strides)[i];
-  } else {  // c_strides, written in place
-    std::int64_t step = dtype_.itemsize;
-    for (std::size_t i = n; i-- > 0;) {
-      dims_[n + i] = step;
-      step = grow(step, l.shape[i]);
-    }
+  } else {
+    write_c_strides(l.shape, dtype_.itemsize, dims_.data() + n);
   }
   if (size_ == 0) return;  // zero-size arrays may carry any pointer; nothing is ever read from it
   if (address() % dtype_.alignment() != 0)
