@@ -6,6 +6,7 @@ a 12-line loop kernel and a cold first compile (a fresh process) for cubridge, n
 
 Every kernel has an empty body: the figure is host-side time per launch (batches of launches timed on the
 host, the queue drained between batches outside the timing; the median over batches of the per-launch mean).
+The rows take their batches in turn (the floor's too), so a drift of the host's speed weighs on all alike.
 numba-cuda-mlir runs in a child process of its own (`--peer mlir`), back to back on the same machine, so its
 CUDA state and numba-cuda's never share a process; it is found on PYTHONPATH or in the folder named by
 CUBRIDGE_BENCH_MLIR (bench/fetch_mlir.sh explains how it travels to the GPU machine).
@@ -101,35 +102,53 @@ def cuda_cpp(arrays: int, scalars: int) -> str:
     return f'extern "C" __global__ void {kernel_name(arrays, scalars)}({", ".join(params)}) {{}}\n'
 
 
-def launch_us(launch, sync, batches: int, per_batch: int) -> float:
-    for _ in range(2 * per_batch):  # warm up: compile, module load, caches
-        launch()
-    sync()
-    means = []
-    for _ in range(batches):
-        t0 = time.perf_counter_ns()
-        for _ in range(per_batch):
-            launch()
-        means.append((time.perf_counter_ns() - t0) / per_batch / 1e3)
+def interleaved_us(launchers: dict, sync, batches: int, per_batch: int) -> dict:
+    """Per launcher (a callable doing one launch, or one returning the nanoseconds of `per_batch` launches
+    itself when wrapped in `Timed`): the median over batches of the host time per launch. Every launcher is
+    warmed up first (compile, module load, caches); then each batch times every launcher in turn, so that
+    the host's speed, which drifts over seconds on the GPU machines, weighs on every row alike."""
+    for launch in launchers.values():
+        if isinstance(launch, Timed):
+            launch.batch_ns(per_batch)
+        else:
+            for _ in range(2 * per_batch):
+                launch()
         sync()
-    return statistics.median(means)
+    means = {key: [] for key in launchers}
+    for _ in range(batches):
+        for key, launch in launchers.items():
+            if isinstance(launch, Timed):
+                ns = launch.batch_ns(per_batch)
+            else:
+                t0 = time.perf_counter_ns()
+                for _ in range(per_batch):
+                    launch()
+                ns = time.perf_counter_ns() - t0
+            means[key].append(ns / per_batch / 1e3)
+            sync()
+    return {key: statistics.median(v) for key, v in means.items()}
+
+
+class Timed:
+    """A launcher that times its own batch (the floor's C++ loop): `batch_ns(n)` gives n launches' nanoseconds."""
+
+    def __init__(self, batch_ns):
+        self.batch_ns = batch_ns
 
 
 def scalar_args(scalars: int) -> list[int]:
     return [i + 1 for i in range(scalars)]
 
 
-def jit_launchers(jit, mod, make_arrays, batches, per_batch, sync, eager_sig=None) -> dict:
-    """Per case: the host time of `k[1, 32](arrays..., scalars...)` for one jit decorator."""
+def jit_launchers(jit, mod, make_arrays, eager_sig=None) -> dict:
+    """Per case: a callable doing `k[1, 32](arrays..., scalars...)` for one jit decorator."""
     out = {}
     for arrays, scalars in CASES:
         fn = getattr(mod, kernel_name(arrays, scalars))
         k = (jit(eager_sig(arrays, scalars)) if eager_sig else jit)(fn)
         args = [*make_arrays(arrays), *scalar_args(scalars)]
         configured = k[1, 32]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # numba's small-grid performance warning
-            out[(arrays, scalars)] = launch_us(lambda: configured(*args), sync, batches, per_batch)
+        out[(arrays, scalars)] = (lambda c, a: lambda: c(*a))(configured, args)
     return out
 
 
@@ -179,7 +198,9 @@ def mlir_child(opts) -> int:
     mod = load_module(write_kernels(opts.kernels, "bench_launch_mlir_kernels", "from numba_cuda_mlir import cuda"))
     sync = cp.cuda.Device().synchronize
     cps = [cp.zeros(N, dtype=cp.float32) for _ in range(16)]
-    res = jit_launchers(mcuda.jit, mod, lambda n: cps[:n], opts.batches, opts.per_batch, sync)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the small-grid performance warning
+        res = interleaved_us(jit_launchers(mcuda.jit, mod, lambda n: cps[:n]), sync, opts.batches, opts.per_batch)
     comp = compile_times(mcuda.compile_ptx, mod, opts.reps)
     json.dump({"launch": {f"{a},{s}": v for (a, s), v in res.items()}, "compile": comp}, sys.stdout)
     return 0
@@ -230,28 +251,31 @@ def main() -> int:
     ints = [x.data.ptr for x in cps[:3]]
     floor_kernel[1, 32](*ints, N)
     sync()
-    floor_means = []
-    for _ in range(b):
-        floor_means.append(bench_hooks().bare_launch_ns(EMPTY_PTX, "k", [*ints, int(N)], pb) / 1e3)
-        sync()
-    floor = statistics.median(floor_means)
 
-    results: dict[tuple[str, str], dict] = {}
+    # Every launch row, timed in one interleaved run (see interleaved_us).
+    launchers = {("floor",): Timed(lambda n: bench_hooks().bare_launch_ns(EMPTY_PTX, "k", [*ints, int(N)], n))}
+    faces = {"cubridge lazy @jit": (cubridge.jit, None), "cubridge eager @jit(sig)": (cubridge.jit, eager_signature),
+             "numba-cuda @cuda.jit": (cuda.jit, None)}
     for kind, make in kinds.items():
-        results[("cubridge lazy @jit", kind)] = jit_launchers(cubridge.jit, mod, make, b, pb, sync)
-        results[("cubridge eager @jit(sig)", kind)] = jit_launchers(cubridge.jit, mod, make, b, pb, sync,
-                                                                   eager_sig=eager_signature)
-        results[("numba-cuda @cuda.jit", kind)] = jit_launchers(cuda.jit, mod, make, b, pb, sync)
-    raw = {}
-    core = {}
+        for face, (jit, sig) in faces.items():
+            for case, go in jit_launchers(jit, mod, make, eager_sig=sig).items():
+                launchers[(face, kind, case)] = go
     for arrays, scalars in CASES:
         rk = cp.RawKernel(cuda_cpp(arrays, scalars), kernel_name(arrays, scalars))
         args = (*cps[:arrays], *[numpy.int64(v) for v in scalar_args(scalars)])
-        raw[(arrays, scalars)] = launch_us(lambda: rk((1,), (32,), args), sync, b, pb)
+        launchers[("raw", (arrays, scalars))] = (lambda k, a: lambda: k((1,), (32,), a))(rk, args)
         go, why = cuda_core_launcher_for(cuda_cpp(arrays, scalars), kernel_name(arrays, scalars),
                                          (*[x.data.ptr for x in cps[:arrays]],
                                           *[numpy.int64(v) for v in scalar_args(scalars)]))
-        core[(arrays, scalars)] = launch_us(go, sync, b, pb) if go else None
+        if go:
+            launchers[("core", (arrays, scalars))] = go
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # numba's small-grid performance warning
+        timed = interleaved_us(launchers, sync, b, pb)
+    floor = timed[("floor",)]
+    results = {(face, kind): {case: timed[(face, kind, case)] for case in CASES} for kind in kinds for face in faces}
+    raw = {case: timed[("raw", case)] for case in CASES}
+    core = {case: timed.get(("core", case)) for case in CASES}
 
     env, mlir_why = mlir_env(folder)
     mlir = None

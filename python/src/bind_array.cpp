@@ -260,6 +260,10 @@ void bind_array(nb::module_& m) {
     d["kept"] = c.kept;
     return d;
   }, "The import memo's counts (py_import_memo.hpp): lookups that found their view, views kept.");
+  m.def("_with_memo_pins", [](nb::callable f) {
+    MemoPins pins;
+    return f();
+  }, nb::arg("f"), "f() with the import memo's views pinned, as during a launch (tests).");
   m.def("_cupy_reader", &cupy_reader_state, "How this process reads CuPy arrays (tests, benches): the learnt "
         "offsets of an ndarray's fields (None: through its attributes) and whether CuPy's C stream functions are used.");
   m.def("_exchange_table_selftest", &exchange_table_selftest, nb::arg("obj"));

@@ -138,16 +138,20 @@ inline nb::object lazy_kernel(DispatchCache& cache, nb::handle dispatcher, Args 
       continue;
     }
     const ArrayView* view = nullptr;
-    if (route_of(tp) == Route::ours) {
+    const Route route = route_of(tp);
+    if (route == Route::ours) {
       view = &nb::inst_ptr<PyDeviceArray>(obj)->view;
     } else {
-      // Subclasses of numbers (IntEnum, NumPy's float64) are typed by Python's rules.
-      if (PyLong_Check(obj) || PyFloat_Check(obj) || PyComplex_Check(obj)) return {};
+      // Subclasses of numbers (IntEnum, NumPy's float64) are typed by Python's rules. The array libraries'
+      // own routes (CuPy, numba, the exchange table) are no numbers: the checks walk the type's bases.
+      if (route == Route::attributes && (PyLong_Check(obj) || PyFloat_Check(obj) || PyComplex_Check(obj))) return {};
       if (!request) request = argument_request();
-      ImportedArray a = import_array(obj, *request);
+      ImportedArray a = import_array(obj, *request, route);
       if (!a.made && !a.remembered) return {};  // a NumPy or DLPack-only array, or no array: the general path
-      if (imported.empty()) imported.resize(args.size());
-      if (a.remembered) view = (imported[i].shared = std::move(a.remembered)).get();
+      // Views up to this argument only: a launch's trailing scalars cost no empty view to make and destroy.
+      if (imported.capacity() == 0) imported.reserve(args.size());
+      if (imported.size() <= i) imported.resize(i + 1);
+      if (a.remembered) view = imported[i].remembered = a.remembered;
       else view = &imported[i].owned.emplace(std::move(a.made->view));
     }
     const std::optional<ArrayParam> p = array_param_facts(*view);
@@ -174,6 +178,7 @@ inline nb::object lazy_kernel(DispatchCache& cache, nb::handle dispatcher, Args 
 /// `dispatcher[...]`'s call: `config` was read from `key` when the launch was made, and is checked here
 /// against the kernel the arguments select. False when lazy_kernel declined (nothing launched).
 inline bool lazy_launch(DispatchCache& cache, nb::handle dispatcher, const LaunchConfig& config, Args args) {
+  MemoPins pins;  // the remembered views in `imported` are borrowed until the launch returns
   std::vector<ImportedView> imported;
   nb::object kernel = lazy_kernel(cache, dispatcher, args, imported);
   if (!kernel.is_valid()) return false;
@@ -189,6 +194,7 @@ inline bool lazy_forall(DispatchCache& cache, nb::handle dispatcher, nb::handle 
                         nb::handle sharedmem, Args args) {
   std::int64_t n = 0, smem = 0;
   if (!dispatch_detail::int64_of(ntasks.ptr(), n) || !dispatch_detail::int64_of(sharedmem.ptr(), smem)) return false;
+  MemoPins pins;  // as lazy_launch's
   std::vector<ImportedView> imported;
   nb::object kernel = lazy_kernel(cache, dispatcher, args, imported);
   if (!kernel.is_valid()) return false;

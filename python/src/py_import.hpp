@@ -40,8 +40,8 @@ struct ImportRequest {
   /// Ask the driver whether a CAI pointer is GPU-accessible. `typeof` reads only the description (as
   /// numba's does) and turns it off; everything that will use the memory keeps it.
   bool check_pointer = true;
-  /// The caller takes a view the import memo holds (py_import_memo.hpp) as it is, in
-  /// ImportedArray::remembered, instead of a copy in `made` (a launch: its argument pack holds it).
+  /// The caller borrows a view the import memo holds (py_import_memo.hpp), in ImportedArray::remembered,
+  /// instead of a copy in `made`: a launch, whose MemoPins keep the view until it returns.
   bool share_remembered = false;
   /// What a CuPy array's CAI would say of CuPy's state (its export version, and for version 3 the stream
   /// it names), read for the first CuPy array of a request and reused by the others: a launch shares one
@@ -65,20 +65,20 @@ struct ImportRequest {
 };
 
 /// A foreign array's view as a reader gives it: made for this import, or one the import memo holds
-/// (shared, never changed); empty when the reader declines.
+/// (borrowed: see remembered_view); empty when the reader declines.
 struct ImportedView {
   std::optional<ArrayView> owned;
-  std::shared_ptr<const ArrayView> shared;
+  const ArrayView* remembered = nullptr;
 
   // Not an aggregate: a launch value-initializes one per argument, which would zero the whole storage first.
   ImportedView() noexcept {}
-  ImportedView(std::optional<ArrayView> o, std::shared_ptr<const ArrayView> s) noexcept
-      : owned(std::move(o)), shared(std::move(s)) {}
+  explicit ImportedView(ArrayView&& v) noexcept : owned(std::move(v)) {}
+  explicit ImportedView(const ArrayView* r) noexcept : remembered(r) {}
 
-  explicit operator bool() const noexcept { return owned.has_value() || shared != nullptr; }
-  const ArrayView& get() const noexcept { return owned ? *owned : *shared; }
+  explicit operator bool() const noexcept { return owned.has_value() || remembered != nullptr; }
+  const ArrayView& get() const noexcept { return owned ? *owned : *remembered; }
   /// The view itself (the memo's is copied).
-  ArrayView take() && { return owned ? std::move(*owned) : ArrayView(*shared); }
+  ArrayView take() && { return owned ? std::move(*owned) : ArrayView(*remembered); }
 };
 
 /// The result of import_array: our own array (not copied), a new one, a remembered view (only where the
@@ -86,7 +86,7 @@ struct ImportedView {
 struct ImportedArray {
   PyDeviceArray* ours = nullptr;
   std::optional<PyDeviceArray> made;
-  std::shared_ptr<const ArrayView> remembered;  // ImportRequest::share_remembered
+  const ArrayView* remembered = nullptr;  // ImportRequest::share_remembered: valid while the launch's MemoPins live
   bool deferred = false;  // a DLPack-only producer left for the caller (ImportRequest::defer_dlpack)
 
   ImportedArray() noexcept {}  // not an aggregate: see ImportedView
@@ -191,9 +191,16 @@ inline Route route_of(PyTypeObject* tp) {
   // A tag of 0 is no tag (CPython zeroes it when the type changes; Python 3.12 no longer keeps the
   // VALID_VERSION_TAG flag in step, so the tag alone is the test).
   const unsigned int tag = tp->tp_version_tag;
-  for (const Entry& e : cache)
-    if (e.type == tp && (tag != 0 ? e.tag == tag : e.weak != nullptr && import_detail::refers_to(e.weak, tp)))
-      return e.route;
+  auto matches = [&](const Entry& e) {
+    return e.type == tp && (tag != 0 ? e.tag == tag : e.weak != nullptr && import_detail::refers_to(e.weak, tp));
+  };
+  static std::size_t last = 0;  // the entry that answered last: a launch's arrays are mostly of one type
+  if (matches(cache[last])) return cache[last].route;
+  for (std::size_t i = 0; i < cache.size(); ++i)
+    if (matches(cache[i])) {
+      last = i;
+      return cache[i].route;
+    }
   const Route r = import_detail::decide_route(tp);
   // _PyType_Lookup above gives the type a tag when it can have one.
   Entry fresh{tp, tp->tp_version_tag, nullptr, r};
@@ -235,8 +242,7 @@ inline ImportedView exchange_view(nb::handle obj, const CubridgeDLPackExchangeAP
                         "dltensor_from_py_object_no_sync");
     if (!req.stream_or_none().is_none())  // a borrowed DLTensor carries no read-only flag (the C API reads it so)
       return ImportedView{view_of_dltensor(t, false, nullptr)
-                              .with_stream(to_stream_ref(req.stream, StreamRef::legacy(), "from_dlpack: stream"), req.sync),
-                          nullptr};
+                              .with_stream(to_stream_ref(req.stream, StreamRef::legacy(), "from_dlpack: stream"), req.sync)};
     std::optional<ImportRequest::ExchangeStream>& memo = req.exchange_stream;
     if (!memo || memo->api != api || memo->device_type != t.device.device_type || memo->device_id != t.device.device_id)
       memo = ImportRequest::ExchangeStream{api, t.device.device_type, t.device.device_id,
@@ -244,13 +250,13 @@ inline ImportedView exchange_view(nb::handle obj, const CubridgeDLPackExchangeAP
     // The producer's answers above ran no Python code: the tensor's shape and strides are still the ones read.
     const std::optional<ImportKey> key = exchange_key(obj, api, t, memo->stream, req);
     if (key)
-      if (std::shared_ptr<const ArrayView> seen = remembered_view(*key)) return ImportedView{std::nullopt, std::move(seen)};
+      if (const ArrayView* seen = remembered_view(*key)) return ImportedView{seen};
     ArrayView v = view_of_dltensor(t, false, nullptr).with_stream(memo->stream, req.sync);
     if (key)
-      if (std::shared_ptr<const ArrayView> kept = remember_view(*key, std::move(v))) return ImportedView{std::nullopt, std::move(kept)};
-    return ImportedView{std::move(v), nullptr};
+      if (const ArrayView* kept = remember_view(*key, std::move(v))) return ImportedView{kept};
+    return ImportedView{std::move(v)};
   }
-  return ImportedView{array_from_dlpack(obj, req.stream_or_none(), req.sync).view, nullptr};
+  return ImportedView{array_from_dlpack(obj, req.stream_or_none(), req.sync).view};
 }
 
 /// A small int attribute value (CuPy's export version) or nullopt when it is not an int.
@@ -370,8 +376,7 @@ inline ImportedView cupy_view(nb::handle obj, const import_detail::CupyFacts& c,
   cupy_layout::Fields fields;
   const bool from_object = c.layout.known() && cupy_layout::read(obj.ptr(), c.layout, fields);
   if (from_object)
-    if (std::shared_ptr<const ArrayView> seen = remembered_view(cupy_key(obj, fields, req)))
-      return ImportedView{std::nullopt, std::move(seen)};
+    if (const ArrayView* seen = remembered_view(cupy_key(obj, fields, req))) return ImportedView{seen};
   struct Names {
     PyObject *dtype, *shape, *strides, *data, *ptr;
   };
@@ -391,7 +396,7 @@ inline ImportedView cupy_view(nb::handle obj, const import_detail::CupyFacts& c,
   if (facts == nullptr) return {};
   // ml_dtypes.bfloat16: its CAI says only '<V2'; CuPy's DLPack export says kDLBfloat, which is how
   // numba-cuda types the array too (through __dlpack__ first).
-  if (facts->bfloat16) return ImportedView{array_from_dlpack(obj, req.stream_or_none(), req.sync).view, nullptr};
+  if (facts->bfloat16) return ImportedView{array_from_dlpack(obj, req.stream_or_none(), req.sync).view};
   const DType parsed = facts->parsed;  // the attribute reads below run Python code
   Dims shape_dims, strides_dims;
   std::span<const std::int64_t> shape, strides;
@@ -438,8 +443,8 @@ inline ImportedView cupy_view(nb::handle obj, const import_detail::CupyFacts& c,
   if (version == 3) ai.stream = req.cupy_state->stream;
   ArrayView view = view_from_interface(ai, nullptr, ImportOptions{req.sync, req.check_pointer});
   if (key)
-    if (std::shared_ptr<const ArrayView> kept = remember_view(*key, std::move(view))) return ImportedView{std::nullopt, std::move(kept)};
-  return ImportedView{std::move(view), nullptr};  // not kept: remember_view leaves it as it was
+    if (const ArrayView* kept = remember_view(*key, std::move(view))) return ImportedView{kept};
+  return ImportedView{std::move(view)};  // not kept: remember_view leaves it as it was
 }
 
 /// A numba-cuda DeviceNDArray read through the attributes its `__cuda_array_interface__` property reads
@@ -459,7 +464,7 @@ inline ImportedView numba_view(nb::handle obj, const ImportRequest& req) {
   static const char reader = 0;  // this reader's identity in the memo
   const ImportKey key{&reader, obj.ptr(), f.dtype.ptr(), 0, f.address, shape.span(), strides.span(), 0, 0,
                       req.sync, req.check_pointer};
-  if (std::shared_ptr<const ArrayView> seen = remembered_view(key)) return ImportedView{std::nullopt, std::move(seen)};
+  if (const ArrayView* seen = remembered_view(key)) return ImportedView{seen};
   ArrayInterface ai;
   ai.version = 3;
   ai.shape = shape.span();
@@ -467,15 +472,14 @@ inline ImportedView numba_view(nb::handle obj, const ImportRequest& req) {
   ai.data = f.address;
   if (!numba_reader::numba_contiguous(shape.span(), strides.span(), parsed.itemsize)) ai.strides = strides.span();
   ArrayView view = view_from_interface(ai, nullptr, ImportOptions{req.sync, req.check_pointer});
-  if (std::shared_ptr<const ArrayView> kept = remember_view(key, std::move(view))) return ImportedView{std::nullopt, std::move(kept)};
-  return ImportedView{std::move(view), nullptr};  // not kept: remember_view leaves it as it was
+  if (const ArrayView* kept = remember_view(key, std::move(view))) return ImportedView{kept};
+  return ImportedView{std::move(view)};  // not kept: remember_view leaves it as it was
 }
 
 /// The one import: see the file's opening comment for the order. Raises what the producer's protocol
-/// raised; an empty result when `obj` offers no GPU-array protocol.
-inline ImportedArray import_array(nb::handle obj, const ImportRequest& req) {
+/// raised; an empty result when `obj` offers no GPU-array protocol. `route` is route_of(Py_TYPE(obj)).
+inline ImportedArray import_array(nb::handle obj, const ImportRequest& req, Route route) {
   ImportedArray out;
-  const Route route = route_of(Py_TYPE(obj.ptr()));
   if (route == Route::ours) {
     out.ours = nb::inst_ptr<PyDeviceArray>(obj);  // the route checked the type: no second lookup
     return out;
@@ -490,7 +494,7 @@ inline ImportedArray import_array(nb::handle obj, const ImportRequest& req) {
     if (const CubridgeDLPackExchangeAPI* api = exchange_api_of(Py_TYPE(obj.ptr()))) {
       try {
         ImportedView v = import_detail::exchange_view(obj, api, req);
-        if (req.share_remembered && v.shared) out.remembered = std::move(v.shared);
+        if (req.share_remembered && v.remembered) out.remembered = v.remembered;
         else made(std::move(v).take());
         return out;
       } catch (const std::exception&) {
@@ -499,7 +503,7 @@ inline ImportedArray import_array(nb::handle obj, const ImportRequest& req) {
     }
   } else if (route == Route::cupy || route == Route::numba) {
     if (ImportedView v = route == Route::cupy ? cupy_view(obj, import_detail::cupy_facts(), req) : numba_view(obj, req)) {
-      if (req.share_remembered && v.shared) out.remembered = std::move(v.shared);
+      if (req.share_remembered && v.remembered) out.remembered = v.remembered;
       else made(std::move(v).take());
       return out;
     }
@@ -520,6 +524,10 @@ inline ImportedArray import_array(nb::handle obj, const ImportRequest& req) {
     made(array_from_dlpack(obj, req.stream_or_none(), req.sync).view);
   }
   return out;
+}
+
+inline ImportedArray import_array(nb::handle obj, const ImportRequest& req) {
+  return import_array(obj, req, route_of(Py_TYPE(obj.ptr())));
 }
 
 }  // namespace cubridge::python

@@ -10,11 +10,15 @@
 // address is the same (immutable) dtype. The array object's identity only picks the slot; it is never
 // dereferenced, so an object freed and another made at its address is a hit only with the same facts, i.e.
 // the same view. A view that has an owner (an owned export) or a mask is never kept.
+//
+// A launch borrows the views it finds here (no reference count per array): while a MemoPins lives, the
+// entries handed out are pinned, and a later import in the same launch (another argument, or Python code a
+// producer runs) keeps its view elsewhere or not at all instead of replacing them.
 #pragma once
 
 #include <array>
 #include <cstdint>
-#include <memory>
+#include <optional>
 #include <span>
 
 #include "cubridge/array/array_view.hpp"
@@ -58,8 +62,9 @@ struct Entry {
   std::uintptr_t stream = 0;
   bool sync = true, check_pointer = true;
   std::uint64_t generation = 0;
-  std::uint64_t stamp = 0;  // when the entry was written: the oldest way of a set is replaced
-  std::shared_ptr<const ArrayView> view;  // shared with the launches that use it; never changed
+  std::uint64_t stamp = 0;   // when the entry was written: the oldest way of a set is replaced
+  std::uint64_t pinned = 0;  // the pin epoch of the launch that last borrowed the view (see MemoPins)
+  std::optional<ArrayView> view;  // borrowed by launches; never changed while pinned
 
   bool matches(const ImportKey& k, std::uint64_t gen) const noexcept {
     if (!view || object != k.object || address != k.address || ndim != k.shape.size() || k.strides.size() != ndim ||
@@ -85,6 +90,22 @@ inline Counts g_counts;  // guarded by the GIL
 
 inline Counts& counts() noexcept { return g_counts; }
 
+/// The pins (guarded by the GIL): an entry is pinned while some MemoPins lives and its `pinned` is the epoch,
+/// which moves on each time the outermost MemoPins begins.
+struct Pins {
+  std::uint64_t epoch = 0;
+  std::uint32_t depth = 0;
+};
+
+inline Pins g_pins;
+
+inline bool is_pinned(const Entry& e) noexcept { return g_pins.depth > 0 && e.pinned == g_pins.epoch; }
+
+/// Marks `e` as borrowed by the live MemoPins, if any.
+inline void pin(Entry& e) noexcept {
+  if (g_pins.depth > 0) e.pinned = g_pins.epoch;
+}
+
 /// The object's set: its address through a 64-bit mixer (splitmix64's finalizer). Objects lie at regular
 /// spacings (a pool's 1 KiB, a list's 144 bytes), which a plain modulo or a multiplicative hash maps onto a few sets.
 inline Entry* set_of(PyObject* object) noexcept {
@@ -97,44 +118,60 @@ inline Entry* set_of(PyObject* object) noexcept {
   return slots().data() + (x & (kSets - 1)) * kWays;
 }
 
-/// The entry of `object`, or null.
-inline const Entry* entry_of(PyObject* object) noexcept {
-  const Entry* set = set_of(object);
-  for (std::size_t w = 0; w < kWays; ++w)
-    if (set[w].object == object) return &set[w];
-  return nullptr;
-}
-
-/// Where `object`'s new entry goes: its old entry, else a free slot of its set, else the set's oldest entry.
-inline Entry& slot_for(PyObject* object) noexcept {
+/// Where `object`'s new entry goes, among the unpinned ways of its set: its old entry, else a free way, else
+/// the oldest; null when every way is pinned.
+inline Entry* slot_for(PyObject* object) noexcept {
   Entry* set = set_of(object);
-  Entry* pick = set;
+  Entry* pick = nullptr;
   for (std::size_t w = 0; w < kWays; ++w) {
-    if (set[w].object == object) return set[w];
-    if (pick->view != nullptr && (set[w].view == nullptr || set[w].stamp < pick->stamp)) pick = &set[w];
+    Entry& e = set[w];
+    if (is_pinned(e)) continue;
+    if (e.object == object) return &e;
+    if (pick == nullptr || (pick->view && (!e.view || e.stamp < pick->stamp))) pick = &e;
   }
-  return *pick;
+  return pick;
 }
 
 }  // namespace memo_detail
 
-/// The view made from `key` before, or null.
-inline std::shared_ptr<const ArrayView> remembered_view(const ImportKey& key) noexcept {
-  const memo_detail::Entry* e = memo_detail::entry_of(key.object);
-  if (e == nullptr || !e->matches(key, pointer_cache_generation())) return nullptr;
-  ++memo_detail::counts().hits;
-  return e->view;
+/// While one lives (a launch, from its arguments' imports to the driver's call), the views the memo hands out
+/// stay where they are. Nested ones (a producer's Python code that launches) share the outermost one's pins.
+class MemoPins {
+ public:
+  MemoPins() noexcept {
+    if (memo_detail::g_pins.depth++ == 0) ++memo_detail::g_pins.epoch;
+  }
+  ~MemoPins() { --memo_detail::g_pins.depth; }
+  MemoPins(const MemoPins&) = delete;
+  MemoPins& operator=(const MemoPins&) = delete;
+};
+
+/// The view made from `key` before, or null. Valid while a MemoPins lives (it is pinned), else only until the
+/// next remember_view: a caller without pins copies it at once.
+inline const ArrayView* remembered_view(const ImportKey& key) noexcept {
+  memo_detail::Entry* set = memo_detail::set_of(key.object);
+  const std::uint64_t gen = pointer_cache_generation();
+  for (std::size_t w = 0; w < memo_detail::kWays; ++w) {
+    memo_detail::Entry& e = set[w];
+    if (!e.matches(key, gen)) continue;
+    ++memo_detail::counts().hits;
+    memo_detail::pin(e);
+    return &*e.view;
+  }
+  return nullptr;
 }
 
-/// Keeps `view` as the one made from `key`, in the object's set (replacing its old entry or the set's oldest), when it can be
-/// made again from the key alone: no owner, no mask, few enough dimensions. Returns the kept view, or null.
-inline std::shared_ptr<const ArrayView> remember_view(const ImportKey& key, ArrayView&& view) {
+/// Keeps `view` as the one made from `key`, in the object's set (replacing its old entry or the set's oldest
+/// unpinned one), when it can be made again from the key alone: no owner, no mask, few enough dimensions.
+/// Returns the kept view (as remembered_view does), or null with `view` left as it was.
+inline const ArrayView* remember_view(const ImportKey& key, ArrayView&& view) {
   if (key.shape.size() > memo_detail::kMaxDims || key.strides.size() != key.shape.size() || view.owner() ||
       view.mask())
     return nullptr;
-  auto kept = std::make_shared<const ArrayView>(std::move(view));
-  memo_detail::Entry& e = memo_detail::slot_for(key.object);
-  std::shared_ptr<const ArrayView> replaced = std::move(e.view);  // a half-written entry never matches
+  memo_detail::Entry* slot = memo_detail::slot_for(key.object);
+  if (slot == nullptr) return nullptr;  // every way is borrowed by the launch under way
+  memo_detail::Entry& e = *slot;
+  e.view.reset();  // a half-written entry never matches
   PyObject* released = e.dtype_object;
   Py_XINCREF(key.dtype_object);
   e.reader = key.reader;
@@ -153,9 +190,10 @@ inline std::shared_ptr<const ArrayView> remember_view(const ImportKey& key, Arra
   e.check_pointer = key.check_pointer;
   e.generation = pointer_cache_generation();
   e.stamp = ++memo_detail::counts().kept;
-  e.view = kept;
+  e.view.emplace(std::move(view));
+  memo_detail::pin(e);
   Py_XDECREF(released);  // last: a dtype's release runs no Python code, but the entry is whole by then
-  return kept;
+  return &*e.view;
 }
 
 }  // namespace cubridge::python

@@ -82,7 +82,8 @@ inline std::optional<std::uint64_t> address_of(PyObject* o, std::size_t i) {
 }
 
 /// Views of a launch's arguments that the caller already imported (the lazy @jit launch, which imports
-/// them to find the specialization), by position; empty, or an empty slot: import here.
+/// them to find the specialization), by position; empty, or an empty slot: import here. The caller holds them
+/// until the launch returns: the pack borrows them.
 using Imported = std::span<ImportedView>;
 
 /// Pass 1 of argument conversion: scalars, our arrays and CAI arrays go into `pack`; NumPy and
@@ -95,8 +96,7 @@ inline void convert_immediate(ArgumentPack& pack, Args args, std::vector<std::si
     PyObject* obj = args[i];
     if (sig[i].takes_array()) {
       if (i < imported.size() && imported[i]) {  // imported once, by the caller, with argument_request()
-        if (imported[i].shared) pack.set_array_shared(i, std::move(imported[i].shared));
-        else pack.set_array(i, std::move(*imported[i].owned));
+        pack.set_array_borrowed(i, imported[i].get());  // the caller's `imported` outlives the launch
         continue;
       }
       if (sig[i].is_pointer()) {
@@ -111,7 +111,7 @@ inline void convert_immediate(ArgumentPack& pack, Args args, std::vector<std::si
       }
       if (!request) request = argument_request();
       ImportedArray a = import_array(obj, *request);
-      if (a.remembered) pack.set_array_shared(i, std::move(a.remembered));
+      if (a.remembered) pack.set_array_borrowed(i, *a.remembered);  // pinned by launch_with's MemoPins
       else if (a.made) pack.set_array(i, std::move(a.made->view));
       else deferred.push_back(i);  // a host (NumPy) array or a DLPack-only producer, or no array at all
       continue;
@@ -163,6 +163,7 @@ inline void launch_with(PyKernel& k, const LaunchConfig& config, Args given, Imp
     }
   } reset{pack, k, reuse};
 
+  MemoPins pins;  // the import memo's views the pack borrows stay until the launch returns
   std::vector<std::size_t> deferred;
   convert_immediate(*pack, args, deferred, imported);
   std::vector<StagedArray> staged;

@@ -123,6 +123,7 @@ ArrayView::ArrayView(const Layout& l, std::shared_ptr<const void> owner, const c
   } else {
     write_c_strides(l.shape, dtype_.itemsize, dims_.data() + n);
   }
+  note_layout();
   if (size_ == 0) return;  // zero-size arrays may carry any pointer; nothing is ever read from it
   if (address() % dtype_.alignment() != 0)
     throw cubridge::InvalidArgument(key(what, "data") + ": pointer " + support::hex(address()) + " is not aligned to " +
@@ -138,30 +139,29 @@ ArrayView::ArrayView(const Layout& l, std::shared_ptr<const void> owner, const c
   }
 }
 
-bool ArrayView::is_c_contiguous() const noexcept {
-  if (size_ == 0) return true;
+void ArrayView::note_layout() noexcept {
+  c_contiguous_ = f_contiguous_ = true;
+  if (size_ == 0) return;
+  const auto sh = shape();
+  const auto st = strides();
   std::int64_t expected = dtype_.itemsize;
-  auto sh = shape();
-  auto st = strides();
   for (std::size_t i = sh.size(); i-- > 0;) {
     if (sh[i] == 1) continue;
-    if (st[i] != expected) return false;
+    if (st[i] != expected) {
+      c_contiguous_ = false;
+      break;
+    }
     expected *= sh[i];
   }
-  return true;
-}
-
-bool ArrayView::is_f_contiguous() const noexcept {
-  if (size_ == 0) return true;
-  std::int64_t expected = dtype_.itemsize;
-  auto sh = shape();
-  auto st = strides();
+  expected = dtype_.itemsize;
   for (std::size_t i = 0; i < sh.size(); ++i) {
     if (sh[i] == 1) continue;
-    if (st[i] != expected) return false;
+    if (st[i] != expected) {
+      f_contiguous_ = false;
+      break;
+    }
     expected *= sh[i];
   }
-  return true;
 }
 
 ByteExtent ArrayView::extent() const noexcept {
@@ -258,6 +258,7 @@ ArrayView ArrayView::slice(int axis, std::optional<std::int64_t> start,
   }
   v.size_ = n == 0 ? 0 : size_ / n * len;
   v.strides_implicit_ = false;
+  v.note_layout();
   if (mask_) v.mask_ = std::make_shared<const ArrayView>(mask_->slice(axis, start, stop, step));
   return v;
 }
@@ -281,6 +282,7 @@ ArrayView ArrayView::index(int axis, std::int64_t i) const {
   v.dims_.assign(kept.data(), kept.size());
   v.size_ = size_ / n;
   v.strides_implicit_ = false;
+  v.note_layout();
   if (mask_) v.mask_ = std::make_shared<const ArrayView>(mask_->index(axis, i));
   return v;
 }
@@ -322,6 +324,7 @@ ArrayView ArrayView::reshape(std::span<const std::int64_t> new_shape, char order
   sh.insert(sh.end(), st.begin(), st.end());
   v.dims_.assign(sh.data(), sh.size());
   v.strides_implicit_ = order == 'C';
+  v.note_layout();
   return v;
 }
 
@@ -333,6 +336,7 @@ ArrayView ArrayView::transposed() const {
     v.dims_[nd + k] = dims_[2 * nd - 1 - k];
   }
   v.strides_implicit_ = nd <= 1 && strides_implicit_;
+  v.note_layout();
   if (mask_) v.mask_ = std::make_shared<const ArrayView>(mask_->transposed());
   return v;
 }

@@ -54,7 +54,6 @@ ArgumentPack::ArgumentPack(std::shared_ptr<const KernelSignature> signature)
       array_index_(signature_->size(), kNotArray),
       views_(signature_->array_count()),
       copied_(signature_->array_count(), 0),
-      shared_(signature_->array_count()),
       array_ptrs_(signature_->array_count(), nullptr),
       filled_(signature_->size(), 0) {
   auto* base = reinterpret_cast<std::byte*>(words_.data());
@@ -100,14 +99,6 @@ void ArgumentPack::set_array(std::size_t index, ArrayView&& view) {
 void ArgumentPack::set_array_borrowed(std::size_t index, const ArrayView& view) {
   check_and_write(index, view);
   array_ptrs_[array_index_[index]] = &view;
-  filled_[index] = 1;
-}
-
-void ArgumentPack::set_array_shared(std::size_t index, std::shared_ptr<const ArrayView> view) {
-  check_and_write(index, *view);
-  const std::uint32_t a = array_index_[index];
-  shared_[a] = std::move(view);
-  array_ptrs_[a] = shared_[a].get();
   filled_[index] = 1;
 }
 
@@ -295,8 +286,6 @@ void ArgumentPack::clear() noexcept {
       views_[a] = ArrayView();
       copied_[a] = 0;
     }
-  for (auto& v : shared_)
-    if (v) v.reset();
   for (auto& p : array_ptrs_) p = nullptr;
   for (auto& f : filled_) f = 0;
 }

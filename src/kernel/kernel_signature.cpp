@@ -110,10 +110,10 @@ DType scalar_type_dtype(ScalarType t) noexcept {
 
 std::optional<ScalarType> scalar_type_of(const DType& dtype) noexcept {
   if (!dtype.native()) return std::nullopt;
+  // O(1): asked per array on every launch. bfloat16's kind ('E') is in no NumPy row: asked after them.
+  if (const ScalarTypeInfo* row = scalar_type_of_numpy(dtype.kind, dtype.itemsize)) return row->type;
   if (dtype == bfloat16_dtype()) return ScalarType::BFloat16;
-  const ScalarTypeInfo* row = scalar_type_of_numpy(dtype.kind, dtype.itemsize);  // O(1): asked on every launch
-  if (row == nullptr) return std::nullopt;
-  return row->type;
+  return std::nullopt;
 }
 
 std::string ParamKind::to_string() const {

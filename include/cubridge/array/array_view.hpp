@@ -88,9 +88,10 @@ class ArrayView {
   std::int64_t size() const noexcept { return size_; }
   std::int64_t nbytes() const noexcept { return size_ * dtype_.itemsize; }
   bool empty() const noexcept { return size_ == 0; }
-  bool is_c_contiguous() const noexcept;
-  bool is_f_contiguous() const noexcept;
-  bool is_contiguous() const noexcept { return is_c_contiguous() || is_f_contiguous(); }
+  // Extents of 1 may carry any stride; an empty view is both. Known from construction (a launch asks per array).
+  bool is_c_contiguous() const noexcept { return c_contiguous_; }
+  bool is_f_contiguous() const noexcept { return f_contiguous_; }
+  bool is_contiguous() const noexcept { return c_contiguous_ || f_contiguous_; }
   ByteExtent extent() const noexcept;
 
   /// The producer's stream (CAI v3 "stream"); work enqueued there needs no synchronisation.
@@ -126,11 +127,14 @@ class ArrayView {
   std::int64_t size_ = 0;
   bool read_only_ = false;
   bool strides_implicit_ = true;
+  bool c_contiguous_ = true, f_contiguous_ = true;  // of dims_ and size_: note_layout() after each change
   bool sync_ = true;
   int device_ = -1;
   std::optional<StreamRef> stream_;
   std::shared_ptr<const void> owner_;
   std::shared_ptr<const ArrayView> mask_;
+
+  void note_layout() noexcept;
 };
 
 /// C-contiguous byte strides for `shape`.

@@ -46,9 +46,6 @@ class ArgumentPack {
   /// unchanged until the next set of this parameter or clear(). For launches whose caller holds the
   /// arrays (a Python launch holds its argument tuple).
   void set_array_borrowed(std::size_t index, const ArrayView& view);
-  /// As set_array, holding a reference to a view shared with its maker (a cache of imported views)
-  /// instead of copying it; the maker must not change the view.
-  void set_array_shared(std::size_t index, std::shared_ptr<const ArrayView> view);
   /// A raw device address for pointer parameter `index` (no view: nothing to order or keep alive).
   void set_address(std::size_t index, std::uint64_t address);
   /// Converts to the parameter's exact type (range-checked) and writes it.
@@ -81,7 +78,6 @@ class ArgumentPack {
   std::vector<std::uint32_t> array_index_;  // param index -> index into views_ (or UINT32_MAX)
   std::vector<ArrayView> views_;          // copies set_array kept (empty for borrowed views)
   std::vector<std::uint8_t> copied_;      // views_[k] holds a copy to release at clear()
-  std::vector<std::shared_ptr<const ArrayView>> shared_;  // views set_array_shared holds, released at clear()
   std::vector<const ArrayView*> array_ptrs_;
   std::vector<std::uint8_t> filled_;
 };

@@ -309,6 +309,36 @@ def test_a_launchs_many_arrays_keep_their_views_side_by_side():
     assert after["hits"] - before["hits"] == 12 and after["kept"] == before["kept"]
 
 
+def test_views_a_launch_borrows_are_never_replaced_while_it_runs():
+    """A launch borrows the memo's views (no count per array): while its pins live, more arrays than the memo
+    has slots are each read right, the views handed out stay as they were, and the ones that found no free
+    way are not kept; after the launch the memo takes new views again."""
+    state = CupyState()
+    arrays = [cupy_array((i % 7 + 1,), "f4", ptr=BASE + 256 * i) for i in range(300)]
+
+    def one_launch():
+        views = []
+        before = memo_counts()
+        for a in arrays:
+            by_fields, by_attributes = both_readers(a, state)
+            assert facts(by_fields) == facts(by_attributes)
+            views.append(by_fields)
+        kept = memo_counts()["kept"] - before["kept"]
+        # Every array's view is still its own after the others were imported (each by_fields is a copy
+        # made at once; the pinned ones must also still be found again).
+        hits_before = memo_counts()["hits"]
+        for a, v in zip(arrays, views):
+            again, _ = both_readers(a, state)
+            assert facts(again) == facts(v)
+        return kept, memo_counts()["hits"] - hits_before
+
+    kept, hits = cubridge._core._with_memo_pins(one_launch)
+    assert kept <= 256  # the slots; nothing pinned was replaced to keep more
+    assert hits == kept  # each kept view is found again; those not kept were made afresh
+    kept_after, _ = one_launch()  # no pins: the memo replaces views again
+    assert kept_after > 0
+
+
 def test_a_new_cupy_array_at_a_freed_arrays_address_gets_its_own_view():
     state = CupyState()
     for shape, dtype in (((8,), "f4"), ((2, 4), "i4"), ((8,), "f8"), ((3,), "c8")):
