@@ -116,6 +116,14 @@ inline void convert_immediate(ArgumentPack& pack, Args args, std::vector<std::si
       else deferred.push_back(i);  // a host (NumPy) array or a DLPack-only producer, or no array at all
       continue;
     }
+    // A Python int or float that the parameter takes as it is: no Scalar made (a launch's common scalars).
+    if (PyTypeObject* tp = Py_TYPE(obj); tp == &PyLong_Type) {
+      int overflow = 0;
+      const long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);  // an exact int: no error but overflow
+      if (overflow == 0 && pack.set_exact_int64(i, v)) continue;
+    } else if (tp == &PyFloat_Type && pack.set_exact_float64(i, PyFloat_AS_DOUBLE(obj))) {
+      continue;
+    }
     if (auto s = scalar_of(obj, i, &sig)) {
       pack.set_scalar(i, *s);
       continue;

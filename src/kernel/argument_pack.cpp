@@ -272,6 +272,24 @@ void ArgumentPack::set_scalar(std::size_t index, const Scalar& value) {
   filled_[index] = 1;
 }
 
+bool ArgumentPack::set_exact_int64(std::size_t index, std::int64_t v) noexcept {
+  if (index >= signature_->size()) return false;
+  const ParamKind& p = (*signature_)[index];
+  if (p.kind != ParamKind::Kind::Scalar || p.type != ScalarType::Int64 || p.is_datetime()) return false;
+  std::memcpy(slot(index, 0), &v, 8);
+  filled_[index] = 1;
+  return true;
+}
+
+bool ArgumentPack::set_exact_float64(std::size_t index, double v) noexcept {
+  if (index >= signature_->size()) return false;
+  const ParamKind& p = (*signature_)[index];
+  if (p.kind != ParamKind::Kind::Scalar || p.type != ScalarType::Float64) return false;
+  std::memcpy(slot(index, 0), &v, 8);
+  filled_[index] = 1;
+  return true;
+}
+
 void ArgumentPack::check_complete() const {
   for (std::size_t i = 0; i < filled_.size(); ++i)
     if (!filled_[i])

@@ -50,6 +50,11 @@ class ArgumentPack {
   void set_address(std::size_t index, std::uint64_t address);
   /// Converts to the parameter's exact type (range-checked) and writes it.
   void set_scalar(std::size_t index, const Scalar& value);
+  /// set_scalar's result where nothing is converted, without making a Scalar (a launch's Python ints and
+  /// floats): `v` into an int64 parameter (not a datetime's count), or into a float64 one. False, with
+  /// nothing written, for any other parameter: the caller then takes set_scalar.
+  bool set_exact_int64(std::size_t index, std::int64_t v) noexcept;
+  bool set_exact_float64(std::size_t index, double v) noexcept;
 
   /// Throws std::invalid_argument naming the first parameter that was not set since clear().
   void check_complete() const;

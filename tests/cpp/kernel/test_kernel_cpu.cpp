@@ -175,6 +175,30 @@ TEST(ArgumentPack, WritesTheNumbaArrayFields) {
   EXPECT_EQ(pack.arrays()[1]->address(), 0x20000u);
 }
 
+// The fast forms of set_scalar write exactly what set_scalar writes for an int64 or a double into the
+// parameter that takes it as it is, and nothing anywhere else (set_scalar then converts or refuses).
+TEST(ArgumentPack, ExactInt64AndFloat64AreSetScalarsResultOrNothing) {
+  auto sig = std::make_shared<KernelSignature>(KernelSignature::parse(
+      "void(int64, float64, int32, float32, uint64, timedelta64[h], float32[::1], complex128)"));
+  const auto& s = *sig;
+  auto off = [&](std::size_t p) { return s.slots()[s.first_slot(p)].offset; };
+  ArgumentPack fast(sig), slow(sig);
+  EXPECT_TRUE(fast.set_exact_int64(0, -(std::int64_t{1} << 62)));
+  slow.set_scalar(0, -(std::int64_t{1} << 62));
+  EXPECT_TRUE(fast.set_exact_float64(1, -0.1));
+  slow.set_scalar(1, -0.1);
+  EXPECT_EQ(read_at<std::int64_t>(fast, off(0)), read_at<std::int64_t>(slow, off(0)));
+  EXPECT_EQ(read_at<double>(fast, off(1)), read_at<double>(slow, off(1)));
+  for (std::size_t p = 2; p < s.size(); ++p) {  // converted, range-checked, a datetime's count, an array
+    EXPECT_FALSE(fast.set_exact_int64(p, 7)) << p;
+    EXPECT_FALSE(fast.set_exact_float64(p, 7.0)) << p;
+  }
+  EXPECT_FALSE(fast.set_exact_int64(0 + s.size(), 7));  // past the end: nothing, no throw
+  EXPECT_FALSE(fast.set_exact_float64(0, 7.0));          // an int64 parameter takes no double as it is
+  EXPECT_FALSE(fast.set_exact_int64(1, 7));               // a float64 one no int64
+  EXPECT_THROW(fast.check_complete(), std::invalid_argument);  // only 0 and 1 were set
+}
+
 TEST(ArgumentPack, WritesEveryScalarTypeExactly) {
   auto sig = std::make_shared<KernelSignature>(KernelSignature::parse(
       "bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, float32, float64, complex64, complex128"));
