@@ -33,6 +33,7 @@ if not hasattr(numpy, "row_stack"):  # numba-cuda 0.30 still calls it; numpy 2.5
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+from interleaved import Timed, interleaved_us  # noqa: E402
 from peer_process import mlir_env, run_child, with_path  # noqa: E402
 from rows import report  # noqa: E402
 
@@ -102,39 +103,10 @@ def cuda_cpp(arrays: int, scalars: int) -> str:
     return f'extern "C" __global__ void {kernel_name(arrays, scalars)}({", ".join(params)}) {{}}\n'
 
 
-def interleaved_us(launchers: dict, sync, batches: int, per_batch: int) -> dict:
-    """Per launcher (a callable doing one launch, or one returning the nanoseconds of `per_batch` launches
-    itself when wrapped in `Timed`): the median over batches of the host time per launch. Every launcher is
-    warmed up first (compile, module load, caches); then each batch times every launcher in turn, so that
-    the host's speed, which drifts over seconds on the GPU machines, weighs on every row alike."""
-    for launch in launchers.values():
-        if isinstance(launch, Timed):
-            launch.batch_ns(per_batch)
-        else:
-            for _ in range(2 * per_batch):
-                launch()
-        sync()
-    means = {key: [] for key in launchers}
-    for _ in range(batches):
-        for key, launch in launchers.items():
-            if isinstance(launch, Timed):
-                ns = launch.batch_ns(per_batch)
-            else:
-                t0 = time.perf_counter_ns()
-                for _ in range(per_batch):
-                    launch()
-                ns = time.perf_counter_ns() - t0
-            means[key].append(ns / per_batch / 1e3)
-            sync()
-    return {key: statistics.median(v) for key, v in means.items()}
-
-
-class Timed:
-    """A launcher that times its own batch (the floor's C++ loop): `batch_ns(n)` gives n launches' nanoseconds
-    in all."""
-
-    def __init__(self, batch_ns):
-        self.batch_ns = batch_ns
+def medians(launchers: dict, sync, batches: int, per_batch: int) -> dict:
+    """The median host time per launch of each launcher, every row's batches taken in turn (interleaved.py)."""
+    timed = interleaved_us(launchers, per_batch, batches, sync, warmup=2 * per_batch)
+    return {key: median for key, (median, _least) in timed.items()}
 
 
 def scalar_args(scalars: int) -> list[int]:
@@ -201,7 +173,7 @@ def mlir_child(opts) -> int:
     cps = [cp.zeros(N, dtype=cp.float32) for _ in range(16)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the small-grid performance warning
-        res = interleaved_us(jit_launchers(mcuda.jit, mod, lambda n: cps[:n]), sync, opts.batches, opts.per_batch)
+        res = medians(jit_launchers(mcuda.jit, mod, lambda n: cps[:n]), sync, opts.batches, opts.per_batch)
     comp = compile_times(mcuda.compile_ptx, mod, opts.reps)
     json.dump({"launch": {f"{a},{s}": v for (a, s), v in res.items()}, "compile": comp}, sys.stdout)
     return 0
@@ -253,7 +225,7 @@ def main() -> int:
     floor_kernel[1, 32](*ints, N)
     sync()
 
-    # Every launch row, timed in one interleaved run (see interleaved_us).
+    # Every launch row, timed in one interleaved run (interleaved.py).
     launchers = {("floor",): Timed(lambda n: n * bench_hooks().bare_launch_ns(EMPTY_PTX, "k", [*ints, int(N)], n))}
     faces = {"cubridge lazy @jit": (cubridge.jit, None), "cubridge eager @jit(sig)": (cubridge.jit, eager_signature),
              "numba-cuda @cuda.jit": (cuda.jit, None)}
@@ -272,7 +244,7 @@ def main() -> int:
             launchers[("core", (arrays, scalars))] = go
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # numba's small-grid performance warning
-        timed = interleaved_us(launchers, sync, b, pb)
+        timed = medians(launchers, sync, b, pb)
     floor = timed[("floor",)]
     results = {(face, kind): {case: timed[(face, kind, case)] for case in CASES} for kind in kinds for face in faces}
     raw = {case: timed[("raw", case)] for case in CASES}

@@ -8,16 +8,36 @@ import statistics
 import time
 
 
-def interleaved_us(fns: dict, calls: int, batches: int, synchronize) -> dict:
+class Timed:
+    """A function that times its own batch (a C++ loop such as the launch floor's): `batch_ns(n)` gives the
+    nanoseconds of n calls in all."""
+
+    def __init__(self, batch_ns):
+        self.batch_ns = batch_ns
+
+
+def interleaved_us(fns: dict, calls: int, batches: int, synchronize, warmup: int = 0) -> dict:
     """{name: (median, min)} of the per-call mean in µs over `batches` batches of `calls` calls each;
-    `synchronize()` drains the GPU's queue."""
+    `synchronize()` drains the GPU's queue. Each function (or Timed) is first called `warmup` times
+    (compiles, module loads, caches), outside the timing."""
+    for fn in fns.values():
+        if warmup:
+            if isinstance(fn, Timed):
+                fn.batch_ns(warmup)
+            else:
+                for _ in range(warmup):
+                    fn()
     means = {name: [] for name in fns}
     for _ in range(batches):
         for name, fn in fns.items():
             synchronize()
-            t = time.perf_counter()
-            for _ in range(calls):
-                fn()
-            means[name].append((time.perf_counter() - t) / calls * 1e6)
+            if isinstance(fn, Timed):
+                seconds = fn.batch_ns(calls) / 1e9
+            else:
+                t = time.perf_counter()
+                for _ in range(calls):
+                    fn()
+                seconds = time.perf_counter() - t
+            means[name].append(seconds / calls * 1e6)
     synchronize()
     return {name: (statistics.median(m), min(m)) for name, m in means.items()}

@@ -457,14 +457,17 @@ inline ImportedView numba_view(nb::handle obj, const ImportRequest& req) {
   const import_detail::DtypeFacts* facts = import_detail::dtype_facts(f.dtype.ptr());
   if (facts == nullptr || facts->bfloat16) return {};  // a record's descr or ml_dtypes' bfloat16: the CAI path
   const DType parsed = facts->parsed;
+  static const char reader = 0;  // this reader's identity in the memo
+  // Found by the shape and strides tuples themselves; their values are read only to make the view.
+  ImportKey key{&reader, obj.ptr(), f.dtype.ptr(), 0, f.address, {}, {}, 0, 0, req.sync, req.check_pointer,
+                f.shape.ptr(), f.strides.ptr()};
+  if (const ArrayView* seen = remembered_view(key)) return ImportedView{seen};
   cai_detail::Dims shape, strides;
   cai_detail::int_sequence(f.shape.ptr(), "['shape']", shape);  // tuples: reading them runs no Python code
   cai_detail::int_sequence(f.strides.ptr(), "['strides']", strides);
   if (shape.n != strides.n) return {};  // no DeviceNDArray has these: the property reports them in its words
-  static const char reader = 0;  // this reader's identity in the memo
-  const ImportKey key{&reader, obj.ptr(), f.dtype.ptr(), 0, f.address, shape.span(), strides.span(), 0, 0,
-                      req.sync, req.check_pointer};
-  if (const ArrayView* seen = remembered_view(key)) return ImportedView{seen};
+  key.shape = shape.span();
+  key.strides = strides.span();
   ArrayInterface ai;
   ai.version = 3;
   ai.shape = shape.span();

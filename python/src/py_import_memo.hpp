@@ -39,6 +39,11 @@ struct ImportKey {
   std::int64_t producer = 0;  // the producer's own facts: CuPy's export version, a DLPack device's ordinal
   std::uintptr_t stream = 0;  // the producer's stream
   bool sync = true, check_pointer = true;
+  /// Or the tuples the reader reads shape and strides from (numba's), compared by identity: the entry holds them,
+  /// and a tuple is immutable, so the same object has the same values. A lookup by them needs no spans; storing
+  /// needs both.
+  PyObject* shape_object = nullptr;
+  PyObject* strides_object = nullptr;
 };
 
 namespace memo_detail {
@@ -58,6 +63,8 @@ struct Entry {
   std::uintptr_t address = 0;
   std::size_t ndim = 0;
   std::array<std::int64_t, 2 * kMaxDims> dims{};  // shape, then strides
+  PyObject* shape_object = nullptr;  // strong references while the entry holds them (ImportKey's)
+  PyObject* strides_object = nullptr;
   std::int64_t producer = 0;
   std::uintptr_t stream = 0;
   bool sync = true, check_pointer = true;
@@ -67,10 +74,12 @@ struct Entry {
   std::optional<ArrayView> view;  // borrowed by launches; never changed while pinned
 
   bool matches(const ImportKey& k, std::uint64_t gen) const noexcept {
-    if (!view || object != k.object || address != k.address || ndim != k.shape.size() || k.strides.size() != ndim ||
-        generation != gen || reader != k.reader || producer != k.producer || stream != k.stream || sync != k.sync ||
-        check_pointer != k.check_pointer || dtype_object != k.dtype_object || dtype_value != k.dtype_value)
+    if (!view || object != k.object || address != k.address || generation != gen || reader != k.reader ||
+        producer != k.producer || stream != k.stream || sync != k.sync || check_pointer != k.check_pointer ||
+        dtype_object != k.dtype_object || dtype_value != k.dtype_value)
       return false;
+    if (k.shape_object != nullptr) return shape_object == k.shape_object && strides_object == k.strides_object;
+    if (shape_object != nullptr || ndim != k.shape.size() || k.strides.size() != ndim) return false;
     for (std::size_t i = 0; i < ndim; ++i)
       if (dims[i] != k.shape[i] || dims[ndim + i] != k.strides[i]) return false;
     return true;
@@ -172,8 +181,12 @@ inline const ArrayView* remember_view(const ImportKey& key, ArrayView&& view) {
   if (slot == nullptr) return nullptr;  // every way is borrowed by the launch under way
   memo_detail::Entry& e = *slot;
   e.view.reset();  // a half-written entry never matches
-  PyObject* released = e.dtype_object;
+  PyObject* const released[] = {e.dtype_object, e.shape_object, e.strides_object};
   Py_XINCREF(key.dtype_object);
+  Py_XINCREF(key.shape_object);
+  Py_XINCREF(key.strides_object);
+  e.shape_object = key.shape_object;
+  e.strides_object = key.strides_object;
   e.reader = key.reader;
   e.object = key.object;
   e.dtype_object = key.dtype_object;
@@ -192,7 +205,7 @@ inline const ArrayView* remember_view(const ImportKey& key, ArrayView&& view) {
   e.stamp = ++memo_detail::counts().kept;
   e.view.emplace(std::move(view));
   memo_detail::pin(e);
-  Py_XDECREF(released);  // last: a dtype's release runs no Python code, but the entry is whole by then
+  for (PyObject* o : released) Py_XDECREF(o);  // last: a dtype's or a tuple's release runs no Python code
   return &*e.view;
 }
 

@@ -83,6 +83,28 @@ def test_the_reader_equals_the_property(case):
     assert out.strip() == "ok"
 
 
+def test_the_memo_finds_a_numba_array_by_its_shape_and_strides_tuples():
+    """The memo holds the tuples the reader read and compares them by identity: the same tuples are a hit,
+    new ones (other values, or equal values in a new tuple) a miss that reads them again."""
+    out = run("""
+        a = array((4, 6), (24, 4))
+        memo = cubridge._core._import_memo
+        same(a)
+        hits = memo()["hits"]
+        same(a)
+        assert memo()["hits"] == hits + 1  # the same tuple objects
+        kept = memo()["kept"]
+        a.shape, a.strides = (6, 4), (16, 4)  # another layout over the same memory
+        assert same(a)["shape"] == (6, 4)
+        assert memo()["kept"] == kept + 1
+        a.shape = tuple([6, 4])  # equal values, a new tuple: read again, the same view
+        assert same(a)["shape"] == (6, 4)
+        assert memo()["kept"] == kept + 2
+        print("ok")
+    """)
+    assert out.strip() == "ok"
+
+
 LEFT_TO_THE_PROPERTY = {
     "bound stream": "array((8,), (4,), stream=5)",
     "record dtype": "array((3,), (8,), np.dtype([('x', '<f4'), ('y', '<i4')]))",
