@@ -164,3 +164,57 @@ TEST(ArrayView, ManyDimensionsLiveOnTheHeapAndCopyCorrectly) {
   v = t;  // assign heap to heap
   EXPECT_EQ(v.strides()[0], 4);
 }
+
+namespace {
+// NumPy's rule, computed afresh from the view's facts: every extent past 1 has the stride of the product of
+// the extents after it (C) or before it (F) times the item size; an empty view is both.
+bool contiguous_by_rule(const ArrayView& v, bool c_order) {
+  if (v.size() == 0) return true;
+  const auto shape = v.shape();
+  const auto strides = v.strides();
+  const std::size_t n = shape.size();
+  std::int64_t expected = v.itemsize();
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t i = c_order ? n - 1 - k : k;
+    if (shape[i] == 1) continue;
+    if (strides[i] != expected) return false;
+    expected *= shape[i];
+  }
+  return true;
+}
+
+void expect_layout_known(const ArrayView& v, const std::string& what) {
+  EXPECT_EQ(v.is_c_contiguous(), contiguous_by_rule(v, true)) << what;
+  EXPECT_EQ(v.is_f_contiguous(), contiguous_by_rule(v, false)) << what;
+}
+}  // namespace
+
+// The view keeps its contiguity from construction; every way of making a view from another keeps it true.
+TEST(ArrayView, ContiguityKnownFromConstructionThroughEveryDerivedView) {
+  const std::vector<ArrayView> bases = {make({4, 6}), make({4, 6}, std::vector<std::int64_t>{4, 16}), make({3, 1, 5}),
+                                        make({0, 3}), make({2, 3, 4}, std::vector<std::int64_t>{48, 4, 12}),
+                                        make({7}), make({1, 1}), make({})};
+  for (std::size_t b = 0; b < bases.size(); ++b) {
+    const ArrayView& base = bases[b];
+    const std::string name = "base " + std::to_string(b);
+    expect_layout_known(base, name);
+    expect_layout_known(base.transposed(), name + " transposed");
+    for (int axis = 0; axis < base.ndim(); ++axis) {
+      for (std::int64_t step : {1, 2, -1, 3})
+        for (std::int64_t start : {0, 1}) {
+          const ArrayView s = base.slice(axis, start, std::nullopt, step);
+          expect_layout_known(s, name + " slice axis " + std::to_string(axis) + " step " + std::to_string(step));
+          expect_layout_known(s.transposed(), name + " slice, transposed");
+        }
+      if (base.shape()[static_cast<std::size_t>(axis)] > 0) expect_layout_known(base.index(axis, 0), name + " index");
+    }
+    if (base.is_c_contiguous()) {
+      const std::int64_t flat[] = {base.size()};
+      expect_layout_known(base.reshape(flat, 'C'), name + " reshaped");
+    }
+    if (base.is_f_contiguous() && base.ndim() > 0) {
+      const std::int64_t flat[] = {base.size(), 1};
+      expect_layout_known(base.reshape(flat, 'F'), name + " reshaped F");
+    }
+  }
+}
