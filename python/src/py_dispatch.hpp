@@ -159,7 +159,7 @@ inline nb::object lazy_kernel(DispatchCache& cache, nb::handle dispatcher, Args 
     keys[i] = ArgumentKey{tp, pack_facts(*p)};
   }
 
-  const int device = Context::current()->device().ordinal();
+  const int device = Context::current_ordinal();
   DispatchCache::Entry* entry = cache.find(keys, device);
   if (entry != nullptr && nb::inst_ptr<PyKernel>(entry->kernel)->kernel->module()->valid()) {
     ++cache.hits;

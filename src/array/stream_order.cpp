@@ -92,19 +92,7 @@ bool same_queue(StreamRef launch, const ArrayView& view) {
   if (!(launch == *view.stream())) return false;
   if (!launch.is_legacy_default() && !launch.is_per_thread_default()) return true;
   if (view.device() < 0) return true;
-  CUcontext cur = nullptr;
-  CUBRIDGE_CU(cuCtxGetCurrent, &cur);
-  if (cur == nullptr) return view.device() == 0;  // Context::current()'s answer when none is current
-  // Every launch asks, twice per array: remember this thread's last context's device.
-  thread_local CUcontext last_context = nullptr;
-  thread_local int last_device = -1;
-  if (cur != last_context) {
-    CUdevice dev = 0;
-    CUBRIDGE_CU(cuCtxGetDevice, &dev);
-    last_context = cur;
-    last_device = static_cast<int>(dev);
-  }
-  return last_device == view.device();
+  return Context::current_ordinal() == view.device();  // every launch asks, twice per array
 }
 
 }  // namespace

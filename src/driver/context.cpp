@@ -104,6 +104,21 @@ std::shared_ptr<Context> Context::current() {
   return c;
 }
 
+int Context::current_ordinal() {
+  CUcontext ctx = nullptr;
+  CUBRIDGE_CU(cuCtxGetCurrent, &ctx);
+  if (ctx == nullptr) return 0;  // as current(): device 0 when the thread made none current
+  thread_local CUcontext last_context = nullptr;
+  thread_local int last_ordinal = 0;
+  if (ctx != last_context) {
+    CUdevice dev = 0;
+    CUBRIDGE_CU(cuCtxGetDevice, &dev);
+    last_context = ctx;
+    last_ordinal = static_cast<int>(dev);
+  }
+  return last_ordinal;
+}
+
 void Context::add_close_hook(std::function<void(const std::shared_ptr<Context>&)> hook) {
   ContextRegistry::instance().add_close_hook(std::move(hook));
 }

@@ -20,6 +20,9 @@ class Context {
   static std::shared_ptr<Context> primary(Device device);
   /// The context of the current device (device 0 unless the thread made another current).
   static std::shared_ptr<Context> current();
+  /// current()'s device ordinal, without finding or retaining its Context: the driver's current context,
+  /// its device remembered per thread by the context's handle (a launch asks on every call).
+  static int current_ordinal();
   /// Releases every primary context cubridge retained and invalidates objects bound to them;
   /// the next use retains fresh ones (picking up a newly set memory manager).
   static void close_all();
