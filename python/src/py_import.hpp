@@ -219,9 +219,6 @@ inline Route route_of(PyTypeObject* tp) {
 
 namespace import_detail {
 
-/// An exchange-table producer's view: the borrowed DLTensor when the caller keeps the object alive and
-/// the table has the function, else an owned export; on the producer's current work stream unless the
-/// caller named a stream.
 /// The memo key of a borrowed DLTensor's view on the producer's work stream `stream`; nullopt where the
 /// tensor gives no strides (the memo keeps a view's strides as the reader read them).
 inline std::optional<ImportKey> exchange_key(nb::handle obj, const CubridgeDLPackExchangeAPI* api,
@@ -235,6 +232,9 @@ inline std::optional<ImportKey> exchange_key(nb::handle obj, const CubridgeDLPac
                    {t.shape, n}, {t.strides, n}, t.device.device_id, stream.cai_value(), req.sync, req.check_pointer};
 }
 
+/// An exchange-table producer's view: the borrowed DLTensor when the caller keeps the object alive and
+/// the table has the function (remembered by the import memo), else an owned export; on the producer's
+/// current work stream unless the caller named a stream.
 inline ImportedView exchange_view(nb::handle obj, const CubridgeDLPackExchangeAPI* api, const ImportRequest& req) {
   if (req.borrow && api->dltensor_from_py_object_no_sync != nullptr) {
     CubridgeDLTensor t{};
@@ -492,13 +492,15 @@ inline ImportedArray import_array(nb::handle obj, const ImportRequest& req, Rout
     out.made->view = std::move(v);
     if (!req.borrow) out.made->producer = nb::borrow(obj);
   };
+  auto read = [&](ImportedView&& v) {  // a reader's view: the memo's borrowed where the request shares them
+    if (req.share_remembered && v.remembered) out.remembered = v.remembered;
+    else made(std::move(v).take());
+  };
   if (route != Route::exchange) req.exchange_stream.reset();
   if (route == Route::exchange) {
     if (const CubridgeDLPackExchangeAPI* api = exchange_api_of(Py_TYPE(obj.ptr()))) {
       try {
-        ImportedView v = import_detail::exchange_view(obj, api, req);
-        if (req.share_remembered && v.remembered) out.remembered = v.remembered;
-        else made(std::move(v).take());
+        read(import_detail::exchange_view(obj, api, req));
         return out;
       } catch (const std::exception&) {
         if (!req.cai_after_exchange || !PyObject_HasAttr(obj.ptr(), Keys::get().cai)) throw;
@@ -506,8 +508,7 @@ inline ImportedArray import_array(nb::handle obj, const ImportRequest& req, Rout
     }
   } else if (route == Route::cupy || route == Route::numba) {
     if (ImportedView v = route == Route::cupy ? cupy_view(obj, import_detail::cupy_facts(), req) : numba_view(obj, req)) {
-      if (req.share_remembered && v.remembered) out.remembered = v.remembered;
-      else made(std::move(v).take());
+      read(std::move(v));
       return out;
     }
   }
