@@ -3,7 +3,9 @@
 
 Eager: host time per call (batches of calls timed on the host, the queue drained between batches outside
 the timing; the median over batches of the per-call mean; the eager rows' batches taken in turn). The direct row allocates its result with
-torch.empty_like as the op does, so the difference is the op's own cost. The op's eager call skips PyTorch's
+torch.empty_like, as a user launching the kernel directly would; the op allocates it through PyTorch's C++
+API where cubridge._torch_glue was built against this PyTorch (a second row: the same op asking torch's
+Python functions, as a cubridge built without PyTorch does). The op's eager call skips PyTorch's
 dispatcher where it would only call the CUDA implementation (cubridge.torch.Op's direct call); the
 op.overload row is the same op through the dispatcher, as torch.compile's graphs call it. Inside a graph: 100 calls captured into one torch.cuda.graph, each
 way, and the replay timed with CUDA events (median per call). torch.compile's figures are the compiled
@@ -91,6 +93,16 @@ def main() -> None:
     def via_op():
         return op(x, y)
 
+    # The same op asking torch's Python functions (a cubridge built where PyTorch was not importable).
+    native, ct._NATIVE = ct._NATIVE, None
+    try:
+        py_op = ct.custom_op(add, out="x", ntasks=N, name="cubridge_bench::add_python_answers")
+    finally:
+        ct._NATIVE = native
+
+    def via_py_op():
+        return py_op(x, y)
+
     def via_dispatcher():  # the same op through PyTorch's dispatcher (what torch.compile's graphs call)
         return op.overload(x, y)
 
@@ -109,14 +121,19 @@ def main() -> None:
     torch.testing.assert_close(direct(), x + y)
     torch.testing.assert_close(via_hand(), x + y)
     rows = []
-    timed = interleaved_us({"direct": direct, "op": via_op, "hand": via_hand, "dispatcher": via_dispatcher,
-                            "add": lambda: torch.add(x, y)}, calls, batches, torch.cuda.synchronize)
-    direct_us, op_us, hand_us, dispatcher_us, eager_add = (timed[k][0] for k in ("direct", "op", "hand", "dispatcher",
-                                                                                 "add"))
+    torch.testing.assert_close(via_py_op(), x + y)
+    timed = interleaved_us({"direct": direct, "op": via_op, "py_op": via_py_op, "hand": via_hand,
+                            "dispatcher": via_dispatcher, "add": lambda: torch.add(x, y)},
+                           calls, batches, torch.cuda.synchronize)
+    direct_us, op_us, py_op_us, hand_us, dispatcher_us, eager_add = (
+        timed[k][0] for k in ("direct", "op", "py_op", "hand", "dispatcher", "add"))
+    answers = "PyTorch asked in C++ (cubridge._torch_glue)" if native is not None else "torch's Python functions asked"
     rows.append(dict(face="torch", case="op call, eager (host µs per call)", unit="us", ours=op_us,
                      peer="direct cubridge launch + empty_like", peer_value=direct_us, target=None))
-    rows.append(dict(face="torch", case="op overhead over the direct launch, eager", unit="us",
+    rows.append(dict(face="torch", case=f"op overhead over the direct launch, eager ({answers})", unit="us",
                      ours=op_us - direct_us, peer=None, peer_value=None, target=1.5))
+    rows.append(dict(face="torch", case="op overhead over the direct launch, eager (torch's Python functions asked)",
+                     unit="us", ours=py_op_us - direct_us, peer=None, peer_value=None, target=None))
     rows.append(dict(face="torch", case="op through PyTorch's dispatcher (op.overload), eager", unit="us",
                      ours=dispatcher_us, peer="direct cubridge launch + empty_like", peer_value=direct_us,
                      target=None))

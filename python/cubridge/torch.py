@@ -241,12 +241,29 @@ def _resolve(*paths):
     return found
 
 
+# torch.jit's trace: _is_tracing (a bool) where this PyTorch has it, else _get_tracing_state (None when not tracing).
+_TRACING_IS_BOOL = callable(getattr(torch._C, "_is_tracing", None))
 _ASKED = _resolve("_C._is_torch_function_mode_enabled", "_C._len_torch_dispatch_stack",
-                  "_C._functorch.peek_interpreter_stack", "_C._get_tracing_state", "_C._autograd._profiler_enabled")
-_is_compiling = torch.compiler.is_compiling
+                  "_C._functorch.peek_interpreter_stack", "_C._is_tracing" if _TRACING_IS_BOOL else "_C._get_tracing_state",
+                  "_C._autograd._profiler_enabled")
+# Dynamo reads it as True while it traces; one Python frame (is_compiling() costs two).
+_is_compiling = getattr(torch.compiler, "is_dynamo_compiling", torch.compiler.is_compiling)
 if _ASKED is not None:
     _function_modes, _dispatch_modes, _transforms, _tracing, _profiling = _ASKED
 _Tensor = torch.Tensor
+
+
+def _compiled_answers():
+    """cubridge._torch_glue's table (the questions above, a tensor's facts, the allocation and the current stream
+    asked in C++), where the package was built against this very PyTorch; else None (the Python functions)."""
+    try:
+        from . import _torch_glue
+    except ImportError:  # not built (no PyTorch where the package was built), or built against other libraries
+        return None
+    return _torch_glue.table if _torch_glue.torch_version == torch.__version__ else None
+
+
+_NATIVE = _compiled_answers()
 
 
 class Op:
@@ -257,6 +274,9 @@ class Op:
     dispatcher's ~3 µs of boxing the arguments into a Python implementation. The checks and the
     implementation's common case (every result allocated like an input) run in one C++ call
     (``_core._DirectOp``); other results, strided inputs and device switches take the Python implementation.
+    Where the package was built against this very PyTorch (``cubridge._torch_glue``), the questions below,
+    each tensor's facts, the results' allocation and the current stream are asked of PyTorch in C++; else
+    through torch's Python functions, with the same answers.
     The direct call is taken when every one of these holds, else the dispatcher is used:
 
     - not inside ``torch.compile`` (Dynamo traces the overload itself), no ``torch.jit`` trace, no profiler;
@@ -285,8 +305,9 @@ class Op:
         # The checks above and the implementation's common case (every result allocated like an input), in C++.
         one = op.one_signature
         self._call = _core._DirectOp(
-            implementation=op.launch, falsy_guards=[_function_modes, _dispatch_modes, _profiling] if
-            self._direct else [], none_guards=[_transforms, _tracing] if self._direct else [], count=self._count,
+            implementation=op.launch, falsy_guards=[_function_modes, _dispatch_modes, _profiling] +
+            ([_tracing] if _TRACING_IS_BOOL else []) if self._direct else [],
+            none_guards=[_transforms] + ([] if _TRACING_IS_BOOL else [_tracing]) if self._direct else [], count=self._count,
             tensor_type=_Tensor, tensors=list(self._tensors), flagged=list(self._complex),
             scalars=[(n, list(exact)) for n, exact in self._scalars], fast=all(like is not None for like in op.likes),
             results=len(op.likes), likes=[like for like in op.likes if like is not None],
@@ -295,7 +316,8 @@ class Op:
             kernel=op.kernel, kernels=None if one is None else op.kernel._kernels, signature=one,
             kernel_for=None if one is None else functools.partial(op.kernel._kernel, one), ntasks=op.ntasks,
             griddim=op.griddim,
-            blockdim=op.blockdim, sharedmem=op.sharedmem, single=op.single, qualname=op.qualname)
+            blockdim=op.blockdim, sharedmem=op.sharedmem, single=op.single, qualname=op.qualname,
+            native=_NATIVE if self._direct else None)
 
     def __call__(self, *args, **kwargs):
         # Dynamo reads is_compiling() as True and traces the overload alone: nothing else here is traced.

@@ -1,5 +1,7 @@
 // Internal: bindings of the kernel layer (only .def lines and tiny lambdas; the work lives in
 // src/kernel/ and its Python glue python/src/py_kernel.hpp, py_arguments.hpp).
+#include <algorithm>
+
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
@@ -201,7 +203,8 @@ void bind_kernel(nb::module_& m) {
                           nb::object empty_like, nb::object contiguous_format, nb::object raw_stream,
                           nb::object kernel, nb::object kernels, nb::object signature, nb::object kernel_for,
                           nb::object ntasks, nb::object griddim,
-                          nb::object blockdim, std::int64_t sharedmem, bool single, std::string qualname) {
+                          nb::object blockdim, std::int64_t sharedmem, bool single, std::string qualname,
+                          nb::object native) {
              if (!PyType_Check(tensor_type.ptr())) throw nb::type_error("_DirectOp: tensor_type must be a type");
              if (!nb::isinstance<PyKernel>(kernel) && !nb::isinstance<DispatchCache>(kernel))
                throw nb::type_error("_DirectOp: kernel must be a cubridge.Kernel or a @cubridge.jit dispatcher");
@@ -230,6 +233,38 @@ void bind_kernel(nb::module_& m) {
              made->results = results;
              made->likes = std::move(likes);
              made->contiguous = std::move(contiguous);
+             // The exchange table reads every tensor's device and layout where each `contiguous` input is a tensor.
+             const bool all_tensors = std::ranges::all_of(made->contiguous, [&](std::size_t n) {
+               return std::ranges::find(made->tensors, n) != made->tensors.end(); });
+             try {
+               const CubridgeDLPackExchangeAPI* table =
+                   exchange_api_of(reinterpret_cast<PyTypeObject*>(made->tensor_type.ptr()));
+               if (all_tensors && table != nullptr && table->dltensor_from_py_object_no_sync != nullptr)
+                 made->tensor_table = table;
+             } catch (const std::invalid_argument&) {  // a malformed table: the attributes are asked instead
+             }
+             if (!native.is_none()) {
+               auto* t = static_cast<const FrameworkTable*>(PyCapsule_GetPointer(native.ptr(), kFrameworkTableCapsule));
+               if (t == nullptr) {
+                 PyErr_Clear();
+                 throw nb::type_error(("_DirectOp: native must be a capsule named '" + std::string(kFrameworkTableCapsule) +
+                                       "', got " + py_type_name(native)).c_str());
+               }
+               if (t->version != kFrameworkTableVersion)
+                 throw nb::value_error(("_DirectOp: native is a framework table of version " + std::to_string(t->version) +
+                                        "; this cubridge reads version " + std::to_string(kFrameworkTableVersion)).c_str());
+               if (all_tensors) {  // each `contiguous` input is a tensor the table describes
+                 made->native = t;
+                 made->native_owner = native;
+               }
+             }
+             for (std::size_t n : made->tensors)
+               made->tensor_wants_c.push_back(std::ranges::find(made->contiguous, n) != made->contiguous.end());
+             for (std::size_t like : made->likes) {
+               auto at = std::ranges::find(made->tensors, like);
+               made->like_tensor.push_back(made->tensor_table == nullptr || at == made->tensors.end()
+                                               ? -1 : static_cast<int>(at - made->tensors.begin()));
+             }
              made->order = std::move(order);
              made->raw_stream = std::move(raw_stream);
              made->kernel = std::move(kernel);
@@ -251,7 +286,8 @@ void bind_kernel(nb::module_& m) {
            nb::arg("likes"), nb::arg("contiguous"), nb::arg("order"), nb::arg("empty_like"),
            nb::arg("contiguous_format"), nb::arg("raw_stream"), nb::arg("kernel"), nb::arg("kernels").none(),
            nb::arg("signature").none(), nb::arg("kernel_for").none(), nb::arg("ntasks").none(), nb::arg("griddim").none(),
-           nb::arg("blockdim").none(), nb::arg("sharedmem"), nb::arg("single"), nb::arg("qualname"))
+           nb::arg("blockdim").none(), nb::arg("sharedmem"), nb::arg("single"), nb::arg("qualname"),
+           nb::arg("native").none() = nb::none())
       .def("__call__", [](DirectOp& op, nb::args args) { return direct_call(op, items_of(args)); });
   m.def("_array_param", &array_param_of, nb::arg("obj"),
         "@jit's typeof of a GPU array argument ('const float32[:, ::1]'), or None (no GPU array, or records).");

@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "py_dispatch.hpp"
+#include "py_dlpack.hpp"
+#include "py_framework_table.hpp"
 #include "py_launch.hpp"
 
 namespace cubridge::python::kernel_glue {
@@ -29,6 +31,15 @@ struct DirectOp {
   std::size_t count = 0;                // positional arguments of a direct call
   nb::object tensor_type;               // the exact type each tensor input must have
   std::vector<std::size_t> tensors;     // tensor inputs: CUDA, no gradient required
+  // The framework's compiled answers (the guards, the tensors' facts, the allocation and the stream without a
+  // Python call), where it was made with them; the Python functions and the paths below otherwise.
+  const FrameworkTable* native = nullptr;
+  nb::object native_owner;              // the capsule that publishes `native`
+  // The tensor type's DLPack exchange table where it has dltensor_from_py_object_no_sync (PyTorch 2.10 and
+  // later): each tensor's device and layout in one C call. Null: asked through the tensor's attributes.
+  const CubridgeDLPackExchangeAPI* tensor_table = nullptr;
+  std::vector<bool> tensor_wants_c;     // per tensor input: whether it is one of `contiguous`
+  std::vector<int> like_tensor;         // per result: its `likes` input's place in `tensors` (-1: none)
   std::vector<std::size_t> flagged;     // complex or void* tensors: no conjugate or negative bit
   std::vector<std::pair<std::size_t, std::vector<PyTypeObject*>>> scalars;  // each scalar's exact types
   // The implementation's common case, or the Python implementation where `fast` is false.
@@ -43,7 +54,7 @@ struct DirectOp {
   // A dispatcher with one signature: its loaded kernels (its `_kernels`: (signature, device) → Kernel), the
   // signature, and the dispatcher's own lookup that loads it (kernel_for(), called where the dict has none).
   nb::object kernels, signature, kernel_for;
-  std::vector<std::pair<int, nb::object>> keys;  // per device: the (signature, device) key, made once
+  std::vector<std::pair<int, nb::object>> loaded;  // per device: the loaded kernel found there last
   nb::object ntasks, griddim, blockdim;  // each None, a constant, or a callable of the inputs
   std::int64_t sharedmem = 0;
   bool single = false;                  // one result, returned as it is (not as a 1-tuple)
@@ -51,6 +62,40 @@ struct DirectOp {
 };
 
 namespace direct_detail {
+
+/// What the checks learnt of the tensor inputs through the exchange table (with attributes, nothing).
+struct TensorFacts {
+  int device = -1;          // the first tensor input's CUDA ordinal; -1: not read
+  bool contiguous = true;   // every tensor of `contiguous` is C-contiguous
+  std::uint64_t plain = 0;  // bit k: tensors[k] has C strides and every extent 2 or more (k < 64)
+};
+
+/// Whether a DLTensor view's strides are C order's and no extent is 0 or 1: then the view's strides are the
+/// tensor's own (PyTorch exports a stride of 1 for those extents), and PyTorch's empty_like(x) (which keeps
+/// x's strides) makes exactly what empty_like(x, memory_format=torch.contiguous_format) makes.
+inline bool plain_c_order(const CubridgeDLTensor& t) {
+  std::int64_t expected = 1;
+  for (int i = t.ndim - 1; i >= 0; --i) {
+    if (t.shape[i] < 2 || (t.strides != nullptr && t.strides[i] != expected)) return false;
+    expected *= t.shape[i];
+  }
+  return true;
+}
+
+/// PyTorch's is_contiguous() of a DLTensor view: an empty tensor is, and a dimension of extent 1 may have
+/// any stride.
+inline bool c_contiguous(const CubridgeDLTensor& t) {
+  if (t.strides == nullptr) return true;
+  for (int i = 0; i < t.ndim; ++i)
+    if (t.shape[i] == 0) return true;
+  std::int64_t expected = 1;
+  for (int i = t.ndim - 1; i >= 0; --i) {
+    if (t.shape[i] == 1) continue;
+    if (t.strides[i] != expected) return false;
+    expected *= t.shape[i];
+  }
+  return true;
+}
 
 inline bool truthy(PyObject* o) {
   const int t = PyObject_IsTrue(o);
@@ -77,25 +122,46 @@ inline nb::object call_with(nb::handle f, Args args) {
 }
 
 /// Whether the framework's dispatcher would only call the implementation (see torch.py's Op for the rules).
-inline bool direct(const DirectOp& op, Args args) {
+inline bool direct(const DirectOp& op, Args args, TensorFacts& facts) {
   static PyObject* const is_cuda = PyUnicode_InternFromString("is_cuda");
   static PyObject* const requires_grad = PyUnicode_InternFromString("requires_grad");
   static PyObject* const is_conj = PyUnicode_InternFromString("is_conj");
   static PyObject* const is_neg = PyUnicode_InternFromString("is_neg");
   if (args.size() != op.count) return false;
-  for (std::size_t n : op.tensors) {
-    PyObject* a = args[n];
-    if (Py_TYPE(a) != reinterpret_cast<PyTypeObject*>(op.tensor_type.ptr()) || !attr_true(a, is_cuda) ||
-        attr_true(a, requires_grad))
+  if (op.native != nullptr && op.native->dispatcher_acts()) return false;
+  for (std::size_t k = 0; k < op.tensors.size(); ++k) {
+    PyObject* a = args[op.tensors[k]];
+    if (Py_TYPE(a) != reinterpret_cast<PyTypeObject*>(op.tensor_type.ptr())) return false;
+    if (op.native != nullptr) {
+      FrameworkTensorFacts f;
+      if (!op.native->tensor_facts(a, &f) || !f.cuda || f.requires_grad || f.flagged) return false;
+      if (k == 0) facts.device = f.device;
+      if (op.tensor_wants_c[k] && !f.contiguous) facts.contiguous = false;
+      continue;
+    }
+    if (op.tensor_table != nullptr) {
+      CubridgeDLTensor t{};
+      if (op.tensor_table->dltensor_from_py_object_no_sync(a, &t) != 0) {  // a tensor DLPack cannot describe:
+        PyErr_Clear();                                                     // the dispatcher's path says why
+        return false;
+      }
+      if (t.device.device_type != CUBRIDGE_DL_CUDA) return false;
+      if (k == 0) facts.device = t.device.device_id;
+      if (op.tensor_wants_c[k] && !c_contiguous(t)) facts.contiguous = false;
+      if (k < 64 && plain_c_order(t)) facts.plain |= std::uint64_t{1} << k;
+    } else if (!attr_true(a, is_cuda)) {
       return false;
+    }
+    if (attr_true(a, requires_grad)) return false;
   }
-  for (std::size_t n : op.flagged)
-    if (method_true(args[n], is_conj) || method_true(args[n], is_neg)) return false;
   for (const auto& [n, exact] : op.scalars) {
     bool ok = false;
     for (PyTypeObject* tp : exact) ok = ok || Py_TYPE(args[n]) == tp;
     if (!ok) return false;
   }
+  if (op.native != nullptr) return true;  // its answers above covered the bits and the guards
+  for (std::size_t n : op.flagged)
+    if (method_true(args[n], is_conj) || method_true(args[n], is_neg)) return false;
   for (const nb::object& guard : op.falsy_guards) {
     nb::object r = nb::steal(PyObject_CallNoArgs(guard.ptr()));
     if (!r.is_valid()) throw nb::python_error();
@@ -109,13 +175,10 @@ inline bool direct(const DirectOp& op, Args args) {
   return true;
 }
 
-/// The dispatcher's one kernel loaded on `device` (from its dict, else by its own lookup), or an invalid
-/// object where that is no plain cubridge.Kernel (debug=True: the Python implementation re-raises).
-inline nb::object loaded_kernel(DirectOp& op, int device) {
-  nb::handle key;
-  for (const auto& [d, k] : op.keys)
-    if (d == device) key = k;
-  if (!key.is_valid()) key = op.keys.emplace_back(device, nb::make_tuple(op.signature, device)).second;
+/// The dispatcher's one kernel loaded on `device`, from its dict, else by its own lookup (the dispatcher's
+/// Python code); an invalid object where that is no plain cubridge.Kernel.
+inline nb::object dict_kernel(const DirectOp& op, int device) {
+  nb::object key = nb::make_tuple(op.signature, device);
   PyObject* found = PyDict_GetItemWithError(op.kernels.ptr(), key.ptr());  // borrowed
   if (found == nullptr && PyErr_Occurred()) throw nb::python_error();
   if (found != nullptr && nb::isinstance<PyKernel>(found) && nb::inst_ptr<PyKernel>(found)->kernel->module()->valid())
@@ -123,6 +186,20 @@ inline nb::object loaded_kernel(DirectOp& op, int device) {
   nb::object loaded = nb::steal(PyObject_CallNoArgs(op.kernel_for.ptr()));
   if (!loaded.is_valid()) throw nb::python_error();
   return nb::isinstance<PyKernel>(loaded) ? loaded : nb::object();
+}
+
+/// The dispatcher's one kernel loaded on `device` (the one found there last while its module is loaded, else
+/// from its dict, else by its own lookup), or an invalid object where that is no plain cubridge.Kernel
+/// (debug=True: the Python implementation re-raises).
+inline nb::object loaded_kernel(DirectOp& op, int device) {
+  auto last = std::find_if(op.loaded.begin(), op.loaded.end(), [&](const auto& e) { return e.first == device; });
+  if (last != op.loaded.end() && nb::inst_ptr<PyKernel>(last->second)->kernel->module()->valid()) return last->second;
+  nb::object found = dict_kernel(op, device);  // may run Python code: `last` is not used after it
+  if (!found.is_valid()) return found;
+  last = std::find_if(op.loaded.begin(), op.loaded.end(), [&](const auto& e) { return e.first == device; });
+  if (last != op.loaded.end()) last->second = found;
+  else op.loaded.emplace_back(device, found);
+  return found;
 }
 
 /// A launch extent: the constant, or the callable's answer for these inputs.
@@ -157,26 +234,30 @@ inline nb::object extent(const nb::object& value, Args args) {
 /// launch here and its results.
 inline nb::object direct_call(DirectOp& op, Args args) {
   using namespace direct_detail;
-  if (!direct(op, args)) return nb::borrow(Py_NotImplemented);
+  TensorFacts facts;
+  if (!direct(op, args, facts)) return nb::borrow(Py_NotImplemented);
   if (!op.fast) return call_with(op.implementation, args);
   static PyObject* const is_contiguous = PyUnicode_InternFromString("is_contiguous");
   static PyObject* const get_device = PyUnicode_InternFromString("get_device");
   static PyObject* const extensions = PyUnicode_InternFromString("extensions");
   static PyObject* const memory_format = PyUnicode_InternFromString("memory_format");
-  for (std::size_t n : op.contiguous)
-    if (!method_true(args[n], is_contiguous)) return call_with(op.implementation, args);  // copies first
+  // A strided input the kernel wants C-contiguous: the Python implementation copies it first.
+  if (op.native != nullptr || op.tensor_table != nullptr) {
+    if (!facts.contiguous) return call_with(op.implementation, args);
+  } else {
+    for (std::size_t n : op.contiguous)
+      if (!method_true(args[n], is_contiguous)) return call_with(op.implementation, args);
+  }
   nb::object kernel = op.kernel;
   bool dispatcher = nb::isinstance<DispatchCache>(kernel);
   if (dispatcher && attr_true(kernel.ptr(), extensions)) return call_with(op.implementation, args);
-  const int current = Context::current()->device().ordinal();
-  nb::object index;
-  if (!op.tensors.empty()) {
-    index = nb::steal(PyObject_CallMethodNoArgs(args[op.tensors.front()], get_device));
+  const int current = Context::current_ordinal();
+  if (!op.tensors.empty() && facts.device < 0) {
+    nb::object index = nb::steal(PyObject_CallMethodNoArgs(args[op.tensors.front()], get_device));
     if (!index.is_valid()) throw nb::python_error();
-    if (PyLong_AsLong(index.ptr()) != current) return call_with(op.implementation, args);  // switches device
-  } else {
-    index = nb::int_(current);
+    facts.device = static_cast<int>(PyLong_AsLong(index.ptr()));
   }
+  if (!op.tensors.empty() && facts.device != current) return call_with(op.implementation, args);  // switches device
   if (dispatcher && !op.kernel_for.is_none()) {  // one signature: its kernel loaded on this device
     kernel = loaded_kernel(op, current);
     if (!kernel.is_valid()) return call_with(op.implementation, args);  // debug=True: it re-raises
@@ -187,9 +268,17 @@ inline nb::object direct_call(DirectOp& op, Args args) {
   std::vector<nb::object> results;
   if (!op.likes.empty()) {
     static PyObject* const kwnames = PyTuple_Pack(1, memory_format);
-    for (std::size_t like : op.likes) {
-      PyObject* call[] = {args[like], op.contiguous_format.ptr()};
-      PyObject* r = PyObject_Vectorcall(op.empty_like.ptr(), call, 1, kwnames);
+    for (std::size_t j = 0; j < op.likes.size(); ++j) {
+      if (op.native != nullptr) {
+        PyObject* r = op.native->empty_like(args[op.likes[j]]);
+        if (r == nullptr) return call_with(op.implementation, args);  // it allocates, or raises in the framework's words
+        results.push_back(nb::steal(r));
+        continue;
+      }
+      PyObject* call[] = {args[op.likes[j]], op.contiguous_format.ptr()};
+      const int k = op.like_tensor[j];
+      const bool plain = k >= 0 && k < 64 && (facts.plain >> k & 1) != 0;  // the keyword would change nothing
+      PyObject* r = PyObject_Vectorcall(op.empty_like.ptr(), call, 1, plain ? nullptr : kwnames);
       if (r == nullptr) throw nb::python_error();
       results.push_back(nb::steal(r));
     }
@@ -198,9 +287,16 @@ inline nb::object direct_call(DirectOp& op, Args args) {
   ordered.reserve(op.order.size());
   for (std::size_t slot : op.order) ordered.push_back(slot < args.size() ? args[slot] : results[slot - args.size()].ptr());
   const Args launch_args(ordered.data(), ordered.size());
-  PyObject* index_arg = index.ptr();
-  nb::object stream = nb::steal(PyObject_Vectorcall(op.raw_stream.ptr(), &index_arg, 1, nullptr));
-  if (!stream.is_valid()) throw nb::python_error();
+  nb::object stream;
+  void* native_stream = nullptr;
+  if (op.native != nullptr && op.native->current_stream(current, &native_stream)) {
+    stream = native_stream == nullptr ? nb::int_(1) : nb::int_(reinterpret_cast<std::uintptr_t>(native_stream));
+  } else {
+    nb::object index = nb::int_(current);
+    PyObject* index_arg = index.ptr();
+    stream = nb::steal(PyObject_Vectorcall(op.raw_stream.ptr(), &index_arg, 1, nullptr));
+    if (!stream.is_valid()) throw nb::python_error();
+  }
   if (!truthy(stream.ptr())) stream = nb::int_(1);  // the framework's null stream: the legacy default stream
   // Extents the Python implementation words its own refusal for (a list, a numpy int, ...) go to it.
   nb::object n, grid, block;

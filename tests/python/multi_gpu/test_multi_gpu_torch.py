@@ -96,3 +96,25 @@ def test_one_rank_per_gpu_with_torch_distributed_nccl():
     for r, (p, out) in enumerate(zip(ranks, outputs)):
         assert p.returncode == 0, f"rank {r} exited with {p.returncode}:\n{out[-4000:]}"
         assert f"rank {r}: all_reduce of cubridge kernels' results checked on cuda:{r}" in out, out[-4000:]
+
+
+def test_a_custom_op_runs_where_its_tensors_are_on_each_device():
+    # The direct call keeps the kernel it loaded per device; tensors of a device other than the current one
+    # go through the op's Python implementation, which makes their device current for the launch.
+    if torch.cuda.device_count() < 2:
+        pytest.skip(f"needs two GPUs; this machine has {torch.cuda.device_count()}")
+    import cubridge.torch as ct
+
+    @cubridge.jit("void(const float32[::1], float32, float32[::1])")
+    def scaled(x, factor, out):
+        i = cubridge.grid(1)
+        if i < out.size:
+            out[i] = x[i] * factor
+
+    op = ct.custom_op(scaled, out="x", ntasks=lambda x, f: x.numel(), name="cubridge_multi_gpu::scaled")
+    for current, where in ((0, 0), (1, 1), (0, 0), (1, 1), (0, 1), (1, 0)):
+        with torch.cuda.device(current):
+            x = torch.randn(1000, device=f"cuda:{where}")
+            out = op(x, 2.5)
+            assert out.device == x.device and torch.cuda.current_device() == current
+            torch.testing.assert_close(out, x * 2.5)

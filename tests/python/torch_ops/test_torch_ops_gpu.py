@@ -3,6 +3,8 @@ stream, and the capture stream of torch.cuda.graph, where a launch on any other 
 under torch.compile(fullgraph=True) with no graph break and results equal to eager, under
 mode="reduce-overhead" with no CUDA-graph skip and replays that follow new inputs, with mutated inputs,
 several results, scalars, a loaded (PTX) kernel with griddim/blockdim, and autograd through a backward op."""
+import warnings
+
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -44,13 +46,13 @@ def add_op():
     return ct.custom_op(add, out="x", ntasks=lambda x, y: x.numel(), name=unique("add"))
 
 
-def test_eager_equals_torch():
+def test_eager_equals_torch(answers):
     op = add_op()
     x, y = torch.randn(10_000, device="cuda"), torch.randn(10_000, device="cuda")
     torch.testing.assert_close(op(x, y), x + y)
 
 
-def test_runs_on_the_current_side_stream():
+def test_runs_on_the_current_side_stream(answers):
     op = add_op()
     s = torch.cuda.Stream()
     x = torch.randn(1 << 20, device="cuda")
@@ -171,7 +173,7 @@ def test_reduce_overhead_captures_one_graph_and_replays_new_inputs():
     assert not counters["inductor"]["cudagraph_skips"], dict(counters["inductor"])
 
 
-def test_torch_cuda_graph_capture_and_replay():
+def test_torch_cuda_graph_capture_and_replay(answers):
     op = add_op()
     x, y = torch.randn(5000, device="cuda"), torch.randn(5000, device="cuda")
     s = torch.cuda.Stream()
@@ -230,7 +232,27 @@ def test_every_question_of_the_direct_call_can_be_asked_in_this_pytorch():
     assert ct._ASKED is not None, "a torch function the direct call asks is missing: every call takes the dispatcher"
 
 
-def test_an_eager_call_of_plain_cuda_tensors_skips_the_dispatcher_with_its_results():
+def test_the_compiled_answers_are_taken_where_built_against_this_pytorch():
+    import importlib.util
+    if importlib.util.find_spec("cubridge._torch_glue") is None:
+        pytest.skip("cubridge._torch_glue was not built (no PyTorch where the package was built)")
+    from cubridge import _torch_glue
+    assert _torch_glue.torch_version == torch.__version__
+    assert ct._NATIVE is _torch_glue.table
+
+
+@pytest.fixture(params=["compiled", "python"])
+def answers(request, monkeypatch):
+    """The direct call asking PyTorch in C++ (cubridge._torch_glue) or through torch's Python functions: the ops
+    a test makes take that path; both must decide and compute the same."""
+    if request.param == "compiled" and ct._NATIVE is None:
+        pytest.skip("cubridge._torch_glue is not built against this PyTorch")
+    if request.param == "python":
+        monkeypatch.setattr(ct, "_NATIVE", None)
+    return request.param
+
+
+def test_an_eager_call_of_plain_cuda_tensors_skips_the_dispatcher_with_its_results(answers):
     op = add_op()
     c = counted(op)
     x, y = torch.randn(1000, device="cuda"), torch.randn(1000, device="cuda")
@@ -261,8 +283,9 @@ def _mode_cases():
 
 
 @pytest.mark.parametrize("case", ["requires_grad", "keywords", "parameter_subclass", "int_for_a_float",
-                                  "torch_function_mode", "torch_dispatch_mode", "profiler", "mutating_op"])
-def test_the_dispatcher_takes_every_call_where_it_does_more(case):
+                                  "torch_function_mode", "torch_dispatch_mode", "profiler", "mutating_op",
+                                  "jit_trace", "vmap"])
+def test_the_dispatcher_takes_every_call_where_it_does_more(case, answers):
     x = torch.randn(64, device="cuda")
     if case == "mutating_op":
         op = ct.custom_op(scale_rows, mutates_args=("x",), ntasks=lambda x, f, r: r, name=unique("scale"))
@@ -281,11 +304,57 @@ def test_the_dispatcher_takes_every_call_where_it_does_more(case):
         out = op(torch.nn.Parameter(x, requires_grad=False), 2.0)
     elif case == "int_for_a_float":
         out = op(x, 2)
+    elif case == "jit_trace":  # the trace records the op only where the dispatcher takes the call
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the tracer's own warnings about a Python value in the trace
+            traced = torch.jit.trace(lambda t: op(t, 2.0), (x,), check_trace=False)
+        assert c.calls == 1
+        out = traced(x)
+    elif case == "vmap":  # a functorch transform: the dispatcher's batching rule (here: a loop over the batch)
+        try:
+            out = torch.vmap(lambda t: op(t, 2.0))(x.reshape(4, 16)).reshape(64)
+        except RuntimeError as e:  # this PyTorch has no fallback for a custom op without a vmap rule
+            assert "vmap" in str(e)
+            assert c.calls == 1
+            return
     else:
         with _mode_cases()[case]():
             out = op(x, 2.0)
     assert c.calls == 1
     torch.testing.assert_close(out.detach(), x * 2)
+
+
+def test_a_cpu_tensor_goes_to_the_dispatcher_which_refuses_it(answers):
+    op = ct.custom_op(scaled, out="x", ntasks=lambda x, f: x.numel(), name=unique("scaled"))
+    c = counted(op)
+    with pytest.raises(NotImplementedError):
+        op(torch.randn(8), 2.0)
+    assert c.calls == 1
+
+
+@pytest.mark.parametrize("case", ["one_element_with_a_stride", "empty", "row_of_a_matrix"])
+def test_inputs_pytorch_calls_contiguous_take_the_direct_call(case, answers):
+    # PyTorch's is_contiguous(): a dimension of extent 1 may have any stride, an empty tensor is contiguous.
+    base = torch.randn(64, 8, device="cuda")
+    x = {"one_element_with_a_stride": base[:1, 3], "empty": base[:0, 2], "row_of_a_matrix": base[3]}[case]
+    assert x.is_contiguous()
+    op = ct.custom_op(scaled, out="x", ntasks=lambda x, f: x.numel(), name=unique("scaled"))
+    c = counted(op)
+    out = op(x, 3.0)
+    assert c.calls == 0
+    torch.testing.assert_close(out, x * 3.0)
+    # allocated as the fake implementation allocates (C order), whatever stride x has on an extent of 1
+    assert out.stride() == torch.empty_like(x, memory_format=torch.contiguous_format).stride() == (1,)
+
+
+def test_a_strided_input_of_the_direct_call_is_copied_not_read_in_place(answers):
+    base = torch.randn(64, 8, device="cuda")
+    x = base[:, 5]  # stride 8: not contiguous
+    op = ct.custom_op(scaled, out="x", ntasks=lambda x, f: x.numel(), name=unique("scaled"))
+    c = counted(op)
+    out = op(x, 3.0)
+    assert c.calls == 0 and out.is_contiguous()
+    torch.testing.assert_close(out, x * 3.0)
 
 
 def test_the_op_forwards_the_overloads_attributes():

@@ -1,0 +1,101 @@
+// cubridge._torch_glue: PyTorch's answers to cubridge.torch's direct call (python/src/py_direct_op.hpp) asked in
+// C++: its five mode, transform, trace and profiler questions, a tensor's facts, a result's allocation and the
+// current stream, each a read of PyTorch's own state where the Python functions cost ~0.1-2 µs a call. Built
+// only where PyTorch is importable when the package is built, against that PyTorch's headers and libraries
+// (python/torch_glue/CMakeLists.txt); cubridge.torch uses it only under the same torch.__version__, and asks
+// torch's Python functions otherwise. Publishes one cubridge::python::FrameworkTable (py_framework_table.hpp).
+#include <Python.h>
+
+#include <ATen/PythonTorchFunctionTLS.h>
+#include <ATen/ops/empty_like.h>
+#include <c10/core/impl/LocalDispatchKeySet.h>
+#include <c10/core/impl/TorchDispatchModeTLS.h>
+#include <c10/cuda/CUDAStream.h>
+#include <torch/csrc/autograd/python_variable.h>
+#include <torch/csrc/jit/frontend/tracer.h>
+#include <torch/csrc/profiler/orchestration/observer.h>
+
+#include "py_framework_table.hpp"
+
+#ifndef CUBRIDGE_TORCH_VERSION
+#error "CUBRIDGE_TORCH_VERSION (the torch.__version__ built against) is set by python/torch_glue/CMakeLists.txt"
+#endif
+
+namespace {
+
+using cubridge::python::FrameworkTable;
+using cubridge::python::FrameworkTensorFacts;
+
+// The questions torch._C's _is_torch_function_mode_enabled, _len_torch_dispatch_stack, _is_tracing and
+// _autograd._profiler_enabled ask, in their terms. functorch's interpreter stack (_functorch.peek_interpreter_stack)
+// is asked through the dispatch key functorch includes on this thread while its stack is not empty (its header,
+// DynamicLayer.h, needs one PyTorch does not ship).
+bool dispatcher_acts() {
+  try {
+    return at::impl::torch_function_mode_enabled() || c10::impl::TorchDispatchModeTLS::stack_len() > 0 ||
+           c10::impl::tls_is_dispatch_key_included(c10::DispatchKey::FuncTorchDynamicLayerFrontMode) ||
+           torch::jit::tracer::isTracing() || torch::profiler::impl::profilerEnabled();
+  } catch (...) {
+    return true;  // nothing here throws today; a PyTorch that does sends every call to its dispatcher
+  }
+}
+
+bool tensor_facts(PyObject* tensor, FrameworkTensorFacts* out) {
+  if (!THPVariable_CheckExact(tensor)) return false;
+  try {
+    const at::Tensor& t = THPVariable_Unpack(tensor);
+    out->cuda = t.is_cuda();
+    out->device = out->cuda ? t.get_device() : -1;
+    out->requires_grad = t.requires_grad();
+    out->flagged = t.is_conj() || t.is_neg();
+    out->contiguous = t.is_contiguous();
+    return true;
+  } catch (...) {  // a tensor without strides or storage (a functorch wrapper, a nested tensor): the dispatcher's
+    return false;
+  }
+}
+
+// torch.empty_like(tensor, memory_format=torch.contiguous_format) without its Python argument parsing.
+PyObject* empty_like(PyObject* tensor) {
+  if (!THPVariable_CheckExact(tensor)) return nullptr;
+  try {
+    const at::Tensor& t = THPVariable_Unpack(tensor);
+    return THPVariable_Wrap(at::empty_like(t, t.options(), at::MemoryFormat::Contiguous));
+  } catch (...) {  // out of memory, ...: torch.empty_like asked from Python raises it in PyTorch's words
+    PyErr_Clear();
+    return nullptr;
+  }
+}
+
+// torch._C._cuda_getCurrentRawStream(device).
+bool current_stream(int device, void** out) {
+  try {
+    *out = c10::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(device)).stream();
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
+const FrameworkTable table{cubridge::python::kFrameworkTableVersion, &dispatcher_acts, &tensor_facts, &empty_like,
+                           &current_stream};
+
+PyModuleDef module_def{PyModuleDef_HEAD_INIT, "_torch_glue",
+                       "PyTorch's answers to cubridge.torch's direct call, asked in C++ (built against torch " CUBRIDGE_TORCH_VERSION ").",
+                       0, nullptr, nullptr, nullptr, nullptr, nullptr};
+
+}  // namespace
+
+PyMODINIT_FUNC PyInit__torch_glue() {
+  PyObject* m = PyModule_Create(&module_def);
+  if (m == nullptr) return nullptr;
+  PyObject* capsule = PyCapsule_New(const_cast<FrameworkTable*>(&table), cubridge::python::kFrameworkTableCapsule, nullptr);
+  const bool added = capsule != nullptr && PyModule_AddObjectRef(m, "table", capsule) == 0 &&
+                     PyModule_AddStringConstant(m, "torch_version", CUBRIDGE_TORCH_VERSION) == 0;
+  Py_XDECREF(capsule);
+  if (!added) {
+    Py_DECREF(m);
+    return nullptr;
+  }
+  return m;
+}
