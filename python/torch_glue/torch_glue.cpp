@@ -44,7 +44,7 @@ bool tensor_facts(PyObject* tensor, FrameworkTensorFacts* out) {
   if (!THPVariable_CheckExact(tensor)) return false;
   try {
     const at::Tensor& t = THPVariable_Unpack(tensor);
-    out->cuda = t.is_cuda();
+    out->cuda = t.is_cuda() && t.layout() == c10::kStrided;  // sparse and other layouts: the dispatcher's
     out->device = out->cuda ? t.get_device() : -1;
     out->requires_grad = t.requires_grad();
     out->flagged = t.is_conj() || t.is_neg();
