@@ -11,7 +11,6 @@ program, its libraries, numba-cuda's test suite) get cubridge's."""
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import os
 import sys
 import warnings
@@ -112,8 +111,9 @@ def routed() -> bool:
     return bool(_original)
 
 
-class _RoutingLoader(importlib.abc.Loader):
-    """numba.cuda's own loader, routing the entry points once the module has run."""
+class _RoutingLoader:
+    """numba.cuda's own loader, routing the entry points once the module has run. (The import system asks a
+    loader for these two methods; no importlib.abc base, whose import costs every `import cubridge` ~5 ms.)"""
 
     def __init__(self, loader):
         self._loader = loader
@@ -126,8 +126,9 @@ class _RoutingLoader(importlib.abc.Loader):
         _route(module)
 
 
-class _Hook(importlib.abc.MetaPathFinder):
-    """Finds numba.cuda through the other finders and gives it the routing loader."""
+class _Hook:
+    """Finds numba.cuda through the other finders and gives it the routing loader (a meta path finder: the
+    import system asks it for find_spec)."""
 
     def find_spec(self, name, path, target=None):
         if name != "numba.cuda":

@@ -9,7 +9,6 @@ from __future__ import annotations
 import functools
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from typing import Any
@@ -169,6 +168,7 @@ class CompiledKernel(CompiledCode):
             with open(file, "wb") as f:
                 f.write(cubin)
             cmd = [path, file] if tool == "nvdisasm" else [path, "-sass", file]
+            import subprocess  # here: its import costs every `import cubridge` ~3 ms
             out = subprocess.run(cmd, capture_output=True, text=True)
         if out.returncode != 0:
             raise RuntimeError(f"inspect_sass: {tool} failed ({out.returncode}): {out.stderr.strip()}")
