@@ -101,10 +101,10 @@ def main() -> None:
         _core._DirectOp = real
     variants = {
         "no guards": dict(falsy_guards=[], none_guards=[]),
-        "no tensor checks": dict(tensors=[], flagged=[], contiguous=[]),
-        "no guards, no tensor checks": dict(falsy_guards=[], none_guards=[], tensors=[], flagged=[], contiguous=[]),
+        "no tensor checks": dict(tensors=[], contiguous=[]),
+        "no guards, no tensor checks": dict(falsy_guards=[], none_guards=[], tensors=[], contiguous=[]),
         "the loaded Kernel": dict(kernel=kernel, kernels=None, signature=None, kernel_for=None),
-        "bare: no guards, no checks, the loaded Kernel": dict(falsy_guards=[], none_guards=[], tensors=[], flagged=[],
+        "bare: no guards, no checks, the loaded Kernel": dict(falsy_guards=[], none_guards=[], tensors=[],
                                                               contiguous=[], kernel=kernel, kernels=None,
                                                               signature=None, kernel_for=None),
     }

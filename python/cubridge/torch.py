@@ -283,8 +283,9 @@ class Op:
     - no ``__torch_function__`` override or mode, no ``__torch_dispatch__`` mode (FakeTensorMode,
       FunctionalTensorMode, ...), no functorch transform (``vmap``, ``grad``);
     - the arguments are positional, one per input: each tensor input an exact ``torch.Tensor`` on a CUDA
-      device that requires no gradient (an exact type has no ``__torch_function__`` of its own; a complex
-      or ``void*`` one without a conjugate or negative bit, which the dispatcher would resolve first), each
+      device that requires no gradient and has no conjugate or negative bit (an exact type has no
+      ``__torch_function__`` of its own; the dispatcher resolves the bits first: ``x.conj().imag`` is a float
+      tensor with a negative bit), each
       scalar an exact ``bool``, ``int`` or ``float`` as its schema type (the dispatcher converts others);
     - the op mutates no input (PyTorch's dispatcher keeps the version counters of mutated inputs).
     """
@@ -297,9 +298,6 @@ class Op:
         params = [op.params[i] for i in op.inputs]
         self._count = len(params)
         self._tensors = tuple(n for n, p in enumerate(params) if p.tensor)
-        # complex and void* tensors may carry a conjugate or negative bit, which the dispatcher resolves first
-        self._complex = tuple(n for n, p in enumerate(params)
-                              if p.tensor and (p.scalar == "void" or p.scalar.startswith("complex")))
         # each scalar input with the exact Python types its schema type takes as they are
         self._scalars = tuple((n, _EXACT[_SCALAR_KIND[p.scalar]]) for n, p in enumerate(params) if not p.tensor)
         # The checks above and the implementation's common case (every result allocated like an input), in C++.
@@ -308,7 +306,7 @@ class Op:
             implementation=op.launch, falsy_guards=[_function_modes, _dispatch_modes, _profiling] +
             ([_tracing] if _TRACING_IS_BOOL else []) if self._direct else [],
             none_guards=[_transforms] + ([] if _TRACING_IS_BOOL else [_tracing]) if self._direct else [], count=self._count,
-            tensor_type=_Tensor, tensors=list(self._tensors), flagged=list(self._complex),
+            tensor_type=_Tensor, tensors=list(self._tensors),
             scalars=[(n, list(exact)) for n, exact in self._scalars], fast=all(like is not None for like in op.likes),
             results=len(op.likes), likes=[like for like in op.likes if like is not None],
             contiguous=list(op.contiguous), order=op.order, empty_like=torch.empty_like,

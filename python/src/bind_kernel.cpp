@@ -178,7 +178,7 @@ void bind_kernel(nb::module_& m) {
       .def(nb::init<>())
       .def_prop_ro("_launch_cache_stats", [](const DispatchCache& c) { return nb::make_tuple(c.hits, c.misses, c.entries.size()); },
                    "(hits, misses, entries) of the lazy-launch cache.")
-      .def("_launch_cache_clear", [](DispatchCache& c) { c.entries.clear(); c.next = 0; });
+      .def("_launch_cache_clear", [](DispatchCache& c) { c.clear(); });
   m.def("_lazy_subscript", [](nb::handle dispatcher, nb::handle key) {
           PyObject* launch = lazy_subscript(dispatcher.ptr(), key.ptr());
           if (launch == nullptr) throw nb::python_error();
@@ -197,7 +197,7 @@ void bind_kernel(nb::module_& m) {
       .def("__init__", [](DirectOp* op, nb::object implementation,
                           std::vector<nb::object> falsy_guards, std::vector<nb::object> none_guards,
                           std::size_t count, nb::object tensor_type, std::vector<std::size_t> tensors,
-                          std::vector<std::size_t> flagged, std::vector<std::pair<std::size_t, std::vector<nb::object>>> scalars,
+                          std::vector<std::pair<std::size_t, std::vector<nb::object>>> scalars,
                           bool fast, std::size_t results, std::vector<std::size_t> likes,
                           std::vector<std::size_t> contiguous, std::vector<std::size_t> order,
                           nb::object empty_like, nb::object contiguous_format, nb::object raw_stream,
@@ -218,7 +218,6 @@ void bind_kernel(nb::module_& m) {
              made->count = count;
              made->tensor_type = std::move(tensor_type);
              made->tensors = std::move(tensors);
-             made->flagged = std::move(flagged);
              for (auto& [n, types] : scalars) {
                std::vector<PyTypeObject*> exact;
                for (nb::object& t : types) {
@@ -282,7 +281,7 @@ void bind_kernel(nb::module_& m) {
              made->single = single;
              made->qualname = std::move(qualname); },
            nb::arg("implementation"), nb::arg("falsy_guards"), nb::arg("none_guards"), nb::arg("count"), nb::arg("tensor_type"),
-           nb::arg("tensors"), nb::arg("flagged"), nb::arg("scalars"), nb::arg("fast"), nb::arg("results"),
+           nb::arg("tensors"), nb::arg("scalars"), nb::arg("fast"), nb::arg("results"),
            nb::arg("likes"), nb::arg("contiguous"), nb::arg("order"), nb::arg("empty_like"),
            nb::arg("contiguous_format"), nb::arg("raw_stream"), nb::arg("kernel"), nb::arg("kernels").none(),
            nb::arg("signature").none(), nb::arg("kernel_for").none(), nb::arg("ntasks").none(), nb::arg("griddim").none(),

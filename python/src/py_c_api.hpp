@@ -157,6 +157,7 @@ inline int c_array_from_pyobject(void* obj, std::uint32_t flags, std::uintptr_t 
       producer = a.view.synchronizes() ? a.view.stream() : std::nullopt;
       device = a.view.device();
     } else if (api != nullptr && api->dltensor_from_py_object_no_sync != nullptr) {
+      torch_bits::refuse_unresolved(h.ptr());  // as import_array: a conjugated or negated view is refused
       CubridgeDLTensor t{};
       check_producer_call(api->dltensor_from_py_object_no_sync(h.ptr(), &t), h.ptr(), "dltensor_from_py_object_no_sync");
       StreamRef work = exchange_work_stream(api, t.device.device_type, t.device.device_id);

@@ -30,7 +30,7 @@ struct DirectOp {
   std::vector<nb::object> falsy_guards, none_guards;
   std::size_t count = 0;                // positional arguments of a direct call
   nb::object tensor_type;               // the exact type each tensor input must have
-  std::vector<std::size_t> tensors;     // tensor inputs: CUDA, no gradient required
+  std::vector<std::size_t> tensors;     // tensor inputs: CUDA, no gradient required, no conjugate or negative bit
   // The framework's compiled answers (the guards, the tensors' facts, the allocation and the stream without a
   // Python call), where it was made with them; the Python functions and the paths below otherwise.
   const FrameworkTable* native = nullptr;
@@ -40,7 +40,6 @@ struct DirectOp {
   const CubridgeDLPackExchangeAPI* tensor_table = nullptr;
   std::vector<bool> tensor_wants_c;     // per tensor input: whether it is one of `contiguous`
   std::vector<int> like_tensor;         // per result: its `likes` input's place in `tensors` (-1: none)
-  std::vector<std::size_t> flagged;     // complex or void* tensors: no conjugate or negative bit
   std::vector<std::pair<std::size_t, std::vector<PyTypeObject*>>> scalars;  // each scalar's exact types
   // The implementation's common case, or the Python implementation where `fast` is false.
   bool fast = false;
@@ -54,7 +53,14 @@ struct DirectOp {
   // A dispatcher with one signature: its loaded kernels (its `_kernels`: (signature, device) → Kernel), the
   // signature, and the dispatcher's own lookup that loads it (kernel_for(), called where the dict has none).
   nb::object kernels, signature, kernel_for;
-  std::vector<std::pair<int, nb::object>> loaded;  // per device: the loaded kernel found there last
+  // Per device: the loaded kernel found there last, and the dispatcher's generation then (recompile() makes
+  // a new one: the kernel is looked up again).
+  struct Loaded {
+    int device;
+    nb::object kernel;
+    std::uint64_t generation;
+  };
+  std::vector<Loaded> loaded;
   nb::object ntasks, griddim, blockdim;  // each None, a constant, or a callable of the inputs
   std::int64_t sharedmem = 0;
   bool single = false;                  // one result, returned as it is (not as a 1-tuple)
@@ -152,16 +158,16 @@ inline bool direct(const DirectOp& op, Args args, TensorFacts& facts) {
     } else if (!attr_true(a, is_cuda)) {
       return false;
     }
-    if (attr_true(a, requires_grad)) return false;
+    // Any tensor may carry a negative bit (x.conj().imag is a float tensor), a complex one a conjugate bit: the
+    // dispatcher resolves them before the implementation runs.
+    if (attr_true(a, requires_grad) || method_true(a, is_conj) || method_true(a, is_neg)) return false;
   }
   for (const auto& [n, exact] : op.scalars) {
     bool ok = false;
     for (PyTypeObject* tp : exact) ok = ok || Py_TYPE(args[n]) == tp;
     if (!ok) return false;
   }
-  if (op.native != nullptr) return true;  // its answers above covered the bits and the guards
-  for (std::size_t n : op.flagged)
-    if (method_true(args[n], is_conj) || method_true(args[n], is_neg)) return false;
+  if (op.native != nullptr) return true;  // its answers above covered the guards
   for (const nb::object& guard : op.falsy_guards) {
     nb::object r = nb::steal(PyObject_CallNoArgs(guard.ptr()));
     if (!r.is_valid()) throw nb::python_error();
@@ -188,17 +194,22 @@ inline nb::object dict_kernel(const DirectOp& op, int device) {
   return nb::isinstance<PyKernel>(loaded) ? loaded : nb::object();
 }
 
-/// The dispatcher's one kernel loaded on `device` (the one found there last while its module is loaded, else
-/// from its dict, else by its own lookup), or an invalid object where that is no plain cubridge.Kernel
-/// (debug=True: the Python implementation re-raises).
+/// The dispatcher's one kernel loaded on `device`: the one found there last while its module is loaded and the
+/// dispatcher has not recompiled since, else from its dict, else by its own lookup; an invalid object where
+/// that is no plain cubridge.Kernel (debug=True: the Python implementation re-raises).
 inline nb::object loaded_kernel(DirectOp& op, int device) {
-  auto last = std::find_if(op.loaded.begin(), op.loaded.end(), [&](const auto& e) { return e.first == device; });
-  if (last != op.loaded.end() && nb::inst_ptr<PyKernel>(last->second)->kernel->module()->valid()) return last->second;
+  const std::uint64_t generation = nb::cast<DispatchCache&>(op.kernel).generation;
+  auto same = [&](const DirectOp::Loaded& e) { return e.device == device; };
+  auto last = std::find_if(op.loaded.begin(), op.loaded.end(), same);
+  if (last != op.loaded.end() && last->generation == generation &&
+      nb::inst_ptr<PyKernel>(last->kernel)->kernel->module()->valid())
+    return last->kernel;
   nb::object found = dict_kernel(op, device);  // may run Python code: `last` is not used after it
   if (!found.is_valid()) return found;
-  last = std::find_if(op.loaded.begin(), op.loaded.end(), [&](const auto& e) { return e.first == device; });
-  if (last != op.loaded.end()) last->second = found;
-  else op.loaded.emplace_back(device, found);
+  const std::uint64_t now = nb::cast<DispatchCache&>(op.kernel).generation;  // the lookup may have compiled
+  last = std::find_if(op.loaded.begin(), op.loaded.end(), same);
+  if (last != op.loaded.end()) *last = {device, found, now};
+  else op.loaded.push_back({device, found, now});
   return found;
 }
 

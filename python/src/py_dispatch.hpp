@@ -43,6 +43,16 @@ struct DispatchCache {
   std::size_t next = 0;  // the entry replaced next once full
   std::uint64_t hits = 0;
   std::uint64_t misses = 0;
+  // Counts clear()s (recompile(): new code): a kernel remembered elsewhere (a torch op's direct call) from an
+  // earlier generation is looked up again.
+  std::uint64_t generation = 0;
+
+  /// Forgets every loaded kernel: the dispatcher compiled its signatures afresh.
+  void clear() noexcept {
+    entries.clear();
+    next = 0;
+    ++generation;
+  }
 
   /// The entry for `key` on `device`, or null.
   Entry* find(const std::vector<ArgumentKey>& key, int device) noexcept {

@@ -24,6 +24,7 @@
 #include "cubridge/driver/device.hpp"
 #include "driver/driver_api.hpp"
 #include "py_device_array.hpp"
+#include "py_torch_bits.hpp"
 #include "cubridge/error.hpp"
 
 namespace cubridge::python {
@@ -289,6 +290,7 @@ inline StreamRef exchange_work_stream(const CubridgeDLPackExchangeAPI* api, int 
 
 /// `from_dlpack`: the exchange table first, then `__dlpack__(stream=..., max_version=(1, 3))`.
 inline PyDeviceArray array_from_dlpack(nb::handle obj, nb::handle stream, bool sync) {
+  torch_bits::refuse_unresolved(obj.ptr());  // PyTorch's export hands a conjugated or negated view out unresolved
   PyDeviceArray out;
   if (const CubridgeDLPackExchangeAPI* api = exchange_api_of(Py_TYPE(obj.ptr()))) {
     CubridgeDLManagedTensorVersioned* mt = nullptr;

@@ -16,7 +16,8 @@ inline constexpr std::uint32_t kFrameworkTableVersion = 1;
 
 /// One tensor's facts, as the framework knows them.
 struct FrameworkTensorFacts {
-  bool cuda = false;           // a strided tensor on a CUDA device
+  bool cuda = false;           // a dense strided CUDA tensor with no dispatch key a plain one lacks (no nested,
+                               // sparse, functional, zero, wrapped, conjugated or negated tensor)
   int device = -1;             // that device's ordinal
   bool requires_grad = false;  // autograd would record the call
   bool flagged = false;        // a conjugate or negative bit the dispatcher would resolve first

@@ -16,6 +16,7 @@
 #include "py_dlpack.hpp"
 #include "py_import_memo.hpp"
 #include "py_numba_reader.hpp"
+#include "py_torch_bits.hpp"
 
 namespace cubridge::python {
 
@@ -497,6 +498,7 @@ inline ImportedArray import_array(nb::handle obj, const ImportRequest& req, Rout
     else made(std::move(v).take());
   };
   if (route != Route::exchange) req.exchange_stream.reset();
+  if (route == Route::exchange || route == Route::attributes) torch_bits::refuse_unresolved(obj.ptr());
   if (route == Route::exchange) {
     if (const CubridgeDLPackExchangeAPI* api = exchange_api_of(Py_TYPE(obj.ptr()))) {
       try {

@@ -7,6 +7,7 @@
 #include <Python.h>
 
 #include <ATen/PythonTorchFunctionTLS.h>
+#include <ATen/record_function.h>
 #include <ATen/ops/empty_like.h>
 #include <c10/core/impl/LocalDispatchKeySet.h>
 #include <c10/core/impl/TorchDispatchModeTLS.h>
@@ -29,38 +30,58 @@ using cubridge::python::FrameworkTensorFacts;
 // The questions torch._C's _is_torch_function_mode_enabled, _len_torch_dispatch_stack, _is_tracing and
 // _autograd._profiler_enabled ask, in their terms. functorch's interpreter stack (_functorch.peek_interpreter_stack)
 // is asked through the dispatch key functorch includes on this thread while its stack is not empty (its header,
-// DynamicLayer.h, needs one PyTorch does not ship).
+// DynamicLayer.h, needs one PyTorch does not ship). Beyond the profiler of this thread, any RecordFunction
+// callback (a global profiler, an execution trace observer) is one the dispatcher would call.
 bool dispatcher_acts() {
   try {
     return at::impl::torch_function_mode_enabled() || c10::impl::TorchDispatchModeTLS::stack_len() > 0 ||
            c10::impl::tls_is_dispatch_key_included(c10::DispatchKey::FuncTorchDynamicLayerFrontMode) ||
-           torch::jit::tracer::isTracing() || torch::profiler::impl::profilerEnabled();
+           torch::jit::tracer::isTracing() || torch::profiler::impl::profilerEnabled() || at::hasCallbacks();
   } catch (...) {
     return true;  // nothing here throws today; a PyTorch that does sends every call to its dispatcher
   }
+}
+
+// A dense CUDA tensor whose every dispatch key is one a plain torch.randn(n, device="cuda") has: the dispatcher
+// would send a call on it straight to the CUDA implementation. Any other key (Conjugate, Negative, ZeroTensor,
+// Functionalize, a nested, sparse, batched or wrapped tensor, ...) is the dispatcher's to resolve first.
+bool plain_cuda(const at::Tensor& t) {
+  for (c10::DispatchKey k : t.key_set())
+    if (k != c10::DispatchKey::CUDA && k != c10::DispatchKey::AutogradCUDA && k != c10::DispatchKey::ADInplaceOrView &&
+        k != c10::DispatchKey::AutocastCUDA)
+      return false;
+  return t.layout() == c10::kStrided;
 }
 
 bool tensor_facts(PyObject* tensor, FrameworkTensorFacts* out) {
   if (!THPVariable_CheckExact(tensor)) return false;
   try {
     const at::Tensor& t = THPVariable_Unpack(tensor);
-    out->cuda = t.is_cuda() && t.layout() == c10::kStrided;  // sparse and other layouts: the dispatcher's
-    out->device = out->cuda ? t.get_device() : -1;
+    out->cuda = t.is_cuda() && plain_cuda(t);
+    out->device = t.is_cuda() ? t.get_device() : -1;
     out->requires_grad = t.requires_grad();
     out->flagged = t.is_conj() || t.is_neg();
-    out->contiguous = t.is_contiguous();
+    out->contiguous = out->cuda && t.is_contiguous();
     return true;
-  } catch (...) {  // a tensor without strides or storage (a functorch wrapper, a nested tensor): the dispatcher's
+  } catch (...) {
     return false;
   }
 }
 
-// torch.empty_like(tensor, memory_format=torch.contiguous_format) without its Python argument parsing.
+// torch.empty_like(tensor, memory_format=torch.contiguous_format) without its Python argument parsing; the GIL is
+// released around the allocation as PyTorch's binding releases it.
 PyObject* empty_like(PyObject* tensor) {
   if (!THPVariable_CheckExact(tensor)) return nullptr;
   try {
     const at::Tensor& t = THPVariable_Unpack(tensor);
-    return THPVariable_Wrap(at::empty_like(t, t.options(), at::MemoryFormat::Contiguous));
+    at::Tensor made;
+    {
+      pybind11::gil_scoped_release released;
+      made = at::empty_like(t, t.options(), at::MemoryFormat::Contiguous);
+    }
+    PyObject* wrapped = THPVariable_Wrap(std::move(made));
+    if (wrapped == nullptr) PyErr_Clear();  // the caller asks torch.empty_like, which raises in PyTorch's words
+    return wrapped;
   } catch (...) {  // out of memory, ...: torch.empty_like asked from Python raises it in PyTorch's words
     PyErr_Clear();
     return nullptr;

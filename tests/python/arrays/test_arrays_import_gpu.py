@@ -199,3 +199,31 @@ def test_launches_see_each_numba_device_array_as_it_is_now(nbcuda):
         k1[1, 32](e, float(n))
         np.testing.assert_array_equal(e.copy_to_host(), np.full(n, float(n), np.float32))
         del e
+
+
+def copy_complex(x, out):
+    i = cubridge.grid(1)
+    if i < out.size:
+        out[i] = x[i]
+
+
+@pytest.mark.parametrize("bit", ["conjugate", "negative"])
+def test_a_torch_tensor_with_an_unresolved_bit_is_refused_by_every_import(bit):
+    """PyTorch's DLPack export hands x.conj() and x.conj().imag out as their memory, without the bit: read so,
+    they would be silently wrong (unconjugated, the wrong sign). A launch, from_dlpack and as_cuda_array refuse
+    them naming the bit and the way out; resolved, the same values are read right."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch has no CUDA here")
+    z = torch.complex(torch.arange(8.0, device="cuda"), torch.arange(8.0, device="cuda") + 1)
+    x = z.conj() if bit == "conjugate" else z.conj().imag
+    assert (x.is_conj(), x.is_neg()) == ((True, False) if bit == "conjugate" else (False, True))
+    out = torch.zeros(8, dtype=x.dtype, device="cuda")
+    k = cubridge.jit(copy_complex)
+    for importing in (lambda: k[1, 32](x, out), lambda: cubridge.from_dlpack(x), lambda: cubridge.as_cuda_array(x)):
+        with pytest.raises(ValueError, match=f"{bit} bit set .* pass x.resolve_{bit[:3] if bit == 'negative' else 'conj'}"):
+            importing()
+    assert torch.equal(out, torch.zeros_like(out))  # nothing was launched
+    resolved = x.resolve_conj() if bit == "conjugate" else x.resolve_neg()
+    k[1, 32](resolved, out)
+    torch.testing.assert_close(out, x)  # x's values as PyTorch reads them (bits applied)

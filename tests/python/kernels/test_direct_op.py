@@ -23,7 +23,7 @@ class Tensor:
 def direct_op(native):
     return _core._DirectOp(
         implementation=lambda *a: None, falsy_guards=[], none_guards=[], count=1, tensor_type=Tensor, tensors=[0],
-        flagged=[], scalars=[], fast=True, results=1, likes=[0], contiguous=[0], order=[0, 1],
+        scalars=[], fast=True, results=1, likes=[0], contiguous=[0], order=[0, 1],
         empty_like=lambda x: None, contiguous_format=object(), raw_stream=lambda i: 0, kernel=copy, kernels=None,
         signature=None, kernel_for=None, ntasks=8, griddim=None, blockdim=None, sharedmem=0, single=True,
         qualname="copy", native=native)

@@ -324,6 +324,61 @@ def test_the_dispatcher_takes_every_call_where_it_does_more(case, answers):
     torch.testing.assert_close(out.detach(), x * 2)
 
 
+def test_a_negated_float_view_goes_to_the_dispatcher_which_resolves_it(answers):
+    # x.conj().imag is a float32 tensor with PyTorch's negative bit: its memory holds -x; the dispatcher resolves
+    # the bit before the implementation runs, so the op reads the values PyTorch shows.
+    z = torch.complex(torch.randn(64, device="cuda"), torch.randn(64, device="cuda"))
+    x = z.conj().imag
+    assert x.dtype == torch.float32 and x.is_neg()
+    op = ct.custom_op(scaled, out="x", ntasks=lambda x, f: x.numel(), name=unique("scaled"))
+    c = counted(op)
+    out = op(x, 2.0)
+    assert c.calls == 1
+    torch.testing.assert_close(out, -z.imag * 2.0)
+
+
+FACTOR = 2.0
+
+
+@cubridge.jit("void(const float32[::1], float32[::1])")
+def times_factor(x, out):
+    i = cubridge.grid(1)
+    if i < out.size:
+        out[i] = x[i] * FACTOR
+
+
+def test_a_recompiled_kernel_is_what_the_next_direct_call_runs(answers):
+    global FACTOR
+    op = ct.custom_op(times_factor, out="x", ntasks=lambda x: x.numel(), name=unique("times"))
+    c = counted(op)
+    x = torch.randn(100, device="cuda")
+    try:
+        torch.testing.assert_close(op(x), x * 2.0)
+        FACTOR = 3.0
+        times_factor.recompile()  # numba-cuda's recompile: the global is read again
+        torch.testing.assert_close(op(x), x * 3.0)
+    finally:
+        FACTOR = 2.0
+        times_factor.recompile()
+    assert c.calls == 0
+
+
+def test_a_zero_tensor_goes_to_the_dispatcher_with_the_compiled_answers():
+    # torch._efficientzerotensor has no memory of its own (PyTorch's ZeroTensor key): only the dispatcher knows it
+    if ct._NATIVE is None:
+        pytest.skip("cubridge._torch_glue is not built against this PyTorch")
+    op = ct.custom_op(scaled, out="x", ntasks=lambda x, f: x.numel(), name=unique("scaled"))
+    c = counted(op)
+    zt = torch._efficientzerotensor((64,), device="cuda")
+    try:
+        out = op(zt, 2.0)
+    except (RuntimeError, NotImplementedError):  # a PyTorch whose dispatcher refuses it: refused, never misread
+        assert c.calls == 1
+        return
+    assert c.calls == 1
+    torch.testing.assert_close(out, torch.zeros(64, device="cuda"))
+
+
 def test_a_cpu_tensor_goes_to_the_dispatcher_which_refuses_it(answers):
     op = ct.custom_op(scaled, out="x", ntasks=lambda x, f: x.numel(), name=unique("scaled"))
     c = counted(op)

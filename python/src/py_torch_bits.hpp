@@ -1,0 +1,101 @@
+// Internal (Python glue of the array face): PyTorch tensors with their conjugate or negative bit set. PyTorch
+// keeps x.conj() (complex) and x.conj().imag (any dtype) as views whose elements are the storage's conjugated
+// or negated, a bit it resolves in its own operators; its DLPack export (the exchange table's
+// dltensor_from_py_object_no_sync and managed_tensor_from_py_object_no_sync) hands out the storage without the
+// bit. Read as exported, such a tensor would be read silently wrong, so every import of a PyTorch tensor
+// refuses one by name (x.resolve_conj() / x.resolve_neg() give a tensor of the same values that has none).
+// The bits are asked through cubridge._torch_glue where the package was built against this PyTorch
+// (py_framework_table.hpp), else through the tensor's is_conj() and is_neg(). Asked by py_import.hpp and
+// py_dlpack.hpp before a PyTorch tensor is read.
+#pragma once
+
+#include "py_common.hpp"
+#include "py_framework_table.hpp"
+
+namespace cubridge::python::torch_bits {
+
+/// torch.Tensor and cubridge._torch_glue's table (null where not built against this PyTorch); resolved once the
+/// program has imported torch (never imported here). References kept for the process.
+struct Torch {
+  PyTypeObject* tensor = nullptr;
+  const FrameworkTable* glue = nullptr;
+};
+
+inline const Torch& torch() {
+  static Torch t;
+  static bool resolved = false;
+  if (resolved || !module_imported("torch")) return t;
+  resolved = true;
+  PyObject* cls = module_attribute("torch", "Tensor");
+  if (cls == nullptr || !PyType_Check(cls)) {
+    Py_XDECREF(cls);
+    return t;
+  }
+  t.tensor = reinterpret_cast<PyTypeObject*>(cls);
+  nb::object version = nb::steal(module_attribute("torch", "__version__"));
+  nb::object built = nb::steal(module_attribute("cubridge._torch_glue", "torch_version"));
+  nb::object table = nb::steal(module_attribute("cubridge._torch_glue", "table"));
+  if (version.is_valid() && built.is_valid() && table.is_valid() &&
+      PyObject_RichCompareBool(version.ptr(), built.ptr(), Py_EQ) == 1 &&
+      PyCapsule_IsValid(table.ptr(), kFrameworkTableCapsule)) {
+    auto* glue = static_cast<const FrameworkTable*>(PyCapsule_GetPointer(table.ptr(), kFrameworkTableCapsule));
+    if (glue->version == kFrameworkTableVersion) {
+      t.glue = glue;
+      table.release();  // the module keeps the table; the capsule reference is kept for the process too
+    }
+  }
+  PyErr_Clear();
+  return t;
+}
+
+/// Whether objects of exactly `tp` are PyTorch tensors (torch.Tensor or a subclass). A type answered no stays
+/// no: a type made before torch was imported has no torch base.
+inline bool is_tensor_type(PyTypeObject* tp) {
+  static PyTypeObject* last_yes = nullptr;
+  static PyTypeObject* last_no = nullptr;
+  if (tp == last_yes) return true;
+  if (tp == last_no) return false;
+  const Torch& t = torch();
+  const bool yes = t.tensor != nullptr && PyType_IsSubtype(tp, t.tensor);
+  (yes ? last_yes : last_no) = tp;
+  return yes;
+}
+
+namespace detail {
+
+inline bool method_true(PyObject* obj, const char* name) {
+  nb::object r = nb::steal(PyObject_CallMethod(obj, name, nullptr));
+  if (!r.is_valid()) throw nb::python_error();
+  const int v = PyObject_IsTrue(r.ptr());
+  if (v < 0) throw nb::python_error();
+  return v == 1;
+}
+
+}  // namespace detail
+
+/// Throws (ValueError, naming the bit and the way out) where `obj` is a PyTorch tensor with its conjugate or
+/// negative bit set.
+inline void refuse_unresolved(PyObject* obj) {
+  if (!is_tensor_type(Py_TYPE(obj))) return;
+  const Torch& t = torch();
+  FrameworkTensorFacts facts;
+  bool conj = false, neg = false;
+  if (t.glue != nullptr && t.glue->tensor_facts(obj, &facts)) {
+    if (!facts.flagged) return;
+    conj = detail::method_true(obj, "is_conj");  // only to word the error
+    neg = !conj;
+  } else {
+    conj = detail::method_true(obj, "is_conj");
+    neg = !conj && detail::method_true(obj, "is_neg");
+  }
+  if (!conj && !neg) return;
+  throw nb::value_error(conj
+      ? "a PyTorch tensor with its conjugate bit set (x.conj() of a complex tensor) cannot be read as it is: its "
+        "memory holds the values before the conjugation, which PyTorch's DLPack export hands out unconjugated; "
+        "pass x.resolve_conj() (the same values, conjugated into memory)"
+      : "a PyTorch tensor with its negative bit set (x.conj().imag, or another negated view) cannot be read as it "
+        "is: its memory holds the values before the negation, which PyTorch's DLPack export hands out unnegated; "
+        "pass x.resolve_neg() (the same values, negated into memory)");
+}
+
+}  // namespace cubridge::python::torch_bits
