@@ -76,9 +76,9 @@ struct TensorFacts {
   std::uint64_t plain = 0;  // bit k: tensors[k] has C strides and every extent 2 or more (k < 64)
 };
 
-/// Whether a DLTensor view's strides are C order's and no extent is 0 or 1: then the view's strides are the
-/// tensor's own (PyTorch exports a stride of 1 for those extents), and PyTorch's empty_like(x) (which keeps
-/// x's strides) makes exactly what empty_like(x, memory_format=torch.contiguous_format) makes.
+/// Whether a DLTensor view's strides are C order's and no extent is 0 or 1 (a producer may export any stride, or a
+/// normalized one, for those extents): then PyTorch's empty_like(x), which keeps x's strides, makes exactly what
+/// empty_like(x, memory_format=torch.contiguous_format) makes.
 inline bool plain_c_order(const CubridgeDLTensor& t) {
   std::int64_t expected = 1;
   for (int i = t.ndim - 1; i >= 0; --i) {
