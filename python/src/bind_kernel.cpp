@@ -259,11 +259,6 @@ void bind_kernel(nb::module_& m) {
              }
              for (std::size_t n : made->tensors)
                made->tensor_wants_c.push_back(std::ranges::find(made->contiguous, n) != made->contiguous.end());
-             for (std::size_t like : made->likes) {
-               auto at = std::ranges::find(made->tensors, like);
-               made->like_tensor.push_back(made->tensor_table == nullptr || at == made->tensors.end()
-                                               ? -1 : static_cast<int>(at - made->tensors.begin()));
-             }
              made->order = std::move(order);
              made->raw_stream = std::move(raw_stream);
              made->kernel = std::move(kernel);

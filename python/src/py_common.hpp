@@ -48,6 +48,27 @@ inline PyObject* module_attribute(const char* module, const char* name) noexcept
   return v;
 }
 
+/// `bool(o)`; raises what its __bool__ raises.
+inline bool truthy(PyObject* o) {
+  const int t = PyObject_IsTrue(o);
+  if (t < 0) throw nb::python_error();
+  return t == 1;
+}
+
+/// `bool(obj.name())` (`name` interned); raises what the call raises.
+inline bool method_true(PyObject* obj, PyObject* name) {
+  nb::object r = nb::steal(PyObject_CallMethodNoArgs(obj, name));
+  if (!r.is_valid()) throw nb::python_error();
+  return truthy(r.ptr());
+}
+
+/// `bool(obj.name)` (`name` interned); raises what the read raises.
+inline bool attr_true(PyObject* obj, PyObject* name) {
+  nb::object r = nb::steal(PyObject_GetAttr(obj, name));
+  if (!r.is_valid()) throw nb::python_error();
+  return truthy(r.ptr());
+}
+
 /// Whether a Python object may still be released: the interpreter is up and not finalizing.
 inline bool python_alive() noexcept {
 #if PY_VERSION_HEX >= 0x030D0000

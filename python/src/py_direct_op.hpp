@@ -39,7 +39,6 @@ struct DirectOp {
   // later): each tensor's device and layout in one C call. Null: asked through the tensor's attributes.
   const CubridgeDLPackExchangeAPI* tensor_table = nullptr;
   std::vector<bool> tensor_wants_c;     // per tensor input: whether it is one of `contiguous`
-  std::vector<int> like_tensor;         // per result: its `likes` input's place in `tensors` (-1: none)
   std::vector<std::pair<std::size_t, std::vector<PyTypeObject*>>> scalars;  // each scalar's exact types
   // The implementation's common case, or the Python implementation where `fast` is false.
   bool fast = false;
@@ -72,54 +71,8 @@ namespace direct_detail {
 /// What the checks learnt of the tensor inputs through the exchange table (with attributes, nothing).
 struct TensorFacts {
   int device = -1;          // the first tensor input's CUDA ordinal; -1: not read
-  bool contiguous = true;   // every tensor of `contiguous` is C-contiguous
-  std::uint64_t plain = 0;  // bit k: tensors[k] has C strides and every extent 2 or more (k < 64)
+  bool contiguous = true;   // every tensor of `contiguous` is C-contiguous (PyTorch's is_contiguous())
 };
-
-/// Whether a DLTensor view's strides are C order's and no extent is 0 or 1 (a producer may export any stride, or a
-/// normalized one, for those extents): then PyTorch's empty_like(x), which keeps x's strides, makes exactly what
-/// empty_like(x, memory_format=torch.contiguous_format) makes.
-inline bool plain_c_order(const CubridgeDLTensor& t) {
-  std::int64_t expected = 1;
-  for (int i = t.ndim - 1; i >= 0; --i) {
-    if (t.shape[i] < 2 || (t.strides != nullptr && t.strides[i] != expected)) return false;
-    expected *= t.shape[i];
-  }
-  return true;
-}
-
-/// PyTorch's is_contiguous() of a DLTensor view: an empty tensor is, and a dimension of extent 1 may have
-/// any stride.
-inline bool c_contiguous(const CubridgeDLTensor& t) {
-  if (t.strides == nullptr) return true;
-  for (int i = 0; i < t.ndim; ++i)
-    if (t.shape[i] == 0) return true;
-  std::int64_t expected = 1;
-  for (int i = t.ndim - 1; i >= 0; --i) {
-    if (t.shape[i] == 1) continue;
-    if (t.strides[i] != expected) return false;
-    expected *= t.shape[i];
-  }
-  return true;
-}
-
-inline bool truthy(PyObject* o) {
-  const int t = PyObject_IsTrue(o);
-  if (t < 0) throw nb::python_error();
-  return t == 1;
-}
-
-inline bool method_true(PyObject* obj, PyObject* name) {
-  nb::object r = nb::steal(PyObject_CallMethodNoArgs(obj, name));
-  if (!r.is_valid()) throw nb::python_error();
-  return truthy(r.ptr());
-}
-
-inline bool attr_true(PyObject* obj, PyObject* name) {
-  nb::object r = nb::steal(PyObject_GetAttr(obj, name));
-  if (!r.is_valid()) throw nb::python_error();
-  return truthy(r.ptr());
-}
 
 inline nb::object call_with(nb::handle f, Args args) {
   PyObject* r = PyObject_Vectorcall(f.ptr(), args.data(), args.size(), nullptr);
@@ -153,8 +106,9 @@ inline bool direct(const DirectOp& op, Args args, TensorFacts& facts) {
       }
       if (t.device.device_type != CUBRIDGE_DL_CUDA) return false;
       if (k == 0) facts.device = t.device.device_id;
-      if (op.tensor_wants_c[k] && !c_contiguous(t)) facts.contiguous = false;
-      if (k < 64 && plain_c_order(t)) facts.plain |= std::uint64_t{1} << k;
+      const std::size_t n = static_cast<std::size_t>(t.ndim);
+      if (op.tensor_wants_c[k] && t.strides != nullptr && !c_order({t.shape, n}, {t.strides, n}, 1))
+        facts.contiguous = false;
     } else if (!attr_true(a, is_cuda)) {
       return false;
     }
@@ -279,17 +233,15 @@ inline nb::object direct_call(DirectOp& op, Args args) {
   std::vector<nb::object> results;
   if (!op.likes.empty()) {
     static PyObject* const kwnames = PyTuple_Pack(1, memory_format);
-    for (std::size_t j = 0; j < op.likes.size(); ++j) {
+    for (std::size_t like : op.likes) {
       if (op.native != nullptr) {
-        PyObject* r = op.native->empty_like(args[op.likes[j]]);
+        PyObject* r = op.native->empty_like(args[like]);
         if (r == nullptr) return call_with(op.implementation, args);  // it allocates, or raises in the framework's words
         results.push_back(nb::steal(r));
         continue;
       }
-      PyObject* call[] = {args[op.likes[j]], op.contiguous_format.ptr()};
-      const int k = op.like_tensor[j];
-      const bool plain = k >= 0 && k < 64 && (facts.plain >> k & 1) != 0;  // the keyword would change nothing
-      PyObject* r = PyObject_Vectorcall(op.empty_like.ptr(), call, 1, plain ? nullptr : kwnames);
+      PyObject* call[] = {args[like], op.contiguous_format.ptr()};
+      PyObject* r = PyObject_Vectorcall(op.empty_like.ptr(), call, 1, kwnames);
       if (r == nullptr) throw nb::python_error();
       results.push_back(nb::steal(r));
     }

@@ -61,32 +61,22 @@ inline bool is_tensor_type(PyTypeObject* tp) {
   return yes;
 }
 
-namespace detail {
-
-inline bool method_true(PyObject* obj, const char* name) {
-  nb::object r = nb::steal(PyObject_CallMethod(obj, name, nullptr));
-  if (!r.is_valid()) throw nb::python_error();
-  const int v = PyObject_IsTrue(r.ptr());
-  if (v < 0) throw nb::python_error();
-  return v == 1;
-}
-
-}  // namespace detail
-
 /// Throws (ValueError, naming the bit and the way out) where `obj` is a PyTorch tensor with its conjugate or
 /// negative bit set.
 inline void refuse_unresolved(PyObject* obj) {
   if (!is_tensor_type(Py_TYPE(obj))) return;
+  static PyObject* const is_conj = PyUnicode_InternFromString("is_conj");
+  static PyObject* const is_neg = PyUnicode_InternFromString("is_neg");
   const Torch& t = torch();
   FrameworkTensorFacts facts;
   bool conj = false, neg = false;
   if (t.glue != nullptr && t.glue->tensor_facts(obj, &facts)) {
     if (!facts.flagged) return;
-    conj = detail::method_true(obj, "is_conj");  // only to word the error
+    conj = method_true(obj, is_conj);  // only to word the error
     neg = !conj;
   } else {
-    conj = detail::method_true(obj, "is_conj");
-    neg = !conj && detail::method_true(obj, "is_neg");
+    conj = method_true(obj, is_conj);
+    neg = !conj && method_true(obj, is_neg);
   }
   if (!conj && !neg) return;
   throw nb::value_error(conj

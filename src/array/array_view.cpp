@@ -139,29 +139,37 @@ ArrayView::ArrayView(const Layout& l, std::shared_ptr<const void> owner, const c
   }
 }
 
+namespace {
+
+/// C order when `from_last` (the dimensions walked from the last), Fortran order otherwise.
+bool ordered(std::span<const std::int64_t> shape, std::span<const std::int64_t> strides, std::int64_t unit,
+             bool from_last) noexcept {
+  for (std::int64_t extent : shape)
+    if (extent == 0) return true;
+  std::int64_t expected = unit;
+  const std::size_t n = shape.size();
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t i = from_last ? n - 1 - k : k;
+    if (shape[i] == 1) continue;
+    if (strides[i] != expected) return false;
+    expected *= shape[i];
+  }
+  return true;
+}
+
+}  // namespace
+
+bool c_order(std::span<const std::int64_t> shape, std::span<const std::int64_t> strides, std::int64_t unit) noexcept {
+  return ordered(shape, strides, unit, true);
+}
+
+bool f_order(std::span<const std::int64_t> shape, std::span<const std::int64_t> strides, std::int64_t unit) noexcept {
+  return ordered(shape, strides, unit, false);
+}
+
 void ArrayView::note_layout() noexcept {
-  c_contiguous_ = f_contiguous_ = true;
-  if (size_ == 0) return;
-  const auto sh = shape();
-  const auto st = strides();
-  std::int64_t expected = dtype_.itemsize;
-  for (std::size_t i = sh.size(); i-- > 0;) {
-    if (sh[i] == 1) continue;
-    if (st[i] != expected) {
-      c_contiguous_ = false;
-      break;
-    }
-    expected *= sh[i];
-  }
-  expected = dtype_.itemsize;
-  for (std::size_t i = 0; i < sh.size(); ++i) {
-    if (sh[i] == 1) continue;
-    if (st[i] != expected) {
-      f_contiguous_ = false;
-      break;
-    }
-    expected *= sh[i];
-  }
+  c_contiguous_ = size_ == 0 || c_order(shape(), strides(), dtype_.itemsize);
+  f_contiguous_ = size_ == 0 || f_order(shape(), strides(), dtype_.itemsize);
 }
 
 ByteExtent ArrayView::extent() const noexcept {

@@ -21,6 +21,12 @@ struct ByteExtent {
   std::int64_t size() const noexcept { return end - begin; }
 };
 
+/// NumPy's C order (and PyTorch's is_contiguous()) of a layout: each stride, in units of `unit` (the itemsize for
+/// byte strides, 1 for element strides), is C order's over the extents past 1; an empty layout is contiguous.
+bool c_order(std::span<const std::int64_t> shape, std::span<const std::int64_t> strides, std::int64_t unit) noexcept;
+/// The same rule for Fortran order.
+bool f_order(std::span<const std::int64_t> shape, std::span<const std::int64_t> strides, std::int64_t unit) noexcept;
+
 /// Shape and strides of a view: up to 4 dimensions stored inline, so making a view allocates nothing.
 class DimStore {
  public:
