@@ -34,4 +34,27 @@ double bare_launch_ns(const std::string& ptx, const std::string& entry, const st
   return std::chrono::duration<double, std::nano>(t1 - t0).count() / repeat;
 }
 
+std::vector<std::pair<std::string, double>> driver_call_ns(int repeat) {
+  const auto& api = driver::api();
+  auto context = Context::current();
+  auto timed = [&](auto&& call) {
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < repeat; ++i) call();
+    auto t1 = std::chrono::steady_clock::now();
+    return std::chrono::duration<double, std::nano>(t1 - t0).count() / repeat;
+  };
+  CUcontext current = nullptr;
+  CUdevice device = 0;
+  std::vector<std::pair<std::string, double>> out;
+  out.emplace_back("cuCtxGetCurrent", timed([&] { api.cuCtxGetCurrent(&current); }));
+  ScopedContext scope(*context);
+  out.emplace_back("cuCtxGetDevice", timed([&] { api.cuCtxGetDevice(&device); }));
+  out.emplace_back("cuCtxPushCurrent+cuCtxPopCurrent", timed([&] {
+    api.cuCtxPushCurrent(context->handle());
+    CUcontext popped = nullptr;
+    api.cuCtxPopCurrent(&popped);
+  }));
+  return out;
+}
+
 }  // namespace cubridge::bench

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cubridge::bench {
@@ -13,5 +14,10 @@ namespace cubridge::bench {
 /// packed once; nanoseconds per call, timed in C++ (no Python, no checks per call).
 double bare_launch_ns(const std::string& ptx, const std::string& entry, const std::vector<std::uint64_t>& words,
                       int repeat);
+
+/// Nanoseconds per call of the driver calls a launch may make besides cuLaunchKernel, each timed alone in a C++
+/// loop of `repeat` calls with the current context as it is: {"cuCtxGetCurrent", "cuCtxGetDevice",
+/// "cuCtxPushCurrent+cuCtxPopCurrent"}.
+std::vector<std::pair<std::string, double>> driver_call_ns(int repeat);
 
 }  // namespace cubridge::bench

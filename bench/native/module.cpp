@@ -3,6 +3,7 @@
 // Python between iterations (the floors and the C++ rows of bench/*.py).
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/vector.h>
 
 #include "alloc_free_pairs.hpp"
@@ -27,4 +28,6 @@ NB_MODULE(_bench, m) {
   m.def("bare_launch_ns", &cubridge::bench::bare_launch_ns, nb::arg("ptx"), nb::arg("entry"), nb::arg("words"),
         nb::arg("repeat") = 2000,
         "ns per bare cuLaunchKernel of `entry` (1 block of 32, legacy stream), each parameter an 8-byte word.");
+  m.def("driver_call_ns", &cubridge::bench::driver_call_ns, nb::arg("repeat") = 100000,
+        "[(call, ns per call)] of the context calls a launch may make besides cuLaunchKernel, each in a C++ loop.");
 }

@@ -255,12 +255,9 @@ _Tensor = torch.Tensor
 
 def _compiled_answers():
     """cubridge._torch_glue's table (the questions above, a tensor's facts, the allocation and the current stream
-    asked in C++), where the package was built against this very PyTorch; else None (the Python functions)."""
-    try:
-        from . import _torch_glue
-    except ImportError:  # not built (no PyTorch where the package was built), or built against other libraries
-        return None
-    return _torch_glue.table if _torch_glue.torch_version == torch.__version__ else None
+    asked in C++), where the package was built against this very PyTorch; else None (the Python functions). The
+    decision is the array imports' own (``_core._torch_glue_table``)."""
+    return _core._torch_glue_table()
 
 
 _NATIVE = _compiled_answers()

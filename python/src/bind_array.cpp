@@ -95,6 +95,34 @@ nb::dict exchange_table_selftest(nb::handle obj) {
   return d;
 }
 
+/// A borrowed DLTensor's facts as a dict (tests).
+nb::dict dltensor_facts(const CubridgeDLTensor& t) {
+  nb::dict d;
+  d["data"] = reinterpret_cast<std::uintptr_t>(t.data);
+  d["device"] = nb::make_tuple(t.device.device_type, t.device.device_id);
+  d["dtype"] = nb::make_tuple(t.dtype.code, t.dtype.bits, t.dtype.lanes);
+  d["shape"] = nb::steal(cai_detail::int_tuple({t.shape, static_cast<std::size_t>(t.ndim)}));
+  d["strides"] = t.strides == nullptr ? nb::object(nb::none())
+                                      : nb::steal(cai_detail::int_tuple({t.strides, static_cast<std::size_t>(t.ndim)}));
+  d["byte_offset"] = t.byte_offset;
+  return d;
+}
+
+/// A PyTorch tensor described both ways (tests: the glue's reader equals the protocol's): {"glue": facts or None
+/// where the glue declines, "exchange": facts from the exchange table's dltensor_from_py_object_no_sync}. Raises
+/// what either raises (the glue's refusal of a conjugated or negated tensor).
+nb::dict torch_dltensor_both(nb::handle obj) {
+  nb::dict d;
+  const std::optional<CubridgeDLTensor> glue = torch_bits::described(obj.ptr());
+  d["glue"] = glue ? nb::object(dltensor_facts(*glue)) : nb::object(nb::none());
+  const CubridgeDLPackExchangeAPI* api = exchange_api_of(Py_TYPE(obj.ptr()));
+  if (api == nullptr) throw nb::type_error("the type publishes no usable __dlpack_c_exchange_api__");
+  CubridgeDLTensor t{};
+  check_producer_call(api->dltensor_from_py_object_no_sync(obj.ptr(), &t), obj.ptr(), "dltensor_from_py_object_no_sync");
+  d["exchange"] = dltensor_facts(t);
+  return d;
+}
+
 /// The route import_array takes for `obj`'s type (tests: the per-type decision and its cache).
 const char* import_route(nb::handle obj) {
   switch (route_of(Py_TYPE(obj.ptr()))) {
@@ -268,6 +296,12 @@ void bind_array(nb::module_& m) {
         "offsets of an ndarray's fields (None: through its attributes) and whether CuPy's C stream functions are used.");
   m.def("_exchange_table_selftest", &exchange_table_selftest, nb::arg("obj"));
   m.def("_c_import_ns", &c_import_ns, nb::arg("obj"), nb::arg("repeat") = 100000);
+  m.def("_torch_dltensor_both", &torch_dltensor_both, nb::arg("obj"));
+  m.def("_torch_glue_table", [] {
+    const torch_bits::Torch& t = torch_bits::torch();
+    return t.glue_capsule != nullptr ? nb::borrow(t.glue_capsule) : nb::none();
+  }, "cubridge._torch_glue's table where the package was built against the PyTorch this process imported (None "
+     "otherwise, or before torch is imported): the one decision, which the imports and cubridge.torch's direct call share.");
   m.attr("_array_c_api") = nb::capsule(array_c_api_table(), CUBRIDGE_ARRAY_API_CAPSULE);
 }
 

@@ -156,10 +156,16 @@ inline int c_array_from_pyobject(void* obj, std::uint32_t flags, std::uintptr_t 
       c_api_detail::fill(a.view, h.ptr(), a.mask.is_valid() ? a.mask.ptr() : nullptr, out);
       producer = a.view.synchronizes() ? a.view.stream() : std::nullopt;
       device = a.view.device();
-    } else if (api != nullptr && api->dltensor_from_py_object_no_sync != nullptr) {
-      torch_bits::refuse_unresolved(h.ptr());  // as import_array: a conjugated or negated view is refused
+    } else if (std::optional<CubridgeDLTensor> described;
+               api != nullptr && ((described = torch_bits::described(h.ptr())) ||
+                                  api->dltensor_from_py_object_no_sync != nullptr)) {
       CubridgeDLTensor t{};
-      check_producer_call(api->dltensor_from_py_object_no_sync(h.ptr(), &t), h.ptr(), "dltensor_from_py_object_no_sync");
+      if (described) {  // read through cubridge._torch_glue, a conjugated or negated view refused
+        t = *described;
+      } else {
+        torch_bits::refuse_unresolved(h.ptr());  // as import_array: a conjugated or negated view is refused
+        check_producer_call(api->dltensor_from_py_object_no_sync(h.ptr(), &t), h.ptr(), "dltensor_from_py_object_no_sync");
+      }
       StreamRef work = exchange_work_stream(api, t.device.device_type, t.device.device_id);
       c_api_detail::fill_from_dltensor(t, h.ptr(), work, sync, out);
       producer = work;

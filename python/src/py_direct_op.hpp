@@ -93,7 +93,7 @@ inline bool direct(const DirectOp& op, Args args, TensorFacts& facts) {
     if (Py_TYPE(a) != reinterpret_cast<PyTypeObject*>(op.tensor_type.ptr())) return false;
     if (op.native != nullptr) {
       FrameworkTensorFacts f;
-      if (!op.native->tensor_facts(a, &f) || !f.cuda || f.requires_grad || f.flagged) return false;
+      if (!op.native->tensor_facts(a, &f) || !f.cuda || f.requires_grad || f.conjugate || f.negative) return false;
       if (k == 0) facts.device = f.device;
       if (op.tensor_wants_c[k] && !f.contiguous) facts.contiguous = false;
       continue;

@@ -9,10 +9,12 @@
 
 #include <cstdint>
 
+#include "cubridge/c/dlpack.h"
+
 namespace cubridge::python {
 
 inline constexpr const char* kFrameworkTableCapsule = "cubridge.framework_table";
-inline constexpr std::uint32_t kFrameworkTableVersion = 1;
+inline constexpr std::uint32_t kFrameworkTableVersion = 2;
 
 /// One tensor's facts, as the framework knows them.
 struct FrameworkTensorFacts {
@@ -20,8 +22,18 @@ struct FrameworkTensorFacts {
                                // sparse, functional, zero, wrapped, conjugated or negated tensor)
   int device = -1;             // that device's ordinal
   bool requires_grad = false;  // autograd would record the call
-  bool flagged = false;        // a conjugate or negative bit the dispatcher would resolve first
+  bool conjugate = false;      // the conjugate bit (x.conj() of a complex tensor), which the dispatcher resolves first
+  bool negative = false;       // the negative bit (x.conj().imag, ...), which the dispatcher resolves first
   bool contiguous = false;     // the framework's own C-contiguity (extents of 1 and empty tensors count as contiguous)
+};
+
+/// One tensor's DLPack description as the framework's exchange table gives it (`dltensor_from_py_object_no_sync`:
+/// borrowed, its shape and strides point into the tensor, valid while the tensor lives unchanged), with the bits
+/// that export leaves out.
+struct FrameworkDLTensor {
+  CubridgeDLTensor tensor{};
+  bool conjugate = false;  // as FrameworkTensorFacts
+  bool negative = false;
 };
 
 struct FrameworkTable {
@@ -32,6 +44,10 @@ struct FrameworkTable {
   // The facts of an object of the framework's exact tensor type; false (no Python error) where the framework
   // cannot tell (then its dispatcher decides).
   bool (*tensor_facts)(PyObject* tensor, FrameworkTensorFacts* out);
+  // The description of an object of the framework's exact tensor type, by the very function its exchange table's
+  // dltensor_from_py_object_no_sync calls, with no conversion of the object first; false (no Python error) where
+  // the framework cannot tell (then its exchange table is asked, which raises in its words).
+  bool (*dltensor)(PyObject* tensor, FrameworkDLTensor* out);
   // A new tensor like `tensor` (shape, dtype, device) in C order, as the framework's own allocation makes it;
   // null (no Python error) where that failed: the caller asks the framework's Python function, which raises.
   PyObject* (*empty_like)(PyObject* tensor);

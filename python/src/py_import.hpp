@@ -235,12 +235,17 @@ inline std::optional<ImportKey> exchange_key(nb::handle obj, const CubridgeDLPac
 
 /// An exchange-table producer's view: the borrowed DLTensor when the caller keeps the object alive and
 /// the table has the function (remembered by the import memo), else an owned export; on the producer's
-/// current work stream unless the caller named a stream.
-inline ImportedView exchange_view(nb::handle obj, const CubridgeDLPackExchangeAPI* api, const ImportRequest& req) {
-  if (req.borrow && api->dltensor_from_py_object_no_sync != nullptr) {
+/// current work stream unless the caller named a stream. `described`: the borrowed DLTensor read already
+/// (torch_bits::described), else null.
+inline ImportedView exchange_view(nb::handle obj, const CubridgeDLPackExchangeAPI* api, const ImportRequest& req,
+                                  const CubridgeDLTensor* described) {
+  if (req.borrow && (described != nullptr || api->dltensor_from_py_object_no_sync != nullptr)) {
     CubridgeDLTensor t{};
-    check_producer_call(api->dltensor_from_py_object_no_sync(obj.ptr(), &t), obj.ptr(),
-                        "dltensor_from_py_object_no_sync");
+    if (described != nullptr)
+      t = *described;
+    else
+      check_producer_call(api->dltensor_from_py_object_no_sync(obj.ptr(), &t), obj.ptr(),
+                          "dltensor_from_py_object_no_sync");
     if (!req.stream_or_none().is_none())  // a borrowed DLTensor carries no read-only flag (the C API reads it so)
       return ImportedView{view_of_dltensor(t, false, nullptr)
                               .with_stream(to_stream_ref(req.stream, StreamRef::legacy(), "from_dlpack: stream"), req.sync)};
@@ -498,11 +503,14 @@ inline ImportedArray import_array(nb::handle obj, const ImportRequest& req, Rout
     else made(std::move(v).take());
   };
   if (route != Route::exchange) req.exchange_stream.reset();
-  if (route == Route::exchange || route == Route::attributes) torch_bits::refuse_unresolved(obj.ptr());
+  // A PyTorch tensor to borrow, read through cubridge._torch_glue where it can: refused or described in one call.
+  const std::optional<CubridgeDLTensor> described =
+      route == Route::exchange && req.borrow ? torch_bits::described(obj.ptr()) : std::nullopt;
+  if (!described && (route == Route::exchange || route == Route::attributes)) torch_bits::refuse_unresolved(obj.ptr());
   if (route == Route::exchange) {
     if (const CubridgeDLPackExchangeAPI* api = exchange_api_of(Py_TYPE(obj.ptr()))) {
       try {
-        read(import_detail::exchange_view(obj, api, req));
+        read(import_detail::exchange_view(obj, api, req, described ? &*described : nullptr));
         return out;
       } catch (const std::exception&) {
         if (!req.cai_after_exchange || !PyObject_HasAttr(obj.ptr(), Keys::get().cai)) throw;

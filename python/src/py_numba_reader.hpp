@@ -27,6 +27,10 @@ struct Classes {
   PyObject* array_pointer_property = nullptr;  // DeviceNDArrayBase.__dict__['device_ctypes_pointer']
   PyObject* memory_pointer_property = nullptr;  // MemoryPointer.__dict__['device_ctypes_pointer']
   PyTypeObject* owned_pointer = nullptr;   // OwnedPointer (holds its view's device_ctypes_pointer)
+  // ctypes.c_size_t (numba's cu_device_ptr, what its MemoryPointer gives) and ctypes.c_void_p, where their value
+  // can be read from the object (detail::learn_pointer_type), else null
+  PyTypeObject* c_size_t = nullptr;
+  PyTypeObject* c_void_p = nullptr;
 
   bool usable() const noexcept { return device_ndarray != nullptr; }
 };
@@ -41,6 +45,38 @@ inline PyObject* class_attribute(PyObject* cls, const char* name) {
   PyObject* v = _PyType_Lookup(reinterpret_cast<PyTypeObject*>(cls), key.ptr());  // borrowed
   Py_XINCREF(v);
   return v;
+}
+
+/// The pointer-sized value a ctypes c_size_t or c_void_p holds, read from the object: CPython's CDataObject puts
+/// `b_ptr` (its memory block) right after the object header (Modules/_ctypes/ctypes.h, unchanged since Python 3.0).
+inline std::uintptr_t ctypes_word(PyObject* o) noexcept {
+  const char* block = *reinterpret_cast<char* const*>(reinterpret_cast<const char*>(o) + sizeof(PyObject));
+  return *reinterpret_cast<const std::uintptr_t*>(block);
+}
+
+/// ctypes.`name` (c_size_t or c_void_p) where ctypes_word reads back what `.value` holds, for decoys made here (a
+/// large value, 0, one assigned after construction); else null (then `.value` is asked). A new reference.
+inline PyTypeObject* learn_pointer_type(const char* name) {
+  PyObject* type = module_attribute("ctypes", name);
+  if (type == nullptr || !PyType_Check(type)) {
+    Py_XDECREF(type);
+    return nullptr;
+  }
+  constexpr unsigned long long assigned = 0x7f00dead0000beefull;
+  bool ok = true;
+  for (const unsigned long long v : {0x5a5a1234567890a8ull, 0ull, assigned}) {
+    nb::object decoy = nb::steal(PyObject_CallOneArg(type, nb::int_(v == assigned ? 8ull : v).ptr()));
+    if (decoy.is_valid() && v == assigned && PyObject_SetAttrString(decoy.ptr(), "value", nb::int_(v).ptr()) != 0)
+      decoy.reset();
+    ok = ok && decoy.is_valid() && Py_TYPE(decoy.ptr()) == reinterpret_cast<PyTypeObject*>(type) &&
+         ctypes_word(decoy.ptr()) == v;
+  }
+  PyErr_Clear();
+  if (!ok) {
+    Py_DECREF(type);
+    return nullptr;
+  }
+  return reinterpret_cast<PyTypeObject*>(type);
 }
 
 }  // namespace detail
@@ -76,6 +112,8 @@ inline const Classes& classes() {
   if (ok) {
     f.device_ndarray = reinterpret_cast<PyTypeObject*>(ndarray);
     f.owned_pointer = reinterpret_cast<PyTypeObject*>(owned);
+    f.c_size_t = detail::learn_pointer_type("c_size_t");
+    f.c_void_p = detail::learn_pointer_type("c_void_p");
     c = f;
   } else {
     Py_XDECREF(ndarray);
@@ -165,6 +203,10 @@ inline bool read(nb::handle array, const Classes& c, Fields& out) {
     if (ctypes_value == nullptr) {
       if (PyErr_Occurred()) throw nb::python_error();
       return false;
+    }
+    if (PyTypeObject* tp = Py_TYPE(ctypes_value); tp == c.c_size_t || tp == c.c_void_p) {
+      out.address = detail::ctypes_word(ctypes_value);  // `.value` (c_void_p's None for null: the property's 0)
+      return out.address <= static_cast<std::uintptr_t>(INTPTR_MAX);  // past 63 bits: as below
     }
     value = get(ctypes_value, value_name);
   } else if (_PyType_Lookup(Py_TYPE(memory.ptr()), pointer_property) == c.memory_pointer_property) {

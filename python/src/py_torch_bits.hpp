@@ -9,6 +9,8 @@
 // py_dlpack.hpp before a PyTorch tensor is read.
 #pragma once
 
+#include <optional>
+
 #include "py_common.hpp"
 #include "py_framework_table.hpp"
 
@@ -19,6 +21,7 @@ namespace cubridge::python::torch_bits {
 struct Torch {
   PyTypeObject* tensor = nullptr;
   const FrameworkTable* glue = nullptr;
+  PyObject* glue_capsule = nullptr;  // the capsule `glue` came in (cubridge.torch passes it on to its direct call)
 };
 
 inline const Torch& torch() {
@@ -41,7 +44,7 @@ inline const Torch& torch() {
     auto* glue = static_cast<const FrameworkTable*>(PyCapsule_GetPointer(table.ptr(), kFrameworkTableCapsule));
     if (glue->version == kFrameworkTableVersion) {
       t.glue = glue;
-      table.release();  // the module keeps the table; the capsule reference is kept for the process too
+      t.glue_capsule = table.release().ptr();  // kept for the process, as the module keeps it
     }
   }
   PyErr_Clear();
@@ -61,31 +64,41 @@ inline bool is_tensor_type(PyTypeObject* tp) {
   return yes;
 }
 
-/// Throws (ValueError, naming the bit and the way out) where `obj` is a PyTorch tensor with its conjugate or
-/// negative bit set.
-inline void refuse_unresolved(PyObject* obj) {
-  if (!is_tensor_type(Py_TYPE(obj))) return;
-  static PyObject* const is_conj = PyUnicode_InternFromString("is_conj");
-  static PyObject* const is_neg = PyUnicode_InternFromString("is_neg");
-  const Torch& t = torch();
-  FrameworkTensorFacts facts;
-  bool conj = false, neg = false;
-  if (t.glue != nullptr && t.glue->tensor_facts(obj, &facts)) {
-    if (!facts.flagged) return;
-    conj = method_true(obj, is_conj);  // only to word the error
-    neg = !conj;
-  } else {
-    conj = method_true(obj, is_conj);
-    neg = !conj && method_true(obj, is_neg);
-  }
-  if (!conj && !neg) return;
-  throw nb::value_error(conj
+/// Throws (ValueError, naming the bit and the way out) where a PyTorch tensor has its conjugate or negative bit.
+inline void refuse(bool conjugate, bool negative) {
+  if (!conjugate && !negative) return;
+  throw nb::value_error(conjugate
       ? "a PyTorch tensor with its conjugate bit set (x.conj() of a complex tensor) cannot be read as it is: its "
         "memory holds the values before the conjugation, which PyTorch's DLPack export hands out unconjugated; "
         "pass x.resolve_conj() (the same values, conjugated into memory)"
       : "a PyTorch tensor with its negative bit set (x.conj().imag, or another negated view) cannot be read as it "
         "is: its memory holds the values before the negation, which PyTorch's DLPack export hands out unnegated; "
         "pass x.resolve_neg() (the same values, negated into memory)");
+}
+
+/// Throws (see refuse) where `obj` is a PyTorch tensor with its conjugate or negative bit set.
+inline void refuse_unresolved(PyObject* obj) {
+  if (!is_tensor_type(Py_TYPE(obj))) return;
+  static PyObject* const is_conj = PyUnicode_InternFromString("is_conj");
+  static PyObject* const is_neg = PyUnicode_InternFromString("is_neg");
+  const Torch& t = torch();
+  FrameworkTensorFacts facts;
+  if (t.glue != nullptr && t.glue->tensor_facts(obj, &facts)) return refuse(facts.conjugate, facts.negative);
+  const bool conj = method_true(obj, is_conj);
+  refuse(conj, !conj && method_true(obj, is_neg));
+}
+
+/// A PyTorch tensor's borrowed DLTensor read through cubridge._torch_glue, in place of refuse_unresolved and the
+/// exchange table's dltensor_from_py_object_no_sync (the same PyTorch function, one call instead of three):
+/// nullopt where the glue cannot say (not built against this PyTorch, not an exact torch.Tensor, a tensor DLPack
+/// cannot describe), and then the caller asks those two. Throws where the tensor has either bit (see refuse).
+inline std::optional<CubridgeDLTensor> described(PyObject* obj) {
+  if (!is_tensor_type(Py_TYPE(obj))) return std::nullopt;
+  const Torch& t = torch();
+  FrameworkDLTensor d;
+  if (t.glue == nullptr || !t.glue->dltensor(obj, &d)) return std::nullopt;
+  refuse(d.conjugate, d.negative);
+  return d.tensor;
 }
 
 }  // namespace cubridge::python::torch_bits

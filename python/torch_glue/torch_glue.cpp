@@ -6,6 +6,7 @@
 // torch's Python functions otherwise. Publishes one cubridge::python::FrameworkTable (py_framework_table.hpp).
 #include <Python.h>
 
+#include <ATen/DLConvertor.h>
 #include <ATen/PythonTorchFunctionTLS.h>
 #include <ATen/record_function.h>
 #include <ATen/ops/empty_like.h>
@@ -16,6 +17,8 @@
 #include <torch/csrc/jit/frontend/tracer.h>
 #include <torch/csrc/profiler/orchestration/observer.h>
 
+#include <cstring>
+
 #include "py_framework_table.hpp"
 
 #ifndef CUBRIDGE_TORCH_VERSION
@@ -24,6 +27,7 @@
 
 namespace {
 
+using cubridge::python::FrameworkDLTensor;
 using cubridge::python::FrameworkTable;
 using cubridge::python::FrameworkTensorFacts;
 
@@ -60,10 +64,30 @@ bool tensor_facts(PyObject* tensor, FrameworkTensorFacts* out) {
     out->cuda = t.is_cuda() && plain_cuda(t);
     out->device = t.is_cuda() ? t.get_device() : -1;
     out->requires_grad = t.requires_grad();
-    out->flagged = t.is_conj() || t.is_neg();
+    out->conjugate = t.is_conj();
+    out->negative = t.is_neg();
     out->contiguous = out->cuda && t.is_contiguous();
     return true;
   } catch (...) {
+    return false;
+  }
+}
+
+// What the exchange table's dltensor_from_py_object_no_sync gives (it calls at::toDLPackNonOwning too), without its
+// pybind11 cast and the at::Tensor it copies (two atomic reference counts), and the bits that export leaves out.
+bool dltensor(PyObject* tensor, FrameworkDLTensor* out) {
+  static_assert(sizeof(DLTensor) == sizeof(CubridgeDLTensor) && alignof(DLTensor) == alignof(CubridgeDLTensor),
+                "DLPack's DLTensor and cubridge's are one ABI");
+  if (!THPVariable_CheckExact(tensor)) return false;
+  try {
+    const at::Tensor& t = THPVariable_Unpack(tensor);
+    DLTensor d;
+    at::toDLPackNonOwning(t, &d);
+    std::memcpy(&out->tensor, &d, sizeof d);
+    out->conjugate = t.is_conj();
+    out->negative = t.is_neg();
+    return true;
+  } catch (...) {  // a tensor DLPack cannot describe: the exchange table raises in PyTorch's words
     return false;
   }
 }
@@ -98,7 +122,7 @@ bool current_stream(int device, void** out) {
   }
 }
 
-const FrameworkTable table{cubridge::python::kFrameworkTableVersion, &dispatcher_acts, &tensor_facts, &empty_like,
+const FrameworkTable table{cubridge::python::kFrameworkTableVersion, &dispatcher_acts, &tensor_facts, &dltensor, &empty_like,
                            &current_stream};
 
 PyModuleDef module_def{PyModuleDef_HEAD_INIT, "_torch_glue",

@@ -145,6 +145,55 @@ def test_launches_see_each_torch_tensor_as_it_is_now():
     assert torch.equal(u, torch.full((8,), 5.0, device="cuda"))
 
 
+def torch_tensors(torch):
+    base = torch.arange(2 * 3 * 4, dtype=torch.float32, device="cuda").reshape(2, 3, 4)
+    made = {"C": base, "transposed": base[0].T, "sliced": base[:, ::2, 1:], "offset": base[1, 1:],
+            "expanded": torch.ones(3, 1, device="cuda").expand(3, 5), "0-d": torch.tensor(3.0, device="cuda"),
+            "empty": torch.empty(0, 3, device="cuda", dtype=torch.float16), "extent 1": base[:, 1:2, :],
+            "complex64": torch.ones(5, dtype=torch.complex64, device="cuda"),
+            "bool": torch.zeros(4, dtype=torch.bool, device="cuda"),
+            "bfloat16": torch.ones(6, dtype=torch.bfloat16, device="cuda"),
+            "int8": torch.ones(6, dtype=torch.int8, device="cuda"), "uint64": torch.ones(2, dtype=torch.uint64, device="cuda"),
+            "requires_grad": torch.ones(4, device="cuda", requires_grad=True),
+            "cpu": torch.ones(3), "Parameter (a subclass)": torch.nn.Parameter(torch.ones(4, device="cuda"))}
+    if hasattr(torch, "float8_e4m3fn"):
+        made["float8_e4m3fn"] = torch.ones(4, device="cuda").to(torch.float8_e4m3fn)
+    return made
+
+
+TORCH_CASES = ["C", "transposed", "sliced", "offset", "expanded", "0-d", "empty", "extent 1", "complex64", "bool",
+               "bfloat16", "int8", "uint64", "requires_grad", "cpu", "Parameter (a subclass)", "float8_e4m3fn"]
+
+
+@pytest.mark.parametrize("which", TORCH_CASES)
+def test_the_torch_glue_describes_a_tensor_as_the_exchange_table_does(which):
+    """Where the package was built against this PyTorch, cubridge._torch_glue reads a tensor's borrowed DLTensor
+    (for every import: a launch, the C API, as_cuda_array) in place of the exchange table's
+    dltensor_from_py_object_no_sync: field for field the same, for an exact torch.Tensor of every layout and
+    dtype; a subclass is left to the table."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch has no CUDA here")
+    if cubridge._core._torch_glue_table() is None:
+        pytest.skip("cubridge._torch_glue was not built against this PyTorch")
+    tensors = torch_tensors(torch)
+    if which not in tensors:
+        pytest.skip(f"this PyTorch has no {which}")
+    t = tensors[which]
+    both = cubridge._core._torch_dltensor_both(t)
+    if type(t) is torch.Tensor:
+        assert both["glue"] == both["exchange"]
+        assert both["glue"]["data"] + both["glue"]["byte_offset"] == t.data_ptr()
+    else:
+        assert both["glue"] is None
+    if which in ("C", "transposed", "sliced", "offset", "expanded", "0-d", "empty", "extent 1", "complex64", "bool",
+                 "int8"):
+        view = cubridge.as_cuda_array(t)  # the glue's description, read by the one import
+        assert view.__cuda_array_interface__["data"][0] == t.data_ptr()
+        assert view.shape == tuple(t.shape)
+        assert view.strides == tuple(s * t.element_size() for s in t.stride())
+
+
 @pytest.fixture(scope="module")
 def nbcuda():
     import numpy

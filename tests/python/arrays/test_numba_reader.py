@@ -105,6 +105,32 @@ def test_the_memo_finds_a_numba_array_by_its_shape_and_strides_tuples():
     assert out.strip() == "ok"
 
 
+def test_the_pointer_is_read_from_the_ctypes_object_as_its_value_says():
+    """The reader reads an OwnedPointer's ctypes integer (numba's c_size_t) from the object, which it trusts only
+    for the exact types whose value read back from decoys: a value assigned in place is read afresh, a null
+    c_void_p is the property's 0, and a ctypes subclass (whose `.value` may be its own) is asked its `.value`."""
+    out = run("""
+        import ctypes
+        a = array((8,), (4,))
+        word = a.gpu_data.device_ctypes_pointer
+        assert type(word) is ctypes.c_size_t
+        assert same(a)["data"][0] == ADDRESS
+        word.value = ADDRESS + 256  # the same object, another address: not the memo's view
+        assert same(a)["data"][0] == ADDRESS + 256
+        a.gpu_data.device_ctypes_pointer = ctypes.c_void_p(ADDRESS + 512)
+        assert same(a)["data"][0] == ADDRESS + 512
+        class Offset(ctypes.c_size_t):
+            pass
+        a.gpu_data.device_ctypes_pointer = Offset(ADDRESS + 768)
+        assert same(a)["data"][0] == ADDRESS + 768
+        empty = array((0,), (4,))
+        empty.gpu_data.device_ctypes_pointer = ctypes.c_void_p(None)
+        assert same(empty)["data"][0] == 0
+        print("ok")
+    """)
+    assert out.strip() == "ok"
+
+
 LEFT_TO_THE_PROPERTY = {
     "bound stream": "array((8,), (4,), stream=5)",
     "record dtype": "array((3,), (8,), np.dtype([('x', '<f4'), ('y', '<i4')]))",

@@ -51,5 +51,5 @@ def test_a_native_that_is_no_framework_table_capsule_is_refused_by_name():
 
 def test_a_framework_table_of_another_version_is_refused_naming_both():
     cap, *_keep = capsule(b"cubridge.framework_table", 99)
-    with pytest.raises(ValueError, match=r"framework table of version 99; this cubridge reads version 1"):
+    with pytest.raises(ValueError, match=r"framework table of version 99; this cubridge reads version 2"):
         direct_op(cap)
