@@ -3,6 +3,7 @@
 #include <nanobind/stl/string.h>
 
 #include <chrono>
+#include <utility>
 
 #include "py_c_api.hpp"
 #include "bindings.hpp"
@@ -297,6 +298,9 @@ void bind_array(nb::module_& m) {
   m.def("_exchange_table_selftest", &exchange_table_selftest, nb::arg("obj"));
   m.def("_c_import_ns", &c_import_ns, nb::arg("obj"), nb::arg("repeat") = 100000);
   m.def("_torch_dltensor_both", &torch_dltensor_both, nb::arg("obj"));
+  m.def("_torch_glue_reader", [](bool on) { return std::exchange(torch_bits::glue_reader_on(), on); }, nb::arg("on"),
+        "Whether the imports read PyTorch tensors through cubridge._torch_glue (where it is usable) from now on; the "
+        "previous setting. Benches and tests compare the two paths with it.");
   m.def("_torch_glue_table", [] {
     const torch_bits::Torch& t = torch_bits::torch();
     return t.glue_capsule != nullptr ? nb::borrow(t.glue_capsule) : nb::none();

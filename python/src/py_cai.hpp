@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 #include "cubridge/array/array_interface.hpp"
@@ -104,9 +105,10 @@ inline void int_sequence(PyObject* o, const char* key, Dims& dims, const char* w
 }
 
 /// The values of one interface dict (CAI or NumPy's `__array_interface__`: the same keys), read in a
-/// single pass over its items and held by strong references: reading them runs user code (`__index__`,
-/// `__bool__`, `__repr__`) that may empty the dict. Producers' keys are interned strings, so an identity
-/// test usually decides; other str keys are compared by content.
+/// single pass over its items (cheaper than a lookup per key: a dict holds few more items than these) and held
+/// by strong references: reading them runs user code (`__index__`, `__bool__`, `__repr__`) that may empty the
+/// dict. Producers' keys are interned strings, so an identity test usually decides; other str keys are
+/// compared by content.
 struct CaiItems {
   PyObject *shape = nullptr, *typestr = nullptr, *data = nullptr, *version = nullptr, *strides = nullptr,
            *stream = nullptr, *mask = nullptr, *descr = nullptr;
@@ -138,6 +140,35 @@ struct CaiItems {
   }
   CaiItems(const CaiItems&) = delete;
   CaiItems& operator=(const CaiItems&) = delete;
+};
+
+/// The dtypes of recent typestr str objects, by the object's identity: a str is immutable, and a producer hands
+/// the same (interned or cached) object at each export, so the array layer's parse runs once per object. Only
+/// typestrs whose dict was read without error are kept (a refused one raises at each read, in the order the
+/// array layer checks the keys). Guarded by the GIL.
+struct TypestrCache {
+  struct Entry {
+    PyObject* typestr = nullptr;  // a strong reference while cached
+    DType dtype;
+  };
+  std::array<Entry, 8> entries{};
+  std::size_t next = 0;
+
+  static TypestrCache& get() {
+    static TypestrCache c;
+    return c;
+  }
+  const DType* find(PyObject* typestr) const noexcept {
+    for (const Entry& e : entries)
+      if (e.typestr == typestr) return &e.dtype;
+    return nullptr;
+  }
+  void keep(PyObject* typestr, const DType& dtype) {
+    Entry& slot = entries[next++ % entries.size()];
+    Py_XDECREF(slot.typestr);
+    Py_INCREF(typestr);
+    slot = Entry{typestr, dtype};
+  }
 };
 
 /// Which of the two interfaces a dict is read as: the name errors start with, and its required keys.
@@ -312,6 +343,8 @@ inline void read_cai(PyDeviceArray& out, nb::handle desc, nb::handle owner, Impo
   read_common(items, kCaiKind, common);
   ai.shape = common.shape.span();
   ai.typestr = common.typestr;
+  TypestrCache& typestrs = TypestrCache::get();
+  if (const DType* known = typestrs.find(items.typestr)) ai.parsed = *known;
   ai.data = common.data;
   ai.read_only = common.read_only;
   if (common.has_strides) ai.strides = common.strides.span();
@@ -332,6 +365,7 @@ inline void read_cai(PyDeviceArray& out, nb::handle desc, nb::handle owner, Impo
   if (descr != nullptr && is_default_descr(descr, items.typestr)) descr = nullptr;  // [('', typestr)] says nothing more
 
   out.view = view_from_interface(ai, nullptr, options);
+  if (!ai.parsed) typestrs.keep(items.typestr, parse_typestr(ai.typestr, std::string(kWhat) + "['typestr']"));
   if (descr != nullptr) {
     check_descr_list(descr, out.view.dtype(), std::string(kWhat) + "['descr']");
     out.descr = nb::borrow(descr);

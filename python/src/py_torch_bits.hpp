@@ -88,6 +88,13 @@ inline void refuse_unresolved(PyObject* obj) {
   refuse(conj, !conj && method_true(obj, is_neg));
 }
 
+/// Whether the imports read PyTorch tensors through the glue where it is usable (on unless a bench or test turned
+/// it off to compare the two paths: _core._torch_glue_reader).
+inline bool& glue_reader_on() {
+  static bool on = true;
+  return on;
+}
+
 /// A PyTorch tensor's borrowed DLTensor read through cubridge._torch_glue, in place of refuse_unresolved and the
 /// exchange table's dltensor_from_py_object_no_sync (the same PyTorch function, one call instead of three):
 /// nullopt where the glue cannot say (not built against this PyTorch, not an exact torch.Tensor, a tensor DLPack
@@ -96,7 +103,7 @@ inline std::optional<CubridgeDLTensor> described(PyObject* obj) {
   if (!is_tensor_type(Py_TYPE(obj))) return std::nullopt;
   const Torch& t = torch();
   FrameworkDLTensor d;
-  if (t.glue == nullptr || !t.glue->dltensor(obj, &d)) return std::nullopt;
+  if (t.glue == nullptr || !glue_reader_on() || !t.glue->dltensor(obj, &d)) return std::nullopt;
   refuse(d.conjugate, d.negative);
   return d.tensor;
 }

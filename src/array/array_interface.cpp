@@ -73,11 +73,13 @@ ArrayView view_from_interface(const ArrayInterface& d, std::shared_ptr<const voi
   const DType dtype = d.parsed ? *d.parsed : parse_typestr(d.typestr, "__cuda_array_interface__['typestr']");
   ArrayView::Layout layout{reinterpret_cast<void*>(d.data), dtype, d.shape, d.strides, d.read_only};
   ArrayView view(layout, std::move(owner), kWhat);
+  // Each with_* moves the view into the result (an import is on every launch: no move back into `view`).
   if (options.check_pointer && !view.empty() && driver_present()) {
-    PointerAttributes a = check_device_pointer(d.data, "__cuda_array_interface__['data']");
-    view = std::move(view).with_device(a.device);
+    const int device = check_device_pointer(d.data, "__cuda_array_interface__['data']").device;
+    if (stream) return std::move(view).with_device(device).with_stream(stream, options.sync);
+    return std::move(view).with_device(device);
   }
-  if (stream) view = std::move(view).with_stream(stream, options.sync);
+  if (stream) return std::move(view).with_stream(stream, options.sync);
   return view;
 }
 

@@ -114,7 +114,16 @@ def test_launches_see_each_cupy_array_as_it_is_now(cp):
     cp.testing.assert_array_equal(d, cp.full(24, 6.0, cp.float32))
 
 
-def test_launches_see_each_torch_tensor_as_it_is_now():
+@pytest.fixture(params=["glue", "exchange table"])
+def torch_reader(request):
+    """Each PyTorch case both ways: through cubridge._torch_glue's reader (where it was built against this
+    PyTorch) and through the exchange table's dltensor_from_py_object_no_sync."""
+    before = cubridge._core._torch_glue_reader(request.param == "glue")
+    yield request.param
+    cubridge._core._torch_glue_reader(before)
+
+
+def test_launches_see_each_torch_tensor_as_it_is_now(torch_reader):
     """The exchange table's borrowed DLTensor, remembered by the import memo: in-place changes of the same
     tensor object (resize_, t_, as_strided_, a new current stream) are new facts, never a stale view."""
     torch = pytest.importorskip("torch")
@@ -155,14 +164,15 @@ def torch_tensors(torch):
             "bfloat16": torch.ones(6, dtype=torch.bfloat16, device="cuda"),
             "int8": torch.ones(6, dtype=torch.int8, device="cuda"), "uint64": torch.ones(2, dtype=torch.uint64, device="cuda"),
             "requires_grad": torch.ones(4, device="cuda", requires_grad=True),
-            "cpu": torch.ones(3), "Parameter (a subclass)": torch.nn.Parameter(torch.ones(4, device="cuda"))}
+            "cpu": torch.ones(3), "Parameter": torch.nn.Parameter(torch.ones(4, device="cuda")),
+            "a subclass": torch.ones(4, device="cuda").as_subclass(type("Sub", (torch.Tensor,), {}))}
     if hasattr(torch, "float8_e4m3fn"):
         made["float8_e4m3fn"] = torch.ones(4, device="cuda").to(torch.float8_e4m3fn)
     return made
 
 
 TORCH_CASES = ["C", "transposed", "sliced", "offset", "expanded", "0-d", "empty", "extent 1", "complex64", "bool",
-               "bfloat16", "int8", "uint64", "requires_grad", "cpu", "Parameter (a subclass)", "float8_e4m3fn"]
+               "bfloat16", "int8", "uint64", "requires_grad", "cpu", "Parameter", "a subclass", "float8_e4m3fn"]
 
 
 @pytest.mark.parametrize("which", TORCH_CASES)
@@ -170,7 +180,7 @@ def test_the_torch_glue_describes_a_tensor_as_the_exchange_table_does(which):
     """Where the package was built against this PyTorch, cubridge._torch_glue reads a tensor's borrowed DLTensor
     (for every import: a launch, the C API, as_cuda_array) in place of the exchange table's
     dltensor_from_py_object_no_sync: field for field the same, for an exact torch.Tensor of every layout and
-    dtype; a subclass is left to the table."""
+    dtype (nn.Parameter included: PyTorch's C++ takes it for a plain tensor); a subclass is left to the table."""
     torch = pytest.importorskip("torch")
     if not torch.cuda.is_available():
         pytest.skip("PyTorch has no CUDA here")
@@ -181,7 +191,7 @@ def test_the_torch_glue_describes_a_tensor_as_the_exchange_table_does(which):
         pytest.skip(f"this PyTorch has no {which}")
     t = tensors[which]
     both = cubridge._core._torch_dltensor_both(t)
-    if type(t) is torch.Tensor:
+    if type(t) in (torch.Tensor, torch.nn.Parameter):
         assert both["glue"] == both["exchange"]
         assert both["glue"]["data"] + both["glue"]["byte_offset"] == t.data_ptr()
     else:
@@ -257,7 +267,7 @@ def copy_complex(x, out):
 
 
 @pytest.mark.parametrize("bit", ["conjugate", "negative"])
-def test_a_torch_tensor_with_an_unresolved_bit_is_refused_by_every_import(bit):
+def test_a_torch_tensor_with_an_unresolved_bit_is_refused_by_every_import(bit, torch_reader):
     """PyTorch's DLPack export hands x.conj() and x.conj().imag out as their memory, without the bit: read so,
     they would be silently wrong (unconjugated, the wrong sign). A launch, from_dlpack and as_cuda_array refuse
     them naming the bit and the way out; resolved, the same values are read right."""
