@@ -3,7 +3,8 @@
 // array, the larger part of a launch on numba device arrays). What the property reports (numba-cuda 0.30,
 // cudadrv/devicearray.py) is read from the same attributes it reads: `shape`, `strides`, `dtype`, `stream`,
 // and the address `gpu_data.device_ctypes_pointer` gives, which numba's MemoryPointer computes as
-// `int(device_pointer)` (an OwnedPointer, what numba's allocations are, keeps that ctypes integer itself).
+// `int(device_pointer)` (an OwnedPointer, what numba's allocations are, keeps that ctypes integer itself, whose
+// value is read from the ctypes object: its `.value` attribute makes a Python int at each read).
 //
 // Only where the property is numba's own: the exact type DeviceNDArray whose class still has
 // DeviceNDArrayBase's `__cuda_array_interface__` and `device_ctypes_pointer`, a memory object whose class has

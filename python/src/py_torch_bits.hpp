@@ -5,8 +5,9 @@
 // bit. Read as exported, such a tensor would be read silently wrong, so every import of a PyTorch tensor
 // refuses one by name (x.resolve_conj() / x.resolve_neg() give a tensor of the same values that has none).
 // The bits are asked through cubridge._torch_glue where the package was built against this PyTorch
-// (py_framework_table.hpp), else through the tensor's is_conj() and is_neg(). Asked by py_import.hpp and
-// py_dlpack.hpp before a PyTorch tensor is read.
+// (py_framework_table.hpp), else through the tensor's is_conj() and is_neg(). Asked by py_import.hpp,
+// py_dlpack.hpp and py_c_api.hpp before a PyTorch tensor is read; where the glue is usable, the tensor's
+// borrowed DLTensor comes from the same call (`described`).
 #pragma once
 
 #include <optional>
