@@ -287,8 +287,10 @@ void bind_array(nb::module_& m) {
     nb::dict d;
     d["hits"] = c.hits;
     d["kept"] = c.kept;
+    d["cai_dict_hits"] = cai_memo::g_hits;
     return d;
-  }, "The import memo's counts (py_import_memo.hpp): lookups that found their view, views kept.");
+  }, "The import memos' counts (py_import_memo.hpp): lookups that found their view, views kept; and "
+     "`__cuda_array_interface__` dicts found unchanged (py_cai_dict_memo.hpp).");
   m.def("_with_memo_pins", [](nb::callable f) {
     MemoPins pins;
     return f();

@@ -13,10 +13,12 @@
 // devicearray module is imported by the program (never imported here). Included only by py_import.hpp.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 
 #include "py_common.hpp"
+#include "py_dict_version.hpp"
 
 namespace cubridge::python::numba_reader {
 
@@ -161,6 +163,59 @@ struct Fields {
   std::uintptr_t address = 0;
 };
 
+namespace detail {
+
+/// What read() found in an array whose memory is an OwnedPointer holding a ctypes integer of a learnt type: found
+/// again while both instance dicts are unchanged (their version tags, py_dict_version.hpp), which then hold the
+/// same objects (the tuples, the dtype, the memory object, the ctypes integer); the integer's value is read at
+/// every hit (ctypes objects are mutable). Slots by the array's address; the objects are compared by identity and
+/// dereferenced only after the tags matched.
+struct Seen {
+  PyObject* array = nullptr;
+  PyObject* dict = nullptr;
+  std::uint64_t dict_version = 0;
+  PyObject* memory = nullptr;  // gpu_data, which the unchanged dict holds
+  PyObject* memory_dict = nullptr;
+  std::uint64_t memory_version = 0;
+  PyObject* word = nullptr;    // the ctypes integer, which the unchanged memory dict holds
+  Fields fields;               // held while the slot keeps them
+};
+
+// 64 sets of 4: a launch's 16 arrays spread over 64 single slots would meet two to a slot in most runs and
+// replace each other at every launch.
+inline constexpr std::size_t kSeenWays = 4;
+inline constexpr std::size_t kSeenSets = 64;
+
+/// The set of `array`'s slots (guarded by the GIL; never destroyed: its references must not be dropped after the
+/// interpreter is gone).
+inline Seen* seen_set(PyObject* array) noexcept {
+  static auto* const slots = new std::array<Seen, kSeenWays * kSeenSets>();
+  std::uint64_t x = reinterpret_cast<std::uintptr_t>(array);  // splitmix64's finalizer
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return slots->data() + ((x ^ (x >> 31)) % kSeenSets) * kSeenWays;
+}
+
+/// `array`'s slot in its set, or null.
+inline Seen* seen_of(PyObject* array) noexcept {
+  Seen* set = seen_set(array);
+  for (std::size_t i = 0; i < kSeenWays; ++i)
+    if (set[i].array == array) return &set[i];
+  return nullptr;
+}
+
+/// The slot to keep `array`'s facts in: its own, else an empty one, else the set's next in turn.
+inline Seen& seen_slot_for(PyObject* array) noexcept {
+  if (Seen* mine = seen_of(array)) return *mine;
+  Seen* set = seen_set(array);
+  for (std::size_t i = 0; i < kSeenWays; ++i)
+    if (set[i].array == nullptr) return set[i];
+  static std::size_t turn = 0;
+  return set[turn++ % kSeenWays];
+}
+
+}  // namespace detail
+
 /// The attributes the property reads, or false where it must be asked itself (see the file's comment).
 /// Raises what an attribute read raises.
 inline bool read(nb::handle array, const Classes& c, Fields& out) {
@@ -176,6 +231,19 @@ inline bool read(nb::handle array, const Classes& c, Fields& out) {
   const Names& n = Names::get();
   nb::object dict = nb::steal(PyObject_GenericGetDict(array.ptr(), nullptr));
   if (!dict.is_valid()) throw nb::python_error();
+  const std::uint64_t dict_version = python::dict_version(dict.ptr());
+  if (const detail::Seen* seen = dict_version != 0 ? detail::seen_of(array.ptr()) : nullptr;
+      seen != nullptr && seen->dict == dict.ptr() && seen->dict_version == dict_version) {
+    nb::object owned = nb::steal(PyObject_GenericGetDict(seen->memory, nullptr));
+    if (!owned.is_valid()) throw nb::python_error();
+    PyTypeObject* tp = Py_TYPE(seen->word);
+    if (owned.ptr() == seen->memory_dict && python::dict_version(owned.ptr()) == seen->memory_version &&
+        (tp == c.c_size_t || tp == c.c_void_p)) {
+      out = seen->fields;
+      out.address = detail::ctypes_word(seen->word);
+      return out.address <= static_cast<std::uintptr_t>(INTPTR_MAX);
+    }
+  }
   auto item = [&](PyObject* name) {
     PyObject* v = PyDict_GetItemWithError(dict.ptr(), name);  // borrowed
     if (v == nullptr && PyErr_Occurred()) throw nb::python_error();
@@ -207,7 +275,12 @@ inline bool read(nb::handle array, const Classes& c, Fields& out) {
     }
     if (PyTypeObject* tp = Py_TYPE(ctypes_value); tp == c.c_size_t || tp == c.c_void_p) {
       out.address = detail::ctypes_word(ctypes_value);  // `.value` (c_void_p's None for null: the property's 0)
-      return out.address <= static_cast<std::uintptr_t>(INTPTR_MAX);  // past 63 bits: as below
+      if (out.address > static_cast<std::uintptr_t>(INTPTR_MAX)) return false;  // past 63 bits: as below
+      const std::uint64_t owned_version = python::dict_version(owned.ptr());
+      if (dict_version != 0 && owned_version != 0 && python::dict_version(dict.ptr()) == dict_version)
+        detail::seen_slot_for(array.ptr()) = detail::Seen{array.ptr(), dict.ptr(), dict_version, memory.ptr(),
+                                                          owned.ptr(), owned_version, ctypes_value, out};
+      return true;
     }
     value = get(ctypes_value, value_name);
   } else if (_PyType_Lookup(Py_TYPE(memory.ptr()), pointer_property) == c.memory_pointer_property) {

@@ -107,7 +107,8 @@ def test_the_memo_finds_a_numba_array_by_its_shape_and_strides_tuples():
 
 def test_the_pointer_is_read_from_the_ctypes_object_as_its_value_says():
     """The reader reads an OwnedPointer's ctypes integer (numba's c_size_t) from the object, which it trusts only
-    for the exact types whose value read back from decoys: a value assigned in place is read afresh, a null
+    for the exact types whose value read back from decoys: a value assigned in place is read afresh (also where
+    the reader finds the array's and the memory's dicts unchanged and reuses what it read from them), a null
     c_void_p is the property's 0, and a ctypes subclass (whose `.value` may be its own) is asked its `.value`."""
     out = run("""
         import ctypes
@@ -119,6 +120,13 @@ def test_the_pointer_is_read_from_the_ctypes_object_as_its_value_says():
         assert same(a)["data"][0] == ADDRESS + 256
         a.gpu_data.device_ctypes_pointer = ctypes.c_void_p(ADDRESS + 512)
         assert same(a)["data"][0] == ADDRESS + 512
+        assert same(a)["data"][0] == ADDRESS + 512  # read again, both dicts unchanged
+        a.gpu_data = pointer("owned", ADDRESS + 1024)  # another memory object
+        assert same(a)["data"][0] == ADDRESS + 1024
+        a.gpu_data.device_ctypes_pointer.value = ADDRESS + 2048
+        assert same(a)["data"][0] == ADDRESS + 2048
+        a.dtype = np.dtype("i4")
+        assert same(a)["typestr"] == "<i4"
         class Offset(ctypes.c_size_t):
             pass
         a.gpu_data.device_ctypes_pointer = Offset(ADDRESS + 768)

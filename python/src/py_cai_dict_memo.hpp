@@ -1,0 +1,86 @@
+// Internal (Python glue of the array face): the views of recently read `__cuda_array_interface__` dicts, found
+// again by the dict itself while it is unchanged. A producer that keeps its interface as a prebuilt dict (a
+// plain attribute, as many wrappers of device memory do) hands the same dict at every import, and reading it
+// again (its items, the tuples, the view's checks: ~0.4 µs) is most of such an import.
+//
+// Why a hit is the view the read would make: the entry is found by the dict's address and version tag
+// (py_dict_version.hpp), which together name one dict in one state, holding the same value objects; only
+// dicts whose values are all immutable (exact tuples of exact ints, an exact str, exact ints, bools and None)
+// are kept, so those objects hold the same values; a descr list (mutable) is checked again at each hit; the
+// request's switches and the pointer-range cache's generation are part of the entry, as in the import memo.
+// A dict with a mask is never kept. Nothing is kept where this Python has no version tags.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+
+#include "cubridge/array/array_interface.hpp"
+#include "cubridge/array/array_view.hpp"
+#include "cubridge/array/pointer_attributes.hpp"
+#include "py_dict_version.hpp"
+
+namespace cubridge::python::cai_memo {
+
+struct Entry {
+  PyObject* dict = nullptr;    // compared by identity, dereferenced only after the version matched
+  std::uint64_t version = 0;
+  PyObject* descr = nullptr;   // the dict's descr list (its own reference), checked again at each hit; or null
+  PyObject* typestr = nullptr; // the dict's typestr (its own reference), which a descr is checked against
+  bool sync = true, check_pointer = true;
+  std::uint64_t generation = 0;
+  std::optional<ArrayView> view;  // with no owner and no mask
+};
+
+inline constexpr std::size_t kSlots = 64;
+inline std::uint64_t g_hits = 0;  // lookups that found their view (tests read it)
+
+inline Entry& slot_of(PyObject* dict) noexcept {
+  static auto* const entries = new std::array<Entry, kSlots>();  // guarded by the GIL; never destroyed, as the memos
+  std::uint64_t x = reinterpret_cast<std::uintptr_t>(dict);  // splitmix64's finalizer: dicts lie at regular spacings
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return (*entries)[(x ^ (x >> 31)) % kSlots];
+}
+
+/// Whether `o` is an exact tuple of exact ints (of `n` items where n >= 0).
+inline bool int_tuple(PyObject* o, Py_ssize_t n = -1) noexcept {
+  if (!PyTuple_CheckExact(o) || (n >= 0 && PyTuple_GET_SIZE(o) != n)) return false;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); ++i)
+    if (!PyLong_CheckExact(PyTuple_GET_ITEM(o, i))) return false;
+  return true;
+}
+
+/// The view remembered for `dict` read with `options`, or null. `default_descr(descr, typestr)` says whether a
+/// descr list still adds nothing to the typestr.
+template <class DefaultDescr>
+const ArrayView* find(PyObject* dict, const ImportOptions& options, DefaultDescr default_descr) noexcept {
+  const std::uint64_t version = dict_version(dict);
+  if (version == 0) return nullptr;
+  const Entry& e = slot_of(dict);
+  if (e.dict != dict || e.version != version || !e.view || e.sync != options.sync ||
+      e.check_pointer != options.check_pointer || options.is_mask || e.generation != pointer_cache_generation())
+    return nullptr;
+  if (e.descr != nullptr && !default_descr(e.descr, e.typestr)) return nullptr;  // a list changed in place
+  ++g_hits;
+  return &*e.view;
+}
+
+/// Remembers `view`, read from `dict` with `options`, where every value the view came from is immutable: `shape`,
+/// `typestr`, `data`, `version`, `strides`, `stream` as the dict holds them (strides and stream may be null:
+/// absent or None), `descr` a default descr list or null. `read_at`: the dict's version when its items were read
+/// (a dict changed since, by code the read ran, is not kept).
+inline void keep(PyObject* dict, std::uint64_t read_at, const ImportOptions& options, const ArrayView& view,
+                 PyObject* shape, PyObject* typestr, PyObject* data, PyObject* version, PyObject* strides,
+                 PyObject* stream, PyObject* descr) {
+  const std::uint64_t tag = dict_version(dict);
+  if (tag == 0 || tag != read_at || options.is_mask || !int_tuple(shape) || !PyUnicode_CheckExact(typestr) ||
+      !PyLong_CheckExact(version) || (strides != nullptr && !int_tuple(strides)) ||
+      (stream != nullptr && !PyLong_CheckExact(stream)) || !PyTuple_CheckExact(data) || PyTuple_GET_SIZE(data) != 2 ||
+      !PyLong_CheckExact(PyTuple_GET_ITEM(data, 0)) || !PyBool_Check(PyTuple_GET_ITEM(data, 1)))
+    return;
+  Entry& e = slot_of(dict);
+  e = Entry{dict, tag, descr, typestr, options.sync, options.check_pointer, pointer_cache_generation(), view};
+}
+
+}  // namespace cubridge::python::cai_memo
