@@ -24,13 +24,9 @@ a planted or edited file is a miss, never code. The index is JSON inside such an
 from __future__ import annotations
 
 import collections
-import hashlib
 import inspect
-import json
 import os
-import pickle
 import sys
-import tempfile
 
 from . import _core, _numba_diagnostics
 
@@ -45,6 +41,21 @@ LINK_MESSAGE = "Cannot pickle CUDACodeLibrary with linking files"
 CompileStats = collections.namedtuple("_CompileStats", ("cache_path", "cache_hits", "cache_misses"))
 
 
+# hashlib (OpenSSL), json, pickle and tempfile are imported where they are used: together ~5-8 ms at start-up,
+# which a program without numba-cuda's cache=True files (cubridge's cold first compile) never needs.
+
+
+def _hex_digest(data: bytes, algorithm: str = "sha256") -> str:
+    import hashlib
+    return hashlib.new(algorithm, data).hexdigest()
+
+
+def _device_array_error(message: str) -> Exception:
+    """numba-cuda's error for a GPU array it would have to pickle."""
+    import pickle
+    return pickle.PicklingError(message)
+
+
 def uses_file_cache(options) -> bool:
     """Whether a kernel made with `options` keeps numba-cuda's cache files: cache=True written out, in a
     numba-cuda program served by cubridge (elsewhere cache=True is cubridge's own code cache, its default)."""
@@ -54,12 +65,13 @@ def uses_file_cache(options) -> bool:
 def _subpath(source: str) -> str:
     """numba-cuda's per-directory folder name inside a cache root: the directory's name and SHA-1 of its path."""
     parent = os.path.dirname(os.path.abspath(source))
-    return os.path.basename(parent) + "_" + hashlib.sha1(parent.encode()).hexdigest()
+    return os.path.basename(parent) + "_" + _hex_digest(parent.encode(), "sha1")
 
 
 def _writable(path: str) -> bool:
     try:
         os.makedirs(path, exist_ok=True)
+        import tempfile
         tempfile.TemporaryFile(dir=path).close()
     except OSError:
         return False
@@ -84,7 +96,7 @@ def _closure_fingerprint(value, out: list, seen: set) -> None:
     closure). GPU arrays are refused as numba-cuda refuses them; anything without a stable description
     (an object whose repr holds its address) makes the key differ per process: a miss, never wrong code."""
     if getattr(value, "__cuda_array_interface__", None) is not None:
-        raise pickle.PicklingError(DEVICE_ARRAY_MESSAGE)
+        raise _device_array_error(DEVICE_ARRAY_MESSAGE)
     if id(value) in seen:
         out.append("<cycle>")
         return
@@ -103,7 +115,7 @@ def _closure_fingerprint(value, out: list, seen: set) -> None:
         return
     func = getattr(value, "py_func", value)
     if inspect.isfunction(func):
-        out.append(f"{func.__module__}.{func.__qualname__}:{hashlib.sha256(func.__code__.co_code).hexdigest()}")
+        out.append(f"{func.__module__}.{func.__qualname__}:{_hex_digest(func.__code__.co_code)}")
         for cell in func.__closure__ or ():
             _closure_fingerprint(cell.cell_contents, out, seen)
         return
@@ -167,8 +179,8 @@ class FileCache:
         _closure_fingerprint([c.cell_contents for c in f.__closure__ or ()], closure, set())
         parts = [str(signature), repr(cc), repr(options.compiler()), repr(options.launch_bounds),
                  repr(options.max_registers), repr(options.inline_policy), _build_identity(),
-                 hashlib.sha256(f.__code__.co_code).hexdigest(),
-                 hashlib.sha256("\x1f".join(closure).encode()).hexdigest()]
+                 _hex_digest(f.__code__.co_code),
+                 _hex_digest("\x1f".join(closure).encode())]
         return _core.CodeCache.make_key(parts, nvvm=True)
 
     # -- the index: {sha256 of index key: data file name}, valid for one source stamp
@@ -177,6 +189,7 @@ class FileCache:
         raw = self._cache.get_at(self.cache_path, self._index_name, "numba index\x1f" + self._base)
         if raw is None:
             return {}
+        import json
         try:
             index = json.loads(raw)
         except ValueError:
@@ -187,6 +200,7 @@ class FileCache:
         return overloads if isinstance(overloads, dict) else {}
 
     def _save_index(self, overloads: dict) -> None:
+        import json
         data = json.dumps({"stamp": self._stamp, "overloads": overloads}).encode()
         self._cache.put_at(self.cache_path, self._index_name, "numba index\x1f" + self._base, data)
 
@@ -197,7 +211,7 @@ class FileCache:
 
     def load(self, key: str, ltoir: bool = False):
         """The compile result stored for `key`, or None (a miss)."""
-        name = self._load_index().get(hashlib.sha256(key.encode()).hexdigest())
+        name = self._load_index().get(_hex_digest(key.encode()))
         if not isinstance(name, str):
             return None
         raw = self._cache.get_at(self.cache_path, name, self._data_key(key))  # the key is checked in the entry
@@ -205,7 +219,7 @@ class FileCache:
 
     def save(self, key: str, result) -> None:
         overloads = self._load_index()
-        digest = hashlib.sha256(key.encode()).hexdigest()
+        digest = _hex_digest(key.encode())
         name = overloads.get(digest)
         if not isinstance(name, str):
             taken = set(overloads.values())
@@ -224,7 +238,7 @@ class FileCache:
 def check_cachable(name: str, referenced, links, linked_files) -> None:
     """numba-cuda's refusals when a kernel is saved to its cache: embedded GPU arrays, files linked with it."""
     if any(getattr(o, "__cuda_array_interface__", None) is not None for o in referenced):
-        raise pickle.PicklingError(f"{DEVICE_ARRAY_MESSAGE} (kernel {name!r} with cache=True)")
+        raise _device_array_error(f"{DEVICE_ARRAY_MESSAGE} (kernel {name!r} with cache=True)")
     if linked_files or links:
         items = [os.path.basename(os.fspath(i)) if isinstance(i, (str, os.PathLike)) else type(i).__name__
                  for i in (*linked_files, *links)]

@@ -17,7 +17,6 @@ import builtins
 import importlib
 import inspect
 import marshal
-import pickle
 import sys
 import types
 
@@ -46,6 +45,7 @@ def _names(code: types.CodeType, out: set) -> set:
 def _picklable(value, what: str):
     if getattr(value, "__cuda_array_interface__", None) is not None:
         from ._file_cache import DEVICE_ARRAY_MESSAGE
+        import pickle  # ~1-2 ms at start-up, for an error only
         raise pickle.PicklingError(f"{DEVICE_ARRAY_MESSAGE} ({what} is a GPU array)")
     return _ModuleByName(value.__name__) if inspect.ismodule(value) else value
 

@@ -17,7 +17,6 @@ numba's extension API (the function objects are numba's).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import linecache
 import sys
 import types as _pytypes
@@ -325,6 +324,7 @@ def _lower(context, lowering, sig, where: str, function):
         library.add_ir_module(module)
     library.finalize()
     texts = list(library.llvm_strs)
+    import hashlib  # OpenSSL, ~2-3 ms at start-up, which a program without numba extensions never needs
     digest = hashlib.sha256("\0".join(texts).encode()).hexdigest()[:16]
     symbol = f"{_PENDING}_{digest}"
     quoted = f'@"{_PENDING}"'

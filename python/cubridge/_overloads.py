@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
-import shutil
 import sys
-import tempfile
 from typing import Any
 
 from . import _compiler, _linker
@@ -155,6 +153,7 @@ class CompiledKernel(CompiledCode):
 
     def inspect_sass(self, cc=None) -> str:
         """The SASS of the kernel's cubin, disassembled by the toolkit's nvdisasm (or cuobjdump)."""
+        import shutil, subprocess, tempfile  # here: together they cost every `import cubridge` ~5 ms
         cc = self._arch(cc, "inspect_sass")
         tools = [(t, shutil.which(t) or _toolkit_tool(t)) for t in ("nvdisasm", "cuobjdump")]
         tool, path = next(((t, p) for t, p in tools if p), (None, None))
@@ -168,7 +167,6 @@ class CompiledKernel(CompiledCode):
             with open(file, "wb") as f:
                 f.write(cubin)
             cmd = [path, file] if tool == "nvdisasm" else [path, "-sass", file]
-            import subprocess  # here: its import costs every `import cubridge` ~3 ms
             out = subprocess.run(cmd, capture_output=True, text=True)
         if out.returncode != 0:
             raise RuntimeError(f"inspect_sass: {tool} failed ({out.returncode}): {out.stderr.strip()}")

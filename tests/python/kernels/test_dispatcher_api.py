@@ -100,8 +100,9 @@ def test_inspection_needing_an_architecture_asks_for_one_without_a_device():
 
 
 def test_inspect_sass_needs_the_toolkits_disassembler(monkeypatch):
+    import shutil
     from cubridge import _overloads
-    monkeypatch.setattr(_overloads.shutil, "which", lambda name: None)
+    monkeypatch.setattr(shutil, "which", lambda name: None)
     monkeypatch.setattr(_overloads, "_toolkit_tool", lambda name: None)
     k = cubridge.jit(store).compile(SIG)
     with pytest.raises(RuntimeError, match="inspect_sass needs the CUDA toolkit's nvdisasm or cuobjdump"):
