@@ -7,8 +7,9 @@
 // (py_dict_version.hpp), which together name one dict in one state, holding the same value objects; only
 // dicts whose values are all immutable (exact tuples of exact ints, an exact str, exact ints, bools and None)
 // are kept, so those objects hold the same values; a descr list (mutable) is checked again at each hit; the
-// request's switches and the pointer-range cache's generation are part of the entry, as in the import memo.
-// A dict with a mask is never kept. Nothing is kept where this Python has no version tags.
+// request's switches and the pointer-range cache's generation are part of the entry, as in the import memo,
+// and a view is kept only where its pointer check is one the range cache answers (pointer_check_cached).
+// A dict with a mask is never kept. Nothing is kept where this Python gives the dict no version tag.
 #pragma once
 
 #include <array>
@@ -18,34 +19,41 @@
 #include "cubridge/array/array_interface.hpp"
 #include "cubridge/array/array_view.hpp"
 #include "cubridge/array/pointer_attributes.hpp"
+#include "py_common.hpp"
 #include "py_dict_version.hpp"
 
 namespace cubridge::python::cai_memo {
 
 struct Entry {
-  PyObject* dict = nullptr;    // compared by identity, dereferenced only after the version matched
+  PyObject* dict = nullptr;     // compared by identity
   std::uint64_t version = 0;
-  PyObject* descr = nullptr;   // the dict's descr list (its own reference), checked again at each hit; or null
-  PyObject* typestr = nullptr; // the dict's typestr (its own reference), which a descr is checked against
+  // The dict's descr list and typestr, borrowed: dereferenced only after the version matched, when the dict,
+  // unchanged, still holds them. The descr is null where the dict has none (or None).
+  PyObject* descr = nullptr;
+  PyObject* typestr = nullptr;
   bool sync = true, check_pointer = true;
   std::uint64_t generation = 0;
+  std::uint64_t stamp = 0;      // when written: the oldest way of a set is replaced
   std::optional<ArrayView> view;  // with no owner and no mask
 };
 
-inline constexpr std::size_t kSlots = 64;
-inline std::uint64_t g_hits = 0;  // lookups that found their view (tests read it)
+// 64 sets of 4, as the import memo's: a launch's arrays spread over single slots would evict each other.
+inline constexpr std::size_t kWays = 4;
+inline constexpr std::size_t kSets = 64;
 
-inline Entry& slot_of(PyObject* dict) noexcept {
-  static auto* const entries = new std::array<Entry, kSlots>();  // guarded by the GIL; never destroyed, as the memos
-  std::uint64_t x = reinterpret_cast<std::uintptr_t>(dict);  // splitmix64's finalizer: dicts lie at regular spacings
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return (*entries)[(x ^ (x >> 31)) % kSlots];
+/// Lookups that found their view (tests read it), and the stamp of the last entry written. Guarded by the GIL.
+inline std::uint64_t g_hits = 0;
+inline std::uint64_t g_stamp = 0;
+
+/// `dict`'s set (guarded by the GIL; never destroyed, as the other memos' entries).
+inline Entry* set_of(PyObject* dict) noexcept {
+  static auto* const entries = new std::array<Entry, kWays * kSets>();
+  return entries->data() + (address_mix(dict) % kSets) * kWays;
 }
 
-/// Whether `o` is an exact tuple of exact ints (of `n` items where n >= 0).
-inline bool int_tuple(PyObject* o, Py_ssize_t n = -1) noexcept {
-  if (!PyTuple_CheckExact(o) || (n >= 0 && PyTuple_GET_SIZE(o) != n)) return false;
+/// Whether `o` is an exact tuple of exact ints.
+inline bool int_tuple(PyObject* o) noexcept {
+  if (!PyTuple_CheckExact(o)) return false;
   for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); ++i)
     if (!PyLong_CheckExact(PyTuple_GET_ITEM(o, i))) return false;
   return true;
@@ -56,14 +64,18 @@ inline bool int_tuple(PyObject* o, Py_ssize_t n = -1) noexcept {
 template <class DefaultDescr>
 const ArrayView* find(PyObject* dict, const ImportOptions& options, DefaultDescr default_descr) noexcept {
   const std::uint64_t version = dict_version(dict);
-  if (version == 0) return nullptr;
-  const Entry& e = slot_of(dict);
-  if (e.dict != dict || e.version != version || !e.view || e.sync != options.sync ||
-      e.check_pointer != options.check_pointer || options.is_mask || e.generation != pointer_cache_generation())
-    return nullptr;
-  if (e.descr != nullptr && !default_descr(e.descr, e.typestr)) return nullptr;  // a list changed in place
-  ++g_hits;
-  return &*e.view;
+  if (version == 0 || options.is_mask) return nullptr;
+  Entry* set = set_of(dict);
+  for (std::size_t w = 0; w < kWays; ++w) {
+    const Entry& e = set[w];
+    if (e.dict != dict || e.version != version || !e.view || e.sync != options.sync ||
+        e.check_pointer != options.check_pointer || e.generation != pointer_cache_generation())
+      continue;
+    if (e.descr != nullptr && !default_descr(e.descr, e.typestr)) return nullptr;  // a list changed in place
+    ++g_hits;
+    return &*e.view;
+  }
+  return nullptr;
 }
 
 /// Remembers `view`, read from `dict` with `options`, where every value the view came from is immutable: `shape`,
@@ -79,8 +91,18 @@ inline void keep(PyObject* dict, std::uint64_t read_at, const ImportOptions& opt
       (stream != nullptr && !PyLong_CheckExact(stream)) || !PyTuple_CheckExact(data) || PyTuple_GET_SIZE(data) != 2 ||
       !PyLong_CheckExact(PyTuple_GET_ITEM(data, 0)) || !PyBool_Check(PyTuple_GET_ITEM(data, 1)))
     return;
-  Entry& e = slot_of(dict);
-  e = Entry{dict, tag, descr, typestr, options.sync, options.check_pointer, pointer_cache_generation(), view};
+  if (options.check_pointer && !view.empty() && !pointer_check_cached(view.address())) return;
+  Entry* set = set_of(dict);
+  Entry* slot = &set[0];
+  for (std::size_t w = 0; w < kWays; ++w) {
+    if (set[w].dict == dict || !set[w].view) {  // its old entry, else a free way
+      slot = &set[w];
+      break;
+    }
+    if (set[w].stamp < slot->stamp) slot = &set[w];  // else the oldest
+  }
+  *slot = Entry{dict, tag, descr, typestr, options.sync, options.check_pointer, pointer_cache_generation(),
+                ++g_stamp, view};
 }
 
 }  // namespace cubridge::python::cai_memo

@@ -3,6 +3,8 @@
 // skipped while the interpreter goes away).
 #pragma once
 
+#include <cstdint>
+
 #include <Python.h>
 #include <nanobind/nanobind.h>
 
@@ -28,6 +30,16 @@ struct Keys {
     return k;
   }
 };
+
+/// An object's address mixed into 64 well-spread bits (splitmix64's finalizer), for the caches that find an
+/// object's entry by its address: objects lie at regular spacings (a pool's 1 KiB, a list's 144 bytes), which a
+/// plain modulo or a multiplicative hash maps onto a few slots.
+inline std::uint64_t address_mix(const void* p) noexcept {
+  std::uint64_t x = reinterpret_cast<std::uintptr_t>(p);
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
 
 /// Whether the program has imported module `name`, asked without importing it: a process that never uses a
 /// library pays nothing for cubridge knowing it.

@@ -265,6 +265,14 @@ inline ImportedView exchange_view(nb::handle obj, const CubridgeDLPackExchangeAP
   return ImportedView{array_from_dlpack(obj, req.stream_or_none(), req.sync).view};
 }
 
+/// remember_view for a view view_from_interface made: only where its pointer check, if one was made, is answered
+/// by the range cache (pointer_check_cached). Memory the range cache does not keep is asked of the driver at every
+/// import, and stays so through the memo.
+inline const ArrayView* remember_checked_view(const ImportKey& key, ArrayView&& view) {
+  if (key.check_pointer && !view.empty() && !pointer_check_cached(view.address())) return nullptr;
+  return remember_view(key, std::move(view));
+}
+
 /// A small int attribute value (CuPy's export version) or nullopt when it is not an int.
 inline std::optional<long> int_attr(PyObject* o, PyObject* name) {
   PyObject* v = PyObject_GetAttr(o, name);
@@ -449,7 +457,7 @@ inline ImportedView cupy_view(nb::handle obj, const import_detail::CupyFacts& c,
   if (version == 3) ai.stream = req.cupy_state->stream;
   ArrayView view = view_from_interface(ai, nullptr, ImportOptions{req.sync, req.check_pointer});
   if (key)
-    if (const ArrayView* kept = remember_view(*key, std::move(view))) return ImportedView{kept};
+    if (const ArrayView* kept = import_detail::remember_checked_view(*key, std::move(view))) return ImportedView{kept};
   return ImportedView{std::move(view)};  // not kept: remember_view leaves it as it was
 }
 
@@ -481,7 +489,7 @@ inline ImportedView numba_view(nb::handle obj, const ImportRequest& req) {
   ai.data = f.address;
   if (!numba_reader::numba_contiguous(shape.span(), strides.span(), parsed.itemsize)) ai.strides = strides.span();
   ArrayView view = view_from_interface(ai, nullptr, ImportOptions{req.sync, req.check_pointer});
-  if (const ArrayView* kept = remember_view(key, std::move(view))) return ImportedView{kept};
+  if (const ArrayView* kept = import_detail::remember_checked_view(key, std::move(view))) return ImportedView{kept};
   return ImportedView{std::move(view)};  // not kept: remember_view leaves it as it was
 }
 
@@ -503,12 +511,15 @@ inline ImportedArray import_array(nb::handle obj, const ImportRequest& req, Rout
     else made(std::move(v).take());
   };
   if (route != Route::exchange) req.exchange_stream.reset();
+  // The table first: finding it may run Python code (its first lookup), which must not come between the tensor's
+  // description and its use.
+  const CubridgeDLPackExchangeAPI* api = route == Route::exchange ? exchange_api_of(Py_TYPE(obj.ptr())) : nullptr;
   // A PyTorch tensor to borrow, read through cubridge._torch_glue where it can: refused or described in one call.
   const std::optional<CubridgeDLTensor> described =
-      route == Route::exchange && req.borrow ? torch_bits::described(obj.ptr()) : std::nullopt;
+      api != nullptr && req.borrow ? torch_bits::described(obj.ptr()) : std::nullopt;
   if (!described && (route == Route::exchange || route == Route::attributes)) torch_bits::refuse_unresolved(obj.ptr());
   if (route == Route::exchange) {
-    if (const CubridgeDLPackExchangeAPI* api = exchange_api_of(Py_TYPE(obj.ptr()))) {
+    if (api != nullptr) {
       try {
         read(import_detail::exchange_view(obj, api, req, described ? &*described : nullptr));
         return out;

@@ -115,16 +115,9 @@ inline void pin(Entry& e) noexcept {
   if (g_pins.depth > 0) e.pinned = g_pins.epoch;
 }
 
-/// The object's set: its address through a 64-bit mixer (splitmix64's finalizer). Objects lie at regular
-/// spacings (a pool's 1 KiB, a list's 144 bytes), which a plain modulo or a multiplicative hash maps onto a few sets.
+/// The object's set, by its mixed address (address_mix).
 inline Entry* set_of(PyObject* object) noexcept {
-  std::uint64_t x = reinterpret_cast<std::uint64_t>(object);
-  x ^= x >> 30;
-  x *= 0xBF58476D1CE4E5B9ull;
-  x ^= x >> 27;
-  x *= 0x94D049BB133111EBull;
-  x ^= x >> 31;
-  return slots().data() + (x & (kSets - 1)) * kWays;
+  return slots().data() + (address_mix(object) & (kSets - 1)) * kWays;
 }
 
 /// Where `object`'s new entry goes, among the unpinned ways of its set: its old entry, else a free way, else

@@ -175,6 +175,7 @@ struct Seen {
   PyObject* dict = nullptr;
   std::uint64_t dict_version = 0;
   PyObject* memory = nullptr;  // gpu_data, which the unchanged dict holds
+  PyTypeObject* memory_type = nullptr;  // its class when read (a `__class__` assignment leaves the dict's tag)
   PyObject* memory_dict = nullptr;
   std::uint64_t memory_version = 0;
   PyObject* word = nullptr;    // the ctypes integer, which the unchanged memory dict holds
@@ -190,10 +191,7 @@ inline constexpr std::size_t kSeenSets = 64;
 /// interpreter is gone).
 inline Seen* seen_set(PyObject* array) noexcept {
   static auto* const slots = new std::array<Seen, kSeenWays * kSeenSets>();
-  std::uint64_t x = reinterpret_cast<std::uintptr_t>(array);  // splitmix64's finalizer
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return slots->data() + ((x ^ (x >> 31)) % kSeenSets) * kSeenWays;
+  return slots->data() + (address_mix(array) % kSeenSets) * kSeenWays;
 }
 
 /// `array`'s slot in its set, or null.
@@ -233,12 +231,13 @@ inline bool read(nb::handle array, const Classes& c, Fields& out) {
   if (!dict.is_valid()) throw nb::python_error();
   const std::uint64_t dict_version = python::dict_version(dict.ptr());
   if (const detail::Seen* seen = dict_version != 0 ? detail::seen_of(array.ptr()) : nullptr;
-      seen != nullptr && seen->dict == dict.ptr() && seen->dict_version == dict_version) {
+      seen != nullptr && seen->dict == dict.ptr() && seen->dict_version == dict_version &&
+      Py_TYPE(seen->memory) == seen->memory_type) {  // the unchanged dict holds `memory`: alive
     nb::object owned = nb::steal(PyObject_GenericGetDict(seen->memory, nullptr));
     if (!owned.is_valid()) throw nb::python_error();
-    PyTypeObject* tp = Py_TYPE(seen->word);
+    // `word` is dereferenced only once the memory's dict, unchanged, is known to hold it.
     if (owned.ptr() == seen->memory_dict && python::dict_version(owned.ptr()) == seen->memory_version &&
-        (tp == c.c_size_t || tp == c.c_void_p)) {
+        (Py_TYPE(seen->word) == c.c_size_t || Py_TYPE(seen->word) == c.c_void_p)) {
       out = seen->fields;
       out.address = detail::ctypes_word(seen->word);
       return out.address <= static_cast<std::uintptr_t>(INTPTR_MAX);
@@ -279,7 +278,8 @@ inline bool read(nb::handle array, const Classes& c, Fields& out) {
       const std::uint64_t owned_version = python::dict_version(owned.ptr());
       if (dict_version != 0 && owned_version != 0 && python::dict_version(dict.ptr()) == dict_version)
         detail::seen_slot_for(array.ptr()) = detail::Seen{array.ptr(), dict.ptr(), dict_version, memory.ptr(),
-                                                          owned.ptr(), owned_version, ctypes_value, out};
+                                                          Py_TYPE(memory.ptr()), owned.ptr(), owned_version,
+                                                          ctypes_value, out};
       return true;
     }
     value = get(ctypes_value, value_name);

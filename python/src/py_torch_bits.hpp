@@ -29,12 +29,12 @@ inline const Torch& torch() {
   static Torch t;
   static bool resolved = false;
   if (resolved || !module_imported("torch")) return t;
-  resolved = true;
   PyObject* cls = module_attribute("torch", "Tensor");
-  if (cls == nullptr || !PyType_Check(cls)) {
+  if (cls == nullptr || !PyType_Check(cls)) {  // torch still being imported: asked again at the next question
     Py_XDECREF(cls);
     return t;
   }
+  resolved = true;
   t.tensor = reinterpret_cast<PyTypeObject*>(cls);
   nb::object version = nb::steal(module_attribute("torch", "__version__"));
   nb::object built = nb::steal(module_attribute("cubridge._torch_glue", "torch_version"));
@@ -52,16 +52,22 @@ inline const Torch& torch() {
   return t;
 }
 
-/// Whether objects of exactly `tp` are PyTorch tensors (torch.Tensor or a subclass). A type answered no stays
-/// no: a type made before torch was imported has no torch base.
+/// Whether objects of exactly `tp` are PyTorch tensors (torch.Tensor or a subclass). The last answers are kept by
+/// the type's identity and version tag (a type freed and another made at its address has another tag; a type
+/// without one is decided each time). A no is kept once torch.Tensor is known, or while torch is not imported at
+/// all (a type made then has no torch base), never while torch is being imported.
 inline bool is_tensor_type(PyTypeObject* tp) {
-  static PyTypeObject* last_yes = nullptr;
-  static PyTypeObject* last_no = nullptr;
-  if (tp == last_yes) return true;
-  if (tp == last_no) return false;
+  struct Answer {
+    PyTypeObject* type = nullptr;
+    unsigned int tag = 0;
+    bool is(PyTypeObject* t) const noexcept { return type == t && tag != 0 && tag == t->tp_version_tag; }
+  };
+  static Answer last_yes, last_no;
+  if (last_yes.is(tp)) return true;
+  if (last_no.is(tp)) return false;
   const Torch& t = torch();
   const bool yes = t.tensor != nullptr && PyType_IsSubtype(tp, t.tensor);
-  (yes ? last_yes : last_no) = tp;
+  if (yes || t.tensor != nullptr || !module_imported("torch")) (yes ? last_yes : last_no) = Answer{tp, tp->tp_version_tag};
   return yes;
 }
 

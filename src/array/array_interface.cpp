@@ -49,6 +49,10 @@ void set_export_stream_enabled(bool enabled) noexcept {
   g_export_stream.store(enabled, std::memory_order_relaxed);
 }
 
+bool pointer_check_cached(std::uintptr_t address) noexcept {
+  return !driver_present() || pointer_range_cached(address);
+}
+
 ArrayView view_from_interface(const ArrayInterface& d, std::shared_ptr<const void> owner,
                               const ImportOptions& options) {
   if (d.version < 0 || d.version > kCudaArrayInterfaceVersion)

@@ -105,6 +105,15 @@ PointerAttributes check_device_pointer(std::uintptr_t address, std::string_view 
   return a;
 }
 
+bool pointer_range_cached(std::uintptr_t address) noexcept {
+  const std::uint64_t gen = g_generation.load(std::memory_order_acquire);
+  for (const CachedRange& c : t_cache)
+    if (c.generation == gen && address >= c.attributes.range_start &&
+        address - c.attributes.range_start < c.attributes.range_size)
+      return true;
+  return false;
+}
+
 void forget_cached_pointer_ranges() noexcept { g_generation.fetch_add(1, std::memory_order_acq_rel); }
 
 std::uint64_t pointer_cache_generation() noexcept { return g_generation.load(std::memory_order_acquire); }

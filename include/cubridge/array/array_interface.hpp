@@ -40,6 +40,11 @@ struct ImportOptions {
   bool is_mask = false;
 };
 
+/// Whether view_from_interface's pointer check of `address` is answered without the driver: no driver is loaded
+/// (nothing is checked), or this thread's range cache holds the address. The import memos keep a view only then:
+/// memory the range cache does not keep is asked of the driver at every import, and must stay so.
+bool pointer_check_cached(std::uintptr_t address) noexcept;
+
 /// Applies every CAI rule to `desc` and returns the view (without its mask: the caller imports the
 /// mask object and attaches it with with_mask_of_interface). Throws ArrayInterfaceError whose message
 /// starts with "__cuda_array_interface__['<key>']" and names the value and what would be accepted.

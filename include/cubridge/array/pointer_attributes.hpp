@@ -37,6 +37,9 @@ PointerAttributes query_pointer_attributes(std::uintptr_t address);
 /// cannot address the memory (e.g. a NumPy buffer passed as device memory).
 PointerAttributes check_device_pointer(std::uintptr_t address, std::string_view what);
 
+/// Whether this thread's range cache holds `address` (check_device_pointer would answer without the driver).
+bool pointer_range_cached(std::uintptr_t address) noexcept;
+
 /// Called by every cubridge free: cached ranges from before it are no longer trusted.
 void forget_cached_pointer_ranges() noexcept;
 

@@ -134,6 +134,14 @@ def test_the_pointer_is_read_from_the_ctypes_object_as_its_value_says():
         empty = array((0,), (4,))
         empty.gpu_data.device_ctypes_pointer = ctypes.c_void_p(None)
         assert same(empty)["data"][0] == 0
+        a.gpu_data = pointer("owned", ADDRESS + 2048)
+        class Other(nd.OwnedPointer):  # another memory class, given to the same object: its dict is unchanged
+            @property
+            def device_ctypes_pointer(self):
+                return ctypes.c_size_t(ADDRESS + 4096)
+        assert same(a)["data"][0] == ADDRESS + 2048
+        a.gpu_data.__class__ = Other
+        assert same(a)["data"][0] == ADDRESS + 4096
         print("ok")
     """)
     assert out.strip() == "ok"
