@@ -73,5 +73,14 @@ for k, v in dict(MemoryPointer=MemoryPointer, AutoFreePointer=AutoFreePointer, O
     setattr(drv, k, v)
 for k, v in dict(DeviceNDArrayBase=DeviceNDArrayBase, DeviceNDArray=DeviceNDArray, is_contiguous=is_contiguous).items():
     setattr(arr, k, v)
+# The packages above them too, as a real numba-cuda's import leaves them (Python 3.13's import of a dotted name
+# looks its parents up: without them the reader's resolution finds no module and declines every array).
+for parent in ("numba", "numba.cuda", "numba.cuda.cudadrv"):
+    if parent not in sys.modules:
+        package = types.ModuleType(parent)
+        package.__path__ = []
+        sys.modules[parent] = package
 sys.modules["numba.cuda.cudadrv.driver"] = drv
 sys.modules["numba.cuda.cudadrv.devicearray"] = arr
+sys.modules["numba.cuda.cudadrv"].driver = drv
+sys.modules["numba.cuda.cudadrv"].devicearray = arr
