@@ -178,7 +178,14 @@ void bind_kernel(nb::module_& m) {
       .def(nb::init<>())
       .def_prop_ro("_launch_cache_stats", [](const DispatchCache& c) { return nb::make_tuple(c.hits, c.misses, c.entries.size()); },
                    "(hits, misses, entries) of the lazy-launch cache.")
-      .def("_launch_cache_clear", [](DispatchCache& c) { c.clear(); });
+      .def("_launch_cache_clear", [](DispatchCache& c) { c.clear(); })
+      .def_rw("_numba_launch", &DispatchCache::numba_launch,
+              "Whether this is a numba-cuda program's kernel (its subscripts take numba's checks).")
+      .def_prop_rw("extensions",
+                   [](const DispatchCache& c) { return c.extensions.is_valid() ? c.extensions : nb::none(); },
+                   [](DispatchCache& c, nb::object value) { c.extensions = std::move(value); },
+                   nb::arg("value").none(),
+                   "numba-cuda's launch-argument extensions (objects with prepare_args), which users append to.");
   m.def("_lazy_subscript", [](nb::handle dispatcher, nb::handle key) {
           PyObject* launch = lazy_subscript(dispatcher.ptr(), key.ptr());
           if (launch == nullptr) throw nb::python_error();

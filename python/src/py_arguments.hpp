@@ -33,18 +33,22 @@ namespace nb = nanobind;
 inline std::string arg_name(std::size_t i) { return "argument " + std::to_string(i); }
 
 /// An int (not bool; NumPy integers through __index__) as int64; nullopt when `o` is not an int.
-inline std::optional<std::int64_t> as_int64(PyObject* o, const std::string& what) {
-  if (PyBool_Check(o) || (!PyLong_Check(o) && !PyIndex_Check(o))) return std::nullopt;
-  nb::object i = nb::steal(PyNumber_Index(o));
-  if (!i.is_valid()) {
-    PyErr_Clear();
-    return std::nullopt;
-  }
+inline std::optional<std::int64_t> as_int64(PyObject* o, const char* what) {
   int overflow = 0;
-  long long v = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
-  if (overflow != 0)
-    throw nb::value_error((what + ": " + py_repr(o) + " does not fit in 64 bits").c_str());
-  return v;
+  if (PyLong_CheckExact(o)) {  // a launch configuration's ints: no __index__ to ask, no reference to take
+    const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow == 0) return v;
+  } else {
+    if (PyBool_Check(o) || (!PyLong_Check(o) && !PyIndex_Check(o))) return std::nullopt;
+    nb::object i = nb::steal(PyNumber_Index(o));
+    if (!i.is_valid()) {
+      PyErr_Clear();
+      return std::nullopt;
+    }
+    const long long v = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+    if (overflow == 0) return v;
+  }
+  throw nb::value_error((std::string(what) + ": " + py_repr(o) + " does not fit in 64 bits").c_str());
 }
 
 /// griddim / blockdim: an int or a tuple/list of 1 to 3 ints.

@@ -46,6 +46,12 @@ struct DispatchCache {
   // Counts clear()s (recompile(): new code): a kernel remembered elsewhere (a torch op's direct call) from an
   // earlier generation is looked up again.
   std::uint64_t generation = 0;
+  // What every subscript asks (py_launch.hpp wants_hooks), kept here rather than in the Python instance's dict
+  // (two attribute reads a launch, ~0.15 µs): whether this is a numba-cuda program's kernel (`_numba_launch`),
+  // and numba-cuda's launch-argument extensions (`extensions`: a list users append to at any time; visited by
+  // the type's GC slots, py_launch.hpp).
+  bool numba_launch = false;
+  nb::object extensions;
 
   /// Forgets every loaded kernel: the dispatcher compiled its signatures afresh.
   void clear() noexcept {

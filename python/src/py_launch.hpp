@@ -216,18 +216,38 @@ inline PyObject* lazy_subscript(PyObject* self, PyObject* key) noexcept {
 namespace launch_detail {
 /// Whether a subscript of this dispatcher goes through its Python `_hooked_subscript`: a kernel of a numba-cuda
 /// program served by cubridge (`_numba_launch`: numba's configuration checks and warnings) or one with
-/// launch-argument extensions (`extensions`, which users append to at any time, so read at every subscript).
+/// launch-argument extensions (`extensions`, which users append to at any time, so asked at every subscript).
 inline bool wants_hooks(PyObject* self) {
-  static PyObject* const numba_launch = PyUnicode_InternFromString("_numba_launch");
-  static PyObject* const extensions = PyUnicode_InternFromString("extensions");
-  nb::object flag = nb::steal(PyObject_GetAttr(self, numba_launch));
-  if (!flag.is_valid()) throw nb::python_error();
-  if (flag.ptr() == Py_True) return true;
-  nb::object list = nb::steal(PyObject_GetAttr(self, extensions));
-  if (!list.is_valid()) throw nb::python_error();
-  const int truth = PyObject_IsTrue(list.ptr());
+  if (!nb::inst_ready(self))
+    throw nb::type_error("kernel[...]: the dispatcher was not initialized (a subclass's __init__ must call "
+                         "super().__init__())");
+  const DispatchCache& c = *nb::inst_ptr<DispatchCache>(self);
+  if (c.numba_launch) return true;
+  PyObject* list = c.extensions.ptr();
+  if (list == nullptr) return false;
+  if (PyList_CheckExact(list)) return PyList_GET_SIZE(list) != 0;
+  const int truth = PyObject_IsTrue(list);  // another container a user assigned: its own truth
   if (truth < 0) throw nb::python_error();
   return truth != 0;
+}
+
+/// The dispatcher type's GC slots: the extensions (objects of the user's, which may refer back to the
+/// dispatcher) and the loaded kernels are references the collector must see.
+inline int dispatcher_traverse(PyObject* self, visitproc visit, void* arg) {
+  Py_VISIT(Py_TYPE(self));
+  if (!nb::inst_ready(self)) return 0;
+  const DispatchCache& c = *nb::inst_ptr<DispatchCache>(self);
+  Py_VISIT(c.extensions.ptr());
+  for (const DispatchCache::Entry& e : c.entries) Py_VISIT(e.kernel.ptr());
+  return 0;
+}
+
+inline int dispatcher_clear(PyObject* self) {
+  if (!nb::inst_ready(self)) return 0;
+  DispatchCache& c = *nb::inst_ptr<DispatchCache>(self);
+  c.extensions.reset();
+  c.clear();
+  return 0;
 }
 }  // namespace launch_detail
 
@@ -247,6 +267,8 @@ inline PyObject* dispatcher_subscript(PyObject* self, PyObject* key) noexcept {
 
 /// The dispatcher base type's slots (nb::type_slots).
 inline PyType_Slot dispatcher_slots[] = {{Py_mp_subscript, reinterpret_cast<void*>(dispatcher_subscript)},
+                                         {Py_tp_traverse, reinterpret_cast<void*>(launch_detail::dispatcher_traverse)},
+                                         {Py_tp_clear, reinterpret_cast<void*>(launch_detail::dispatcher_clear)},
                                          {0, nullptr}};
 
 }  // namespace cubridge::python::kernel_glue

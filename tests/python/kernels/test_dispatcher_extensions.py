@@ -122,6 +122,49 @@ def test_without_extensions_the_launch_path_is_untouched():
     assert d.extensions == [] and not isinstance(d[1, 1], ExtendedLaunch)
 
 
+def test_the_subscript_follows_the_extensions_as_they_change():
+    """The subscript asks at every launch whether there are extensions: appended, removed, the list replaced by
+    another or by another container, the kernel of a numba-cuda program."""
+    class Ext:
+        def prepare_args(self, ty, val, stream, retr):
+            return ty, val
+
+    d = cubridge.jit(set_to_three)
+    ext = Ext()
+    d.extensions.append(ext)
+    assert isinstance(d[1, 1], ExtendedLaunch)
+    d.extensions.clear()
+    assert not isinstance(d[1, 1], ExtendedLaunch)
+    d.extensions = (ext,)  # a tuple a user assigned: its own truth
+    assert isinstance(d[1, 1], ExtendedLaunch)
+    d.extensions = None
+    assert not isinstance(d[1, 1], ExtendedLaunch) and d.extensions is None
+    d.extensions = []
+    d._numba_launch = True  # numba-cuda's checks go through _hooked_subscript too
+    calls = []
+    d._hooked_subscript = lambda config: calls.append(config) or "hooked"
+    assert d[1, 1] == "hooked" and calls == [(1, 1)]
+
+
+def test_a_dispatcher_and_an_extension_that_refers_to_it_are_collected():
+    """The extensions live in the dispatcher's C++ base, whose GC slots show them to the collector."""
+    import gc
+    import weakref
+
+    class BackRef:
+        def prepare_args(self, ty, val, stream, retr):
+            return ty, val
+
+    d = cubridge.jit(set_to_three)
+    ext = BackRef()
+    ext.kernel = d
+    d.extensions.append(ext)
+    gone = weakref.ref(d)
+    del d, ext
+    gc.collect()
+    assert gone() is None
+
+
 @pytest.mark.parametrize("bad", [object(), [object()], [1], "ext"])
 def test_an_extension_without_prepare_args_is_refused_by_name(bad):
     with pytest.raises(TypeError, match="extension|extensions must be a list"):
