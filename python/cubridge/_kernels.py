@@ -335,13 +335,19 @@ class Dispatcher(_core._DispatchCache):
     def __reduce__(self):
         # numba-cuda's way: by reference where its module holds it under its name, else by value (the function's
         # code, globals and closure); compiled code is not pickled: the unpickled kernel compiles where it runs.
+        # The launch-argument extensions appended after jit travel too (a copy without them would skip them).
         return _function_pickle.reduce_function_object(self, _rebuild_dispatcher, self._options,
-                                                       [str(KernelSignature(s)) for s in self._eager])
+                                                       [str(KernelSignature(s)) for s in self._eager],
+                                                       list(self.extensions or ()))
 
 
-def _rebuild_dispatcher(function_state, options, signatures) -> Dispatcher:
-    """A kernel pickled by value (_function_pickle), made again with its options and declared signatures."""
-    return Dispatcher(_function_pickle.rebuild_function(*function_state), signatures, options)
+def _rebuild_dispatcher(function_state, options, signatures, extensions=None) -> Dispatcher:
+    """A kernel pickled by value (_function_pickle), made again with its options, declared signatures and
+    launch-argument extensions."""
+    made = Dispatcher(_function_pickle.rebuild_function(*function_state), signatures, options)
+    if extensions is not None:
+        made.extensions = list(extensions)
+    return made
 
 
 class _RaisingKernel:

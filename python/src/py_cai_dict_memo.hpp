@@ -93,13 +93,15 @@ inline void keep(PyObject* dict, std::uint64_t read_at, const ImportOptions& opt
     return;
   if (options.check_pointer && !view.empty() && !pointer_check_cached(view.address())) return;
   Entry* set = set_of(dict);
-  Entry* slot = &set[0];
-  for (std::size_t w = 0; w < kWays; ++w) {
-    if (set[w].dict == dict || !set[w].view) {  // its old entry, else a free way
-      slot = &set[w];
-      break;
-    }
-    if (set[w].stamp < slot->stamp) slot = &set[w];  // else the oldest
+  Entry* slot = nullptr;
+  for (std::size_t w = 0; w < kWays && slot == nullptr; ++w)  // its old entry
+    if (set[w].dict == dict) slot = &set[w];
+  for (std::size_t w = 0; w < kWays && slot == nullptr; ++w)  // else a free way
+    if (!set[w].view) slot = &set[w];
+  if (slot == nullptr) {  // else the oldest
+    slot = &set[0];
+    for (std::size_t w = 1; w < kWays; ++w)
+      if (set[w].stamp < slot->stamp) slot = &set[w];
   }
   *slot = Entry{dict, tag, descr, typestr, options.sync, options.check_pointer, pointer_cache_generation(),
                 ++g_stamp, view};

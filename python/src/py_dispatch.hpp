@@ -55,7 +55,8 @@ struct DispatchCache {
 
   /// Forgets every loaded kernel: the dispatcher compiled its signatures afresh.
   void clear() noexcept {
-    entries.clear();
+    std::vector<Entry> old;
+    old.swap(entries);  // emptied before any kernel is released: the GC's traverse never sees a freed one
     next = 0;
     ++generation;
   }

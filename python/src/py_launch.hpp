@@ -226,7 +226,8 @@ inline bool wants_hooks(PyObject* self) {
   PyObject* list = c.extensions.ptr();
   if (list == nullptr) return false;
   if (PyList_CheckExact(list)) return PyList_GET_SIZE(list) != 0;
-  const int truth = PyObject_IsTrue(list);  // another container a user assigned: its own truth
+  const nb::object held = c.extensions;  // its __bool__ may assign another container
+  const int truth = PyObject_IsTrue(held.ptr());  // another container a user assigned: its own truth
   if (truth < 0) throw nb::python_error();
   return truth != 0;
 }

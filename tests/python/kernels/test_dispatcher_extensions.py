@@ -146,6 +146,24 @@ def test_the_subscript_follows_the_extensions_as_they_change():
     assert d[1, 1] == "hooked" and calls == [(1, 1)]
 
 
+def test_a_copy_keeps_the_extensions_appended_after_jit():
+    """A kernel pickled by value (here: copied) takes the extensions its list holds now, not only jit's."""
+    import copy
+
+    class Ext:
+        def prepare_args(self, ty, val, stream, retr):
+            return ty, val
+
+    def local(arr):  # a function pickle cannot find by name: the kernel goes by value
+        arr[0] = 3
+
+    d = cubridge.jit(local)
+    ext = Ext()
+    d.extensions.append(ext)
+    made = copy.copy(d)
+    assert made is not d and made.extensions == [ext] and isinstance(made[1, 1], ExtendedLaunch)
+
+
 def test_a_dispatcher_and_an_extension_that_refers_to_it_are_collected():
     """The extensions live in the dispatcher's C++ base, whose GC slots show them to the collector."""
     import gc
