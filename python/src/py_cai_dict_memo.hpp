@@ -52,7 +52,7 @@ inline Entry* set_of(PyObject* dict) noexcept {
 }
 
 /// Whether `o` is an exact tuple of exact ints.
-inline bool int_tuple(PyObject* o) noexcept {
+inline bool is_exact_int_tuple(PyObject* o) noexcept {
   if (!PyTuple_CheckExact(o)) return false;
   for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); ++i)
     if (!PyLong_CheckExact(PyTuple_GET_ITEM(o, i))) return false;
@@ -86,8 +86,8 @@ inline void keep(PyObject* dict, std::uint64_t read_at, const ImportOptions& opt
                  PyObject* shape, PyObject* typestr, PyObject* data, PyObject* version, PyObject* strides,
                  PyObject* stream, PyObject* descr) {
   const std::uint64_t tag = dict_version(dict);
-  if (tag == 0 || tag != read_at || options.is_mask || !int_tuple(shape) || !PyUnicode_CheckExact(typestr) ||
-      !PyLong_CheckExact(version) || (strides != nullptr && !int_tuple(strides)) ||
+  if (tag == 0 || tag != read_at || options.is_mask || !is_exact_int_tuple(shape) || !PyUnicode_CheckExact(typestr) ||
+      !PyLong_CheckExact(version) || (strides != nullptr && !is_exact_int_tuple(strides)) ||
       (stream != nullptr && !PyLong_CheckExact(stream)) || !PyTuple_CheckExact(data) || PyTuple_GET_SIZE(data) != 2 ||
       !PyLong_CheckExact(PyTuple_GET_ITEM(data, 0)) || !PyBool_Check(PyTuple_GET_ITEM(data, 1)))
     return;
