@@ -1,8 +1,9 @@
 """Launches as numba users write them (issue 22): lazy `@jit` kernels with no signature, called as
-`k[1, 32](args...)`, on CuPy arrays, PyTorch tensors, numba device arrays and cubridge arrays, for cubridge
-(lazy and eager), numba-cuda, numba-cuda-mlir, CuPy RawKernel and cuda.core, beside the floor (a bare
-cuLaunchKernel in a C++ loop, measured in the same run); and compile times of a one-line device function,
-a 12-line loop kernel and a cold first compile (a fresh process) for cubridge, numba-cuda and numba-cuda-mlir.
+`k[1, 32](args...)` (the subscript at every launch), on CuPy arrays, PyTorch tensors, numba device arrays and
+cubridge arrays, for cubridge (lazy and eager), numba-cuda, numba-cuda-mlir, CuPy RawKernel and cuda.core, beside
+two floors measured in the same run (a bare cuLaunchKernel in a C++ loop, and the same call made by one builtin
+call from the Python loop each); and compile times of a one-line device function, a 12-line loop kernel and a
+cold first compile (a fresh process) for cubridge, numba-cuda and numba-cuda-mlir.
 
 Every kernel has an empty body: the figure is host-side time per launch (batches of launches timed on the
 host, the queue drained between batches outside the timing; the median over batches of the per-launch mean).
@@ -120,8 +121,8 @@ def jit_launchers(jit, mod, make_arrays, eager_sig=None) -> dict:
         fn = getattr(mod, kernel_name(arrays, scalars))
         k = (jit(eager_sig(arrays, scalars)) if eager_sig else jit)(fn)
         args = [*make_arrays(arrays), *scalar_args(scalars)]
-        configured = k[1, 32]
-        out[(arrays, scalars)] = (lambda c, a: lambda: c(*a))(configured, args)
+        # As numba users write it: the configuration at every launch (a lazy launch's subscript is part of its cost).
+        out[(arrays, scalars)] = (lambda kernel, a: lambda: kernel[1, 32](*a))(k, args)
     return out
 
 
@@ -227,6 +228,10 @@ def main() -> int:
 
     # Every launch row, timed in one interleaved run (interleaved.py).
     launchers = {("floor",): Timed(lambda n: n * bench_hooks().bare_launch_ns(EMPTY_PTX, "k", [*ints, int(N)], n))}
+    # The same bare launch, one call from the Python loop each (a METH_NOARGS builtin, in a lambda as every row):
+    # what no Python launch can go under.
+    python_floor = bench_hooks().python_launcher(EMPTY_PTX, "k", [*ints, int(N)])
+    launchers[("python floor",)] = lambda: python_floor()
     faces = {"cubridge lazy @jit": (cubridge.jit, None), "cubridge eager @jit(sig)": (cubridge.jit, eager_signature),
              "numba-cuda @cuda.jit": (cuda.jit, None)}
     for kind, make in kinds.items():
@@ -246,6 +251,7 @@ def main() -> int:
         warnings.simplefilter("ignore")  # numba's small-grid performance warning
         timed = medians(launchers, sync, b, pb)
     floor = timed[("floor",)]
+    py_floor = timed[("python floor",)]
     results = {(face, kind): {case: timed[(face, kind, case)] for case in CASES} for kind in kinds for face in faces}
     raw = {case: timed[("raw", case)] for case in CASES}
     core = {case: timed.get(("core", case)) for case in CASES}
@@ -265,6 +271,8 @@ def main() -> int:
                      "peer_value": peer_v, "target": target})
 
     row("launch floor: bare cuLaunchKernel in a C++ loop (3 pointers + int64)", "us", floor)
+    row("launch floor from Python: the same bare cuLaunchKernel, one builtin call from the Python loop each", "us",
+        py_floor, "floor (bare cuLaunchKernel)", floor)
     for kind in kinds:
         lazy = results[("cubridge lazy @jit", kind)]
         base = lazy[(1, 0)]
@@ -278,6 +286,7 @@ def main() -> int:
             else:
                 target = base + PER_SCALAR_US * scalars
             row(case, "us", ours_us, "floor (bare cuLaunchKernel)", floor, target)
+            row(case, "us", ours_us, "floor from Python (one builtin call each)", py_floor)
             row(case, "us", ours_us, "cubridge eager @jit(sig)", results[("cubridge eager @jit(sig)", kind)][(arrays, scalars)])
             row(case, "us", ours_us, "numba-cuda 0.30 @cuda.jit", results[("numba-cuda @cuda.jit", kind)][(arrays, scalars)])
             if kind == "CuPy arrays":

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <memory>
 #include <span>
 
 #include "cubridge/driver/context.hpp"
@@ -32,6 +33,53 @@ double bare_launch_ns(const std::string& ptx, const std::string& entry, const st
   }
   auto t1 = std::chrono::steady_clock::now();
   return std::chrono::duration<double, std::nano>(t1 - t0).count() / repeat;
+}
+
+namespace {
+
+/// What a python_launcher keeps: the loaded kernel (its module stays loaded) and its packed parameters.
+struct PythonLauncher {
+  std::shared_ptr<Kernel> kernel;
+  CUfunction function = nullptr;
+  std::vector<std::uint64_t> values;
+  std::vector<void*> params;
+};
+
+constexpr const char* kLauncherCapsule = "cubridge._bench.python_launcher";
+
+PyObject* launch_once(PyObject* self, PyObject* /*unused*/) {
+  auto* l = static_cast<PythonLauncher*>(PyCapsule_GetPointer(self, kLauncherCapsule));
+  if (l == nullptr) return nullptr;
+  CUresult r = driver::api().cuLaunchKernel(l->function, 1, 1, 1, 32, 1, 1, 0, CU_STREAM_LEGACY, l->params.data(), nullptr);
+  if (r != CUDA_SUCCESS) {
+    PyErr_Format(PyExc_RuntimeError, "cuLaunchKernel failed: %s (%d)", driver::error_name(r), static_cast<int>(r));
+    return nullptr;
+  }
+  Py_RETURN_NONE;
+}
+
+PyMethodDef launch_once_def = {"bare_launch", launch_once, METH_NOARGS,
+                               "One bare cuLaunchKernel (cubridge._bench.python_launcher)."};
+
+}  // namespace
+
+PyObject* python_launcher(const std::string& ptx, const std::string& entry, const std::vector<std::uint64_t>& words) {
+  auto context = Context::current();
+  std::span<const std::byte> image(reinterpret_cast<const std::byte*>(ptx.c_str()), ptx.size() + 1);
+  auto l = std::make_unique<PythonLauncher>();
+  l->kernel = Module::cached(context, image)->function(entry);
+  l->function = l->kernel->handle();
+  l->values = words;
+  l->params.resize(l->values.size());
+  for (std::size_t i = 0; i < l->values.size(); ++i) l->params[i] = &l->values[i];
+  PyObject* capsule = PyCapsule_New(l.get(), kLauncherCapsule, [](PyObject* c) {
+    delete static_cast<PythonLauncher*>(PyCapsule_GetPointer(c, kLauncherCapsule));
+  });
+  if (capsule == nullptr) return nullptr;
+  l.release();
+  PyObject* fn = PyCFunction_New(&launch_once_def, capsule);
+  Py_DECREF(capsule);
+  return fn;
 }
 
 std::vector<std::pair<std::string, double>> driver_call_ns(int repeat) {

@@ -2,6 +2,8 @@
 // and bench/bench_launch.py.
 #pragma once
 
+#include <Python.h>
+
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -14,6 +16,13 @@ namespace cubridge::bench {
 /// packed once; nanoseconds per call, timed in C++ (no Python, no checks per call).
 double bare_launch_ns(const std::string& ptx, const std::string& entry, const std::vector<std::uint64_t>& words,
                       int repeat);
+
+/// A Python callable taking no arguments that makes one bare cuLaunchKernel of `entry` in `ptx` (as
+/// bare_launch_ns: one block of 32 threads, the legacy default stream, `words` packed once) per call, in the
+/// context current when it was made (which must still be current when it is called): the floor of a launch
+/// made from a Python loop, one call each (a METH_NOARGS builtin, the cheapest call CPython has). Raises
+/// RuntimeError, naming the driver's error, where a launch fails.
+PyObject* python_launcher(const std::string& ptx, const std::string& entry, const std::vector<std::uint64_t>& words);
 
 /// Nanoseconds per call of the driver calls a launch may make besides cuLaunchKernel, each timed alone in a C++
 /// loop of `repeat` calls with the current context as it is: {"cuCtxGetCurrent", "cuCtxGetDevice",

@@ -28,6 +28,13 @@ NB_MODULE(_bench, m) {
   m.def("bare_launch_ns", &cubridge::bench::bare_launch_ns, nb::arg("ptx"), nb::arg("entry"), nb::arg("words"),
         nb::arg("repeat") = 2000,
         "ns per bare cuLaunchKernel of `entry` (1 block of 32, legacy stream), each parameter an 8-byte word.");
+  m.def("python_launcher", [](const std::string& ptx, const std::string& entry, const std::vector<std::uint64_t>& words) {
+          PyObject* fn = cubridge::bench::python_launcher(ptx, entry, words);
+          if (fn == nullptr) throw nb::python_error();
+          return nb::steal(fn); },
+        nb::arg("ptx"), nb::arg("entry"), nb::arg("words"),
+        "A callable of no arguments making one bare cuLaunchKernel per call (the floor of a launch from a Python "
+        "loop), in the current context.");
   m.def("driver_call_ns", &cubridge::bench::driver_call_ns, nb::arg("repeat") = 100000,
         "[(call, ns per call)] of the context calls a launch may make besides cuLaunchKernel, each in a C++ loop.");
 }

@@ -10,8 +10,11 @@
 // python/cubridge/_types.py spells it) over the launch of py_kernel.hpp.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "py_kernel.hpp"
@@ -52,6 +55,11 @@ struct DispatchCache {
   // the type's GC slots, py_launch.hpp).
   bool numba_launch = false;
   nb::object extensions;
+  // The last lazy KernelLaunch `dispatcher[...]` made without a stream (py_launch.hpp lazy_subscript): a
+  // launch is immutable, so the next subscript with the same configuration hands it out again instead of
+  // making another (numba-style code writes `k[blocks, threads](...)` at every launch). The launch holds the
+  // dispatcher, a cycle the type's GC slots show to the collector.
+  nb::object last_launch;
 
   /// Forgets every loaded kernel: the dispatcher compiled its signatures afresh.
   void clear() noexcept {
@@ -62,16 +70,17 @@ struct DispatchCache {
   }
 
   /// The entry for `key` on `device`, or null.
-  Entry* find(const std::vector<ArgumentKey>& key, int device) noexcept {
+  Entry* find(std::span<const ArgumentKey> key, int device) noexcept {
     for (Entry& e : entries)
-      if (e.device == device && e.key == key) return &e;
+      if (e.device == device && std::equal(e.key.begin(), e.key.end(), key.begin(), key.end())) return &e;
     return nullptr;
   }
 
-  Entry& insert(std::vector<ArgumentKey> key, int device, nb::object kernel) {
-    if (entries.size() < kMaxEntries) return entries.emplace_back(Entry{std::move(key), device, std::move(kernel)});
+  Entry& insert(std::span<const ArgumentKey> key, int device, nb::object kernel) {
+    Entry made{std::vector<ArgumentKey>(key.begin(), key.end()), device, std::move(kernel)};
+    if (entries.size() < kMaxEntries) return entries.emplace_back(std::move(made));
     Entry& slot = entries[next++ % kMaxEntries];
-    slot = Entry{std::move(key), device, std::move(kernel)};
+    slot = std::move(made);
     return slot;
   }
 };
@@ -116,8 +125,28 @@ inline bool int64_of(PyObject* o, std::int64_t& out) {
   return true;
 }
 
+/// A launch's argument keys: in place for the usual argument counts (a launch makes no allocation for them),
+/// on the heap past kInline.
+class ArgumentKeys {
+ public:
+  explicit ArgumentKeys(std::size_t n) {
+    if (n > kInline) heap_.resize(n);
+    keys_ = n > kInline ? std::span<ArgumentKey>(heap_) : std::span<ArgumentKey>(inline_.data(), n);
+  }
+  ArgumentKeys(const ArgumentKeys&) = delete;
+  ArgumentKeys& operator=(const ArgumentKeys&) = delete;
+  ArgumentKey& operator[](std::size_t i) noexcept { return keys_[i]; }
+  std::span<const ArgumentKey> span() const noexcept { return keys_; }
+
+ private:
+  static constexpr std::size_t kInline = 16;
+  std::array<ArgumentKey, kInline> inline_;
+  std::vector<ArgumentKey> heap_;
+  std::span<ArgumentKey> keys_;
+};
+
 /// The argument types the keys stand for, as typeof would give them.
-inline nb::list types_of(const std::vector<ArgumentKey>& keys) {
+inline nb::list types_of(std::span<const ArgumentKey> keys) {
   nb::list out;
   for (const ArgumentKey& k : keys)
     out.append(k.facts != 0 ? unpack_facts(k.facts).type() : *number_type(k.type));
@@ -145,7 +174,7 @@ inline void general_launch(nb::handle dispatcher, bool forall, nb::handle config
 inline nb::object lazy_kernel(DispatchCache& cache, nb::handle dispatcher, Args args,
                               std::vector<ImportedView>& imported) {
   using namespace dispatch_detail;
-  std::vector<ArgumentKey> keys(args.size());
+  ArgumentKeys keys(args.size());
   std::optional<ImportRequest> request;  // made for the first foreign array, shared by the others
   for (std::size_t i = 0; i < args.size(); ++i) {
     PyObject* obj = args[i];
@@ -177,7 +206,7 @@ inline nb::object lazy_kernel(DispatchCache& cache, nb::handle dispatcher, Args 
   }
 
   const int device = Context::current_ordinal();
-  DispatchCache::Entry* entry = cache.find(keys, device);
+  DispatchCache::Entry* entry = cache.find(keys.span(), device);
   if (entry != nullptr && nb::inst_ptr<PyKernel>(entry->kernel)->kernel->module()->valid()) {
     ++cache.hits;
     return entry->kernel;
@@ -185,10 +214,10 @@ inline nb::object lazy_kernel(DispatchCache& cache, nb::handle dispatcher, Args 
   // A miss, or a kernel whose context was closed since: the dispatcher compiles or loads it.
   ++cache.misses;
   static PyObject* const name = PyUnicode_InternFromString("_kernel_for_types");
-  nb::object kernel = dispatcher.attr(name)(types_of(keys));
+  nb::object kernel = dispatcher.attr(name)(types_of(keys.span()));
   if (!nb::isinstance<PyKernel>(kernel)) return {};
-  if (DispatchCache::Entry* stale = cache.find(keys, device)) stale->kernel = kernel;  // looked up again:
-  else cache.insert(std::move(keys), device, kernel);  // Python may have launched (and cached) meanwhile
+  if (DispatchCache::Entry* stale = cache.find(keys.span(), device)) stale->kernel = kernel;  // looked up again:
+  else cache.insert(keys.span(), device, kernel);  // Python may have launched (and cached) meanwhile
   return kernel;
 }
 

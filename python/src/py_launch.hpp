@@ -22,8 +22,10 @@ namespace cubridge::python::kernel_glue {
 /// A KernelLaunch instance: a loaded kernel's (`owner` the cubridge.Kernel, `kernel` its PyKernel) or a lazy
 /// @jit dispatcher's (`owner` the cubridge.Dispatcher, `kernel` null, `lazy_key` the configuration as given,
 /// which the kernel the arguments select validates at each call). `owner`, `stream_keepalive` and
-/// `lazy_key` are strong references; none can refer back to the launch (kernels and dispatchers hold no
-/// launches), so the type takes no part in the GC.
+/// `lazy_key` are strong references, shown to the GC: a dispatcher keeps its last lazy launch
+/// (DispatchCache::last_launch), and a user may keep a launch in the dispatcher's own attributes. The type
+/// has no tp_clear (a launch is immutable: the dispatcher's side of such a cycle is cleared), so a launch
+/// reachable from a finalizer still has its owner.
 struct LaunchObject {
   PyObject_HEAD
   vectorcallfunc vectorcall;
@@ -92,12 +94,22 @@ inline PyObject* lazy_call(PyObject* self, PyObject* const* args, std::size_t na
 inline void dealloc(PyObject* self) {
   auto* l = reinterpret_cast<LaunchObject*>(self);
   PyTypeObject* tp = Py_TYPE(self);
+  PyObject_GC_UnTrack(self);
   l->config.~LaunchConfig();
   Py_XDECREF(l->lazy_key);
   Py_XDECREF(l->stream_keepalive);
   Py_XDECREF(l->owner);
   tp->tp_free(self);
   Py_DECREF(tp);  // a heap type's instances hold a reference to it
+}
+
+inline int traverse(PyObject* self, visitproc visit, void* arg) {
+  auto* l = reinterpret_cast<LaunchObject*>(self);
+  Py_VISIT(Py_TYPE(self));
+  Py_VISIT(l->owner);
+  Py_VISIT(l->stream_keepalive);
+  Py_VISIT(l->lazy_key);
+  return 0;
 }
 
 inline PyObject* extent_tuple(const Extent3& e) { return Py_BuildValue("(LLL)", static_cast<long long>(e.x), static_cast<long long>(e.y), static_cast<long long>(e.z)); }
@@ -124,6 +136,27 @@ inline PyObject* reduce(PyObject* self, PyObject*) {
   return r;
 }
 
+/// Whether `key` is a tuple of exact ints and tuples of exact ints: a configuration whose values cannot change.
+inline bool immutable_ints(PyObject* key) noexcept {
+  if (!PyTuple_CheckExact(key)) return false;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(key); ++i) {
+    PyObject* item = PyTuple_GET_ITEM(key, i);
+    if (PyLong_CheckExact(item)) continue;
+    if (!PyTuple_CheckExact(item)) return false;
+    for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(item); ++j)
+      if (!PyLong_CheckExact(PyTuple_GET_ITEM(item, j))) return false;
+  }
+  return true;
+}
+
+/// Whether a launch made with `a` does what one made with `b` does (a configuration without a stream: its
+/// default stream is read at each subscript, as the process's setting may change).
+inline bool same_config(const LaunchConfig& a, const LaunchConfig& b) noexcept {
+  auto same = [](const Extent3& p, const Extent3& q) { return p.x == q.x && p.y == q.y && p.z == q.z && p.rank == q.rank; };
+  return same(a.grid, b.grid) && same(a.block, b.block) && a.shared_mem == b.shared_mem && !a.stream && !b.stream &&
+         a.default_stream == b.default_stream;
+}
+
 }  // namespace launch_detail
 
 /// Creates cubridge.KernelLaunch in `m` (once, from bind_kernel).
@@ -143,6 +176,7 @@ inline void register_launch_type(nb::module_& m) {
       {nullptr, 0, 0, 0, nullptr}};
   static PyType_Slot slots[] = {
       {Py_tp_dealloc, reinterpret_cast<void*>(dealloc)},
+      {Py_tp_traverse, reinterpret_cast<void*>(traverse)},
       {Py_tp_call, reinterpret_cast<void*>(PyVectorcall_Call)},
       {Py_tp_getset, getset},
       {Py_tp_methods, methods},
@@ -150,8 +184,8 @@ inline void register_launch_type(nb::module_& m) {
       {Py_tp_doc, const_cast<char*>("A kernel with its launch configuration; call it with the arguments.")},
       {0, nullptr}};
   static PyType_Spec spec = {"cubridge._core.KernelLaunch", sizeof(LaunchObject), 0,
-                             Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_IMMUTABLETYPE |
-                                 Py_TPFLAGS_DISALLOW_INSTANTIATION,
+                             Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL |
+                                 Py_TPFLAGS_IMMUTABLETYPE | Py_TPFLAGS_DISALLOW_INSTANTIATION,
                              slots};
   PyObject* type = PyType_FromSpec(&spec);
   if (type == nullptr) throw nb::python_error();
@@ -199,13 +233,22 @@ inline PyType_Slot kernel_slots[] = {{Py_mp_subscript, reinterpret_cast<void*>(s
 /// call selects.
 inline PyObject* lazy_subscript(PyObject* self, PyObject* key) noexcept {
   try {
+    DispatchCache& cache = *nb::inst_ptr<DispatchCache>(self);
+    // `k[1, 32]` passes the code's constant tuple: the very key of the last launch, which cannot have changed.
+    if (cache.last_launch.is_valid() && reinterpret_cast<LaunchObject*>(cache.last_launch.ptr())->lazy_key == key &&
+        launch_detail::immutable_ints(key))
+      return nb::object(cache.last_launch).release().ptr();
     nb::object keepalive;
     const LaunchConfig c = config_of(key, keepalive);
+    if (!keepalive.is_valid() && cache.last_launch.is_valid() &&
+        launch_detail::same_config(reinterpret_cast<LaunchObject*>(cache.last_launch.ptr())->config, c))
+      return nb::object(cache.last_launch).release().ptr();
     nb::object launch = make_launch(self, c, keepalive, false);
     auto* l = reinterpret_cast<LaunchObject*>(launch.ptr());
     l->kernel = nullptr;  // make_launch took the owner for a Kernel: a lazy launch has none until called
     l->lazy_key = nb::borrow(key).release().ptr();
     l->vectorcall = launch_detail::lazy_call;
+    if (!keepalive.is_valid()) cache.last_launch = launch;  // the old one released last: it may hold the dispatcher
     return launch.release().ptr();
   } catch (...) {
     launch_detail::raise_current();
@@ -239,6 +282,7 @@ inline int dispatcher_traverse(PyObject* self, visitproc visit, void* arg) {
   if (!nb::inst_ready(self)) return 0;
   const DispatchCache& c = *nb::inst_ptr<DispatchCache>(self);
   Py_VISIT(c.extensions.ptr());
+  Py_VISIT(c.last_launch.ptr());
   for (const DispatchCache::Entry& e : c.entries) Py_VISIT(e.kernel.ptr());
   return 0;
 }
@@ -247,6 +291,7 @@ inline int dispatcher_clear(PyObject* self) {
   if (!nb::inst_ready(self)) return 0;
   DispatchCache& c = *nb::inst_ptr<DispatchCache>(self);
   c.extensions.reset();
+  c.last_launch.reset();
   c.clear();
   return 0;
 }

@@ -4,6 +4,8 @@
 
 #include <cuda.h>
 
+#include <atomic>
+
 #include "cubridge/driver/error.hpp"
 #include "driver/entry_points.hpp"
 
@@ -16,9 +18,21 @@ struct DriverApi {
   int driver_version = 0;
 };
 
+namespace detail {
+/// The table once loaded and initialised, else null (set once, by the first api() that succeeds).
+extern std::atomic<const DriverApi*> loaded_api;
+/// api() before the table is loaded, or where it cannot be: loads, or throws.
+const DriverApi& load_api();
+}  // namespace detail
+
 /// The loaded, initialised driver (cuInit done). Loads on first use; throws DriverUnavailable
 /// (with the reason: no libcuda, a stub, no device) on this and every later call when it cannot.
-const DriverApi& api();
+/// Inline: it runs before every driver call (a dozen in a host-side launch), and once loaded it is one
+/// acquire load.
+inline const DriverApi& api() {
+  if (const DriverApi* a = detail::loaded_api.load(std::memory_order_acquire)) return *a;
+  return detail::load_api();
+}
 
 /// True when a driver and at least one device are usable; never throws.
 bool available() noexcept;

@@ -111,19 +111,17 @@ std::once_flag& load_once() {
 
 }  // namespace
 
-const DriverApi& api() {
+namespace detail {
+std::atomic<const DriverApi*> loaded_api{nullptr};
+
+const DriverApi& load_api() {
   LoadState& s = state();
-  // libstdc++'s std::call_once sets two thread-locals on every call, done or not, and api() runs
-  // before every driver call (a tenth of a host-side launch): once loaded, one acquire load decides.
-  static std::atomic<bool> loaded{false};
-  if (!loaded.load(std::memory_order_acquire))
-    std::call_once(load_once(), [&] {
-      load(s);
-      loaded.store(true, std::memory_order_release);
-    });
+  std::call_once(load_once(), [&] { load(s); });
   if (!s.ok) throw DriverUnavailable(s.failure_code, s.failure_name, s.failure, s.failure_call);
+  loaded_api.store(&s.api, std::memory_order_release);
   return s.api;
 }
+}  // namespace detail
 
 bool available() noexcept {
   try {

@@ -1,0 +1,93 @@
+"""`kernel[griddim, blockdim, stream, sharedmem]` on a @cubridge.jit dispatcher (the lazy KernelLaunch of
+python/src/py_launch.hpp), compile-only. Rules:
+ 1. The launch carries the configuration as given: its griddim, blockdim and sharedmem read back as numba-cuda's.
+ 2. A launch is immutable, so the dispatcher hands the launch it made last out again for the same configuration
+    (numba-style code subscripts at every launch); any other configuration gets a launch of its own, and the
+    one handed out before keeps its own.
+ 3. A configuration that names a stream is never handed out again (the stream object is held by that launch).
+ 4. A bad configuration is refused at every subscript, by name, as the first time.
+ 5. The launches are seen by the collector: a dispatcher whose launch it keeps, or that a user keeps in the
+    dispatcher's own attributes, is collected once unreachable.
+ 6. A launch handed out again pickles as the dispatcher subscripted again (test_kernel_pickle has the rest).
+GPU launches through it: test_jit_lazy_launch_gpu."""
+import gc
+import pickle
+import weakref
+
+import pytest
+
+import cubridge
+
+
+def body(arr):
+    arr[0] = 1
+
+
+def config(launch):
+    return launch.griddim, launch.blockdim, launch.sharedmem
+
+
+def test_the_launch_reads_back_its_configuration():
+    d = cubridge.jit(body)
+    assert config(d[4, 32]) == ((4, 1, 1), (32, 1, 1), 0)
+    assert config(d[(4, 2), (8, 4, 2), 0, 256]) == ((4, 2, 1), (8, 4, 2), 256)
+
+
+def test_the_same_configuration_gets_the_same_launch():
+    d = cubridge.jit(body)
+    first = d[1, 32]
+    assert d[1, 32] is first
+    n = 1
+    assert d[n, 16 * 2] is first  # equal values, other objects
+
+
+@pytest.mark.parametrize("other", [(2, 32), (1, 64), ((1, 1), 32), (1, (32, 1)), (1, 32, None, 16)])
+def test_another_configuration_gets_its_own_launch_and_the_first_keeps_its_own(other):
+    d = cubridge.jit(body)
+    first = d[1, 32]
+    second = d[other]
+    assert second is not first
+    assert config(first) == ((1, 1, 1), (32, 1, 1), 0)
+    assert d[1, 32] is not second and config(d[1, 32]) == ((1, 1, 1), (32, 1, 1), 0)
+
+
+def test_a_configuration_naming_a_stream_is_never_handed_out_again():
+    d = cubridge.jit(body)
+    stream = cubridge.default_stream()
+    named = d[1, 32, stream]
+    assert d[1, 32, stream] is not named
+    assert d[1, 32] is not named and d[1, 32, stream] is not d[1, 32]
+
+
+@pytest.mark.parametrize("bad, error", [(("a", 32), TypeError), ((1,), TypeError), ((1, 32, None, "x"), TypeError)])
+def test_a_bad_configuration_is_refused_every_time(bad, error):
+    d = cubridge.jit(body)
+    d[1, 32]
+    for _ in range(2):
+        with pytest.raises(error):
+            d[bad]
+
+
+def test_a_dispatcher_with_its_last_launch_is_collected():
+    d = cubridge.jit(body)
+    d[1, 32]
+    gone = weakref.ref(d)
+    del d
+    gc.collect()
+    assert gone() is None
+
+
+def test_a_launch_kept_on_the_dispatcher_is_collected_with_it():
+    d = cubridge.jit(body)
+    d.saved = d[1, 1]
+    d.named = d[1, 1, cubridge.default_stream()]
+    gone = weakref.ref(d)
+    del d
+    gc.collect()
+    assert gone() is None
+
+
+def test_a_launch_handed_out_again_pickles_as_the_dispatcher_subscripted():
+    launch = cubridge.jit(body)[5, (8, 2)]
+    back = pickle.loads(pickle.dumps(launch))
+    assert config(back) == ((5, 1, 1), (8, 2, 1), 0)
