@@ -1,6 +1,7 @@
 """Where a PyTorch tensor's import costs on the lazy launch path and the C API (issue 22's per-tensor figures):
 the same launches and C API imports with the tensors read through cubridge._torch_glue (where the package was
-built against this PyTorch) and through the exchange table's dltensor_from_py_object_no_sync, batches in turn.
+built against this PyTorch) and through the exchange table's dltensor_from_py_object_no_sync, batches in turn;
+then the C API import's steps, each timed alone (_core._torch_import_steps_ns).
 
     python bench/probe_torch_import.py
 """
@@ -50,6 +51,10 @@ def main() -> None:
     per = {way: (statistics.median(means[("sixteen[1, 32](*16 tensors)", way)]) -
                  statistics.median(means[("one[1, 32](t)", way)])) / 15 for way in ("glue", "exchange table")}
     print("per extra tensor:", {way: round(v, 3) for way, v in per.items()})
+    steps = [_core._torch_import_steps_ns(t, 100_000) for _ in range(9)]
+    print("C API import of one tensor, step by step (median ns of 9 C++ loops of 100,000):")
+    for step in steps[0]:
+        print(f"{statistics.median(s[step] for s in steps):8.1f} ns  {step}")
 
 
 if __name__ == "__main__":

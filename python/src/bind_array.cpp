@@ -49,6 +49,33 @@ double c_import_ns(nb::handle obj, int repeat) {
   return std::chrono::duration<double, std::nano>(t1 - t0).count() / repeat;
 }
 
+/// Nanoseconds per call of each step the C API's import of a PyTorch tensor takes, each timed alone in a C++ loop
+/// (benches: bench/probe_torch_import.py): {step: ns}; the glue's step is absent where the glue is not usable.
+nb::dict torch_import_steps_ns(nb::handle obj, int repeat) {
+  auto timed = [repeat](auto&& step) {
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < repeat; ++i) step();
+    return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / repeat;
+  };
+  const CubridgeDLPackExchangeAPI* api = exchange_api_of(Py_TYPE(obj.ptr()));
+  if (api == nullptr) throw nb::type_error(("_torch_import_steps_ns: " + py_type_name(obj) + " has no exchange table").c_str());
+  nb::dict d;
+  std::optional<CubridgeDLTensor> described = torch_bits::described(obj.ptr());
+  if (described) d["glue dltensor (conj/neg bits included)"] = timed([&] { described = torch_bits::described(obj.ptr()); });
+  CubridgeDLTensor t{};
+  d["exchange table dltensor_from_py_object_no_sync"] = timed([&] {
+    check_producer_call(api->dltensor_from_py_object_no_sync(obj.ptr(), &t), obj.ptr(), "dltensor_from_py_object_no_sync");
+  });
+  d["exchange table current_work_stream"] = timed([&] { (void)exchange_work_stream(api, t.device.device_type, t.device.device_id); });
+  CubridgeArray a{};
+  d["the struct filled from the DLTensor + release"] = timed([&] {
+    c_api_detail::fill_from_dltensor(t, obj.ptr(), StreamRef::legacy(), true, &a);
+    c_array_release(&a);
+  });
+  d["from_pyobject + release"] = c_import_ns(obj, repeat);
+  return d;
+}
+
 /// Exercises the header-only extension-author helper (cubridge/array/python_array.hpp) from Python tests.
 nb::dict cpp_helper_import(nb::handle obj, nb::handle typestr, int ndim, const std::string& order, bool writable,
                            std::uintptr_t consumer_stream) {
@@ -300,6 +327,8 @@ void bind_array(nb::module_& m) {
   m.def("_exchange_table_selftest", &exchange_table_selftest, nb::arg("obj"));
   m.def("_c_import_ns", &c_import_ns, nb::arg("obj"), nb::arg("repeat") = 100000);
   m.def("_torch_dltensor_both", &torch_dltensor_both, nb::arg("obj"));
+  m.def("_torch_import_steps_ns", &torch_import_steps_ns, nb::arg("obj"), nb::arg("repeat") = 100000,
+        "{step: ns per call} of the C API's import of a PyTorch tensor, each step timed alone in C++ (benches).");
   m.def("_torch_glue_reader", [](bool on) { return std::exchange(torch_bits::glue_reader_on(), on); }, nb::arg("on"),
         "Whether the imports read PyTorch tensors through cubridge._torch_glue (where it is usable) from now on; the "
         "previous setting. Benches and tests compare the two paths with it.");
