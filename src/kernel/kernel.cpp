@@ -2,6 +2,7 @@
 #include "cubridge/kernel/kernel.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <stdexcept>
 
 #include "cubridge/driver/stream_capture.hpp"
@@ -41,8 +42,30 @@ std::string entry_list(const Module& m) {
 
 }  // namespace
 
+namespace {
+
+std::atomic<std::uint64_t> g_next_kernel_serial{1};
+
+/// The configuration this thread validated last, and for which kernel: a launch loop validates the same one
+/// every time (the lazy launch asks before packing and launch() again). A kernel's limits never change once
+/// it is made, save its cooperative flag, which the memo keeps too.
+struct ValidatedLaunch {
+  std::uint64_t kernel = 0;
+  bool cooperative = false;
+  Extent3 grid, block;
+  std::int64_t shared_mem = 0;
+
+  bool same(std::uint64_t k, bool coop, const LaunchConfig& c) const noexcept {
+    auto eq = [](const Extent3& a, const Extent3& b) { return a.x == b.x && a.y == b.y && a.z == b.z; };
+    return kernel == k && cooperative == coop && eq(grid, c.grid) && eq(block, c.block) && shared_mem == c.shared_mem;
+  }
+};
+thread_local ValidatedLaunch t_last_validated;
+
+}  // namespace
+
 Kernel::Kernel(std::shared_ptr<const Module> module, std::string name)
-    : module_(std::move(module)), name_(std::move(name)) {
+    : module_(std::move(module)), name_(std::move(name)), serial_(g_next_kernel_serial.fetch_add(1)) {
   ScopedContext scope(*module_->context());
   // A kernel first used inside a graph capture (a lazy @jit's first call) is looked up then: the lookup
   // and the attribute reads are no work to record, and a global capture would refuse them.
@@ -119,8 +142,13 @@ std::int64_t Kernel::max_cooperative_grid_blocks(std::int64_t block_threads, std
 
 void Kernel::validate(const LaunchConfig& config) const {
   module_->context()->ensure_valid("kernel");
+  ValidatedLaunch& last = t_last_validated;
+  if (last.same(serial_, cooperative_, config)) return;
   validate_launch(config, *device_limits_, limits());
-  if (!cooperative_) return;
+  if (!cooperative_) {
+    last = ValidatedLaunch{serial_, false, config.grid, config.block, config.shared_mem};
+    return;
+  }
   const std::int64_t blocks = config.grid.product();
   const std::int64_t limit = max_cooperative_grid_blocks(config.block.product(), config.shared_mem);
   if (blocks > limit) {
@@ -133,6 +161,7 @@ void Kernel::validate(const LaunchConfig& config) const {
         std::to_string(limit) + " blocks fit (" + std::to_string(limit / std::max(sms, 1)) + " per multiprocessor x " +
         std::to_string(sms) + " multiprocessors; see max_cooperative_grid_blocks)");
   }
+  last = ValidatedLaunch{serial_, true, config.grid, config.block, config.shared_mem};
 }
 
 void Kernel::launch_raw(const LaunchConfig& config, StreamRef stream, void** params) {

@@ -83,6 +83,7 @@ class Kernel {
   std::atomic<std::int64_t> opted_in_shared_{0};
   bool cooperative_ = false;
   std::optional<RaiseRecord> raise_record_;
+  std::uint64_t serial_;  // unique in the process: validate()'s per-thread memo names the kernel by it
 };
 
 }  // namespace cubridge

@@ -184,6 +184,25 @@ def test_errors_read_as_the_general_path():
         d._kernel_for_types([cubridge.typeof(a), cubridge.float64])[1, 8](a)
 
 
+def test_a_configuration_the_device_refuses_is_refused_between_good_ones():
+    """The kernel remembers per thread the configuration it validated last: one that fits launches again without
+    the checks, any other is checked afresh (and the one before still launches)."""
+    d = cubridge.jit(fill)
+    a = cubridge.device_array(8, "f4")
+    for _ in range(2):
+        d[1, 8](a, 1.0)
+        with pytest.raises(cubridge.LaunchConfigError, match=r"blockdim \(64, 32\): 2048 threads per block exceed"):
+            d[1, (64, 32)](a, 1.0)
+        with pytest.raises(cubridge.LaunchConfigError, match=r"griddim \(1, 1, 100000\): extent z"):
+            d[(1, 1, 100000), 8](a, 1.0)
+        with pytest.raises(cubridge.LaunchConfigError, match=r"sharedmem -1"):
+            d[1, 8, 0, -1](a, 1.0)
+    k = d.specialize(a, 1.0)
+    k[1, 8](a, 1.0)
+    with pytest.raises(cubridge.LaunchConfigError, match="threads per block"):
+        k[1, (64, 32)](a, 1.0)
+
+
 def test_arguments_the_cache_knows_are_launched_by_the_cached_kernel():
     d = cubridge.jit(fill)
     a = cubridge.device_array(8, "f4")
