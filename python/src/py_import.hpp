@@ -14,6 +14,7 @@
 #include "py_bfloat16.hpp"
 #include "py_cupy_layout.hpp"
 #include "py_dlpack.hpp"
+#include "py_dict_version.hpp"
 #include "py_import_memo.hpp"
 #include "py_numba_reader.hpp"
 #include "py_torch_bits.hpp"
@@ -356,7 +357,23 @@ inline std::optional<std::uintptr_t> cupy_stream(const CupyFacts& c) {
 inline bool cupy_state_of(const import_detail::CupyFacts& c, const ImportRequest& req) {
   if (req.cupy_state) return true;
   static PyObject* const version_name = PyUnicode_InternFromString("CUDA_ARRAY_INTERFACE_EXPORT_VERSION");
-  const std::optional<long> version = import_detail::int_attr(c.util, version_name);
+  // CuPy's export version, read again only once its module's dict has changed (its version tag: py_dict_version.hpp;
+  // a module attribute read costs a type lookup and a dict lookup at every launch on CuPy arrays).
+  struct Seen {
+    PyObject* dict = nullptr;
+    std::uint64_t tag = 0;
+    std::optional<long> version;
+  };
+  static Seen seen;
+  PyObject* dict = PyModule_Check(c.util) ? PyModule_GetDict(c.util) : nullptr;
+  const std::uint64_t tag = dict != nullptr ? dict_version(dict) : 0;
+  std::optional<long> version;
+  if (tag != 0 && seen.dict == dict && seen.tag == tag) {
+    version = seen.version;
+  } else {
+    version = import_detail::int_attr(c.util, version_name);
+    if (tag != 0 && dict_version(dict) == tag) seen = Seen{dict, tag, version};  // no Python code changed it meanwhile
+  }
   if (!version || (*version != 2 && *version != 3)) return false;
   ImportRequest::CupyState state{*version, 0};
   if (*version == 3) {

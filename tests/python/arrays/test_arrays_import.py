@@ -421,6 +421,19 @@ a.__class__.__cuda_array_interface__ = property(lambda self: (_ for _ in ()).thr
 assert cubridge._core._array_param(a) == "float32[::1, :]"  # typeof took CuPy's path, not the CAI
 util.CUDA_ARRAY_INTERFACE_EXPORT_VERSION = 2
 assert cubridge.as_cuda_array(a).__cuda_array_interface__["stream"] is None
+# the export version is read again after every change of CuPy's module (its dict's version tag)
+for _ in range(2):
+    util.CUDA_ARRAY_INTERFACE_EXPORT_VERSION = 3
+    assert cubridge.as_cuda_array(a).__cuda_array_interface__["stream"] == 0xABC000
+    util.CUDA_ARRAY_INTERFACE_EXPORT_VERSION = 4  # one CuPy refuses: the CAI is read, which says so
+    try:
+        cubridge.as_cuda_array(a)
+        raise SystemExit("version 4 read without the CAI")
+    except AssertionError as e:
+        assert str(e) == "CAI read", e
+    util.other_global = object()  # another change of the module: the version is read again, unchanged
+    util.CUDA_ARRAY_INTERFACE_EXPORT_VERSION = 2
+    assert cubridge.as_cuda_array(a).__cuda_array_interface__["stream"] is None
 print("ok")
 """
 
