@@ -145,6 +145,37 @@ class ArgumentKeys {
   std::span<ArgumentKey> keys_;
 };
 
+/// A launch's imported views of its foreign arrays, by argument: in place for the usual argument counts (a launch on
+/// foreign arrays makes no allocation for them), on the heap past kInline. Slots are made up to the last foreign
+/// array only (a launch's trailing scalars cost none), and a slot never moves once made: the pack borrows it.
+class ImportedViews {
+ public:
+  explicit ImportedViews(std::size_t arguments) noexcept : arguments_(arguments) {}
+  ImportedViews(const ImportedViews&) = delete;
+  ImportedViews& operator=(const ImportedViews&) = delete;
+
+  /// Argument i's slot (i below the argument count), the slots before it made empty.
+  ImportedView& slot(std::size_t i) {
+    if (arguments_ <= kInline) {
+      size_ = std::max(size_, i + 1);
+      return inline_[i];
+    }
+    if (heap_.capacity() == 0) heap_.reserve(arguments_);  // no reallocation after: pointers into it stay
+    if (heap_.size() <= i) heap_.resize(i + 1);
+    return heap_[i];
+  }
+  std::span<ImportedView> span() noexcept {
+    return arguments_ <= kInline ? std::span<ImportedView>(inline_.data(), size_) : std::span<ImportedView>(heap_);
+  }
+
+ private:
+  static constexpr std::size_t kInline = 8;
+  std::size_t arguments_;
+  std::size_t size_ = 0;
+  std::array<ImportedView, kInline> inline_;
+  std::vector<ImportedView> heap_;
+};
+
 /// The argument types the keys stand for, as typeof would give them.
 inline nb::list types_of(std::span<const ArgumentKey> keys) {
   nb::list out;
@@ -172,7 +203,7 @@ inline void general_launch(nb::handle dispatcher, bool forall, nb::handle config
 /// (debug=True). The foreign arrays' views, imported once with argument_request(), are left in `imported`
 /// for launch_with.
 inline nb::object lazy_kernel(DispatchCache& cache, nb::handle dispatcher, Args args,
-                              std::vector<ImportedView>& imported) {
+                              dispatch_detail::ImportedViews& imported) {
   using namespace dispatch_detail;
   ArgumentKeys keys(args.size());
   std::optional<ImportRequest> request;  // made for the first foreign array, shared by the others
@@ -194,11 +225,9 @@ inline nb::object lazy_kernel(DispatchCache& cache, nb::handle dispatcher, Args 
       if (!request) request = argument_request();
       ImportedArray a = import_array(obj, *request, route);
       if (!a.made && !a.remembered) return {};  // a NumPy or DLPack-only array, or no array: the general path
-      // Views up to this argument only: a launch's trailing scalars cost no empty view to make and destroy.
-      if (imported.capacity() == 0) imported.reserve(args.size());
-      if (imported.size() <= i) imported.resize(i + 1);
-      if (a.remembered) view = imported[i].remembered = a.remembered;
-      else view = &imported[i].owned.emplace(std::move(a.made->view));
+      ImportedView& slot = imported.slot(i);
+      if (a.remembered) view = slot.remembered = a.remembered;
+      else view = &slot.owned.emplace(std::move(a.made->view));
     }
     const std::optional<ArrayParam> p = array_param_facts(*view);
     if (!p) return {};  // records, 0-d arrays, dtypes typeof refuses: typed (or refused) by Python
@@ -225,12 +254,12 @@ inline nb::object lazy_kernel(DispatchCache& cache, nb::handle dispatcher, Args 
 /// against the kernel the arguments select. False when lazy_kernel declined (nothing launched).
 inline bool lazy_launch(DispatchCache& cache, nb::handle dispatcher, const LaunchConfig& config, Args args) {
   MemoPins pins;  // the remembered views in `imported` are borrowed until the launch returns
-  std::vector<ImportedView> imported;
+  dispatch_detail::ImportedViews imported(args.size());
   nb::object kernel = lazy_kernel(cache, dispatcher, args, imported);
   if (!kernel.is_valid()) return false;
   PyKernel& k = *nb::inst_ptr<PyKernel>(kernel);
   k.kernel->validate(config);
-  launch_with(k, config, args, imported);
+  launch_with(k, config, args, imported.span());
   return true;
 }
 
@@ -241,14 +270,14 @@ inline bool lazy_forall(DispatchCache& cache, nb::handle dispatcher, nb::handle 
   std::int64_t n = 0, smem = 0;
   if (!dispatch_detail::int64_of(ntasks.ptr(), n) || !dispatch_detail::int64_of(sharedmem.ptr(), smem)) return false;
   MemoPins pins;  // as lazy_launch's
-  std::vector<ImportedView> imported;
+  dispatch_detail::ImportedViews imported(args.size());
   nb::object kernel = lazy_kernel(cache, dispatcher, args, imported);
   if (!kernel.is_valid()) return false;
   PyKernel& k = *nb::inst_ptr<PyKernel>(kernel);
   bool nothing_to_do = false;
   const LaunchConfig c = forall_config(k, n, stream, smem, nothing_to_do);
   if (nothing_to_do) check_count(k, args);
-  else launch_with(k, c, args, imported);
+  else launch_with(k, c, args, imported.span());
   return true;
 }
 

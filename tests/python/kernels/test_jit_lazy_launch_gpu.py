@@ -77,6 +77,25 @@ def test_one_import_per_argument_with_several_arrays_of_one_producer():
     assert (a.reads, out.reads) == (3, 3)
 
 
+def many(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, n, v):
+    i = cubridge.grid(1)
+    if i < n:
+        a11[i] = a0[i] + a1[i] + a2[i] + a3[i] + a4[i] + a5[i] + a6[i] + a7[i] + a8[i] + a9[i] + a10[i] + v
+
+
+@pytest.mark.parametrize("foreign", [[0], [11], [3, 7], list(range(12)), [0, 2, 4, 6, 8, 10]])
+def test_foreign_arrays_among_many_arguments_are_imported_once_each(foreign):
+    """Up to 8 arguments' views are kept in place, more on the heap: any mix of foreign and own arrays, and the
+    trailing scalars after them, launches with each foreign array read once."""
+    d = cubridge.jit(many)
+    arrays = [cubridge.device_array(8, "f4") for _ in range(12)]
+    args = [Counting(a) if i in foreign else a for i, a in enumerate(arrays)]
+    for _ in range(2):
+        d[1, 8](*args, 8, 1.0)
+    assert [args[i].reads for i in foreign] == [2] * len(foreign)
+    assert _stats(d)[:2] == (1, 1)
+
+
 def test_forall_takes_the_same_path():
     d = cubridge.jit(fill)
     a = Counting(cubridge.device_array(8, "f4"))
