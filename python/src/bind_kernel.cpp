@@ -187,6 +187,11 @@ void bind_kernel(nb::module_& m) {
                    nb::arg("value").none(),
                    "numba-cuda's launch-argument extensions (objects with prepare_args), which users append to.");
   m.def("_lazy_subscript", [](nb::handle dispatcher, nb::handle key) {
+          if (!nb::isinstance<DispatchCache>(dispatcher))
+            throw nb::type_error(("_lazy_subscript: expected a cubridge.Dispatcher, got " + py_type_name(dispatcher)).c_str());
+          if (!nb::inst_ready(dispatcher))
+            throw nb::type_error("kernel[...]: the dispatcher was not initialized (a subclass's __init__ must call "
+                                 "super().__init__())");
           PyObject* launch = lazy_subscript(dispatcher.ptr(), key.ptr());
           if (launch == nullptr) throw nb::python_error();
           return nb::steal(launch); },

@@ -365,14 +365,24 @@ inline bool cupy_state_of(const import_detail::CupyFacts& c, const ImportRequest
     std::optional<long> version;
   };
   static Seen seen;
-  PyObject* dict = PyModule_Check(c.util) ? PyModule_GetDict(c.util) : nullptr;
+  // A plain module only (a subclass's property or a module __getattr__ answers without the dict), holding the name
+  // in its dict (read there: no Python code runs between the tag and the value).
+  PyObject* dict = PyModule_CheckExact(c.util) ? PyModule_GetDict(c.util) : nullptr;
   const std::uint64_t tag = dict != nullptr ? dict_version(dict) : 0;
   std::optional<long> version;
   if (tag != 0 && seen.dict == dict && seen.tag == tag) {
     version = seen.version;
+  } else if (PyObject* v = tag != 0 ? PyDict_GetItemWithError(dict, version_name) : nullptr;
+             v != nullptr && PyLong_CheckExact(v)) {
+    version = PyLong_AsLong(v);
+    if (PyErr_Occurred()) {
+      PyErr_Clear();
+      version = -1;  // out of a long's range: no version CuPy knows, as int_attr answers
+    }
+    if (dict_version(dict) == tag) seen = Seen{dict, tag, version};  // unchanged by the lookup (a non-str key's __eq__)
   } else {
+    if (PyErr_Occurred()) PyErr_Clear();
     version = import_detail::int_attr(c.util, version_name);
-    if (tag != 0 && dict_version(dict) == tag) seen = Seen{dict, tag, version};  // no Python code changed it meanwhile
   }
   if (!version || (*version != 2 && *version != 3)) return false;
   ImportRequest::CupyState state{*version, 0};

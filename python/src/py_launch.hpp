@@ -149,6 +149,35 @@ inline bool immutable_ints(PyObject* key) noexcept {
   return true;
 }
 
+/// One extent as a configuration gives it: an int for rank 1, else a tuple of 2 or 3 ints.
+inline nb::object extent_value(const Extent3& e) {
+  PyObject* v = e.rank == 1   ? PyLong_FromLongLong(e.x)
+                : e.rank == 2 ? Py_BuildValue("(LL)", static_cast<long long>(e.x), static_cast<long long>(e.y))
+                              : Py_BuildValue("(LLL)", static_cast<long long>(e.x), static_cast<long long>(e.y),
+                                              static_cast<long long>(e.z));
+  if (v == nullptr) throw nb::python_error();
+  return nb::steal(v);
+}
+
+/// The key a lazy launch keeps, which its general path and its pickle read again: `key` itself where its values
+/// cannot change, else the configuration as it was read (a list or an __index__ object in the key may change
+/// after the subscript; the stream, where one is named, is kept as given). `key` passed config_of.
+inline nb::object kept_key(PyObject* key, const LaunchConfig& c) {
+  if (immutable_ints(key)) return nb::borrow(key);
+  const Py_ssize_t n = PyTuple_GET_SIZE(key);
+  nb::object out = nb::steal(PyTuple_New(n));
+  if (!out.is_valid()) throw nb::python_error();
+  PyTuple_SET_ITEM(out.ptr(), 0, extent_value(c.grid).release().ptr());
+  PyTuple_SET_ITEM(out.ptr(), 1, extent_value(c.block).release().ptr());
+  if (n > 2) PyTuple_SET_ITEM(out.ptr(), 2, nb::borrow(PyTuple_GET_ITEM(key, 2)).release().ptr());
+  if (n > 3) {
+    PyObject* smem = PyLong_FromLongLong(c.shared_mem);
+    if (smem == nullptr) throw nb::python_error();
+    PyTuple_SET_ITEM(out.ptr(), 3, smem);
+  }
+  return out;
+}
+
 /// Whether a launch made with `a` does what one made with `b` does (a configuration without a stream: its
 /// default stream is read at each subscript, as the process's setting may change).
 inline bool same_config(const LaunchConfig& a, const LaunchConfig& b) noexcept {
@@ -246,7 +275,7 @@ inline PyObject* lazy_subscript(PyObject* self, PyObject* key) noexcept {
     nb::object launch = make_launch(self, c, keepalive, false);
     auto* l = reinterpret_cast<LaunchObject*>(launch.ptr());
     l->kernel = nullptr;  // make_launch took the owner for a Kernel: a lazy launch has none until called
-    l->lazy_key = nb::borrow(key).release().ptr();
+    l->lazy_key = launch_detail::kept_key(key, c).release().ptr();
     l->vectorcall = launch_detail::lazy_call;
     if (!keepalive.is_valid()) cache.last_launch = launch;  // the old one released last: it may hold the dispatcher
     return launch.release().ptr();
@@ -290,8 +319,9 @@ inline int dispatcher_traverse(PyObject* self, visitproc visit, void* arg) {
 inline int dispatcher_clear(PyObject* self) {
   if (!nb::inst_ready(self)) return 0;
   DispatchCache& c = *nb::inst_ptr<DispatchCache>(self);
-  c.extensions.reset();
-  c.last_launch.reset();
+  // Each reference moved out before it is released: releasing may run a finalizer that reads the dispatcher.
+  nb::object extensions = std::move(c.extensions);
+  nb::object last_launch = std::move(c.last_launch);
   c.clear();
   return 0;
 }

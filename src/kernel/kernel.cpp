@@ -47,17 +47,17 @@ namespace {
 std::atomic<std::uint64_t> g_next_kernel_serial{1};
 
 /// The configuration this thread validated last, and for which kernel: a launch loop validates the same one
-/// every time (the lazy launch asks before packing and launch() again). A kernel's limits never change once
-/// it is made, save its cooperative flag, which the memo keeps too.
+/// every time (the lazy launch asks before packing and launch() again). What validate_launch reads of a kernel
+/// never changes once it is made; a cooperative kernel's occupancy may (its carveout, its dynamic shared memory),
+/// so its passes are not remembered.
 struct ValidatedLaunch {
   std::uint64_t kernel = 0;
-  bool cooperative = false;
   Extent3 grid, block;
   std::int64_t shared_mem = 0;
 
-  bool same(std::uint64_t k, bool coop, const LaunchConfig& c) const noexcept {
+  bool same(std::uint64_t k, const LaunchConfig& c) const noexcept {
     auto eq = [](const Extent3& a, const Extent3& b) { return a.x == b.x && a.y == b.y && a.z == b.z; };
-    return kernel == k && cooperative == coop && eq(grid, c.grid) && eq(block, c.block) && shared_mem == c.shared_mem;
+    return kernel == k && eq(grid, c.grid) && eq(block, c.block) && shared_mem == c.shared_mem;
   }
 };
 thread_local ValidatedLaunch t_last_validated;
@@ -143,10 +143,10 @@ std::int64_t Kernel::max_cooperative_grid_blocks(std::int64_t block_threads, std
 void Kernel::validate(const LaunchConfig& config) const {
   module_->context()->ensure_valid("kernel");
   ValidatedLaunch& last = t_last_validated;
-  if (last.same(serial_, cooperative_, config)) return;
+  if (!cooperative_ && last.same(serial_, config)) return;
   validate_launch(config, *device_limits_, limits());
   if (!cooperative_) {
-    last = ValidatedLaunch{serial_, false, config.grid, config.block, config.shared_mem};
+    last = ValidatedLaunch{serial_, config.grid, config.block, config.shared_mem};
     return;
   }
   const std::int64_t blocks = config.grid.product();
@@ -161,7 +161,6 @@ void Kernel::validate(const LaunchConfig& config) const {
         std::to_string(limit) + " blocks fit (" + std::to_string(limit / std::max(sms, 1)) + " per multiprocessor x " +
         std::to_string(sms) + " multiprocessors; see max_cooperative_grid_blocks)");
   }
-  last = ValidatedLaunch{serial_, true, config.grid, config.block, config.shared_mem};
 }
 
 void Kernel::launch_raw(const LaunchConfig& config, StreamRef stream, void** params) {

@@ -438,6 +438,53 @@ print("ok")
 """
 
 
+# CuPy's export version where its module answers without its dict (a module __getattr__, a module subclass's
+# property): read at every import, never remembered by the dict's version tag.
+CHILD_ANSWERED = r"""
+import sys, types
+sys.path[:0] = [{here!r}, {root!r}]
+from test_arrays_import import FakeCupy, CupyState
+state = CupyState(current=0xABC000)
+box = {{"v": 3}}
+if {kind!r} == "getattr":
+    util = types.ModuleType("cupy._util")
+    util.__getattr__ = lambda name: box["v"] if name == "CUDA_ARRAY_INTERFACE_EXPORT_VERSION" else getattr(None, name)
+else:
+    class Util(types.ModuleType):
+        CUDA_ARRAY_INTERFACE_EXPORT_VERSION = property(lambda self: box["v"])
+    util = Util("cupy._util")
+cupy = types.ModuleType("cupy")
+cupy.ndarray = type("ndarray", (FakeCupy,), {{}})
+cuda_stream = types.ModuleType("cupy.cuda.stream")
+cuda_stream.get_current_stream = state.current_stream
+backend_stream = types.ModuleType("cupy_backends.cuda.stream")
+backend_stream.get_default_stream_ptr = state.default_stream_ptr
+for name, mod in [("cupy", cupy), ("cupy._util", util), ("cupy.cuda", types.ModuleType("cupy.cuda")),
+                  ("cupy.cuda.stream", cuda_stream), ("cupy_backends", types.ModuleType("cupy_backends")),
+                  ("cupy_backends.cuda", types.ModuleType("cupy_backends.cuda")),
+                  ("cupy_backends.cuda.stream", backend_stream)]:
+    sys.modules[name] = mod
+state.util = util
+import cubridge
+a = cupy.ndarray((3, 4), "f4", (4, 12), state=state)
+for v, stream in [(3, 0xABC000), (2, None), (3, 0xABC000)]:
+    box["v"] = v
+    assert cubridge.as_cuda_array(a).__cuda_array_interface__["stream"] == stream, (v, stream)
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("kind", ["getattr", "subclass"])
+def test_cupys_export_version_answered_without_its_dict_is_read_each_time(kind):
+    import os
+    import subprocess
+    here = os.path.dirname(os.path.abspath(__file__))
+    child = CHILD_ANSWERED.format(here=here, root=os.path.dirname(here), kind=kind)
+    r = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True,
+                       env=dict(os.environ, CUBRIDGE_LIBCUDA="/nonexistent/libcuda.so"))
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stdout + r.stderr
+
+
 def test_cupys_own_type_takes_the_attribute_path(tmp_path):
     import os
     import subprocess

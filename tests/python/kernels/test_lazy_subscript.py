@@ -9,6 +9,9 @@ python/src/py_launch.hpp), compile-only. Rules:
  5. The launches are seen by the collector: a dispatcher whose launch it keeps, or that a user keeps in the
     dispatcher's own attributes, is collected once unreachable.
  6. A launch handed out again pickles as the dispatcher subscripted again (test_kernel_pickle has the rest).
+ 7. A configuration is read once, at the subscript: a list or an __index__ object in it that changes afterwards
+    changes neither that launch (its pickle and its general path read the values as they were) nor a later one.
+ 8. A dispatcher whose C++ base was never initialized is refused by name, never read.
 GPU launches through it: test_jit_lazy_launch_gpu."""
 import gc
 import pickle
@@ -91,3 +94,44 @@ def test_a_launch_handed_out_again_pickles_as_the_dispatcher_subscripted():
     launch = cubridge.jit(body)[5, (8, 2)]
     back = pickle.loads(pickle.dumps(launch))
     assert config(back) == ((5, 1, 1), (8, 2, 1), 0)
+
+
+class Knob:
+    """An __index__ object whose value changes."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def __index__(self):
+        return self.v
+
+
+@pytest.mark.parametrize("make, change", [
+    (lambda: [4], lambda g: g.__setitem__(0, 8)),
+    (lambda: Knob(4), lambda g: setattr(g, "v", 8)),
+])
+def test_a_configuration_is_read_once_at_the_subscript(make, change):
+    d = cubridge.jit(body)
+    g = make()
+    first = d[g, 32]
+    change(g)
+    assert config(first) == ((4, 1, 1), (32, 1, 1), 0)
+    assert config(pickle.loads(pickle.dumps(first))) == ((4, 1, 1), (32, 1, 1), 0)
+    assert d[4, 32] is first  # the same configuration
+    again = d[g, 32]
+    assert again is not first and config(again) == ((8, 1, 1), (32, 1, 1), 0)
+    assert config(pickle.loads(pickle.dumps(d[4, 32]))) == ((4, 1, 1), (32, 1, 1), 0)
+
+
+def test_an_uninitialized_dispatcher_is_refused_by_name():
+    class Lazy(cubridge.Dispatcher):
+        def __init__(self):  # never calls super().__init__()
+            pass
+
+    d = Lazy()
+    with pytest.raises(TypeError, match="the dispatcher was not initialized"):
+        d[1, 32]
+    with pytest.raises(TypeError, match="the dispatcher was not initialized"):
+        d._subscript((1, 32))
+    with pytest.raises(TypeError, match="expected a cubridge.Dispatcher, got int"):
+        cubridge._core._lazy_subscript(3, (1, 32))
