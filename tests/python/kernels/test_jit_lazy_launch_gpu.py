@@ -83,6 +83,22 @@ def many(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, n, v):
         a11[i] = a0[i] + a1[i] + a2[i] + a3[i] + a4[i] + a5[i] + a6[i] + a7[i] + a8[i] + a9[i] + a10[i] + v
 
 
+def wide(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, v):
+    i = cubridge.grid(1)
+    if i < a17.size:
+        a17[i] = a0[i] + a16[i] + v
+
+
+def test_more_arguments_than_the_keys_kept_in_place():
+    """Past 16 arguments the launch's keys are on the heap: the cache finds the kernel as before."""
+    d = cubridge.jit(wide)
+    args = [cubridge.device_array(8, "f4") for _ in range(18)]
+    args[5] = Counting(args[5])
+    for _ in range(3):
+        d[1, 8](*args, 1.0)
+    assert _stats(d) == (2, 1, 1) and args[5].reads == 3
+
+
 @pytest.mark.parametrize("foreign", [[0], [11], [3, 7], list(range(12)), [0, 2, 4, 6, 8, 10]])
 def test_foreign_arrays_among_many_arguments_are_imported_once_each(foreign):
     """Up to 8 arguments' views are kept in place, more on the heap: any mix of foreign and own arrays, and the
