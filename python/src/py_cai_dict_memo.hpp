@@ -19,6 +19,7 @@
 #include "cubridge/array/array_interface.hpp"
 #include "cubridge/array/array_view.hpp"
 #include "cubridge/array/pointer_attributes.hpp"
+#include "py_address_sets.hpp"
 #include "py_common.hpp"
 #include "py_dict_version.hpp"
 
@@ -37,18 +38,13 @@ struct Entry {
   std::optional<ArrayView> view;  // with no owner and no mask
 };
 
-// 64 sets of 4, as the import memo's: a launch's arrays spread over single slots would evict each other.
-inline constexpr std::size_t kWays = 4;
-inline constexpr std::size_t kSets = 64;
-
-/// Lookups that found their view (tests read it), and the stamp of the last entry written. Guarded by the GIL.
+/// Lookups that found their view (tests read it). Guarded by the GIL.
 inline std::uint64_t g_hits = 0;
-inline std::uint64_t g_stamp = 0;
 
-/// `dict`'s set (guarded by the GIL; never destroyed, as the other memos' entries).
-inline Entry* set_of(PyObject* dict) noexcept {
-  static auto* const entries = new std::array<Entry, kWays * kSets>();
-  return entries->data() + (address_mix(dict) % kSets) * kWays;
+/// The entries, in sets of 4 as the import memo's (py_address_sets.hpp); never destroyed, as the other memos'.
+inline AddressSets<Entry>& entries() noexcept {
+  static auto* const table = new AddressSets<Entry>();
+  return *table;
 }
 
 /// Whether `o` is an exact tuple of exact ints.
@@ -65,9 +61,7 @@ template <class DefaultDescr>
 const ArrayView* find(PyObject* dict, const ImportOptions& options, DefaultDescr default_descr) noexcept {
   const std::uint64_t version = dict_version(dict);
   if (version == 0 || options.is_mask) return nullptr;
-  Entry* set = set_of(dict);
-  for (std::size_t w = 0; w < kWays; ++w) {
-    const Entry& e = set[w];
+  for (const Entry& e : entries().set_of(dict)) {
     if (e.dict != dict || e.version != version || !e.view || e.sync != options.sync ||
         e.check_pointer != options.check_pointer || e.generation != pointer_cache_generation())
       continue;
@@ -92,19 +86,11 @@ inline void keep(PyObject* dict, std::uint64_t read_at, const ImportOptions& opt
       !PyLong_CheckExact(PyTuple_GET_ITEM(data, 0)) || !PyBool_Check(PyTuple_GET_ITEM(data, 1)))
     return;
   if (options.check_pointer && !view.empty() && !pointer_check_cached(view.address())) return;
-  Entry* set = set_of(dict);
-  Entry* slot = nullptr;
-  for (std::size_t w = 0; w < kWays && slot == nullptr; ++w)  // its old entry
-    if (set[w].dict == dict) slot = &set[w];
-  for (std::size_t w = 0; w < kWays && slot == nullptr; ++w)  // else a free way
-    if (!set[w].view) slot = &set[w];
-  if (slot == nullptr) {  // else the oldest
-    slot = &set[0];
-    for (std::size_t w = 1; w < kWays; ++w)
-      if (set[w].stamp < slot->stamp) slot = &set[w];
-  }
+  Entry* slot = entries().way_for(
+      dict, [dict](const Entry& e) { return e.dict == dict; }, [](const Entry& e) { return !e.view; },
+      [](const Entry&) { return true; });
   *slot = Entry{dict, tag, descr, typestr, options.sync, options.check_pointer, pointer_cache_generation(),
-                ++g_stamp, view};
+                entries().next_stamp(), view};
 }
 
 }  // namespace cubridge::python::cai_memo

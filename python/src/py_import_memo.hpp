@@ -23,6 +23,7 @@
 
 #include "cubridge/array/array_view.hpp"
 #include "cubridge/array/pointer_attributes.hpp"
+#include "py_address_sets.hpp"
 #include "py_common.hpp"
 
 namespace cubridge::python {
@@ -48,11 +49,6 @@ struct ImportKey {
 
 namespace memo_detail {
 
-// 256 slots in sets of 4: an object's view is in one of the 4 slots of its set. Two ways were not enough: 3 of a
-// launch's 16 arrays met in one pair in about one run in eight, and replaced each other at every launch.
-inline constexpr std::size_t kWays = 4;
-inline constexpr std::size_t kSets = 64;
-inline constexpr std::size_t kSlots = kWays * kSets;
 inline constexpr std::size_t kMaxDims = 8;  // more dimensions are not kept
 
 struct Entry {
@@ -86,9 +82,9 @@ struct Entry {
   }
 };
 
-inline std::array<Entry, kSlots> g_slots;  // guarded by the GIL; a namespace-scope object: no guard per use
-
-inline std::array<Entry, kSlots>& slots() noexcept { return g_slots; }
+// 256 entries in sets of 4 (py_address_sets.hpp). Two ways were not enough: 3 of a launch's 16 arrays met in one
+// pair in about one run in eight, and replaced each other at every launch. A namespace-scope object: no guard per use.
+inline AddressSets<Entry> g_entries;
 
 /// How often a lookup found its view, and how often a view was kept (tests and benches read them).
 struct Counts {
@@ -115,23 +111,12 @@ inline void pin(Entry& e) noexcept {
   if (g_pins.depth > 0) e.pinned = g_pins.epoch;
 }
 
-/// The object's set, by its mixed address (address_mix).
-inline Entry* set_of(PyObject* object) noexcept {
-  return slots().data() + (address_mix(object) & (kSets - 1)) * kWays;
-}
-
 /// Where `object`'s new entry goes, among the unpinned ways of its set: its old entry, else a free way, else
 /// the oldest; null when every way is pinned.
 inline Entry* slot_for(PyObject* object) noexcept {
-  Entry* set = set_of(object);
-  Entry* pick = nullptr;
-  for (std::size_t w = 0; w < kWays; ++w) {
-    Entry& e = set[w];
-    if (is_pinned(e)) continue;
-    if (e.object == object) return &e;
-    if (pick == nullptr || (pick->view && (!e.view || e.stamp < pick->stamp))) pick = &e;
-  }
-  return pick;
+  return g_entries.way_for(
+      object, [object](const Entry& e) { return e.object == object; }, [](const Entry& e) { return !e.view; },
+      [](const Entry& e) { return !is_pinned(e); });
 }
 
 }  // namespace memo_detail
@@ -151,10 +136,8 @@ class MemoPins {
 /// The view made from `key` before, or null. Valid while a MemoPins lives (it is pinned), else only until the
 /// next remember_view: a caller without pins copies it at once.
 inline const ArrayView* remembered_view(const ImportKey& key) noexcept {
-  memo_detail::Entry* set = memo_detail::set_of(key.object);
   const std::uint64_t gen = pointer_cache_generation();
-  for (std::size_t w = 0; w < memo_detail::kWays; ++w) {
-    memo_detail::Entry& e = set[w];
+  for (memo_detail::Entry& e : memo_detail::g_entries.set_of(key.object)) {
     if (!e.matches(key, gen)) continue;
     ++memo_detail::counts().hits;
     memo_detail::pin(e);
@@ -195,7 +178,8 @@ inline const ArrayView* remember_view(const ImportKey& key, ArrayView&& view) {
   e.sync = key.sync;
   e.check_pointer = key.check_pointer;
   e.generation = pointer_cache_generation();
-  e.stamp = ++memo_detail::counts().kept;
+  ++memo_detail::counts().kept;
+  e.stamp = memo_detail::g_entries.next_stamp();
   e.view.emplace(std::move(view));
   memo_detail::pin(e);
   for (PyObject* o : released) Py_XDECREF(o);  // last: a dtype's or a tuple's release runs no Python code

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <span>
 
+#include "py_address_sets.hpp"
 #include "py_common.hpp"
 #include "py_dict_version.hpp"
 
@@ -180,36 +181,31 @@ struct Seen {
   std::uint64_t memory_version = 0;
   PyObject* word = nullptr;    // the ctypes integer, which the unchanged memory dict holds
   Fields fields;               // held while the slot keeps them
+  std::uint64_t stamp = 0;     // when written: the oldest way of a set is replaced
 };
 
-// 64 sets of 4: a launch's 16 arrays spread over 64 single slots would meet two to a slot in most runs and
-// replace each other at every launch.
-inline constexpr std::size_t kSeenWays = 4;
-inline constexpr std::size_t kSeenSets = 64;
-
-/// The set of `array`'s slots (guarded by the GIL; never destroyed: its references must not be dropped after the
-/// interpreter is gone).
-inline Seen* seen_set(PyObject* array) noexcept {
-  static auto* const slots = new std::array<Seen, kSeenWays * kSeenSets>();
-  return slots->data() + (address_mix(array) % kSeenSets) * kSeenWays;
+/// The slots, in sets of 4 (py_address_sets.hpp); never destroyed: their references must not be dropped after the
+/// interpreter is gone.
+inline AddressSets<Seen>& seen_slots() noexcept {
+  static auto* const table = new AddressSets<Seen>();
+  return *table;
 }
 
 /// `array`'s slot in its set, or null.
 inline Seen* seen_of(PyObject* array) noexcept {
-  Seen* set = seen_set(array);
-  for (std::size_t i = 0; i < kSeenWays; ++i)
-    if (set[i].array == array) return &set[i];
+  for (Seen& s : seen_slots().set_of(array))
+    if (s.array == array) return &s;
   return nullptr;
 }
 
-/// The slot to keep `array`'s facts in: its own, else an empty one, else the set's next in turn.
-inline Seen& seen_slot_for(PyObject* array) noexcept {
-  if (Seen* mine = seen_of(array)) return *mine;
-  Seen* set = seen_set(array);
-  for (std::size_t i = 0; i < kSeenWays; ++i)
-    if (set[i].array == nullptr) return set[i];
-  static std::size_t turn = 0;
-  return set[turn++ % kSeenWays];
+/// Keeps `seen` in its array's slot: its own, else an empty one, else the set's oldest.
+inline void keep_seen(Seen&& seen) noexcept {
+  PyObject* const array = seen.array;
+  Seen* slot = seen_slots().way_for(
+      array, [array](const Seen& s) { return s.array == array; }, [](const Seen& s) { return s.array == nullptr; },
+      [](const Seen&) { return true; });
+  seen.stamp = seen_slots().next_stamp();
+  *slot = std::move(seen);
 }
 
 }  // namespace detail
@@ -277,9 +273,8 @@ inline bool read(nb::handle array, const Classes& c, Fields& out) {
       if (out.address > static_cast<std::uintptr_t>(INTPTR_MAX)) return false;  // past 63 bits: as below
       const std::uint64_t owned_version = python::dict_version(owned.ptr());
       if (dict_version != 0 && owned_version != 0 && python::dict_version(dict.ptr()) == dict_version)
-        detail::seen_slot_for(array.ptr()) = detail::Seen{array.ptr(), dict.ptr(), dict_version, memory.ptr(),
-                                                          Py_TYPE(memory.ptr()), owned.ptr(), owned_version,
-                                                          ctypes_value, out};
+        detail::keep_seen(detail::Seen{array.ptr(), dict.ptr(), dict_version, memory.ptr(), Py_TYPE(memory.ptr()),
+                                       owned.ptr(), owned_version, ctypes_value, out});
       return true;
     }
     value = get(ctypes_value, value_name);
