@@ -119,6 +119,25 @@ class CupyState:
         return self.default
 
 
+def install_fake_cupy(util, state):
+    """Registers modules named like CuPy's (cupy, its stream modules, `util` as cupy._util) over `state`, for a
+    child process that has not shown cubridge CuPy yet (it resolves CuPy's names once); returns the `cupy` module,
+    whose ndarray is CuPy's own type to cubridge."""
+    cupy = types.ModuleType("cupy")
+    cupy.ndarray = type("ndarray", (FakeCupy,), {})
+    cuda_stream = types.ModuleType("cupy.cuda.stream")
+    cuda_stream.get_current_stream = state.current_stream
+    backend_stream = types.ModuleType("cupy_backends.cuda.stream")
+    backend_stream.get_default_stream_ptr = state.default_stream_ptr
+    for name, mod in [("cupy", cupy), ("cupy._util", util), ("cupy.cuda", types.ModuleType("cupy.cuda")),
+                      ("cupy.cuda.stream", cuda_stream), ("cupy_backends", types.ModuleType("cupy_backends")),
+                      ("cupy_backends.cuda", types.ModuleType("cupy_backends.cuda")),
+                      ("cupy_backends.cuda.stream", backend_stream)]:
+        sys.modules[name] = mod
+    state.util = util
+    return cupy
+
+
 def facts(a):
     """Everything a consumer reads from an imported array, export included."""
     cai = a.__cuda_array_interface__
@@ -391,23 +410,12 @@ CHILD = r"""
 import sys, types
 import numpy as np
 sys.path[:0] = [{here!r}, {root!r}]  # this file, and conftest.py
-from test_arrays_import import FakeCupy, CupyState, facts, BASE
+from test_arrays_import import FakeCupy, CupyState, facts, install_fake_cupy, BASE
 
 state = CupyState(current=0xABC000)
-cupy = types.ModuleType("cupy")
-cupy.ndarray = type("ndarray", (FakeCupy,), {{}})
 util = types.ModuleType("cupy._util")
 util.CUDA_ARRAY_INTERFACE_EXPORT_VERSION = 3
-cuda_stream = types.ModuleType("cupy.cuda.stream")
-cuda_stream.get_current_stream = state.current_stream
-backend_stream = types.ModuleType("cupy_backends.cuda.stream")
-backend_stream.get_default_stream_ptr = state.default_stream_ptr
-for name, mod in [("cupy", cupy), ("cupy._util", util), ("cupy.cuda", types.ModuleType("cupy.cuda")),
-                  ("cupy.cuda.stream", cuda_stream), ("cupy_backends", types.ModuleType("cupy_backends")),
-                  ("cupy_backends.cuda", types.ModuleType("cupy_backends.cuda")),
-                  ("cupy_backends.cuda.stream", backend_stream)]:
-    sys.modules[name] = mod
-state.util = util
+cupy = install_fake_cupy(util, state)
 
 import cubridge
 a = cupy.ndarray((3, 4), "f4", (4, 12), state=state)
@@ -443,7 +451,7 @@ print("ok")
 CHILD_ANSWERED = r"""
 import sys, types
 sys.path[:0] = [{here!r}, {root!r}]
-from test_arrays_import import FakeCupy, CupyState
+from test_arrays_import import CupyState, install_fake_cupy
 state = CupyState(current=0xABC000)
 box = {{"v": 3}}
 if {kind!r} == "getattr":
@@ -453,18 +461,7 @@ else:
     class Util(types.ModuleType):
         CUDA_ARRAY_INTERFACE_EXPORT_VERSION = property(lambda self: box["v"])
     util = Util("cupy._util")
-cupy = types.ModuleType("cupy")
-cupy.ndarray = type("ndarray", (FakeCupy,), {{}})
-cuda_stream = types.ModuleType("cupy.cuda.stream")
-cuda_stream.get_current_stream = state.current_stream
-backend_stream = types.ModuleType("cupy_backends.cuda.stream")
-backend_stream.get_default_stream_ptr = state.default_stream_ptr
-for name, mod in [("cupy", cupy), ("cupy._util", util), ("cupy.cuda", types.ModuleType("cupy.cuda")),
-                  ("cupy.cuda.stream", cuda_stream), ("cupy_backends", types.ModuleType("cupy_backends")),
-                  ("cupy_backends.cuda", types.ModuleType("cupy_backends.cuda")),
-                  ("cupy_backends.cuda.stream", backend_stream)]:
-    sys.modules[name] = mod
-state.util = util
+cupy = install_fake_cupy(util, state)
 import cubridge
 a = cupy.ndarray((3, 4), "f4", (4, 12), state=state)
 for v, stream in [(3, 0xABC000), (2, None), (3, 0xABC000)]:
