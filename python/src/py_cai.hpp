@@ -13,6 +13,7 @@
 #include "cubridge/array/descr.hpp"
 #include "py_cai_dict_memo.hpp"
 #include "py_device_array.hpp"
+#include "py_identity_cache.hpp"
 
 namespace cubridge::python {
 
@@ -143,34 +144,14 @@ struct CaiItems {
   CaiItems& operator=(const CaiItems&) = delete;
 };
 
-/// The dtypes of recent typestr str objects, by the object's identity: a str is immutable, and a producer hands
-/// the same (interned or cached) object at each export, so the array layer's parse runs once per object. Only
-/// typestrs whose dict was read without error are kept (a refused one raises at each read, in the order the
-/// array layer checks the keys). Guarded by the GIL.
-struct TypestrCache {
-  struct Entry {
-    PyObject* typestr = nullptr;  // a strong reference while cached
-    DType dtype;
-  };
-  std::array<Entry, 8> entries{};
-  std::size_t next = 0;
-
-  static TypestrCache& get() {
-    static TypestrCache c;
-    return c;
-  }
-  const DType* find(PyObject* typestr) const noexcept {
-    for (const Entry& e : entries)
-      if (e.typestr == typestr) return &e.dtype;
-    return nullptr;
-  }
-  void keep(PyObject* typestr, const DType& dtype) {
-    Entry& slot = entries[next++ % entries.size()];
-    Py_XDECREF(slot.typestr);
-    Py_INCREF(typestr);
-    slot = Entry{typestr, dtype};
-  }
-};
+/// The dtypes of recent typestr str objects, by the object's identity (py_identity_cache.hpp): a str is immutable,
+/// and a producer hands the same (interned or cached) object at each export, so the array layer's parse runs once
+/// per object. Only typestrs whose dict was read without error are kept (a refused one raises at each read, in the
+/// order the array layer checks the keys).
+inline IdentityCache<DType, 8>& typestr_dtypes() {
+  static IdentityCache<DType, 8> cache;
+  return cache;
+}
 
 /// Which of the two interfaces a dict is read as: the name errors start with, and its required keys.
 struct InterfaceKind {
@@ -351,8 +332,7 @@ inline void read_cai(PyDeviceArray& out, nb::handle desc, nb::handle owner, Impo
   read_common(items, kCaiKind, common);
   ai.shape = common.shape.span();
   ai.typestr = common.typestr;
-  TypestrCache& typestrs = TypestrCache::get();
-  if (const DType* known = typestrs.find(items.typestr)) ai.parsed = *known;
+  if (const DType* known = typestr_dtypes().find(items.typestr)) ai.parsed = *known;
   ai.data = common.data;
   ai.read_only = common.read_only;
   if (common.has_strides) ai.strides = common.strides.span();
@@ -373,7 +353,7 @@ inline void read_cai(PyDeviceArray& out, nb::handle desc, nb::handle owner, Impo
   if (descr != nullptr && is_default_descr(descr, items.typestr)) descr = nullptr;  // [('', typestr)] says nothing more
 
   out.view = view_from_interface(ai, nullptr, options);
-  if (!ai.parsed) typestrs.keep(items.typestr, parse_typestr(ai.typestr, std::string(kWhat) + "['typestr']"));
+  if (!ai.parsed) typestr_dtypes().keep(items.typestr, parse_typestr(ai.typestr, std::string(kWhat) + "['typestr']"));
   if (mask == nullptr && descr == nullptr)
     cai_memo::keep(d, read_at, options, out.view, items.shape, items.typestr, items.data, items.version,
                    unless_none(items.strides), unless_none(items.stream), unless_none(items.descr));

@@ -15,6 +15,7 @@
 #include "py_cupy_layout.hpp"
 #include "py_dlpack.hpp"
 #include "py_dict_version.hpp"
+#include "py_identity_cache.hpp"
 #include "py_import_memo.hpp"
 #include "py_numba_reader.hpp"
 #include "py_torch_bits.hpp"
@@ -289,35 +290,27 @@ inline std::optional<long> int_attr(PyObject* o, PyObject* name) {
 
 /// What cupy_view needs of a NumPy dtype object: its typestr (dtype.str), parsed.
 struct DtypeFacts {
-  PyObject* dtype = nullptr;  // a strong reference, kept while cached
   DType parsed;
-  bool bfloat16 = false;      // ml_dtypes.bfloat16, whose typestr '<V2' does not say so
+  bool bfloat16 = false;  // ml_dtypes.bfloat16, whose typestr '<V2' does not say so
 };
 
-/// The facts of a NumPy dtype object, cached by the dtype's identity: the dtypes a program uses are few
-/// and NumPy's builtin ones live for the process. Null for a structured dtype (its descr matters, which
-/// only the CAI path carries). The entry may be replaced by the next call, which Python code run in
-/// between can make: callers copy what they keep.
-inline const DtypeFacts* dtype_facts(PyObject* dtype) {
-  static std::array<DtypeFacts, 16> cache{};
-  static std::size_t next = 0;
-  for (const DtypeFacts& e : cache)
-    if (e.dtype == dtype) return &e;
+/// The facts of a NumPy dtype object, cached by the dtype's identity (py_identity_cache.hpp): the dtypes a program
+/// uses are few and NumPy's builtin ones live for the process. Null for a structured dtype (its descr matters,
+/// which only the CAI path carries).
+inline std::optional<DtypeFacts> dtype_facts(PyObject* dtype) {
+  static IdentityCache<DtypeFacts, 16> cache;
+  if (const DtypeFacts* known = cache.find(dtype)) return *known;
   nb::object fields = nb::steal(PyObject_GetAttrString(dtype, "fields"));
   if (!fields.is_valid()) throw nb::python_error();
-  if (!fields.is_none()) return nullptr;
+  if (!fields.is_none()) return std::nullopt;
   nb::object s = nb::steal(PyObject_GetAttrString(dtype, "str"));
   if (!s.is_valid()) throw nb::python_error();
-  if (!PyUnicode_Check(s.ptr())) return nullptr;
+  if (!PyUnicode_Check(s.ptr())) return std::nullopt;
   const char* text = PyUnicode_AsUTF8(s.ptr());
   if (text == nullptr) throw nb::python_error();
   const DType parsed = parse_typestr(text, "__cuda_array_interface__['typestr']");
   const bool bfloat16 = parsed.kind == 'V' && parsed.itemsize == 2 && is_ml_dtypes_bfloat16(dtype);
-  DtypeFacts& slot = cache[next++ % cache.size()];
-  Py_XDECREF(slot.dtype);
-  Py_INCREF(dtype);
-  slot = DtypeFacts{dtype, parsed, bfloat16};
-  return &slot;
+  return cache.keep(dtype, DtypeFacts{parsed, bfloat16});
 }
 
 /// CuPy's current stream as its CAI export names it (version 3): the current stream's pointer, the default
@@ -433,8 +426,8 @@ inline ImportedView cupy_view(nb::handle obj, const import_detail::CupyFacts& c,
   const long version = req.cupy_state->version;
   // The dtype first: learning a new dtype's facts runs Python code, after which the fields are read again.
   nb::object dtype = from_object ? nb::borrow(fields.dtype) : get(obj.ptr(), k.dtype);
-  const import_detail::DtypeFacts* facts = import_detail::dtype_facts(dtype.ptr());
-  if (facts == nullptr) return {};
+  const std::optional<import_detail::DtypeFacts> facts = import_detail::dtype_facts(dtype.ptr());
+  if (!facts) return {};
   // ml_dtypes.bfloat16: its CAI says only '<V2'; CuPy's DLPack export says kDLBfloat, which is how
   // numba-cuda types the array too (through __dlpack__ first).
   if (facts->bfloat16) return ImportedView{array_from_dlpack(obj, req.stream_or_none(), req.sync).view};
@@ -495,8 +488,8 @@ inline ImportedView cupy_view(nb::handle obj, const import_detail::CupyFacts& c,
 inline ImportedView numba_view(nb::handle obj, const ImportRequest& req) {
   numba_reader::Fields f;
   if (!numba_reader::read(obj, numba_reader::classes(), f)) return {};
-  const import_detail::DtypeFacts* facts = import_detail::dtype_facts(f.dtype.ptr());
-  if (facts == nullptr || facts->bfloat16) return {};  // a record's descr or ml_dtypes' bfloat16: the CAI path
+  const std::optional<import_detail::DtypeFacts> facts = import_detail::dtype_facts(f.dtype.ptr());
+  if (!facts || facts->bfloat16) return {};  // a record's descr or ml_dtypes' bfloat16: the CAI path
   const DType parsed = facts->parsed;
   static const char reader = 0;  // this reader's identity in the memo
   // Found by the shape and strides tuples themselves; their values are read only to make the view.

@@ -121,3 +121,15 @@ def test_a_dict_freed_and_another_made_is_never_the_same(ptr):
         seen.add(id(d))
         del d
     assert len(seen) < 200  # addresses were reused, and each read was right
+
+
+def test_more_typestr_objects_than_the_parse_cache_holds_are_each_read_right(ptr):
+    """The typestr's dtype is kept per str object (8 of them, py_identity_cache.hpp): a program whose dicts carry
+    more distinct typestr objects than that, in turn, reads each as its own dtype."""
+    kinds = ["<f4", "<f8", "<i4", "<i8", "|u1", "<u2", "<i2", "|i1", "<c8", "<c16", "|b1", "<u8"]
+    for _ in range(3):
+        for t in kinds:
+            typestr = "".join(list(t))  # a new str object each time, never interned
+            d = dict(base(ptr), typestr=typestr, descr=[("", typestr)])
+            a = cubridge.from_cuda_array_interface(d)
+            assert a.typestr == t and a.itemsize == int(t[2:])
