@@ -24,6 +24,16 @@ PyObject* g_kernel_raised = nullptr;  // cubridge.KernelRaised
 // (_set_launch_config_error: also numba-cuda's driver error class).
 PyObject* g_launch_config_error = nullptr;
 
+/// Refuses (TypeError, by name) what is not a cubridge.Dispatcher whose C++ base was initialized: the private entry
+/// points of its Python methods read that base.
+void check_dispatcher(nb::handle dispatcher, const char* who) {
+  if (!nb::isinstance<DispatchCache>(dispatcher))
+    throw nb::type_error((std::string(who) + ": expected a cubridge.Dispatcher, got " + py_type_name(dispatcher)).c_str());
+  if (!nb::inst_ready(dispatcher))
+    throw nb::type_error("kernel[...]: the dispatcher was not initialized (a subclass's __init__ must call "
+                         "super().__init__())");
+}
+
 void translate(const std::exception_ptr& p, void*) {
   try {
     std::rethrow_exception(p);
@@ -187,17 +197,14 @@ void bind_kernel(nb::module_& m) {
                    nb::arg("value").none(),
                    "numba-cuda's launch-argument extensions (objects with prepare_args), which users append to.");
   m.def("_lazy_subscript", [](nb::handle dispatcher, nb::handle key) {
-          if (!nb::isinstance<DispatchCache>(dispatcher))
-            throw nb::type_error(("_lazy_subscript: expected a cubridge.Dispatcher, got " + py_type_name(dispatcher)).c_str());
-          if (!nb::inst_ready(dispatcher))
-            throw nb::type_error("kernel[...]: the dispatcher was not initialized (a subclass's __init__ must call "
-                                 "super().__init__())");
+          check_dispatcher(dispatcher, "_lazy_subscript");
           PyObject* launch = lazy_subscript(dispatcher.ptr(), key.ptr());
           if (launch == nullptr) throw nb::python_error();
           return nb::steal(launch); },
         nb::arg("dispatcher"), nb::arg("key"),
         "dispatcher[key] without the dispatcher's hooks: the C++ lazy KernelLaunch (for _hooked_subscript).");
   m.def("_lazy_forall", [](nb::handle dispatcher, nb::handle ntasks, nb::handle stream, nb::handle sharedmem, nb::tuple args) {
+          check_dispatcher(dispatcher, "_lazy_forall");
           return lazy_forall(nb::cast<DispatchCache&>(dispatcher), dispatcher, ntasks, stream, sharedmem, items_of(args)); },
         nb::arg("dispatcher"), nb::arg("ntasks"), nb::arg("stream").none(), nb::arg("sharedmem"), nb::arg("args"),
         "dispatcher.forall(ntasks, stream, sharedmem)(*args) by the C++ lazy launch; False (nothing launched) when "

@@ -161,7 +161,8 @@ inline nb::object extent_value(const Extent3& e) {
 
 /// The key a lazy launch keeps, which its general path and its pickle read again: `key` itself where its values
 /// cannot change, else the configuration as it was read (a list or an __index__ object in the key may change
-/// after the subscript; the stream, where one is named, is kept as given). `key` passed config_of.
+/// after the subscript). The stream, where one is named, is kept as the object given: its handle is read again
+/// there (the stream objects of CuPy, numba, PyTorch and cubridge never change theirs). `key` passed config_of.
 inline nb::object kept_key(PyObject* key, const LaunchConfig& c) {
   if (immutable_ints(key)) return nb::borrow(key);
   const Py_ssize_t n = PyTuple_GET_SIZE(key);

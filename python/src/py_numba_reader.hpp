@@ -16,6 +16,7 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <utility>
 
 #include "py_address_sets.hpp"
 #include "py_common.hpp"
@@ -199,13 +200,14 @@ inline Seen* seen_of(PyObject* array) noexcept {
 }
 
 /// Keeps `seen` in its array's slot: its own, else an empty one, else the set's oldest.
-inline void keep_seen(Seen&& seen) noexcept {
+inline void keep_seen(Seen&& seen) {
   PyObject* const array = seen.array;
   Seen* slot = seen_slots().way_for(
       array, [array](const Seen& s) { return s.array == array; }, [](const Seen& s) { return s.array == nullptr; },
       [](const Seen&) { return true; });
   seen.stamp = seen_slots().next_stamp();
-  *slot = std::move(seen);
+  // The old entry's references are released once the slot is whole: a release may run Python code that reads it.
+  Seen old = std::exchange(*slot, std::move(seen));
 }
 
 }  // namespace detail

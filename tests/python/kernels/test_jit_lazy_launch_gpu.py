@@ -99,10 +99,37 @@ def test_more_arguments_than_the_keys_kept_in_place():
     assert _stats(d) == (2, 1, 1) and args[5].reads == 3
 
 
+def eight(a0, a1, a2, a3, a4, a5, a6, v):
+    i = cubridge.grid(1)
+    if i < a6.size:
+        a6[i] = a0[i] + v
+
+
+def nine(a0, a1, a2, a3, a4, a5, a6, a7, v):
+    i = cubridge.grid(1)
+    if i < a7.size:
+        a7[i] = a0[i] + v
+
+
+@pytest.mark.parametrize("kernel, arrays", [(eight, 7), (nine, 8)], ids=["8 arguments", "9 arguments"])
+@pytest.mark.parametrize("foreign", [[0], [-1], [1, -1]], ids=["first", "last", "two"])
+def test_foreign_arrays_at_the_in_place_boundary_are_imported_once_each(kernel, arrays, foreign):
+    """A launch of up to 8 arguments keeps its views in place, of more on the heap: at either side of the boundary,
+    a foreign array anywhere among them (the last array included) is read once per launch and launches."""
+    d = cubridge.jit(kernel)
+    own = [cubridge.device_array(8, "f4") for _ in range(arrays)]
+    picked = sorted({i % arrays for i in foreign})
+    args = [Counting(a) if i in picked else a for i, a in enumerate(own)]
+    for _ in range(3):
+        d[1, 8](*args, 1.0)
+    assert [args[i].reads for i in picked] == [3] * len(picked)
+    assert _stats(d)[:2] == (2, 1)
+
+
 @pytest.mark.parametrize("foreign", [[0], [11], [3, 7], list(range(12)), [0, 2, 4, 6, 8, 10]])
 def test_foreign_arrays_among_many_arguments_are_imported_once_each(foreign):
-    """Up to 8 arguments' views are kept in place, more on the heap: any mix of foreign and own arrays, and the
-    trailing scalars after them, launches with each foreign array read once."""
+    """Past 8 arguments the views are kept on the heap: any mix of foreign and own arrays, and the trailing scalars
+    after them, launches with each foreign array read once."""
     d = cubridge.jit(many)
     arrays = [cubridge.device_array(8, "f4") for _ in range(12)]
     args = [Counting(a) if i in foreign else a for i, a in enumerate(arrays)]
@@ -236,6 +263,26 @@ def test_a_configuration_the_device_refuses_is_refused_between_good_ones():
     k[1, 8](a, 1.0)
     with pytest.raises(cubridge.LaunchConfigError, match="threads per block"):
         k[1, (64, 32)](a, 1.0)
+
+
+@pytest.mark.parametrize("make, change", [
+    (lambda: [4], lambda g: g.__setitem__(0, 8)),
+    (lambda: np.array(4), lambda g: g.fill(8)),
+], ids=["list", "0-d NumPy array"])
+def test_the_general_path_launches_the_configuration_as_read_at_the_subscript(make, change, monkeypatch):
+    """A launch that takes the general path (a host NumPy argument here) is configured as the C++ path is: by the
+    values its key had at the subscript, whatever its list or array holds by the call."""
+    d = cubridge.jit(fill)
+    seen = []
+    general = d._general_launch
+    monkeypatch.setattr(d, "_general_launch", lambda forall, config, args: (seen.append(config),
+                                                                           general(forall, config, args)))
+    g = make()
+    launch = d[g, 8]
+    change(g)
+    with pytest.warns(cubridge.PerformanceWarning):
+        launch(np.zeros(8, np.float32), 1.0)
+    assert seen == [(4, 8)]
 
 
 def test_arguments_the_cache_knows_are_launched_by_the_cached_kernel():

@@ -11,6 +11,7 @@ python/src/py_launch.hpp), compile-only. Rules:
  6. A launch handed out again pickles as the dispatcher subscripted again (test_kernel_pickle has the rest).
  7. A configuration is read once, at the subscript: a list or an __index__ object in it that changes afterwards
     changes neither that launch (its pickle and its general path read the values as they were) nor a later one.
+    A stream object named in it is kept as given (its handle is read again by the general path).
  8. A dispatcher whose C++ base was never initialized is refused by name, never read.
 GPU launches through it: test_jit_lazy_launch_gpu."""
 import gc
@@ -133,5 +134,7 @@ def test_an_uninitialized_dispatcher_is_refused_by_name():
         d[1, 32]
     with pytest.raises(TypeError, match="the dispatcher was not initialized"):
         d._subscript((1, 32))
+    with pytest.raises(TypeError, match="the dispatcher was not initialized"):
+        cubridge._core._lazy_forall(d, 4, None, 0, ())
     with pytest.raises(TypeError, match="expected a cubridge.Dispatcher, got int"):
         cubridge._core._lazy_subscript(3, (1, 32))
