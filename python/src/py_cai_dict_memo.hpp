@@ -47,14 +47,6 @@ inline AddressSets<Entry>& entries() noexcept {
   return *table;
 }
 
-/// Whether `o` is an exact tuple of exact ints.
-inline bool is_exact_int_tuple(PyObject* o) noexcept {
-  if (!PyTuple_CheckExact(o)) return false;
-  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); ++i)
-    if (!PyLong_CheckExact(PyTuple_GET_ITEM(o, i))) return false;
-  return true;
-}
-
 /// The view remembered for `dict` read with `options`, or null. `default_descr(descr, typestr)` says whether a
 /// descr list still adds nothing to the typestr.
 template <class DefaultDescr>

@@ -3,10 +3,10 @@
 // skipped while the interpreter goes away).
 #pragma once
 
-#include <cstdint>
-
 #include <Python.h>
 #include <nanobind/nanobind.h>
+
+#include <cstdint>
 
 #include <memory>
 
@@ -39,6 +39,14 @@ inline std::uint64_t address_mix(const void* p) noexcept {
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
   x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
   return x ^ (x >> 31);
+}
+
+/// Whether `o` is an exact tuple of exact ints (a value that cannot change, as the caches that keep one need).
+inline bool is_exact_int_tuple(PyObject* o) noexcept {
+  if (!PyTuple_CheckExact(o)) return false;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); ++i)
+    if (!PyLong_CheckExact(PyTuple_GET_ITEM(o, i))) return false;
+  return true;
 }
 
 /// Whether the program has imported module `name`, asked without importing it: a process that never uses a

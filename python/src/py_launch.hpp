@@ -20,8 +20,8 @@
 namespace cubridge::python::kernel_glue {
 
 /// A KernelLaunch instance: a loaded kernel's (`owner` the cubridge.Kernel, `kernel` its PyKernel) or a lazy
-/// @jit dispatcher's (`owner` the cubridge.Dispatcher, `kernel` null, `lazy_key` the configuration as given,
-/// which the kernel the arguments select validates at each call). `owner`, `stream_keepalive` and
+/// @jit dispatcher's (`owner` the cubridge.Dispatcher, `kernel` null, `lazy_key` the configuration as it was read:
+/// launch_detail::kept_key; the kernel the arguments select validates it at each call). `owner`, `stream_keepalive` and
 /// `lazy_key` are strong references, shown to the GC: a dispatcher keeps its last lazy launch
 /// (DispatchCache::last_launch), and a user may keep a launch in the dispatcher's own attributes. The type
 /// has no tp_clear (a launch is immutable: the dispatcher's side of such a cycle is cleared), so a launch
@@ -139,13 +139,8 @@ inline PyObject* reduce(PyObject* self, PyObject*) {
 /// Whether `key` is a tuple of exact ints and tuples of exact ints: a configuration whose values cannot change.
 inline bool immutable_ints(PyObject* key) noexcept {
   if (!PyTuple_CheckExact(key)) return false;
-  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(key); ++i) {
-    PyObject* item = PyTuple_GET_ITEM(key, i);
-    if (PyLong_CheckExact(item)) continue;
-    if (!PyTuple_CheckExact(item)) return false;
-    for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(item); ++j)
-      if (!PyLong_CheckExact(PyTuple_GET_ITEM(item, j))) return false;
-  }
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(key); ++i)
+    if (PyObject* item = PyTuple_GET_ITEM(key, i); !PyLong_CheckExact(item) && !is_exact_int_tuple(item)) return false;
   return true;
 }
 
@@ -182,8 +177,7 @@ inline nb::object kept_key(PyObject* key, const LaunchConfig& c) {
 /// Whether a launch made with `a` does what one made with `b` does (a configuration without a stream: its
 /// default stream is read at each subscript, as the process's setting may change).
 inline bool same_config(const LaunchConfig& a, const LaunchConfig& b) noexcept {
-  auto same = [](const Extent3& p, const Extent3& q) { return p.x == q.x && p.y == q.y && p.z == q.z && p.rank == q.rank; };
-  return same(a.grid, b.grid) && same(a.block, b.block) && a.shared_mem == b.shared_mem && !a.stream && !b.stream &&
+  return a.grid == b.grid && a.block == b.block && a.shared_mem == b.shared_mem && !a.stream && !b.stream &&
          a.default_stream == b.default_stream;
 }
 

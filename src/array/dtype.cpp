@@ -248,42 +248,7 @@ std::optional<CubridgeDLDataType> to_dlpack_dtype(const DType& d) noexcept {
 
 namespace {
 
-/// from_dlpack_dtype's answer for each one-lane (code, bytes) a DLPack producer may send, made once: every
-/// import asks it (a table lookup instead of two searches of kScalarTypes). Codes below kCodes, widths of 1
-/// to kBytes bytes; the other pairs, and lanes != 1, are decided (and refused) by dlpack_dtype_slow.
-struct DLPackDTypes {
-  static constexpr std::size_t kCodes = 8, kBytes = 16;
-  std::optional<DType> of[kCodes][kBytes + 1];
-};
-
-DType dlpack_dtype_slow(CubridgeDLDataType t);
-
-const DLPackDTypes& dlpack_dtypes() {
-  static const DLPackDTypes table = [] {
-    DLPackDTypes d;
-    for (std::uint8_t code = 0; code < DLPackDTypes::kCodes; ++code)
-      for (std::uint16_t bytes = 1; bytes <= DLPackDTypes::kBytes; ++bytes) {
-        try {
-          d.of[code][bytes] = dlpack_dtype_slow(CubridgeDLDataType{code, static_cast<std::uint8_t>(8 * bytes), 1});
-        } catch (const cubridge::InvalidArgument&) {
-          // refused: asked of dlpack_dtype_slow again, which says why
-        }
-      }
-    return d;
-  }();
-  return table;
-}
-
-}  // namespace
-
-DType from_dlpack_dtype(CubridgeDLDataType t) {
-  if (t.lanes == 1 && t.code < DLPackDTypes::kCodes && t.bits % 8 == 0 && t.bits != 0 && t.bits / 8 <= DLPackDTypes::kBytes)
-    if (const std::optional<DType>& d = dlpack_dtypes().of[t.code][t.bits / 8]) return *d;
-  return dlpack_dtype_slow(t);
-}
-
-namespace {
-
+/// A DLPack dtype as a NumPy one, by the scalar types' table; throws naming what is refused.
 DType dlpack_dtype_slow(CubridgeDLDataType t) {
   auto fail = [&](const std::string& why) {
     throw cubridge::InvalidArgument("DLPack dtype (code " + std::to_string(t.code) + ", bits " +
@@ -315,6 +280,36 @@ DType dlpack_dtype_slow(CubridgeDLDataType t) {
   return d;
 }
 
+/// from_dlpack_dtype's answer for each one-lane (code, bytes) a DLPack producer may send, made once: every
+/// import asks it (a table lookup instead of two searches of kScalarTypes). Codes below kCodes, widths of 1
+/// to kBytes bytes; the other pairs, and lanes != 1, are decided (and refused) by dlpack_dtype_slow.
+struct DLPackDTypes {
+  static constexpr std::size_t kCodes = 8, kBytes = 16;
+  std::optional<DType> of[kCodes][kBytes + 1];
+};
+
+const DLPackDTypes& dlpack_dtypes() {
+  static const DLPackDTypes table = [] {
+    DLPackDTypes d;
+    for (std::uint8_t code = 0; code < DLPackDTypes::kCodes; ++code)
+      for (std::uint16_t bytes = 1; bytes <= DLPackDTypes::kBytes; ++bytes) {
+        try {
+          d.of[code][bytes] = dlpack_dtype_slow(CubridgeDLDataType{code, static_cast<std::uint8_t>(8 * bytes), 1});
+        } catch (const cubridge::InvalidArgument&) {
+          // refused: asked of dlpack_dtype_slow again, which says why
+        }
+      }
+    return d;
+  }();
+  return table;
+}
+
 }  // namespace
+
+DType from_dlpack_dtype(CubridgeDLDataType t) {
+  if (t.lanes == 1 && t.code < DLPackDTypes::kCodes && t.bits % 8 == 0 && t.bits != 0 && t.bits / 8 <= DLPackDTypes::kBytes)
+    if (const std::optional<DType>& d = dlpack_dtypes().of[t.code][t.bits / 8]) return *d;
+  return dlpack_dtype_slow(t);
+}
 
 }  // namespace cubridge

@@ -40,10 +40,6 @@ std::string entry_list(const Module& m) {
   driver::throw_error(r, call);
 }
 
-}  // namespace
-
-namespace {
-
 std::atomic<std::uint64_t> g_next_kernel_serial{1};
 
 /// The configuration this thread validated last, and for which kernel: a launch loop validates the same one
@@ -56,8 +52,7 @@ struct ValidatedLaunch {
   std::int64_t shared_mem = 0;
 
   bool same(std::uint64_t k, const LaunchConfig& c) const noexcept {
-    auto eq = [](const Extent3& a, const Extent3& b) { return a.x == b.x && a.y == b.y && a.z == b.z; };
-    return kernel == k && eq(grid, c.grid) && eq(block, c.block) && shared_mem == c.shared_mem;
+    return kernel == k && grid == c.grid && block == c.block && shared_mem == c.shared_mem;
   }
 };
 thread_local ValidatedLaunch t_last_validated;

@@ -25,6 +25,7 @@ struct Extent3 {
   std::int64_t product() const noexcept { return x * y * z; }
   /// "5" for rank 1, "(5, 2)" for rank 2, "(5, 2, 1)" for rank 3.
   std::string to_string() const;
+  friend bool operator==(const Extent3&, const Extent3&) = default;
 };
 
 struct LaunchConfig {
