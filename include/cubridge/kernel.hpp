@@ -9,4 +9,5 @@
 #include "cubridge/kernel/launch_config.hpp"
 #include "cubridge/kernel/launch_config_error.hpp"
 #include "cubridge/kernel/module.hpp"
+#include "cubridge/kernel/parameter_layout.hpp"
 #include "cubridge/kernel/scalar.hpp"

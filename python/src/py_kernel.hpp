@@ -302,6 +302,7 @@ inline PyKernel load(nb::handle code, nb::handle name, nb::handle signature, nb:
   PyKernel k;
   k.kernel = module->function(entry);
   k.signature = std::move(sig);
+  check_parameter_layout(*k.kernel, *k.signature);  // a signature the kernel lays out otherwise: refused at load
   k.image.assign(reinterpret_cast<const char*>(image.data()), image.size());
   k.pack = std::make_unique<ArgumentPack>(k.signature);
   return k;

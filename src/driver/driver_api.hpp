@@ -14,6 +14,9 @@ namespace cubridge::driver {
 struct DriverApi {
 #define CUBRIDGE_DECLARE_ENTRY(name) decltype(&::name) name = nullptr;
   CUBRIDGE_DRIVER_ENTRY_POINTS(CUBRIDGE_DECLARE_ENTRY)
+#define CUBRIDGE_DECLARE_LATER_ENTRY(name, version) CUBRIDGE_DECLARE_ENTRY(name)
+  CUBRIDGE_DRIVER_LATER_ENTRY_POINTS(CUBRIDGE_DECLARE_LATER_ENTRY)
+#undef CUBRIDGE_DECLARE_LATER_ENTRY
 #undef CUBRIDGE_DECLARE_ENTRY
   int driver_version = 0;
 };

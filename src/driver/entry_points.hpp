@@ -1,6 +1,8 @@
 // Internal: the CUDA driver entry points cubridge uses, as an X-macro list. Each is resolved with
 // cuGetProcAddress at the 12.0 ABI (the signatures cuda.h declares under the plain names; see loader.cpp) and typed as decltype(&::cuX),
 // so no prototype is written out by hand. Add an entry here before calling a new driver function.
+// CUBRIDGE_DRIVER_LATER_ENTRY_POINTS lists the entries newer than 12.0, each with the version it came in (asked at
+// that version); on an older driver they stay null, and their callers go without them.
 #pragma once
 
 #define CUBRIDGE_DRIVER_ENTRY_POINTS(X)                                                             \
@@ -29,3 +31,6 @@
   X(cuModuleLoadData) X(cuModuleLoadDataEx) X(cuModuleUnload) X(cuModuleGetFunction)                \
   X(cuModuleGetGlobal) X(cuLaunchKernel) X(cuLaunchKernelEx) X(cuFuncGetAttribute)                  \
   X(cuFuncSetAttribute) X(cuOccupancyMaxPotentialBlockSize) X(cuOccupancyMaxActiveBlocksPerMultiprocessor)
+
+#define CUBRIDGE_DRIVER_LATER_ENTRY_POINTS(X) \
+  X(cuFuncGetParamInfo, 12040)

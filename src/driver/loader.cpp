@@ -68,17 +68,25 @@ void load(LoadState& s) {
   // Entry points are requested at the 12.0 ABI: that is the signature cuda.h declares under each plain
   // name we use. Asking at CUDA_VERSION (13.0) returns newer variants with other signatures, e.g.
   // cuCtxGetDevice_v2(CUdevice*, CUcontext), and calling those through the plain prototype crashes.
-#define CUBRIDGE_RESOLVE_ENTRY(name)                                                   \
+  // A later entry is asked at the version it came in: asked at 12.0, the driver does not offer it. Each entry's
+  // name is spelt by the macro that receives it: passed on to another macro first, cuda.h's defines would turn
+  // it into the versioned name (cuCtxPushCurrent_v2), which cuGetProcAddress does not know.
+#define CUBRIDGE_RESOLVE_NAMED(symbol, member, version)                                \
   {                                                                                    \
     void* fn = nullptr;                                                                \
     CUdriverProcAddressQueryResult status{};                                           \
-    if (get_proc(#name, &fn, kEntryPointAbi, CU_GET_PROC_ADDRESS_DEFAULT, &status) ==    \
+    if (get_proc(symbol, &fn, version, CU_GET_PROC_ADDRESS_DEFAULT, &status) ==          \
             CUDA_SUCCESS &&                                                            \
         status == CU_GET_PROC_ADDRESS_SUCCESS)                                         \
-      s.api.name = reinterpret_cast<decltype(s.api.name)>(fn);                         \
+      s.api.member = reinterpret_cast<decltype(s.api.member)>(fn);                     \
   }
+#define CUBRIDGE_RESOLVE_ENTRY(name) CUBRIDGE_RESOLVE_NAMED(#name, name, kEntryPointAbi)
+#define CUBRIDGE_RESOLVE_LATER_ENTRY(name, version) CUBRIDGE_RESOLVE_NAMED(#name, name, version)
   CUBRIDGE_DRIVER_ENTRY_POINTS(CUBRIDGE_RESOLVE_ENTRY)
+  CUBRIDGE_DRIVER_LATER_ENTRY_POINTS(CUBRIDGE_RESOLVE_LATER_ENTRY)
+#undef CUBRIDGE_RESOLVE_LATER_ENTRY
 #undef CUBRIDGE_RESOLVE_ENTRY
+#undef CUBRIDGE_RESOLVE_NAMED
 
   if (s.api.cuInit == nullptr) {
     fail(s, CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND",

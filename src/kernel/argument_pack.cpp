@@ -9,6 +9,8 @@
 
 #include "cubridge/array/errors.hpp"
 #include "cubridge/error.hpp"
+#include "cubridge/kernel/kernel.hpp"
+#include "cubridge/kernel/parameter_layout.hpp"
 #include "cubridge/types/datetime_unit.hpp"
 
 namespace cubridge {
@@ -62,6 +64,15 @@ ArgumentPack::ArgumentPack(std::shared_ptr<const KernelSignature> signature)
   std::uint32_t k = 0;
   for (std::size_t i = 0; i < signature_->size(); ++i)
     if ((*signature_)[i].takes_array()) array_index_[i] = k++;
+}
+
+std::span<const std::byte> ArgumentPack::packed_for(const Kernel& kernel) {
+  if (kernel.serial() != layout_checked_for_) {
+    layout_matches_ = check_parameter_layout(kernel, *signature_);
+    layout_checked_for_ = kernel.serial();
+  }
+  if (!layout_matches_) return {};
+  return {reinterpret_cast<const std::byte*>(words_.data()), signature_->parameter_bytes()};
 }
 
 std::byte* ArgumentPack::slot(std::size_t index, std::uint32_t k) noexcept {

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "cubridge/driver/stream_capture.hpp"
+#include "cubridge/kernel/parameter_layout.hpp"
 #include "driver/driver_api.hpp"
 #include "cubridge/error.hpp"
 
@@ -80,6 +81,7 @@ Kernel::Kernel(std::shared_ptr<const Module> module, std::string name)
   opted_in_shared_.store(attributes_.max_dynamic_shared, std::memory_order_relaxed);
   device_limits_ = &DeviceLimits::of(module_->context()->device());
   raise_record_ = RaiseRecord::find(*module_, name_);
+  parameter_layout_ = read_parameter_layout(handle_);
 }
 
 CUfunction Kernel::handle() const {
@@ -164,9 +166,16 @@ void Kernel::launch_raw(const LaunchConfig& config, StreamRef stream, void** par
   launch_validated(config, stream, params);
 }
 
-void Kernel::launch_validated(const LaunchConfig& config, StreamRef stream, void** params) {
+void Kernel::launch_validated(const LaunchConfig& config, StreamRef stream, void** params,
+                              std::span<const std::byte> packed) {
   if (config.shared_mem > opted_in_shared_.load(std::memory_order_relaxed))
     set_max_dynamic_shared_memory(config.shared_mem);
+  // The packed buffer's exact size: the driver refuses one longer than the kernel's parameters.
+  std::size_t packed_size = packed.size();
+  void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, const_cast<std::byte*>(packed.data()), CU_LAUNCH_PARAM_BUFFER_SIZE,
+                   &packed_size, CU_LAUNCH_PARAM_END};
+  void** const extra_or_null = packed.empty() ? nullptr : extra;
+  if (extra_or_null != nullptr) params = nullptr;
   if (cooperative_) {
     CUlaunchAttribute cooperative{};
     cooperative.id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
@@ -182,7 +191,7 @@ void Kernel::launch_validated(const LaunchConfig& config, StreamRef stream, void
     c.hStream = stream.handle();
     c.attrs = &cooperative;
     c.numAttrs = 1;
-    const CUresult r = CUBRIDGE_CU_RESULT(cuLaunchKernelEx, &c, handle_, params, nullptr);
+    const CUresult r = CUBRIDGE_CU_RESULT(cuLaunchKernelEx, &c, handle_, params, extra_or_null);
     if (r != CUDA_SUCCESS) launch_failed(r, name_, stream, "cuLaunchKernelEx");
     return;
   }
@@ -190,7 +199,7 @@ void Kernel::launch_validated(const LaunchConfig& config, StreamRef stream, void
       cuLaunchKernel, handle_, static_cast<unsigned>(config.grid.x), static_cast<unsigned>(config.grid.y),
       static_cast<unsigned>(config.grid.z), static_cast<unsigned>(config.block.x),
       static_cast<unsigned>(config.block.y), static_cast<unsigned>(config.block.z),
-      static_cast<unsigned>(config.shared_mem), stream.handle(), params, nullptr);
+      static_cast<unsigned>(config.shared_mem), stream.handle(), params, extra_or_null);
   if (r != CUDA_SUCCESS) launch_failed(r, name_, stream, "cuLaunchKernel");
 }
 

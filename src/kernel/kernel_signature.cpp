@@ -209,7 +209,14 @@ KernelSignature::KernelSignature(std::vector<ParamKind> params)
     }
   }
   first_slot_.push_back(static_cast<std::uint32_t>(slots_.size()));
+  parameter_bytes_ = offset;
   buffer_size_ = align_up(offset, 8);
+}
+
+std::size_t KernelSignature::parameter_of_slot(std::size_t slot) const {
+  // first_slot_ is sorted: the last parameter whose first slot is at or before `slot`.
+  const auto after = std::upper_bound(first_slot_.begin(), first_slot_.end() - 1, static_cast<std::uint32_t>(slot));
+  return static_cast<std::size_t>(after - first_slot_.begin()) - 1;
 }
 
 namespace {

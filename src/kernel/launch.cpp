@@ -84,6 +84,7 @@ StreamRef launch_stream(const LaunchConfig& config, const ArgumentPack& args) {
 StreamRef launch(Kernel& kernel, const LaunchConfig& config, ArgumentPack& args, std::optional<StreamRef> chosen) {
   args.check_complete();
   kernel.validate(config);
+  const std::span<const std::byte> packed = args.packed_for(kernel);  // refuses a signature the kernel lays out otherwise
   const int device = kernel.module()->context()->device().ordinal();
   const KernelSignature& sig = args.signature();
   std::size_t a = 0;
@@ -112,7 +113,7 @@ StreamRef launch(Kernel& kernel, const LaunchConfig& config, ArgumentPack& args,
     ScopedContext scope(*kernel.module()->context());
     raised->reset(stream);
   }
-  kernel.launch_validated(config, stream, args.params());
+  kernel.launch_validated(config, stream, args.params(), packed);
   use.finish();  // each producer waits for the launch
   if (raised != nullptr) {  // a debug=True kernel: wait for it and report a raise, as numba-cuda does
     ScopedContext scope(*kernel.module()->context());

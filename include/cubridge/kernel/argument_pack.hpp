@@ -17,6 +17,8 @@
 
 namespace cubridge {
 
+class Kernel;
+
 /// A value of the wrong kind for its parameter (an array for a scalar, a float for an int, a
 /// float64 array for float32[:]). Python: TypeError. Range errors stay std::invalid_argument.
 class ArgumentTypeError : public std::invalid_argument, public Error {
@@ -66,6 +68,11 @@ class ArgumentPack {
   std::span<const std::byte> buffer() const noexcept {
     return {reinterpret_cast<const std::byte*>(words_.data()), words_.size() * 8};
   }
+  /// buffer() up to the last parameter's end, for `kernel` to take whole, where the driver lays out its parameters
+  /// as the signature packs them (check_parameter_layout, asked once per kernel this pack launches); empty where
+  /// the driver cannot say or the kernel takes no parameters: a launch then passes params(). Throws
+  /// InvalidArgument as check_parameter_layout where the two layouts differ.
+  std::span<const std::byte> packed_for(const Kernel& kernel);
   /// The views set for the array and pointer parameters, in parameter order (null for unset ones and
   /// for pointers given as raw addresses).
   std::span<const ArrayView* const> arrays() const noexcept { return array_ptrs_; }
@@ -85,6 +92,8 @@ class ArgumentPack {
   std::vector<std::uint8_t> copied_;      // views_[k] holds a copy to release at clear()
   std::vector<const ArrayView*> array_ptrs_;
   std::vector<std::uint8_t> filled_;
+  std::uint64_t layout_checked_for_ = 0;  // the serial of the kernel whose layout packed_for() last checked
+  bool layout_matches_ = false;           // and what it found
 };
 
 }  // namespace cubridge

@@ -6,12 +6,16 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
 #include <cuda.h>
 
 #include "cubridge/kernel/kernel_raise.hpp"
+#include "cubridge/kernel/kernel_signature.hpp"
 #include "cubridge/kernel/launch_config.hpp"
 #include "cubridge/kernel/module.hpp"
 
@@ -71,8 +75,19 @@ class Kernel {
   /// shared memory asked for. Context made current for the call.
   void launch_raw(const LaunchConfig& config, StreamRef stream, void** params);
   /// launch_raw for a caller that already validated `config` for this kernel and made the kernel's
-  /// context current (launch() does both once per launch).
-  void launch_validated(const LaunchConfig& config, StreamRef stream, void** params);
+  /// context current (launch() does both once per launch). `packed`, when not empty, is the whole parameter
+  /// buffer laid out as parameter_layout() says (check_parameter_layout), handed to the driver in one piece
+  /// instead of `params`.
+  void launch_validated(const LaunchConfig& config, StreamRef stream, void** params,
+                        std::span<const std::byte> packed = {});
+
+  /// Each parameter's offset and size as the driver lays them out (parameter_layout.hpp), read when the kernel
+  /// is made; null where the driver cannot say (older than CUDA 12.4).
+  const std::vector<ParamSlot>* parameter_layout() const noexcept {
+    return parameter_layout_ ? &*parameter_layout_ : nullptr;
+  }
+  /// Unique among the kernels of the process, never reused: a cache may name the kernel by it.
+  std::uint64_t serial() const noexcept { return serial_; }
 
  private:
   std::shared_ptr<const Module> module_;
@@ -83,6 +98,7 @@ class Kernel {
   std::atomic<std::int64_t> opted_in_shared_{0};
   bool cooperative_ = false;
   std::optional<RaiseRecord> raise_record_;
+  std::optional<std::vector<ParamSlot>> parameter_layout_;
   std::uint64_t serial_;  // unique in the process: validate()'s per-thread memo names the kernel by it
 };
 

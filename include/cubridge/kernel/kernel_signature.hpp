@@ -111,6 +111,10 @@ class KernelSignature {
   std::uint32_t slot_count(std::size_t i) const { return first_slot_[i + 1] - first_slot_[i]; }
   /// Bytes of the packed buffer (a multiple of 8).
   std::uint32_t buffer_size() const noexcept { return buffer_size_; }
+  /// Where the last PTX parameter ends: the bytes a kernel of this signature takes (buffer_size() unpadded).
+  std::uint32_t parameter_bytes() const noexcept { return parameter_bytes_; }
+  /// The user parameter (index into params()) that PTX parameter `slot` belongs to.
+  std::size_t parameter_of_slot(std::size_t slot) const;
   /// Parameters that take an array (arrays and pointers).
   std::size_t array_count() const noexcept { return array_count_; }
 
@@ -128,6 +132,7 @@ class KernelSignature {
   std::vector<ParamSlot> slots_;
   std::vector<std::uint32_t> first_slot_;  // size() + 1 entries
   std::uint32_t buffer_size_ = 0;
+  std::uint32_t parameter_bytes_ = 0;
   std::size_t array_count_ = 0;
 };
 

@@ -589,6 +589,31 @@ def test_nvrtc_pointer_kernel_on_2d_c_and_f_arrays_and_raw_addresses():
     np.testing.assert_array_equal(out2.get(), a.get().ravel(order="F") * 2 + 1, err_msg="raw address")
 
 
+def test_a_signature_the_kernel_lays_out_otherwise_is_refused_at_load():
+    """The driver's own layout of the kernel's parameters (cuFuncGetParamInfo) against the signature's: a launch
+    would hand the kernel wrong bytes (a 4-byte count where it reads 8, numba's 7-word array where it reads a
+    pointer), so the load says where they part, instead of a launch reading garbage."""
+    cc = cubridge.Device(0).compute_capability
+    cubin = cubridge.nvrtc_compile(link_example().REFERENCE_SOURCE, "transform.cu", cc, output="cubin").code
+    with pytest.raises(ValueError, match=r"kernel 'transform' takes 4 parameters, 32 bytes, but its signature "
+                                         r"void\(const float32\*, const float32\*, float32\*, uint32\) passes 4 "
+                                         r"parameters, 28 bytes; they part at PTX parameter 3: the signature's argument 3 "
+                                         r"\(uint32\) is 4 bytes at offset 24, the kernel's parameter 3 is 8 bytes at "
+                                         r"offset 24"):
+        cubridge.load_kernel(cubin, "transform", "void(const float32*, const float32*, float32*, uint32)")
+    with pytest.raises(ValueError, match=r"passes 22 parameters, 176 bytes; they part at PTX parameter 4: the "
+                                         r"signature's argument 0 \(const float32\[:\], its part 4\) is 8 bytes at "
+                                         r"offset 32, past the kernel's last parameter"):
+        cubridge.load_kernel(cubin, "transform", "void(const float32[:], const float32[:], float32[:], uint64)")
+    k = cubridge.load_kernel(cubin, "transform", TRANSFORM)  # as declared: loads, and launches as before
+    cp = cupy()
+    a = cp.full(8, 2.0, dtype=cp.float32)
+    out = cp.zeros(8, dtype=cp.float32)
+    k[1, 32](a, a, out, 8)
+    cp.cuda.Device().synchronize()
+    np.testing.assert_array_equal(out.get(), np.full(8, 5.0, np.float32))
+
+
 def test_nvrtc_pointer_kernel_refuses_strided_and_mistyped_arrays_before_launch():
     cp = cupy()
     k = transform_kernel()

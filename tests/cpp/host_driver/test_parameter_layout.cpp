@@ -1,0 +1,245 @@
+// The kernel's parameter layout (parameter_layout.hpp) on the host driver stand-in, with the driver's
+// cuFuncGetParamInfo and cuLaunchKernel interposed: a signature laid out as the kernel's is launched as one packed
+// buffer of the values set, exactly the kernel's bytes long; one laid out otherwise is refused by name, before
+// anything is launched; a driver that cannot say (before CUDA 12.4) gets one pointer per parameter, as before.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "cubridge/driver.hpp"
+#include "cubridge/error.hpp"
+#include "cubridge/kernel.hpp"
+#include "driver/driver_api.hpp"
+
+using namespace cubridge;
+
+namespace {
+
+// What the interposed driver reports, and what it was handed.
+std::vector<ParamSlot> g_layout;
+CUresult g_info_failure = CUDA_SUCCESS;  // returned for every index where not CUDA_SUCCESS
+struct Launched {
+  int count = 0;
+  bool had_params = false;
+  std::vector<std::byte> packed;
+  std::size_t packed_size = 0;
+} g_launched;
+
+CUresult fake_param_info(CUfunction, std::size_t index, std::size_t* offset, std::size_t* size) {
+  if (g_info_failure != CUDA_SUCCESS) return g_info_failure;
+  if (index >= g_layout.size()) return CUDA_ERROR_INVALID_VALUE;
+  *offset = g_layout[index].offset;
+  if (size != nullptr) *size = g_layout[index].size;
+  return CUDA_SUCCESS;
+}
+
+CUresult fake_launch(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
+                     void** params, void** extra) {
+  ++g_launched.count;
+  g_launched.had_params = params != nullptr;
+  g_launched.packed.clear();
+  g_launched.packed_size = 0;
+  for (void** e = extra; e != nullptr && *e != CU_LAUNCH_PARAM_END; e += 2) {
+    if (e[0] == CU_LAUNCH_PARAM_BUFFER_SIZE) g_launched.packed_size = *static_cast<std::size_t*>(e[1]);
+  }
+  for (void** e = extra; e != nullptr && *e != CU_LAUNCH_PARAM_END; e += 2) {
+    if (e[0] == CU_LAUNCH_PARAM_BUFFER_POINTER) {
+      const auto* p = static_cast<const std::byte*>(e[1]);
+      g_launched.packed.assign(p, p + g_launched.packed_size);
+    }
+  }
+  return CUDA_SUCCESS;
+}
+
+struct ParameterLayout : ::testing::Test {
+  void SetUp() override {
+    auto& api = driver::mutable_api_for_testing();
+    saved_info = api.cuFuncGetParamInfo;
+    saved_launch = api.cuLaunchKernel;
+    api.cuFuncGetParamInfo = &fake_param_info;
+    api.cuLaunchKernel = &fake_launch;
+    g_layout.clear();
+    g_info_failure = CUDA_SUCCESS;
+    g_launched = {};
+    context = Context::primary(Device(0));
+    scope.emplace(*context);
+    module = Module::load_ptx(context, ".version 8.0\n.target sm_90\n.address_size 64\n");
+  }
+  void TearDown() override {
+    scope.reset();
+    auto& api = driver::mutable_api_for_testing();
+    api.cuFuncGetParamInfo = saved_info;
+    api.cuLaunchKernel = saved_launch;
+  }
+  // A kernel made now reads the layout the interposed driver reports now.
+  std::shared_ptr<Kernel> kernel() { return std::make_shared<Kernel>(module, "k"); }
+  static LaunchConfig one_block() {
+    LaunchConfig c;
+    c.grid = Extent3::of(std::vector<std::int64_t>{1}, "griddim");
+    c.block = Extent3::of(std::vector<std::int64_t>{32}, "blockdim");
+    return c;
+  }
+
+  decltype(driver::DriverApi::cuFuncGetParamInfo) saved_info = nullptr;
+  decltype(driver::DriverApi::cuLaunchKernel) saved_launch = nullptr;
+  std::shared_ptr<Context> context;
+  std::optional<ScopedContext> scope;
+  std::shared_ptr<Module> module;
+};
+
+TEST_F(ParameterLayout, AMatchingLayoutLaunchesThePackedBufferExactlyTheKernelsBytesLong) {
+  // int8, int16, float32, int64, int32: natural alignment, ending at 20 (the packed buffer has 24 bytes).
+  auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("int8, int16, float32, int64, int32"));
+  g_layout = sig->slots();
+  ASSERT_EQ(sig->parameter_bytes(), 20u);
+  ASSERT_EQ(sig->buffer_size(), 24u);
+  auto k = kernel();
+  ASSERT_NE(k->parameter_layout(), nullptr);
+  EXPECT_TRUE(check_parameter_layout(*k, *sig));
+  ArgumentPack pack(sig);
+  pack.set_scalar(0, std::int64_t{-7});
+  pack.set_scalar(1, std::int64_t{30000});
+  pack.set_scalar(2, 1.5);
+  pack.set_scalar(3, std::int64_t{-1234567890123});
+  pack.set_scalar(4, std::int64_t{-2});
+  launch(*k, one_block(), pack);
+  ASSERT_EQ(g_launched.count, 1);
+  EXPECT_FALSE(g_launched.had_params);
+  ASSERT_EQ(g_launched.packed_size, 20u);
+  ASSERT_EQ(g_launched.packed.size(), 20u);
+  auto at = [&](std::size_t offset, auto value) {
+    decltype(value) got;
+    std::memcpy(&got, g_launched.packed.data() + offset, sizeof got);
+    return got == value;
+  };
+  EXPECT_TRUE(at(0, std::int8_t{-7}));
+  EXPECT_TRUE(at(2, std::int16_t{30000}));
+  EXPECT_TRUE(at(4, 1.5f));
+  EXPECT_TRUE(at(8, std::int64_t{-1234567890123}));
+  EXPECT_TRUE(at(16, std::int32_t{-2}));
+}
+
+TEST_F(ParameterLayout, AnArrayIsNumbasSevenWordsInThePackedBuffer) {
+  auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("float32[::1], int64"));
+  g_layout = sig->slots();
+  auto k = kernel();
+  const std::vector<std::int64_t> shape{12};
+  ArrayView::Layout l;
+  l.data = reinterpret_cast<void*>(std::uintptr_t{0x100000});
+  l.dtype = parse_typestr("<f4", "test");
+  l.shape = shape;
+  ArrayView v(l, nullptr, "test");
+  ArgumentPack pack(sig);
+  pack.set_array_borrowed(0, v);
+  pack.set_scalar(1, std::int64_t{5});
+  ASSERT_EQ(pack.packed_for(*k).size(), 64u);
+  std::vector<std::int64_t> words(8);
+  std::memcpy(words.data(), pack.packed_for(*k).data(), 64);
+  // meminfo, parent, nitems, itemsize, data, shape, strides, then the int64
+  EXPECT_EQ(words, (std::vector<std::int64_t>{0, 0, 12, 4, 0x100000, 12, 4, 5}));
+  pack.clear();
+}
+
+TEST_F(ParameterLayout, AWiderScalarThanTheKernelsIsRefusedByNameBeforeAnyLaunch) {
+  auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("float32*, int64"));
+  g_layout = {{0, 8}, {8, 4}};  // a C kernel (float* p, int n)
+  auto k = kernel();
+  try {
+    check_parameter_layout(*k, *sig);
+    FAIL() << "no error";
+  } catch (const cubridge::InvalidArgument& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("kernel 'k' takes 2 parameters, 12 bytes"), std::string::npos) << m;
+    EXPECT_NE(m.find("passes 2 parameters, 16 bytes"), std::string::npos) << m;
+    EXPECT_NE(m.find("argument 1 (int64) is 8 bytes at offset 8, the kernel's parameter 1 is 4 bytes at offset 8"),
+              std::string::npos) << m;
+    EXPECT_NE(m.find("int32 for a C int"), std::string::npos) << m;
+  }
+  ArgumentPack pack(sig);
+  pack.set_address(0, 0x1000);
+  pack.set_scalar(1, std::int64_t{3});
+  EXPECT_THROW(launch(*k, one_block(), pack), cubridge::InvalidArgument);
+  EXPECT_THROW(launch(*k, one_block(), pack), cubridge::InvalidArgument);  // refused every time, not once
+  EXPECT_EQ(g_launched.count, 0);
+  pack.clear();
+}
+
+TEST_F(ParameterLayout, AnArrayGivenToAPointerKernelNamesItsPartAndTheKernelsEnd) {
+  auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("float32[:]"));
+  g_layout = {{0, 8}};  // a C kernel (float* p)
+  auto k = kernel();
+  try {
+    check_parameter_layout(*k, *sig);
+    FAIL() << "no error";
+  } catch (const cubridge::InvalidArgument& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("takes 1 parameter, 8 bytes, but its signature void(float32[:]) passes 7 parameters, 56 bytes"),
+              std::string::npos) << m;
+    EXPECT_NE(m.find("argument 0 (float32[:], its part 1) is 8 bytes at offset 8, past the kernel's last parameter"),
+              std::string::npos) << m;
+  }
+}
+
+TEST_F(ParameterLayout, AKernelParameterTheSignatureLacksIsNamed) {
+  auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("float32*"));
+  g_layout = {{0, 8}, {8, 4}};
+  auto k = kernel();
+  try {
+    check_parameter_layout(*k, *sig);
+    FAIL() << "no error";
+  } catch (const cubridge::InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("the kernel's parameter 1 (4 bytes at offset 8) is given nothing"),
+              std::string::npos) << e.what();
+  }
+}
+
+TEST_F(ParameterLayout, ADriverThatCannotSayGetsOnePointerPerParameter) {
+  auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("float32*, int32"));
+  auto& api = driver::mutable_api_for_testing();
+  api.cuFuncGetParamInfo = nullptr;  // a driver older than 12.4
+  auto k = kernel();
+  EXPECT_EQ(k->parameter_layout(), nullptr);
+  EXPECT_FALSE(check_parameter_layout(*k, *sig));
+  ArgumentPack pack(sig);
+  pack.set_address(0, 0x1000);
+  pack.set_scalar(1, std::int64_t{3});
+  launch(*k, one_block(), pack);
+  EXPECT_EQ(g_launched.count, 1);
+  EXPECT_TRUE(g_launched.had_params);
+  EXPECT_TRUE(g_launched.packed.empty());
+  pack.clear();
+
+  api.cuFuncGetParamInfo = &fake_param_info;
+  g_info_failure = CUDA_ERROR_NOT_SUPPORTED;  // a driver that declines for this function
+  EXPECT_EQ(kernel()->parameter_layout(), nullptr);
+}
+
+TEST_F(ParameterLayout, AKernelWithoutParametersLaunchesWithNeither) {
+  auto sig = std::make_shared<KernelSignature>(KernelSignature::parse(""));
+  auto k = kernel();
+  ASSERT_NE(k->parameter_layout(), nullptr);
+  EXPECT_TRUE(k->parameter_layout()->empty());
+  EXPECT_TRUE(check_parameter_layout(*k, *sig));
+  ArgumentPack pack(sig);
+  launch(*k, one_block(), pack);
+  EXPECT_EQ(g_launched.count, 1);
+  EXPECT_TRUE(g_launched.packed.empty());
+  EXPECT_EQ(g_launched.packed_size, 0u);
+}
+
+TEST_F(ParameterLayout, APackChecksEachKernelItLaunches) {
+  auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("int32"));
+  g_layout = sig->slots();
+  auto good = kernel();
+  g_layout = {{0, 8}};
+  auto bad = kernel();
+  ArgumentPack pack(sig);
+  pack.set_scalar(0, std::int64_t{1});
+  launch(*good, one_block(), pack);
+  EXPECT_THROW(launch(*bad, one_block(), pack), cubridge::InvalidArgument);
+  launch(*good, one_block(), pack);
+  EXPECT_EQ(g_launched.count, 2);
+}
+
+}  // namespace
