@@ -160,10 +160,10 @@ void Kernel::validate(const LaunchConfig& config) const {
   }
 }
 
-void Kernel::launch_raw(const LaunchConfig& config, StreamRef stream, void** params) {
+void Kernel::launch_raw(const LaunchConfig& config, StreamRef stream, void** params, std::span<const std::byte> packed) {
   validate(config);
   ScopedContext scope(*module_->context());
-  launch_validated(config, stream, params);
+  launch_validated(config, stream, params, packed);
 }
 
 void Kernel::launch_validated(const LaunchConfig& config, StreamRef stream, void** params,

@@ -19,6 +19,7 @@
 #include "cubridge/driver/device.hpp"
 #include "cubridge/kernel/kernel.hpp"
 #include "cubridge/kernel/module.hpp"
+#include "cubridge/kernel/parameter_layout.hpp"
 #include "cubridge/xla/opaque.hpp"
 #include "driver/driver_api.hpp"
 #include "cubridge/error.hpp"
@@ -113,6 +114,7 @@ struct Entry {
   std::shared_ptr<const KernelSignature> signature;
   std::vector<std::uint32_t> data_offsets;  // byte offset of each array/pointer parameter's data pointer
   std::vector<std::pair<CUcontext, std::shared_ptr<Kernel>>> per_context;  // immutable once published
+  bool packed = true;  // every device's driver lays the parameters out as the signature packs them: one buffer
 
   Kernel& kernel_for(CUstream stream) const {
     CUcontext ctx = nullptr;
@@ -221,7 +223,9 @@ KernelCallTable::Registered KernelCallTable::add(std::span<const std::byte> imag
     try {
       auto context = Context::primary(Device(d));
       auto module = Module::cached(context, image);
-      e.per_context.emplace_back(context->handle(), module->function(entry));
+      std::shared_ptr<Kernel> kernel = module->function(entry);
+      e.packed = check_parameter_layout(*kernel, sig) && e.packed;  // refuses a signature laid out otherwise
+      e.per_context.emplace_back(context->handle(), std::move(kernel));
     } catch (const CudaError&) {
       throw;
     } catch (const std::exception& ex) {
@@ -326,7 +330,8 @@ void KernelCallTable::launch(CUstream_st* stream, void** buffers, std::string_vi
   }
   Kernel& kernel = *last_kernel;
 
-  // The buffer as 8-byte words, so every slot is aligned; small kernels stay on the stack.
+  // The buffer as 8-byte words, so every slot is aligned; small kernels stay on the stack. Where the driver lays the
+  // parameters out as the signature packs them, it takes the buffer whole; else one pointer per parameter.
   constexpr std::size_t kInlineWords = 64, kInlineSlots = 128;
   std::uint64_t inline_words[kInlineWords];
   void* inline_params[kInlineSlots];
@@ -339,20 +344,24 @@ void KernelCallTable::launch(CUstream_st* stream, void** buffers, std::string_vi
     heap_words.resize(n_words);
     words = heap_words.data();
   }
-  if (sig.slots().size() > kInlineSlots) {
+  if (!e.packed && sig.slots().size() > kInlineSlots) {
     heap_params.resize(sig.slots().size());
     params = heap_params.data();
   }
   auto* base = reinterpret_cast<std::byte*>(words);
   if (!site.arguments.empty()) std::memcpy(base, site.arguments.data(), site.arguments.size());
   for (std::size_t b = 0; b < e.data_offsets.size(); ++b) std::memcpy(base + e.data_offsets[b], &buffers[b], 8);
-  for (std::size_t k = 0; k < sig.slots().size(); ++k) params[k] = base + sig.slots()[k].offset;
+  std::span<const std::byte> packed;
+  if (e.packed)
+    packed = {base, sig.parameter_bytes()};
+  else
+    for (std::size_t k = 0; k < sig.slots().size(); ++k) params[k] = base + sig.slots()[k].offset;
 
   LaunchConfig config;
   config.grid = site.grid;
   config.block = site.block;
   config.shared_mem = site.shared_mem;
-  kernel.launch_raw(config, StreamRef::external(stream), params);
+  kernel.launch_raw(config, StreamRef::external(stream), params, packed);
 }
 
 }  // namespace cubridge::xla

@@ -71,9 +71,9 @@ class Kernel {
   /// Throws std::invalid_argument (see validate_launch) when `config` cannot launch this kernel, and,
   /// for a cooperative kernel, when the grid is larger than max_cooperative_grid_blocks.
   void validate(const LaunchConfig& config) const;
-  /// Launches on `stream` with `params` already packed; validates first and opts in to the dynamic
-  /// shared memory asked for. Context made current for the call.
-  void launch_raw(const LaunchConfig& config, StreamRef stream, void** params);
+  /// Launches on `stream` with `params` already packed (or the whole buffer `packed`: see launch_validated);
+  /// validates first and opts in to the dynamic shared memory asked for. Context made current for the call.
+  void launch_raw(const LaunchConfig& config, StreamRef stream, void** params, std::span<const std::byte> packed = {});
   /// launch_raw for a caller that already validated `config` for this kernel and made the kernel's
   /// context current (launch() does both once per launch). `packed`, when not empty, is the whole parameter
   /// buffer laid out as parameter_layout() says (check_parameter_layout), handed to the driver in one piece
