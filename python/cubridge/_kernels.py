@@ -49,6 +49,9 @@ def load_kernel(code, name: str | None = None, signature=None, *, device: int | 
     names). `signature` lists the parameters in Numba's spelling: 'void(float32[:], const f8[:, ::1],
     int64)'; "const" marks arrays the kernel does not write, so read-only arrays may be passed.
     C++ kernels' pointer parameters are spelled "float32*", "const float32*" or "void*".
+    Where the driver reports the kernel's parameters (CUDA 12.4 and later), a signature it lays out otherwise
+    (an int64 where the kernel takes a C int, an array where it takes a pointer) raises ValueError naming the
+    parameter where they part: a launch would hand the kernel wrong bytes.
     Modules are cached per (code, context) unless cache=False. `device` (an ordinal or a cubridge.Device;
     None means the current device) is where the kernel runs: its arrays must live there, or the launch says
     which device each is on.
