@@ -486,16 +486,20 @@ inline ImportedView cupy_view(nb::handle obj, const import_detail::CupyFacts& c,
 /// arrays with stream 0), strides None where numba's is_contiguous holds, the memory's address as data, never
 /// read-only. Empty where the property must be asked itself (the caller reads the CAI).
 inline ImportedView numba_view(nb::handle obj, const ImportRequest& req) {
-  numba_reader::Fields f;
-  if (!numba_reader::read(obj, numba_reader::classes(), f)) return {};
+  numba_reader::Fields held;
+  numba_reader::Borrowed b;
+  if (!numba_reader::read(obj, numba_reader::classes(), held, b)) return {};
+  static const char reader = 0;  // this reader's identity in the memo
+  // Found by the dtype and the shape and strides tuples themselves (no Python code runs from the read to the memo's
+  // answer: the borrowed objects are the array's); their values are read only to make the view. Only views of
+  // dtypes the reader takes are kept.
+  ImportKey key{&reader, obj.ptr(), b.dtype, 0, b.address, {}, {}, 0, 0, req.sync, req.check_pointer, b.shape, b.strides};
+  if (const ArrayView* seen = remembered_view(key)) return ImportedView{seen};
+  // Held from here: learning a new dtype's facts may run Python code.
+  const numba_reader::Fields f{nb::borrow(b.shape), nb::borrow(b.strides), nb::borrow(b.dtype), b.address};
   const std::optional<import_detail::DtypeFacts> facts = import_detail::dtype_facts(f.dtype.ptr());
   if (!facts || facts->bfloat16) return {};  // a record's descr or ml_dtypes' bfloat16: the CAI path
   const DType parsed = facts->parsed;
-  static const char reader = 0;  // this reader's identity in the memo
-  // Found by the shape and strides tuples themselves; their values are read only to make the view.
-  ImportKey key{&reader, obj.ptr(), f.dtype.ptr(), 0, f.address, {}, {}, 0, 0, req.sync, req.check_pointer,
-                f.shape.ptr(), f.strides.ptr()};
-  if (const ArrayView* seen = remembered_view(key)) return ImportedView{seen};
   cai_detail::Dims shape, strides;
   cai_detail::int_sequence(f.shape.ptr(), "['shape']", shape);  // tuples: reading them runs no Python code
   cai_detail::int_sequence(f.strides.ptr(), "['strides']", strides);

@@ -165,6 +165,14 @@ struct Fields {
   std::uintptr_t address = 0;
 };
 
+/// The same facts borrowed: from the reader's slot for an unchanged array (its dict holds the objects), else from
+/// the Fields read() filled. Valid until Python code runs; a caller that runs any holds them first.
+struct Borrowed {
+  PyObject *shape = nullptr, *strides = nullptr, *dtype = nullptr;
+  std::uintptr_t address = 0;
+  static Borrowed of(const Fields& f) noexcept { return {f.shape.ptr(), f.strides.ptr(), f.dtype.ptr(), f.address}; }
+};
+
 namespace detail {
 
 /// What read() found in an array whose memory is an OwnedPointer holding a ctypes integer of a learnt type: found
@@ -210,11 +218,10 @@ inline void keep_seen(Seen&& seen) {
   Seen old = std::exchange(*slot, std::move(seen));
 }
 
-}  // namespace detail
-
-/// The attributes the property reads, or false where it must be asked itself (see the file's comment).
-/// Raises what an attribute read raises.
-inline bool read(nb::handle array, const Classes& c, Fields& out) {
+/// read()'s facts from the array's dict `dict` (at version `dict_version`), where the slot had none; keeps them
+/// in the array's slot where its memory is an OwnedPointer holding a ctypes integer of a learnt type.
+inline bool read_dict(nb::handle array, const Classes& c, const nb::object& dict, std::uint64_t dict_version,
+                      Fields& out) {
   static PyObject* const device_pointer = PyUnicode_InternFromString("device_pointer");
   static PyObject* const value_name = PyUnicode_InternFromString("value");
   static PyObject* const pointer_property = PyUnicode_InternFromString("device_ctypes_pointer");
@@ -223,24 +230,7 @@ inline bool read(nb::handle array, const Classes& c, Fields& out) {
     if (!v.is_valid()) throw nb::python_error();
     return v;
   };
-  // The instance's own dict (is_device_ndarray checked that Python's lookup ends there for these names).
   const Names& n = Names::get();
-  nb::object dict = nb::steal(PyObject_GenericGetDict(array.ptr(), nullptr));
-  if (!dict.is_valid()) throw nb::python_error();
-  const std::uint64_t dict_version = python::dict_version(dict.ptr());
-  if (const detail::Seen* seen = dict_version != 0 ? detail::seen_of(array.ptr()) : nullptr;
-      seen != nullptr && seen->dict == dict.ptr() && seen->dict_version == dict_version &&
-      Py_TYPE(seen->memory) == seen->memory_type) {  // the unchanged dict holds `memory`: alive
-    nb::object owned = nb::steal(PyObject_GenericGetDict(seen->memory, nullptr));
-    if (!owned.is_valid()) throw nb::python_error();
-    // `word` is dereferenced only once the memory's dict, unchanged, is known to hold it.
-    if (owned.ptr() == seen->memory_dict && python::dict_version(owned.ptr()) == seen->memory_version &&
-        (Py_TYPE(seen->word) == c.c_size_t || Py_TYPE(seen->word) == c.c_void_p)) {
-      out = seen->fields;
-      out.address = detail::ctypes_word(seen->word);
-      return out.address <= static_cast<std::uintptr_t>(INTPTR_MAX);
-    }
-  }
   auto item = [&](PyObject* name) {
     PyObject* v = PyDict_GetItemWithError(dict.ptr(), name);  // borrowed
     if (v == nullptr && PyErr_Occurred()) throw nb::python_error();
@@ -304,6 +294,34 @@ inline bool read(nb::handle array, const Classes& c, Fields& out) {
   if (a < 0) return false;  // not an address: the property reports it in its words
   out.address = static_cast<std::uintptr_t>(a);
   return true;
+}
+
+}  // namespace detail
+
+/// The attributes the property reads into `out`, borrowed (an unchanged array's from the slot, with no reference
+/// count touched: each costs a write to the object), else read into `held`; false where the property must be asked
+/// itself (see the file's comment). Raises what an attribute read raises.
+inline bool read(nb::handle array, const Classes& c, Fields& held, Borrowed& out) {
+  // The instance's own dict (is_device_ndarray checked that Python's lookup ends there for these names).
+  nb::object dict = nb::steal(PyObject_GenericGetDict(array.ptr(), nullptr));
+  if (!dict.is_valid()) throw nb::python_error();
+  const std::uint64_t dict_version = python::dict_version(dict.ptr());
+  if (const detail::Seen* seen = dict_version != 0 ? detail::seen_of(array.ptr()) : nullptr;
+      seen != nullptr && seen->dict == dict.ptr() && seen->dict_version == dict_version &&
+      Py_TYPE(seen->memory) == seen->memory_type) {  // the unchanged dict holds `memory`: alive
+    nb::object owned = nb::steal(PyObject_GenericGetDict(seen->memory, nullptr));
+    if (!owned.is_valid()) throw nb::python_error();
+    // `word` is dereferenced only once the memory's dict, unchanged, is known to hold it.
+    if (owned.ptr() == seen->memory_dict && python::dict_version(owned.ptr()) == seen->memory_version &&
+        (Py_TYPE(seen->word) == c.c_size_t || Py_TYPE(seen->word) == c.c_void_p)) {
+      out = Borrowed::of(seen->fields);
+      out.address = detail::ctypes_word(seen->word);
+      return out.address <= static_cast<std::uintptr_t>(INTPTR_MAX);
+    }
+  }
+  const bool found = detail::read_dict(array, c, dict, dict_version, held);
+  out = Borrowed::of(held);
+  return found;
 }
 
 /// numba-cuda's `is_contiguous` (cudadrv/devicearray.py), by which the property reports strides as None:

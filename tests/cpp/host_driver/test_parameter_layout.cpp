@@ -52,6 +52,16 @@ CUresult fake_launch(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigne
   return CUDA_SUCCESS;
 }
 
+// check_parameter_layout's refusal, or "no refusal".
+std::string refusal(const Kernel& kernel, const KernelSignature& signature) {
+  try {
+    check_parameter_layout(kernel, signature);
+  } catch (const cubridge::InvalidArgument& e) {
+    return e.what();
+  }
+  return "no refusal";
+}
+
 struct ParameterLayout : ::testing::Test {
   void SetUp() override {
     auto& api = driver::mutable_api_for_testing();
@@ -145,17 +155,12 @@ TEST_F(ParameterLayout, AWiderScalarThanTheKernelsIsRefusedByNameBeforeAnyLaunch
   auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("float32*, int64"));
   g_layout = {{0, 8}, {8, 4}};  // a C kernel (float* p, int n)
   auto k = kernel();
-  try {
-    check_parameter_layout(*k, *sig);
-    FAIL() << "no error";
-  } catch (const cubridge::InvalidArgument& e) {
-    const std::string m = e.what();
-    EXPECT_NE(m.find("kernel 'k' takes 2 parameters, 12 bytes"), std::string::npos) << m;
-    EXPECT_NE(m.find("passes 2 parameters, 16 bytes"), std::string::npos) << m;
-    EXPECT_NE(m.find("argument 1 (int64) is 8 bytes at offset 8, the kernel's parameter 1 is 4 bytes at offset 8"),
-              std::string::npos) << m;
-    EXPECT_NE(m.find("int32 for a C int"), std::string::npos) << m;
-  }
+  const std::string m = refusal(*k, *sig);
+  EXPECT_NE(m.find("kernel 'k' takes 2 parameters, 12 bytes"), std::string::npos) << m;
+  EXPECT_NE(m.find("passes 2 parameters, 16 bytes"), std::string::npos) << m;
+  EXPECT_NE(m.find("argument 1 (int64) is 8 bytes at offset 8, the kernel's parameter 1 is 4 bytes at offset 8"),
+            std::string::npos) << m;
+  EXPECT_NE(m.find("int32 for a C int"), std::string::npos) << m;
   ArgumentPack pack(sig);
   pack.set_address(0, 0x1000);
   pack.set_scalar(1, std::int64_t{3});
@@ -168,30 +173,18 @@ TEST_F(ParameterLayout, AWiderScalarThanTheKernelsIsRefusedByNameBeforeAnyLaunch
 TEST_F(ParameterLayout, AnArrayGivenToAPointerKernelNamesItsPartAndTheKernelsEnd) {
   auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("float32[:]"));
   g_layout = {{0, 8}};  // a C kernel (float* p)
-  auto k = kernel();
-  try {
-    check_parameter_layout(*k, *sig);
-    FAIL() << "no error";
-  } catch (const cubridge::InvalidArgument& e) {
-    const std::string m = e.what();
-    EXPECT_NE(m.find("takes 1 parameter, 8 bytes, but its signature void(float32[:]) passes 7 parameters, 56 bytes"),
-              std::string::npos) << m;
-    EXPECT_NE(m.find("argument 0 (float32[:], its part 1) is 8 bytes at offset 8, past the kernel's last parameter"),
-              std::string::npos) << m;
-  }
+  const std::string m = refusal(*kernel(), *sig);
+  EXPECT_NE(m.find("takes 1 parameter, 8 bytes, but its signature void(float32[:]) passes 7 parameters, 56 bytes"),
+            std::string::npos) << m;
+  EXPECT_NE(m.find("argument 0 (float32[:], its part 1) is 8 bytes at offset 8, past the kernel's last parameter"),
+            std::string::npos) << m;
 }
 
 TEST_F(ParameterLayout, AKernelParameterTheSignatureLacksIsNamed) {
   auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("float32*"));
   g_layout = {{0, 8}, {8, 4}};
-  auto k = kernel();
-  try {
-    check_parameter_layout(*k, *sig);
-    FAIL() << "no error";
-  } catch (const cubridge::InvalidArgument& e) {
-    EXPECT_NE(std::string(e.what()).find("the kernel's parameter 1 (4 bytes at offset 8) is given nothing"),
-              std::string::npos) << e.what();
-  }
+  const std::string m = refusal(*kernel(), *sig);
+  EXPECT_NE(m.find("the kernel's parameter 1 (4 bytes at offset 8) is given nothing"), std::string::npos) << m;
 }
 
 TEST_F(ParameterLayout, ADriverThatCannotSayGetsOnePointerPerParameter) {
