@@ -179,8 +179,9 @@ namespace detail {
 /// again while both instance dicts are unchanged (their version tags, py_dict_version.hpp), which then hold the
 /// same objects (the tuples, the dtype, the memory object, the ctypes integer); the integer's value is read at
 /// every hit (ctypes objects are mutable). Slots by the array's address; the objects are compared by identity and
-/// dereferenced only after the tags matched.
-struct Seen {
+/// dereferenced only after the tags matched. What a hit compares fills the slot's first cache line (slots are
+/// aligned to one), the facts it lends the second.
+struct alignas(64) Seen {
   PyObject* array = nullptr;
   PyObject* dict = nullptr;
   std::uint64_t dict_version = 0;
