@@ -51,7 +51,8 @@ def load_kernel(code, name: str | None = None, signature=None, *, device: int | 
     C++ kernels' pointer parameters are spelled "float32*", "const float32*" or "void*".
     Where the driver reports the kernel's parameters (CUDA 12.4 and later), a signature it lays out otherwise
     (an int64 where the kernel takes a C int, an array where it takes a pointer) raises ValueError naming the
-    parameter where they part: a launch would hand the kernel wrong bytes.
+    parameter where they part: a launch would hand the kernel wrong bytes. A complex64 / complex128 fills a C
+    kernel's cuFloatComplex / cuDoubleComplex (float2 / double2) parameter at the same offset.
     Modules are cached per (code, context) unless cache=False. `device` (an ordinal or a cubridge.Device;
     None means the current device) is where the kernel runs: its arrays must live there, or the launch says
     which device each is on.

@@ -43,32 +43,50 @@ bool check_parameter_layout(const Kernel& kernel, const KernelSignature& signatu
   const std::vector<ParamSlot>* layout = kernel.parameter_layout();
   if (layout == nullptr) return false;
   const std::vector<ParamSlot>& ours = signature.slots();
-  std::size_t i = 0;
-  while (i < layout->size() && i < ours.size() && (*layout)[i].offset == ours[i].offset &&
-         (*layout)[i].size == ours[i].size)
-    ++i;
-  if (i == layout->size() && i == ours.size()) return true;
+  // An empty answer for a signature with parameters may be the driver's generic CUDA_ERROR_INVALID_VALUE at the
+  // first index rather than a kernel without parameters: the driver cannot say, as before CUDA 12.4.
+  if (layout->empty() && !ours.empty()) return false;
+  // Slot for slot; a complex scalar's two halves (numba's two parameters) may also fill one C parameter of their
+  // size at their offset (cuFloatComplex, float2, cuDoubleComplex), which the packed buffer then hands over whole.
+  std::size_t i = 0, j = 0;  // our slot, the kernel's parameter
+  while (i < ours.size() && j < layout->size() && ours[i].offset == (*layout)[j].offset) {
+    if (ours[i].size == (*layout)[j].size) {
+      ++i;
+      ++j;
+      continue;
+    }
+    const std::size_t p = signature.parameter_of_slot(i);
+    const bool complex_halves = signature[p].kind == ParamKind::Kind::Scalar && signature.slot_count(p) == 2 &&
+                                signature.first_slot(p) == i && ours[i + 1].offset == ours[i].offset + ours[i].size &&
+                                2 * ours[i].size == (*layout)[j].size;
+    if (!complex_halves) break;
+    i += 2;
+    ++j;
+  }
+  if (i == ours.size() && j == layout->size()) return true;
   std::string what = "kernel '" + kernel.name() + "' takes " + layout_text(*layout, end_of(*layout)) +
                      ", but its signature " + signature.to_string() + " passes " +
                      layout_text(ours, signature.parameter_bytes());
+  std::string advice;
   if (i < ours.size()) {
     const std::size_t p = signature.parameter_of_slot(i);
     const std::size_t part = i - signature.first_slot(p);
     what += "; they part at PTX parameter " + std::to_string(i) + ": the signature's " + signature.parameter_name(p) +
             " (" + signature[p].to_string() + (signature.slot_count(p) > 1 ? ", its part " + std::to_string(part) : "") +
             ") is " + std::to_string(ours[i].size) + " bytes at offset " + std::to_string(ours[i].offset);
-    what += i < layout->size() ? ", the kernel's parameter " + std::to_string(i) + " is " +
-                                     std::to_string((*layout)[i].size) + " bytes at offset " +
-                                     std::to_string((*layout)[i].offset)
+    what += j < layout->size() ? ", the kernel's parameter " + std::to_string(j) + " is " +
+                                     std::to_string((*layout)[j].size) + " bytes at offset " +
+                                     std::to_string((*layout)[j].offset)
                                : ", past the kernel's last parameter";
+    advice = "Write the signature as the kernel declares its parameters: an array (float32[:]) is numba's 5 + 2 * "
+             "ndim parameters (meminfo, parent, nitems, itemsize, data, shape, strides), a C pointer is float32*, each "
+             "scalar its own width (int32 for a C int, int64 for a long long), a cuFloatComplex complex64";
   } else {
-    what += "; the kernel's parameter " + std::to_string(i) + " (" + std::to_string((*layout)[i].size) +
-            " bytes at offset " + std::to_string((*layout)[i].offset) + ") is given nothing";
+    what += "; the kernel's parameter " + std::to_string(j) + " (" + std::to_string((*layout)[j].size) +
+            " bytes at offset " + std::to_string((*layout)[j].offset) + ") is given nothing";
+    advice = "Add the kernel's remaining parameters to the signature";
   }
-  throw cubridge::InvalidArgument(
-      what + ". Write the signature as the kernel declares its parameters: an array (float32[:]) is numba's 5 + 2 * "
-             "ndim parameters (meminfo, parent, nitems, itemsize, data, shape, strides), a C pointer is float32*, and "
-             "each scalar its own width (int32 for a C int, int64 for a long long)");
+  throw cubridge::InvalidArgument(what + ". " + advice);
 }
 
 }  // namespace cubridge

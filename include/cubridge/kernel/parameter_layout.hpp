@@ -20,10 +20,12 @@ class Kernel;
 /// the driver cannot say (older than CUDA 12.4, or it declines for this function).
 std::optional<std::vector<ParamSlot>> read_parameter_layout(CUfunction function);
 
-/// True where `kernel` lays out its parameters exactly as `signature` packs them (a launch may hand over the
-/// packed buffer); false where the driver cannot say (a launch then passes one pointer per parameter, as before
-/// CUDA 12.4). Throws InvalidArgument naming the first parameter that differs, and what each side has, where
-/// they differ: any launch would hand the kernel wrong bytes.
+/// True where `kernel` lays out its parameters exactly as `signature` packs them, slot for slot, a complex scalar's
+/// two halves (numba's two parameters) also filling one C parameter of its size at its offset (cuFloatComplex,
+/// float2, cuDoubleComplex): a launch may hand over the packed buffer. False where the driver cannot say (older than
+/// CUDA 12.4, or no parameter reported for a signature with some): a launch then passes one pointer per parameter,
+/// as before. Throws InvalidArgument naming the first parameter that differs, and what each side has, where they
+/// differ: any launch would hand the kernel wrong bytes.
 bool check_parameter_layout(const Kernel& kernel, const KernelSignature& signature);
 
 }  // namespace cubridge

@@ -4,6 +4,7 @@
 // anything is launched; a driver that cannot say (before CUDA 12.4) gets one pointer per parameter, as before.
 #include <gtest/gtest.h>
 
+#include <complex>
 #include <cstring>
 #include <vector>
 
@@ -184,7 +185,44 @@ TEST_F(ParameterLayout, AKernelParameterTheSignatureLacksIsNamed) {
   auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("float32*"));
   g_layout = {{0, 8}, {8, 4}};
   const std::string m = refusal(*kernel(), *sig);
-  EXPECT_NE(m.find("the kernel's parameter 1 (4 bytes at offset 8) is given nothing"), std::string::npos) << m;
+  EXPECT_NE(m.find("the kernel's parameter 1 (4 bytes at offset 8) is given nothing. Add the kernel's remaining "
+                   "parameters to the signature"),
+            std::string::npos) << m;
+}
+
+TEST_F(ParameterLayout, AComplexFillsOneCParameterOfItsSizeWhole) {
+  // (cuFloatComplex z, int n): numba's ABI passes the complex as two float parameters, the C kernel takes one of 8
+  // bytes; the packed buffer holds the same bytes either way.
+  auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("complex64, int32"));
+  g_layout = {{0, 8}, {8, 4}};
+  auto k = kernel();
+  EXPECT_TRUE(check_parameter_layout(*k, *sig));
+  ArgumentPack pack(sig);
+  pack.set_scalar(0, std::complex<double>(1.5, -2.0));
+  pack.set_scalar(1, std::int64_t{7});
+  launch(*k, one_block(), pack);
+  ASSERT_EQ(g_launched.packed.size(), 12u);
+  float re = 0, im = 0;
+  std::int32_t n = 0;
+  std::memcpy(&re, g_launched.packed.data(), 4);
+  std::memcpy(&im, g_launched.packed.data() + 4, 4);
+  std::memcpy(&n, g_launched.packed.data() + 8, 4);
+  EXPECT_EQ(re, 1.5f);
+  EXPECT_EQ(im, -2.0f);
+  EXPECT_EQ(n, 7);
+  pack.clear();
+
+  // (int n, cuDoubleComplex z): the C kernel's complex is 16-byte aligned, at 16; numba's halves are at 8 and 16.
+  auto misaligned = std::make_shared<KernelSignature>(KernelSignature::parse("int32, complex128"));
+  g_layout = {{0, 4}, {16, 16}};
+  const std::string m = refusal(*kernel(), *misaligned);
+  EXPECT_NE(m.find("the signature's argument 1 (complex128, its part 0) is 8 bytes at offset 8, the kernel's "
+                   "parameter 1 is 16 bytes at offset 16"),
+            std::string::npos) << m;
+  // Two int32 arguments never fill one 8-byte parameter: only a complex's halves do.
+  auto two = std::make_shared<KernelSignature>(KernelSignature::parse("int32, int32"));
+  g_layout = {{0, 8}};
+  EXPECT_NE(refusal(*kernel(), *two).find("argument 0 (int32) is 4 bytes at offset 0"), std::string::npos);
 }
 
 TEST_F(ParameterLayout, ADriverThatCannotSayGetsOnePointerPerParameter) {
@@ -206,6 +244,13 @@ TEST_F(ParameterLayout, ADriverThatCannotSayGetsOnePointerPerParameter) {
   api.cuFuncGetParamInfo = &fake_param_info;
   g_info_failure = CUDA_ERROR_NOT_SUPPORTED;  // a driver that declines for this function
   EXPECT_EQ(kernel()->parameter_layout(), nullptr);
+  // No parameter at all reported (the driver's CUDA_ERROR_INVALID_VALUE at index 0, which is also its generic
+  // error) for a signature with some: the driver is not taken at its word, the launch passes pointers.
+  g_info_failure = CUDA_SUCCESS;
+  g_layout.clear();
+  auto empty = kernel();
+  ASSERT_NE(empty->parameter_layout(), nullptr);
+  EXPECT_FALSE(check_parameter_layout(*empty, *sig));
 }
 
 TEST_F(ParameterLayout, AKernelWithoutParametersLaunchesWithNeither) {
@@ -217,6 +262,7 @@ TEST_F(ParameterLayout, AKernelWithoutParametersLaunchesWithNeither) {
   ArgumentPack pack(sig);
   launch(*k, one_block(), pack);
   EXPECT_EQ(g_launched.count, 1);
+  EXPECT_FALSE(g_launched.had_params);
   EXPECT_TRUE(g_launched.packed.empty());
   EXPECT_EQ(g_launched.packed_size, 0u);
 }

@@ -118,3 +118,30 @@ def test_a_kernel_calling_a_use_cooperative_external_function_launches_cooperati
     numba_kernel[grid, block](theirs)
     assert next(iter(numba_kernel.overloads.values())).cooperative
     np.testing.assert_array_equal(out, theirs)
+
+
+def test_a_grid_sync_kernel_captured_in_a_torch_graph_replays_as_eager():
+    """A cooperative launch under torch.cuda.graph (global capture mode): the grid check (an occupancy query) and the
+    launch (cuLaunchKernelEx, the packed parameters whole) are recorded or allowed, and each replay equals an eager
+    launch; the lazy kernel's first launch compiles and loads inside the capture."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch has no CUDA here")
+    k = cubridge.jit(two_phase)
+    block = 128
+    n = 4 * block
+    x = torch.arange(n, dtype=torch.float32, device="cuda")
+    out = torch.zeros(n, dtype=torch.float32, device="cuda")
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        k[4, block, torch.cuda.current_stream()](x, out)
+    torch.cuda.synchronize()
+    assert not out.any().item(), "captured, not run"
+    g.replay()
+    torch.cuda.synchronize()
+    host = np.arange(n, dtype=np.float32)
+    np.testing.assert_array_equal(out.cpu().numpy(), host * 2 + host[::-1])
+    out.zero_()
+    g.replay()
+    torch.cuda.synchronize()
+    np.testing.assert_array_equal(out.cpu().numpy(), host * 2 + host[::-1])

@@ -614,6 +614,38 @@ def test_a_signature_the_kernel_lays_out_otherwise_is_refused_at_load():
     np.testing.assert_array_equal(out.get(), np.full(8, 5.0, np.float32))
 
 
+def test_a_c_kernel_taking_a_complex_struct_reads_the_complex_whole():
+    """A C kernel's float2 / double2 parameter (what cuFloatComplex / cuDoubleComplex are) is one parameter of the
+    complex's size; numba's ABI passes a complex as two. The packed buffer hands the same bytes to both, so the
+    signature's complex64 / complex128 fills such a parameter where it lies at the same offset; a double2 after an
+    int (16-byte aligned, at 16) is refused, naming both offsets."""
+    cp = cupy()
+    cc = cubridge.Device(0).compute_capability
+    src = r"""
+extern "C" __global__ void f(float2 z, int n, float* out) {
+  if (threadIdx.x == 0 && blockIdx.x == 0) { out[0] = z.x; out[1] = z.y; out[2] = (float)n; }
+}
+extern "C" __global__ void d(double2 z, double* out) {
+  if (threadIdx.x == 0 && blockIdx.x == 0) { out[0] = z.x; out[1] = z.y; }
+}
+extern "C" __global__ void g(int n, double2 z, double* out) {
+  if (threadIdx.x == 0 && blockIdx.x == 0) { out[0] = z.x; out[1] = z.y + n; }
+}
+"""
+    cubin = cubridge.nvrtc_compile(src, "complex_params.cu", cc, output="cubin").code
+    out = cp.zeros(3, dtype=cp.float32)
+    cubridge.load_kernel(cubin, "f", "void(complex64, int32, float32*)")[1, 32](np.complex64(1.5 - 2j), 7, out)
+    cp.cuda.Device().synchronize()
+    np.testing.assert_array_equal(out.get(), np.array([1.5, -2.0, 7.0], np.float32))
+    out2 = cp.zeros(2, dtype=cp.float64)
+    cubridge.load_kernel(cubin, "d", "void(complex128, float64*)")[1, 32](complex(0.25, 4.5), out2)
+    cp.cuda.Device().synchronize()
+    np.testing.assert_array_equal(out2.get(), np.array([0.25, 4.5]))
+    with pytest.raises(ValueError, match=r"the signature's argument 1 \(complex128, its part 0\) is 8 bytes at offset "
+                                         r"8, the kernel's parameter 1 is 16 bytes at offset 16"):
+        cubridge.load_kernel(cubin, "g", "void(int32, complex128, float64*)")
+
+
 def test_nvrtc_pointer_kernel_refuses_strided_and_mistyped_arrays_before_launch():
     cp = cupy()
     k = transform_kernel()
