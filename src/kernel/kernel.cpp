@@ -170,11 +170,13 @@ void Kernel::launch_validated(const LaunchConfig& config, StreamRef stream, void
                               std::span<const std::byte> packed) {
   if (config.shared_mem > opted_in_shared_.load(std::memory_order_relaxed))
     set_max_dynamic_shared_memory(config.shared_mem);
-  // The packed buffer's exact size: the driver refuses one longer than the kernel's parameters.
+  // The packed buffer's exact size: the driver refuses one longer than the kernel's parameters. A cooperative
+  // launch (cuLaunchKernelEx) takes one pointer per parameter: given the buffer, it is refused while its stream is
+  // being captured (CUDA_ERROR_INVALID_VALUE under torch.cuda.graph, on the H100's 580 driver).
   std::size_t packed_size = packed.size();
   void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, const_cast<std::byte*>(packed.data()), CU_LAUNCH_PARAM_BUFFER_SIZE,
                    &packed_size, CU_LAUNCH_PARAM_END};
-  void** const extra_or_null = packed.empty() ? nullptr : extra;
+  void** const extra_or_null = packed.empty() || cooperative_ ? nullptr : extra;
   if (extra_or_null != nullptr) params = nullptr;
   if (cooperative_) {
     CUlaunchAttribute cooperative{};

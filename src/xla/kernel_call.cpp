@@ -344,7 +344,8 @@ void KernelCallTable::launch(CUstream_st* stream, void** buffers, std::string_vi
     heap_words.resize(n_words);
     words = heap_words.data();
   }
-  if (!e.packed && sig.slots().size() > kInlineSlots) {
+  const bool pointers = !e.packed || kernel.cooperative();  // a cooperative launch takes pointers (Kernel::launch_validated)
+  if (pointers && sig.slots().size() > kInlineSlots) {
     heap_params.resize(sig.slots().size());
     params = heap_params.data();
   }
@@ -352,9 +353,8 @@ void KernelCallTable::launch(CUstream_st* stream, void** buffers, std::string_vi
   if (!site.arguments.empty()) std::memcpy(base, site.arguments.data(), site.arguments.size());
   for (std::size_t b = 0; b < e.data_offsets.size(); ++b) std::memcpy(base + e.data_offsets[b], &buffers[b], 8);
   std::span<const std::byte> packed;
-  if (e.packed)
-    packed = {base, sig.parameter_bytes()};
-  else
+  if (e.packed) packed = {base, sig.parameter_bytes()};
+  if (pointers)
     for (std::size_t k = 0; k < sig.slots().size(); ++k) params[k] = base + sig.slots()[k].offset;
 
   LaunchConfig config;

@@ -77,7 +77,7 @@ class Kernel {
   /// launch_raw for a caller that already validated `config` for this kernel and made the kernel's
   /// context current (launch() does both once per launch). `packed`, when not empty, is the whole parameter
   /// buffer laid out as parameter_layout() says (check_parameter_layout), handed to the driver in one piece
-  /// instead of `params`.
+  /// instead of `params` (except by a cooperative launch: `params` must then point into it too).
   void launch_validated(const LaunchConfig& config, StreamRef stream, void** params,
                         std::span<const std::byte> packed = {});
 
