@@ -118,17 +118,17 @@ static int check_layout(void) {
   printf("packed buffer read back: %s (a %llx b %llx c %llx d %llx e %g g %llx h %g)\n", ok ? "equal" : "DIFFERENT",
          (unsigned long long)got[0], (unsigned long long)got[1], (unsigned long long)got[2],
          (unsigned long long)got[3], ge, (unsigned long long)got[5], gh);
-  // A buffer size other than the kernel's: what the driver says.
+  // A buffer size other than the kernel's (`total` is the exact end of its last parameter here): what the driver says.
   size_t shorter = total - 8, longer = total + 8;
   void* extra_short[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buf, CU_LAUNCH_PARAM_BUFFER_SIZE, &shorter, CU_LAUNCH_PARAM_END};
   void* extra_long[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buf, CU_LAUNCH_PARAM_BUFFER_SIZE, &longer, CU_LAUNCH_PARAM_END};
   const char* name = "";
   CUresult rs = cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, 0, NULL, extra_short);
   cuGetErrorName(rs, &name);
-  printf("buffer 8 bytes short: %s\n", name);
+  printf("buffer 8 bytes short of the kernel's parameters: %s\n", name);
   CUresult rl = cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, 0, NULL, extra_long);
   cuGetErrorName(rl, &name);
-  printf("buffer 8 bytes long: %s\n", name);
+  printf("buffer 8 bytes past the kernel's parameters: %s\n", name);
   CHECK(cuCtxSynchronize());
   cuMemFree(out);
   return ok;
