@@ -11,6 +11,7 @@
 #include "cubridge/driver.hpp"
 #include "cubridge/error.hpp"
 #include "cubridge/kernel.hpp"
+#include "cubridge/xla/kernel_call.hpp"
 #include "driver/driver_api.hpp"
 
 using namespace cubridge;
@@ -279,6 +280,45 @@ TEST_F(ParameterLayout, APackChecksEachKernelItLaunches) {
   EXPECT_THROW(launch(*bad, one_block(), pack), cubridge::InvalidArgument);
   launch(*good, one_block(), pack);
   EXPECT_EQ(g_launched.count, 2);
+}
+
+TEST_F(ParameterLayout, KernelCallRefusesAMismatchAtRegistrationAndLaunchesThePackedBuffer) {
+  // kernel_call registers a kernel on every device: a layout the signature does not match is refused there, naming
+  // the device; a matching one launches the site's arguments with XLA's buffer written in, as one buffer.
+  auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("const float32*, int64"));
+  const std::string ptx = ".version 8.0\n.target sm_90\n.address_size 64\n// kernel_call layout test\n";
+  const auto image = std::as_bytes(std::span(ptx.data(), ptx.size()));
+  auto& table = xla::KernelCallTable::global();
+  g_layout = {{0, 8}, {8, 4}};  // (const float* x, int n)
+  try {
+    table.add(image, "xk", sig);
+    ADD_FAILURE() << "no exception";
+  } catch (const cubridge::InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("kernel_call: loading kernel 'xk' on device 0: kernel 'xk' takes 2 "
+                                         "parameters, 12 bytes"),
+              std::string::npos) << e.what();
+  }
+  g_layout = sig->slots();  // (const float* x, long long n)
+  const auto r = table.add(image, "xk", sig);
+  xla::KernelCallSite site;
+  site.kernel = r.id;
+  site.fingerprint = r.fingerprint;
+  site.grid = Extent3::of(std::vector<std::int64_t>{1}, "griddim");
+  site.block = Extent3::of(std::vector<std::int64_t>{32}, "blockdim");
+  std::string args(16, '\0');
+  const std::int64_t n = 5;
+  std::memcpy(args.data() + 8, &n, 8);  // the static scalar; the pointer is XLA's buffer
+  site.arguments = args;
+  Stream stream(context);
+  void* buffers[] = {reinterpret_cast<void*>(std::uintptr_t{0xabc000})};
+  table.launch(stream.handle(), buffers, site.encode());
+  ASSERT_EQ(g_launched.count, 1);
+  EXPECT_FALSE(g_launched.had_params);
+  ASSERT_EQ(g_launched.packed.size(), 16u);
+  std::uint64_t words[2];
+  std::memcpy(words, g_launched.packed.data(), 16);
+  EXPECT_EQ(words[0], 0xabc000u);
+  EXPECT_EQ(words[1], 5u);
 }
 
 }  // namespace
