@@ -54,6 +54,18 @@ CUresult fake_launch(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigne
   return CUDA_SUCCESS;
 }
 
+std::shared_ptr<KernelSignature> signature(const char* text) {
+  return std::make_shared<KernelSignature>(KernelSignature::parse(text));
+}
+
+// The value of type T the last launch's packed buffer holds at `offset`.
+template <class T>
+T launched_at(std::size_t offset) {
+  T v{};
+  std::memcpy(&v, g_launched.packed.data() + offset, sizeof v);
+  return v;
+}
+
 // check_parameter_layout's refusal, or "no refusal".
 std::string refusal(const Kernel& kernel, const KernelSignature& signature) {
   try {
@@ -102,7 +114,7 @@ struct ParameterLayout : ::testing::Test {
 
 TEST_F(ParameterLayout, AMatchingLayoutLaunchesThePackedBufferExactlyTheKernelsBytesLong) {
   // int8, int16, float32, int64, int32: natural alignment, ending at 20 (the packed buffer has 24 bytes).
-  auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("int8, int16, float32, int64, int32"));
+  auto sig = signature("int8, int16, float32, int64, int32");
   g_layout = sig->slots();
   ASSERT_EQ(sig->parameter_bytes(), 20u);
   ASSERT_EQ(sig->buffer_size(), 24u);
@@ -120,20 +132,15 @@ TEST_F(ParameterLayout, AMatchingLayoutLaunchesThePackedBufferExactlyTheKernelsB
   EXPECT_FALSE(g_launched.had_params);
   ASSERT_EQ(g_launched.packed_size, 20u);
   ASSERT_EQ(g_launched.packed.size(), 20u);
-  auto at = [&](std::size_t offset, auto value) {
-    decltype(value) got;
-    std::memcpy(&got, g_launched.packed.data() + offset, sizeof got);
-    return got == value;
-  };
-  EXPECT_TRUE(at(0, std::int8_t{-7}));
-  EXPECT_TRUE(at(2, std::int16_t{30000}));
-  EXPECT_TRUE(at(4, 1.5f));
-  EXPECT_TRUE(at(8, std::int64_t{-1234567890123}));
-  EXPECT_TRUE(at(16, std::int32_t{-2}));
+  EXPECT_EQ(launched_at<std::int8_t>(0), -7);
+  EXPECT_EQ(launched_at<std::int16_t>(2), 30000);
+  EXPECT_EQ(launched_at<float>(4), 1.5f);
+  EXPECT_EQ(launched_at<std::int64_t>(8), -1234567890123);
+  EXPECT_EQ(launched_at<std::int32_t>(16), -2);
 }
 
 TEST_F(ParameterLayout, AnArrayIsNumbasSevenWordsInThePackedBuffer) {
-  auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("float32[::1], int64"));
+  auto sig = signature("float32[::1], int64");
   g_layout = sig->slots();
   auto k = kernel();
   const std::vector<std::int64_t> shape{12};
@@ -154,7 +161,7 @@ TEST_F(ParameterLayout, AnArrayIsNumbasSevenWordsInThePackedBuffer) {
 }
 
 TEST_F(ParameterLayout, AWiderScalarThanTheKernelsIsRefusedByNameBeforeAnyLaunch) {
-  auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("float32*, int64"));
+  auto sig = signature("float32*, int64");
   g_layout = {{0, 8}, {8, 4}};  // a C kernel (float* p, int n)
   auto k = kernel();
   const std::string m = refusal(*k, *sig);
@@ -173,7 +180,7 @@ TEST_F(ParameterLayout, AWiderScalarThanTheKernelsIsRefusedByNameBeforeAnyLaunch
 }
 
 TEST_F(ParameterLayout, AnArrayGivenToAPointerKernelNamesItsPartAndTheKernelsEnd) {
-  auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("float32[:]"));
+  auto sig = signature("float32[:]");
   g_layout = {{0, 8}};  // a C kernel (float* p)
   const std::string m = refusal(*kernel(), *sig);
   EXPECT_NE(m.find("takes 1 parameter, 8 bytes, but its signature void(float32[:]) passes 7 parameters, 56 bytes"),
@@ -183,7 +190,7 @@ TEST_F(ParameterLayout, AnArrayGivenToAPointerKernelNamesItsPartAndTheKernelsEnd
 }
 
 TEST_F(ParameterLayout, AKernelParameterTheSignatureLacksIsNamed) {
-  auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("float32*"));
+  auto sig = signature("float32*");
   g_layout = {{0, 8}, {8, 4}};
   const std::string m = refusal(*kernel(), *sig);
   EXPECT_NE(m.find("the kernel's parameter 1 (4 bytes at offset 8) is given nothing. Add the kernel's remaining "
@@ -194,7 +201,7 @@ TEST_F(ParameterLayout, AKernelParameterTheSignatureLacksIsNamed) {
 TEST_F(ParameterLayout, AComplexFillsOneCParameterOfItsSizeWhole) {
   // (cuFloatComplex z, int n): numba's ABI passes the complex as two float parameters, the C kernel takes one of 8
   // bytes; the packed buffer holds the same bytes either way.
-  auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("complex64, int32"));
+  auto sig = signature("complex64, int32");
   g_layout = {{0, 8}, {8, 4}};
   auto k = kernel();
   EXPECT_TRUE(check_parameter_layout(*k, *sig));
@@ -203,31 +210,26 @@ TEST_F(ParameterLayout, AComplexFillsOneCParameterOfItsSizeWhole) {
   pack.set_scalar(1, std::int64_t{7});
   launch(*k, one_block(), pack);
   ASSERT_EQ(g_launched.packed.size(), 12u);
-  float re = 0, im = 0;
-  std::int32_t n = 0;
-  std::memcpy(&re, g_launched.packed.data(), 4);
-  std::memcpy(&im, g_launched.packed.data() + 4, 4);
-  std::memcpy(&n, g_launched.packed.data() + 8, 4);
-  EXPECT_EQ(re, 1.5f);
-  EXPECT_EQ(im, -2.0f);
-  EXPECT_EQ(n, 7);
+  EXPECT_EQ(launched_at<float>(0), 1.5f);
+  EXPECT_EQ(launched_at<float>(4), -2.0f);
+  EXPECT_EQ(launched_at<std::int32_t>(8), 7);
   pack.clear();
 
   // (int n, cuDoubleComplex z): the C kernel's complex is 16-byte aligned, at 16; numba's halves are at 8 and 16.
-  auto misaligned = std::make_shared<KernelSignature>(KernelSignature::parse("int32, complex128"));
+  auto misaligned = signature("int32, complex128");
   g_layout = {{0, 4}, {16, 16}};
   const std::string m = refusal(*kernel(), *misaligned);
   EXPECT_NE(m.find("the signature's argument 1 (complex128, its part 0) is 8 bytes at offset 8, the kernel's "
                    "parameter 1 is 16 bytes at offset 16"),
             std::string::npos) << m;
   // Two int32 arguments never fill one 8-byte parameter: only a complex's halves do.
-  auto two = std::make_shared<KernelSignature>(KernelSignature::parse("int32, int32"));
+  auto two = signature("int32, int32");
   g_layout = {{0, 8}};
   EXPECT_NE(refusal(*kernel(), *two).find("argument 0 (int32) is 4 bytes at offset 0"), std::string::npos);
 }
 
 TEST_F(ParameterLayout, ADriverThatCannotSayGetsOnePointerPerParameter) {
-  auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("float32*, int32"));
+  auto sig = signature("float32*, int32");
   auto& api = driver::mutable_api_for_testing();
   api.cuFuncGetParamInfo = nullptr;  // a driver older than 12.4
   auto k = kernel();
@@ -255,7 +257,7 @@ TEST_F(ParameterLayout, ADriverThatCannotSayGetsOnePointerPerParameter) {
 }
 
 TEST_F(ParameterLayout, AKernelWithoutParametersLaunchesWithNeither) {
-  auto sig = std::make_shared<KernelSignature>(KernelSignature::parse(""));
+  auto sig = signature("");
   auto k = kernel();
   ASSERT_NE(k->parameter_layout(), nullptr);
   EXPECT_TRUE(k->parameter_layout()->empty());
@@ -269,7 +271,7 @@ TEST_F(ParameterLayout, AKernelWithoutParametersLaunchesWithNeither) {
 }
 
 TEST_F(ParameterLayout, APackChecksEachKernelItLaunches) {
-  auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("int32"));
+  auto sig = signature("int32");
   g_layout = sig->slots();
   auto good = kernel();
   g_layout = {{0, 8}};
@@ -285,7 +287,7 @@ TEST_F(ParameterLayout, APackChecksEachKernelItLaunches) {
 TEST_F(ParameterLayout, KernelCallRefusesAMismatchAtRegistrationAndLaunchesThePackedBuffer) {
   // kernel_call registers a kernel on every device: a layout the signature does not match is refused there, naming
   // the device; a matching one launches the site's arguments with XLA's buffer written in, as one buffer.
-  auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("const float32*, int64"));
+  auto sig = signature("const float32*, int64");
   const std::string ptx = ".version 8.0\n.target sm_90\n.address_size 64\n// kernel_call layout test\n";
   const auto image = std::as_bytes(std::span(ptx.data(), ptx.size()));
   auto& table = xla::KernelCallTable::global();
@@ -315,10 +317,8 @@ TEST_F(ParameterLayout, KernelCallRefusesAMismatchAtRegistrationAndLaunchesThePa
   ASSERT_EQ(g_launched.count, 1);
   EXPECT_FALSE(g_launched.had_params);
   ASSERT_EQ(g_launched.packed.size(), 16u);
-  std::uint64_t words[2];
-  std::memcpy(words, g_launched.packed.data(), 16);
-  EXPECT_EQ(words[0], 0xabc000u);
-  EXPECT_EQ(words[1], 5u);
+  EXPECT_EQ(launched_at<std::uint64_t>(0), 0xabc000u);
+  EXPECT_EQ(launched_at<std::int64_t>(8), 5);
 }
 
 }  // namespace
