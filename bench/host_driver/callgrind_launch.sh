@@ -42,7 +42,7 @@ none, some = load(f"{work}/cg.{base}.txt"), load(f"{work}/cg.{n}.txt")
 n -= base
 print(f"instructions per launch: {(some['PROGRAM TOTALS'] - none['PROGRAM TOTALS']) / n:.0f}")
 rows = sorted(((some[k] - none[k]) / n, k) for k in some if k != "PROGRAM TOTALS")
-for per, name in reversed(rows[-25:]):
+for per, name in reversed(rows[-int(__import__("os").environ.get("CG_TOP", "25")):]):
     print(f"{per:9.1f} {name}")
 PY
 rm -rf "$work"

@@ -18,7 +18,7 @@ import cubridge
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from bench_memory import pair_us  # noqa: E402  (one timing loop for every host bench)
-from host_launch import CupyLike, fake_cupy  # noqa: E402
+from host_launch import CupyLike, fake_cupy, torchlike  # noqa: E402
 
 
 # Empty-bodied kernels, as issue 22's table times (written out: @jit reads the source).
@@ -56,6 +56,9 @@ def main() -> int:
     cupy_ndarray = fake_cupy()
     kinds = {"cubridge arrays": bufs, "CAI objects (CuPy-like)": [CupyLike(b) for b in bufs],
              "CuPy stand-in (attribute route)": [cupy_ndarray(b, 32) for b in bufs]}
+    torch = torchlike()  # built by build.sh where HOST_TORCHLIKE_DIR names its folder (callgrind_launch.sh does)
+    if torch is not None:
+        kinds["PyTorch stand-in (exchange table)"] = [torch.Tensor(b.ptr, 32) for b in bufs]
     if args.loop:
         _, fn, n_arrays, n_scalars = next(s for s in SHAPES if s[0] == args.shape)
         call_args = tuple(kinds[args.loop][:n_arrays]) + tuple(range(n_scalars))

@@ -12,7 +12,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <new>
 #include <optional>
 #include <span>
 #include <vector>
@@ -147,32 +150,36 @@ class ArgumentKeys {
 
 /// A launch's imported views of its foreign arrays, by argument: in place for the usual argument counts (a launch on
 /// foreign arrays makes no allocation for them), on the heap past kInline. Slots are made up to the last foreign
-/// array only (a launch's trailing scalars cost none), and a slot never moves once made: the pack borrows it.
+/// array only (a launch's trailing scalars and the slots past its last array cost nothing, not even their
+/// construction), and a slot never moves once made: the pack borrows it.
 class ImportedViews {
  public:
   explicit ImportedViews(std::size_t arguments) noexcept : arguments_(arguments) {}
   ImportedViews(const ImportedViews&) = delete;
   ImportedViews& operator=(const ImportedViews&) = delete;
+  ~ImportedViews() { std::destroy(inline_slots(), inline_slots() + made_); }
 
   /// Argument i's slot (i below the argument count), the slots before it made empty.
   ImportedView& slot(std::size_t i) {
     if (arguments_ <= kInline) {
-      size_ = std::max(size_, i + 1);
-      return inline_[i];
+      for (; made_ <= i; ++made_) new (inline_slots() + made_) ImportedView();
+      return inline_slots()[i];
     }
     if (heap_.capacity() == 0) heap_.reserve(arguments_);  // no reallocation after: pointers into it stay
     if (heap_.size() <= i) heap_.resize(i + 1);
     return heap_[i];
   }
   std::span<ImportedView> span() noexcept {
-    return arguments_ <= kInline ? std::span<ImportedView>(inline_.data(), size_) : std::span<ImportedView>(heap_);
+    return arguments_ <= kInline ? std::span<ImportedView>(inline_slots(), made_) : std::span<ImportedView>(heap_);
   }
 
  private:
-  static constexpr std::size_t kInline = 8;
+  // As ArgumentKeys': with 8, a launch of 9 to 16 foreign arrays allocated and freed a vector of views per call.
+  static constexpr std::size_t kInline = 16;
+  ImportedView* inline_slots() noexcept { return std::launder(reinterpret_cast<ImportedView*>(inline_)); }
   std::size_t arguments_;
-  std::size_t size_ = 0;
-  std::array<ImportedView, kInline> inline_;
+  std::size_t made_ = 0;  // inline slots constructed
+  alignas(ImportedView) std::byte inline_[kInline * sizeof(ImportedView)];
   std::vector<ImportedView> heap_;
 };
 
@@ -223,11 +230,15 @@ inline nb::object lazy_kernel(DispatchCache& cache, nb::handle dispatcher, Args 
       // own routes (CuPy, numba, the exchange table) are no numbers: the checks walk the type's bases.
       if (route == Route::attributes && (PyLong_Check(obj) || PyFloat_Check(obj) || PyComplex_Check(obj))) return {};
       if (!request) request = argument_request();
-      ImportedArray a = import_array(obj, *request, route);
-      if (!a.made && !a.remembered) return {};  // a NumPy or DLPack-only array, or no array: the general path
+      // The readers' view as it is (the memo's borrowed: argument_request shares them), else the protocols'.
       ImportedView& slot = imported.slot(i);
-      if (a.remembered) view = slot.remembered = a.remembered;
-      else view = &slot.owned.emplace(std::move(a.made->view));
+      slot = reader_view(obj, *request, route);
+      if (!slot) {
+        ImportedArray a = import_protocols(obj, *request);
+        if (!a.made) return {};  // a NumPy or DLPack-only array, or no array: the general path
+        slot.owned.emplace(std::move(a.made->view));
+      }
+      view = &slot.get();
     }
     const std::optional<ArrayParam> p = array_param_facts(*view);
     if (!p) return {};  // records, 0-d arrays, dtypes typeof refuses: typed (or refused) by Python

@@ -517,23 +517,11 @@ inline ImportedView numba_view(nb::handle obj, const ImportRequest& req) {
   return ImportedView{std::move(view)};  // not kept: remember_view leaves it as it was
 }
 
-/// The one import: see the file's opening comment for the order. Raises what the producer's protocol
-/// raised; an empty result when `obj` offers no GPU-array protocol. `route` is route_of(Py_TYPE(obj)).
-inline ImportedArray import_array(nb::handle obj, const ImportRequest& req, Route route) {
-  ImportedArray out;
-  if (route == Route::ours) {
-    out.ours = nb::inst_ptr<PyDeviceArray>(obj);  // the route checked the type: no second lookup
-    return out;
-  }
-  auto made = [&](ArrayView&& v) {  // by reference: a launch imports an array per argument
-    out.made.emplace();
-    out.made->view = std::move(v);
-    if (!req.borrow) out.made->producer = nb::borrow(obj);
-  };
-  auto read = [&](ImportedView&& v) {  // a reader's view: the memo's borrowed where the request shares them
-    if (req.share_remembered && v.remembered) out.remembered = v.remembered;
-    else made(std::move(v).take());
-  };
+/// The readers' part of the import (after our own arrays, before the protocols): the exchange table's view, or
+/// CuPy's or numba's reader's; a PyTorch tensor with its conjugate or negative bit refused on the way. Empty where
+/// no reader answers (another route, a reader that declines, an exchange export that fails where the request lets
+/// the CAI answer): the caller then asks import_protocols. `route` is route_of(Py_TYPE(obj)), not Route::ours.
+inline ImportedView reader_view(nb::handle obj, const ImportRequest& req, Route route) {
   if (route != Route::exchange) req.exchange_stream.reset();
   // The table first: finding it may run Python code (its first lookup), which must not come between the tensor's
   // description and its use.
@@ -542,21 +530,25 @@ inline ImportedArray import_array(nb::handle obj, const ImportRequest& req, Rout
   const std::optional<CubridgeDLTensor> described =
       api != nullptr && req.borrow ? torch_bits::described(obj.ptr()) : std::nullopt;
   if (!described && (route == Route::exchange || route == Route::attributes)) torch_bits::refuse_unresolved(obj.ptr());
-  if (route == Route::exchange) {
-    if (api != nullptr) {
-      try {
-        read(import_detail::exchange_view(obj, api, req, described ? &*described : nullptr));
-        return out;
-      } catch (const std::exception&) {
-        if (!req.cai_after_exchange || !PyObject_HasAttr(obj.ptr(), Keys::get().cai)) throw;
-      }
+  if (route == Route::exchange && api != nullptr) {
+    try {
+      return import_detail::exchange_view(obj, api, req, described ? &*described : nullptr);
+    } catch (const std::exception&) {
+      if (!req.cai_after_exchange || !PyObject_HasAttr(obj.ptr(), Keys::get().cai)) throw;
     }
-  } else if (route == Route::cupy || route == Route::numba) {
-    if (ImportedView v = route == Route::cupy ? cupy_view(obj, import_detail::cupy_facts(), req) : numba_view(obj, req)) {
-      read(std::move(v));
-      return out;
-    }
+  } else if (route == Route::cupy) {
+    return cupy_view(obj, import_detail::cupy_facts(), req);
+  } else if (route == Route::numba) {
+    return numba_view(obj, req);
   }
+  return {};
+}
+
+/// The protocols' part of the import, where no reader answered: the object's `__cuda_array_interface__`, else its
+/// `__dlpack__` (or, where the request defers DLPack, the result marked deferred); an empty result when `obj`
+/// offers neither. Raises what the producer's protocol raised.
+inline ImportedArray import_protocols(nb::handle obj, const ImportRequest& req) {
+  ImportedArray out;
   PyObject* cai = PyObject_GetAttr(obj.ptr(), Keys::get().cai);
   if (cai != nullptr) {
     nb::object desc = nb::steal(cai);
@@ -570,8 +562,30 @@ inline ImportedArray import_array(nb::handle obj, const ImportRequest& req, Rout
       out.deferred = true;
       return out;
     }
-    made(array_from_dlpack(obj, req.stream_or_none(), req.sync).view);
+    out.made.emplace();
+    out.made->view = array_from_dlpack(obj, req.stream_or_none(), req.sync).view;
+    if (!req.borrow) out.made->producer = nb::borrow(obj);
   }
+  return out;
+}
+
+/// The one import: see the file's opening comment for the order. Raises what the producer's protocol
+/// raised; an empty result when `obj` offers no GPU-array protocol. `route` is route_of(Py_TYPE(obj)).
+inline ImportedArray import_array(nb::handle obj, const ImportRequest& req, Route route) {
+  ImportedArray out;
+  if (route == Route::ours) {
+    out.ours = nb::inst_ptr<PyDeviceArray>(obj);  // the route checked the type: no second lookup
+    return out;
+  }
+  ImportedView v = reader_view(obj, req, route);
+  if (!v) return import_protocols(obj, req);
+  if (req.share_remembered && v.remembered) {  // the memo's view, borrowed
+    out.remembered = v.remembered;
+    return out;
+  }
+  out.made.emplace();
+  out.made->view = std::move(v).take();
+  if (!req.borrow) out.made->producer = nb::borrow(obj);
   return out;
 }
 

@@ -302,9 +302,10 @@ inline PyKernel load(nb::handle code, nb::handle name, nb::handle signature, nb:
   PyKernel k;
   k.kernel = module->function(entry);
   k.signature = std::move(sig);
-  check_parameter_layout(*k.kernel, *k.signature);  // a signature the kernel lays out otherwise: refused at load
-  k.image.assign(reinterpret_cast<const char*>(image.data()), image.size());
   k.pack = std::make_unique<ArgumentPack>(k.signature);
+  // A signature the kernel lays out otherwise is refused at load; the pack keeps the answer for the launches.
+  (void)k.pack->packed_for(*k.kernel);
+  k.image.assign(reinterpret_cast<const char*>(image.data()), image.size());
   return k;
 }
 

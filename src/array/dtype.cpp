@@ -19,8 +19,6 @@ namespace cubridge {
 
 namespace {
 
-constexpr char kNativeOrder = std::endian::native == std::endian::little ? '<' : '>';
-
 // The kinds that have rows ("biufc"), each once, in the table's order.
 constexpr auto kKindChars = [] {
   std::array<char, kScalarTypes.size() + 1> kinds{};
@@ -85,7 +83,7 @@ bool datetime_kind(char kind) { return kind == 'M' || kind == 'm'; }
 
 // bfloat16's DType kind: ml_dtypes' dtype char, a letter no typestr kind uses.
 constexpr char kBFloat16Kind = 'E';
-constexpr const char* kBFloat16Typestr = kNativeOrder == '<' ? "<V2" : ">V2";
+constexpr const char* kBFloat16Typestr = kNativeByteOrder == '<' ? "<V2" : ">V2";
 
 // "<M8[D]", "<m8" (generic), interned like the opaque spellings.
 const char* datetime_typestr(char kind, char byteorder, std::uint8_t unit) {
@@ -153,7 +151,7 @@ const char* opaque_typestr(char kind, char byteorder, std::uint32_t itemsize) {
 DType bfloat16_dtype() noexcept {
   DType d;
   d.kind = kBFloat16Kind;
-  d.byteorder = kNativeOrder;
+  d.byteorder = kNativeByteOrder;
   d.itemsize = 2;
   return d;
 }
@@ -180,8 +178,6 @@ const char* DType::typestr() const noexcept {
   return kSpellings[static_cast<std::size_t>(row->type)][o].data();
 }
 
-bool DType::native() const noexcept { return byteorder == '|' || byteorder == kNativeOrder; }
-
 std::uint32_t DType::alignment() const noexcept {
   if (kind == 'U') return 4;
   if (opaque_kind(kind) || itemsize == 0) return 1;
@@ -201,7 +197,7 @@ DType parse_typestr(std::string_view s, std::string_view what) {
     d.kind = kind;
     d.itemsize = 8;
     d.unit = datetime_unit_of(s, what);
-    d.byteorder = order == '=' || order == '|' ? kNativeOrder : order;
+    d.byteorder = order == '=' || order == '|' ? kNativeByteOrder : order;
     return d;
   }
   if (kKinds.find(kind) == std::string_view::npos && !opaque_kind(kind)) {
@@ -232,7 +228,7 @@ DType parse_typestr(std::string_view s, std::string_view what) {
   if (n == 1 || kind == 'V' || kind == 'S')
     d.byteorder = '|';
   else if (order == '=' || order == '|')
-    d.byteorder = kNativeOrder;  // NumPy reads '|' on a multi-byte type as "native", so do we
+    d.byteorder = kNativeByteOrder;  // NumPy reads '|' on a multi-byte type as "native", so do we
   else
     d.byteorder = order;
   return d;
@@ -276,7 +272,7 @@ DType dlpack_dtype_slow(CubridgeDLDataType t) {
   DType d;
   d.kind = row->kind;
   d.itemsize = n;
-  d.byteorder = n == 1 ? '|' : kNativeOrder;
+  d.byteorder = n == 1 ? '|' : kNativeByteOrder;
   return d;
 }
 

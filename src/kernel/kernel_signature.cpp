@@ -104,17 +104,10 @@ DType scalar_type_dtype(ScalarType t) noexcept {
   DType d;
   d.itemsize = row.itemsize;
   d.kind = row.kind;
-  d.byteorder = d.itemsize == 1 || !row.numpy() ? '|' : (std::endian::native == std::endian::little ? '<' : '>');
+  d.byteorder = d.itemsize == 1 || !row.numpy() ? '|' : kNativeByteOrder;
   return d;
 }
 
-std::optional<ScalarType> scalar_type_of(const DType& dtype) noexcept {
-  if (!dtype.native()) return std::nullopt;
-  // O(1): asked per array on every launch. bfloat16's kind ('E') is in no NumPy row: asked after them.
-  if (const ScalarTypeInfo* row = scalar_type_of_numpy(dtype.kind, dtype.itemsize)) return row->type;
-  if (dtype == bfloat16_dtype()) return ScalarType::BFloat16;
-  return std::nullopt;
-}
 
 std::string ParamKind::to_string() const {
   std::string s = is_pointer() && any_pointee ? "void" : !record.empty() ? record : scalar_type_name(type);

@@ -7,6 +7,7 @@
 // no typestr parses to it; it comes from DLPack or from a producer's ml_dtypes.bfloat16 dtype object.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -15,6 +16,9 @@
 #include "cubridge/c/dlpack.h"
 
 namespace cubridge {
+
+/// This machine's byte order as a typestr spells it.
+inline constexpr char kNativeByteOrder = std::endian::native == std::endian::little ? '<' : '>';
 
 /// A parsed typestr. `byteorder` is normalised: '=' becomes the native order, and types whose byte
 /// order is meaningless (one byte wide, or 'V') use '|'.
@@ -28,7 +32,7 @@ struct DType {
   /// The canonical typestr ("<f4"); a pointer to a static string, so exporting allocates nothing.
   const char* typestr() const noexcept;
   /// True when the element's bytes are in this machine's order (always for '|').
-  bool native() const noexcept;
+  bool native() const noexcept { return byteorder == '|' || byteorder == kNativeByteOrder; }
   /// The alignment a pointer to one element needs (the component size for complex, 1 for 'V' and 'S', 4 for 'U').
   std::uint32_t alignment() const noexcept;
 

@@ -4,9 +4,9 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <cstddef>
 #include <optional>
 #include <span>
 #include <string>

@@ -27,8 +27,15 @@ const char* scalar_type_name(ScalarType t) noexcept;
 std::uint32_t scalar_type_size(ScalarType t) noexcept;
 /// The NumPy typestr kind and size of the type, in this machine's byte order.
 DType scalar_type_dtype(ScalarType t) noexcept;
-/// The scalar type of an array element, or nullopt for dtypes no kernel parameter has ('V', swapped).
-std::optional<ScalarType> scalar_type_of(const DType& dtype) noexcept;
+/// The scalar type of an array element, or nullopt for dtypes no kernel parameter has ('V', swapped). Inline:
+/// asked twice per array of every launch (the specialization's key and the argument's check).
+inline std::optional<ScalarType> scalar_type_of(const DType& dtype) noexcept {
+  if (!dtype.native()) return std::nullopt;
+  // bfloat16's kind ('E') is in no NumPy row: asked after them.
+  if (const ScalarTypeInfo* row = scalar_type_of_numpy(dtype.kind, dtype.itemsize)) return row->type;
+  if (dtype == bfloat16_dtype()) return ScalarType::BFloat16;
+  return std::nullopt;
+}
 
 /// One parameter as the user sees it: a scalar, an array of `ndim` dimensions (Numba ABI), a pointer
 /// to the first element of a contiguous array (C ABI, as CUDA C++ kernels take them), or one record
