@@ -378,7 +378,7 @@ inline bool spelt_by_python(const DType& d) {
 /// The ArrayParam of a view (a 0-d one too: numba's 0-d arrays); nullopt for what typeof refuses or leaves to
 /// Python (records, fixed-width strings, dtypes that are no kernel parameter type).
 inline std::optional<ArrayParam> array_param_facts(const ArrayView& v) {
-  if (spelt_by_python(v.dtype())) return std::nullopt;
+  // The dtypes Python spells (spelt_by_python) are no scalar type: scalar_type_of refuses them too.
   const auto element = scalar_type_of(v.dtype());
   if (!element) return std::nullopt;
   const char layout = v.is_c_contiguous() ? 'C' : v.is_f_contiguous() ? 'F' : 'A';

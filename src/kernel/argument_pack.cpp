@@ -86,10 +86,9 @@ void ArgumentPack::type_error(std::size_t index, const std::string& got) const {
                           " (signature " + signature_->to_string() + ")");
 }
 
-void ArgumentPack::check_index(std::size_t index) const {
-  if (index >= signature_->size())
-    throw std::out_of_range(signature_->parameter_name(index) + ": the kernel takes " +
-                            std::to_string(signature_->size()) + " arguments");
+void ArgumentPack::index_error(std::size_t index) const {
+  throw std::out_of_range(signature_->parameter_name(index) + ": the kernel takes " +
+                          std::to_string(signature_->size()) + " arguments");
 }
 
 void ArgumentPack::keep(std::size_t index, ArrayView&& view) {
@@ -116,8 +115,16 @@ void ArgumentPack::set_array_borrowed(std::size_t index, const ArrayView& view) 
 void ArgumentPack::check_and_write(std::size_t index, const ArrayView& view) {
   check_index(index);
   const ParamKind& p = (*signature_)[index];
-  if (!p.takes_array()) type_error(index, "an array");
   auto element = scalar_type_of(view.dtype());
+  // The common case first, each of its checks the one below would make: a Numba-ABI array of numbers given a
+  // writable-enough, unmasked array of its element type, rank and layout.
+  if (p.is_array() && p.record_size == 0 && !p.is_datetime() && element && same_elements(*element, p.type) && view.ndim() == p.ndim &&
+      (p.layout != 'C' || view.is_c_contiguous()) && (p.layout != 'F' || view.is_f_contiguous()) &&
+      !(p.written && view.read_only()) && !view.mask()) {
+    write_array(index, p, view);
+    return;
+  }
+  if (!p.takes_array()) type_error(index, "an array");
   if (p.record_size != 0 && p.record_kind == 'V' && (view.dtype().kind != 'V' || view.dtype().itemsize != p.record_size))
     type_error(index, std::string("an array of typestr '") + view.dtype().typestr() + "' (an array of records takes "
                       "a structured array of itemsize " + std::to_string(p.record_size) + ", typestr '|V" +
@@ -161,6 +168,10 @@ void ArgumentPack::check_and_write(std::size_t index, const ArrayView& view) {
     type_error(index, "an array of " + std::to_string(view.size()) + " records (shape " + tuple_string(view.shape()) +
                           "); a record parameter takes one: a 0-d structured array such as "
                           "cubridge.from_record_like(rec) or cubridge.to_device(rec)");
+  write_array(index, p, view);
+}
+
+void ArgumentPack::write_array(std::size_t index, const ParamKind& p, const ArrayView& view) {
   if (p.is_pointer() || p.is_record()) {
     std::uintptr_t data = view.address();
     std::memcpy(slot(index, 0), &data, 8);

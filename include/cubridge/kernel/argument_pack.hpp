@@ -80,9 +80,14 @@ class ArgumentPack {
  private:
   std::byte* slot(std::size_t index, std::uint32_t k) noexcept;
   [[noreturn]] void type_error(std::size_t index, const std::string& got) const;
-  void check_index(std::size_t index) const;
+  void check_index(std::size_t index) const {
+    if (index >= signature_->size()) [[unlikely]] index_error(index);
+  }
+  [[noreturn]] void index_error(std::size_t index) const;
   void keep(std::size_t index, ArrayView&& view);
   void check_and_write(std::size_t index, const ArrayView& view);
+  /// An array's words (the address, or the Numba ABI's meminfo..strides) at its slots: the checks were made.
+  void write_array(std::size_t index, const ParamKind& p, const ArrayView& view);
 
   std::shared_ptr<const KernelSignature> signature_;
   std::vector<std::uint64_t> words_;  // the packed buffer, as words so every slot is aligned
