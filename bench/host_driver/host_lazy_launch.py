@@ -10,6 +10,7 @@ Usage: CUBRIDGE_LIBCUDA=$(bench/host_driver/build.sh) python bench/host_driver/h
 from __future__ import annotations
 
 import argparse
+import os
 import pathlib
 import sys
 
@@ -59,6 +60,12 @@ def main() -> int:
     torch = torchlike()  # built by build.sh where HOST_TORCHLIKE_DIR names its folder (callgrind_launch.sh does)
     if torch is not None:
         kinds["PyTorch stand-in (exchange table)"] = [torch.Tensor(b.ptr, 32) for b in bufs]
+    if os.environ.get("HOST_NUMBA_STANDIN"):  # registers numba-cuda's module names: only in a process of its own
+        sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tests" / "python" / "arrays"))
+        import numba_devicearray_standin as nd  # noqa: PLC0415  (the numba reader's test stand-in)
+        kinds["numba stand-in (reader)"] = [
+            nd.DeviceNDArray((32,), (4,), "f4", gpu_data=nd.OwnedPointer(nd.MemoryPointer(nd.CUdeviceptr(b.ptr), 128)))
+            for b in bufs]
     if args.loop:
         _, fn, n_arrays, n_scalars = next(s for s in SHAPES if s[0] == args.shape)
         call_args = tuple(kinds[args.loop][:n_arrays]) + tuple(range(n_scalars))

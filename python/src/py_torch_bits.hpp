@@ -66,6 +66,9 @@ inline bool is_tensor_type(PyTypeObject* tp) {
   if (last_yes.is(tp)) return true;
   if (last_no.is(tp)) return false;
   const Torch& t = torch();
+  // torch.Tensor itself, which PyTorch's loading may leave without a tag (so never kept above): the reference
+  // torch() holds keeps it alive, so its address is its identity.
+  if (tp == t.tensor) return true;
   const bool yes = t.tensor != nullptr && PyType_IsSubtype(tp, t.tensor);
   if (yes || t.tensor != nullptr || !module_imported("torch")) (yes ? last_yes : last_no) = Answer{tp, tp->tp_version_tag};
   return yes;

@@ -540,6 +540,17 @@ def test_c_api_fills_the_struct_from_our_array(ptr):
         cubridge._core._c_import(a, flags=2)
 
 
+def test_c_api_spells_each_dtype_in_turn(ptr):
+    # The C API keeps the last dtype's typestr field: imports alternating between dtypes (datetime units and
+    # opaque sizes among them, which the typestr alone tells apart) each get their own, NUL-padded.
+    kinds = ["<f4", "<i8", "<M8[s]", "<M8[ms]", "|V12", "|V8", "|b1", "<c16", "<f4"]
+    for typestr in kinds + list(reversed(kinds)):
+        itemsize = 1 if typestr == "|b1" else 12 if typestr == "|V12" else 16 if typestr == "<c16" else \
+            4 if typestr == "<f4" else 8
+        c = cubridge._core._c_import(imp(desc(ptr, typestr=typestr, strides=(3 * itemsize, itemsize))))
+        assert c["typestr"] == typestr and c["itemsize"] == itemsize
+
+
 def test_c_api_from_cai_and_dlpack_producers(ptr):
     p = Producer(desc(ptr, stream=None))
     c = cubridge._core._c_import(p)
