@@ -6,6 +6,11 @@
 #        SHAPE="1 array" [LOADED=1] ... callgrind_launch.sh "KIND" [N]: host_lazy_launch.py's lazy @jit launch
 #        (or with LOADED=1 its loaded kernel) on SHAPE as that script names it (run it once first: the first
 #        run compiles, later ones read the code cache)
+#        TOGGLE='*lazy_call*' ...: count only inside the functions matching it (callgrind's --toggle-collect: the
+#        launch alone, without the Python loop around it); CG_TOP=N: list N functions (25)
+#        HOST_NUMBA_STANDIN=1 CUBRIDGE_HOST_DEVICES=2 SHAPE=... callgrind_launch.sh "numba stand-in (reader)": the
+#        numba reader on tests/python/arrays/numba_devicearray_standin.py's arrays (two stand-in devices keep the
+#        allocations' ranges the memo needs)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 py="${PYTHON:-python3}"
@@ -24,7 +29,8 @@ if [ -n "${SHAPE:-}" ]; then
   if [ -n "${LOADED:-}" ]; then script+=(--loaded); fi
 fi
 for m in "$base" "$n"; do
-  valgrind --tool=callgrind --callgrind-out-file="$work/cg.$m" "$py" "${script[@]}" --loop "$kind" -n "$m" \
+  valgrind --tool=callgrind ${TOGGLE:+--toggle-collect="$TOGGLE"} --callgrind-out-file="$work/cg.$m" "$py" \
+    "${script[@]}" --loop "$kind" -n "$m" \
     >/dev/null 2>&1
   callgrind_annotate --threshold=100 "$work/cg.$m" 2>/dev/null | grep -E '^ *[0-9,]+ \(' | sed 's/ (.*%)  / /' \
     >"$work/cg.$m.txt"
