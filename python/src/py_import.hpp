@@ -2,8 +2,10 @@
 // array: our DeviceArray as it is; a type publishing the DLPack C exchange table through the table (it
 // names the producer's current stream, where PyTorch's CAI is version 2 without one); CuPy's ndarray
 // through its attributes; else the object's `__cuda_array_interface__`; else its `__dlpack__`. The route
-// is decided once per Python type (a bounded cache that holds no reference to the types). Used by
-// as_cuda_array, the C API, kernel arguments and @jit's typeof.
+// is decided once per Python type (a bounded cache that holds no reference to the types). import_array is the
+// readers' part (reader_view: the exchange table, CuPy's and numba's readers) then the protocols' (import_protocols);
+// a lazy launch asks the two parts itself, taking a reader's view straight into its slot. Used by as_cuda_array,
+// the C API, kernel arguments and @jit's typeof.
 // Implements: CAI v3 "stream" (consumer side) for every route; DLPack "Python specification" (consumer).
 #pragma once
 
