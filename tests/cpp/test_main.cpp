@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "sanitizer.hpp"
+
 namespace {
 
 // Written by the listener before each test, read by the signal handler: a fixed buffer, no allocation.
@@ -50,24 +52,10 @@ extern "C" void report_fatal_signal(int signo) {
   std::raise(signo);
 }
 
-bool under_address_sanitizer() {
-#if defined(__SANITIZE_ADDRESS__)
-  return true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  return true;
-#else
-  return false;
-#endif
-#else
-  return false;
-#endif
-}
-
 void install_crash_reporting() {
   std::setvbuf(stdout, nullptr, _IONBF, 0);
   std::setvbuf(stderr, nullptr, _IONBF, 0);
-  if (under_address_sanitizer()) return;
+  if (cubridge::testing::kUnderAddressSanitizer) return;  // ASan reports fatal signals itself
   void* warm[1];
   ::backtrace(warm, 1);  // loads libgcc's unwinder now, not inside the handler
   struct sigaction action {};

@@ -15,6 +15,7 @@
 #include "cubridge/compiler/nvrtc.hpp"
 #include "cubridge/compiler/nvvm.hpp"
 #include "in_child.hpp"
+#include "sanitizer.hpp"
 #include "test_toolkit_samples.hpp"
 
 namespace {
@@ -122,6 +123,11 @@ TEST(LinkerIsolation, BytesWithoutTheLtoirMagicAreRefusedBeforeNvJitLink) {
 
 TEST(LinkerIsolation, ForkWhileAnotherThreadLinksLeavesTheChildAbleToLink) {
   // Before the fork handler about one fork in 15 gave a child stuck for ever on nvJitLink's mutex.
+  if (cubridge::testing::kUnderAddressSanitizer)
+    GTEST_SKIP() << "ASan's allocator (clang 14's compiler-rt) takes no lock across fork(): a fork while the other "
+                    "thread is inside malloc or free leaves the child's allocator locked (seen: a child blocked in "
+                    "SizeClassAllocator64::GetFromAllocator under free() in nvJitLink, in 2 of 46 runs), which is not the "
+                    "lock this test is about; the uninstrumented build runs it";
   const std::string ours = f_ltoir();
   std::atomic<bool> stop{false};
   std::thread linker([&] {
