@@ -6,6 +6,7 @@
 
 #include <complex>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "cubridge/driver.hpp"
@@ -98,6 +99,11 @@ struct ParameterLayout : ::testing::Test {
   }
   // A kernel made now reads the layout the interposed driver reports now.
   std::shared_ptr<Kernel> kernel() { return std::make_shared<Kernel>(module, "k"); }
+  // The refusal of signature `text` for a kernel the driver lays out as `layout`.
+  std::string refusal_of(const char* text, std::vector<ParamSlot> layout) {
+    g_layout = std::move(layout);
+    return refusal(*kernel(), *signature(text));
+  }
   static LaunchConfig one_block() {
     LaunchConfig c;
     c.grid = Extent3::of(std::vector<std::int64_t>{1}, "griddim");
@@ -180,9 +186,7 @@ TEST_F(ParameterLayout, AWiderScalarThanTheKernelsIsRefusedByNameBeforeAnyLaunch
 }
 
 TEST_F(ParameterLayout, AnArrayGivenToAPointerKernelNamesItsPartAndTheKernelsEnd) {
-  auto sig = signature("float32[:]");
-  g_layout = {{0, 8}};  // a C kernel (float* p)
-  const std::string m = refusal(*kernel(), *sig);
+  const std::string m = refusal_of("float32[:]", {{0, 8}});  // a C kernel (float* p)
   EXPECT_NE(m.find("takes 1 parameter, 8 bytes, but its signature void(float32[:]) passes 7 parameters, 56 bytes"),
             std::string::npos) << m;
   EXPECT_NE(m.find("argument 0 (float32[:], its part 1) is 8 bytes at offset 8, past the kernel's last parameter"),
@@ -190,9 +194,7 @@ TEST_F(ParameterLayout, AnArrayGivenToAPointerKernelNamesItsPartAndTheKernelsEnd
 }
 
 TEST_F(ParameterLayout, AKernelParameterTheSignatureLacksIsNamed) {
-  auto sig = signature("float32*");
-  g_layout = {{0, 8}, {8, 4}};
-  const std::string m = refusal(*kernel(), *sig);
+  const std::string m = refusal_of("float32*", {{0, 8}, {8, 4}});
   EXPECT_NE(m.find("the kernel's parameter 1 (4 bytes at offset 8) is given nothing. Add the kernel's remaining "
                    "parameters to the signature"),
             std::string::npos) << m;
@@ -216,16 +218,12 @@ TEST_F(ParameterLayout, AComplexFillsOneCParameterOfItsSizeWhole) {
   pack.clear();
 
   // (int n, cuDoubleComplex z): the C kernel's complex is 16-byte aligned, at 16; numba's halves are at 8 and 16.
-  auto misaligned = signature("int32, complex128");
-  g_layout = {{0, 4}, {16, 16}};
-  const std::string m = refusal(*kernel(), *misaligned);
+  const std::string m = refusal_of("int32, complex128", {{0, 4}, {16, 16}});
   EXPECT_NE(m.find("the signature's argument 1 (complex128, its part 0) is 8 bytes at offset 8, the kernel's "
                    "parameter 1 is 16 bytes at offset 16"),
             std::string::npos) << m;
   // Two int32 arguments never fill one 8-byte parameter: only a complex's halves do.
-  auto two = signature("int32, int32");
-  g_layout = {{0, 8}};
-  EXPECT_NE(refusal(*kernel(), *two).find("argument 0 (int32) is 4 bytes at offset 0"), std::string::npos);
+  EXPECT_NE(refusal_of("int32, int32", {{0, 8}}).find("argument 0 (int32) is 4 bytes at offset 0"), std::string::npos);
 }
 
 TEST_F(ParameterLayout, ADriverThatCannotSayGetsOnePointerPerParameter) {
