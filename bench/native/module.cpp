@@ -7,6 +7,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "alloc_free_pairs.hpp"
+#include "cupy_stream.hpp"
 #include "launch_floor.hpp"
 #include "cubridge/driver/context.hpp"
 
@@ -37,4 +38,6 @@ NB_MODULE(_bench, m) {
         "loop), in the current context.");
   m.def("driver_call_ns", &cubridge::bench::driver_call_ns, nb::arg("repeat") = 100000,
         "[(call, ns per call)] of the context calls a launch may make besides cuLaunchKernel, each in a C++ loop.");
+  m.def("cupy_current_stream_ns", &cubridge::bench::cupy_current_stream_ns, nb::arg("repeat") = 100000,
+        "ns per call of CuPy's exported get_current_stream_ptr C function in a C++ loop; -1 where not exported.");
 }

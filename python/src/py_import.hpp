@@ -99,6 +99,15 @@ struct ImportedArray {
   explicit operator bool() const noexcept { return ours != nullptr || made.has_value() || remembered != nullptr; }
   /// Our array or the new one (not for a remembered view).
   PyDeviceArray& get() noexcept { return ours != nullptr ? *ours : *made; }
+
+  /// A new array of `view`, with `obj` as its producer (held) unless the request borrows the object.
+  static ImportedArray make(ArrayView&& view, nb::handle obj, const ImportRequest& req) {
+    ImportedArray out;
+    out.made.emplace();
+    out.made->view = std::move(view);
+    if (!req.borrow) out.made->producer = nb::borrow(obj);
+    return out;
+  }
 };
 
 namespace import_detail {
@@ -564,9 +573,7 @@ inline ImportedArray import_protocols(nb::handle obj, const ImportRequest& req) 
       out.deferred = true;
       return out;
     }
-    out.made.emplace();
-    out.made->view = array_from_dlpack(obj, req.stream_or_none(), req.sync).view;
-    if (!req.borrow) out.made->producer = nb::borrow(obj);
+    return ImportedArray::make(array_from_dlpack(obj, req.stream_or_none(), req.sync).view, obj, req);
   }
   return out;
 }
@@ -585,10 +592,7 @@ inline ImportedArray import_array(nb::handle obj, const ImportRequest& req, Rout
     out.remembered = v.remembered;
     return out;
   }
-  out.made.emplace();
-  out.made->view = std::move(v).take();
-  if (!req.borrow) out.made->producer = nb::borrow(obj);
-  return out;
+  return ImportedArray::make(std::move(v).take(), obj, req);
 }
 
 inline ImportedArray import_array(nb::handle obj, const ImportRequest& req) {
