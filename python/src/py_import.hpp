@@ -183,7 +183,7 @@ inline constexpr std::size_t kRouteCacheSize = 16;
 
 }  // namespace import_detail
 
-/// The route of `tp`, cached by the type's identity. A type with a version tag is matched by its tag too:
+/// The route of `tp` other than our own arrays' (route_of below), cached by the type's identity. A type with a version tag is matched by its tag too:
 /// CPython gives every type a tag never given to another and clears it when the type is changed, so a
 /// freed type's address reused by a new type, or a type given a new attribute, is decided again. A type
 /// without a tag (CPython gives up tagging a type that changed too often, as Python 3.12+ may do for
@@ -191,7 +191,7 @@ inline constexpr std::size_t kRouteCacheSize = 16;
 /// which dies with the type; such a type keeps the route of its first import, as exchange_api_of keeps
 /// its table (the route reads only the bases and `__dlpack_c_exchange_api__`, which a library sets when
 /// it makes the class). No strong reference to a type is held.
-inline Route route_of(PyTypeObject* tp) {
+inline Route route_of_slow(PyTypeObject* tp) {
   struct Entry {
     PyTypeObject* type = nullptr;
     unsigned int tag = 0;
@@ -200,8 +200,6 @@ inline Route route_of(PyTypeObject* tp) {
   };
   static std::array<Entry, import_detail::kRouteCacheSize> cache;  // guarded by the GIL
   static std::size_t next = 0;
-  static PyTypeObject* const ours = reinterpret_cast<PyTypeObject*>(nb::type<PyDeviceArray>().ptr());
-  if (tp == ours) return Route::ours;  // the hottest case, and a type that lives for the process
   // A tag of 0 is no tag (CPython zeroes it when the type changes; Python 3.12 no longer keeps the
   // VALID_VERSION_TAG flag in step, so the tag alone is the test).
   const unsigned int tag = tp->tp_version_tag;
@@ -229,6 +227,13 @@ inline Route route_of(PyTypeObject* tp) {
   Py_XDECREF(slot.weak);
   slot = fresh;
   return r;
+}
+
+/// route_of with its hottest case, our own arrays, decided inline (a launch asks it of each array argument).
+inline Route route_of(PyTypeObject* tp) {
+  static PyTypeObject* const ours = reinterpret_cast<PyTypeObject*>(nb::type<PyDeviceArray>().ptr());
+  if (tp == ours) return Route::ours;  // a type that lives for the process
+  return route_of_slow(tp);
 }
 
 namespace import_detail {
@@ -265,7 +270,8 @@ inline ImportedView exchange_view(nb::handle obj, const CubridgeDLPackExchangeAP
     std::optional<ImportRequest::ExchangeStream>& memo = req.exchange_stream;
     if (!memo || memo->api != api || memo->device_type != t.device.device_type || memo->device_id != t.device.device_id)
       memo = ImportRequest::ExchangeStream{api, t.device.device_type, t.device.device_id,
-                                           exchange_work_stream(api, t.device.device_type, t.device.device_id)};
+                                           described != nullptr ? described_work_stream(api, t)
+                                                                : exchange_work_stream(api, t.device.device_type, t.device.device_id)};
     // The producer's answers above ran no Python code: the tensor's shape and strides are still the ones read.
     const std::optional<ImportKey> key = exchange_key(obj, api, t, memo->stream, req);
     if (key)

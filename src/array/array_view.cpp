@@ -1,6 +1,7 @@
 // Internal: ArrayView validation, contiguity, extent and the view-making operations.
 #include "cubridge/array/array_view.hpp"
 
+#include <atomic>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -9,6 +10,28 @@
 #include "support/hex_text.hpp"
 
 namespace cubridge {
+
+namespace {
+
+// Serials are handed out in blocks, one block per thread at a time: a view made or copied costs no atomic operation.
+constexpr std::uint64_t kSerialBlock = std::uint64_t{1} << 16;
+std::atomic<std::uint64_t> g_next_serial_block{1};  // 0 is no serial
+
+struct SerialBlock {
+  std::uint64_t next = 0, end = 0;
+};
+thread_local SerialBlock t_serials;
+
+}  // namespace
+
+std::uint64_t ViewSerial::fresh() noexcept {
+  SerialBlock& b = t_serials;
+  if (b.next == b.end) {
+    b.next = g_next_serial_block.fetch_add(kSerialBlock, std::memory_order_relaxed);
+    b.end = b.next + kSerialBlock;
+  }
+  return b.next++;
+}
 
 namespace {
 

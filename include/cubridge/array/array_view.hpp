@@ -54,6 +54,30 @@ class DimStore {
   std::size_t size_ = 0;
 };
 
+/// A number given anew each time an ArrayView is made or assigned (and to a view moved from): an object whose
+/// address and serial are what they were holds the same view. Lets a caller that saw a view keep what it
+/// derived from it (ArgumentPack: the view's packed words) without comparing the view's facts again.
+class ViewSerial {
+ public:
+  ViewSerial() noexcept : value_(fresh()) {}
+  ViewSerial(const ViewSerial&) noexcept : value_(fresh()) {}
+  ViewSerial(ViewSerial&& other) noexcept : value_(fresh()) { other.value_ = fresh(); }
+  ViewSerial& operator=(const ViewSerial&) noexcept {
+    value_ = fresh();
+    return *this;
+  }
+  ViewSerial& operator=(ViewSerial&& other) noexcept {
+    value_ = fresh();
+    other.value_ = fresh();
+    return *this;
+  }
+  std::uint64_t value() const noexcept { return value_; }
+
+ private:
+  static std::uint64_t fresh() noexcept;  // never 0; unique in the process
+  std::uint64_t value_;
+};
+
 /// Copies share the owner. A view never allocates device memory; it only refers to it.
 class ArrayView {
  public:
@@ -100,6 +124,9 @@ class ArrayView {
   bool is_contiguous() const noexcept { return c_contiguous_ || f_contiguous_; }
   ByteExtent extent() const noexcept;
 
+  /// See ViewSerial: the same object with the same serial is the same view.
+  std::uint64_t serial() const noexcept { return serial_.value(); }
+
   /// The producer's stream (CAI v3 "stream"); work enqueued there needs no synchronisation.
   const std::optional<StreamRef>& stream() const noexcept { return stream_; }
   /// False when the consumer switched synchronisation off (sync=False or the environment switch).
@@ -139,6 +166,7 @@ class ArrayView {
   std::optional<StreamRef> stream_;
   std::shared_ptr<const void> owner_;
   std::shared_ptr<const ArrayView> mask_;
+  ViewSerial serial_;  // the && overloads change *this and then move from it, which gives it a new serial
 
   void note_layout() noexcept;
 };

@@ -46,7 +46,9 @@ class ArgumentPack {
   void set_array(std::size_t index, ArrayView&& view);
   /// As set_array, without copying the view: the caller keeps `view` (and what it refers to) alive and
   /// unchanged until the next set of this parameter or clear(). For launches whose caller holds the
-  /// arrays (a Python launch holds its argument tuple).
+  /// arrays (a Python launch holds its argument tuple). The view this parameter was last set to, given again
+  /// unchanged (the same object with the same ArrayView::serial()), is neither checked nor written again: its
+  /// words are still in place.
   void set_array_borrowed(std::size_t index, const ArrayView& view);
   /// A raw device address for pointer parameter `index` (no view: nothing to order or keep alive).
   void set_address(std::size_t index, std::uint64_t address);
@@ -97,6 +99,9 @@ class ArgumentPack {
   std::vector<std::uint8_t> copied_;      // views_[k] holds a copy to release at clear()
   std::vector<const ArrayView*> array_ptrs_;
   std::vector<std::uint8_t> filled_;
+  // By array index: the borrowed view whose words the buffer holds, and its serial then (null: none or not known).
+  std::vector<const ArrayView*> written_;
+  std::vector<std::uint64_t> written_serial_;
   std::uint64_t layout_checked_for_ = 0;  // the serial of the kernel whose layout packed_for() last checked
   bool layout_matches_ = false;           // and what it found
 };

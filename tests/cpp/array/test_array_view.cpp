@@ -30,6 +30,32 @@ std::string error_of(auto fn) {
 }
 }  // namespace
 
+// Every making, copy, move and assignment gives a new serial, and so does being moved from: what a caller derived
+// from a view it saw is good only while the same object keeps the serial it had (ArgumentPack, the lazy launch).
+TEST(ArrayView, EachMakingCopyMoveAndAssignmentGivesANewSerial) {
+  ArrayView a = make({4});
+  const std::uint64_t first = a.serial();
+  EXPECT_NE(first, 0u);
+  EXPECT_EQ(a.serial(), first);  // asking does not change it
+  ArrayView copy = a;
+  EXPECT_NE(copy.serial(), a.serial());
+  EXPECT_EQ(a.serial(), first);  // copying from a view leaves its serial
+  ArrayView moved = std::move(copy);
+  EXPECT_NE(moved.serial(), first);
+  const std::uint64_t before = a.serial();
+  a = moved;
+  EXPECT_NE(a.serial(), before);
+  const std::uint64_t source = moved.serial();
+  ArrayView taken = std::move(moved).with_stream(std::nullopt, false);  // changes `moved`, then moves from it
+  EXPECT_NE(moved.serial(), source);
+  EXPECT_NE(taken.serial(), source);
+  const std::uint64_t kept = a.serial();
+  a = make({4});
+  EXPECT_NE(a.serial(), kept);
+  EXPECT_NE(a.with_device(0).serial(), a.serial());
+  EXPECT_NE(ArrayView().serial(), ArrayView().serial());
+}
+
 TEST(ArrayView, ImplicitStridesAreCContiguous) {
   ArrayView v = make({2, 3, 4});
   EXPECT_EQ(std::vector<std::int64_t>(v.strides().begin(), v.strides().end()), (std::vector<std::int64_t>{48, 16, 4}));

@@ -6,6 +6,7 @@
 #include <limits>
 #include <cstring>
 #include <fstream>
+#include <new>
 #include <sstream>
 
 #include "cubridge/array/errors.hpp"
@@ -173,6 +174,52 @@ TEST(ArgumentPack, WritesTheNumbaArrayFields) {
   pack.check_complete();
   ASSERT_EQ(pack.arrays().size(), 2u);
   EXPECT_EQ(pack.arrays()[1]->address(), 0x20000u);
+}
+
+// A borrowed view given again unchanged keeps its words without being checked again; any change to what the slot
+// holds (another view at the same address, the same object assigned another view, a raw address, a copy, a refused
+// view) writes or refuses as a first set does.
+TEST(ArgumentPack, ABorrowedViewGivenAgainUnchangedKeepsItsWordsAndAnyChangeIsWrittenAgain) {
+  auto sig = std::make_shared<KernelSignature>(KernelSignature::parse("float32[::1], float32*"));
+  ArgumentPack pack(sig);
+  ArrayView v = fake_view(0x10000, "<f4", {8});
+  pack.set_array_borrowed(0, v);
+  pack.clear();
+  pack.set_array_borrowed(0, v);  // unchanged: its words are the ones written before
+  EXPECT_EQ(read_at<std::uint64_t>(pack, 32), 0x10000u);
+  EXPECT_EQ(read_at<std::int64_t>(pack, 40), 8);
+  EXPECT_EQ(pack.arrays()[0], &v);
+  v = fake_view(0x20000, "<f4", {5});  // the same object, another view: written again
+  pack.clear();
+  pack.set_array_borrowed(0, v);
+  EXPECT_EQ(read_at<std::uint64_t>(pack, 32), 0x20000u);
+  EXPECT_EQ(read_at<std::int64_t>(pack, 40), 5);
+  v = fake_view(0x20000, "<f8", {5});  // and one the parameter refuses: refused, not taken for the last one
+  pack.clear();
+  EXPECT_THROW_MSG(pack.set_array_borrowed(0, v), ArgumentTypeError, "a float64 array");
+  v = fake_view(0x30000, "<f4", {3});
+  pack.set_array_borrowed(0, v);
+  pack.set_array(0, fake_view(0x40000, "<f4", {2}));  // a copy over the borrowed view's words
+  pack.set_array_borrowed(0, v);
+  EXPECT_EQ(read_at<std::uint64_t>(pack, 32), 0x30000u);
+  EXPECT_EQ(read_at<std::int64_t>(pack, 40), 3);
+  // Another view made where the last one was: written, though address and facts are alike but the pointer.
+  alignas(ArrayView) std::byte place[sizeof(ArrayView)];
+  auto* first = new (place) ArrayView(fake_view(0x50000, "<f4", {4}));
+  pack.set_array_borrowed(0, *first);
+  first->~ArrayView();
+  auto* second = new (place) ArrayView(fake_view(0x60000, "<f4", {4}));
+  ASSERT_EQ(static_cast<void*>(first), static_cast<void*>(second));
+  pack.set_array_borrowed(0, *second);
+  EXPECT_EQ(read_at<std::uint64_t>(pack, 32), 0x60000u);
+  second->~ArrayView();
+  // A pointer parameter: a raw address over the view's word, then the view again.
+  ArrayView p = fake_view(0x70000, "<f4", {4});
+  pack.set_array_borrowed(1, p);
+  pack.set_address(1, 0x1234);
+  EXPECT_EQ(read_at<std::uint64_t>(pack, 56), 0x1234u);  // after the 7 words of float32[::1]
+  pack.set_array_borrowed(1, p);
+  EXPECT_EQ(read_at<std::uint64_t>(pack, 56), 0x70000u);
 }
 
 // The fast forms of set_scalar write exactly what set_scalar writes for an int64 or a double into the

@@ -282,6 +282,23 @@ def test_torch_lifetime_and_c_api():
     np.testing.assert_array_equal(a.copy_to_host(), np.ones(10, np.float32))
 
 
+@pytest.mark.parametrize("glue", [True, False], ids=["glue", "exchange table"])
+def test_torch_c_api_names_torchs_current_stream(glue):
+    # The C API's stream of a tensor is PyTorch's current stream on the tensor's device, whether asked through
+    # cubridge._torch_glue or the exchange table's current_work_stream (both at::cuda::getCurrentCUDAStream).
+    torch = lib("torch")
+    t = torch.ones(10, device="cuda")
+    cubridge._core._torch_glue_reader(glue)
+    try:
+        assert cubridge._core._c_import(t)["stream"] == 1  # the legacy default stream, as CAI v3 names it
+        s = torch.cuda.Stream()
+        with torch.cuda.stream(s):
+            assert cubridge._core._c_import(t)["stream"] == s.cuda_stream
+        assert cubridge._core._c_import(t)["stream"] == 1  # the current stream again, not the one last seen
+    finally:
+        cubridge._core._torch_glue_reader(True)
+
+
 # ---- Numba --------------------------------------------------------------------------------------------
 
 @pytest.mark.real_driver

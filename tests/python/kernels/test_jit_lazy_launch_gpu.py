@@ -313,6 +313,58 @@ def test_values_of_cached_launches_match_numpy():
     assert c.reads == 3
 
 
+def _arrays_of_each_library(n):
+    """Two arrays of n float32 of each GPU library importable here (cubridge's own always), as
+    (name, array, read back to NumPy)."""
+    made = [("cubridge", cubridge.device_array(n, "f4"), lambda x: x.copy_to_host()) for _ in range(2)]
+    try:
+        import cupy as cp
+        made += [("CuPy", cp.zeros(n, dtype=cp.float32), cp.asnumpy) for _ in range(2)]
+    except Exception:  # noqa: BLE001 - not importable or no GPU for it
+        pass
+    try:
+        import torch
+        if torch.cuda.is_available():
+            made += [("PyTorch", torch.zeros(n, device="cuda"), lambda x: x.cpu().numpy()) for _ in range(2)]
+    except Exception:  # noqa: BLE001
+        pass
+    return made
+
+
+@pytest.mark.real_driver
+def test_launches_that_alternate_arrays_each_write_the_array_given():
+    # A launch keeps what it derived from each array's view (its key facts, its packed words) for the next launch
+    # given the same view unchanged: alternating arrays, kernels and libraries must each reach the array given.
+    n = 64
+    made = _arrays_of_each_library(n)
+    d = cubridge.jit(fill)
+    for round_ in range(3):
+        for k, (_, a, _) in enumerate(made):
+            d[1, n](a, float(10 * round_ + k))
+    for k, (name, a, back) in enumerate(made):
+        np.testing.assert_array_equal(back(a), np.full(n, 20.0 + k, np.float32), err_msg=name)
+
+
+@pytest.mark.real_driver
+def test_a_tensor_changed_in_place_between_launches_is_read_again():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch sees no GPU")
+    d = cubridge.jit(fill)
+    t = torch.zeros(16, device="cuda")
+    d[1, 32](t, 1.0)
+    other = torch.zeros(32, device="cuda")
+    t.set_(other)  # the same Python object, now over other memory and of another shape
+    d[1, 32](t, 2.0)
+    torch.cuda.synchronize()
+    assert t.data_ptr() == other.data_ptr()  # set_ changed the object itself
+    np.testing.assert_array_equal(other.cpu().numpy(), np.full(32, 2.0, np.float32))
+    t.resize_(8)  # in place again: 8 elements of the same memory
+    d[1, 32](t, 3.0)
+    torch.cuda.synchronize()
+    np.testing.assert_array_equal(other.cpu().numpy(), np.r_[np.full(8, 3.0), np.full(24, 2.0)].astype(np.float32))
+
+
 @pytest.mark.real_driver
 def test_values_match_numba_cuda_where_importable():
     numba_cuda = pytest.importorskip("numba.cuda", reason="numba-cuda is not importable")
