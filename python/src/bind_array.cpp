@@ -67,7 +67,6 @@ nb::dict torch_import_steps_ns(nb::handle obj, int repeat) {
     check_producer_call(api->dltensor_from_py_object_no_sync(obj.ptr(), &t), obj.ptr(), "dltensor_from_py_object_no_sync");
   });
   d["exchange table current_work_stream"] = timed([&] { (void)exchange_work_stream(api, t.device.device_type, t.device.device_id); });
-  if (described) d["glue current stream"] = timed([&] { (void)described_work_stream(api, t); });
   CubridgeArray a{};
   d["the struct filled from the DLTensor + release"] = timed([&] {
     c_api_detail::fill_from_dltensor(t, obj.ptr(), StreamRef::legacy(), true, &a);

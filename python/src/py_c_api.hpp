@@ -179,7 +179,7 @@ inline int c_array_from_pyobject(void* obj, std::uint32_t flags, std::uintptr_t 
         torch_bits::refuse_unresolved(h.ptr());  // as import_array: a conjugated or negated view is refused
         check_producer_call(api->dltensor_from_py_object_no_sync(h.ptr(), &t), h.ptr(), "dltensor_from_py_object_no_sync");
       }
-      StreamRef work = described ? described_work_stream(api, t) : exchange_work_stream(api, t.device.device_type, t.device.device_id);
+      StreamRef work = exchange_work_stream(api, t.device.device_type, t.device.device_id);
       c_api_detail::fill_from_dltensor(t, h.ptr(), work, sync, out);
       producer = work;
       device = t.device.device_id;

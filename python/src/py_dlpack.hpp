@@ -288,15 +288,6 @@ inline StreamRef exchange_work_stream(const CubridgeDLPackExchangeAPI* api, int 
   return s == nullptr ? StreamRef::legacy() : StreamRef::external(static_cast<CUstream>(s));
 }
 
-/// exchange_work_stream for a tensor cubridge._torch_glue described (torch_bits::described): the same answer, asked
-/// of the glue where it can give it.
-inline StreamRef described_work_stream(const CubridgeDLPackExchangeAPI* api, const CubridgeDLTensor& t) {
-  if (t.device.device_type == CUBRIDGE_DL_CUDA)
-    if (const std::optional<void*> s = torch_bits::current_stream(t.device.device_id))
-      return *s == nullptr ? StreamRef::legacy() : StreamRef::external(static_cast<CUstream>(*s));
-  return exchange_work_stream(api, t.device.device_type, t.device.device_id);
-}
-
 /// `from_dlpack`: the exchange table first, then `__dlpack__(stream=..., max_version=(1, 3))`.
 inline PyDeviceArray array_from_dlpack(nb::handle obj, nb::handle stream, bool sync) {
   torch_bits::refuse_unresolved(obj.ptr());  // PyTorch's export hands a conjugated or negated view out unresolved

@@ -270,8 +270,7 @@ inline ImportedView exchange_view(nb::handle obj, const CubridgeDLPackExchangeAP
     std::optional<ImportRequest::ExchangeStream>& memo = req.exchange_stream;
     if (!memo || memo->api != api || memo->device_type != t.device.device_type || memo->device_id != t.device.device_id)
       memo = ImportRequest::ExchangeStream{api, t.device.device_type, t.device.device_id,
-                                           described != nullptr ? described_work_stream(api, t)
-                                                                : exchange_work_stream(api, t.device.device_type, t.device.device_id)};
+                                           exchange_work_stream(api, t.device.device_type, t.device.device_id)};
     // The producer's answers above ran no Python code: the tensor's shape and strides are still the ones read.
     const std::optional<ImportKey> key = exchange_key(obj, api, t, memo->stream, req);
     if (key)

@@ -118,15 +118,4 @@ inline std::optional<CubridgeDLTensor> described(PyObject* obj) {
   return d.tensor;
 }
 
-/// PyTorch's current stream on CUDA device `device` (null: the legacy default stream) through cubridge._torch_glue:
-/// the very at::cuda::getCurrentCUDAStream the exchange table's current_work_stream returns, in one call instead of
-/// the table's (asked for each C API import of a tensor). nullopt where the glue is not in use or cannot say; the
-/// caller then asks the table.
-inline std::optional<void*> current_stream(int device) {
-  const Torch& t = torch();
-  void* s = nullptr;
-  if (t.glue == nullptr || !glue_reader_on() || !t.glue->current_stream(device, &s)) return std::nullopt;
-  return s;
-}
-
 }  // namespace cubridge::python::torch_bits
