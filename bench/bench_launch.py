@@ -3,7 +3,8 @@
 cubridge arrays, for cubridge (lazy and eager), numba-cuda, numba-cuda-mlir, CuPy RawKernel and cuda.core, beside
 two floors measured in the same run (a bare cuLaunchKernel in a C++ loop, and the same call made by one builtin
 call from the Python loop each); and compile times of a one-line device function, a 12-line loop kernel and a
-cold first compile (a fresh process) for cubridge, numba-cuda and numba-cuda-mlir.
+cold first compile (a fresh process, started before this one loads any GPU library) for cubridge, numba-cuda and
+numba-cuda-mlir.
 
 Every kernel has an empty body: the figure is host-side time per launch (batches of launches timed on the
 host, the queue drained between batches outside the timing; the median over batches of the per-launch mean).
@@ -149,20 +150,28 @@ COLD = {
 }
 
 
-def cold_ms(peer: str, folder: str, reps: int, env: dict | None = None) -> float | None:
-    """A fresh process that imports the compiler and compiles the one-line function (cubridge's on-disk
-    cache pointed at an empty folder each time, so nothing is reused); `env` defaults to this process's."""
-    times = []
+def cold_ms(peers: dict, folder: str, reps: int) -> dict:
+    """{peer: median ms} of a fresh process that imports the compiler and compiles the one-line function
+    (cubridge's on-disk cache pointed at an empty folder each time, so nothing is reused), for each peer given
+    with its environment (None: this process's); None for a peer whose process fails. The peers take their
+    processes in turn, so that a drift of the host weighs on each alike. Called before this process loads any
+    GPU library: starting a child from a process that holds CUDA contexts, PyTorch and numba costs more, which is
+    no part of the child's compile."""
+    times = {peer: [] for peer in peers}
     for _ in range(reps):
-        with tempfile.TemporaryDirectory() as cache:
-            run_env = dict(with_path(env or dict(os.environ), folder), CUBRIDGE_CACHE_DIR=cache)
-            t0 = time.perf_counter_ns()
-            r = subprocess.run([sys.executable, "-c", COLD[peer]], env=run_env, capture_output=True, text=True)
-            if r.returncode != 0:
-                print(f"cold compile with {peer} failed: {r.stderr[-600:]}", file=sys.stderr)
-                return None
-            times.append((time.perf_counter_ns() - t0) / 1e6)
-    return statistics.median(times)
+        for peer, env in peers.items():
+            if times[peer] is None:
+                continue
+            with tempfile.TemporaryDirectory() as cache:
+                run_env = dict(with_path(env or dict(os.environ), folder), CUBRIDGE_CACHE_DIR=cache)
+                t0 = time.perf_counter_ns()
+                r = subprocess.run([sys.executable, "-c", COLD[peer]], env=run_env, capture_output=True, text=True)
+                if r.returncode != 0:
+                    print(f"cold compile with {peer} failed: {r.stderr[-600:]}", file=sys.stderr)
+                    times[peer] = None
+                    continue
+                times[peer].append((time.perf_counter_ns() - t0) / 1e6)
+    return {peer: statistics.median(t) if t else None for peer, t in times.items()}
 
 
 def mlir_child(opts) -> int:
@@ -195,6 +204,14 @@ def main() -> int:
     if opts.peer == "mlir":
         return mlir_child(opts)
 
+    folder = tempfile.mkdtemp(prefix="bench_launch_")
+    write_kernels(folder, "bench_launch_kernels", "from numba import cuda")
+    env, mlir_why = mlir_env(folder)
+    cold_peers = {"cubridge": None, "numba-cuda": None}
+    if mlir_why is None:
+        cold_peers["numba-cuda-mlir"] = env
+    cold = cold_ms(cold_peers, folder, 3 if opts.quick else 7)
+
     import cupy as cp
     from numba import cuda
 
@@ -202,8 +219,7 @@ def main() -> int:
     from hooks import bench_hooks
     from bench_kernels import EMPTY_PTX, POINTER_SIG, cuda_core_launcher_for
 
-    folder = tempfile.mkdtemp(prefix="bench_launch_")
-    mod = load_module(write_kernels(folder, "bench_launch_kernels", "from numba import cuda"))
+    mod = load_module(os.path.join(folder, "bench_launch_kernels.py"))
     sync = cp.cuda.Device().synchronize
     b, pb = opts.batches, opts.per_batch
 
@@ -256,7 +272,6 @@ def main() -> int:
     raw = {case: timed[("raw", case)] for case in CASES}
     core = {case: timed.get(("core", case)) for case in CASES}
 
-    env, mlir_why = mlir_env(folder)
     mlir = None
     if mlir_why is None:
         mlir, mlir_why = run_child(os.path.abspath(__file__), ["--peer", "mlir", "--kernels", folder, "--batches",
@@ -302,13 +317,11 @@ def main() -> int:
         row(f"compile to PTX, {label}", "ms", ours_c[key], "numba-cuda 0.30", numba_c[key], 0.2 * numba_c[key])
         row(f"compile to PTX, {label}", "ms", ours_c[key], "numba-cuda-mlir",
             mlir["compile"][key] if mlir else None, 0.2 * mlir["compile"][key] if mlir else None)
-    reps = 3 if opts.quick else 5
-    cold = cold_ms("cubridge", folder, reps)
-    row("cold first compile (fresh process: import + compile the 1-line function)", "ms", cold,
-        "numba-cuda 0.30", cold_ms("numba-cuda", folder, reps), 150.0)
-    if mlir:
-        row("cold first compile (fresh process: import + compile the 1-line function)", "ms", cold,
-            "numba-cuda-mlir", cold_ms("numba-cuda-mlir", folder, reps, env), 150.0)
+    row("cold first compile (fresh process: import + compile the 1-line function)", "ms", cold["cubridge"],
+        "numba-cuda 0.30", cold["numba-cuda"], 150.0)
+    if "numba-cuda-mlir" in cold:
+        row("cold first compile (fresh process: import + compile the 1-line function)", "ms", cold["cubridge"],
+            "numba-cuda-mlir", cold["numba-cuda-mlir"], 150.0)
     report(rows, opts.json)
     return 0
 
