@@ -284,12 +284,13 @@ inline int dltensor_from_py_object(void* obj, CubridgeDLTensor* out) noexcept {
         s[i] = v.strides()[i] / v.itemsize();
       }
       a.dl_strides = std::move(s);
+      a.dl_shape.assign(v.shape().begin(), v.shape().end());
     }
     out->data = v.data();
     out->device = CubridgeDLDevice{CUBRIDGE_DL_CUDA, v.device() >= 0 ? v.device() : 0};
     out->ndim = v.ndim();
     out->dtype = *dt;
-    out->shape = const_cast<std::int64_t*>(v.shape().data());
+    out->shape = a.dl_shape.data();
     out->strides = a.dl_strides.data();
     out->byte_offset = 0;
     return 0;

@@ -31,7 +31,9 @@ struct PyDeviceArray {
   std::vector<StreamRef> pending;        // other streams with our work on this data not yet joined
   // Caches: the view never changes after construction.
   nb::object shape_cache, strides_cache, data_cache, typestr_cache;
-  std::vector<std::int64_t> dl_strides;  // element strides for the borrowed DLPack export
+  // The borrowed DLPack export's shape and element strides: copies, so that a consumer writing through the DLTensor's
+  // pointers (DLPack forbids it) cannot change the view in place.
+  std::vector<std::int64_t> dl_shape, dl_strides;
   bool stream_retained = false;
 };
 

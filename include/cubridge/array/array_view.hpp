@@ -92,6 +92,16 @@ class ArrayView {
   };
 
   ArrayView() = default;
+  ArrayView(const ArrayView&) = default;
+  ArrayView(ArrayView&&) noexcept = default;
+  /// A failed copy (out of memory for more than 4 dimensions) leaves this view as it was, serial included: a view
+  /// half assigned under its old serial would pass for the view it was.
+  ArrayView& operator=(const ArrayView& other) {
+    if (this != &other) *this = ArrayView(other);
+    return *this;
+  }
+  ArrayView& operator=(ArrayView&&) noexcept = default;
+  ~ArrayView() = default;
   /// Throws std::invalid_argument (message starting with `what`) on a negative extent, strides of
   /// the wrong length, a size that overflows, or a data pointer misaligned for the dtype.
   ArrayView(const Layout& layout, std::shared_ptr<const void> owner, const char* what = "ArrayView");

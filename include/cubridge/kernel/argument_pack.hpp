@@ -65,7 +65,8 @@ class ArgumentPack {
   /// Forgets the arrays (releasing their owners) and marks every parameter unset.
   void clear() noexcept;
 
-  /// kernelParams for cuLaunchKernel: one pointer per PTX parameter, into buffer().
+  /// kernelParams for cuLaunchKernel: one pointer per PTX parameter, into buffer(). For the driver to read only: the
+  /// words are written by the setters alone (a borrowed view given again unchanged keeps the words written for it).
   void** params() noexcept { return pointers_.data(); }
   std::span<const std::byte> buffer() const noexcept {
     return {reinterpret_cast<const std::byte*>(words_.data()), words_.size() * 8};

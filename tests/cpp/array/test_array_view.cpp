@@ -40,8 +40,18 @@ TEST(ArrayView, EachMakingCopyMoveAndAssignmentGivesANewSerial) {
   ArrayView copy = a;
   EXPECT_NE(copy.serial(), a.serial());
   EXPECT_EQ(a.serial(), first);  // copying from a view leaves its serial
+  const std::uint64_t copied = copy.serial();
   ArrayView moved = std::move(copy);
   EXPECT_NE(moved.serial(), first);
+  EXPECT_NE(copy.serial(), copied);  // moved from: what it held is gone
+  ArrayView target = make({2});
+  const std::uint64_t target_before = target.serial(), source_before = moved.serial();
+  ArrayView given = moved;
+  const std::uint64_t given_before = given.serial();
+  target = std::move(given);  // move-assignment: both sides change
+  EXPECT_NE(target.serial(), target_before);
+  EXPECT_NE(given.serial(), given_before);
+  EXPECT_EQ(moved.serial(), source_before);
   const std::uint64_t before = a.serial();
   a = moved;
   EXPECT_NE(a.serial(), before);
@@ -49,6 +59,14 @@ TEST(ArrayView, EachMakingCopyMoveAndAssignmentGivesANewSerial) {
   ArrayView taken = std::move(moved).with_stream(std::nullopt, false);  // changes `moved`, then moves from it
   EXPECT_NE(moved.serial(), source);
   EXPECT_NE(taken.serial(), source);
+  for (auto change : {+[](ArrayView&& v) { return std::move(v).with_owner(nullptr); },
+                      +[](ArrayView&& v) { return std::move(v).with_device(0); }}) {
+    ArrayView from = make({3});
+    const std::uint64_t was = from.serial();
+    ArrayView out = change(std::move(from));
+    EXPECT_NE(from.serial(), was);
+    EXPECT_NE(out.serial(), was);
+  }
   const std::uint64_t kept = a.serial();
   a = make({4});
   EXPECT_NE(a.serial(), kept);

@@ -213,6 +213,28 @@ TEST(ArgumentPack, ABorrowedViewGivenAgainUnchangedKeepsItsWordsAndAnyChangeIsWr
   pack.set_array_borrowed(0, *second);
   EXPECT_EQ(read_at<std::uint64_t>(pack, 32), 0x60000u);
   second->~ArrayView();
+  // A refused view leaves the last view's words and record: that view given again is still taken as it was.
+  ArrayView kept = fake_view(0x80000, "<f4", {6});
+  pack.set_array_borrowed(0, kept);
+  EXPECT_THROW_MSG(pack.set_array_borrowed(0, fake_view(0x90000, "<i8", {6})), ArgumentTypeError, "typestr '<i8'");
+  pack.set_array_borrowed(0, kept);
+  EXPECT_EQ(read_at<std::uint64_t>(pack, 32), 0x80000u);
+  EXPECT_EQ(read_at<std::int64_t>(pack, 40), 6);
+  // A borrowed view for a scalar parameter or past the last is refused as before, never taken from the record.
+  auto scalars = std::make_shared<KernelSignature>(KernelSignature::parse("float32[::1], int64"));
+  ArgumentPack other(scalars);
+  EXPECT_THROW_MSG(other.set_array_borrowed(1, kept), ArgumentTypeError, "argument 1: an array was passed");
+  EXPECT_THROW_MSG(other.set_array_borrowed(2, kept), std::out_of_range, "the kernel takes 2 arguments");
+  // One view for two array parameters: each slot keeps its own words and record.
+  auto two = std::make_shared<KernelSignature>(KernelSignature::parse("float32[::1], float32[::1]"));
+  ArgumentPack both(two);
+  for (int round = 0; round < 2; ++round) {
+    both.set_array_borrowed(0, kept);
+    both.set_array_borrowed(1, kept);
+    EXPECT_EQ(read_at<std::uint64_t>(both, 32), 0x80000u);
+    EXPECT_EQ(read_at<std::uint64_t>(both, 56 + 32), 0x80000u);
+    both.clear();
+  }
   // A pointer parameter: a raw address over the view's word, then the view again.
   ArrayView p = fake_view(0x70000, "<f4", {4});
   pack.set_array_borrowed(1, p);

@@ -284,8 +284,8 @@ def test_torch_lifetime_and_c_api():
 
 @pytest.mark.parametrize("glue", [True, False], ids=["glue", "exchange table"])
 def test_torch_c_api_names_torchs_current_stream(glue):
-    # The C API's stream of a tensor is PyTorch's current stream on the tensor's device, whether asked through
-    # cubridge._torch_glue or the exchange table's current_work_stream (both at::cuda::getCurrentCUDAStream).
+    # The C API's stream of a tensor is PyTorch's current stream on the tensor's device (the exchange table's
+    # current_work_stream), whether the tensor itself is read through cubridge._torch_glue or the exchange table.
     torch = lib("torch")
     t = torch.ones(10, device="cuda")
     cubridge._core._torch_glue_reader(glue)

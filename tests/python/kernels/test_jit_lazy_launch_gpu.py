@@ -341,8 +341,31 @@ def test_launches_that_alternate_arrays_each_write_the_array_given():
     for round_ in range(3):
         for k, (_, a, _) in enumerate(made):
             d[1, n](a, float(10 * round_ + k))
+            d[1, n](a, float(10 * round_ + k))  # the same array again at once: what was derived is reused
     for k, (name, a, back) in enumerate(made):
         np.testing.assert_array_equal(back(a), np.full(n, 20.0 + k, np.float32), err_msg=name)
+
+
+def index_values(a):
+    i, j = cubridge.grid(2)
+    if i < a.shape[0] and j < a.shape[1]:
+        a[i, j] = 10 * i + j
+
+
+@pytest.mark.real_driver
+def test_arrays_of_other_facts_at_one_position_each_get_their_specialization():
+    # One position alternating C and F order, float32 and float64: each launch takes the specialization of the array
+    # given, whose layout decides where each element is written.
+    d = cubridge.jit(index_values)
+    want = (10 * np.arange(4)[:, None] + np.arange(4)[None, :]).astype(np.float64)
+    c32 = cubridge.device_array((4, 4), "f4")
+    f32 = cubridge.to_device(np.asfortranarray(np.zeros((4, 4), np.float32)))
+    c64 = cubridge.device_array((4, 4), "f8")
+    for _ in range(2):
+        for a in (c32, f32, c64, f32, c32):
+            d[1, (4, 4)](a)
+    for a in (c32, f32, c64):
+        np.testing.assert_array_equal(a.copy_to_host(), want.astype(a.copy_to_host().dtype))
 
 
 @pytest.mark.real_driver
@@ -363,6 +386,22 @@ def test_a_tensor_changed_in_place_between_launches_is_read_again():
     d[1, 32](t, 3.0)
     torch.cuda.synchronize()
     np.testing.assert_array_equal(other.cpu().numpy(), np.r_[np.full(8, 3.0), np.full(24, 2.0)].astype(np.float32))
+    # Facts the specialization depends on, changed in place: C order to F order (t_() swaps the strides of the same
+    # memory and shape), then another dtype over the same memory.
+    m = torch.zeros(4, 4, device="cuda")
+    e = cubridge.jit(index_values)
+    e[1, (4, 4)](m)
+    m.t_()
+    e[1, (4, 4)](m)  # the F-order specialization: m[i, j] is memory (j, i)
+    torch.cuda.synchronize()
+    want = 10 * np.arange(4)[:, None] + np.arange(4)[None, :]
+    np.testing.assert_array_equal(m.cpu().numpy(), want.astype(np.float32))
+    m.t_()
+    m.data = m.view(torch.int32)
+    e[1, (4, 4)](m)
+    torch.cuda.synchronize()
+    assert m.dtype == torch.int32
+    np.testing.assert_array_equal(m.cpu().numpy(), want.astype(np.int32))
 
 
 @pytest.mark.real_driver
