@@ -1,8 +1,9 @@
 """A/B of cubridge builds on the lazy launch (issue 22): the rows of bench_launch.py that decide the per-array
 figure (`k[1, 32](*arrays)` on 0, 1 and 16 CuPy arrays, PyTorch tensors, numba device arrays and cubridge arrays),
 with the floor from Python in the same interleaved run, for the cubridge package on PYTHONPATH. Two builds are
-compared by running this script in turn under each (scripts on the GPU machine: see bench/NOTES.md, session 11):
-one process per build and round, rounds alternating, so that the host's drift weighs on both alike.
+compared by running this script in turn under each (bench/ab_run.sh does it on the GPU machine, a start commit
+against the checkout): one process per build and round, rounds alternating, so that the host's drift weighs on both
+alike.
 
     PYTHONPATH=/tmp/site-a python bench/ab_launch.py --label a --json out/a1.json
 """
