@@ -105,6 +105,38 @@ def test_the_memo_finds_a_numba_array_by_its_shape_and_strides_tuples():
     assert out.strip() == "ok"
 
 
+def test_a_lazy_launch_takes_the_specialization_of_an_arrays_facts_as_they_are_now():
+    """A lazy launch keeps the key facts of each position's view while that view comes back unchanged: the same numba
+    array object given with another layout, dtype or rank between launches is another view, and takes the
+    specialization of what it is now (a launch needs a driver: NVIDIA's, or the host stand-in's)."""
+    out = run("""
+        try:
+            cubridge.device_array(1, "u1")
+        except Exception:
+            print("no driver")
+            raise SystemExit
+        def k(a):
+            pass
+        d = cubridge.jit(k)
+        a = array((4, 6), (24, 4))
+        for layout in ((4, 6), (24, 4)), ((6, 4), (4, 24)), ((24,), (4,)), ((4, 6), (24, 4)):
+            a.shape, a.strides = layout
+            d[1, 1](a)
+            d[1, 1](a)  # again unchanged
+        a.dtype = np.dtype("f8")
+        a.shape, a.strides = (12,), (8,)
+        d[1, 1](a)
+        hits, misses, entries = d._launch_cache_stats
+        assert (misses, entries) == (4, 4), d._launch_cache_stats  # C, F, 1-d, float64: one each
+        assert hits == 5, d._launch_cache_stats
+        print(sorted(str(t) for sig in d.overloads for t in sig.args))
+    """)
+    if out.strip() == "no driver":
+        pytest.skip("a launch needs a driver (NVIDIA's or the host stand-in's)")
+    assert out.strip() == str(sorted(["array(float32, 2d, C)", "array(float32, 2d, F)", "array(float32, 1d, C)",
+                                      "array(float64, 1d, C)"])), out
+
+
 def test_the_pointer_is_read_from_the_ctypes_object_as_its_value_says():
     """The reader reads an OwnedPointer's ctypes integer (numba's c_size_t) from the object, which it trusts only
     for the exact types whose value read back from decoys: a value assigned in place is read afresh (also where
