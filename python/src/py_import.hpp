@@ -183,15 +183,15 @@ inline constexpr std::size_t kRouteCacheSize = 16;
 
 }  // namespace import_detail
 
-/// The route of `tp` other than our own arrays' (route_of below), cached by the type's identity. A type with a version tag is matched by its tag too:
-/// CPython gives every type a tag never given to another and clears it when the type is changed, so a
-/// freed type's address reused by a new type, or a type given a new attribute, is decided again. A type
-/// without a tag (CPython gives up tagging a type that changed too often, as Python 3.12+ may do for
-/// torch.Tensor, changed hundreds of times while PyTorch loads) is matched by a weak reference instead,
-/// which dies with the type; such a type keeps the route of its first import, as exchange_api_of keeps
-/// its table (the route reads only the bases and `__dlpack_c_exchange_api__`, which a library sets when
-/// it makes the class). No strong reference to a type is held.
-inline Route route_of_slow(PyTypeObject* tp) {
+/// The route of `tp`, decided once and cached by the type's identity (route_of below asks it for every type but our
+/// own arrays'). A type with a version tag is matched by its tag too: CPython gives every type a tag never given to
+/// another and clears it when the type is changed, so a freed type's address reused by a new type, or a type given a
+/// new attribute, is decided again. A type without a tag (CPython gives up tagging a type that changed too often, as
+/// Python 3.12+ may do for torch.Tensor, changed hundreds of times while PyTorch loads) is matched by a weak reference
+/// instead, which dies with the type; such a type keeps the route of its first import, as exchange_api_of keeps its
+/// table (the route reads only the bases and `__dlpack_c_exchange_api__`, which a library sets when it makes the
+/// class). No strong reference to a type is held.
+inline Route cached_route_of(PyTypeObject* tp) {
   struct Entry {
     PyTypeObject* type = nullptr;
     unsigned int tag = 0;
@@ -233,7 +233,7 @@ inline Route route_of_slow(PyTypeObject* tp) {
 inline Route route_of(PyTypeObject* tp) {
   static PyTypeObject* const ours = reinterpret_cast<PyTypeObject*>(nb::type<PyDeviceArray>().ptr());
   if (tp == ours) return Route::ours;  // a type that lives for the process
-  return route_of_slow(tp);
+  return cached_route_of(tp);
 }
 
 namespace import_detail {
