@@ -63,11 +63,10 @@ struct DispatchCache {
   // making another (numba-style code writes `k[blocks, threads](...)` at every launch). The launch holds the
   // dispatcher, a cycle the type's GC slots show to the collector.
   nb::object last_launch;
-  // The key facts of the arrays of the last lazy launch, by argument position: a view given again unchanged (the same
-  // object with the same ArrayView::serial(): an import memo's view, our array's) has the facts it had.
+  // The key facts of the arrays of the last lazy launch, by argument position: a view given again unchanged (SeenView:
+  // an import memo's view, our array's) has the facts it had.
   struct SeenFacts {
-    const ArrayView* view = nullptr;
-    std::uint64_t serial = 0;
+    SeenView view;
     std::uint32_t facts = 0;
   };
   static constexpr std::size_t kSeenFacts = 16;
@@ -250,14 +249,14 @@ inline nb::object lazy_kernel(DispatchCache& cache, nb::handle dispatcher, Args 
       view = &slot.get();
     }
     DispatchCache::SeenFacts* seen = i < DispatchCache::kSeenFacts ? &cache.seen_facts[i] : nullptr;
-    if (seen != nullptr && seen->view == view && seen->serial == view->serial()) {
+    if (seen != nullptr && seen->view.is(*view)) {
       keys[i] = ArgumentKey{tp, seen->facts};
       continue;
     }
     const std::optional<ArrayParam> p = array_param_facts(*view);
     if (!p) return {};  // records, 0-d arrays, dtypes typeof refuses: typed (or refused) by Python
     keys[i] = ArgumentKey{tp, pack_facts(*p)};
-    if (seen != nullptr) *seen = DispatchCache::SeenFacts{view, view->serial(), keys[i].facts};
+    if (seen != nullptr) *seen = DispatchCache::SeenFacts{SeenView(*view), keys[i].facts};
   }
 
   const int device = Context::current_ordinal();

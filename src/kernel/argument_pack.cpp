@@ -58,8 +58,7 @@ ArgumentPack::ArgumentPack(std::shared_ptr<const KernelSignature> signature)
       copied_(signature_->array_count(), 0),
       array_ptrs_(signature_->array_count(), nullptr),
       filled_(signature_->size(), 0),
-      written_(signature_->array_count(), nullptr),
-      written_serial_(signature_->array_count(), 0) {
+      written_(signature_->array_count()) {
   auto* base = reinterpret_cast<std::byte*>(words_.data());
   pointers_.reserve(signature_->slots().size());
   for (const ParamSlot& s : signature_->slots()) pointers_.push_back(base + s.offset);
@@ -95,7 +94,7 @@ void ArgumentPack::index_error(std::size_t index) const {
 
 void ArgumentPack::keep(std::size_t index, ArrayView&& view) {
   std::uint32_t a = array_index_[index];
-  written_[a] = nullptr;  // the words are this copy's, which no later set gives again
+  written_[a] = SeenView();  // the words are this copy's, which no later set gives again
   views_[a] = std::move(view);
   copied_[a] = 1;
   array_ptrs_[a] = &views_[a];
@@ -112,7 +111,7 @@ void ArgumentPack::set_array(std::size_t index, ArrayView&& view) {
 void ArgumentPack::set_array_borrowed(std::size_t index, const ArrayView& view) {
   check_index(index);
   const std::uint32_t a = array_index_[index];
-  if (a != kNotArray && written_[a] == &view && written_serial_[a] == view.serial()) {
+  if (a != kNotArray && written_[a].is(view)) {
     array_ptrs_[a] = &view;  // the view the words were written from, unchanged: checked and written then
     filled_[index] = 1;
     return;
@@ -120,8 +119,7 @@ void ArgumentPack::set_array_borrowed(std::size_t index, const ArrayView& view) 
   check_and_write(index, view);
   array_ptrs_[a] = &view;
   filled_[index] = 1;
-  written_[a] = &view;
-  written_serial_[a] = view.serial();
+  written_[a] = SeenView(view);
 }
 
 void ArgumentPack::check_and_write(std::size_t index, const ArrayView& view) {
@@ -213,7 +211,7 @@ void ArgumentPack::set_address(std::size_t index, std::uint64_t address) {
   if (!p.is_pointer()) type_error(index, "a device address (" + std::to_string(address) + ")");
   std::memcpy(slot(index, 0), &address, 8);
   std::uint32_t a = array_index_[index];
-  written_[a] = nullptr;
+  written_[a] = SeenView();
   if (copied_[a]) views_[a] = ArrayView();
   copied_[a] = 0;
   array_ptrs_[a] = nullptr;

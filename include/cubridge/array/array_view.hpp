@@ -181,6 +181,20 @@ class ArrayView {
   void note_layout() noexcept;
 };
 
+/// Which view a caller saw last, known again by ViewSerial's rule (the same object with the same serial); a record of
+/// no view knows none. What the caller derived from that view (a pack's words, a launch key's facts) holds while
+/// is() does.
+class SeenView {
+ public:
+  SeenView() noexcept = default;
+  explicit SeenView(const ArrayView& view) noexcept : view_(&view), serial_(view.serial()) {}
+  bool is(const ArrayView& view) const noexcept { return view_ == &view && serial_ == view.serial(); }
+
+ private:
+  const ArrayView* view_ = nullptr;  // compared only, never dereferenced: it may have gone since
+  std::uint64_t serial_ = 0;
+};
+
 /// C-contiguous byte strides for `shape`.
 std::vector<std::int64_t> c_strides(std::span<const std::int64_t> shape, std::int64_t itemsize);
 /// F-contiguous byte strides for `shape`.

@@ -100,9 +100,7 @@ class ArgumentPack {
   std::vector<std::uint8_t> copied_;      // views_[k] holds a copy to release at clear()
   std::vector<const ArrayView*> array_ptrs_;
   std::vector<std::uint8_t> filled_;
-  // By array index: the borrowed view whose words the buffer holds, and its serial then (null: none or not known).
-  std::vector<const ArrayView*> written_;
-  std::vector<std::uint64_t> written_serial_;
+  std::vector<SeenView> written_;  // by array index: the borrowed view whose words the buffer holds, if any
   std::uint64_t layout_checked_for_ = 0;  // the serial of the kernel whose layout packed_for() last checked
   bool layout_matches_ = false;           // and what it found
 };
