@@ -8,6 +8,12 @@ the 100 captured kernels and the stream drained. Each is the median over batches
 the replayed values are checked against the eager ones. The floor: a bare cuLaunchKernel from C++ of an empty
 kernel (cubridge._bench.bare_launch_ns, host time per call), where the bench hooks are built.
 
+Each captured graph is also counted (cuda-python's driver bindings, where importable): it must hold exactly one
+kernel node per launch and nothing else (a launch that recorded an event wait or a copy would make the replay
+dearer). Under torch.cuda.graph, CUDAGraph.replay() does more than launch the graph (it refreshes the RNG
+generators' seed and offset first), so the same graph is also launched by cuGraphLaunch alone, and PyTorch's own
+100 in-place adds captured the same way give its replay's cost for scale.
+
     python bench/bench_graphs.py [--json PATH] [--quick]
 """
 from __future__ import annotations
@@ -48,6 +54,31 @@ def per_launch_us(run, sync, batches: int) -> float:
     return statistics.median(times)
 
 
+def graph_nodes(graph_handle) -> tuple[int, int] | None:
+    """(kernel nodes, all nodes) of the cudaGraph_t whose address is `graph_handle`, or None without cuda-python."""
+    try:
+        from cuda.bindings import driver
+    except ImportError:
+        return None
+    graph = driver.CUgraph(graph_handle)
+    err, _, count = driver.cuGraphGetNodes(graph, 0)
+    assert err == driver.CUresult.CUDA_SUCCESS, err
+    err, nodes, count = driver.cuGraphGetNodes(graph, count)
+    assert err == driver.CUresult.CUDA_SUCCESS, err
+    kernel = driver.CUgraphNodeType.CU_GRAPH_NODE_TYPE_KERNEL
+    return sum(driver.cuGraphNodeGetType(node)[1] == kernel for node in nodes), len(nodes)
+
+
+def check_one_kernel_node_per_launch(graph_handle, where: str) -> None:
+    counted = graph_nodes(graph_handle)
+    if counted is None:
+        print(f"({where}: graph nodes not counted: cuda.bindings is not importable)", file=sys.stderr)
+        return
+    kernels, total = counted
+    assert (kernels, total) == (CHAIN, CHAIN), f"{where}: {total} nodes of which {kernels} kernels, expected {CHAIN} kernels"
+    print(f"({where}: {total} graph nodes, all kernels)", file=sys.stderr)
+
+
 def cupy_rows(batches: int) -> list[dict]:
     import cupy as cp
 
@@ -65,6 +96,10 @@ def cupy_rows(batches: int) -> list[dict]:
         s.begin_capture()
         eager()
         graph = s.end_capture()
+        if hasattr(graph, "graph"):
+            check_one_kernel_node_per_launch(graph.graph, "CuPy capture")
+        else:
+            print("(CuPy capture: its Graph does not expose its cudaGraph_t: nodes not counted)", file=sys.stderr)
         before = float(x[0])
         graph.launch(s)
         s.synchronize()
@@ -89,23 +124,58 @@ def torch_rows(batches: int) -> list[dict]:
             for _ in range(CHAIN):
                 launch(x)
 
+        def torch_eager():
+            for _ in range(CHAIN):
+                x.add_(1.0)
+
         eager()
+        torch_eager()
         torch.cuda.synchronize()
-        g = torch.cuda.CUDAGraph()
+        try:
+            g = torch.cuda.CUDAGraph(keep_graph=True)  # its cudaGraph_t kept, to count its nodes
+        except TypeError:
+            g = torch.cuda.CUDAGraph()
         with torch.cuda.graph(g):
             captured = inc[N // 256, 256, torch.cuda.current_stream()]
             for _ in range(CHAIN):
                 captured(x)
+        torch_g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(torch_g):
+            torch_eager()
         before = float(x[0])
         g.replay()
         torch.cuda.synchronize()
         assert float(x[0]) == before + CHAIN, "the replay did not run the 100 launches"
+        raw_launch = None
+        if hasattr(g, "raw_cuda_graph"):
+            check_one_kernel_node_per_launch(g.raw_cuda_graph(), "torch.cuda.graph capture")
+            try:
+                from cuda.bindings import driver
+
+                exec_ = driver.CUgraphExec(g.raw_cuda_graph_exec())
+                handle = driver.CUstream(torch.cuda.current_stream().cuda_stream)
+                raw_launch = lambda: driver.cuGraphLaunch(exec_, handle)  # noqa: E731
+            except ImportError:
+                pass
         eager_us = per_launch_us(eager, torch.cuda.synchronize, batches)
         replay_us = per_launch_us(g.replay, torch.cuda.synchronize, batches)
-    return [dict(face="calls", case=f"{CHAIN} launches, torch.cuda.graph: replay vs eager (µs per launch)",
+        torch_eager_us = per_launch_us(torch_eager, torch.cuda.synchronize, batches)
+        torch_replay_us = per_launch_us(torch_g.replay, torch.cuda.synchronize, batches)
+        raw_us = per_launch_us(raw_launch, torch.cuda.synchronize, batches) if raw_launch else None
+    rows = [dict(face="calls", case=f"{CHAIN} launches, torch.cuda.graph: replay vs eager (µs per launch)",
                  unit="us", ours=replay_us, peer="the same launches eagerly", peer_value=eager_us, target=None),
             dict(face="calls", case="graph replay / eager, torch.cuda.graph", unit="x", ours=replay_us / eager_us,
-                 peer=None, peer_value=None, target=0.3)]
+                 peer=None, peer_value=None, target=0.3),
+            dict(face="calls", case=f"PyTorch's own {CHAIN} x.add_(1) under torch.cuda.graph: replay vs eager "
+                 "(µs per op, for scale)", unit="us", ours=torch_replay_us, peer="the same ops eagerly",
+                 peer_value=torch_eager_us, target=None)]
+    if raw_us is not None:
+        rows += [dict(face="calls", case=f"{CHAIN} launches, torch.cuda.graph's graph launched by cuGraphLaunch "
+                      "(without CUDAGraph.replay's RNG refresh) vs eager (µs per launch)", unit="us", ours=raw_us,
+                      peer="the same launches eagerly", peer_value=eager_us, target=None),
+                 dict(face="calls", case="graph launch / eager, torch.cuda.graph's graph by cuGraphLaunch", unit="x",
+                      ours=raw_us / eager_us, peer=None, peer_value=None, target=0.3)]
+    return rows
 
 
 def floor_row(batches: int) -> list[dict]:
