@@ -88,7 +88,7 @@ CubridgeDLManagedTensor* to_dlpack_unversioned(const ArrayView& view, DLPackDevi
   return mt.release();
 }
 
-DType check_dltensor(const CubridgeDLTensor& t, int max_ndim, const char* who) {
+DType check_dltensor(const CubridgeDLTensor& t, int max_ndim, const char* who, const DType* known) {
   const int type = t.device.device_type;
   if (type != CUBRIDGE_DL_CUDA && type != CUBRIDGE_DL_CUDA_MANAGED && type != CUBRIDGE_DL_CUDA_HOST)
     throw cubridge::InvalidArgument(std::string(who) + ": device type " + std::to_string(type) +
@@ -106,7 +106,7 @@ DType check_dltensor(const CubridgeDLTensor& t, int max_ndim, const char* who) {
     throw cubridge::InvalidArgument(std::string(who) + ": byte_offset " + std::to_string(t.byte_offset) +
                                 " past data " + std::to_string(reinterpret_cast<std::uintptr_t>(t.data)) +
                                 " leaves the 64-bit address space");
-  const DType dtype = from_dlpack_dtype(t.dtype);
+  const DType dtype = known != nullptr ? *known : from_dlpack_dtype(t.dtype);
   const std::int64_t itemsize = static_cast<std::int64_t>(dtype.itemsize);
   // Every extent a consumer computes from the tensor must fit 64 bits: the element count, the byte size,
   // and the contiguous strides (extents of 0 counted as 1, as c_strides does), each byte stride.

@@ -34,8 +34,10 @@ inline constexpr int kMaxDLPackNdim = 64;
 /// a shape array when ndim > 0, extents >= 0, and element count, byte size and byte strides that fit 64
 /// bits. Throws std::invalid_argument starting with `who` and naming the bad field. One checker for
 /// from_dlpack and the C API's borrowed exports, so both refuse the same tensors. Returns the tensor's
-/// dtype (from_dlpack_dtype), which the checks need and every caller reads next.
-DType check_dltensor(const CubridgeDLTensor& t, int max_ndim, const char* who);
+/// dtype (from_dlpack_dtype), which the checks need and every caller reads next. `known`: from_dlpack_dtype's
+/// answer for t.dtype where the caller has it already (a caller keeping the last one), else null; the checks and
+/// their order are the same either way.
+DType check_dltensor(const CubridgeDLTensor& t, int max_ndim, const char* who, const DType* known = nullptr);
 
 /// The address of the tensor's first element (data + byte_offset), for a tensor check_dltensor accepted.
 void* dltensor_data(const CubridgeDLTensor& t) noexcept;

@@ -162,3 +162,29 @@ TEST(DLPackExchange, ImportRefusalsStillRunTheDeleter) {
   EXPECT_NE(error_of([&] { view_of_dltensor(cpu, false, nullptr); }).find("device type 1 is not GPU-accessible"),
             std::string::npos);
 }
+
+TEST(DLPackExchange, CheckWithAKnownDTypeRunsTheSameChecks) {
+  // A caller that kept from_dlpack_dtype's answer passes it: the same dtype comes back, and every check of the
+  // tensor's layout still runs, in the same order, naming the same field.
+  static std::int64_t shape[2] = {4, 3};
+  static std::int64_t strides[2] = {1, 4};
+  CubridgeDLTensor t{};
+  t.device = {CUBRIDGE_DL_CUDA, 0};
+  t.ndim = 2;
+  t.shape = shape;
+  t.strides = strides;
+  t.dtype = {CUBRIDGE_DL_FLOAT, 64, 1};
+  const DType f8 = check_dltensor(t, kMaxDLPackNdim, "t");
+  EXPECT_EQ(f8, parse_typestr("<f8", "t"));
+  EXPECT_EQ(check_dltensor(t, kMaxDLPackNdim, "t", &f8), f8);
+  static std::int64_t negative[2] = {4, -1};
+  t.shape = negative;
+  EXPECT_NE(error_of([&] { check_dltensor(t, kMaxDLPackNdim, "t", &f8); }).find("shape[1] is -1"), std::string::npos);
+  t.shape = shape;
+  t.device = {CUBRIDGE_DL_CPU, 0};
+  EXPECT_NE(error_of([&] { check_dltensor(t, kMaxDLPackNdim, "t", &f8); }).find("device type 1"), std::string::npos);
+  t.device = {CUBRIDGE_DL_CUDA, 0};
+  static std::int64_t huge[2] = {std::int64_t{1} << 40, std::int64_t{1} << 40};
+  t.shape = huge;
+  EXPECT_NE(error_of([&] { check_dltensor(t, kMaxDLPackNdim, "t", &f8); }).find("overflows 64 bits"), std::string::npos);
+}

@@ -299,6 +299,32 @@ def test_torch_c_api_names_torchs_current_stream(glue):
         cubridge._core._torch_glue_reader(True)
 
 
+@pytest.mark.parametrize("glue", [True, False], ids=["glue", "exchange table"])
+def test_torch_c_api_reads_each_tensors_dtype_when_dtypes_alternate(glue):
+    # The C API keeps the last DLPack dtype it converted: tensors of other dtypes, one after another and back again,
+    # each get their own typestr, itemsize and byte strides, and a refused dtype leaves the next import right.
+    torch = lib("torch")
+    cases = [(torch.float32, "<f4", 4), (torch.float64, "<f8", 8), (torch.int8, "|i1", 1), (torch.bool, "|b1", 1),
+             (torch.complex64, "<c8", 8), (torch.float16, "<f2", 2), (torch.uint8, "|u1", 1),
+             (torch.bfloat16, "<V2", 2), (torch.float32, "<f4", 4)]
+    cubridge._core._torch_glue_reader(glue)
+    try:
+        for _ in range(2):
+            for dtype, typestr, itemsize in cases:
+                t = torch.zeros((3, 5), dtype=dtype, device="cuda").t()  # an F-ordered view: strides (1, 5)
+                c = cubridge._core._c_import(t)
+                assert (c["typestr"], c["itemsize"]) == (typestr, itemsize), dtype
+                assert c["shape"] == (5, 3) and c["strides"] == (itemsize, 5 * itemsize), dtype
+                assert c["data"] == t.data_ptr()
+        f8e4 = getattr(torch, "float8_e4m3fn", None)
+        if f8e4 is not None:  # a dtype the struct cannot hold: refused by name, and the next import unaffected
+            with pytest.raises(Exception, match="C API|dtype|code"):
+                cubridge._core._c_import(torch.zeros(4, device="cuda").to(f8e4))
+            assert cubridge._core._c_import(torch.zeros(4, device="cuda"))["typestr"] == "<f4"
+    finally:
+        cubridge._core._torch_glue_reader(True)
+
+
 # ---- Numba --------------------------------------------------------------------------------------------
 
 @pytest.mark.real_driver
