@@ -1,9 +1,13 @@
 """Host time per call of several functions measured side by side: each batch of each function in turn
 (a, b, c, a, b, c, ...), so that a drift of the host's speed during the run weighs on each the same (the GPU
 machines' hosts move by 1.5x between runs and even between phases of one run). The GPU queue is drained
-before each batch, outside the timing."""
+before each batch, outside the timing, and so is Python's young garbage: a batch that follows a peer which
+allocates heavily (numba-cuda's launch) would otherwise pay that peer's pending collection. The objects alive
+when timing starts are frozen (gc.freeze), so a full collection no longer walks the libraries' millions of objects
+in whichever row it falls; collections a row's own calls cause still count in that row."""
 from __future__ import annotations
 
+import gc
 import statistics
 import time
 
@@ -28,9 +32,12 @@ def interleaved_us(fns: dict, calls: int, batches: int, synchronize, warmup: int
                 for _ in range(warmup):
                     fn()
     means = {name: [] for name in fns}
+    gc.collect()
+    gc.freeze()
     for _ in range(batches):
         for name, fn in fns.items():
             synchronize()
+            gc.collect(1)
             if isinstance(fn, Timed):
                 seconds = fn.batch_ns(calls) / 1e9
             else:
@@ -40,4 +47,5 @@ def interleaved_us(fns: dict, calls: int, batches: int, synchronize, warmup: int
                 seconds = time.perf_counter() - t
             means[name].append(seconds / calls * 1e6)
     synchronize()
+    gc.unfreeze()
     return {name: (statistics.median(m), min(m)) for name, m in means.items()}
