@@ -43,13 +43,20 @@ def corpus() -> list[tuple[str, object, object, dict, object]]:
     """(name, function, signature, options, make) of every kernel of both corpora, as cubridge compiles them:
     the kernel corpus spells intrinsics cubridge.X, the parity families numba.cuda.X. A parity case without a
     signature gets the one cubridge.typeof gives its arguments (`make()`); a peer types them with its own
-    typeof (`make` is None where the case has a signature)."""
+    typeof (`make` is None where the case has a signature). Names are unique: a case id that several cases share
+    (one function under several signatures) gets "#2", "#3", ... after its first, so that no case's time replaces
+    another's in the per-kernel tables."""
     from corpus.kernel_cases import CASES as KERNELS
     from parity.cases import load_all
     out = [(f"corpus-{c.name}", c.fn, c.sig, {}, None) for c in KERNELS]
     out += [(c.id, c.fn, c.signature(cubridge.typeof), c.options, None if c.sig is not None else c.make)
             for c in load_all()]
-    return out
+    seen: dict[str, int] = {}
+    unique = []
+    for name, *rest in out:
+        seen[name] = seen.get(name, 0) + 1
+        unique.append((name if seen[name] == 1 else f"{name}#{seen[name]}", *rest))
+    return unique
 
 
 def peer_signature(sig, make, typeof, signature, none, convert):

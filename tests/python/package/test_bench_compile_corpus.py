@@ -157,3 +157,10 @@ def test_mlir_env_says_why_numba_cuda_mlir_is_missing(tmp_path, monkeypatch):
     env, why = peer_process.mlir_env("extra")
     assert why.startswith("numba-cuda-mlir not importable") and "numba_cuda_mlir" in why
     assert env["PYTHONPATH"].split(os.pathsep)[:2] == [str(tmp_path), "extra"]
+
+
+def test_corpus_names_are_unique_so_no_case_replaces_another():
+    # The per-kernel tables are keyed by name: a case id shared by cases of other signatures is told apart.
+    names = [name for name, *_ in bcc.corpus()]
+    assert len(names) == len(set(names))
+    assert any("#2" in name for name in names)  # the corpus has such ids today; each still measured
