@@ -47,16 +47,23 @@ inline void set_python_error() noexcept {
 
 namespace c_api_detail {
 
-/// `dtype`'s typestr into the struct's field, NUL-padded as strncpy pads it: the last dtype's field is kept and
-/// copied whole (an import runs in a loop over arrays of one dtype; spelling and padding it cost ~140 instructions
-/// of an import's ~600). Guarded by the GIL, as every function of the table.
-inline void write_typestr(const DType& dtype, char (&field)[sizeof(CubridgeArray::typestr)]) noexcept {
+using TypestrField = char[sizeof(CubridgeArray::typestr)];
+
+/// `dtype`'s typestr spelt into a struct's field, NUL-padded as strncpy pads it.
+inline void spell_typestr(const DType& dtype, TypestrField& field) noexcept {
+  std::strncpy(field, dtype.typestr(), sizeof(field) - 1);
+  field[sizeof(field) - 1] = '\0';
+}
+
+/// `dtype`'s typestr into the struct's field: the last dtype's field is kept and copied whole (an import runs in a
+/// loop over arrays of one dtype; spelling and padding it cost ~140 instructions of an import's ~600). Guarded by the
+/// GIL, as every function of the table.
+inline void write_typestr(const DType& dtype, TypestrField& field) noexcept {
   static DType last{};
-  static char last_field[sizeof(CubridgeArray::typestr)] = {};
+  static TypestrField last_field = {};
   static bool known = false;
   if (!known || !(dtype == last)) {
-    std::strncpy(last_field, dtype.typestr(), sizeof(last_field) - 1);
-    last_field[sizeof(last_field) - 1] = '\0';
+    spell_typestr(dtype, last_field);
     last = dtype;
     known = true;
   }
@@ -74,14 +81,11 @@ class LastDLPackDType {
   void learn(CubridgeDLDataType d, const DType& dtype) noexcept {
     key_ = key_of(d);
     dtype_ = dtype;
-    std::strncpy(typestr_, dtype.typestr(), sizeof(typestr_) - 1);
-    typestr_[sizeof(typestr_) - 1] = '\0';
+    spell_typestr(dtype, typestr_);
     known_ = true;
   }
-  /// The learnt dtype's typestr field, NUL-padded as strncpy pads it.
-  void write_typestr(char (&field)[sizeof(CubridgeArray::typestr)]) const noexcept {
-    std::memcpy(field, typestr_, sizeof(typestr_));
-  }
+  /// The learnt dtype's typestr field, as spell_typestr spells it.
+  void write_typestr(TypestrField& field) const noexcept { std::memcpy(field, typestr_, sizeof(typestr_)); }
 
  private:
   static std::uint32_t key_of(CubridgeDLDataType d) noexcept {
@@ -90,7 +94,7 @@ class LastDLPackDType {
   std::uint32_t key_ = 0;
   bool known_ = false;
   DType dtype_{};
-  char typestr_[sizeof(CubridgeArray::typestr)] = {};
+  TypestrField typestr_ = {};
 };
 
 /// Fills `out` from a view; `owner` and `mask` become new strong references.
