@@ -47,45 +47,34 @@ inline void set_python_error() noexcept {
 
 namespace c_api_detail {
 
-using TypestrField = char[sizeof(CubridgeArray::typestr)];
-
-/// `dtype`'s typestr spelt into a struct's field, NUL-padded as strncpy pads it.
-inline void spell_typestr(const DType& dtype, TypestrField& field) noexcept {
-  std::strncpy(field, dtype.typestr(), sizeof(field) - 1);
-  field[sizeof(field) - 1] = '\0';
-}
-
-/// `dtype`'s typestr into the struct's field: the last dtype's field is kept and copied whole (an import runs in a
-/// loop over arrays of one dtype; spelling and padding it cost ~140 instructions of an import's ~600). Guarded by the
-/// GIL, as every function of the table.
-inline void write_typestr(const DType& dtype, TypestrField& field) noexcept {
+/// `dtype`'s typestr into the struct's field, NUL-padded as strncpy pads it: the last dtype's field is kept and
+/// copied whole (an import runs in a loop over arrays of one dtype; spelling and padding it cost ~140 instructions
+/// of an import's ~600). Guarded by the GIL, as every function of the table.
+inline void write_typestr(const DType& dtype, char (&field)[sizeof(CubridgeArray::typestr)]) noexcept {
   static DType last{};
-  static TypestrField last_field = {};
+  static char last_field[sizeof(CubridgeArray::typestr)] = {};
   static bool known = false;
   if (!known || !(dtype == last)) {
-    spell_typestr(dtype, last_field);
+    std::strncpy(last_field, dtype.typestr(), sizeof(last_field) - 1);
+    last_field[sizeof(last_field) - 1] = '\0';
     last = dtype;
     known = true;
   }
   std::memcpy(field, last_field, sizeof(last_field));
 }
 
-/// The last DLPack dtype a borrowed export described, with its DType and the struct's typestr field: imports come in
-/// runs of one dtype, and converting and spelling it were ~70 of the DLTensor route's ~390 instructions. Guarded by
-/// the GIL, as every function of the table.
+/// The last DLPack dtype a borrowed export described and its DType (from_dlpack_dtype's answer): imports come in runs
+/// of one dtype, and converting it was ~50 of the DLTensor route's ~390 instructions. Guarded by the GIL, as every
+/// function of the table.
 class LastDLPackDType {
  public:
   /// The DType of `d` where it is the last one learnt, else null.
   const DType* find(CubridgeDLDataType d) const noexcept { return known_ && key_ == key_of(d) ? &dtype_ : nullptr; }
-  /// Learns `dtype` (from_dlpack_dtype's answer) for `d`.
   void learn(CubridgeDLDataType d, const DType& dtype) noexcept {
     key_ = key_of(d);
     dtype_ = dtype;
-    spell_typestr(dtype, typestr_);
     known_ = true;
   }
-  /// The learnt dtype's typestr field, as spell_typestr spells it.
-  void write_typestr(TypestrField& field) const noexcept { std::memcpy(field, typestr_, sizeof(typestr_)); }
 
  private:
   static std::uint32_t key_of(CubridgeDLDataType d) noexcept {
@@ -94,7 +83,6 @@ class LastDLPackDType {
   std::uint32_t key_ = 0;
   bool known_ = false;
   DType dtype_{};
-  TypestrField typestr_ = {};
 };
 
 /// Fills `out` from a view; `owner` and `mask` become new strong references.
@@ -159,7 +147,7 @@ inline void fill_from_dltensor(const CubridgeDLTensor& t, PyObject* owner, Strea
   out->data = dltensor_data(t);
   out->ndim = t.ndim;
   out->device_id = t.device.device_id;
-  last.write_typestr(out->typestr);
+  write_typestr(dtype, out->typestr);
   out->itemsize = dtype.itemsize;
   out->kind = dtype.kind;
   out->byteorder = dtype.byteorder;

@@ -148,8 +148,9 @@ def test_a_function_failing_without_a_python_error_becomes_one():
         cubridge._core._c_import(obj)
 
 
-def _borrowing(shape, ndim=None, shape_is_null=False, strides=None):
-    """A producer whose borrowed export (dltensor_from_py_object_no_sync) describes this tensor."""
+def _borrowing(shape, ndim=None, shape_is_null=False, strides=None, dtype=(2, 32, 1)):
+    """A producer whose borrowed export (dltensor_from_py_object_no_sync) describes this tensor; `dtype` is its
+    DLPack (code, bits, lanes)."""
     dims = (ctypes.c_int64 * max(1, len(shape)))(*shape)
     steps = (ctypes.c_int64 * len(strides))(*strides) if strides else None
     _KEEP.extend([dims, steps])
@@ -159,7 +160,7 @@ def _borrowing(shape, ndim=None, shape_is_null=False, strides=None):
         t.data = 0x10000
         t.device = DLDevice(2, 0)
         t.ndim = len(shape) if ndim is None else ndim
-        t.dtype = DLDataType(2, 32, 1)
+        t.dtype = DLDataType(*dtype)
         t.shape = ctypes.cast(None if shape_is_null else dims, ctypes.POINTER(ctypes.c_int64))
         t.strides = ctypes.cast(steps, ctypes.POINTER(ctypes.c_int64)) if steps else None
         t.byte_offset = 0
@@ -178,6 +179,24 @@ def _borrowing(shape, ndim=None, shape_is_null=False, strides=None):
 def test_the_c_api_checks_a_borrowed_tensor_as_from_dlpack_does(kw, message):
     with pytest.raises(ValueError, match=r"cubridge array C API: " + message):
         cubridge._core._c_import(_borrowing(**kw))
+
+
+def test_the_c_api_reads_each_borrowed_tensors_dtype_when_dtypes_alternate():
+    # The C API keeps the last DLPack dtype it converted: tensors of other dtypes, one after another and back again,
+    # each get their own typestr, itemsize and byte strides; a refused dtype leaves the next import right; and a
+    # tensor of the dtype seen last is still checked whole.
+    cases = [((2, 32, 1), "<f4", 4), ((2, 64, 1), "<f8", 8), ((0, 8, 1), "|i1", 1), ((1, 16, 1), "<u2", 2),
+             ((6, 8, 1), "|b1", 1), ((5, 64, 1), "<c8", 8), ((4, 16, 1), "<V2", 2), ((2, 32, 1), "<f4", 4)]
+    for _ in range(2):
+        for dtype, typestr, itemsize in cases:
+            c = cubridge._core._c_import(_borrowing((5, 3), strides=(1, 5), dtype=dtype))
+            assert (c["typestr"], c["itemsize"]) == (typestr, itemsize), dtype
+            assert c["shape"] == (5, 3) and c["strides"] == (itemsize, 5 * itemsize), dtype
+    with pytest.raises(ValueError, match="lanes"):
+        cubridge._core._c_import(_borrowing((4,), dtype=(2, 32, 4)))
+    assert cubridge._core._c_import(_borrowing((4,), dtype=(2, 64, 1)))["typestr"] == "<f8"
+    with pytest.raises(ValueError, match=r"shape\[0\] is -5"):  # the dtype seen last: the layout still checked
+        cubridge._core._c_import(_borrowing((-5,), dtype=(2, 64, 1)))
 
 
 def test_publishing_types_are_not_pinned_forever():
