@@ -34,11 +34,17 @@ inline nb::object as_cuda_array(nb::handle obj, nb::handle sync) {
 
 /// Built in place inside its Python object: a DeviceArray moved into one costs a copy of every field.
 inline nb::object from_cai(nb::handle desc, nb::handle owner, nb::handle sync) {
-  const bool s = sync_arg(sync);
+  const ImportOptions options{sync_arg(sync)};
   nb::object o = nb::inst_alloc(nb::type<PyDeviceArray>());
+  if (const ArrayView* seen = remembered_cai_view(desc, options)) {
+    // A prebuilt dict read before: the array made with its view at once (no default view to assign over).
+    new (nb::inst_ptr<PyDeviceArray>(o)) PyDeviceArray{*seen, nb::borrow(owner)};
+    nb::inst_mark_ready(o);
+    return o;
+  }
   new (nb::inst_ptr<PyDeviceArray>(o)) PyDeviceArray();
   nb::inst_mark_ready(o);  // from here a failure destroys the array with the object
-  read_cai(*nb::inst_ptr<PyDeviceArray>(o), desc, owner, ImportOptions{s});
+  read_cai(*nb::inst_ptr<PyDeviceArray>(o), desc, owner, options);
   return o;
 }
 

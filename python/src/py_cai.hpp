@@ -308,13 +308,17 @@ inline bool is_default_descr(PyObject* descr, PyObject* typestr) {
 /// `owner` (may be None) is kept alive by the result; `options` say whether to follow the consumer rule of
 /// CAI v3 "stream" and to ask the driver about the pointer. Every malformed value raises TypeError/ValueError
 /// naming the key.
+/// The view read before from `desc`, unchanged since (a producer's prebuilt interface), or null (py_cai_dict_memo.hpp).
+inline const ArrayView* remembered_cai_view(nb::handle desc, const ImportOptions& options) noexcept {
+  return PyDict_Check(desc.ptr()) ? cai_memo::find(desc.ptr(), options, cai_detail::is_default_descr) : nullptr;
+}
+
 inline void read_cai(PyDeviceArray& out, nb::handle desc, nb::handle owner, ImportOptions options = {}) {
   using namespace cai_detail;
   const Keys& k = Keys::get();
   PyObject* d = desc.ptr();
   if (!PyDict_Check(d)) type_error("", "a dict", desc);
-  // The same dict, unchanged since it was read (a producer's prebuilt interface): the view read then.
-  if (const ArrayView* seen = cai_memo::find(d, options, is_default_descr)) {
+  if (const ArrayView* seen = remembered_cai_view(desc, options)) {
     out.view = *seen;
     out.producer = nb::borrow(owner);
     return;

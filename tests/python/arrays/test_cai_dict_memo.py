@@ -133,3 +133,31 @@ def test_more_typestr_objects_than_the_parse_cache_holds_are_each_read_right(ptr
             d = dict(base(ptr), typestr=typestr, descr=[("", typestr)])
             a = cubridge.from_cuda_array_interface(d)
             assert a.typestr == t and a.itemsize == int(t[2:])
+
+
+def test_an_array_made_from_a_remembered_dict_holds_the_owner_it_was_given(ptr):
+    """A hit builds the array from the remembered view at once: the same facts as a full read, and the owner of
+    this call (not the first call's) kept alive until the array goes."""
+    import gc
+    import weakref
+
+    class Owner:
+        pass
+
+    d = base(ptr)
+    first_owner, second_owner = Owner(), Owner()
+    a = cubridge.from_cuda_array_interface(d, first_owner)
+    before = hits()
+    b = cubridge.from_cuda_array_interface(d, second_owner)
+    assert hits() == before + 1
+    assert facts(b) == facts(a) == fresh(d)
+    first, second = weakref.ref(first_owner), weakref.ref(second_owner)
+    del first_owner, second_owner
+    gc.collect()
+    assert first() is not None and second() is not None
+    del a
+    gc.collect()
+    assert first() is None and second() is not None
+    del b
+    gc.collect()
+    assert second() is None
