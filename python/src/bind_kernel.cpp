@@ -34,6 +34,15 @@ void check_dispatcher(nb::handle dispatcher, const char* who) {
                          "super().__init__())");
 }
 
+/// The C++ base of `self` (a cubridge.Dispatcher's attribute `name` is read or set), refused by name while a
+/// subclass's __init__ has not called super().__init__() yet (nanobind would refuse it as an argument mismatch).
+DispatchCache& initialized_base(nb::handle self, const char* name) {
+  if (!nb::inst_ready(self))
+    throw nb::type_error((std::string("Dispatcher.") + name + ": the dispatcher was not initialized yet (a subclass's "
+                          "__init__ must call super().__init__() before it reads or sets " + name + ")").c_str());
+  return *nb::inst_ptr<DispatchCache>(self);
+}
+
 void translate(const std::exception_ptr& p, void*) {
   try {
     std::rethrow_exception(p);
@@ -189,11 +198,16 @@ void bind_kernel(nb::module_& m) {
       .def_prop_ro("_launch_cache_stats", [](const DispatchCache& c) { return nb::make_tuple(c.hits, c.misses, c.entries.size()); },
                    "(hits, misses, entries) of the lazy-launch cache.")
       .def("_launch_cache_clear", [](DispatchCache& c) { c.clear(); })
-      .def_rw("_numba_launch", &DispatchCache::numba_launch,
-              "Whether this is a numba-cuda program's kernel (its subscripts take numba's checks).")
+      .def_prop_rw("_numba_launch",
+                   [](nb::handle self) { return initialized_base(self, "_numba_launch").numba_launch; },
+                   [](nb::handle self, bool value) { initialized_base(self, "_numba_launch").numba_launch = value; },
+                   "Whether this is a numba-cuda program's kernel (its subscripts take numba's checks).")
       .def_prop_rw("extensions",
-                   [](const DispatchCache& c) { return c.extensions.is_valid() ? c.extensions : nb::none(); },
-                   [](DispatchCache& c, nb::object value) { c.extensions = std::move(value); },
+                   [](nb::handle self) {
+                     const DispatchCache& c = initialized_base(self, "extensions");
+                     return c.extensions.is_valid() ? c.extensions : nb::none();
+                   },
+                   [](nb::handle self, nb::object value) { initialized_base(self, "extensions").extensions = std::move(value); },
                    nb::arg("value").none(),
                    "numba-cuda's launch-argument extensions (objects with prepare_args), which users append to.");
   m.def("_lazy_subscript", [](nb::handle dispatcher, nb::handle key) {

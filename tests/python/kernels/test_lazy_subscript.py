@@ -138,3 +138,28 @@ def test_an_uninitialized_dispatcher_is_refused_by_name():
         cubridge._core._lazy_forall(d, 4, None, 0, ())
     with pytest.raises(TypeError, match="expected a cubridge.Dispatcher, got int"):
         cubridge._core._lazy_subscript(3, (1, 32))
+
+
+def test_a_subclass_that_sets_extensions_before_initializing_is_told_so_and_can_go_on():
+    class Early(cubridge.Dispatcher):
+        def __init__(self, py_func, order):
+            if order == "before":
+                self.extensions = []  # before the base exists: refused by name, nothing half-made
+            super().__init__(py_func)
+            self.extensions.append("ext")
+
+    def body(x):
+        pass
+
+    with pytest.raises(TypeError, match=r"Dispatcher.extensions: the dispatcher was not initialized yet .*"
+                                        r"super\(\).__init__\(\) before it reads or sets extensions"):
+        Early(body, "before")
+    late = Early(body, "after")
+    assert late.extensions == ["ext"]
+
+    class Reader(cubridge.Dispatcher):
+        def __init__(self):
+            self.seen = self._numba_launch
+
+    with pytest.raises(TypeError, match=r"Dispatcher._numba_launch: the dispatcher was not initialized yet"):
+        Reader()
