@@ -51,12 +51,16 @@ class PushedContext {
   bool pushed_ = false;
 };
 
-// An event of `context`, destroyed with that context current.
+// An ordering event of `context`: one the context kept for use again where it is a primary context cubridge holds
+// open (Context::take_spare_event), else a new one; handed back to that context afterwards, else destroyed with
+// its context current.
 struct ContextEvent {
   CUcontext context;
+  std::shared_ptr<Context> keeper;  // the open primary context whose handle `context` is, or null
   CUevent handle = nullptr;
+  bool waited = false;  // recorded and waited for without an error: fit to be used again
   ~ContextEvent() {
-    if (handle == nullptr) return;
+    if (handle == nullptr || (waited && keeper && keeper->keep_spare_event(handle))) return;
     try {
       PushedContext scope(context);
       CUBRIDGE_CU_RESULT(cuEventDestroy, handle);
@@ -65,16 +69,17 @@ struct ContextEvent {
   }
 };
 
-// `waiter` waits on the work enqueued so far on `signaller`, each in its own context: the event is made and
-// recorded in the signaller's (an event and the stream recording it must share a context), the wait is
-// enqueued in the waiter's. Events are ordering-only (no timing); destroying one right after the wait is
-// enqueued is allowed: the driver keeps it until it fires.
+// `waiter` waits on the work enqueued so far on `signaller`, each in its own context: the event is made (or taken
+// again) and recorded in the signaller's (an event and the stream recording it must share a context), the wait is
+// enqueued in the waiter's. Events are ordering-only (no timing); handing one back, or destroying it, right after
+// the wait is enqueued is allowed: the wait is for the record it was given, which a later record leaves alone.
 void make_wait(StreamRef waiter, CUcontext waiter_context, StreamRef signaller, CUcontext signaller_context) {
   if (waiter == signaller && waiter_context == signaller_context) return;
-  ContextEvent event{signaller_context};
+  ContextEvent event{signaller_context, Context::open_primary(signaller_context)};
   {
     PushedContext scope(signaller_context);
-    CUBRIDGE_CU(cuEventCreate, &event.handle, CU_EVENT_DISABLE_TIMING);
+    if (event.keeper) event.handle = event.keeper->take_spare_event();
+    if (event.handle == nullptr) CUBRIDGE_CU(cuEventCreate, &event.handle, CU_EVENT_DISABLE_TIMING);
     CUBRIDGE_CU(cuEventRecord, event.handle, signaller.handle());
   }
   CUresult r = CUDA_SUCCESS;
@@ -83,6 +88,7 @@ void make_wait(StreamRef waiter, CUcontext waiter_context, StreamRef signaller, 
     r = CUBRIDGE_CU_RESULT(cuStreamWaitEvent, waiter.handle(), event.handle, 0u);
   }
   if (r != CUDA_SUCCESS) CUBRIDGE_CU(cuEventSynchronize, event.handle);  // fallback only: the host waits
+  event.waited = true;
 }
 
 // Whether `launch` and the view's stream are one queue, decided without the registry on the common path:

@@ -22,6 +22,12 @@ class ContextRegistry {
     if (!slot) slot = std::make_shared<Context>(Context::Token{}, device);
     return slot;
   }
+  std::shared_ptr<Context> open_with_handle(CUcontext handle) {
+    std::lock_guard lock(mutex_);
+    for (const auto& [ordinal, ctx] : contexts_)
+      if (ctx && ctx->handle() == handle && ctx->valid()) return ctx;
+    return nullptr;
+  }
   void add_close_hook(std::function<void(const std::shared_ptr<Context>&)> hook) {
     std::lock_guard lock(mutex_);
     hooks_.push_back(std::move(hook));
@@ -74,6 +80,18 @@ Context::~Context() {
 
 void Context::invalidate() noexcept {
   if (!valid_.exchange(false)) return;
+  std::vector<CUevent> spares;
+  {
+    std::lock_guard lock(spare_events_mutex_);  // keep_spare_event keeps none from here: valid() is false
+    spares.swap(spare_events_);
+  }
+  if (!spares.empty()) {
+    try {
+      ScopedContext scope(*this);
+      for (CUevent e : spares) CUBRIDGE_CU_RESULT(cuEventDestroy, e);
+    } catch (...) {  // the reset that follows destroys them anyway
+    }
+  }
   CUdevice dev = 0;
   if (CUBRIDGE_CU_RESULT(cuDeviceGet, &dev, device_.ordinal()) == CUDA_SUCCESS)
     CUBRIDGE_CU_RESULT(cuDevicePrimaryCtxRelease, dev);
@@ -81,6 +99,32 @@ void Context::invalidate() noexcept {
 
 std::shared_ptr<Context> Context::primary(Device device) {
   return ContextRegistry::instance().primary(device);
+}
+
+std::shared_ptr<Context> Context::open_primary(CUcontext handle) {
+  if (handle == nullptr) return nullptr;
+  return ContextRegistry::instance().open_with_handle(handle);
+}
+
+CUevent Context::take_spare_event() noexcept {
+  std::lock_guard lock(spare_events_mutex_);
+  if (spare_events_.empty() || !valid()) return nullptr;
+  CUevent e = spare_events_.back();
+  spare_events_.pop_back();
+  return e;
+}
+
+bool Context::keep_spare_event(CUevent event) noexcept {
+  std::lock_guard lock(spare_events_mutex_);
+  // Checked under the lock invalidate() clears the spares under: an event kept after that clearing would outlive
+  // the reset that destroys it.
+  if (!valid() || spare_events_.size() >= kMaxSpareEvents) return false;
+  try {
+    spare_events_.push_back(event);
+  } catch (...) {
+    return false;  // no memory for one more pointer: the caller destroys the event
+  }
+  return true;
 }
 
 std::shared_ptr<Context> Context::current() {

@@ -5,6 +5,8 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <vector>
 
 #include <cuda.h>
 
@@ -30,6 +32,9 @@ class Context {
   /// before destroying it (the memory layer resets and drops the context's manager there, as EMM v1
   /// asks of a context reset). Hooks run in registration order; one that throws is ignored.
   static void add_close_hook(std::function<void(const std::shared_ptr<Context>&)> hook);
+  /// The primary context cubridge holds open whose handle is `handle`, or null (a context another library
+  /// made, or one close_all() closed).
+  static std::shared_ptr<Context> open_primary(CUcontext handle);
 
   ~Context();
   Context(const Context&) = delete;
@@ -42,6 +47,16 @@ class Context {
   void ensure_valid(const char* what) const;
   void synchronize() const;
 
+  /// An ordering event of this context (CU_EVENT_DISABLE_TIMING) that keep_spare_event kept, or null when none is
+  /// kept or the context was closed. Events that only order one stream after another are used again: making and
+  /// destroying one costs about what its record and wait cost.
+  CUevent take_spare_event() noexcept;
+  /// Keeps `event`, an ordering event of this context whose waits are enqueued (cuStreamWaitEvent waits for the
+  /// record it was given: the event may be recorded again at once), for take_spare_event. False, keeping nothing,
+  /// when the context was closed or already keeps kMaxSpareEvents: the caller destroys the event then.
+  bool keep_spare_event(CUevent event) noexcept;
+  static constexpr std::size_t kMaxSpareEvents = 16;
+
   /// Passkey-style constructor: use primary().
   struct Token {};
   Context(Token, Device device);
@@ -53,6 +68,8 @@ class Context {
   Device device_;
   CUcontext handle_ = nullptr;
   std::atomic<bool> valid_{true};
+  std::mutex spare_events_mutex_;
+  std::vector<CUevent> spare_events_;  // ordering events kept for use again; destroyed when the context closes
 };
 
 /// Makes a context current on this thread for the scope's life, restoring the previous one after.
