@@ -37,6 +37,9 @@ void check_dispatcher(nb::handle dispatcher, const char* who) {
 /// The C++ base of `self` (a cubridge.Dispatcher's attribute `name` is read or set), refused by name while a
 /// subclass's __init__ has not called super().__init__() yet (nanobind would refuse it as an argument mismatch).
 DispatchCache& initialized_base(nb::handle self, const char* name) {
+  if (!nb::isinstance<DispatchCache>(self))  // the property's __get__/__set__ called on another object
+    throw nb::type_error((std::string("Dispatcher.") + name + ": expected a cubridge.Dispatcher, got " +
+                          py_type_name(self)).c_str());
   if (!nb::inst_ready(self))
     throw nb::type_error((std::string("Dispatcher.") + name + ": the dispatcher was not initialized yet (a subclass's "
                           "__init__ must call super().__init__() before it reads or sets " + name + ")").c_str());

@@ -38,7 +38,7 @@ inline nb::object from_cai(nb::handle desc, nb::handle owner, nb::handle sync) {
   nb::object o = nb::inst_alloc(nb::type<PyDeviceArray>());
   if (const ArrayView* seen = remembered_cai_view(desc, options)) {
     // A prebuilt dict read before: the array made with its view at once (no default view to assign over).
-    new (nb::inst_ptr<PyDeviceArray>(o)) PyDeviceArray{*seen, nb::borrow(owner)};
+    new (nb::inst_ptr<PyDeviceArray>(o)) PyDeviceArray{.view = *seen, .producer = nb::borrow(owner)};
     nb::inst_mark_ready(o);
     return o;
   }

@@ -304,15 +304,15 @@ inline bool is_default_descr(PyObject* descr, PyObject* typestr) {
 
 }  // namespace cai_detail
 
-/// Reads `desc` (a CAI dict) into `out`, a new array (it may be the one inside its Python object).
-/// `owner` (may be None) is kept alive by the result; `options` say whether to follow the consumer rule of
-/// CAI v3 "stream" and to ask the driver about the pointer. Every malformed value raises TypeError/ValueError
-/// naming the key.
 /// The view read before from `desc`, unchanged since (a producer's prebuilt interface), or null (py_cai_dict_memo.hpp).
 inline const ArrayView* remembered_cai_view(nb::handle desc, const ImportOptions& options) noexcept {
   return PyDict_Check(desc.ptr()) ? cai_memo::find(desc.ptr(), options, cai_detail::is_default_descr) : nullptr;
 }
 
+/// Reads `desc` (a CAI dict) into `out`, a new array (it may be the one inside its Python object).
+/// `owner` (may be None) is kept alive by the result; `options` say whether to follow the consumer rule of
+/// CAI v3 "stream" and to ask the driver about the pointer. Every malformed value raises TypeError/ValueError
+/// naming the key.
 inline void read_cai(PyDeviceArray& out, nb::handle desc, nb::handle owner, ImportOptions options = {}) {
   using namespace cai_detail;
   const Keys& k = Keys::get();

@@ -2,8 +2,11 @@
 // synchronisation (cuCtxSynchronize is interposed and counted).
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <numeric>
+#include <thread>
 #include <vector>
 
 #include "cubridge/array.hpp"
@@ -19,6 +22,11 @@ int g_ctx_syncs = 0;
 CUresult counting_ctx_sync() {
   ++g_ctx_syncs;
   return CUDA_SUCCESS;
+}
+
+std::atomic<bool> g_released{false};
+void CUDA_CB block_until_released(void*) {
+  while (!g_released.load()) std::this_thread::yield();
 }
 
 ArrayView device_view(std::shared_ptr<void> mem, std::vector<std::int64_t>& shape, const char* typestr = "<f4") {
@@ -101,4 +109,43 @@ TEST(ArrayGpu, GpuJoinStreamsOrdersSeveralProducers) {
   StreamRef pending[] = {a.ref(), b.ref(), target.ref()};
   EXPECT_NO_THROW(join_streams(target, pending, 0));
   target.ref().synchronize();
+}
+
+// stream_order.cpp uses its ordering events again (Context::take_spare_event): a wait enqueued before the event is
+// recorded again, on a stream with nothing pending, still waits for the record it was given.
+TEST(ArrayGpu, GpuAWaitHoldsWhenItsEventIsRecordedAgainElsewhere) {
+  CUBRIDGE_REQUIRE_GPU();
+  auto ctx = Context::primary(Device(0));
+  ScopedContext scope(*ctx);
+  while (CUevent e = ctx->take_spare_event()) CUBRIDGE_CU(cuEventDestroy, e);  // none kept: the one below is ours
+  Stream producer(ctx), idle(ctx), consumer(ctx), other(ctx);
+  std::vector<std::int64_t> shape{1024};
+  auto src = array_detail::allocate_device(4096, ctx);
+  auto dst = array_detail::allocate_device(4096, ctx);
+  const auto src_ptr = reinterpret_cast<CUdeviceptr>(src.get()), dst_ptr = reinterpret_cast<CUdeviceptr>(dst.get());
+  CUBRIDGE_CU(cuMemsetD32Async, dst_ptr, 0u, std::size_t{1024}, consumer.handle());
+  g_released = false;
+  struct Release {
+    ~Release() { g_released = true; }  // the producer is never left blocked, whatever fails below
+  } release;
+  CUBRIDGE_CU(cuLaunchHostFunc, producer.handle(), &block_until_released, nullptr);
+  CUBRIDGE_CU(cuMemsetD32Async, src_ptr, 0x3f800000u, std::size_t{1024}, producer.handle());
+  order_before_use(device_view(src, shape).with_stream(producer.ref()), consumer.ref());
+  CUevent first = ctx->take_spare_event();
+  ASSERT_NE(first, nullptr);
+  ASSERT_TRUE(ctx->keep_spare_event(first));
+  order_before_use(device_view(src, shape).with_stream(idle.ref()), other.ref());  // the same event, recorded again
+  CUevent again = ctx->take_spare_event();
+  EXPECT_EQ(again, first);
+  ASSERT_TRUE(ctx->keep_spare_event(again));
+  CUBRIDGE_CU(cuMemcpyDtoDAsync, dst_ptr, src_ptr, std::size_t{4096}, consumer.handle());
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(CUBRIDGE_CU_RESULT(cuStreamQuery, consumer.handle()), CUDA_ERROR_NOT_READY);  // still behind the producer
+  EXPECT_EQ(CUBRIDGE_CU_RESULT(cuStreamQuery, other.handle()), CUDA_SUCCESS);  // the idle stream's record let it go
+  g_released = true;
+  consumer.ref().synchronize();
+  std::vector<float> out(1024, 0.0f);
+  CUBRIDGE_CU(cuMemcpyDtoH, out.data(), dst_ptr, std::size_t{4096});
+  EXPECT_EQ(out.front(), 1.0f);
+  EXPECT_EQ(out.back(), 1.0f);
 }

@@ -1,7 +1,9 @@
 // The events that order a launch after a producer's stream (stream_order.cpp) are kept by their primary
 // context and used again (Context::take_spare_event / keep_spare_event): one event serves any number of
-// orderings on a thread; threads never share one at once; a closed context keeps none, and its successor
-// starts with none; a context cubridge does not hold keeps nothing.
+// orderings on a thread; threads never share one at once; a closed context destroys the ones it kept, and its
+// successor starts with none; a full context, a failed record and a context cubridge does not hold keep nothing
+// (the event is destroyed); a refused wait falls back to the host's wait and keeps the event. That a wait is for
+// the record it was given, whatever is recorded after, is the driver's (tests/cpp/array/test_array_gpu.cpp).
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -13,6 +15,7 @@
 #include "cubridge/array/array_view.hpp"
 #include "cubridge/array/stream_order.hpp"
 #include "cubridge/driver/context.hpp"
+#include "cubridge/driver/error.hpp"
 #include "cubridge/driver/stream.hpp"
 #include "driver/driver_api.hpp"
 #include "on_threads.hpp"
@@ -23,25 +26,39 @@ using cubridge::testing::on_threads;
 
 namespace {
 
-std::atomic<int> g_created{0};
+std::atomic<int> g_created{0}, g_destroyed{0};
 CUresult (*g_real_create)(CUevent*, unsigned) = nullptr;
+CUresult (*g_real_destroy)(CUevent) = nullptr;
 
 CUresult counting_create(CUevent* e, unsigned flags) {
   ++g_created;
   return g_real_create(e, flags);
 }
 
-/// Counts cuEventCreate calls for the scope.
+CUresult counting_destroy(CUevent e) {
+  ++g_destroyed;
+  return g_real_destroy(e);
+}
+
+/// Counts cuEventCreate and cuEventDestroy calls for the scope.
 class CountedEventCreation {
  public:
   CountedEventCreation() {
     auto& api = driver::mutable_api_for_testing();
     g_real_create = api.cuEventCreate;
+    g_real_destroy = api.cuEventDestroy;
     api.cuEventCreate = &counting_create;
+    api.cuEventDestroy = &counting_destroy;
     g_created = 0;
+    g_destroyed = 0;
   }
-  ~CountedEventCreation() { driver::mutable_api_for_testing().cuEventCreate = g_real_create; }
+  ~CountedEventCreation() {
+    auto& api = driver::mutable_api_for_testing();
+    api.cuEventCreate = g_real_create;
+    api.cuEventDestroy = g_real_destroy;
+  }
   int created() const { return g_created.load(); }
+  int destroyed() const { return g_destroyed.load(); }
 };
 
 // Events between their record and their wait (each ordering records, then waits, on one thread): an event recorded
@@ -129,12 +146,15 @@ TEST(OrderingEvents, AClosedContextKeepsNoneAndItsSuccessorStartsWithNone) {
     order_before_use(view_on(producer.ref(), shape), consumer.ref());
   }
   ASSERT_EQ(spares(*old), 1);
-  Context::close_all();
+  {
+    CountedEventCreation closing;
+    Context::close_all();
+    EXPECT_EQ(closing.destroyed(), 1);  // the kept event is destroyed with its context current, not leaked
+  }
   EXPECT_EQ(old->take_spare_event(), nullptr);
   EXPECT_FALSE(old->keep_spare_event(reinterpret_cast<CUevent>(std::uintptr_t{0x40})));
   auto fresh = Context::primary(Device(0));
   EXPECT_EQ(fresh->take_spare_event(), nullptr);
-  EXPECT_EQ(Context::open_primary(old->handle()) == nullptr, old->handle() != fresh->handle());
   Stream producer(fresh), consumer(fresh);
   std::vector<std::int64_t> shape{16};
   CountedEventCreation counted;
@@ -186,8 +206,150 @@ TEST(OrderingEvents, ThreadsOrderingAtOnceNeverShareAnEvent) {
   // At most one event in flight per thread: no more are ever made than threads, and all are kept.
   EXPECT_LE(counted.created(), kStressThreads);
   EXPECT_GE(counted.created(), 1);
-  EXPECT_EQ(spares(*ctx), counted.created() > static_cast<int>(Context::kMaxSpareEvents)
-                              ? static_cast<int>(Context::kMaxSpareEvents)
-                              : counted.created());
+  EXPECT_EQ(counted.destroyed(), 0);  // kStressThreads events in flight at most: the limit (16) keeps them all
+  EXPECT_EQ(spares(*ctx), counted.created());
+  Context::close_all();
+}
+
+namespace {
+
+// Hooks for the cases below: what the driver answers to the ordering's record and wait.
+Context* g_fill_during_record = nullptr;  // filled to its limit while an ordering records (a full context)
+bool g_fail_record = false, g_fail_wait = false;
+std::atomic<int> g_host_waits{0};
+CUresult (*g_saved_record)(CUevent, CUstream) = nullptr;
+CUresult (*g_saved_wait)(CUstream, CUevent, unsigned) = nullptr;
+CUresult (*g_saved_sync)(CUevent) = nullptr;
+std::vector<CUevent> g_filled;
+
+CUresult hooked_record(CUevent e, CUstream s) {
+  if (g_fail_record) return CUDA_ERROR_INVALID_HANDLE;
+  if (g_fill_during_record != nullptr) {
+    while (true) {
+      CUevent extra = nullptr;
+      g_real_create(&extra, CU_EVENT_DISABLE_TIMING);
+      if (!g_fill_during_record->keep_spare_event(extra)) {
+        g_real_destroy(extra);
+        break;
+      }
+      g_filled.push_back(extra);
+    }
+  }
+  return g_saved_record(e, s);
+}
+
+CUresult hooked_wait(CUstream s, CUevent e, unsigned flags) {
+  return g_fail_wait ? CUDA_ERROR_NOT_SUPPORTED : g_saved_wait(s, e, flags);
+}
+
+CUresult counting_sync(CUevent e) {
+  ++g_host_waits;
+  return g_saved_sync(e);
+}
+
+class HookedOrdering {
+ public:
+  HookedOrdering() {
+    auto& api = driver::mutable_api_for_testing();
+    g_saved_record = api.cuEventRecord;
+    g_saved_wait = api.cuStreamWaitEvent;
+    g_saved_sync = api.cuEventSynchronize;
+    api.cuEventRecord = &hooked_record;
+    api.cuStreamWaitEvent = &hooked_wait;
+    api.cuEventSynchronize = &counting_sync;
+    g_host_waits = 0;
+  }
+  ~HookedOrdering() {
+    auto& api = driver::mutable_api_for_testing();
+    api.cuEventRecord = g_saved_record;
+    api.cuStreamWaitEvent = g_saved_wait;
+    api.cuEventSynchronize = g_saved_sync;
+    g_fill_during_record = nullptr;
+    g_fail_record = g_fail_wait = false;
+    g_filled.clear();
+  }
+};
+
+}  // namespace
+
+TEST(OrderingEvents, AFullContextKeepsNothingMoreAndTheEventIsDestroyed) {
+  Context::close_all();
+  auto ctx = Context::primary(Device(0));
+  Stream producer(ctx), consumer(ctx);
+  std::vector<std::int64_t> shape{16};
+  ScopedContext scope(*ctx);
+  CountedEventCreation counted;
+  HookedOrdering hooked;
+  g_fill_during_record = ctx.get();  // another thread's orderings fill it while this one records
+  order_before_use(view_on(producer.ref(), shape), consumer.ref());
+  // The fill makes and destroys its events with the driver's own functions, past the counts: these are the ordering's.
+  EXPECT_EQ(counted.created(), 1);
+  EXPECT_EQ(counted.destroyed(), 1);  // the context was full when the ordering handed its event back
+  g_fill_during_record = nullptr;
+  EXPECT_EQ(spares(*ctx), static_cast<int>(Context::kMaxSpareEvents));
+  Context::close_all();
+}
+
+TEST(OrderingEvents, AFailedRecordDestroysTheEventItTookAndKeepsNone) {
+  Context::close_all();
+  auto ctx = Context::primary(Device(0));
+  Stream producer(ctx), consumer(ctx);
+  std::vector<std::int64_t> shape{16};
+  ScopedContext scope(*ctx);
+  order_before_use(view_on(producer.ref(), shape), consumer.ref());
+  ASSERT_EQ(spares(*ctx), 1);
+  CountedEventCreation counted;
+  {
+    HookedOrdering hooked;
+    g_fail_record = true;
+    EXPECT_THROW(order_before_use(view_on(producer.ref(), shape), consumer.ref()), CudaError);
+  }
+  EXPECT_EQ(counted.created(), 0);    // the kept event was taken...
+  EXPECT_EQ(counted.destroyed(), 1);  // ...and, never recorded, destroyed rather than kept
+  EXPECT_EQ(spares(*ctx), 0);
+  Context::close_all();
+}
+
+TEST(OrderingEvents, ARefusedWaitWaitsOnTheHostAndKeepsTheEvent) {
+  Context::close_all();
+  auto ctx = Context::primary(Device(0));
+  Stream producer(ctx), consumer(ctx);
+  std::vector<std::int64_t> shape{16};
+  ScopedContext scope(*ctx);
+  CountedEventCreation counted;
+  {
+    HookedOrdering hooked;
+    g_fail_wait = true;
+    order_before_use(view_on(producer.ref(), shape), consumer.ref());
+    EXPECT_EQ(g_host_waits.load(), 1);
+  }
+  EXPECT_EQ(counted.created(), 1);
+  EXPECT_EQ(counted.destroyed(), 0);
+  EXPECT_EQ(spares(*ctx), 1);
+  Context::close_all();
+}
+
+TEST(OrderingEvents, AContextCubridgeDoesNotHoldKeepsNothing) {
+  Context::close_all();
+  auto ctx = Context::primary(Device(0));
+  static int foreign_context_storage = 0;  // a context another library made (the stand-in takes any handle)
+  auto foreign = reinterpret_cast<CUcontext>(&foreign_context_storage);
+  CUstream foreign_stream = nullptr;
+  CUBRIDGE_CU(cuCtxPushCurrent, foreign);
+  CUBRIDGE_CU(cuStreamCreate, &foreign_stream, CU_STREAM_NON_BLOCKING);
+  CUcontext popped = nullptr;
+  CUBRIDGE_CU(cuCtxPopCurrent, &popped);
+  ASSERT_EQ(Context::open_primary(foreign), nullptr);
+  Stream consumer(ctx);
+  std::vector<std::int64_t> shape{16};
+  {
+    ScopedContext scope(*ctx);
+    CountedEventCreation counted;
+    for (int i = 0; i < 3; ++i) order_before_use(view_on(StreamRef::external(foreign_stream), shape), consumer.ref());
+    EXPECT_EQ(counted.created(), 3);    // made for each ordering...
+    EXPECT_EQ(counted.destroyed(), 3);  // ...and destroyed after it
+  }
+  EXPECT_EQ(spares(*ctx), 0);
+  CUBRIDGE_CU(cuStreamDestroy, foreign_stream);
   Context::close_all();
 }

@@ -163,3 +163,16 @@ def test_a_subclass_that_sets_extensions_before_initializing_is_told_so_and_can_
 
     with pytest.raises(TypeError, match=r"Dispatcher._numba_launch: the dispatcher was not initialized yet"):
         Reader()
+
+
+def test_the_dispatcher_properties_refuse_another_object_by_name():
+    base = cubridge._core._DispatchCache
+    kernel = cubridge.jit(lambda x: None)
+    for name in ("extensions", "_numba_launch"):
+        prop = base.__dict__[name]
+        for other in (3, object(), cubridge.Dispatcher):
+            with pytest.raises(TypeError, match=rf"Dispatcher.{name}: expected a cubridge.Dispatcher, got "):
+                prop.__get__(other)
+            with pytest.raises(TypeError, match=rf"Dispatcher.{name}: expected a cubridge.Dispatcher, got "):
+                prop.__set__(other, [] if name == "extensions" else True)
+        assert prop.__get__(kernel) == getattr(kernel, name)  # the dispatcher's own still answers
