@@ -43,10 +43,12 @@ def inc(x):
         x[i] += 1.0
 
 
-def per_launch_us(run, sync, batches: int) -> float:
+def per_launch_us(run, sync, batches: int, before=None) -> float:
+    """The median over `batches` of run()'s time with sync() after it, per launch of the chain; the queue is drained
+    before each by `before` (default: sync)."""
     times = []
     for _ in range(batches):
-        sync()
+        (before or sync)()
         t = time.perf_counter()
         run()
         sync()

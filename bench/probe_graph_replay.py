@@ -14,36 +14,22 @@ alternating:
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
-import time
+import sys
 
 import cupy as cp
 import numpy as np
 import torch
 from cuda.bindings import driver
 
-import cubridge
-
-N = 1024
-CHAIN = 100
-
-
-@cubridge.jit("void(float32[::1])")
-def inc(x):
-    i = cubridge.grid(1)
-    if i < x.size:
-        x[i] += 1.0
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_graphs import CHAIN, N, inc  # noqa: E402  (bench_graphs' kernel and chain)
+from bench_graphs import per_launch_us as timed  # noqa: E402
 
 
 def per_launch_us(run, before, after, batches: int) -> float:
-    times = []
-    for _ in range(batches):
-        before()
-        t = time.perf_counter()
-        run()
-        after()
-        times.append((time.perf_counter() - t) / CHAIN * 1e6)
-    return statistics.median(times)
+    return timed(run, after, batches, before=before)
 
 
 def graph_launcher(exec_handle: int, stream_handle: int):

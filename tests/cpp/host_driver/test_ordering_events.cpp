@@ -18,9 +18,11 @@
 #include "cubridge/driver/error.hpp"
 #include "cubridge/driver/stream.hpp"
 #include "driver/driver_api.hpp"
+#include "interposed.hpp"
 #include "on_threads.hpp"
 
 using namespace cubridge;
+using cubridge::testing::Interposed;
 using cubridge::testing::kStressThreads;
 using cubridge::testing::on_threads;
 
@@ -44,21 +46,17 @@ CUresult counting_destroy(CUevent e) {
 class CountedEventCreation {
  public:
   CountedEventCreation() {
-    auto& api = driver::mutable_api_for_testing();
-    g_real_create = api.cuEventCreate;
-    g_real_destroy = api.cuEventDestroy;
-    api.cuEventCreate = &counting_create;
-    api.cuEventDestroy = &counting_destroy;
     g_created = 0;
     g_destroyed = 0;
   }
-  ~CountedEventCreation() {
-    auto& api = driver::mutable_api_for_testing();
-    api.cuEventCreate = g_real_create;
-    api.cuEventDestroy = g_real_destroy;
-  }
   int created() const { return g_created.load(); }
   int destroyed() const { return g_destroyed.load(); }
+
+ private:
+  Interposed<decltype(driver::DriverApi::cuEventCreate)> create_{driver::mutable_api_for_testing().cuEventCreate,
+                                                                  &counting_create, &g_real_create};
+  Interposed<decltype(driver::DriverApi::cuEventDestroy)> destroy_{driver::mutable_api_for_testing().cuEventDestroy,
+                                                                   &counting_destroy, &g_real_destroy};
 };
 
 // Events between their record and their wait (each ordering records, then waits, on one thread): an event recorded
@@ -87,20 +85,14 @@ CUresult watching_wait(CUstream s, CUevent e, unsigned flags) {
 /// Watches the events between record and wait for the scope.
 class WatchedEvents {
  public:
-  WatchedEvents() {
-    auto& api = driver::mutable_api_for_testing();
-    g_real_record = api.cuEventRecord;
-    g_real_wait = api.cuStreamWaitEvent;
-    api.cuEventRecord = &watching_record;
-    api.cuStreamWaitEvent = &watching_wait;
-    g_shared = 0;
-  }
-  ~WatchedEvents() {
-    auto& api = driver::mutable_api_for_testing();
-    api.cuEventRecord = g_real_record;
-    api.cuStreamWaitEvent = g_real_wait;
-  }
+  WatchedEvents() { g_shared = 0; }
   int shared() const { return g_shared.load(); }
+
+ private:
+  Interposed<decltype(driver::DriverApi::cuEventRecord)> record_{driver::mutable_api_for_testing().cuEventRecord,
+                                                                 &watching_record, &g_real_record};
+  Interposed<decltype(driver::DriverApi::cuStreamWaitEvent)> wait_{
+      driver::mutable_api_for_testing().cuStreamWaitEvent, &watching_wait, &g_real_wait};
 };
 
 /// A view of 16 floats of host memory whose producer stream is `producer` (nothing dereferences it).
@@ -118,48 +110,54 @@ int spares(Context& ctx) {
   return static_cast<int>(taken.size());
 }
 
+/// A fresh primary context of device 0 (every context closed first), a producer and a consumer stream of it, and
+/// the consumer ordered after the producer, or the producer after the consumer, with the context current.
+struct TwoStreams {
+  TwoStreams() : ctx((Context::close_all(), Context::primary(Device(0)))), producer(ctx), consumer(ctx) {}
+  ~TwoStreams() { Context::close_all(); }
+  void order_before() {
+    ScopedContext scope(*ctx);
+    order_before_use(view_on(producer.ref(), shape), consumer.ref());
+  }
+  void order_after() {
+    ScopedContext scope(*ctx);
+    order_after_use(view_on(producer.ref(), shape), consumer.ref());
+  }
+  std::shared_ptr<Context> ctx;
+  Stream producer, consumer;
+  std::vector<std::int64_t> shape{16};
+};
+
 }  // namespace
 
 TEST(OrderingEvents, OneEventServesEveryOrderingOfAThread) {
-  Context::close_all();
-  auto ctx = Context::primary(Device(0));
-  Stream producer(ctx), consumer(ctx);
-  std::vector<std::int64_t> shape{16};
-  ArrayView v = view_on(producer.ref(), shape);
+  TwoStreams t;
   CountedEventCreation counted;
-  ScopedContext scope(*ctx);
   for (int i = 0; i < 100; ++i) {
-    order_before_use(v, consumer.ref());
-    order_after_use(v, consumer.ref());
+    t.order_before();
+    t.order_after();
   }
   EXPECT_EQ(counted.created(), 1);
-  EXPECT_EQ(spares(*ctx), 1);
+  EXPECT_EQ(spares(*t.ctx), 1);
 }
 
 TEST(OrderingEvents, AClosedContextKeepsNoneAndItsSuccessorStartsWithNone) {
-  Context::close_all();
-  auto old = Context::primary(Device(0));
+  std::shared_ptr<Context> old;
   {
-    Stream producer(old), consumer(old);
-    std::vector<std::int64_t> shape{16};
-    ScopedContext scope(*old);
-    order_before_use(view_on(producer.ref(), shape), consumer.ref());
-  }
-  ASSERT_EQ(spares(*old), 1);
-  {
+    TwoStreams t;
+    t.order_before();
+    ASSERT_EQ(spares(*t.ctx), 1);
+    old = t.ctx;
     CountedEventCreation closing;
     Context::close_all();
     EXPECT_EQ(closing.destroyed(), 1);  // the kept event is destroyed with its context current, not leaked
   }
   EXPECT_EQ(old->take_spare_event(), nullptr);
   EXPECT_FALSE(old->keep_spare_event(reinterpret_cast<CUevent>(std::uintptr_t{0x40})));
-  auto fresh = Context::primary(Device(0));
-  EXPECT_EQ(fresh->take_spare_event(), nullptr);
-  Stream producer(fresh), consumer(fresh);
-  std::vector<std::int64_t> shape{16};
+  TwoStreams fresh;
+  EXPECT_EQ(fresh.ctx->take_spare_event(), nullptr);
   CountedEventCreation counted;
-  ScopedContext scope(*fresh);
-  order_before_use(view_on(producer.ref(), shape), consumer.ref());
+  fresh.order_before();
   EXPECT_EQ(counted.created(), 1);
 }
 
@@ -249,84 +247,64 @@ CUresult counting_sync(CUevent e) {
 
 class HookedOrdering {
  public:
-  HookedOrdering() {
-    auto& api = driver::mutable_api_for_testing();
-    g_saved_record = api.cuEventRecord;
-    g_saved_wait = api.cuStreamWaitEvent;
-    g_saved_sync = api.cuEventSynchronize;
-    api.cuEventRecord = &hooked_record;
-    api.cuStreamWaitEvent = &hooked_wait;
-    api.cuEventSynchronize = &counting_sync;
-    g_host_waits = 0;
-  }
+  HookedOrdering() { g_host_waits = 0; }
   ~HookedOrdering() {
-    auto& api = driver::mutable_api_for_testing();
-    api.cuEventRecord = g_saved_record;
-    api.cuStreamWaitEvent = g_saved_wait;
-    api.cuEventSynchronize = g_saved_sync;
     g_fill_during_record = nullptr;
     g_fail_record = g_fail_wait = false;
     g_filled.clear();
   }
+
+ private:
+  Interposed<decltype(driver::DriverApi::cuEventRecord)> record_{driver::mutable_api_for_testing().cuEventRecord,
+                                                                 &hooked_record, &g_saved_record};
+  Interposed<decltype(driver::DriverApi::cuStreamWaitEvent)> wait_{
+      driver::mutable_api_for_testing().cuStreamWaitEvent, &hooked_wait, &g_saved_wait};
+  Interposed<decltype(driver::DriverApi::cuEventSynchronize)> sync_{
+      driver::mutable_api_for_testing().cuEventSynchronize, &counting_sync, &g_saved_sync};
 };
 
 }  // namespace
 
 TEST(OrderingEvents, AFullContextKeepsNothingMoreAndTheEventIsDestroyed) {
-  Context::close_all();
-  auto ctx = Context::primary(Device(0));
-  Stream producer(ctx), consumer(ctx);
-  std::vector<std::int64_t> shape{16};
-  ScopedContext scope(*ctx);
+  TwoStreams t;
   CountedEventCreation counted;
   HookedOrdering hooked;
-  g_fill_during_record = ctx.get();  // another thread's orderings fill it while this one records
-  order_before_use(view_on(producer.ref(), shape), consumer.ref());
+  g_fill_during_record = t.ctx.get();  // another thread's orderings fill it while this one records
+  t.order_before();
   // The fill makes and destroys its events with the driver's own functions, past the counts: these are the ordering's.
   EXPECT_EQ(counted.created(), 1);
   EXPECT_EQ(counted.destroyed(), 1);  // the context was full when the ordering handed its event back
   g_fill_during_record = nullptr;
-  EXPECT_EQ(spares(*ctx), static_cast<int>(Context::kMaxSpareEvents));
-  Context::close_all();
+  EXPECT_EQ(spares(*t.ctx), static_cast<int>(Context::kMaxSpareEvents));
 }
 
 TEST(OrderingEvents, AFailedRecordDestroysTheEventItTookAndKeepsNone) {
-  Context::close_all();
-  auto ctx = Context::primary(Device(0));
-  Stream producer(ctx), consumer(ctx);
-  std::vector<std::int64_t> shape{16};
-  ScopedContext scope(*ctx);
-  order_before_use(view_on(producer.ref(), shape), consumer.ref());
-  ASSERT_EQ(spares(*ctx), 1);
+  TwoStreams t;
+  t.order_before();
+  ASSERT_EQ(spares(*t.ctx), 1);
   CountedEventCreation counted;
   {
     HookedOrdering hooked;
     g_fail_record = true;
-    EXPECT_THROW(order_before_use(view_on(producer.ref(), shape), consumer.ref()), CudaError);
+    EXPECT_THROW(t.order_before(), CudaError);
   }
   EXPECT_EQ(counted.created(), 0);    // the kept event was taken...
   EXPECT_EQ(counted.destroyed(), 1);  // ...and, never recorded, destroyed rather than kept
-  EXPECT_EQ(spares(*ctx), 0);
-  Context::close_all();
+  EXPECT_EQ(spares(*t.ctx), 0);
 }
 
 TEST(OrderingEvents, ARefusedWaitWaitsOnTheHostAndKeepsTheEvent) {
-  Context::close_all();
-  auto ctx = Context::primary(Device(0));
-  Stream producer(ctx), consumer(ctx);
-  std::vector<std::int64_t> shape{16};
-  ScopedContext scope(*ctx);
+  TwoStreams t;
   CountedEventCreation counted;
   {
     HookedOrdering hooked;
     g_fail_wait = true;
-    order_before_use(view_on(producer.ref(), shape), consumer.ref());
+    t.order_after();
     EXPECT_EQ(g_host_waits.load(), 1);
   }
   EXPECT_EQ(counted.created(), 1);
   EXPECT_EQ(counted.destroyed(), 0);
-  EXPECT_EQ(spares(*ctx), 1);
-  Context::close_all();
+  EXPECT_EQ(spares(*t.ctx), 1);
 }
 
 TEST(OrderingEvents, AContextCubridgeDoesNotHoldKeepsNothing) {

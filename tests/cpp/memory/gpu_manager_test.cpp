@@ -8,6 +8,7 @@
 #include "cubridge/driver/stream.hpp"
 #include "cubridge/memory.hpp"
 #include "gpu.hpp"
+#include "interposed.hpp"
 
 using namespace cubridge;
 using namespace cubridge::memory;
@@ -21,19 +22,13 @@ CUresult counting_free(CUdeviceptr p) { ++g_frees; return g_real_free(p); }
 
 struct CountDriverAllocations {
   CountDriverAllocations() {
-    auto& api = driver::mutable_api_for_testing();
-    g_real_alloc = api.cuMemAlloc;
-    g_real_free = api.cuMemFree;
-    api.cuMemAlloc = &counting_alloc;
-    api.cuMemFree = &counting_free;
     g_allocs = 0;
     g_frees = 0;
   }
-  ~CountDriverAllocations() {
-    auto& api = driver::mutable_api_for_testing();
-    api.cuMemAlloc = g_real_alloc;
-    api.cuMemFree = g_real_free;
-  }
+  cubridge::testing::Interposed<decltype(driver::DriverApi::cuMemAlloc)> alloc_{
+      driver::mutable_api_for_testing().cuMemAlloc, &counting_alloc, &g_real_alloc};
+  cubridge::testing::Interposed<decltype(driver::DriverApi::cuMemFree)> free_{
+      driver::mutable_api_for_testing().cuMemFree, &counting_free, &g_real_free};
 };
 
 std::map<std::uintptr_t, std::size_t> g_fake_live;
