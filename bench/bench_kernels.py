@@ -143,7 +143,9 @@ def launch_floor_rows(batches: int, per_batch: int) -> list[dict]:
         print(f"(PyTorch rows skipped: {type(e).__name__}: {e})", file=sys.stderr)
         tts = None
     k_ptr = cubridge.load_kernel(EMPTY_PTX, "k", POINTER_SIG)[1, 32]
-    k_arr = cubridge.load_kernel(EMPTY_PTX, "k", ARRAY_SIG)[1, 32]
+    # numba's array parameters: the same empty body compiled with the array signature (the pointer kernel's PTX, whose
+    # 4 parameters are not numba's 7 words an array, is refused with that signature).
+    k_arr = cubridge.jit(ARRAY_SIG)(empty_kernel)[1, 32]
     floor_kernel = cubridge.load_kernel(EMPTY_PTX, "k", POINTER_SIG)
     n64 = numpy.int64(n)
 
