@@ -21,8 +21,12 @@ import time
 import cupy as cp
 import numpy as np
 
-import cuda.compute as compute
-from cuda.compute import OpKind
+try:
+    import cuda.compute as compute
+    from cuda.compute import OpKind
+except ImportError as e:  # the subject of this bench, not a peer: no rows without it
+    sys.exit(f"bench_cccl: cuda.compute is not importable ({e}); install cuda-cccl (pip install cuda-cccl; on the GPU "
+             "machine, carry its wheel as the device README says)")
 
 import cubridge.cccl as cccl
 
