@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -113,18 +114,29 @@ int spares(Context& ctx) {
 /// A fresh primary context of device 0 (every context closed first), a producer and a consumer stream of it, and
 /// the consumer ordered after the producer, or the producer after the consumer, with the context current.
 struct TwoStreams {
-  TwoStreams() : ctx((Context::close_all(), Context::primary(Device(0)))), producer(ctx), consumer(ctx) {}
-  ~TwoStreams() { Context::close_all(); }
+  TwoStreams() : ctx((Context::close_all(), Context::primary(Device(0)))) {
+    producer.emplace(ctx);
+    consumer.emplace(ctx);
+  }
+  ~TwoStreams() {
+    drop_streams();
+    Context::close_all();
+  }
+  /// Destroys the streams while their context is open (a closed context's streams are left to its reset).
+  void drop_streams() {
+    producer.reset();
+    consumer.reset();
+  }
   void order_before() {
     ScopedContext scope(*ctx);
-    order_before_use(view_on(producer.ref(), shape), consumer.ref());
+    order_before_use(view_on(producer->ref(), shape), consumer->ref());
   }
   void order_after() {
     ScopedContext scope(*ctx);
-    order_after_use(view_on(producer.ref(), shape), consumer.ref());
+    order_after_use(view_on(producer->ref(), shape), consumer->ref());
   }
   std::shared_ptr<Context> ctx;
-  Stream producer, consumer;
+  std::optional<Stream> producer, consumer;
   std::vector<std::int64_t> shape{16};
 };
 
@@ -142,12 +154,12 @@ TEST(OrderingEvents, OneEventServesEveryOrderingOfAThread) {
 }
 
 TEST(OrderingEvents, AClosedContextKeepsNoneAndItsSuccessorStartsWithNone) {
-  std::shared_ptr<Context> old;
+  TwoStreams t;
+  t.order_before();
+  ASSERT_EQ(spares(*t.ctx), 1);
+  std::shared_ptr<Context> old = t.ctx;
+  t.drop_streams();
   {
-    TwoStreams t;
-    t.order_before();
-    ASSERT_EQ(spares(*t.ctx), 1);
-    old = t.ctx;
     CountedEventCreation closing;
     Context::close_all();
     EXPECT_EQ(closing.destroyed(), 1);  // the kept event is destroyed with its context current, not leaked
@@ -318,9 +330,9 @@ TEST(OrderingEvents, AContextCubridgeDoesNotHoldKeepsNothing) {
   CUcontext popped = nullptr;
   CUBRIDGE_CU(cuCtxPopCurrent, &popped);
   ASSERT_EQ(Context::open_primary(foreign), nullptr);
-  Stream consumer(ctx);
   std::vector<std::int64_t> shape{16};
   {
+    Stream consumer(ctx);
     ScopedContext scope(*ctx);
     CountedEventCreation counted;
     for (int i = 0; i < 3; ++i) order_before_use(view_on(StreamRef::external(foreign_stream), shape), consumer.ref());
