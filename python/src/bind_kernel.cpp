@@ -24,26 +24,21 @@ PyObject* g_kernel_raised = nullptr;  // cubridge.KernelRaised
 // (_set_launch_config_error: also numba-cuda's driver error class).
 PyObject* g_launch_config_error = nullptr;
 
-/// Refuses (TypeError, by name) what is not a cubridge.Dispatcher whose C++ base was initialized: the private entry
-/// points of its Python methods read that base.
-void check_dispatcher(nb::handle dispatcher, const char* who) {
-  if (!nb::isinstance<DispatchCache>(dispatcher))
-    throw nb::type_error((std::string(who) + ": expected a cubridge.Dispatcher, got " + py_type_name(dispatcher)).c_str());
-  if (!nb::inst_ready(dispatcher))
-    throw nb::type_error("kernel[...]: the dispatcher was not initialized (a subclass's __init__ must call "
-                         "super().__init__())");
+/// The C++ base of `self`, refused (TypeError, naming `who`) where `self` is no cubridge.Dispatcher or a subclass's
+/// __init__ has not called super().__init__() yet, which it `must` do first (nanobind would call either an argument
+/// mismatch). The private entry points of the dispatcher's Python methods and its attributes read that base.
+DispatchCache& dispatcher_base(nb::handle self, const std::string& who, const char* must = "call super().__init__()") {
+  if (!nb::isinstance<DispatchCache>(self))
+    throw nb::type_error((who + ": expected a cubridge.Dispatcher, got " + py_type_name(self)).c_str());
+  if (!nb::inst_ready(self))
+    throw nb::type_error((who + ": the dispatcher was not initialized yet (a subclass's __init__ must " + must + ")").c_str());
+  return *nb::inst_ptr<DispatchCache>(self);
 }
 
-/// The C++ base of `self` (a cubridge.Dispatcher's attribute `name` is read or set), refused by name while a
-/// subclass's __init__ has not called super().__init__() yet (nanobind would refuse it as an argument mismatch).
-DispatchCache& initialized_base(nb::handle self, const char* name) {
-  if (!nb::isinstance<DispatchCache>(self))  // the property's __get__/__set__ called on another object
-    throw nb::type_error((std::string("Dispatcher.") + name + ": expected a cubridge.Dispatcher, got " +
-                          py_type_name(self)).c_str());
-  if (!nb::inst_ready(self))
-    throw nb::type_error((std::string("Dispatcher.") + name + ": the dispatcher was not initialized yet (a subclass's "
-                          "__init__ must call super().__init__() before it reads or sets " + name + ")").c_str());
-  return *nb::inst_ptr<DispatchCache>(self);
+/// dispatcher_base for the attribute `name`.
+DispatchCache& attribute_base(nb::handle self, const char* name) {
+  return dispatcher_base(self, std::string("Dispatcher.") + name,
+                         (std::string("call super().__init__() before it reads or sets ") + name).c_str());
 }
 
 void translate(const std::exception_ptr& p, void*) {
@@ -202,27 +197,26 @@ void bind_kernel(nb::module_& m) {
                    "(hits, misses, entries) of the lazy-launch cache.")
       .def("_launch_cache_clear", [](DispatchCache& c) { c.clear(); })
       .def_prop_rw("_numba_launch",
-                   [](nb::handle self) { return initialized_base(self, "_numba_launch").numba_launch; },
-                   [](nb::handle self, bool value) { initialized_base(self, "_numba_launch").numba_launch = value; },
+                   [](nb::handle self) { return attribute_base(self, "_numba_launch").numba_launch; },
+                   [](nb::handle self, bool value) { attribute_base(self, "_numba_launch").numba_launch = value; },
                    "Whether this is a numba-cuda program's kernel (its subscripts take numba's checks).")
       .def_prop_rw("extensions",
                    [](nb::handle self) {
-                     const DispatchCache& c = initialized_base(self, "extensions");
+                     const DispatchCache& c = attribute_base(self, "extensions");
                      return c.extensions.is_valid() ? c.extensions : nb::none();
                    },
-                   [](nb::handle self, nb::object value) { initialized_base(self, "extensions").extensions = std::move(value); },
+                   [](nb::handle self, nb::object value) { attribute_base(self, "extensions").extensions = std::move(value); },
                    nb::arg("value").none(),
                    "numba-cuda's launch-argument extensions (objects with prepare_args), which users append to.");
   m.def("_lazy_subscript", [](nb::handle dispatcher, nb::handle key) {
-          check_dispatcher(dispatcher, "_lazy_subscript");
+          dispatcher_base(dispatcher, "_lazy_subscript");
           PyObject* launch = lazy_subscript(dispatcher.ptr(), key.ptr());
           if (launch == nullptr) throw nb::python_error();
           return nb::steal(launch); },
         nb::arg("dispatcher"), nb::arg("key"),
         "dispatcher[key] without the dispatcher's hooks: the C++ lazy KernelLaunch (for _hooked_subscript).");
   m.def("_lazy_forall", [](nb::handle dispatcher, nb::handle ntasks, nb::handle stream, nb::handle sharedmem, nb::tuple args) {
-          check_dispatcher(dispatcher, "_lazy_forall");
-          return lazy_forall(nb::cast<DispatchCache&>(dispatcher), dispatcher, ntasks, stream, sharedmem, items_of(args)); },
+          return lazy_forall(dispatcher_base(dispatcher, "_lazy_forall"), dispatcher, ntasks, stream, sharedmem, items_of(args)); },
         nb::arg("dispatcher"), nb::arg("ntasks"), nb::arg("stream").none(), nb::arg("sharedmem"), nb::arg("args"),
         "dispatcher.forall(ntasks, stream, sharedmem)(*args) by the C++ lazy launch; False (nothing launched) when "
         "the dispatcher's general path must type the arguments.");

@@ -44,7 +44,7 @@ inline nb::object from_cai(nb::handle desc, nb::handle owner, nb::handle sync) {
   }
   new (nb::inst_ptr<PyDeviceArray>(o)) PyDeviceArray();
   nb::inst_mark_ready(o);  // from here a failure destroys the array with the object
-  read_cai(*nb::inst_ptr<PyDeviceArray>(o), desc, owner, options);
+  read_cai_afresh(*nb::inst_ptr<PyDeviceArray>(o), desc, owner, options);
   return o;
 }
 

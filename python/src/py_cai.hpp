@@ -309,20 +309,12 @@ inline const ArrayView* remembered_cai_view(nb::handle desc, const ImportOptions
   return PyDict_Check(desc.ptr()) ? cai_memo::find(desc.ptr(), options, cai_detail::is_default_descr) : nullptr;
 }
 
-/// Reads `desc` (a CAI dict) into `out`, a new array (it may be the one inside its Python object).
-/// `owner` (may be None) is kept alive by the result; `options` say whether to follow the consumer rule of
-/// CAI v3 "stream" and to ask the driver about the pointer. Every malformed value raises TypeError/ValueError
-/// naming the key.
-inline void read_cai(PyDeviceArray& out, nb::handle desc, nb::handle owner, ImportOptions options = {}) {
+/// read_cai past the memo (a caller that asked remembered_cai_view already): every item read.
+inline void read_cai_afresh(PyDeviceArray& out, nb::handle desc, nb::handle owner, ImportOptions options) {
   using namespace cai_detail;
   const Keys& k = Keys::get();
   PyObject* d = desc.ptr();
   if (!PyDict_Check(d)) type_error("", "a dict", desc);
-  if (const ArrayView* seen = remembered_cai_view(desc, options)) {
-    out.view = *seen;
-    out.producer = nb::borrow(owner);
-    return;
-  }
   const std::uint64_t read_at = dict_version(d);
 
   ArrayInterface ai;
@@ -376,11 +368,24 @@ inline void read_cai(PyDeviceArray& out, nb::handle desc, nb::handle owner, Impo
     PyDeviceArray m;
     ImportOptions mask_options = options;
     mask_options.is_mask = true;
-    read_cai(m, mdesc, mask, mask_options);
+    read_cai_afresh(m, mdesc, mask, mask_options);  // a mask's dict is never remembered
     out.view = with_mask_of_interface(std::move(out.view), m.view);
     out.mask = wrap(std::move(m));
   }
   out.producer = nb::borrow(owner);
+}
+
+/// Reads `desc` (a CAI dict) into `out`, a new array (it may be the one inside its Python object).
+/// `owner` (may be None) is kept alive by the result; `options` say whether to follow the consumer rule of
+/// CAI v3 "stream" and to ask the driver about the pointer. Every malformed value raises TypeError/ValueError
+/// naming the key.
+inline void read_cai(PyDeviceArray& out, nb::handle desc, nb::handle owner, ImportOptions options = {}) {
+  if (const ArrayView* seen = remembered_cai_view(desc, options)) {
+    out.view = *seen;
+    out.producer = nb::borrow(owner);
+    return;
+  }
+  read_cai_afresh(out, desc, owner, options);
 }
 
 /// read_cai into a new array.
