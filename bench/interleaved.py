@@ -1,6 +1,8 @@
-"""Host time per call of several functions measured side by side: each batch of each function in turn
-(a, b, c, a, b, c, ...), so that a drift of the host's speed during the run weighs on each the same (the GPU
-machines' hosts move by 1.5x between runs and even between phases of one run). The GPU queue is drained
+"""Host time per call of several functions measured side by side: each batch of each function in turn, every
+round in a fresh order (a, b, c, then c, a, b, ...), so that a drift of the host's speed during the run weighs on
+each the same (the GPU machines' hosts move by 1.5x between runs and even between phases of one run), and no row
+always follows the same neighbour: a batch pays what the batch before it left in the caches and branch predictors
+(the same empty launch read 0.2-0.4 µs apart between rows of one run when the order was fixed). The GPU queue is drained
 before each batch, outside the timing, and so is Python's young garbage: a batch that follows a peer which
 allocates heavily (numba-cuda's launch) would otherwise pay that peer's pending collection. The objects alive
 when timing starts are frozen (gc.freeze), so a full collection no longer walks the libraries' millions of objects
@@ -8,6 +10,7 @@ in whichever row it falls; collections a row's own calls cause still count in th
 from __future__ import annotations
 
 import gc
+import random
 import statistics
 import time
 
@@ -32,10 +35,14 @@ def interleaved_us(fns: dict, calls: int, batches: int, synchronize, warmup: int
                 for _ in range(warmup):
                     fn()
     means = {name: [] for name in fns}
+    order = list(fns)
+    shuffle = random.Random(0).shuffle  # seeded: a rerun takes the rows in the same orders
     gc.collect()
     gc.freeze()
     for _ in range(batches):
-        for name, fn in fns.items():
+        shuffle(order)
+        for name in order:
+            fn = fns[name]
             synchronize()
             gc.collect(1)
             if isinstance(fn, Timed):
