@@ -203,6 +203,7 @@ nb::object cupy_reader_state() {
     d["layout"] = nb::none();
   }
   d["stream_functions"] = c.stream_functions.current != nullptr && c.stream_functions.default_stream != nullptr;
+  d["current_stream_from"] = c.stream_functions.current_from != nullptr ? nb::object(nb::str(c.stream_functions.current_from)) : nb::none();
   return d;
 }
 
@@ -323,7 +324,8 @@ void bind_array(nb::module_& m) {
     return f();
   }, nb::arg("f"), "f() with the import memo's views pinned, as during a launch (tests).");
   m.def("_cupy_reader", &cupy_reader_state, "How this process reads CuPy arrays (tests, benches): the learnt "
-        "offsets of an ndarray's fields (None: through its attributes) and whether CuPy's C stream functions are used.");
+        "offsets of an ndarray's fields (None: through its attributes), whether CuPy's C stream functions are used, and "
+        "the module whose get_current_stream_ptr gives the current stream (None: through its Python function).");
   m.def("_exchange_table_selftest", &exchange_table_selftest, nb::arg("obj"));
   m.def("_c_import_ns", &c_import_ns, nb::arg("obj"), nb::arg("repeat") = 100000);
   m.def("_torch_dltensor_both", &torch_dltensor_both, nb::arg("obj"));

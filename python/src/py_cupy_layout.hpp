@@ -17,6 +17,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <span>
 #include <vector>
 
@@ -178,8 +179,9 @@ inline bool read(PyObject* array, const Offsets& o, Fields& out) noexcept {
 /// CuPy's stream functions as the C functions its modules export, or null where a module does not export
 /// one with the expected signature.
 struct StreamFunctions {
-  std::intptr_t (*current)() = nullptr;         // cupy.cuda.stream.get_current_stream_ptr
+  std::intptr_t (*current)() = nullptr;         // see stream_functions()
   std::intptr_t (*default_stream)(int) = nullptr;  // cupy_backends.cuda.stream.get_default_stream_ptr (cpdef)
+  const char* current_from = nullptr;           // the module whose get_current_stream_ptr `current` is
 };
 
 /// The C function `name` that `module` exports under the capsule name `signature`, or null. Never raises.
@@ -192,10 +194,20 @@ inline void* exported_function(const char* module, const char* name, const char*
   return f;
 }
 
+/// The current stream: CuPy keeps it in cupy_backends.cuda.stream (a per-thread, per-device list its
+/// set_current_stream_ptr writes), and cupy.cuda.stream.get_current_stream_ptr, what CuPy's own launches and
+/// its CAI export ask, returns that module's get_current_stream_ptr() after a thread-local lookup of its own
+/// (CuPy 13 to 15). Asked directly it is the same value for one thread-local lookup less (~40-60 ns a launch on
+/// CuPy arrays); the front module's function is the fallback where the backend exports none.
 inline StreamFunctions stream_functions() {
   StreamFunctions s;
-  s.current = reinterpret_cast<std::intptr_t (*)()>(
-      exported_function("cupy.cuda.stream", "get_current_stream_ptr", "intptr_t (void)"));
+  for (const char* module : {"cupy_backends.cuda.stream", "cupy.cuda.stream"}) {
+    s.current = reinterpret_cast<std::intptr_t (*)()>(exported_function(module, "get_current_stream_ptr", "intptr_t (void)"));
+    if (s.current != nullptr) {
+      s.current_from = module;
+      break;
+    }
+  }
   s.default_stream = reinterpret_cast<std::intptr_t (*)(int)>(
       exported_function("cupy_backends.cuda.stream", "get_default_stream_ptr", "intptr_t (int __pyx_skip_dispatch)"));
   return s;

@@ -3,6 +3,10 @@ arrays (pointer, shape, strides, dtype, read-only flag, device, and the stream r
 stream and both export versions), and the route a real CuPy array takes. Skipped without CuPy.
 """
 import importlib
+import json
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -69,6 +73,33 @@ def test_this_process_reads_cupy_arrays_from_the_object(cp):
     cubridge._core._import_route(cp.zeros(1))  # CuPy's facts are resolved at its first array
     reader = cubridge._core._cupy_reader()
     assert reader["layout"] is not None and reader["stream_functions"] is True, reader
+    # CuPy's current stream asked where CuPy keeps it (py_cupy_layout.hpp's stream_functions)
+    assert reader["current_stream_from"] == "cupy_backends.cuda.stream", reader
+
+
+def test_the_current_stream_is_cupys_with_the_per_thread_default_stream(cp):
+    """CUPY_CUDA_PER_THREAD_DEFAULT_STREAM=1 (read when CuPy is imported): CuPy's current stream with none set is
+    the per-thread default stream, and the view names what CuPy's CAI names, with no stream set and with one."""
+    code = """
+import json, cupy as cp, cubridge
+a = cp.zeros(8, cp.float32)
+rows = []
+for s in (None, cp.cuda.Stream(), cp.cuda.Stream.null):
+    if s is None:
+        rows.append([a.__cuda_array_interface__["stream"], cubridge.as_cuda_array(a).__cuda_array_interface__["stream"]])
+    else:
+        with s:
+            rows.append([a.__cuda_array_interface__["stream"], cubridge.as_cuda_array(a).__cuda_array_interface__["stream"]])
+print(json.dumps([cubridge._core._cupy_reader()["current_stream_from"], rows]))
+"""
+    env = dict(os.environ, CUPY_CUDA_PER_THREAD_DEFAULT_STREAM="1")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    source, rows = json.loads(out.stdout.strip().splitlines()[-1])
+    assert source == "cupy_backends.cuda.stream"
+    assert rows[0][0] == 2  # CuPy names the per-thread default stream (CAI v3: 2)
+    for cupys, ours in rows:
+        assert ours == cupys
 
 
 def fill(a, v):
