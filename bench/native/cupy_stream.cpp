@@ -4,11 +4,12 @@
 
 #include <chrono>
 #include <cstdint>
+#include <string>
 
 namespace cubridge::bench {
 
-double cupy_current_stream_ns(int repeat) {
-  PyObject* module = PyImport_ImportModule("cupy.cuda.stream");
+double cupy_current_stream_ns(int repeat, const std::string& module_name) {
+  PyObject* module = PyImport_ImportModule(module_name.c_str());
   PyObject* table = module != nullptr ? PyObject_GetAttrString(module, "__pyx_capi__") : nullptr;
   PyObject* capsule = table != nullptr && PyDict_Check(table) ? PyDict_GetItemString(table, "get_current_stream_ptr") : nullptr;
   const char* signature = "intptr_t (void)";

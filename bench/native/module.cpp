@@ -39,5 +39,6 @@ NB_MODULE(_bench, m) {
   m.def("driver_call_ns", &cubridge::bench::driver_call_ns, nb::arg("repeat") = 100000,
         "[(call, ns per call)] of the context calls a launch may make besides cuLaunchKernel, each in a C++ loop.");
   m.def("cupy_current_stream_ns", &cubridge::bench::cupy_current_stream_ns, nb::arg("repeat") = 100000,
-        "ns per call of CuPy's exported get_current_stream_ptr C function in a C++ loop; -1 where not exported.");
+        nb::arg("module") = "cupy.cuda.stream",
+        "ns per call of `module`'s exported get_current_stream_ptr C function in a C++ loop; -1 where not exported.");
 }
