@@ -197,7 +197,7 @@ inline void* exported_function(const char* module, const char* name, const char*
 /// The current stream: CuPy keeps it in cupy_backends.cuda.stream (a per-thread, per-device list its
 /// set_current_stream_ptr writes), and cupy.cuda.stream.get_current_stream_ptr, what CuPy's own launches and
 /// its CAI export ask, returns that module's get_current_stream_ptr() after a thread-local lookup of its own
-/// (CuPy 13 to 15). Asked directly it is the same value for one thread-local lookup less (~40-60 ns a launch on
+/// (CuPy 10 to 15). Asked directly it is the same value for one thread-local lookup less (~30 ns a launch on
 /// CuPy arrays); the front module's function is the fallback where the backend exports none.
 inline StreamFunctions stream_functions() {
   StreamFunctions s;
