@@ -24,22 +24,23 @@ PyObject* g_kernel_raised = nullptr;  // cubridge.KernelRaised
 // (_set_launch_config_error: also numba-cuda's driver error class).
 PyObject* g_launch_config_error = nullptr;
 
-/// The C++ base of `self`, refused (TypeError, naming `who`) where `self` is no cubridge.Dispatcher or a subclass's
-/// __init__ has not called super().__init__() yet, which it `must` do first (nanobind would call either an argument
-/// mismatch). The private entry points of the dispatcher's Python methods and its attributes read that base.
-DispatchCache& dispatcher_base(nb::handle self, const std::string& who, const char* must = "call super().__init__()") {
+/// The C++ base of `self`, refused (TypeError) where `self` is no cubridge.Dispatcher or a subclass's __init__ has
+/// not called super().__init__() yet (nanobind would call either an argument mismatch). The private entry points of
+/// the dispatcher's Python methods name themselves (`who`); its attributes name the attribute (`attribute`), which
+/// super().__init__() must come before. The words are made only for a refusal: attributes are read at launches.
+DispatchCache& dispatcher_base(nb::handle self, const char* who, const char* attribute = nullptr) {
+  if (nb::isinstance<DispatchCache>(self) && nb::inst_ready(self)) return *nb::inst_ptr<DispatchCache>(self);
+  const std::string name = attribute != nullptr ? std::string("Dispatcher.") + attribute : std::string(who);
   if (!nb::isinstance<DispatchCache>(self))
-    throw nb::type_error((who + ": expected a cubridge.Dispatcher, got " + py_type_name(self)).c_str());
-  if (!nb::inst_ready(self))
-    throw nb::type_error((who + ": the dispatcher was not initialized yet (a subclass's __init__ must " + must + ")").c_str());
-  return *nb::inst_ptr<DispatchCache>(self);
+    throw nb::type_error((name + ": expected a cubridge.Dispatcher, got " + py_type_name(self)).c_str());
+  const std::string must = attribute != nullptr
+                               ? std::string("call super().__init__() before it reads or sets ") + attribute
+                               : std::string("call super().__init__()");
+  throw nb::type_error((name + ": the dispatcher was not initialized yet (a subclass's __init__ must " + must + ")").c_str());
 }
 
 /// dispatcher_base for the attribute `name`.
-DispatchCache& attribute_base(nb::handle self, const char* name) {
-  return dispatcher_base(self, std::string("Dispatcher.") + name,
-                         (std::string("call super().__init__() before it reads or sets ") + name).c_str());
-}
+DispatchCache& attribute_base(nb::handle self, const char* name) { return dispatcher_base(self, nullptr, name); }
 
 void translate(const std::exception_ptr& p, void*) {
   try {
